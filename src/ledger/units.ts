@@ -1,0 +1,62 @@
+// Money units. The ledger stores integers only: micro-credits (µcr).
+//   1 credit = 0.001 USD = 1_000_000 µcr,  so 1 USD = 1_000_000_000 µcr.
+// A price of X USD per million tokens is X * 1000 µcr per token, an exact integer whenever X has at most three
+// decimals; that is why the unit was chosen. Nothing in money is ever a float after this file.
+
+export const MICROS_PER_CREDIT = 1_000_000;
+export const MICROS_PER_USD = 1_000_000_000;
+
+/** Parse a decimal USD amount (number or string from a data file) into exact µcr; refuses sub-µcr precision. */
+export function usdToMicros(usd: number | string): number {
+  return decimalToInteger(usd, 9, "USD amount");
+}
+
+/** USD per million tokens → µcr per token (exact; at most three decimals allowed). */
+export function usdPerMillionToMicrosPerToken(usdPerMillion: number | string): number {
+  return decimalToInteger(usdPerMillion, 3, "USD per million tokens");
+}
+
+/** Whole or fractional credits (as a user types them in JSON) → µcr, exact to six decimals. */
+export function creditsToMicros(credits: number | string): number {
+  return decimalToInteger(credits, 6, "credit amount");
+}
+
+/** µcr → credits as a decimal number for JSON answers (display only; never fed back into money). */
+export function microsToCredits(micros: number): number {
+  return micros / MICROS_PER_CREDIT;
+}
+
+/** µcr → USD as a decimal number for JSON answers (display only). */
+export function microsToUsd(micros: number): number {
+  return micros / MICROS_PER_USD;
+}
+
+/** Round µcr up to a whole credit (media tasks are billed in whole credits). */
+export function ceilToWholeCredit(micros: number): number {
+  return Math.ceil(micros / MICROS_PER_CREDIT) * MICROS_PER_CREDIT;
+}
+
+/**
+ * Exact decimal → integer scaling by 10^scale using the decimal text, never float multiplication.
+ * Throws on more decimals than the scale allows, on non-finite values and on results beyond 2^53.
+ */
+export function decimalToInteger(value: number | string, scale: number, what = "amount"): number {
+  const text = typeof value === "number" ? numberToPlainString(value) : value.trim();
+  const m = /^(-?)(\d+)(?:\.(\d+))?$/.exec(text);
+  if (!m) throw new RangeError(`${what} is not a decimal number: ${JSON.stringify(value)}`);
+  const [, sign, whole, frac = ""] = m;
+  const trimmed = frac.replace(/0+$/, "");
+  if (trimmed.length > scale) throw new RangeError(`${what} has more than ${scale} decimals: ${text}`);
+  const digits = BigInt(whole + trimmed.padEnd(scale, "0"));
+  const result = Number(sign === "-" ? -digits : digits);
+  if (!Number.isSafeInteger(result)) throw new RangeError(`${what} is too large: ${text}`);
+  return result;
+}
+
+function numberToPlainString(n: number): string {
+  if (!Number.isFinite(n)) throw new RangeError(`not a finite number: ${n}`);
+  // toString gives exponent form for very small/large numbers; toFixed(20) then trimming handles those.
+  const s = String(n);
+  if (!/e/i.test(s)) return s;
+  return n.toFixed(20).replace(/\.?0+$/, "");
+}
