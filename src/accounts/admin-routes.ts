@@ -1,0 +1,89 @@
+import { Elysia, t } from "elysia";
+import { timingSafeEqual } from "node:crypto";
+import type { AppContext } from "../context";
+import { ApiError } from "../http/errors";
+import { creditsToMicros, microsToCredits } from "../ledger/units";
+import { CreateAccountBody, CreateKeyBody, CreditsBody } from "./model";
+import { accountView } from "./views";
+
+// The operator's API under /admin/v1, authorised by ADMIN_TOKEN. Without ADMIN_TOKEN it refuses everything: an
+// operator then uses the CLI, which talks to the database directly.
+
+export function adminGuard(ctx: AppContext) {
+  const expected = ctx.config.adminToken ? Buffer.from(ctx.config.adminToken) : undefined;
+  return new Elysia({ name: "admin-guard" }).onBeforeHandle({ as: "scoped" }, ({ request }) => {
+    if (!expected) throw new ApiError(403, "admin_disabled", "The admin API is disabled: start the gateway with ADMIN_TOKEN set.");
+    const m = /^Bearer\s+(.+)$/i.exec(request.headers.get("authorization") ?? "");
+    const given = Buffer.from(m?.[1]?.trim() ?? "");
+    if (given.length !== expected.length || !timingSafeEqual(given, expected)) throw new ApiError(401, "invalid_admin_token", "Missing or wrong admin token.");
+  });
+}
+
+export function adminRoutes(ctx: AppContext) {
+  const { accounts, ledger } = ctx;
+  return new Elysia({ name: "admin", prefix: "/admin/v1", detail: { tags: ["Admin"], security: [{ adminToken: [] }] } })
+    .use(adminGuard(ctx))
+    .post(
+      "/accounts",
+      async ({ body, set }) => {
+        const a = await accounts.createAccount(body.name, toMicros(body.credits ?? 0, "credits"));
+        set.status = 201;
+        return accountView(ctx, a.id);
+      },
+      { body: CreateAccountBody, detail: { summary: "Create an account with a wallet and optional initial credits" } },
+    )
+    .get("/accounts", async () => ({ data: await accounts.listAccounts() }), { detail: { summary: "List accounts" } })
+    .get("/accounts/:id", ({ params }) => accountView(ctx, params.id, { withLedger: true }), {
+      detail: { summary: "Read an account: balance, pending holds, ledger entries and keys" },
+    })
+    .post(
+      "/accounts/:id/keys",
+      async ({ params, body, set }) => {
+        const k = await accounts.createKey(params.id, {
+          name: body.name,
+          rateRequests: body.rate_limit?.requests,
+          rateWindowSeconds: body.rate_limit?.window_seconds,
+          maxConcurrentTasks: body.max_concurrent_tasks,
+        });
+        set.status = 201;
+        return k;
+      },
+      { body: CreateKeyBody, detail: { summary: "Create an API key (the plaintext key is returned once)" } },
+    )
+    .get("/accounts/:id/keys", async ({ params }) => {
+      await accounts.requireAccount(params.id);
+      return { data: await accounts.listKeys(params.id) };
+    }, { detail: { summary: "List an account's keys (by prefix; never the key)" } })
+    .delete("/accounts/:id/keys/:keyId", ({ params }) => accounts.revokeKey(params.id, params.keyId), {
+      detail: { summary: "Revoke a key" },
+    })
+    .post(
+      "/accounts/:id/credits",
+      async ({ params, body }) => {
+        const kind = body.kind ?? "topup";
+        const micros = toMicros(body.credits, "credits", kind === "correction");
+        if (micros === 0) throw new ApiError(422, "invalid_request", "credits must not be zero.", { param: "credits" });
+        const b = await ledger.credit(params.id, micros, kind, body.reason ?? kind);
+        return { account_id: params.id, credits: microsToCredits(b.available), held_credits: microsToCredits(b.held), balance_credits: microsToCredits(b.balance) };
+      },
+      { body: CreditsBody, detail: { summary: "Top up credits, or correct them (kind=correction may be negative)" } },
+    )
+    .post("/accounts/:id/webhook-key", async ({ params, set }) => {
+      set.status = 201;
+      return accounts.rotateWebhookKey(params.id);
+    }, { detail: { summary: "Generate or rotate the account's webhook signing key (shown once)" } })
+    .get("/ledger/check", async ({ query }) => {
+      const mismatches = await ledger.check(query.account_id);
+      return { ok: mismatches.length === 0, mismatches };
+    }, { query: t.Object({ account_id: t.Optional(t.String()) }), detail: { summary: "Recompute every wallet from its entries and pending holds" } });
+}
+
+function toMicros(credits: number, param: string, allowNegative = false): number {
+  if (!allowNegative && credits < 0)
+    throw new ApiError(422, "invalid_request", `${param} must not be negative (use kind=correction for a negative correction).`, { param });
+  try {
+    return creditsToMicros(credits);
+  } catch (e) {
+    throw new ApiError(422, "invalid_request", `${param}: ${(e as Error).message}`, { param });
+  }
+}

@@ -1,0 +1,149 @@
+import { sql } from "drizzle-orm";
+import type { Db } from "../db/client";
+import { newId, randomToken, sha256Hex } from "../db/ids";
+import { ApiError, notFound } from "../http/errors";
+import type { Ledger } from "../ledger/service";
+
+// Accounts, API keys and webhook signing keys. A key is shown once at creation and stored only as a SHA-256 hash
+// (keys are 256-bit random, so a fast hash is the right tool; password hashing is for low-entropy secrets).
+// Authentication looks a key up by hash through a small cache, so the hot path does not touch the database on
+// every request; a revocation reaches every process within KEY_CACHE_MS.
+
+export const KEY_PREFIX = "sk-sy-";
+const KEY_CACHE_MS = 5_000;
+const KEY_CACHE_MAX = 50_000;
+
+export interface KeyLimits { rateRequests: number | null; rateWindowSeconds: number | null; maxConcurrentTasks: number | null }
+export interface AuthContext extends KeyLimits { keyId: string; accountId: string; keyName: string }
+export interface KeyView {
+  id: string;
+  name: string;
+  prefix: string;
+  rate_limit: { requests: number; window_seconds: number } | null;
+  max_concurrent_tasks: number | null;
+  created_at: string;
+  revoked_at: string | null;
+  last_used_at: string | null;
+}
+
+export class Accounts {
+  private cache = new Map<string, { ctx: AuthContext | null; until: number }>();
+
+  constructor(private db: Db, private ledger: Ledger) {}
+
+  async createAccount(name: string, initialMicros: number): Promise<{ id: string; name: string; created_at: string }> {
+    const id = newId("acct");
+    const now = Date.now();
+    const ledger = this.ledger;
+    await this.db.tx(function* (q) {
+      yield* q.run(sql`insert into accounts (id, name, created_at) values (${id}, ${name}, ${now})`);
+      yield* ledger.openWallet(q, id, initialMicros, "initial credits");
+    });
+    return { id, name, created_at: new Date(now).toISOString() };
+  }
+
+  async getAccount(id: string) {
+    return this.db.get<{ id: string; name: string; created_at: number; webhook_secret: string | null }>(
+      sql`select id, name, created_at, webhook_secret from accounts where id = ${id}`,
+    );
+  }
+
+  async requireAccount(id: string) {
+    const a = await this.getAccount(id);
+    if (!a) throw notFound(`Account ${id}`);
+    return a;
+  }
+
+  async listAccounts() {
+    return this.db.all<{ id: string; name: string; created_at: number }>(sql`select id, name, created_at from accounts order by created_at`);
+  }
+
+  /** Creates a key and returns its plaintext once. */
+  async createKey(accountId: string, opts: { name?: string } & Partial<KeyLimits>): Promise<KeyView & { key: string }> {
+    await this.requireAccount(accountId);
+    const key = KEY_PREFIX + randomToken(30);
+    const id = newId("key");
+    const now = Date.now();
+    const name = opts.name ?? "default";
+    await this.db.run(sql`insert into api_keys (id, account_id, name, prefix, key_hash, rate_requests, rate_window_seconds, max_concurrent_tasks, created_at)
+      values (${id}, ${accountId}, ${name}, ${key.slice(0, KEY_PREFIX.length + 6)}, ${sha256Hex(key)}, ${opts.rateRequests ?? null},
+              ${opts.rateWindowSeconds ?? null}, ${opts.maxConcurrentTasks ?? null}, ${now})`);
+    const view = (await this.listKeys(accountId)).find((k) => k.id === id)!;
+    return { ...view, key };
+  }
+
+  async listKeys(accountId: string): Promise<KeyView[]> {
+    const rows = await this.db.all<any>(sql`select * from api_keys where account_id = ${accountId} order by created_at`);
+    return rows.map(keyView);
+  }
+
+  async revokeKey(accountId: string, keyId: string): Promise<KeyView> {
+    const now = Date.now();
+    await this.db.run(sql`update api_keys set revoked_at = ${now} where id = ${keyId} and account_id = ${accountId} and revoked_at is null`);
+    const row = await this.db.get<any>(sql`select * from api_keys where id = ${keyId} and account_id = ${accountId}`);
+    if (!row) throw notFound(`Key ${keyId}`);
+    this.cache.clear(); // this process sees the revocation at once; others within KEY_CACHE_MS
+    return keyView(row);
+  }
+
+  /** Generates or rotates the account's webhook signing key; the new key is returned once. */
+  async rotateWebhookKey(accountId: string): Promise<{ key: string }> {
+    await this.requireAccount(accountId);
+    const key = "whsec_" + randomToken(32);
+    await this.db.run(sql`update accounts set webhook_secret = ${key} where id = ${accountId}`);
+    return { key };
+  }
+
+  async webhookSecret(accountId: string): Promise<string | null> {
+    const a = await this.db.get<{ webhook_secret: string | null }>(sql`select webhook_secret from accounts where id = ${accountId}`);
+    return a?.webhook_secret ?? null;
+  }
+
+  /** Resolves a presented key to its account, or null for unknown and revoked keys. */
+  async authenticate(presented: string): Promise<AuthContext | null> {
+    const hash = sha256Hex(presented);
+    const now = Date.now();
+    const hit = this.cache.get(hash);
+    if (hit && hit.until > now) return hit.ctx;
+    const row = await this.db.get<any>(sql`select id, account_id, name, rate_requests, rate_window_seconds, max_concurrent_tasks, revoked_at
+      from api_keys where key_hash = ${hash}`);
+    const ctx: AuthContext | null =
+      row && row.revoked_at == null
+        ? {
+            keyId: row.id,
+            accountId: row.account_id,
+            keyName: row.name,
+            rateRequests: row.rate_requests,
+            rateWindowSeconds: row.rate_window_seconds,
+            maxConcurrentTasks: row.max_concurrent_tasks,
+          }
+        : null;
+    if (this.cache.size >= KEY_CACHE_MAX) this.cache.clear();
+    // Only known keys are cached: caching misses would let random keys fill memory.
+    if (row) this.cache.set(hash, { ctx, until: now + KEY_CACHE_MS });
+    return ctx;
+  }
+}
+
+function iso(ms: number | null): string | null {
+  return ms == null ? null : new Date(ms).toISOString();
+}
+
+function keyView(r: any): KeyView {
+  return {
+    id: r.id,
+    name: r.name,
+    prefix: r.prefix,
+    rate_limit: r.rate_requests ? { requests: r.rate_requests, window_seconds: r.rate_window_seconds } : null,
+    max_concurrent_tasks: r.max_concurrent_tasks,
+    created_at: iso(r.created_at)!,
+    revoked_at: iso(r.revoked_at),
+    last_used_at: iso(r.last_used_at),
+  };
+}
+
+export function assertKeyLimits(l: Partial<KeyLimits>) {
+  for (const [k, v] of Object.entries(l)) {
+    if (v != null && (!Number.isSafeInteger(v) || v < 1)) throw new ApiError(422, "invalid_request", `${k} must be a positive whole number.`, { param: k });
+  }
+}

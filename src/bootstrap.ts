@@ -1,0 +1,25 @@
+import { Accounts } from "./accounts/service";
+import { loadCatalog } from "./catalog/service";
+import type { Config } from "./config";
+import type { AppContext } from "./context";
+import { openDatabase } from "./db/client";
+import { Ledger } from "./ledger/service";
+import { MemoryRateLimiter, RedisRateLimiter } from "./limits/rate-limit";
+import { connectRedis } from "./limits/redis";
+import { createLogger, type Logger } from "./log";
+
+/** Opens the database (applying migrations), Redis when configured, and builds the services. */
+export async function createContext(config: Config, log: Logger = createLogger(config.logLevel)): Promise<AppContext> {
+  const catalog = loadCatalog(config.catalogPath);
+  const db = await openDatabase(config.databaseUrl);
+  const ledger = new Ledger(db);
+  const accounts = new Accounts(db, ledger);
+  const redis = config.redisUrl ? await connectRedis(config.redisUrl) : undefined;
+  const limiter = redis ? new RedisRateLimiter(redis) : new MemoryRateLimiter();
+  return { config, db, ledger, accounts, limiter, catalog, log, redis };
+}
+
+export async function closeContext(ctx: AppContext) {
+  ctx.redis?.close();
+  await ctx.db.close();
+}

@@ -1,0 +1,28 @@
+// Types of the model catalog (data in models.json and media-models.json; operators extend it with CATALOG_PATH).
+
+export type ModelType = "llm" | "embedding" | "image" | "video" | "audio";
+export type LlmEndpoint = "/v1/messages" | "/v1/responses" | "/v1/chat/completions" | "/v1/embeddings";
+export const TASK_ENDPOINT = "/api/v1/jobs/createTask";
+
+/** An LLM or embedding entry as written in the data file (prices in USD per million tokens). */
+export interface LlmEntry {
+  id: string;
+  aliases?: string[];
+  type: "llm" | "embedding";
+  name: string;
+  description: string;
+  endpoint: LlmEndpoint;
+  provider: string;
+  upstream_model: string;
+  context_window?: number;
+  max_output_tokens?: number;
+  capabilities: string[];
+  pricing: { input: number; output?: number; cache_read?: number; cache_write?: number };
+}
+
+/** An LLM entry ready for the hot path: integer µcr per token, looked up once at startup. */
+export interface LlmModel extends LlmEntry {
+  prices: { input: number; output: number; cacheRead: number; cacheWrite: number };
+}
+
+export const LLM_ENDPOINTS: LlmEndpoint[] = ["/v1/messages", "/v1/responses", "/v1/chat/completions", "/v1/embeddings"];

@@ -1,0 +1,135 @@
+import { readFileSync } from "node:fs";
+import { usdPerMillionToMicrosPerToken } from "../ledger/units";
+import builtinLlm from "./models.json";
+import builtinMedia from "./media-models.json";
+import { LLM_ENDPOINTS, TASK_ENDPOINT, type LlmEntry, type LlmModel } from "./model";
+
+// The catalog: every model the gateway sells, loaded and checked once at startup. A bad entry stops startup with a
+// message naming it, so a price typo never reaches a customer. Lookups on the hot path are one Map.get.
+
+export interface MediaCatalogHooks {
+  /** Checks and compiles one media entry (input definition, pricing rule); throws on bad data. */
+  compile(entry: any): any;
+  /** The public pricing object of a compiled media model for /v1/models. */
+  publicPricing(model: any): object;
+}
+
+export class CatalogError extends Error {}
+
+export class Catalog {
+  readonly llm = new Map<string, LlmModel>(); // by id and alias
+  readonly media = new Map<string, any>();
+  readonly llmList: LlmModel[] = [];
+  readonly mediaList: any[] = [];
+  /** A fingerprint of the loaded data (for ETags of pages rendered from it). */
+  readonly version: string;
+
+  constructor(llmEntries: LlmEntry[], mediaEntries: any[], private hooks?: MediaCatalogHooks) {
+    for (const e of llmEntries) {
+      const m = compileLlm(e);
+      this.llmList.push(m);
+      for (const name of [m.id, ...(m.aliases ?? [])]) this.llm.set(name, m);
+    }
+    for (const e of mediaEntries) {
+      if (!hooks) throw new CatalogError("media models present but no media compiler configured");
+      let m;
+      try {
+        m = hooks.compile(e);
+      } catch (err) {
+        throw new CatalogError(`catalog entry ${JSON.stringify(e?.id)}: ${(err as Error).message}`);
+      }
+      this.mediaList.push(m);
+      this.media.set(m.id, m);
+    }
+    this.version = new Bun.CryptoHasher("sha1").update(JSON.stringify([llmEntries, mediaEntries])).digest("hex").slice(0, 16);
+  }
+
+  /** The model list of GET /v1/models (OpenAI list shape plus our fields). */
+  publicList(): object[] {
+    return [...this.llmList.map(publicLlm), ...this.mediaList.map((m) => this.publicMedia(m))];
+  }
+
+  publicModel(id: string): object | undefined {
+    const l = this.llm.get(id);
+    if (l) return publicLlm(l);
+    const m = this.media.get(id);
+    return m && this.publicMedia(m);
+  }
+
+  private publicMedia(m: any) {
+    return {
+      id: m.id,
+      object: "model",
+      owned_by: m.routes?.[0]?.provider ?? "switchyard",
+      type: m.type,
+      kind: m.kind,
+      name: m.name,
+      description: m.description,
+      endpoint: TASK_ENDPOINT,
+      capabilities: [m.kind],
+      pricing: this.hooks!.publicPricing(m),
+    };
+  }
+}
+
+function publicLlm(m: LlmModel) {
+  const pricing: Record<string, number> = { input: m.pricing.input };
+  if (m.type === "llm") pricing.output = m.pricing.output!;
+  if (m.pricing.cache_read != null) pricing.cache_read = m.pricing.cache_read;
+  if (m.pricing.cache_write != null) pricing.cache_write = m.pricing.cache_write;
+  return {
+    id: m.id,
+    object: "model",
+    owned_by: m.provider,
+    type: m.type,
+    name: m.name,
+    description: m.description,
+    endpoint: m.endpoint,
+    aliases: m.aliases ?? [],
+    context_window: m.context_window ?? null,
+    max_output_tokens: m.max_output_tokens ?? null,
+    capabilities: m.capabilities,
+    pricing: { currency: "USD", unit: "per_million_tokens", ...pricing },
+  };
+}
+
+function compileLlm(e: LlmEntry): LlmModel {
+  const where = `catalog entry ${JSON.stringify(e?.id)}`;
+  if (!e || typeof e.id !== "string" || !e.id) throw new CatalogError(`${where}: missing id`);
+  if (e.type !== "llm" && e.type !== "embedding") throw new CatalogError(`${where}: type must be llm or embedding`);
+  if (!LLM_ENDPOINTS.includes(e.endpoint)) throw new CatalogError(`${where}: endpoint must be one of ${LLM_ENDPOINTS.join(", ")}`);
+  if (!e.provider || !e.upstream_model) throw new CatalogError(`${where}: provider and upstream_model are required`);
+  if (!e.pricing || e.pricing.input == null || (e.type === "llm" && e.pricing.output == null))
+    throw new CatalogError(`${where}: pricing needs input${e.type === "llm" ? " and output" : ""} (USD per million tokens)`);
+  try {
+    const input = usdPerMillionToMicrosPerToken(e.pricing.input);
+    const output = e.pricing.output == null ? 0 : usdPerMillionToMicrosPerToken(e.pricing.output);
+    const cacheRead = e.pricing.cache_read == null ? input : usdPerMillionToMicrosPerToken(e.pricing.cache_read);
+    const cacheWrite = e.pricing.cache_write == null ? input : usdPerMillionToMicrosPerToken(e.pricing.cache_write);
+    for (const v of [input, output, cacheRead, cacheWrite]) if (v < 0) throw new RangeError("prices must not be negative");
+    return { ...e, capabilities: e.capabilities ?? [], prices: { input, output, cacheRead, cacheWrite } };
+  } catch (err) {
+    throw new CatalogError(`${where}: ${(err as Error).message}`);
+  }
+}
+
+/** Built-in data merged with the operator's CATALOG_PATH file (same id replaces, new id adds). */
+export function loadCatalog(overridePath?: string, hooks?: MediaCatalogHooks): Catalog {
+  const llm = new Map<string, any>((builtinLlm as any[]).map((e) => [e.id, e]));
+  const media = new Map<string, any>((builtinMedia as any[]).map((e) => [e.id, e]));
+  if (overridePath) {
+    let extra: unknown;
+    try {
+      extra = JSON.parse(readFileSync(overridePath, "utf8"));
+    } catch (err) {
+      throw new CatalogError(`CATALOG_PATH ${overridePath}: ${(err as Error).message}`);
+    }
+    if (!Array.isArray(extra)) throw new CatalogError(`CATALOG_PATH ${overridePath}: must hold a JSON array of model entries`);
+    for (const e of extra as any[]) {
+      const isLlm = e?.type === "llm" || e?.type === "embedding";
+      (isLlm ? llm : media).set(e?.id, e);
+      (isLlm ? media : llm).delete(e?.id);
+    }
+  }
+  return new Catalog([...llm.values()], [...media.values()], hooks);
+}

@@ -1,0 +1,98 @@
+import { parseArgs } from "node:util";
+import { accountView } from "./accounts/views";
+import { closeContext, createContext } from "./bootstrap";
+import { ConfigError, loadConfig } from "./config";
+import type { AppContext } from "./context";
+import { ApiError } from "./http/errors";
+import { creditsToMicros, microsToCredits } from "./ledger/units";
+import { silentLogger } from "./log";
+
+// Operator commands at a shell, printing JSON. They open the same database as the server (DATABASE_URL), so they
+// work without ADMIN_TOKEN and while the server runs.
+
+const usage = `Usage: bun run cli <command> [options]   (or: switchyard cli <command>)
+  account:create --name NAME [--credits N]        create an account (prints its id)
+  account:show ACCOUNT_ID                         balance, pending holds, ledger, keys
+  accounts                                        list accounts
+  key:create ACCOUNT_ID [--name N] [--requests N --window S] [--max-tasks N]
+                                                  create an API key (printed once)
+  key:revoke ACCOUNT_ID KEY_ID                    revoke a key
+  credits:add ACCOUNT_ID --credits N [--reason R] [--correction]
+                                                  top up; with --correction N may be negative (--credits=-5)
+  webhook-key ACCOUNT_ID                          generate or rotate the webhook signing key (printed once)
+  ledger:check [ACCOUNT_ID]                       recompute balances from entries; exit 1 on a mismatch
+  holds:sweep                                     release expired holds now`;
+
+type Command = (ctx: AppContext, args: string[], o: Record<string, any>) => Promise<unknown>;
+
+const commands: Record<string, Command> = {
+  "account:create": async (ctx, _a, o) => {
+    if (!o.name) throw new ApiError(422, "invalid_request", "--name is required");
+    const a = await ctx.accounts.createAccount(o.name, o.credits ? creditsToMicros(o.credits) : 0);
+    return accountView(ctx, a.id);
+  },
+  "account:show": (ctx, [id]) => accountView(ctx, need(id, "ACCOUNT_ID"), { withLedger: true }),
+  accounts: async (ctx) => ({ data: await ctx.accounts.listAccounts() }),
+  "key:create": (ctx, [id], o) =>
+    ctx.accounts.createKey(need(id, "ACCOUNT_ID"), {
+      name: o.name,
+      rateRequests: o.requests ? int(o.requests, "--requests") : undefined,
+      rateWindowSeconds: o.window ? int(o.window, "--window") : undefined,
+      maxConcurrentTasks: o["max-tasks"] ? int(o["max-tasks"], "--max-tasks") : undefined,
+    }),
+  "key:revoke": (ctx, [id, keyId]) => ctx.accounts.revokeKey(need(id, "ACCOUNT_ID"), need(keyId, "KEY_ID")),
+  "credits:add": async (ctx, [id], o) => {
+    const micros = creditsToMicros(need(o.credits, "--credits"));
+    if (micros < 0 && !o.correction) throw new ApiError(422, "invalid_request", "negative amounts need --correction");
+    const b = await ctx.ledger.credit(need(id, "ACCOUNT_ID"), micros, o.correction ? "correction" : "topup", o.reason ?? (o.correction ? "correction" : "topup"));
+    return { account_id: id, credits: microsToCredits(b.available), held_credits: microsToCredits(b.held) };
+  },
+  "webhook-key": (ctx, [id]) => ctx.accounts.rotateWebhookKey(need(id, "ACCOUNT_ID")),
+  "ledger:check": async (ctx, [id]) => {
+    const mismatches = await ctx.ledger.check(id);
+    if (mismatches.length) process.exitCode = 1;
+    return { ok: mismatches.length === 0, mismatches };
+  },
+  "holds:sweep": async (ctx) => ({ released: await ctx.ledger.sweepExpired() }),
+};
+
+function need(v: string | undefined, name: string): string {
+  if (!v) throw new ApiError(422, "invalid_request", `${name} is required`);
+  return v;
+}
+function int(v: string, name: string): number {
+  if (!/^\d+$/.test(v) || +v < 1) throw new ApiError(422, "invalid_request", `${name} must be a positive whole number`);
+  return +v;
+}
+
+export async function runCli(argv: string[]): Promise<number> {
+  const [name, ...rest] = argv;
+  const command = name ? commands[name] : undefined;
+  if (!command) {
+    console.error(usage);
+    return name ? 2 : 0;
+  }
+  let ctx: AppContext | undefined;
+  try {
+    const { values, positionals } = parseArgs({
+      args: rest,
+      allowPositionals: true,
+      options: {
+        name: { type: "string" }, credits: { type: "string" }, requests: { type: "string" }, window: { type: "string" },
+        "max-tasks": { type: "string" }, reason: { type: "string" }, correction: { type: "boolean" },
+      },
+    });
+    ctx = await createContext(loadConfig(), silentLogger);
+    console.log(JSON.stringify(await command(ctx, positionals, values), null, 2));
+    return typeof process.exitCode === "number" ? process.exitCode : 0;
+  } catch (e) {
+    const known = e instanceof ApiError || e instanceof ConfigError || e instanceof RangeError || (e as any)?.code?.startsWith?.("ERR_PARSE_ARGS");
+    const message = known ? (e as Error).message : String(e);
+    console.error(JSON.stringify({ error: message }));
+    return 1;
+  } finally {
+    if (ctx) await closeContext(ctx);
+  }
+}
+
+if (import.meta.main) process.exitCode = await runCli(process.argv.slice(2));

@@ -1,0 +1,75 @@
+import { settings, type Setting } from "./settings";
+
+// Every environment setting, parsed and validated once at startup (see settings.ts for the list).
+
+export interface Config {
+  port: number;
+  host: string;
+  databaseUrl: string;
+  dialect: "sqlite" | "pg";
+  redisUrl?: string;
+  adminToken?: string;
+  publicBaseUrl: string;
+  catalogPath?: string;
+  defaultRateLimit: { requests: number; windowSeconds: number };
+  defaultMaxConcurrentTasks: number;
+  holdTtlSeconds: number;
+  sweepIntervalSeconds: number;
+  logLevel: "debug" | "info" | "warn" | "error";
+  /** Every setting's raw value, for features that read their own rows of the table. */
+  raw: Record<string, string | undefined>;
+}
+
+export class ConfigError extends Error {}
+
+export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+  const raw: Record<string, string | undefined> = {};
+  const problems: string[] = [];
+  for (const s of settings) {
+    const value = env[s.name] === undefined || env[s.name] === "" ? s.default : env[s.name];
+    if (value === undefined) continue;
+    const problem = checkValue(s, value);
+    if (problem) problems.push(`${s.name}=${s.kind === "secret" ? "<hidden>" : JSON.stringify(value)}: ${problem}`);
+    raw[s.name] = value;
+  }
+  if (problems.length) throw new ConfigError(`Invalid configuration:\n  ${problems.join("\n  ")}`);
+
+  const port = Number(raw.PORT);
+  const [requests, windowSeconds] = raw.DEFAULT_RATE_LIMIT!.replace("s", "").split("/").map(Number);
+  const databaseUrl = raw.DATABASE_URL!;
+  return {
+    port,
+    host: raw.HOST!,
+    databaseUrl,
+    dialect: /^postgres(ql)?:\/\//i.test(databaseUrl) ? "pg" : "sqlite",
+    redisUrl: raw.REDIS_URL,
+    adminToken: raw.ADMIN_TOKEN,
+    publicBaseUrl: (raw.PUBLIC_BASE_URL ?? `http://localhost:${port}`).replace(/\/+$/, ""),
+    catalogPath: raw.CATALOG_PATH,
+    defaultRateLimit: { requests: requests!, windowSeconds: windowSeconds! },
+    defaultMaxConcurrentTasks: Number(raw.DEFAULT_MAX_CONCURRENT_TASKS),
+    holdTtlSeconds: Number(raw.HOLD_TTL_SECONDS),
+    sweepIntervalSeconds: Number(raw.SWEEP_INTERVAL_SECONDS),
+    logLevel: raw.LOG_LEVEL as Config["logLevel"],
+    raw,
+  };
+}
+
+function checkValue(s: Setting, value: string): string | undefined {
+  switch (s.kind) {
+    case "int":
+      if (!/^\d+$/.test(value)) return "must be a whole number";
+      break;
+    case "bool":
+      if (!["true", "false", "1", "0"].includes(value)) return "must be true or false";
+      break;
+    case "url":
+      try {
+        new URL(value);
+      } catch {
+        return "must be a URL";
+      }
+      break;
+  }
+  return s.check?.(value);
+}

@@ -1,0 +1,20 @@
+import type { RedisClient } from "bun";
+import type { Accounts } from "./accounts/service";
+import type { Catalog } from "./catalog/service";
+import type { Config } from "./config";
+import type { Db } from "./db/client";
+import type { Ledger } from "./ledger/service";
+import type { RateLimiter } from "./limits/rate-limit";
+import type { Logger } from "./log";
+
+/** The services every feature module is built from; assembled once in main.ts (or a test) and passed down. */
+export interface AppContext {
+  config: Config;
+  db: Db;
+  ledger: Ledger;
+  accounts: Accounts;
+  limiter: RateLimiter;
+  catalog: Catalog;
+  log: Logger;
+  redis?: RedisClient;
+}

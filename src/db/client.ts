@@ -1,0 +1,131 @@
+import { Database as SqliteDatabase } from "bun:sqlite";
+import { SQL as BunSQL } from "bun";
+import type { SQL } from "drizzle-orm";
+import { drizzle as drizzleSqlite } from "drizzle-orm/bun-sqlite";
+import { drizzle as drizzlePg } from "drizzle-orm/bun-sql";
+import { SQLiteSyncDialect } from "drizzle-orm/sqlite-core";
+import { PgDialect } from "drizzle-orm/pg-core";
+import { mkdirSync } from "node:fs";
+import { dirname } from "node:path";
+import * as sqliteSchema from "./schema.sqlite";
+import { applyMigrations } from "./migrate";
+
+// One database facade over bun:sqlite and Bun.SQL (Postgres).
+//
+// Queries are written once with drizzle's `sql` template (portable placeholders) and run through `all`/`run`.
+// Multi-statement work goes through `tx(function* (q) { ... })`: the body is a generator that yields statements.
+// On SQLite the driver runs it synchronously inside one IMMEDIATE transaction (bun:sqlite transactions are
+// synchronous: an awaited body would interleave with other requests); on Postgres it runs the same body inside
+// `BEGIN ... COMMIT` with awaits. One piece of logic, two drivers, no dialect `if`s in the ledger.
+
+export type Row = Record<string, any>;
+export type Dialect = "sqlite" | "pg";
+
+/** A statement yielded from a transaction body. Use the helpers `q.all`, `q.get`, `q.run` with `yield*`. */
+export type Step = { sql: SQL; mode: "all" | "run" };
+export type TxBody<T> = (q: TxQueries) => Generator<Step, T, any>;
+export interface TxQueries {
+  all<R = Row>(s: SQL): Generator<Step, R[], any>;
+  get<R = Row>(s: SQL): Generator<Step, R | undefined, any>;
+  /** Returns the number of rows changed. */
+  run(s: SQL): Generator<Step, number, any>;
+}
+
+export interface Db {
+  dialect: Dialect;
+  /** drizzle instance (typed with the SQLite schema; the runtime object matches the dialect). */
+  orm: ReturnType<typeof drizzleSqlite<typeof sqliteSchema>>;
+  all<R = Row>(s: SQL): Promise<R[]>;
+  get<R = Row>(s: SQL): Promise<R | undefined>;
+  run(s: SQL): Promise<number>;
+  tx<T>(body: TxBody<T>): Promise<T>;
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
+
+const txQueries: TxQueries = {
+  *all(s) {
+    return (yield { sql: s, mode: "all" }) as any[];
+  },
+  *get(s) {
+    const rows = (yield { sql: s, mode: "all" }) as any[];
+    return rows[0];
+  },
+  *run(s) {
+    return (yield { sql: s, mode: "run" }) as number;
+  },
+};
+
+export async function openDatabase(url: string): Promise<Db> {
+  const db = /^postgres(ql)?:\/\//i.test(url) ? openPostgres(url) : openSqlite(url);
+  await applyMigrations(db);
+  return db;
+}
+
+function openSqlite(path: string): Db & { raw: SqliteDatabase } {
+  if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
+  const raw = new SqliteDatabase(path, { create: true, strict: true });
+  // WAL: readers never block the writer; synchronous=NORMAL is durable across process crashes in WAL mode.
+  raw.exec("PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA busy_timeout = 5000; PRAGMA foreign_keys = ON;");
+  const dialect = new SQLiteSyncDialect();
+  const exec = (s: SQL, mode: "all" | "run") => {
+    const { sql: text, params } = dialect.sqlToQuery(s);
+    const stmt = raw.query(text); // bun:sqlite caches compiled statements by text
+    return mode === "all" ? stmt.all(...(params as any[])) : stmt.run(...(params as any[])).changes;
+  };
+  const drive = <T>(body: TxBody<T>): T => {
+    const it = body(txQueries);
+    let r = it.next();
+    while (!r.done) r = it.next(exec(r.value.sql, r.value.mode));
+    return r.value;
+  };
+  const orm = drizzleSqlite({ client: raw, schema: sqliteSchema });
+  return {
+    dialect: "sqlite",
+    raw,
+    orm,
+    all: async (s) => exec(s, "all") as any,
+    get: async (s) => (exec(s, "all") as any[])[0],
+    run: async (s) => exec(s, "run") as number,
+    tx: async (body) => raw.transaction(() => drive(body)).immediate(),
+    ping: async () => void raw.query("select 1").get(),
+    close: async () => raw.close(),
+  };
+}
+
+function openPostgres(url: string): Db & { raw: BunSQL } {
+  const raw = new BunSQL(url, { max: 20, bigint: false });
+  const dialect = new PgDialect();
+  const exec = async (client: BunSQL, s: SQL, mode: "all" | "run") => {
+    const { sql: text, params } = dialect.sqlToQuery(s);
+    const result: any = await client.unsafe(text, params as any[]);
+    return mode === "all" ? result.map(numericRow) : result.count;
+  };
+  const orm = drizzlePg({ client: raw, schema: sqliteSchema as any }) as any;
+  return {
+    dialect: "pg",
+    raw,
+    orm,
+    all: (s) => exec(raw, s, "all"),
+    get: async (s) => (await exec(raw, s, "all"))[0],
+    run: (s) => exec(raw, s, "run"),
+    tx: (body) =>
+      raw.begin(async (tx: any) => {
+        const it = body(txQueries);
+        let r = it.next();
+        while (!r.done) r = it.next(await exec(tx, r.value.sql, r.value.mode));
+        return r.value;
+      }) as any,
+    ping: async () => void (await raw.unsafe("select 1")),
+    close: async () => raw.close(),
+  };
+}
+
+// Bun.SQL returns int8 and numeric (e.g. SUM) as strings; every number in our schema is a safe 64-bit integer.
+function numericRow(row: Row): Row {
+  for (const k in row) {
+    const v = row[k];
+    if (typeof v === "string" && /^-?\d+$/.test(v) && v.length < 17) row[k] = Number(v);
+  }
+  return row;
+}

@@ -1,0 +1,35 @@
+import { sql } from "drizzle-orm";
+import { migrations } from "../../drizzle/bundle";
+import type { Db } from "./client";
+
+// Applies drizzle-kit's migrations (embedded as text, so this also works inside the compiled binary) with drizzle's
+// own migrator logic and bookkeeping table. On Postgres an advisory lock makes simultaneous starts of several
+// gateway processes take turns instead of racing to create the same tables.
+
+const PG_MIGRATION_LOCK = 0x5377_6974; // "Swit"
+
+export async function applyMigrations(db: Db): Promise<void> {
+  const list = migrations[db.dialect].map((m) => ({
+    sql: m.sql.split("--> statement-breakpoint"),
+    bps: m.breakpoints,
+    folderMillis: m.when,
+    hash: new Bun.CryptoHasher("sha256").update(m.sql).digest("hex"),
+  }));
+  const orm = db.orm as any;
+  if (db.dialect === "sqlite") {
+    orm.dialect.migrate(list, orm.session, {});
+    return;
+  }
+  const raw = (db as any).raw;
+  const conn = await raw.reserve();
+  try {
+    await conn.unsafe(`select pg_advisory_lock(${PG_MIGRATION_LOCK})`);
+    const { drizzle } = await import("drizzle-orm/bun-sql");
+    const locked = drizzle({ client: conn }) as any;
+    await locked.dialect.migrate(list, locked.session, {});
+  } finally {
+    await conn.unsafe(`select pg_advisory_unlock(${PG_MIGRATION_LOCK})`).catch(() => {});
+    conn.release();
+  }
+  void sql; // keep the import for readers: migrations are drizzle's
+}

@@ -1,0 +1,54 @@
+import { Elysia } from "elysia";
+import type { Logger } from "../log";
+import { ApiError } from "./errors";
+import { errorBody, surfaceFor } from "./surfaces";
+
+// Cross-cutting plugin applied once at the root: a request id on every response (both header spellings the SDKs
+// read: `x-request-id` for OpenAI, `request-id` for Anthropic), and one mapper from every error to the caller's
+// protocol shape. Nothing escapes as a bare 500 page.
+
+export function requestIdOf(set: { headers: Record<string, any> }): string {
+  return set.headers["x-request-id"] as string;
+}
+
+export function errorResponse(path: string, e: ApiError, requestId: string, extraHeaders?: Record<string, any>): Response {
+  const headers: Record<string, string> = { "content-type": "application/json", "x-request-id": requestId, "request-id": requestId };
+  for (const [k, v] of Object.entries(extraHeaders ?? {})) if (typeof v === "string") headers[k] = v;
+  Object.assign(headers, e.headers);
+  return new Response(JSON.stringify(errorBody(surfaceFor(path), e, requestId)), { status: e.status, headers });
+}
+
+export function basePlugin(log: Logger) {
+  return new Elysia({ name: "base" })
+    .onRequest(({ set }) => {
+      const id = "req_" + crypto.randomUUID().replaceAll("-", "");
+      set.headers["x-request-id"] = id;
+      set.headers["request-id"] = id;
+    })
+    .onError({ as: "global" }, ({ code, error, set, request, path }) => {
+      const p = path ?? new URL(request.url).pathname;
+      const e = toApiError(code, error);
+      if (e.status >= 500) log.error("unhandled error", { path: p, request_id: requestIdOf(set), error: String((error as Error)?.stack ?? error) });
+      return errorResponse(p, e, requestIdOf(set), set.headers);
+    });
+}
+
+function toApiError(code: string | number, error: unknown): ApiError {
+  if (error instanceof ApiError) return error;
+  switch (code) {
+    case "NOT_FOUND":
+      return new ApiError(404, "not_found", "No such route.");
+    case "PARSE":
+      return new ApiError(400, "invalid_json", "The request body is not valid JSON.");
+    case "VALIDATION": {
+      const v = error as any;
+      const first = v?.all?.[0] ?? v?.valueError;
+      const field = String(first?.path ?? "").replace(/^\//, "").replaceAll("/", ".") || undefined;
+      const msg = first?.summary ?? first?.message ?? "The request is invalid.";
+      return new ApiError(422, "invalid_request", field ? `${field}: ${msg}` : msg, { param: field });
+    }
+    case "INVALID_COOKIE_SIGNATURE":
+      return new ApiError(401, "invalid_session", "Invalid session.");
+  }
+  return new ApiError(500, "internal_error", "The gateway failed to handle this request.");
+}

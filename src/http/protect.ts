@@ -1,0 +1,39 @@
+import { Elysia } from "elysia";
+import type { AppContext } from "../context";
+import { ApiError, unauthorized } from "./errors";
+import { retryAfterSeconds } from "../limits/rate-limit";
+
+// The guard in front of every protected route: who is calling (API key → account), then how fast they may call
+// (sliding window per key). Rate-limit headers go on every answer, refusals carry retry-after in whole seconds.
+
+export function presentedKey(headers: Headers): string | undefined {
+  const auth = headers.get("authorization");
+  if (auth) {
+    const m = /^Bearer\s+(.+)$/i.exec(auth.trim());
+    if (m) return m[1]!.trim();
+  }
+  return headers.get("x-api-key")?.trim() || undefined;
+}
+
+export function protect(ctx: AppContext) {
+  const def = ctx.config.defaultRateLimit;
+  return new Elysia({ name: "protect" }).derive({ as: "scoped" }, async ({ request, set }) => {
+    const key = presentedKey(request.headers);
+    if (!key) throw unauthorized("Missing API key: send `Authorization: Bearer <key>` or `x-api-key: <key>`.");
+    const auth = await ctx.accounts.authenticate(key);
+    if (!auth) throw unauthorized("Invalid or revoked API key.");
+    const requests = auth.rateRequests ?? def.requests;
+    const windowSeconds = auth.rateWindowSeconds ?? def.windowSeconds;
+    const r = await ctx.limiter.limit(auth.keyId, requests, windowSeconds);
+    const resetIn = retryAfterSeconds(r.reset);
+    set.headers["x-ratelimit-limit"] = String(r.limit);
+    set.headers["x-ratelimit-remaining"] = String(r.remaining);
+    set.headers["x-ratelimit-reset"] = String(resetIn);
+    if (!r.success) {
+      throw new ApiError(429, "rate_limit_exceeded", `Rate limit of ${requests} requests per ${windowSeconds} s reached for this key; retry in ${resetIn} s.`, {
+        headers: { "retry-after": String(resetIn) },
+      });
+    }
+    return { auth };
+  });
+}

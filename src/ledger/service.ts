@@ -1,0 +1,171 @@
+import { sql } from "drizzle-orm";
+import type { Db, TxQueries } from "../db/client";
+import { newId } from "../db/ids";
+import { ApiError } from "../http/errors";
+import { microsToCredits } from "./units";
+
+// The credit ledger as two-phase transfers (TigerBeetle's vocabulary):
+//   hold    = a pending transfer: reserves an amount (available = balance - held must cover it);
+//   settle  = post the pending transfer for the actual amount (below or above the hold; an overrun is recorded);
+//   release = void it: the reservation is returned in full;
+//   credit  = a top-up or correction: a plain entry.
+// Every change of `balance` writes an entry, so balance = SUM(entries.amount) always; held = SUM(pending holds).
+// Settle and release are guarded by `status = 'pending'`, so doing either twice (or both) changes nothing the second
+// time. All amounts are integer micro-credits (see units.ts).
+
+export type HoldKind = "llm" | "task";
+export interface Hold { id: string; accountId: string; amount: number }
+export interface FinalizeResult { applied: boolean; amount: number; charged: number }
+export interface Balance { balance: number; held: number; available: number }
+
+export class Ledger {
+  constructor(private db: Db) {}
+
+  /** Opens a wallet with an optional first top-up. Runs inside the caller's transaction. */
+  *openWallet(q: TxQueries, accountId: string, initial: number, reason: string) {
+    const now = Date.now();
+    yield* q.run(sql`insert into wallets (account_id, balance, held, updated_at) values (${accountId}, ${0}, ${0}, ${now})`);
+    if (initial > 0) yield* this.creditIn(q, accountId, initial, "topup", reason);
+  }
+
+  /** Top-up (positive) or correction (either sign). A negative correction may not take available below zero. */
+  credit(accountId: string, amount: number, kind: "topup" | "correction", reason: string): Promise<Balance> {
+    assertAmount(amount, kind === "correction");
+    const self = this;
+    return this.db.tx(function* (q) {
+      const w = yield* q.get(sql`select account_id from wallets where account_id = ${accountId}`);
+      if (!w) throw new ApiError(404, "account_not_found", `No account ${accountId}.`);
+      yield* self.creditIn(q, accountId, amount, kind, reason);
+      return yield* self.balanceIn(q, accountId);
+    });
+  }
+
+  private *creditIn(q: TxQueries, accountId: string, amount: number, kind: string, reason: string) {
+    const now = Date.now();
+    const changed = yield* q.run(sql`update wallets set balance = balance + ${amount}, updated_at = ${now}
+      where account_id = ${accountId} and balance - held + ${amount} >= 0`);
+    if (!changed) throw new ApiError(409, "correction_exceeds_available", "A correction may not take the available balance below zero.");
+    yield* q.run(sql`insert into entries (id, account_id, hold_id, kind, amount, reason, created_at)
+      values (${newId("ent")}, ${accountId}, ${null}, ${kind}, ${amount}, ${reason}, ${now})`);
+  }
+
+  /** Reserve `amount`; refused with 402 insufficient_credits (stating the credits needed) when available is short. */
+  hold(accountId: string, amount: number, kind: HoldKind, ref: string | null, ttlMs: number): Promise<Hold> {
+    const self = this;
+    return this.db.tx(function* (q) {
+      return yield* self.holdIn(q, accountId, amount, kind, ref, ttlMs);
+    });
+  }
+
+  /** The hold step for callers that record something else in the same transaction (a media task). */
+  *holdIn(q: TxQueries, accountId: string, amount: number, kind: HoldKind, ref: string | null, ttlMs: number) {
+    assertAmount(amount, false, true);
+    const now = Date.now();
+    const changed = yield* q.run(sql`update wallets set held = held + ${amount}, updated_at = ${now}
+      where account_id = ${accountId} and balance - held >= ${amount}`);
+    if (!changed) {
+      const w = yield* q.get<{ balance: number; held: number }>(sql`select balance, held from wallets where account_id = ${accountId}`);
+      const available = w ? w.balance - w.held : 0;
+      throw insufficient(amount, available);
+    }
+    const id = newId("hold");
+    yield* q.run(sql`insert into holds (id, account_id, amount, status, kind, ref, created_at, expires_at)
+      values (${id}, ${accountId}, ${amount}, ${"pending"}, ${kind}, ${ref}, ${now}, ${now + ttlMs})`);
+    return { id, accountId, amount } satisfies Hold;
+  }
+
+  /** Post a hold for `actual` (exactly once). Above the hold the actual amount is charged and the overrun recorded. */
+  settle(holdId: string, actual: number, reason = "usage"): Promise<FinalizeResult> {
+    const self = this;
+    return this.db.tx(function* (q) {
+      return yield* self.settleIn(q, holdId, actual, reason);
+    });
+  }
+
+  *settleIn(q: TxQueries, holdId: string, actual: number, reason = "usage") {
+    assertAmount(actual, false, true);
+    const now = Date.now();
+    const h = yield* q.get<{ account_id: string; amount: number }>(sql`update holds
+      set status = ${"posted"}, settled = ${actual}, overrun = ${0}, finalized_at = ${now}
+      where id = ${holdId} and status = ${"pending"} returning account_id, amount`);
+    if (!h) return { applied: false, amount: 0, charged: 0 } satisfies FinalizeResult;
+    if (actual > h.amount) yield* q.run(sql`update holds set overrun = ${actual - h.amount} where id = ${holdId}`);
+    yield* q.run(sql`update wallets set balance = balance - ${actual}, held = held - ${h.amount}, updated_at = ${now}
+      where account_id = ${h.account_id}`);
+    if (actual > 0) {
+      yield* q.run(sql`insert into entries (id, account_id, hold_id, kind, amount, reason, created_at)
+        values (${newId("ent")}, ${h.account_id}, ${holdId}, ${"charge"}, ${-actual}, ${reason}, ${now})`);
+    }
+    return { applied: true, amount: h.amount, charged: actual } satisfies FinalizeResult;
+  }
+
+  /** Void a hold: the reservation goes back in full. A no-op when already posted or voided. */
+  release(holdId: string): Promise<FinalizeResult> {
+    const self = this;
+    return this.db.tx(function* (q) {
+      return yield* self.releaseIn(q, holdId);
+    });
+  }
+
+  *releaseIn(q: TxQueries, holdId: string) {
+    const now = Date.now();
+    const h = yield* q.get<{ account_id: string; amount: number }>(sql`update holds
+      set status = ${"voided"}, finalized_at = ${now}
+      where id = ${holdId} and status = ${"pending"} returning account_id, amount`);
+    if (!h) return { applied: false, amount: 0, charged: 0 } satisfies FinalizeResult;
+    yield* q.run(sql`update wallets set held = held - ${h.amount}, updated_at = ${now} where account_id = ${h.account_id}`);
+    return { applied: true, amount: h.amount, charged: 0 } satisfies FinalizeResult;
+  }
+
+  async balance(accountId: string): Promise<Balance | undefined> {
+    const w = await this.db.get<{ balance: number; held: number }>(sql`select balance, held from wallets where account_id = ${accountId}`);
+    return w && { balance: w.balance, held: w.held, available: w.balance - w.held };
+  }
+
+  private *balanceIn(q: TxQueries, accountId: string) {
+    const w = (yield* q.get<{ balance: number; held: number }>(sql`select balance, held from wallets where account_id = ${accountId}`))!;
+    return { balance: w.balance, held: w.held, available: w.balance - w.held } satisfies Balance;
+  }
+
+  /** Voids every pending hold past its expiry (left behind by a crash). Returns how many were released. */
+  async sweepExpired(now = Date.now(), kind?: HoldKind): Promise<number> {
+    const expired = await this.db.all<{ id: string }>(
+      kind
+        ? sql`select id from holds where status = ${"pending"} and expires_at < ${now} and kind = ${kind} limit 500`
+        : sql`select id from holds where status = ${"pending"} and expires_at < ${now} limit 500`,
+    );
+    let released = 0;
+    for (const { id } of expired) if ((await this.release(id)).applied) released++;
+    return released;
+  }
+
+  /**
+   * Recomputes every wallet from the entries and the pending holds and lists the ones that disagree.
+   * An empty list means the books balance.
+   */
+  async check(accountId?: string): Promise<Array<{ accountId: string; balance: number; entriesSum: number; held: number; pendingSum: number }>> {
+    const filter = accountId ? sql`where w.account_id = ${accountId}` : sql``;
+    const rows = await this.db.all<any>(sql`select w.account_id, w.balance, w.held,
+        coalesce((select sum(e.amount) from entries e where e.account_id = w.account_id), 0) as entries_sum,
+        coalesce((select sum(h.amount) from holds h where h.account_id = w.account_id and h.status = ${"pending"}), 0) as pending_sum
+      from wallets w ${filter}`);
+    return rows
+      .map((r) => ({ accountId: r.account_id, balance: Number(r.balance), entriesSum: Number(r.entries_sum), held: Number(r.held), pendingSum: Number(r.pending_sum) }))
+      .filter((r) => r.balance !== r.entriesSum || r.held !== r.pendingSum);
+  }
+}
+
+export function insufficient(needed: number, available: number): ApiError {
+  return new ApiError(
+    402,
+    "insufficient_credits",
+    `Insufficient credits: this request needs up to ${microsToCredits(needed)} credits and ${microsToCredits(Math.max(0, available))} are available.`,
+    { type: "insufficient_quota" },
+  );
+}
+
+function assertAmount(amount: number, allowNegative: boolean, allowZero = false) {
+  if (!Number.isSafeInteger(amount)) throw new RangeError(`ledger amounts are integer micro-credits, got ${amount}`);
+  if (!allowNegative && amount < 0) throw new RangeError(`ledger amount must not be negative, got ${amount}`);
+  if (!allowZero && amount === 0) throw new RangeError("ledger amount must not be zero");
+}

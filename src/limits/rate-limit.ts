@@ -1,0 +1,79 @@
+import { Ratelimit } from "@upstash/ratelimit";
+import type { RedisClient } from "bun";
+import { UpstashRedisAdapter } from "./redis";
+
+// A sliding window per key. With Redis: @upstash/ratelimit's sliding window (shared by every gateway process).
+// Without: the same algorithm in process memory, so one process behaves exactly as the Redis-backed version.
+//
+// The algorithm (Upstash's): two fixed windows; the previous window's count is weighted by how much of it still
+// overlaps the sliding window. A request is refused when weighted(previous) + current >= limit. `reset` is the end
+// of the current fixed window, which is when a refused caller can next be sure of a slot.
+
+export interface LimitResult { success: boolean; limit: number; remaining: number; reset: number }
+export interface RateLimiter {
+  limit(identifier: string, requests: number, windowSeconds: number): Promise<LimitResult>;
+}
+
+export class MemoryRateLimiter implements RateLimiter {
+  private counts = new Map<string, number>();
+  private lastPrune = 0;
+
+  async limit(identifier: string, requests: number, windowSeconds: number): Promise<LimitResult> {
+    return this.limitSync(identifier, requests, windowSeconds, Date.now());
+  }
+
+  limitSync(identifier: string, requests: number, windowSeconds: number, now: number): LimitResult {
+    const windowMs = windowSeconds * 1000;
+    const current = Math.floor(now / windowMs);
+    const base = `${identifier}:${requests}/${windowSeconds}:`;
+    const inCurrent = this.counts.get(base + current) ?? 0;
+    const inPrevious = Math.floor((1 - (now % windowMs) / windowMs) * (this.counts.get(base + (current - 1)) ?? 0));
+    const reset = (current + 1) * windowMs;
+    if (now - this.lastPrune > 60_000) this.prune(now);
+    if (inPrevious + inCurrent >= requests) return { success: false, limit: requests, remaining: 0, reset };
+    this.counts.set(base + current, inCurrent + 1);
+    return { success: true, limit: requests, remaining: Math.max(0, requests - (inCurrent + 1 + inPrevious)), reset };
+  }
+
+  // Drop counters of windows that can no longer matter (older than the previous window of a 1-hour window).
+  private prune(now: number) {
+    this.lastPrune = now;
+    for (const key of this.counts.keys()) {
+      const [spec, win] = key.split(":").slice(-2);
+      const windowMs = Number(spec!.split("/")[1]) * 1000;
+      if (Number(win) < Math.floor(now / windowMs) - 1) this.counts.delete(key);
+    }
+  }
+}
+
+export class RedisRateLimiter implements RateLimiter {
+  private limiters = new Map<string, Ratelimit>();
+  private redis: UpstashRedisAdapter;
+
+  constructor(client: RedisClient, private prefix = "switchyard:rl") {
+    this.redis = new UpstashRedisAdapter(client);
+  }
+
+  async limit(identifier: string, requests: number, windowSeconds: number): Promise<LimitResult> {
+    const spec = `${requests}/${windowSeconds}`;
+    let rl = this.limiters.get(spec);
+    if (!rl) {
+      rl = new Ratelimit({
+        redis: this.redis as any,
+        limiter: Ratelimit.slidingWindow(requests, `${windowSeconds} s`),
+        prefix: `${this.prefix}:${spec}`,
+        // No ephemeral cache: the verdict must come from Redis so every process agrees.
+        ephemeralCache: false,
+        analytics: false,
+      });
+      this.limiters.set(spec, rl);
+    }
+    const r = await rl.limit(identifier);
+    return { success: r.success, limit: r.limit, remaining: r.remaining, reset: r.reset };
+  }
+}
+
+/** Whole seconds until `reset`, never 0 (a retry-after of 0 makes clients hammer). */
+export function retryAfterSeconds(reset: number, now = Date.now()): number {
+  return Math.max(1, Math.ceil((reset - now) / 1000));
+}

@@ -1,0 +1,22 @@
+// Structured JSON logs, one line per event. Callers pass fields, never secrets: keys, tokens and upstream
+// credentials are not logged anywhere (a test greps the output for them).
+type Level = "debug" | "info" | "warn" | "error";
+const order: Record<Level, number> = { debug: 10, info: 20, warn: 30, error: 40 };
+
+export interface Logger {
+  debug(msg: string, fields?: object): void;
+  info(msg: string, fields?: object): void;
+  warn(msg: string, fields?: object): void;
+  error(msg: string, fields?: object): void;
+}
+
+export function createLogger(level: Level = "info", write: (line: string) => void = (l) => process.stdout.write(l + "\n")): Logger {
+  const min = order[level];
+  const emit = (lvl: Level) => (msg: string, fields?: object) => {
+    if (order[lvl] < min) return;
+    write(JSON.stringify({ time: new Date().toISOString(), level: lvl, msg, ...fields }));
+  };
+  return { debug: emit("debug"), info: emit("info"), warn: emit("warn"), error: emit("error") };
+}
+
+export const silentLogger: Logger = { debug() {}, info() {}, warn() {}, error() {} };

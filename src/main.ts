@@ -1,0 +1,8 @@
+// Entry point of `bun start` and of the compiled binary: `switchyard` serves, `switchyard cli ...` runs an
+// operator command (the same as `bun run cli ...`).
+if (process.argv[2] === "cli") {
+  const { runCli } = await import("./cli");
+  process.exitCode = await runCli(process.argv.slice(3));
+} else {
+  await import("./server");
+}

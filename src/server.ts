@@ -1,0 +1,48 @@
+import { buildApp } from "./app";
+import { closeContext, createContext } from "./bootstrap";
+import { ConfigError, loadConfig } from "./config";
+import { createLogger } from "./log";
+
+// Entry: read config → open db (+ migrate) → build app → listen → start background work; stop gracefully.
+
+let config;
+try {
+  config = loadConfig();
+} catch (e) {
+  if (e instanceof ConfigError) {
+    console.error(e.message);
+    process.exit(1);
+  }
+  throw e;
+}
+const log = createLogger(config.logLevel);
+const ctx = await createContext(config, log);
+const app = buildApp(ctx).listen({ port: config.port, hostname: config.host, idleTimeout: 255 });
+log.info("switchyard listening", {
+  url: `http://${config.host === "0.0.0.0" ? "localhost" : config.host}:${app.server!.port}`,
+  database: ctx.db.dialect,
+  limits: ctx.redis ? "redis" : "in-process",
+  models: ctx.catalog.llmList.length + ctx.catalog.mediaList.length,
+  admin_api: config.adminToken ? "enabled" : "disabled (set ADMIN_TOKEN)",
+});
+
+// Holds left behind by a crash are released once they expire.
+const sweeper = setInterval(() => {
+  ctx.ledger.sweepExpired().then(
+    (n) => n && log.info("released expired holds", { count: n }),
+    (e) => log.error("hold sweep failed", { error: String(e) }),
+  );
+}, config.sweepIntervalSeconds * 1000);
+
+let stopping = false;
+async function shutdown(signal: string) {
+  if (stopping) return;
+  stopping = true;
+  log.info("shutting down", { signal });
+  clearInterval(sweeper);
+  await app.stop(); // stops accepting; lets in-flight requests finish
+  await closeContext(ctx);
+  process.exit(0);
+}
+process.on("SIGTERM", () => void shutdown("SIGTERM"));
+process.on("SIGINT", () => void shutdown("SIGINT"));
