@@ -1,0 +1,47 @@
+import { buildApp } from "../../src/app";
+import { closeContext, createContext } from "../../src/bootstrap";
+import { loadConfig } from "../../src/config";
+import type { AppContext } from "../../src/context";
+import { silentLogger } from "../../src/log";
+import { tempSqlitePath } from "./services";
+
+export const ADMIN_TOKEN = "test-admin-token-0123456789";
+
+export interface TestGateway {
+  url: string;
+  ctx: AppContext;
+  app: ReturnType<typeof buildApp>;
+  /** An account with `credits` and one key (limits overridable); returns the plaintext key. */
+  account(credits?: number, keyOpts?: { rateRequests?: number; rateWindowSeconds?: number; maxConcurrentTasks?: number }): Promise<{ accountId: string; key: string; keyId: string }>;
+  admin(path: string, init?: RequestInit): Promise<Response>;
+  stop(): Promise<void>;
+}
+
+/** A gateway on a random port with its own database (SQLite temp file unless DATABASE_URL is given). */
+export async function startGateway(env: Record<string, string> = {}): Promise<TestGateway> {
+  const config = loadConfig({ DATABASE_URL: tempSqlitePath(), ADMIN_TOKEN, PORT: "0", DEFAULT_RATE_LIMIT: "1000/10s", ...env });
+  const ctx = await createContext(config, silentLogger);
+  const app = buildApp(ctx).listen({ port: 0, hostname: "127.0.0.1" });
+  const url = `http://127.0.0.1:${app.server!.port}`;
+  return {
+    url,
+    ctx,
+    app,
+    async account(credits = 1000, keyOpts = {}) {
+      const { creditsToMicros } = await import("../../src/ledger/units");
+      const a = await ctx.accounts.createAccount("test", creditsToMicros(credits));
+      const k = await ctx.accounts.createKey(a.id, { name: "test", ...keyOpts });
+      return { accountId: a.id, key: k.key, keyId: k.id };
+    },
+    admin(path, init = {}) {
+      return fetch(url + path, {
+        ...init,
+        headers: { authorization: `Bearer ${ADMIN_TOKEN}`, "content-type": "application/json", ...(init.headers as any) },
+      });
+    },
+    async stop() {
+      await app.stop(true);
+      await closeContext(ctx);
+    },
+  };
+}
