@@ -1,0 +1,31 @@
+import { afterAll, describe, expect, test } from "bun:test";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { spawnGateway, type GatewayProcess } from "../support/process";
+
+// The deployment artifact: one binary that starts from any directory, applies its embedded migrations and serves.
+const root = new URL("../..", import.meta.url).pathname;
+const outDir = mkdtempSync(join(tmpdir(), "sy-bin-"));
+const binary = join(outDir, "switchyard");
+let gw: GatewayProcess | undefined;
+afterAll(() => gw?.stop());
+
+describe("compiled binary", () => {
+  test("`bun run build` equivalent compiles; the binary starts from another directory and answers /v1/models", async () => {
+    const build = Bun.spawnSync(["bun", "run", "build", "--outfile", binary], { cwd: root, stderr: "pipe", stdout: "pipe" });
+    expect(build.exitCode, build.stderr.toString()).toBe(0);
+    const elsewhere = mkdtempSync(join(tmpdir(), "sy-run-"));
+    gw = await spawnGateway({ DATABASE_URL: "" }, [binary], elsewhere);
+    const r = await fetch(gw.url + "/v1/models");
+    expect(r.status).toBe(200);
+    const { data } = await r.json();
+    expect(data.find((m: any) => m.id === "claude-sonnet-4-5")).toBeDefined();
+    expect(await Bun.file(join(elsewhere, "data/switchyard.sqlite")).exists()).toBe(true);
+
+    // The operator CLI is inside the same binary.
+    const cli = Bun.spawnSync([binary, "cli", "account:create", "--name", "bin", "--credits", "5"], { cwd: elsewhere, stdout: "pipe", stderr: "pipe" });
+    expect(cli.exitCode, cli.stderr.toString()).toBe(0);
+    expect(JSON.parse(cli.stdout.toString())).toMatchObject({ name: "bin", credits: 5 });
+  }, 120_000);
+});

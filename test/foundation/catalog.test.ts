@@ -1,0 +1,76 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { tmpdir } from "node:os";
+import { loadCatalog } from "../../src/catalog/service";
+import { startGateway, type TestGateway } from "../support/gateway";
+
+let gw: TestGateway;
+beforeAll(async () => (gw = await startGateway()));
+afterAll(() => gw.stop());
+
+describe("GET /v1/models", () => {
+  test("lists every model with endpoint, capabilities and USD pricing per million tokens; no key needed", async () => {
+    const r = await fetch(gw.url + "/v1/models");
+    expect(r.status).toBe(200);
+    const { object, data } = await r.json();
+    expect(object).toBe("list");
+    const sonnet = data.find((m: any) => m.id === "claude-sonnet-4-5");
+    expect(sonnet).toMatchObject({
+      endpoint: "/v1/messages",
+      type: "llm",
+      pricing: { currency: "USD", unit: "per_million_tokens", input: 3, output: 15, cache_read: 0.3, cache_write: 3.75 },
+    });
+    expect(sonnet.capabilities).toContain("tools");
+    const gpt = data.find((m: any) => m.id === "gpt-5.1");
+    expect(gpt.endpoint).toBe("/v1/responses");
+    expect(gpt.pricing.cache_write).toBeUndefined(); // absent where not applicable
+    const emb = data.find((m: any) => m.id === "text-embedding-3-small");
+    expect(emb).toMatchObject({ endpoint: "/v1/embeddings", type: "embedding", pricing: { input: 0.02 } });
+    expect(emb.pricing.output).toBeUndefined();
+    for (const m of data.filter((m: any) => m.type === "llm" || m.type === "embedding"))
+      expect(["/v1/messages", "/v1/responses", "/v1/chat/completions", "/v1/embeddings"]).toContain(m.endpoint);
+    // The spec: GPT/Codex/Grok/DeepSeek on Responses; Gemini and GPT-5.2 on Chat Completions.
+    expect(data.find((m: any) => m.id === "gpt-5.2").endpoint).toBe("/v1/chat/completions");
+    expect(data.find((m: any) => m.id === "gemini-2.5-pro").endpoint).toBe("/v1/chat/completions");
+    expect(data.find((m: any) => m.id === "deepseek-chat").endpoint).toBe("/v1/responses");
+    expect(data.find((m: any) => m.id === "grok-4").endpoint).toBe("/v1/responses");
+  });
+
+  test("one model by id or alias; unknown id is a clear 404", async () => {
+    const m = await (await fetch(gw.url + "/v1/models/claude-haiku-4-5")).json();
+    expect(m.id).toBe("claude-haiku-4-5");
+    const byAlias = await (await fetch(gw.url + "/v1/models/claude-haiku-4-5-20251001")).json();
+    expect(byAlias.id).toBe("claude-haiku-4-5");
+    const r = await fetch(gw.url + "/v1/models/no-such-model");
+    expect(r.status).toBe(404);
+    expect((await r.json()).error.message).toContain("no-such-model");
+  });
+});
+
+describe("catalog data", () => {
+  test("prices become exact integer micro-credits per token", () => {
+    const c = loadCatalog();
+    expect(c.llm.get("claude-sonnet-4-5")!.prices).toEqual({ input: 3000, output: 15000, cacheRead: 300, cacheWrite: 3750 });
+    expect(c.llm.get("deepseek-chat")!.prices).toEqual({ input: 280, output: 420, cacheRead: 28, cacheWrite: 280 });
+    expect(c.llm.get("gpt-5-nano")!.prices.cacheRead).toBe(5);
+  });
+
+  test("CATALOG_PATH overrides a price and adds a model; a bad entry stops loading with its id named", () => {
+    const dir = tmpdir();
+    const good = join(dir, `catalog-${Date.now()}.json`);
+    writeFileSync(good, JSON.stringify([
+      { id: "claude-sonnet-4-5", type: "llm", name: "Sonnet (house price)", description: "x", endpoint: "/v1/messages", provider: "anthropic", upstream_model: "claude-sonnet-4-5-20250929", capabilities: [], pricing: { input: 3.3, output: 16.5 } },
+      { id: "my-local-model", type: "llm", name: "Local", description: "x", endpoint: "/v1/chat/completions", provider: "openai", upstream_model: "local", capabilities: [], pricing: { input: 0.001, output: 0.002 } },
+    ]));
+    const c = loadCatalog(good);
+    expect(c.llm.get("claude-sonnet-4-5")!.prices.input).toBe(3300);
+    expect(c.llm.get("my-local-model")!.prices).toMatchObject({ input: 1, output: 2 });
+    const bad = join(dir, `catalog-bad-${Date.now()}.json`);
+    writeFileSync(bad, JSON.stringify([{ id: "typo-model", type: "llm", name: "x", description: "x", endpoint: "/v1/messages", provider: "anthropic", upstream_model: "x", capabilities: [], pricing: { input: 0.0001, output: 1 } }]));
+    expect(() => loadCatalog(bad)).toThrow(/typo-model.*more than 3 decimals/);
+    const notJson = join(dir, `catalog-nj-${Date.now()}.json`);
+    writeFileSync(notJson, "{");
+    expect(() => loadCatalog(notJson)).toThrow(/CATALOG_PATH/);
+  });
+});
