@@ -59,7 +59,7 @@ describe.skipIf(!redisAvailable)("rate limits on Redis", () => {
     expect((await sixth.json()).error.code).toBe("rate_limit_exceeded");
     // The other process agrees.
     expect((await fetch(a.url + "/v1/credits", { headers: { authorization: `Bearer ${key}` } })).status).toBe(429);
-  });
+  }, 30_000);
 });
 
 describe("rate limits in process", () => {
@@ -77,7 +77,7 @@ describe("rate limits in process", () => {
     const sixth = await fetch(g.url + "/v1/credits", { headers: { "x-api-key": key } });
     expect(sixth.status).toBe(429);
     expectRetryAfter(sixth);
-  });
+  }, 30_000);
 
   test("the sliding window weighs the previous window like Upstash's algorithm", () => {
     const rl = new MemoryRateLimiter();
@@ -92,5 +92,5 @@ describe("rate limits in process", () => {
     expect(rl.limitSync("k", 5, 10, t0 + 14_000).success).toBe(false);
     // Another key is independent.
     expect(rl.limitSync("other", 5, 10, t0 + 14_000).success).toBe(true);
-  });
+  }, 30_000);
 });
