@@ -29,34 +29,23 @@ import { ceilToWholeCredit, decimalToInteger, usdToMicros } from "../ledger/unit
 
 export type PriceUnit = "image" | "megapixel" | "second" | "clip" | "1k_chars" | "request";
 export type Usd = number | string;
-export interface PriceTable {
-  [key: string]: Usd | PriceTable;
-}
+export interface PriceTable { [key: string]: Usd | PriceTable }
 
 export interface PricingRule {
   unit: PriceUnit;
   usd?: Usd;
   by?: string[];
   usd_by?: PriceTable;
-  count_field?: string;
-  images?: number;
-  images_per_unit?: number;
-  megapixels?: Usd;
-  megapixels_by?: { field: string; values: Record<string, Usd> };
-  seconds_field?: string;
-  seconds?: number;
-  estimate_seconds?: number;
-  base_seconds?: number;
-  extra_usd_per_second?: Usd;
+  count_field?: string; images?: number; images_per_unit?: number;
+  megapixels?: Usd; megapixels_by?: { field: string; values: Record<string, Usd> };
+  seconds_field?: string; seconds?: number; estimate_seconds?: number;
+  base_seconds?: number; extra_usd_per_second?: Usd;
   text_field?: string;
   settle?: "upstream_cost";
 }
 
 export interface CostFacts {
-  images?: number;
-  seconds?: number;
-  characters?: number;
-  upstreamCostUsd?: number;
+  images?: number; seconds?: number; characters?: number; upstreamCostUsd?: number;
 }
 
 /** A rule with its USD converted to µcr; built once per model. */
@@ -79,15 +68,14 @@ export class UnpricedInputError extends Error {
 }
 
 const UNITS: PriceUnit[] = ["image", "megapixel", "second", "clip", "1k_chars", "request"];
-const RULE_KEYS = new Set(["unit", "usd", "by", "usd_by", "count_field", "images", "images_per_unit", "megapixels",
-  "megapixels_by", "seconds_field", "seconds", "estimate_seconds", "base_seconds", "extra_usd_per_second",
-  "text_field", "settle"]);
+// Keys that only make sense for some units (a "seconds_field" on an image rule is a mistake, not a no-op).
 const UNIT_KEYS: Record<string, PriceUnit[]> = {
   count_field: ["image", "megapixel"], images: ["image", "megapixel"], images_per_unit: ["image"],
   megapixels: ["megapixel"], megapixels_by: ["megapixel"], seconds_field: ["second", "clip"],
   seconds: ["second", "clip"], estimate_seconds: ["second"], base_seconds: ["clip"],
   extra_usd_per_second: ["clip"], text_field: ["1k_chars"],
 };
+const RULE_KEYS = new Set(["unit", "usd", "by", "usd_by", "settle", ...Object.keys(UNIT_KEYS)]);
 
 export function checkPricingRule(rule: unknown): asserts rule is PricingRule {
   compilePricing(rule);
@@ -114,10 +102,8 @@ export function compilePricing(rule: unknown): CompiledPricing {
   let flat: number | undefined;
   let table: Map<string, number> | undefined;
   if ((r.usd === undefined) === (r.usd_by === undefined)) fail("give exactly one of usd or usd_by");
-  if (r.usd !== undefined) {
-    if (r.by !== undefined) fail("by needs usd_by, not usd");
-    flat = micros(r.usd, "usd");
-  } else {
+  if (r.usd !== undefined) flat = r.by !== undefined ? fail("by needs usd_by, not usd") : micros(r.usd, "usd");
+  else {
     if (!Array.isArray(r.by) || r.by.length === 0 || !r.by.every((f) => typeof f === "string")) fail("usd_by needs by: [field, ...]");
     table = new Map();
     flattenTable(r.usd_by, r.by!.length, [], table, micros, fail);
@@ -130,16 +116,10 @@ export function compilePricing(rule: unknown): CompiledPricing {
     if (r[k] !== undefined && typeof r[k] !== "string") fail(`${k} must be a field name`);
   }
   if (r.unit === "1k_chars" && !r.text_field) fail("unit 1k_chars needs text_field");
-  if (r.unit === "second" && !r.seconds_field && r.seconds === undefined && r.estimate_seconds === undefined) {
-    fail("unit second needs seconds_field, seconds or estimate_seconds");
-  }
-  if ((r.base_seconds === undefined) !== (r.extra_usd_per_second === undefined)) {
-    fail("base_seconds and extra_usd_per_second go together");
-  }
+  if (r.unit === "second" && !r.seconds_field && !r.seconds && !r.estimate_seconds) fail("unit second needs seconds_field, seconds or estimate_seconds");
+  if ((r.base_seconds === undefined) !== (r.extra_usd_per_second === undefined)) fail("base_seconds and extra_usd_per_second go together");
   if (r.base_seconds !== undefined && !r.seconds_field && r.seconds === undefined) fail("base_seconds needs seconds_field");
-  if (r.unit === "megapixel" && (r.megapixels === undefined) === (r.megapixels_by === undefined)) {
-    fail("unit megapixel needs exactly one of megapixels or megapixels_by");
-  }
+  if (r.unit === "megapixel" && (r.megapixels === undefined) === (r.megapixels_by === undefined)) fail("unit megapixel needs one of megapixels, megapixels_by");
   const mp = (v: unknown) => (typeof v === "number" || typeof v === "string" ? decimalToInteger(v, 6, "megapixels") : fail("megapixels must be a decimal"));
   let mpBy: Map<string, number> | undefined;
   if (r.megapixels_by !== undefined) {
@@ -157,10 +137,7 @@ export function compilePricing(rule: unknown): CompiledPricing {
 
 function flattenTable(node: unknown, depth: number, path: string[], out: Map<string, number>,
   micros: (v: unknown, what: string) => number, fail: (m: string) => never): void {
-  if (depth === 0) {
-    out.set(path.join("|"), micros(node, `usd_by[${path.join("][")}]`));
-    return;
-  }
+  if (depth === 0) return void out.set(path.join("|"), micros(node, `usd_by[${path.join("][")}]`));
   if (typeof node !== "object" || node === null || Object.keys(node).length === 0) {
     fail(`usd_by${path.length ? `[${path.join("][")}]` : ""} must be a non-empty table ${depth} level(s) deep`);
   }
@@ -195,54 +172,38 @@ export function actualCost(rule: PricingRule | CompiledPricing, input: Record<st
 /** The facts a result would have if it matched the request exactly (what estimate == actual is tested with). */
 export function requestedFacts(rule: PricingRule | CompiledPricing, input: Record<string, unknown>): CostFacts {
   const c = compiled(rule);
-  switch (c.rule.unit) {
-    case "image":
-    case "megapixel":
-      return { images: requestedImages(c, input) };
-    case "second":
-    case "clip":
-      return c.rule.seconds_field || c.rule.seconds || c.rule.estimate_seconds ? { seconds: requestedSeconds(c, input) } : {};
-    case "1k_chars":
-      return { characters: [...String(input[c.rule.text_field!] ?? "")].length };
-    default:
-      return {};
-  }
+  const u = c.rule.unit;
+  if (u === "image" || u === "megapixel") return { images: requestedImages(c, input) };
+  if (u === "1k_chars") return { characters: characters(c, input) };
+  return timed(c) ? { seconds: requestedSeconds(c, input) } : {};
 }
 
 function rawCost(c: CompiledPricing, input: Record<string, unknown>, facts: CostFacts): number {
   const r = c.rule;
-  const seconds = r.unit === "second" || r.unit === "clip" ? billableSeconds(c, input, facts) : undefined;
+  const seconds = timed(c) ? billableSeconds(c, input, facts) : undefined;
   const price = unitPrice(c, input, seconds);
-  let cost: number;
-  switch (r.unit) {
-    case "image": {
-      const n = facts.images ?? requestedImages(c, input);
-      cost = price * Math.ceil(n / (r.images_per_unit ?? 1));
-      break;
-    }
-    case "megapixel": {
-      const n = facts.images ?? requestedImages(c, input);
-      cost = ceilDiv(price * megapixels(c, input) * n, 1_000_000);
-      break;
-    }
-    case "second":
-      cost = ceilDiv(price * Math.round(seconds! * 1000), 1000);
-      break;
-    case "clip": {
-      const extraMs = r.base_seconds !== undefined ? Math.max(0, Math.round((seconds! - r.base_seconds) * 1000)) : 0;
-      cost = price + (extraMs > 0 ? ceilDiv(c.extraPerSecond! * extraMs, 1000) : 0);
-      break;
-    }
-    case "1k_chars": {
-      const chars = facts.characters ?? [...String(input[r.text_field!] ?? "")].length;
-      cost = ceilDiv(price * chars, 1000);
-      break;
-    }
-    default:
-      cost = price;
+  const images = () => facts.images ?? requestedImages(c, input);
+  let cost = price; // clip and request
+  if (r.unit === "image") cost = price * Math.ceil(images() / (r.images_per_unit ?? 1));
+  else if (r.unit === "megapixel") cost = ceilDiv(price * megapixels(c, input) * images(), 1_000_000);
+  else if (r.unit === "second") cost = ceilDiv(price * Math.round(seconds! * 1000), 1000);
+  else if (r.unit === "1k_chars") cost = ceilDiv(price * (facts.characters ?? characters(c, input)), 1000);
+  else if (r.unit === "clip" && r.base_seconds !== undefined) {
+    const extraMs = Math.max(0, Math.round((seconds! - r.base_seconds) * 1000));
+    cost = price + ceilDiv(c.extraPerSecond! * extraMs, 1000);
   }
   if (!Number.isSafeInteger(cost)) throw new RangeError(`cost overflow: ${cost}`);
   return cost;
+}
+
+/** Does the price depend on a length in seconds? (A clip without seconds is one fixed-price clip.) */
+function timed(c: CompiledPricing): boolean {
+  const r = c.rule;
+  return r.unit === "second" || (r.unit === "clip" && (r.seconds_field !== undefined || r.seconds !== undefined));
+}
+
+function characters(c: CompiledPricing, input: Record<string, unknown>): number {
+  return [...String(input[c.rule.text_field!] ?? "")].length;
 }
 
 function unitPrice(c: CompiledPricing, input: Record<string, unknown>, seconds: number | undefined): number {
@@ -302,25 +263,15 @@ function ceilDiv(a: number, b: number): number {
   return q;
 }
 
-export interface PriceRow {
-  label: string;
-  usd: string;
-  unit: string;
-}
+export interface PriceRow { label: string; usd: string; unit: string }
 
 /** Rows for a pricing page or a model card; usd strings are exact decimals (at least two places). */
 export function describePricing(rule: PricingRule | CompiledPricing): PriceRow[] {
   const c = compiled(rule);
   const r = c.rule;
   const unit = unitLabel(r);
-  const rows: PriceRow[] = [];
-  if (c.flat !== undefined) rows.push({ label: "any", usd: formatUsd(c.flat), unit });
-  else {
-    for (const [key, m] of c.table!) {
-      const label = key.split("|").map((v, i) => `${r.by![i]}=${v}`).join(", ");
-      rows.push({ label, usd: formatUsd(m), unit });
-    }
-  }
+  const rows: PriceRow[] = c.flat !== undefined ? [{ label: "any", usd: formatUsd(c.flat), unit }]
+    : [...c.table!].map(([key, m]) => ({ label: key.split("|").map((v, i) => `${r.by![i]}=${v}`).join(", "), usd: formatUsd(m), unit }));
   if (c.extraPerSecond !== undefined) {
     rows.push({ label: `each second beyond ${r.base_seconds}`, usd: formatUsd(c.extraPerSecond), unit: "per second" });
   }
@@ -328,29 +279,15 @@ export function describePricing(rule: PricingRule | CompiledPricing): PriceRow[]
 }
 
 function unitLabel(r: PricingRule): string {
-  switch (r.unit) {
-    case "image":
-      return (r.images_per_unit ?? 1) > 1 ? `per ${r.images_per_unit} images` : "per image";
-    case "megapixel":
-      return "per megapixel";
-    case "second":
-      return "per second";
-    case "clip":
-      if (r.base_seconds !== undefined) return `per clip of ${r.base_seconds} s`;
-      return r.seconds !== undefined ? `per ${r.seconds} s clip` : "per clip";
-    case "1k_chars":
-      return `per 1,000 characters of ${r.text_field}`;
-    default:
-      return "per request";
-  }
+  if (r.unit === "image") return (r.images_per_unit ?? 1) > 1 ? `per ${r.images_per_unit} images` : "per image";
+  if (r.unit === "clip" && r.base_seconds !== undefined) return `per clip of ${r.base_seconds} s`;
+  if (r.unit === "clip") return r.seconds !== undefined ? `per ${r.seconds} s clip` : "per clip";
+  if (r.unit === "1k_chars") return `per 1,000 characters of ${r.text_field}`;
+  return `per ${r.unit}`;
 }
 
-/** µcr → exact USD text: 32_500_000 → "0.0325", 100_000_000 → "0.10". Integer arithmetic only. */
+/** Non-negative µcr → exact USD text: 32_500_000 → "0.0325", 100_000_000 → "0.10". Integer arithmetic only. */
 export function formatUsd(micros: number): string {
-  const sign = micros < 0 ? "-" : "";
-  const abs = Math.abs(micros);
-  const whole = Math.floor(abs / 1_000_000_000);
-  let frac = String(abs % 1_000_000_000).padStart(9, "0").replace(/0+$/, "");
-  if (frac.length < 2) frac = frac.padEnd(2, "0");
-  return `${sign}${whole}.${frac}`;
+  const frac = String(micros % 1_000_000_000).padStart(9, "0").replace(/0+$/, "").padEnd(2, "0");
+  return `${Math.floor(micros / 1_000_000_000)}.${frac}`;
 }
