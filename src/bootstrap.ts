@@ -6,6 +6,7 @@ import { openDatabase } from "./db/client";
 import { Ledger } from "./ledger/service";
 import { MemoryRateLimiter, RedisRateLimiter } from "./limits/rate-limit";
 import { connectRedis } from "./limits/redis";
+import { MemoryTaskTokens, RedisTaskTokens } from "./limits/task-tokens";
 import { createLogger, type Logger } from "./log";
 
 /** Opens the database (applying migrations), Redis when configured, and builds the services. */
@@ -16,7 +17,8 @@ export async function createContext(config: Config, log: Logger = createLogger(c
   const accounts = new Accounts(db, ledger);
   const redis = config.redisUrl ? await connectRedis(config.redisUrl) : undefined;
   const limiter = redis ? new RedisRateLimiter(redis) : new MemoryRateLimiter();
-  return { config, db, ledger, accounts, limiter, catalog, log, redis };
+  const taskTokens = redis ? new RedisTaskTokens(redis) : new MemoryTaskTokens();
+  return { config, db, ledger, accounts, limiter, taskTokens, catalog, log, redis };
 }
 
 export async function closeContext(ctx: AppContext) {

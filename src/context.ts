@@ -5,6 +5,7 @@ import type { Config } from "./config";
 import type { Db } from "./db/client";
 import type { Ledger } from "./ledger/service";
 import type { RateLimiter } from "./limits/rate-limit";
+import type { TaskTokens } from "./limits/task-tokens";
 import type { Logger } from "./log";
 
 /** The services every feature module is built from; assembled once in main.ts (or a test) and passed down. */
@@ -14,6 +15,8 @@ export interface AppContext {
   ledger: Ledger;
   accounts: Accounts;
   limiter: RateLimiter;
+  /** Concurrency tokens of running media tasks (per key). */
+  taskTokens: TaskTokens;
   catalog: Catalog;
   log: Logger;
   redis?: RedisClient;

@@ -2,6 +2,7 @@ import { buildApp } from "./app";
 import { closeContext, createContext } from "./bootstrap";
 import { ConfigError, loadConfig } from "./config";
 import { createLogger } from "./log";
+import { startMedia } from "./media/workers";
 
 // Entry: read config → open db (+ migrate) → build app → listen → start background work; stop gracefully.
 
@@ -26,9 +27,14 @@ log.info("switchyard listening", {
   admin_api: config.adminToken ? "enabled" : "disabled (set ADMIN_TOKEN)",
 });
 
-// Holds left behind by a crash are released once they expire.
+// Media tasks: polling, completion and callbacks run in Bun Workers (state in the database).
+const media = await startMedia(ctx);
+
+// LLM holds left behind by a crash are released once they expire. Task holds are not swept here: the media engine
+// fails a task past its deadline and releases its hold in the same transaction, so a running task's hold is never
+// voided under it.
 const sweeper = setInterval(() => {
-  ctx.ledger.sweepExpired().then(
+  ctx.ledger.sweepExpired(Date.now(), "llm").then(
     (n) => n && log.info("released expired holds", { count: n }),
     (e) => log.error("hold sweep failed", { error: String(e) }),
   );
@@ -41,6 +47,7 @@ async function shutdown(signal: string) {
   log.info("shutting down", { signal });
   clearInterval(sweeper);
   await app.stop(); // stops accepting; lets in-flight requests finish
+  await media.stop(); // lets a task step in progress finish; anything unfinished resumes at the next start
   await closeContext(ctx);
   process.exit(0);
 }

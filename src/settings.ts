@@ -31,5 +31,31 @@ export const settings: Setting[] = [
   { name: "DEFAULT_MAX_CONCURRENT_TASKS", kind: "int", default: "2", doc: "Running media tasks allowed per key without its own limit." },
   { name: "HOLD_TTL_SECONDS", kind: "int", default: "900", doc: "How long an LLM hold may stay pending before the sweeper releases it (a crash left it behind)." },
   { name: "SWEEP_INTERVAL_SECONDS", kind: "int", default: "30", doc: "How often expired holds are swept." },
+  // Media tasks (src/media). Upstream keys are secrets: never logged, never shown.
+  { name: "KIE_API_KEY", kind: "secret", doc: "kie.ai key for the Market and Suno APIs (most media models)." },
+  { name: "KIE_BASE_URL", kind: "url", default: "https://api.kie.ai", doc: "kie.ai API base." },
+  { name: "FAL_KEY", kind: "secret", doc: "fal.ai key for its queue API." },
+  { name: "FAL_BASE_URL", kind: "url", default: "https://queue.fal.run", doc: "fal.ai queue base." },
+  { name: "REPLICATE_API_TOKEN", kind: "secret", doc: "Replicate API token." },
+  { name: "REPLICATE_BASE_URL", kind: "url", default: "https://api.replicate.com/v1", doc: "Replicate API base." },
+  { name: "MEDIA_WORKERS", kind: "int", default: "1", doc: "Bun Workers that poll upstreams, store results and send callbacks. `0` runs that work on the main thread (also used for `:memory:` databases)." },
+  { name: "MEDIA_LEASE_SECONDS", kind: "int", default: "120", doc: "How long a worker owns a task while working on it; a crashed process's tasks are picked up after this.", check: (v) => (+v >= 1 ? undefined : "must be at least 1") },
+  { name: "MEDIA_POLL_SCALE", kind: "string", default: "1", doc: "Multiplier on every provider's poll backoff (1 = kie's advice, 2 s growing to 30 s). Tests use `0.01`.", check: positiveDecimal },
+  { name: "MEDIA_MAX_DEADLINE_SECONDS", kind: "int", doc: "Optional cap on every model's deadline (a task still unfinished then fails and is refunded)." },
+  { name: "MEDIA_HOUSEKEEPING_SECONDS", kind: "int", default: "30", doc: "How often concurrency tokens of running tasks are refreshed and expired result files deleted.", check: (v) => (+v >= 1 ? undefined : "must be at least 1") },
+  { name: "CALLBACK_ALLOW_PRIVATE", kind: "bool", default: "false", doc: "Allow callback URLs that resolve to loopback, private, link-local or metadata addresses (tests, trusted networks)." },
+  { name: "CALLBACK_MAX_ATTEMPTS", kind: "int", default: "6", doc: "Delivery attempts per callback before giving up.", check: (v) => (+v >= 1 ? undefined : "must be at least 1") },
+  { name: "CALLBACK_RETRY_BASE_MS", kind: "int", default: "15000", doc: "Wait before the first retry; doubles each time (6 attempts span about 8 minutes)." },
+  { name: "STORAGE_DIR", kind: "string", default: "./data/files", doc: "Folder for task result files when S3 is not configured." },
+  { name: "S3_BUCKET", kind: "string", doc: "Bucket for result files (S3-compatible, through Bun.s3). When set, files go there instead of `STORAGE_DIR`." },
+  { name: "S3_ENDPOINT", kind: "url", doc: "S3-compatible endpoint (R2, MinIO, ...); unset = AWS." },
+  { name: "S3_REGION", kind: "string", doc: "S3 region." },
+  { name: "S3_ACCESS_KEY_ID", kind: "secret", doc: "S3 access key id." },
+  { name: "S3_SECRET_ACCESS_KEY", kind: "secret", doc: "S3 secret access key." },
+  { name: "RESULT_RETENTION_DAYS", kind: "string", default: "14", doc: "Days result files are kept and served (decimals allowed); then they are deleted and the task record says so.", check: positiveDecimal },
   { name: "LOG_LEVEL", kind: "string", default: "info", doc: "`debug`, `info`, `warn` or `error`.", check: (v) => (["debug", "info", "warn", "error"].includes(v) ? undefined : "must be debug, info, warn or error") },
 ];
+
+function positiveDecimal(v: string): string | undefined {
+  return /^\d+(\.\d+)?$/.test(v) && Number(v) > 0 ? undefined : "must be a positive number";
+}

@@ -1,0 +1,48 @@
+// fal.ai queue: POST {base}/{model_id} → {request_id, status_url, response_url}. We keep and follow the returned
+// URLs (status and result paths use only the first two segments of long model ids). Status: IN_QUEUE / IN_PROGRESS
+// (202), COMPLETED (200; with `error` when it failed). The result GET returns the output or the failure's detail.
+import { toUpstreamInput } from "../model.ts";
+import { callJson, noKey, refusedFrom, type Adapter, type PollResult, type Upstreams, type UpstreamOutput } from "./types.ts";
+
+const BACKOFF = [1, 2, 3, 5, 8, 15];
+
+export function falAdapter(up: Upstreams): Adapter {
+  const { base, key } = up.fal;
+  const headers = { authorization: `Key ${key}` };
+  return {
+    backoff: BACKOFF,
+    async submit(route, input) {
+      if (!key) return noKey("FAL_KEY");
+      const r = await callJson(`${base}/${route.upstream_model}`, { headers, body: toUpstreamInput(route, input) });
+      if (r.status !== 200 || !r.json?.request_id) return refusedFrom(r.status, r.json, r.text);
+      const { status_url, response_url } = r.json;
+      return { kind: "accepted", ref: JSON.stringify({ status_url, response_url }) };
+    },
+    async poll(ref): Promise<PollResult> {
+      const { status_url, response_url } = JSON.parse(ref) as { status_url: string; response_url: string };
+      const s = await callJson(status_url, { headers });
+      if (s.status === 202) return { kind: "pending" };
+      if (s.status !== 200) throw new Error(`fal status answered ${s.status}`);
+      if (s.json?.status !== "COMPLETED") return { kind: "pending" };
+      if (s.json.error) return { kind: "failed", code: String(s.json.error_type ?? "fal_error"), message: String(s.json.error) };
+      const r = await callJson(response_url, { headers });
+      if (r.status !== 200) {
+        const d = r.json?.detail?.[0];
+        return { kind: "failed", code: String(d?.type ?? r.status), message: String(d?.msg ?? r.text.slice(0, 200)) };
+      }
+      const outputs = outputsOf(r.json);
+      if (outputs.length === 0) return { kind: "failed", code: "no_output", message: "The upstream returned no result files" };
+      return { kind: "done", outputs, facts: {} };
+    },
+  };
+}
+
+/** fal outputs: {images:[{url}]}, {video:{url}}, {audio:{url}} or {audio_file:{url}}. */
+function outputsOf(json: any): UpstreamOutput[] {
+  if (Array.isArray(json?.images)) return json.images.filter((i: any) => i?.url).map((i: any) => ({ url: i.url, contentType: i.content_type }));
+  for (const k of ["video", "audio", "audio_file", "image"]) {
+    const f = json?.[k];
+    if (f?.url) return [{ url: f.url, contentType: f.content_type }];
+  }
+  return [];
+}

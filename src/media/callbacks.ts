@@ -1,0 +1,85 @@
+// Callback delivery from the outbox table callback_deliveries: one row per attempt. A due `pending` row is claimed
+// (compare-and-set on next_attempt_at, so two workers never send the same attempt), the task record is POSTed, and
+// the row ends `delivered` or `failed` with its status, error and duration. A failed attempt queues the next one
+// with a doubling wait until CALLBACK_MAX_ATTEMPTS; any pending row that is due is sent, so an operator's
+// "redeliver" is simply a new pending row.
+//
+// Signature (when the account has a webhook signing key): X-Webhook-Timestamp = Unix seconds, X-Webhook-Signature =
+// base64(HMAC-SHA256(key, `${taskId}.${timestamp}`)).
+import { sql } from "drizzle-orm";
+import { createHmac } from "node:crypto";
+import type { Db } from "../db/client.ts";
+import { newId } from "../db/ids.ts";
+import type { Logger } from "../log.ts";
+import type { MediaSettings } from "./settings.ts";
+import { checkCallbackUrl } from "./ssrf.ts";
+import { taskRecord, type TaskRow } from "./views.ts";
+
+export interface CallbackDeps { db: Db; settings: MediaSettings; log: Logger; webhookSecret(accountId: string): Promise<string | null> }
+
+interface DeliveryRow { id: string; task_id: string; account_id: string; url: string; attempt: number; next_attempt_at: number }
+
+export function signCallback(secret: string, taskId: string, timestamp: number): string {
+  return createHmac("sha256", secret).update(`${taskId}.${timestamp}`).digest("base64");
+}
+
+/** Send every due delivery (a few at a time). Returns how many were attempted. */
+export async function deliverDue(deps: CallbackDeps, limit = 20): Promise<number> {
+  const now = Date.now();
+  const due = await deps.db.all<DeliveryRow>(sql`select id, task_id, account_id, url, attempt, next_attempt_at from callback_deliveries
+    where state = ${"pending"} and next_attempt_at <= ${now} order by next_attempt_at limit ${limit}`);
+  const mine: DeliveryRow[] = [];
+  for (const d of due) {
+    // Claim: push next_attempt_at past the send timeout; whoever changes the row owns this attempt.
+    const claimed = await deps.db.run(sql`update callback_deliveries set next_attempt_at = ${now + deps.settings.callbacks.timeoutMs + 30_000}
+      where id = ${d.id} and state = ${"pending"} and next_attempt_at = ${d.next_attempt_at}`);
+    if (claimed === 1) mine.push(d);
+  }
+  await Promise.all(mine.map((d) => deliver(deps, d)));
+  return mine.length;
+}
+
+async function deliver(deps: CallbackDeps, d: DeliveryRow): Promise<void> {
+  const { settings, db } = deps;
+  const started = Date.now();
+  let status: number | null = null;
+  let error: string | null = null;
+  let retry = true;
+  const task = await db.get<TaskRow>(sql`select * from tasks where id = ${d.task_id}`);
+  const check = await checkCallbackUrl(d.url, settings.callbacks.allowPrivate);
+  if (!task) {
+    [error, retry] = ["task no longer exists", false];
+  } else if (!check.ok) {
+    [error, retry] = [`refused: callback URL ${check.reason}`, false]; // the address turned private after creation
+  } else {
+    const body = JSON.stringify(taskRecord(task, settings.publicBaseUrl));
+    const headers: Record<string, string> = { "content-type": "application/json", "user-agent": "Switchyard-Webhook/1" };
+    const secret = await deps.webhookSecret(task.account_id);
+    if (secret) {
+      const ts = Math.floor(Date.now() / 1000);
+      headers["x-webhook-timestamp"] = String(ts);
+      headers["x-webhook-signature"] = signCallback(secret, task.id, ts);
+    }
+    try {
+      const res = await fetch(d.url, { method: "POST", headers, body, redirect: "manual", signal: AbortSignal.timeout(settings.callbacks.timeoutMs) });
+      status = res.status;
+      await res.body?.cancel().catch(() => {});
+      if (res.status < 200 || res.status >= 300) error = `receiver answered ${res.status}`;
+    } catch (e) {
+      error = (e as Error).name === "TimeoutError" ? `no answer within ${settings.callbacks.timeoutMs / 1000} s` : String((e as Error).message ?? e);
+    }
+  }
+  const now = Date.now();
+  const ok = error === null;
+  const again = !ok && retry && d.attempt < settings.callbacks.maxAttempts;
+  const wait = settings.callbacks.retryBaseMs * 2 ** (d.attempt - 1);
+  await db.tx(function* (q) {
+    yield* q.run(sql`update callback_deliveries set state = ${ok ? "delivered" : "failed"}, status_code = ${status}, error = ${error},
+      duration_ms = ${now - started}, next_attempt_at = ${null} where id = ${d.id}`);
+    if (again) {
+      yield* q.run(sql`insert into callback_deliveries (id, task_id, account_id, url, attempt, state, created_at, next_attempt_at)
+        values (${newId("cbd")}, ${d.task_id}, ${d.account_id}, ${d.url}, ${d.attempt + 1}, ${"pending"}, ${now}, ${now + wait})`);
+    }
+  });
+  if (!ok) deps.log.warn("callback delivery failed", { task_id: d.task_id, attempt: d.attempt, status, error, retry_in_ms: again ? wait : null });
+}

@@ -1,0 +1,176 @@
+// The task engine: claims due tasks with a lease, moves each one step (submit, or poll), and ends it through
+// finish.ts. It runs inside a Bun Worker (worker.ts) or, for `:memory:` databases and MEDIA_WORKERS=0, on the main
+// thread; every bit of state is in the database, so any process can pick up any unfinished task.
+//
+// Claiming: Postgres takes due rows with one `UPDATE ... WHERE id IN (SELECT ... FOR UPDATE SKIP LOCKED)`, so
+// concurrent processes split the work instead of queueing on each other; SQLite (one file, many threads) selects
+// candidates and claims each with a compare-and-set on lease_until. Either way a task has one owner at a time, and
+// every later write is guarded by `lease_owner = me`.
+import { sql } from "drizzle-orm";
+import type { Catalog } from "../catalog/service.ts";
+import type { Db } from "../db/client.ts";
+import type { TaskTokens } from "../limits/task-tokens.ts";
+import { createAdapters, type Adapter } from "./adapters/index.ts";
+import type { Done, Failed } from "./adapters/types.ts";
+import { deliverDue, type CallbackDeps } from "./callbacks.ts";
+import { completeTask, failTask, type FinishDeps } from "./finish.ts";
+import type { MediaProvider } from "./model.ts";
+import { tokenTtlMs } from "./service.ts";
+import { sweepExpiredResults } from "./retention.ts";
+import type { TaskRow } from "./views.ts";
+
+export interface EngineDeps extends FinishDeps, CallbackDeps {
+  catalog: Catalog;
+  tokens: TaskTokens;
+}
+
+const BATCH = 16;
+const IDLE_MS = 200;
+
+export class Engine {
+  private adapters: Record<MediaProvider, Adapter>;
+  private running = false;
+  private loop?: Promise<void>;
+  private lastHousekeeping = 0;
+  private wake?: () => void;
+
+  constructor(private deps: EngineDeps) {
+    this.adapters = createAdapters(deps.settings.upstreams);
+  }
+
+  /** One round: claim and step due tasks, send due callbacks, housekeeping when it is time. Returns work done. */
+  async tick(): Promise<number> {
+    const tasks = await this.claim();
+    await Promise.all(tasks.map((t) => this.step(t).catch((e) => this.stepFailed(t, e))));
+    const sent = await deliverDue(this.deps);
+    if (Date.now() - this.lastHousekeeping >= this.deps.settings.housekeepingMs) await this.housekeeping();
+    return tasks.length + sent;
+  }
+
+  start(): void {
+    if (this.running) return;
+    this.running = true;
+    this.loop = (async () => {
+      while (this.running) {
+        let worked = 0;
+        try {
+          worked = await this.tick();
+        } catch (e) {
+          this.deps.log.error("media engine round failed", { error: String(e) });
+        }
+        if (!worked && this.running) await new Promise<void>((r) => ((this.wake = r), setTimeout(r, IDLE_MS)));
+      }
+    })();
+  }
+
+  async stop(): Promise<void> {
+    this.running = false;
+    this.wake?.();
+    await this.loop;
+  }
+
+  /** Refresh the tokens of running tasks (a restarted process rebuilds them too) and delete expired results. */
+  async housekeeping(): Promise<void> {
+    this.lastHousekeeping = Date.now();
+    const live = await this.deps.db.all<{ id: string; key_id: string }>(sql`select id, key_id from tasks where state in (${"waiting"}, ${"generating"})`);
+    const ttl = tokenTtlMs(this.deps.settings);
+    for (const t of live) await this.deps.tokens.refresh(t.key_id, t.id, ttl);
+    await sweepExpiredResults(this.deps);
+  }
+
+  private async claim(): Promise<TaskRow[]> {
+    const { db, owner, settings } = this.deps;
+    const now = Date.now();
+    const until = now + settings.leaseMs;
+    if (db.dialect === "pg") {
+      return db.all<TaskRow>(sql`update tasks set lease_owner = ${owner}, lease_until = ${until}
+        where id in (select id from tasks where state in (${"waiting"}, ${"generating"}) and next_poll_at <= ${now}
+          and (lease_until is null or lease_until < ${now}) order by next_poll_at limit ${BATCH} for update skip locked)
+        returning *`);
+    }
+    const due = await db.all<{ id: string; lease_until: number | null }>(sql`select id, lease_until from tasks
+      where state in (${"waiting"}, ${"generating"}) and next_poll_at <= ${now} and (lease_until is null or lease_until < ${now})
+      order by next_poll_at limit ${BATCH}`);
+    const out: TaskRow[] = [];
+    for (const d of due) {
+      const row = await db.get<TaskRow>(sql`update tasks set lease_owner = ${owner}, lease_until = ${until}
+        where id = ${d.id} and state in (${"waiting"}, ${"generating"}) and (lease_until is null or lease_until < ${now}) returning *`);
+      if (row) out.push(row);
+    }
+    return out;
+  }
+
+  private async step(task: TaskRow): Promise<void> {
+    const model = this.deps.catalog.media.get(task.model);
+    if (!model) return void (await failTask(this.deps, task, "model_unavailable", `Model ${task.model} is no longer in the catalog`));
+    if (Date.now() >= task.deadline_at) {
+      return void (await failTask(this.deps, task, "deadline_exceeded", `The upstream did not finish within ${Math.round((task.deadline_at - task.created_at) / 1000)} s`));
+    }
+    if (task.state === "waiting") return this.submit(task, model);
+    const adapter = this.adapters[task.provider as MediaProvider];
+    const r = await adapter.poll(task.upstream_ref!);
+    if (r.kind === "pending") return this.reschedule(task, adapter);
+    return this.end(task, model, r);
+  }
+
+  /** Try the routes in order from route_index; a refusal moves on to the next, all refused fails the task. */
+  private async submit(task: TaskRow, model: NonNullable<ReturnType<Catalog["media"]["get"]>>): Promise<void> {
+    const input = JSON.parse(task.input) as Record<string, unknown>;
+    const refusals: string[] = [];
+    for (let i = task.route_index; i < model.routes.length; i++) {
+      const route = model.routes[i]!;
+      const adapter = this.adapters[route.provider];
+      const notifyUrl = `${this.deps.settings.publicBaseUrl}/v1/media/upstream-events/${route.provider}`;
+      let r;
+      try {
+        r = await adapter.submit(route, input, { taskId: task.id, notifyUrl });
+      } catch (e) {
+        r = { kind: "refused" as const, code: "network", message: String((e as Error).message ?? e) };
+      }
+      if (r.kind === "refused") {
+        refusals.push(`${route.provider}: ${r.code} ${r.message}`);
+        this.deps.log.warn("upstream refused a task", { task_id: task.id, provider: route.provider, code: r.code, message: r.message });
+        continue;
+      }
+      const at = { ...task, route_index: i, provider: route.provider };
+      if (r.kind !== "accepted") {
+        await this.deps.db.run(sql`update tasks set route_index = ${i}, provider = ${route.provider} where id = ${task.id} and lease_owner = ${this.deps.owner}`);
+        return this.end(at, model, r);
+      }
+      const now = Date.now();
+      await this.deps.db.run(sql`update tasks set state = ${"generating"}, route_index = ${i}, provider = ${route.provider},
+          upstream_ref = ${r.ref}, attempts = ${0}, next_poll_at = ${now + this.delayMs(adapter, 0)}, updated_at = ${now},
+          lease_owner = ${null}, lease_until = ${null}
+        where id = ${task.id} and state = ${"waiting"} and lease_owner = ${this.deps.owner}`);
+      this.deps.log.info("task submitted", { task_id: task.id, provider: route.provider, route: i });
+      return;
+    }
+    await failTask(this.deps, task, "upstream_refused", `Every upstream refused the task: ${refusals.join("; ")}`.slice(0, 1000));
+  }
+
+  private async end(task: TaskRow, model: Parameters<typeof completeTask>[2], r: Done | Failed): Promise<void> {
+    const ended = r.kind === "done" ? await completeTask(this.deps, task, model, r) : await failTask(this.deps, task, r.code, r.message);
+    if (ended) await this.deps.tokens.release(task.key_id, task.id);
+  }
+
+  private async reschedule(task: TaskRow, adapter: Adapter): Promise<void> {
+    const now = Date.now();
+    const attempts = task.attempts + 1;
+    const next = Math.min(now + this.delayMs(adapter, attempts), task.deadline_at);
+    await this.deps.db.run(sql`update tasks set attempts = ${attempts}, next_poll_at = ${next}, updated_at = ${now},
+        lease_owner = ${null}, lease_until = ${null}
+      where id = ${task.id} and lease_owner = ${this.deps.owner}`);
+  }
+
+  /** A transient problem (network, a download, the database): try again later; the deadline still applies. */
+  private async stepFailed(task: TaskRow, e: unknown): Promise<void> {
+    this.deps.log.warn("task step failed; will retry", { task_id: task.id, error: String((e as Error)?.message ?? e) });
+    const adapter = this.adapters[(task.provider ?? "kie") as MediaProvider];
+    await this.reschedule(task, adapter).catch(() => {});
+  }
+
+  private delayMs(adapter: Adapter, attempt: number): number {
+    const s = adapter.backoff[Math.min(attempt, adapter.backoff.length - 1)]!;
+    return Math.max(10, Math.round(s * 1000 * this.deps.settings.pollScale));
+  }
+}

@@ -1,0 +1,111 @@
+// The two ways a task ends, each ONE transaction: the final state change (compare-and-set on state and on this
+// worker's lease), the ledger step (settle to the actual cost, or release in full), the result file rows and the
+// callback outbox row. A task therefore ends charged or refunded, never both, and never stays held: if the
+// compare-and-set loses (another worker took the task over), the whole transaction rolls back.
+import { sql } from "drizzle-orm";
+import type { Db } from "../db/client.ts";
+import { newId, randomToken } from "../db/ids.ts";
+import type { Ledger } from "../ledger/service.ts";
+import type { Logger } from "../log.ts";
+import type { Done } from "./adapters/types.ts";
+import type { CostFacts, MediaModel } from "./model.ts";
+import { mediaSeconds } from "./probe.ts";
+import type { MediaSettings } from "./settings.ts";
+import { contentTypeOf, extensionOf, type Storage } from "./storage.ts";
+import type { StoredResult, TaskRow } from "./views.ts";
+
+export interface FinishDeps { db: Db; ledger: Ledger; storage: Storage; settings: MediaSettings; log: Logger; owner: string }
+
+class LostLease extends Error {}
+
+const FALLBACK_TYPE = { images: "image/png", video: "video/mp4", audio: "audio/mpeg" } as const;
+const MAX_FILE_BYTES = 2 * 1024 ** 3; // a 4K clip is a few hundred MB; anything near this is a runaway download
+
+interface StoredFile { token: string; key: string; name: string; contentType: string; bytes: number; seconds?: number }
+
+/** Download (or take) every output and put it into storage. Throws on a failed download (retried at the next poll). */
+export async function storeOutputs(deps: FinishDeps, task: TaskRow, model: MediaModel, done: Done): Promise<StoredFile[]> {
+  const files: StoredFile[] = [];
+  for (const [i, out] of done.outputs.entries()) {
+    let bytes = out.bytes;
+    let header = out.contentType;
+    if (!bytes) {
+      const res = await fetch(out.url!, { headers: out.headers, signal: AbortSignal.timeout(300_000) });
+      if (!res.ok) throw new Error(`result download answered ${res.status}`);
+      if (Number(res.headers.get("content-length") ?? 0) > MAX_FILE_BYTES) throw new Error("result file too large");
+      bytes = new Uint8Array(await res.arrayBuffer());
+      header = res.headers.get("content-type") ?? header;
+    }
+    const contentType = contentTypeOf(bytes, header, FALLBACK_TYPE[model.output]);
+    const token = randomToken(24);
+    const name = `${model.output === "images" ? "image" : model.output}-${i + 1}.${extensionOf(contentType)}`;
+    const key = `${token}/${name}`;
+    await deps.storage.put(key, bytes, contentType);
+    files.push({ token, key, name, contentType, bytes: bytes.length, seconds: out.seconds ?? mediaSeconds(bytes, contentType) });
+  }
+  return files;
+}
+
+/** What was really produced, for pricing: image count, length (upstream-reported, else read from the file), cost. */
+export function factsOf(model: MediaModel, files: StoredFile[], done: Done): CostFacts {
+  const facts: CostFacts = {};
+  if (model.output === "images") facts.images = files.length;
+  const seconds = done.facts.seconds ?? files[0]?.seconds;
+  if (model.output !== "images" && seconds !== undefined) facts.seconds = seconds;
+  if (done.facts.upstreamCostUsd !== undefined) facts.upstreamCostUsd = done.facts.upstreamCostUsd;
+  return facts;
+}
+
+/** success + settle + result files + callback row, atomically. Returns false when the task was no longer ours. */
+export async function completeTask(deps: FinishDeps, task: TaskRow, model: MediaModel, done: Done): Promise<boolean> {
+  const files = await storeOutputs(deps, task, model, done);
+  const facts = factsOf(model, files, done);
+  const cost = model.actual(JSON.parse(task.input), facts);
+  const now = Date.now();
+  const expires = now + deps.settings.retentionMs;
+  const result: StoredResult = { paths: files.map((f) => `/files/${f.token}/${f.name}`) };
+  const { ledger, owner } = deps;
+  try {
+    await deps.db.tx(function* (q) {
+      const changed = yield* q.run(sql`update tasks set state = ${"success"}, cost = ${cost}, result_json = ${JSON.stringify(result)},
+          completed_at = ${now}, updated_at = ${now}, results_expire_at = ${expires}, lease_owner = ${null}, lease_until = ${null}
+        where id = ${task.id} and state = ${task.state} and lease_owner = ${owner}`);
+      if (changed !== 1) throw new LostLease();
+      for (const f of files) {
+        yield* q.run(sql`insert into result_files (id, task_id, account_id, storage_key, content_type, bytes, created_at, expires_at)
+          values (${f.token}, ${task.id}, ${task.account_id}, ${f.key}, ${f.contentType}, ${f.bytes}, ${now}, ${expires})`);
+      }
+      if (task.hold_id) yield* ledger.settleIn(q, task.hold_id, cost, `task ${task.id} ${task.model}`);
+      if (task.callback_url) yield* queueCallback(q, task, now);
+    });
+  } catch (e) {
+    if (!(e instanceof LostLease)) throw e;
+    for (const f of files) await deps.storage.delete(f.key).catch(() => {});
+    deps.log.warn("task taken over before completion; result discarded", { task_id: task.id });
+    return false;
+  }
+  deps.log.info("task succeeded", { task_id: task.id, model: task.model, provider: task.provider, cost_credits: cost / 1e6 });
+  return true;
+}
+
+/** fail + release (in full) + callback row, atomically. */
+export async function failTask(deps: FinishDeps, task: TaskRow, code: string, message: string): Promise<boolean> {
+  const now = Date.now();
+  const { ledger, owner } = deps;
+  const ok = await deps.db.tx(function* (q) {
+    const changed = yield* q.run(sql`update tasks set state = ${"fail"}, fail_code = ${code}, fail_msg = ${message.slice(0, 1000)},
+        cost = ${0}, completed_at = ${now}, updated_at = ${now}, lease_owner = ${null}, lease_until = ${null}
+      where id = ${task.id} and state = ${task.state} and lease_owner = ${owner}`);
+    if (changed !== 1) return false;
+    if (task.hold_id) yield* ledger.releaseIn(q, task.hold_id);
+    if (task.callback_url) yield* queueCallback(q, task, now);
+    return true;
+  });
+  if (ok) deps.log.info("task failed", { task_id: task.id, model: task.model, provider: task.provider, code, message });
+  return ok;
+}
+
+function* queueCallback(q: Parameters<Parameters<Db["tx"]>[0]>[0], task: TaskRow, now: number) {
+  yield* q.run(sql`insert into callback_deliveries (id, task_id, account_id, url, attempt, state, created_at, next_attempt_at)
+    values (${newId("cbd")}, ${task.id}, ${task.account_id}, ${task.callback_url}, ${1}, ${"pending"}, ${now}, ${now})`);
+}

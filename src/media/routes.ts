@@ -1,0 +1,95 @@
+// The media front doors (one Elysia instance): the native task API (kie Market shape, errors in the {code,msg,data}
+// envelope), the OpenAI-style aliases, the public estimate, result files, and the endpoint upstreams notify.
+// All of them end up in TaskService; none of them talks to an upstream.
+import { sql } from "drizzle-orm";
+import { Elysia, t } from "elysia";
+import type { AppContext } from "../context.ts";
+import { ApiError, notFound } from "../http/errors.ts";
+import { protect } from "../http/protect.ts";
+import { estimate } from "./estimate.ts";
+import { AliasBody, AliasCreated, AliasStatus, CreateTaskBody, Envelope, EstimateBody, EstimateResponse, TaskRecord } from "./schemas.ts";
+import { TaskService, type Caller, type CreateRequest } from "./service.ts";
+import { mediaSettingsOf } from "./settings.ts";
+import { createStorage } from "./storage.ts";
+import { aliasCreated, aliasStatus, taskRecord } from "./views.ts";
+
+const security: Array<Record<string, string[]>> = [{ bearer: [] }, { apiKey: [] }];
+const ALIAS_FIELDS = new Set(["model", "max_credits", "callback_url"]);
+
+export function mediaRoutes(ctx: AppContext) {
+  const settings = mediaSettingsOf(ctx.config);
+  const tasks = new TaskService(ctx, settings);
+  const storage = createStorage(settings.storage);
+  const base = () => ctx.config.publicBaseUrl; // read per request: tests and operators may set it after start
+  const caller = (auth: Caller): Caller => ({ keyId: auth.keyId, accountId: auth.accountId, maxConcurrentTasks: auth.maxConcurrentTasks });
+  const typeOf = (model: string) => ctx.catalog.media.get(model)?.type ?? "media";
+
+  const alias = (summary: string) => ({
+    body: AliasBody,
+    response: AliasCreated,
+    detail: { tags: ["Media tasks"], summary, security, description: "Creates an asynchronous task: `model`, `max_credits` and `callback_url` are the gateway's; every other field becomes the model's task input. Poll `GET /v1/tasks/{task_id}` or wait for the callback." },
+  });
+  const createAlias = async ({ body, auth }: { body: Record<string, unknown>; auth: Caller }) => {
+    const input = Object.fromEntries(Object.entries(body).filter(([k]) => !ALIAS_FIELDS.has(k)));
+    const req: CreateRequest = {
+      model: body.model, input, callbackUrl: body.callback_url, maxCredits: body.max_credits, param: body,
+      names: { callback: "callback_url", inputPrefix: "" },
+    };
+    const row = await tasks.create(caller(auth), req);
+    return aliasCreated(row, typeOf(row.model));
+  };
+
+  return new Elysia({ name: "media" })
+    // ---- public ----
+    .post("/v1/credits/estimate", ({ body }) => estimate(ctx, body), {
+      body: EstimateBody,
+      response: EstimateResponse,
+      detail: { tags: ["Credits"], summary: "Estimate a media task's credits without charging (no key needed)", description: "Validates like task creation; required fields that cannot change the price (a prompt) may be left out." },
+    })
+    .get("/files/:token/:name", async ({ params }) => {
+      const f = await ctx.db.get<{ storage_key: string; content_type: string; expires_at: number; deleted_at: number | null }>(
+        sql`select storage_key, content_type, expires_at, deleted_at from result_files where id = ${params.token}`);
+      if (!f || !f.storage_key.endsWith("/" + params.name)) throw notFound("File");
+      if (f.deleted_at || f.expires_at <= Date.now()) throw new ApiError(410, "file_expired", "This result file has expired and was deleted.");
+      const blob = await storage.get(f.storage_key);
+      if (!blob) throw notFound("File");
+      return new Response(blob, {
+        headers: { "content-type": f.content_type, "cache-control": "private, max-age=86400", "x-content-type-options": "nosniff" },
+      });
+    }, { detail: { tags: ["Media tasks"], summary: "A task's result file (public, under an unguessable token)" } })
+    .post("/v1/media/upstream-events/:provider", async ({ body }) => {
+      // An upstream's own completion notice (kie Suno insists on one). It is not trusted for results: it only brings
+      // the task's next poll forward, so a forged notice costs one early poll.
+      const ref = (body as any)?.data?.task_id ?? (body as any)?.data?.taskId;
+      if (typeof ref === "string") await ctx.db.run(sql`update tasks set next_poll_at = ${Date.now()} where upstream_ref = ${ref} and state = ${"generating"}`);
+      return { code: 200, msg: "success" };
+    }, { detail: { hide: true } })
+    // ---- with a key ----
+    .use(protect(ctx))
+    .post("/api/v1/jobs/createTask", async ({ body, auth }) => {
+      const row = await tasks.create(caller(auth), {
+        model: body.model, input: body.input, callbackUrl: body.callBackUrl, maxCredits: body.max_credits, param: body,
+        names: { callback: "callBackUrl", inputPrefix: "input." },
+      });
+      return { code: 200, msg: "success", data: { taskId: row.id } };
+    }, {
+      body: CreateTaskBody,
+      response: Envelope(t.Object({ taskId: t.String() })),
+      detail: { tags: ["Media tasks"], summary: "Create a media task (native API)", security },
+    })
+    .get("/api/v1/jobs/recordInfo", async ({ query, auth }) => {
+      const row = await tasks.get(auth.accountId, query.taskId);
+      return { code: 200, msg: "success", data: taskRecord(row, base()) };
+    }, {
+      query: t.Object({ taskId: t.String({ description: "The task id from createTask" }) }),
+      response: Envelope(TaskRecord),
+      detail: { tags: ["Media tasks"], summary: "A task's record (native API)", security },
+    })
+    .post("/v1/images/generations", createAlias, alias("Create an image task"))
+    .post("/v1/videos", createAlias, alias("Create a video task"))
+    .post("/v1/music/generations", createAlias, alias("Create a music or audio task"))
+    .get("/v1/tasks/:task_id", async ({ params, auth }) => {
+      const row = await tasks.get(auth.accountId, params.task_id);
+      return aliasStatus(row, typeOf(row.model), base());
+    }, { response: AliasStatus, detail: { tags: ["Media tasks"], summary: "A task's status with result URLs", security } });
+}

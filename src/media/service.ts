@@ -1,0 +1,136 @@
+// Creating and reading tasks (no HTTP here; routes.ts adapts both front doors to it).
+// Creation order matters for money: validate → estimate → budget guard → callback URL → concurrency token →
+// ONE transaction that records the task and holds its estimate. Every refusal before the transaction leaves
+// nothing behind (no task, no hold, no token).
+import { sql } from "drizzle-orm";
+import type { AppContext } from "../context.ts";
+import { newId } from "../db/ids.ts";
+import { ApiError, notFound } from "../http/errors.ts";
+import { creditsToMicros, microsToCredits } from "../ledger/units.ts";
+import type { MediaModel } from "./model.ts";
+import type { MediaSettings } from "./settings.ts";
+import { checkCallbackUrl } from "./ssrf.ts";
+import type { TaskRow } from "./views.ts";
+
+const HOUR_MS = 3_600_000;
+
+export interface CreateRequest {
+  model: unknown;
+  input: unknown;
+  callbackUrl?: unknown;
+  maxCredits?: unknown;
+  /** The original request as sent (kept as the record's `param`). */
+  param: unknown;
+  /** How this front door names its fields in errors (callBackUrl vs callback_url; input.x vs x). */
+  names: { callback: string; inputPrefix: string };
+}
+
+export interface Caller { keyId: string; accountId: string; maxConcurrentTasks: number | null }
+
+/** A model by id; a unique "vendor/" suffix match is accepted too ("seedance-2-fast" → "bytedance/seedance-2-fast"). */
+export function findModel(ctx: AppContext, id: unknown): MediaModel | undefined {
+  if (typeof id !== "string" || !id) return undefined;
+  const exact = ctx.catalog.media.get(id);
+  if (exact) return exact;
+  const hits = ctx.catalog.mediaList.filter((m) => m.id.endsWith("/" + id));
+  return hits.length === 1 ? hits[0] : undefined;
+}
+
+export function requireModel(ctx: AppContext, id: unknown): MediaModel {
+  if (typeof id !== "string" || !id) throw new ApiError(422, "invalid_request", "model is required.", { param: "model" });
+  const m = findModel(ctx, id);
+  if (!m) throw new ApiError(422, "model_not_found", `Unknown media model ${JSON.stringify(id)}; GET /v1/models lists them.`, { param: "model" });
+  return m;
+}
+
+/** Validated input and its estimate, or a 422 naming the field. */
+export function prepareInput(model: MediaModel, input: unknown, inputPrefix: string) {
+  const p = model.prepare(input ?? {});
+  if (!p.ok) {
+    const param = p.field === "input" ? "input" : inputPrefix + p.field;
+    throw new ApiError(422, "invalid_request", `${param}: ${p.message}`, { param });
+  }
+  return p;
+}
+
+/** max_credits as µcr (undefined when absent); a malformed value is a 422. */
+export function budgetOf(maxCredits: unknown): number | undefined {
+  if (maxCredits === undefined || maxCredits === null) return undefined;
+  if (typeof maxCredits !== "number" || !Number.isFinite(maxCredits) || maxCredits < 0) {
+    throw new ApiError(422, "invalid_request", "max_credits must be a non-negative number of credits.", { param: "max_credits" });
+  }
+  return creditsToMicros(maxCredits.toFixed(6));
+}
+
+export function overBudget(estimate: number, maxCredits: number): ApiError {
+  return new ApiError(402, "max_credits_exceeded",
+    `This task is estimated at ${microsToCredits(estimate)} credits, above max_credits ${microsToCredits(maxCredits)}; nothing was created or charged.`,
+    { param: "max_credits", type: "insufficient_quota" });
+}
+
+export class TaskService {
+  constructor(private ctx: AppContext, private settings: MediaSettings) {}
+
+  async create(caller: Caller, req: CreateRequest): Promise<TaskRow> {
+    const { ctx, settings } = this;
+    const model = requireModel(ctx, req.model);
+    const prepared = prepareInput(model, req.input, req.names.inputPrefix);
+    const budget = budgetOf(req.maxCredits);
+    if (budget !== undefined && prepared.estimate > budget) throw overBudget(prepared.estimate, budget);
+    let callbackUrl: string | null = null;
+    if (req.callbackUrl !== undefined && req.callbackUrl !== null && req.callbackUrl !== "") {
+      const check = typeof req.callbackUrl === "string" ? await checkCallbackUrl(req.callbackUrl, settings.callbacks.allowPrivate) : { ok: false as const, reason: "must be a string" };
+      if (!check.ok) throw new ApiError(422, "invalid_callback_url", `${req.names.callback} ${check.reason}.`, { param: req.names.callback });
+      callbackUrl = req.callbackUrl as string;
+    }
+
+    const id = newId("task");
+    const limit = caller.maxConcurrentTasks ?? settings.defaultMaxConcurrentTasks;
+    const token = await ctx.taskTokens.acquire(caller.keyId, id, limit, tokenTtlMs(settings));
+    if (!token.ok) {
+      throw new ApiError(429, "too_many_running_tasks", `This key already runs ${limit} media task(s); retry when one finishes.`, {
+        headers: { "retry-after": String(token.retryAfterSeconds) },
+      });
+    }
+    const now = Date.now();
+    const deadlineSeconds = Math.min(model.deadline_seconds, settings.maxDeadlineSeconds ?? Infinity);
+    const deadline = now + deadlineSeconds * 1000;
+    const row: TaskRow = {
+      id, account_id: caller.accountId, key_id: caller.keyId, model: model.id, state: "waiting",
+      param: JSON.stringify(req.param), input: JSON.stringify(prepared.value), callback_url: callbackUrl, hold_id: null,
+      estimate: prepared.estimate, cost: null, route_index: 0, provider: null, upstream_ref: null, result_json: null,
+      fail_code: null, fail_msg: null, attempts: 0, next_poll_at: now, deadline_at: deadline, lease_owner: null,
+      lease_until: null, created_at: now, updated_at: now, completed_at: null, results_expire_at: null, results_expired: 0,
+    };
+    const ledger = ctx.ledger;
+    try {
+      await ctx.db.tx(function* (q) {
+        // The hold outlives the deadline by an hour: the engine fails (and releases) a late task itself, so the
+        // hold sweeper never has to void a task hold under a running task.
+        const hold = yield* ledger.holdIn(q, caller.accountId, prepared.estimate, "task", id, deadline + HOUR_MS - now);
+        row.hold_id = hold.id;
+        yield* q.run(sql`insert into tasks (id, account_id, key_id, model, state, param, input, callback_url, hold_id, estimate,
+            route_index, attempts, next_poll_at, deadline_at, created_at, updated_at, results_expired)
+          values (${row.id}, ${row.account_id}, ${row.key_id}, ${row.model}, ${row.state}, ${row.param}, ${row.input}, ${row.callback_url},
+            ${row.hold_id}, ${row.estimate}, ${0}, ${0}, ${row.next_poll_at}, ${row.deadline_at}, ${now}, ${now}, ${0})`);
+      });
+    } catch (e) {
+      await ctx.taskTokens.release(caller.keyId, id);
+      throw e;
+    }
+    return row;
+  }
+
+  /** A task of this account; another account's id is "not found" (ids are not secrets, ownership is). */
+  async get(accountId: string, taskId: unknown): Promise<TaskRow> {
+    if (typeof taskId !== "string" || !taskId) throw new ApiError(422, "invalid_request", "taskId is required.", { param: "taskId" });
+    const row = await this.ctx.db.get<TaskRow>(sql`select * from tasks where id = ${taskId} and account_id = ${accountId}`);
+    if (!row) throw notFound(`Task ${taskId}`);
+    return row;
+  }
+}
+
+/** Tokens outlive three housekeeping rounds, so a live task's token is always refreshed before it lapses. */
+export function tokenTtlMs(s: MediaSettings): number {
+  return Math.max(3 * s.housekeepingMs, 30_000);
+}

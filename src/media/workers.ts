@@ -1,0 +1,60 @@
+// Starts the media engine for a gateway: MEDIA_WORKERS Bun Workers (each with its own database connection), or the
+// engine on the main thread when MEDIA_WORKERS=0 or the database is `:memory:` (a worker could not see it).
+import type { AppContext } from "../context.ts";
+import { Engine } from "./engine.ts";
+import { mediaSettingsOf, type MediaSettings } from "./settings.ts";
+import { createStorage } from "./storage.ts";
+import type { FromWorker, ToWorker } from "./worker.ts";
+
+export interface MediaRuntime {
+  mode: "workers" | "in-process";
+  /** The main-thread engine (in-process mode only): tests may drive it with tick(). */
+  engine?: Engine;
+  stop(): Promise<void>;
+}
+
+export async function startMedia(ctx: AppContext, overrides: Record<string, string> = {}, opts: { autostart?: boolean } = {}): Promise<MediaRuntime> {
+  const settings = mediaSettingsOf(ctx.config, overrides);
+  const owner = () => `${process.pid}-${crypto.randomUUID().slice(0, 8)}`;
+  if (settings.workers === 0 || settings.databaseUrl === ":memory:") {
+    const engine = new Engine({
+      db: ctx.db, ledger: ctx.ledger, log: ctx.log, owner: owner(), settings, catalog: ctx.catalog,
+      storage: createStorage(settings.storage), tokens: ctx.taskTokens,
+      webhookSecret: (id) => ctx.accounts.webhookSecret(id),
+    });
+    if (opts.autostart !== false) engine.start();
+    return { mode: "in-process", engine, stop: () => engine.stop() };
+  }
+  const workers = await Promise.all(Array.from({ length: settings.workers }, () => spawn(ctx, settings, owner())));
+  return {
+    mode: "workers",
+    async stop() {
+      await Promise.all(workers.map((w) => stopWorker(w)));
+    },
+  };
+}
+
+async function spawn(ctx: AppContext, settings: MediaSettings, owner: string): Promise<Worker> {
+  const worker = new Worker(new URL("./worker.ts", import.meta.url));
+  const started = new Promise<void>((resolve, reject) => {
+    worker.addEventListener("error", (e) => reject(new Error(`media worker failed to start: ${(e as ErrorEvent).message}`)), { once: true });
+    worker.addEventListener("message", (e: MessageEvent<FromWorker>) => e.data.type === "started" && resolve());
+  });
+  worker.addEventListener("message", (e: MessageEvent<FromWorker>) => {
+    const m = e.data;
+    if (m.type !== "tokens") return;
+    const op = m.op === "release" ? ctx.taskTokens.release(m.keyId, m.taskId) : ctx.taskTokens.refresh(m.keyId, m.taskId, m.ttlMs);
+    op.catch((err) => ctx.log.error("task token update failed", { error: String(err) }));
+  });
+  worker.addEventListener("error", (e) => ctx.log.error("media worker error", { error: (e as ErrorEvent).message }));
+  worker.postMessage({ type: "start", settings, owner } satisfies ToWorker);
+  await started;
+  return worker;
+}
+
+async function stopWorker(w: Worker): Promise<void> {
+  const stopped = new Promise<void>((resolve) => w.addEventListener("message", (e: MessageEvent<FromWorker>) => e.data.type === "stopped" && resolve()));
+  w.postMessage({ type: "stop" } satisfies ToWorker);
+  await Promise.race([stopped, Bun.sleep(5000)]);
+  w.terminate();
+}
