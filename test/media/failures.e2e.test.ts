@@ -1,0 +1,175 @@
+// Money on the unhappy paths: every failure refunds in full, refusals fail over to the next route, budget and
+// concurrency refusals leave nothing behind, validation happens before anything is held or sent.
+import { afterAll, beforeEach, describe, expect, test } from "bun:test";
+import { sql } from "drizzle-orm";
+import { client, ledgerOf, startMediaGateway, startReceiver, waitFor } from "./support";
+
+const gw = await startMediaGateway();
+const hook = startReceiver();
+afterAll(async () => {
+  await gw.stop();
+  hook.stop();
+});
+beforeEach(() => gw.up.control.reset());
+
+async function expectRefunded(taskId: string) {
+  const { hold, entries } = await ledgerOf(gw, taskId);
+  expect(hold.status).toBe("voided");
+  expect(entries).toEqual([]);
+}
+const taskCount = async () => (await gw.ctx.db.get<{ n: number }>(sql`select count(*) as n from tasks`))!.n;
+const holdCount = async () => (await gw.ctx.db.get<{ n: number }>(sql`select count(*) as n from holds`))!.n;
+
+describe("failures refund in full", () => {
+  test("upstream fails during generation → fail, hold released, callback says so", async () => {
+    const { key } = await gw.account(1000);
+    const c = client(gw, key);
+    gw.up.control.set({ fail: { message: "nsfw content", code: "content_policy_violation" } }, { provider: "fal" });
+    const { json } = await c.createTask("fal-ai/kling-image/o1", { prompt: "x" }, { callBackUrl: hook.url });
+    const rec = await c.waitRecord(json.data.taskId);
+    expect(rec).toMatchObject({ state: "fail", failCode: "content_policy_violation", failMsg: "nsfw content", creditsConsumed: 0, resultJson: "" });
+    await expectRefunded(json.data.taskId);
+    expect(await c.credits()).toMatchObject({ credits: 1000, held_credits: 0 });
+    const cb = await waitFor(() => hook.received.find((r) => r.body?.taskId === json.data.taskId), 5000, "callback");
+    expect(cb.body.state).toBe("fail");
+    const st = (await c.call("GET", `/v1/tasks/${json.data.taskId}`)).json;
+    expect(st).toMatchObject({ status: "failed", error: { code: "content_policy_violation", message: "nsfw content" }, credits_consumed: 0 });
+  });
+
+  test("every route refuses the submission → fail upstream_refused, refunded", async () => {
+    const { key } = await gw.account(2000);
+    const c = client(gw, key);
+    gw.up.control.set({ refuse: { status: 429, message: "quota" } }, { provider: "veo" });
+    gw.up.control.set({ refuse: { status: 503, message: "down" } }, { provider: "fal" });
+    const { json } = await c.createTask("veo-3.1-fast-generate-preview", { prompt: "x" });
+    const rec = await c.waitRecord(json.data.taskId);
+    expect(rec.state).toBe("fail");
+    expect(rec.failCode).toBe("upstream_refused");
+    expect(rec.failMsg).toContain("veo: 429");
+    expect(rec.failMsg).toContain("fal: 503");
+    await expectRefunded(json.data.taskId);
+    expect((await c.credits()).credits).toBe(2000);
+  });
+
+  test("the first route refuses → the second route serves the task", async () => {
+    const { key } = await gw.account(2000);
+    const c = client(gw, key);
+    gw.up.control.set({ refuse: { status: 429, message: "quota" } }, { provider: "veo" });
+    const before = gw.up.requests.length;
+    const { json } = await c.createTask("veo-3.1-fast-generate-preview", { prompt: "x", duration: 8 });
+    const rec = await c.waitRecord(json.data.taskId);
+    expect(rec).toMatchObject({ state: "success", creditsConsumed: 1200 });
+    const seen = gw.up.requests.slice(before).filter((r) => r.method === "POST").map((r) => r.provider);
+    expect(seen).toEqual(["veo", "fal"]);
+    const fal = gw.up.requests.slice(before).find((r) => r.provider === "fal" && r.method === "POST")!;
+    expect(fal.path).toBe("/fal-ai/veo3.1/fast");
+    expect((fal.body as any).duration).toBe("8s"); // the route's wire template
+    const row = await gw.ctx.db.get<any>(sql`select provider, route_index from tasks where id = ${json.data.taskId}`);
+    expect(row).toEqual({ provider: "fal", route_index: 1 });
+  });
+
+  test("an upstream that never finishes fails at the deadline and is refunded", async () => {
+    const short = await startMediaGateway({ MEDIA_MAX_DEADLINE_SECONDS: "1" });
+    try {
+      const { key } = await short.account(1000);
+      const c = client(short, key);
+      short.up.control.set({ never: true });
+      const { json } = await c.createTask("google/nano-banana", { prompt: "x" });
+      const rec = await c.waitRecord(json.data.taskId, 10_000);
+      expect(rec).toMatchObject({ state: "fail", failCode: "deadline_exceeded", creditsConsumed: 0 });
+      const { hold, entries } = await ledgerOf(short, json.data.taskId);
+      expect(hold.status).toBe("voided");
+      expect(entries).toEqual([]);
+      expect(await c.credits()).toMatchObject({ credits: 1000, held_credits: 0 });
+    } finally {
+      await short.stop();
+    }
+  });
+});
+
+describe("refused before anything exists", () => {
+  test("max_credits below the estimate: 402 max_credits_exceeded, no task, no hold, no upstream call", async () => {
+    const { key } = await gw.account(5000);
+    const c = client(gw, key);
+    const [tasks, holds, reqs] = [await taskCount(), await holdCount(), gw.up.requests.length];
+    const a = await c.call("POST", "/v1/videos", { model: "kling-3.0/video", prompt: "x", duration: 10, max_credits: 699 });
+    expect(a.status).toBe(402);
+    expect(a.json.error.code).toBe("max_credits_exceeded");
+    const n = await c.createTask("kling-3.0/video", { prompt: "x", duration: 10 }, { max_credits: 100 });
+    expect(n.status).toBe(402);
+    expect(n.json).toMatchObject({ code: 402, data: null });
+    expect([await taskCount(), await holdCount(), gw.up.requests.length]).toEqual([tasks, holds, reqs]);
+    // Exactly the estimate passes.
+    expect((await c.call("POST", "/v1/videos", { model: "kling-3.0/video", prompt: "x", duration: 10, max_credits: 700 })).status).toBe(200);
+  });
+
+  test("validation: 422 naming the field, nothing held or sent", async () => {
+    const { key } = await gw.account(100);
+    const c = client(gw, key);
+    const [holds, reqs] = [await holdCount(), gw.up.requests.length];
+    const bad = await c.createTask("kling-3.0/video", { prompt: "x", duration: 99 });
+    expect(bad.status).toBe(422);
+    expect(bad.json.code).toBe(422);
+    expect(bad.json.msg).toContain("input.duration");
+    const typo = await c.call("POST", "/v1/videos", { model: "kling-3.0/video", prompt: "x", resolutoin: "720p" });
+    expect(typo.status).toBe(422);
+    expect(typo.json.error.param).toBe("resolutoin");
+    const unknown = await c.createTask("no/such-model", { prompt: "x" });
+    expect(unknown.status).toBe(422);
+    expect(unknown.json.msg).toContain("no/such-model");
+    const missing = await c.call("POST", "/api/v1/jobs/createTask", { input: {} });
+    expect(missing.status).toBe(422);
+    expect([await holdCount(), gw.up.requests.length]).toEqual([holds, reqs]);
+  });
+
+  test("insufficient credits: 402 insufficient_credits, no task", async () => {
+    const { key } = await gw.account(10);
+    const c = client(gw, key);
+    const tasks = await taskCount();
+    const r = await c.createTask("kling-3.0/video", { prompt: "x" });
+    expect(r.status).toBe(402);
+    expect(r.json.error_code).toBe("insufficient_credits");
+    expect(await taskCount()).toBe(tasks);
+    // The token taken for it was given back: the key can still start its two tasks.
+    expect((await c.createTask("z-image", { prompt: "x" })).status).toBe(200);
+    expect((await c.createTask("z-image", { prompt: "x" })).status).toBe(200);
+  });
+
+  test("the 3rd concurrent task on a default key gets 429 with retry-after, nothing held; a finished task frees a slot", async () => {
+    const { key } = await gw.account(1000);
+    const c = client(gw, key);
+    gw.up.control.set({ never: true });
+    const t1 = (await c.createTask("google/nano-banana", { prompt: "1" })).json.data.taskId;
+    const t2 = (await c.call("POST", "/v1/images/generations", { model: "google/nano-banana", prompt: "2" })).json.task_id;
+    const holds = await holdCount();
+    const third = await c.createTask("google/nano-banana", { prompt: "3" });
+    expect(third.status).toBe(429);
+    expect(Number(third.headers.get("retry-after"))).toBeGreaterThan(0);
+    expect(third.json.code).toBe(429);
+    const alias = await c.call("POST", "/v1/images/generations", { model: "google/nano-banana", prompt: "3" });
+    expect(alias.status).toBe(429);
+    expect(await holdCount()).toBe(holds);
+    expect((await c.credits()).held_credits).toBe(40);
+    // A per-key override allows more.
+    const roomy = client(gw, (await gw.account(1000, { maxConcurrentTasks: 3 })).key);
+    for (let i = 0; i < 3; i++) expect((await roomy.createTask("google/nano-banana", { prompt: "x" })).status).toBe(200);
+    expect((await roomy.createTask("google/nano-banana", { prompt: "x" })).status).toBe(429);
+    // Let t1 finish: its token is released and a new task is accepted.
+    const fake = await waitFor(() => [...gw.up.control.tasks.values()].find((t) => (t.input as any).prompt === "1"), 5000, "submission");
+    gw.up.control.update(fake.id, { never: false, polls: 0 });
+    await c.waitRecord(t1);
+    await waitFor(async () => (await c.createTask("google/nano-banana", { prompt: "4" })).status === 200, 5000, "a free slot");
+    expect(t2).toBeString();
+  });
+
+  test("another account's task is not found on both front doors", async () => {
+    const a = client(gw, (await gw.account(100)).key);
+    const b = client(gw, (await gw.account(100)).key);
+    const id = (await a.createTask("z-image", { prompt: "x" })).json.data.taskId;
+    const r = await b.call("GET", `/api/v1/jobs/recordInfo?taskId=${id}`);
+    expect(r.status).toBe(404);
+    expect(r.json).toMatchObject({ code: 404, data: null });
+    expect((await b.call("GET", `/v1/tasks/${id}`)).status).toBe(404);
+    expect((await a.call("GET", `/v1/tasks/${id}`)).status).toBe(200);
+  });
+});
