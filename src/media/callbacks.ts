@@ -23,8 +23,8 @@ export function signCallback(secret: string, taskId: string, timestamp: number):
   return createHmac("sha256", secret).update(`${taskId}.${timestamp}`).digest("base64");
 }
 
-/** Send every due delivery (a few at a time). Returns how many were attempted. */
-export async function deliverDue(deps: CallbackDeps, limit = 20): Promise<number> {
+/** Claim due deliveries and start sending them; returns the sends in progress. */
+export async function deliverDue(deps: CallbackDeps, limit = 20): Promise<Promise<void>[]> {
   const now = Date.now();
   const due = await deps.db.all<DeliveryRow>(sql`select id, task_id, account_id, url, attempt, next_attempt_at from callback_deliveries
     where state = ${"pending"} and next_attempt_at <= ${now} order by next_attempt_at limit ${limit}`);
@@ -35,8 +35,7 @@ export async function deliverDue(deps: CallbackDeps, limit = 20): Promise<number
       where id = ${d.id} and state = ${"pending"} and next_attempt_at = ${d.next_attempt_at}`);
     if (claimed === 1) mine.push(d);
   }
-  await Promise.all(mine.map((d) => deliver(deps, d)));
-  return mine.length;
+  return mine.map((d) => deliver(deps, d).catch((e) => deps.log.error("callback send failed", { delivery: d.id, error: String(e) })));
 }
 
 async function deliver(deps: CallbackDeps, d: DeliveryRow): Promise<void> {

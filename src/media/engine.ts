@@ -24,7 +24,9 @@ export interface EngineDeps extends FinishDeps, CallbackDeps {
   tokens: TaskTokens;
 }
 
-const BATCH = 16;
+// Work in flight per engine: task steps and callback sends run concurrently and are not awaited by the round, so
+// one slow upstream or receiver (a 15 s callback timeout, a 2-minute OpenAI image) never stalls the others.
+const MAX_INFLIGHT = 32;
 const IDLE_MS = 200;
 
 export class Engine {
@@ -33,18 +35,32 @@ export class Engine {
   private loop?: Promise<void>;
   private lastHousekeeping = 0;
   private wake?: () => void;
+  private inflight = new Set<Promise<unknown>>();
 
   constructor(private deps: EngineDeps) {
     this.adapters = createAdapters(deps.settings.upstreams);
   }
 
-  /** One round: claim and step due tasks, send due callbacks, housekeeping when it is time. Returns work done. */
+  /** One round: claim due tasks and callbacks and start them; housekeeping when it is time. Returns work started. */
   async tick(): Promise<number> {
-    const tasks = await this.claim();
-    await Promise.all(tasks.map((t) => this.step(t).catch((e) => this.stepFailed(t, e))));
-    const sent = await deliverDue(this.deps);
+    let room = MAX_INFLIGHT - this.inflight.size;
+    const tasks = room > 0 ? await this.claim(room) : [];
+    for (const t of tasks) this.track(this.step(t).catch((e) => this.stepFailed(t, e)));
+    room = MAX_INFLIGHT - this.inflight.size;
+    const sends = room > 0 ? await deliverDue(this.deps, room) : [];
+    for (const s of sends) this.track(s);
     if (Date.now() - this.lastHousekeeping >= this.deps.settings.housekeepingMs) await this.housekeeping();
-    return tasks.length + sent;
+    return tasks.length + sends.length;
+  }
+
+  /** Wait for everything started so far (tests drive the engine with tick() + drain()). */
+  async drain(): Promise<void> {
+    while (this.inflight.size) await Promise.all([...this.inflight]);
+  }
+
+  private track(p: Promise<unknown>) {
+    this.inflight.add(p);
+    void p.finally(() => this.inflight.delete(p));
   }
 
   start(): void {
@@ -52,21 +68,23 @@ export class Engine {
     this.running = true;
     this.loop = (async () => {
       while (this.running) {
-        let worked = 0;
+        let started = 0;
         try {
-          worked = await this.tick();
+          started = await this.tick();
         } catch (e) {
           this.deps.log.error("media engine round failed", { error: String(e) });
         }
-        if (!worked && this.running) await new Promise<void>((r) => ((this.wake = r), setTimeout(r, IDLE_MS)));
+        if (!started && this.running) await new Promise<void>((r) => ((this.wake = r), setTimeout(r, IDLE_MS)));
       }
     })();
   }
 
+  /** Stop claiming; let the steps and sends in progress finish (their leases would otherwise hold tasks back). */
   async stop(): Promise<void> {
     this.running = false;
     this.wake?.();
     await this.loop;
+    await this.drain();
   }
 
   /** Refresh the tokens of running tasks (a restarted process rebuilds them too) and delete expired results. */
@@ -78,19 +96,19 @@ export class Engine {
     await sweepExpiredResults(this.deps);
   }
 
-  private async claim(): Promise<TaskRow[]> {
+  private async claim(limit: number): Promise<TaskRow[]> {
     const { db, owner, settings } = this.deps;
     const now = Date.now();
     const until = now + settings.leaseMs;
     if (db.dialect === "pg") {
       return db.all<TaskRow>(sql`update tasks set lease_owner = ${owner}, lease_until = ${until}
         where id in (select id from tasks where state in (${"waiting"}, ${"generating"}) and next_poll_at <= ${now}
-          and (lease_until is null or lease_until < ${now}) order by next_poll_at limit ${BATCH} for update skip locked)
+          and (lease_until is null or lease_until < ${now}) order by next_poll_at limit ${limit} for update skip locked)
         returning *`);
     }
     const due = await db.all<{ id: string; lease_until: number | null }>(sql`select id, lease_until from tasks
       where state in (${"waiting"}, ${"generating"}) and next_poll_at <= ${now} and (lease_until is null or lease_until < ${now})
-      order by next_poll_at limit ${BATCH}`);
+      order by next_poll_at limit ${limit}`);
     const out: TaskRow[] = [];
     for (const d of due) {
       const row = await db.get<TaskRow>(sql`update tasks set lease_owner = ${owner}, lease_until = ${until}
