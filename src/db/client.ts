@@ -56,8 +56,9 @@ const txQueries: TxQueries = {
   },
 };
 
-export async function openDatabase(url: string): Promise<Db> {
-  const db = /^postgres(ql)?:\/\//i.test(url) ? openPostgres(url) : openSqlite(url);
+/** `poolSize`: Postgres connections at most (background workers open small pools of their own). */
+export async function openDatabase(url: string, opts: { poolSize?: number } = {}): Promise<Db> {
+  const db = /^postgres(ql)?:\/\//i.test(url) ? openPostgres(url, opts.poolSize ?? 20) : openSqlite(url);
   await applyMigrations(db);
   return db;
 }
@@ -93,8 +94,8 @@ function openSqlite(path: string): Db & { raw: SqliteDatabase } {
   };
 }
 
-function openPostgres(url: string): Db & { raw: BunSQL } {
-  const raw = new BunSQL(url, { max: 20, bigint: false });
+function openPostgres(url: string, max: number): Db & { raw: BunSQL } {
+  const raw = new BunSQL(url, { max, bigint: false });
   const dialect = new PgDialect();
   const exec = async (client: BunSQL, s: SQL, mode: "all" | "run") => {
     const { sql: text, params } = dialect.sqlToQuery(s);

@@ -46,7 +46,8 @@ self.onmessage = async (e: MessageEvent<ToWorker>) => {
   }
   const { settings, owner } = e.data;
   const log = createLogger(settings.logLevel);
-  const db = await openDatabase(settings.databaseUrl);
+  // A small pool: every gateway process runs MEDIA_WORKERS of these next to its own pool of 20.
+  const db = await openDatabase(settings.databaseUrl, { poolSize: 4 });
   const ledger = new Ledger(db);
   const accounts = new Accounts(db, ledger);
   const redis = settings.redisUrl ? await connectRedis(settings.redisUrl) : undefined;
