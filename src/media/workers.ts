@@ -6,6 +6,13 @@ import { mediaSettingsOf, type MediaSettings } from "./settings.ts";
 import { createStorage } from "./storage.ts";
 import type { FromWorker, ToWorker } from "./worker.ts";
 
+// In a compiled binary every module is bundled into the executable (import.meta.url is /$bunfs/root/<binary>) and
+// an extra entrypoint keeps its path relative to src/, so the worker is ./media/worker.ts from there. In source it
+// sits next to this file.
+const WORKER_URL = import.meta.url.startsWith("file:///$bunfs/")
+  ? new URL("./media/worker.ts", import.meta.url)
+  : new URL("./worker.ts", import.meta.url);
+
 export interface MediaRuntime {
   mode: "workers" | "in-process";
   /** The main-thread engine (in-process mode only): tests may drive it with tick(). */
@@ -35,7 +42,7 @@ export async function startMedia(ctx: AppContext, overrides: Record<string, stri
 }
 
 async function spawn(ctx: AppContext, settings: MediaSettings, owner: string): Promise<Worker> {
-  const worker = new Worker(new URL("./worker.ts", import.meta.url));
+  const worker = new Worker(WORKER_URL);
   const started = new Promise<void>((resolve, reject) => {
     worker.addEventListener("error", (e) => reject(new Error(`media worker failed to start: ${(e as ErrorEvent).message}`)), { once: true });
     worker.addEventListener("message", (e: MessageEvent<FromWorker>) => e.data.type === "started" && resolve());
