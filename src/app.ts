@@ -4,11 +4,13 @@ import { catalogRoutes } from "./catalog/routes";
 import type { AppContext } from "./context";
 import { basePlugin } from "./http/base";
 import { creditRoutes } from "./ledger/routes";
+import { opsRoutes } from "./ops/routes";
 
 /** Composes the feature plugins. Nothing else lives here. */
 export function buildApp(ctx: AppContext) {
   return new Elysia()
     .use(basePlugin(ctx.log))
+    .use(opsRoutes(ctx))
     .get("/healthz", () => ({ status: "ok" }), { detail: { tags: ["Operations"], summary: "The process is up" } })
     .use(catalogRoutes(ctx))
     .use(creditRoutes(ctx))

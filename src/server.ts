@@ -2,6 +2,7 @@ import { buildApp } from "./app";
 import { closeContext, createContext } from "./bootstrap";
 import { ConfigError, loadConfig } from "./config";
 import { createLogger } from "./log";
+import { gracefulStop, onShutdown } from "./ops/shutdown";
 
 // Entry: read config → open db (+ migrate) → build app → listen → start background work; stop gracefully.
 
@@ -33,15 +34,23 @@ const sweeper = setInterval(() => {
     (e) => log.error("hold sweep failed", { error: String(e) }),
   );
 }, config.sweepIntervalSeconds * 1000);
+onShutdown("hold sweeper", () => clearInterval(sweeper));
 
+// SIGTERM/SIGINT: stop taking connections, let in-flight requests and streams finish, stop background work (hooks
+// registered with onShutdown in ops/shutdown.ts), all within SHUTDOWN_GRACE_SECONDS; then close the database.
+// A second signal while waiting exits at once.
 let stopping = false;
 async function shutdown(signal: string) {
-  if (stopping) return;
+  if (stopping) {
+    log.warn("second signal: exiting now", { signal });
+    process.exit(1);
+  }
   stopping = true;
-  log.info("shutting down", { signal });
-  clearInterval(sweeper);
-  await app.stop(); // stops accepting; lets in-flight requests finish
+  const graceMs = Number(config.raw.SHUTDOWN_GRACE_SECONDS) * 1000;
+  log.info("shutting down", { signal, grace_seconds: graceMs / 1000 });
+  const result = await gracefulStop(app.server!, graceMs, log);
   await closeContext(ctx);
+  log.info("stopped", result);
   process.exit(0);
 }
 process.on("SIGTERM", () => void shutdown("SIGTERM"));
