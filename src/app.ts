@@ -2,6 +2,7 @@ import { Elysia } from "elysia";
 import { adminRoutes } from "./accounts/admin-routes";
 import { catalogRoutes } from "./catalog/routes";
 import type { AppContext } from "./context";
+import { discoveryRoutes } from "./discovery/routes";
 import { basePlugin } from "./http/base";
 import { creditRoutes } from "./ledger/routes";
 import { opsRoutes } from "./ops/routes";
@@ -14,7 +15,8 @@ export function buildApp(ctx: AppContext) {
     .get("/healthz", () => ({ status: "ok" }), { detail: { tags: ["Operations"], summary: "The process is up" } })
     .use(catalogRoutes(ctx))
     .use(creditRoutes(ctx))
-    .use(adminRoutes(ctx));
+    .use(adminRoutes(ctx))
+    .use(discoveryRoutes(ctx));
 }
 
 export type App = ReturnType<typeof buildApp>;
