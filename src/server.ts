@@ -1,12 +1,12 @@
 import { buildApp } from "./app";
 import { closeContext, createContext } from "./bootstrap";
-import { ConfigError, loadConfig } from "./config";
+import { ConfigError, loadConfig, type Config } from "./config";
 import { createLogger } from "./log";
 import { gracefulStop, onShutdown } from "./ops/shutdown";
 
 // Entry: read config → open db (+ migrate) → build app → listen → start background work; stop gracefully.
 
-let config;
+let config: Config;
 try {
   config = loadConfig();
 } catch (e) {

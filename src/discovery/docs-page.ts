@@ -47,6 +47,7 @@ ${["Error", "AnthropicError", "EnvelopeError"].map((name) => {
 
 function operation(doc: Json, path: string, method: string, op: Json): Raw {
   const params: Json[] = op.parameters ?? [];
+  const success = successSchema(op);
   const bodySchema = op.requestBody?.content?.["application/json"]?.schema ?? Object.values<Json>(op.requestBody?.content ?? {})[0]?.schema;
   return html`<section class="op" id="${anchor(op, method, path)}">
 <h3><span class="m ${method}">${method.toUpperCase()}</span> <code>${path}</code></h3>
@@ -59,7 +60,7 @@ ${bodySchema ? html`<h4>Request body</h4>${fields(doc, bodySchema)}${example(res
 <h4>Responses</h4><table class="fields"><tr><th>Status</th><th>Description</th><th>Content</th></tr>${Object.entries<Json>(op.responses ?? {}).map(
     ([status, r]) => html`<tr><td><code>${status}</code></td><td>${r.description ?? ""}</td><td>${Object.keys(r.content ?? {}).map((c) => html`<code>${c}</code> `)}${refName(r)}</td></tr>`,
   )}</table>
-${successSchema(op) ? html`${fields(doc, successSchema(op))}${example(resolve(doc, successSchema(op)).examples?.[0])}` : ""}
+${success ? html`${fields(doc, success)}${example(resolve(doc, success).examples?.[0])}` : ""}
 </section>`;
 }
 
