@@ -2,6 +2,8 @@ import { Elysia } from "elysia";
 import { adminRoutes } from "./accounts/admin-routes";
 import { catalogRoutes } from "./catalog/routes";
 import type { AppContext } from "./context";
+import { dashboardAdminRoutes } from "./dashboard/admin-routes";
+import { dashboardRoutes } from "./dashboard/routes";
 import { discoveryRoutes } from "./discovery/routes";
 import { basePlugin } from "./http/base";
 import { creditRoutes } from "./ledger/routes";
@@ -16,6 +18,8 @@ export function buildApp(ctx: AppContext) {
     .use(catalogRoutes(ctx))
     .use(creditRoutes(ctx))
     .use(adminRoutes(ctx))
+    .use(dashboardAdminRoutes(ctx))
+    .use(dashboardRoutes(ctx))
     .use(discoveryRoutes(ctx));
 }
 
