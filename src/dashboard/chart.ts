@@ -12,6 +12,8 @@ const PAD = { left: 64, right: 12, top: 12, bottom: 36 };
 export interface Point { day: number; model: string; value: number }
 
 export function stackedBarChart(points: Point[], days: number[], opts: { title: string; format: (v: number) => string }): Raw {
+  if (!points.some((p) => p.value > 0))
+    return html`<figure class="card" style="margin:1rem 0"><figcaption><strong>${opts.title}</strong></figcaption><p class="muted">No data in this range.</p></figure>`;
   const models = [...new Set(points.map((p) => p.model))].sort();
   const byDay = new Map<number, Map<string, number>>();
   for (const p of points) {
@@ -49,5 +51,5 @@ export function stackedBarChart(points: Point[], days: number[], opts: { title: 
 
   return html`<figure class="card" style="margin:1rem 0"><figcaption><strong>${opts.title}</strong></figcaption>
 <svg role="img" aria-label="${opts.title}" viewBox="0 0 ${W} ${H}" width="100%" preserveAspectRatio="xMidYMid meet">${ticks}${bars}</svg>
-<div class="muted" style="font-size:13px">${points.length ? legend : "No data in this range."}</div></figure>`;
+<div class="muted" style="font-size:13px">${legend}</div></figure>`;
 }

@@ -28,6 +28,15 @@ export function clearedCookie(ctx: AppContext): string {
   return sessionCookie(ctx, "", 0);
 }
 
+/**
+ * A secret to show once after a form post (post → redirect → get): carried to the next GET of `path` in a
+ * short-lived cookie that the GET clears, so a reload neither shows it again nor re-submits the form.
+ */
+export function flashCookie(ctx: AppContext, name: string, value: string, path: string, maxAgeSeconds = 120): string {
+  const secure = ctx.config.publicBaseUrl.startsWith("https:") ? "; Secure" : "";
+  return `${name}=${encodeURIComponent(value)}; Path=${path}; HttpOnly; SameSite=Strict; Max-Age=${maxAgeSeconds}${secure}`;
+}
+
 /** True when the request came from a page of this gateway (or from a non-browser client that sends no Origin). */
 export function sameOrigin(ctx: AppContext, request: Request): boolean {
   if (request.headers.get("sec-fetch-site") === "cross-site") return false;

@@ -1,13 +1,16 @@
+import { sql } from "drizzle-orm";
 import { Elysia } from "elysia";
 import { assertKeyLimits, type KeyView } from "../accounts/service";
 import type { AppContext } from "../context";
 import { ApiError } from "../http/errors";
 import { html, raw } from "../pages/layout";
-import { errorPage, renderPage, withForm, withSession, type PageContext } from "./guard";
+import { sha256Hex } from "../db/ids";
+import { cookieValue, errorPage, flashCookie, redirect, renderPage, withForm, withSession, type PageContext } from "./guard";
 import type { Users } from "./users";
 
 // Settings → API Keys: create (name and per-key limits; the key is shown once with a copy button), list by prefix,
-// revoke. Creation renders the page directly instead of redirecting: the plaintext key must not travel in a URL.
+// revoke. After creating, the browser is redirected (a reload must not create a second key) and the new key rides
+// to that one GET in a flash cookie, never in a URL; the GET shows it if it is a live key of this account.
 
 export function copyScript(nonce: string) {
   // The one script the dashboard needs: copy a secret shown once. Nonce'd for the page's Content-Security-Policy.
@@ -50,6 +53,8 @@ ${keys.map((k) => html`<tr data-key-id="${k.id}"><td>${k.name}</td><td><code>${k
   });
 }
 
+const FLASH = "sy_new_key";
+
 function positiveInt(v: string | undefined, name: string): number | undefined {
   if (v === undefined || v.trim() === "") return undefined;
   if (!/^\d+$/.test(v.trim())) throw new ApiError(422, "invalid_request", `${name} must be a positive whole number.`);
@@ -59,7 +64,18 @@ function positiveInt(v: string | undefined, name: string): number | undefined {
 export function keysRoutes(ctx: AppContext, users: Users) {
   const path = "/dashboard/settings/api-keys";
   return new Elysia({ name: "dashboard-keys", detail: { hide: true } })
-    .get(path, ({ request }) => withSession(users, request, async (p) => keysPage(ctx, p, await ctx.accounts.listKeys(p.session.accountId), {})))
+    .get(path, ({ request }) =>
+      withSession(users, request, async (p) => {
+        const keys = await ctx.accounts.listKeys(p.session.accountId);
+        const flashed = cookieValue(request, FLASH);
+        if (!flashed) return keysPage(ctx, p, keys, {});
+        const row = await ctx.db.get<{ id: string }>(sql`select id from api_keys where key_hash = ${sha256Hex(flashed)} and account_id = ${p.session.accountId} and revoked_at is null`);
+        const view = row && keys.find((k) => k.id === row.id);
+        const page = keysPage(ctx, p, keys, { created: view ? { ...view, key: flashed } : undefined });
+        page.headers.set("set-cookie", flashCookie(ctx, FLASH, "", path, 0));
+        return page;
+      }),
+    )
     .post(path, ({ request, body }) =>
       withForm(ctx, users, request, body, async (p, form) => {
         const accountId = p.session.accountId;
@@ -74,7 +90,7 @@ export function keysRoutes(ctx: AppContext, users: Users) {
           assertKeyLimits({ rateRequests, rateWindowSeconds, maxConcurrentTasks });
           const created = await ctx.accounts.createKey(accountId, { name, rateRequests, rateWindowSeconds, maxConcurrentTasks });
           ctx.log.info("dashboard key created", { account_id: accountId, key_id: created.id, user_id: p.session.userId });
-          return keysPage(ctx, p, await ctx.accounts.listKeys(accountId), { created });
+          return redirect(path, { "set-cookie": flashCookie(ctx, FLASH, created.key, path) });
         } catch (e) {
           if (!(e instanceof ApiError)) throw e;
           return keysPage(ctx, p, await ctx.accounts.listKeys(accountId), { error: e.message, status: e.status });
@@ -91,7 +107,7 @@ export function keysRoutes(ctx: AppContext, users: Users) {
           throw e;
         }
         ctx.log.info("dashboard key revoked", { account_id: p.session.accountId, key_id: params.keyId, user_id: p.session.userId });
-        return new Response(null, { status: 303, headers: { location: path } });
+        return redirect(path);
       }),
     );
 }

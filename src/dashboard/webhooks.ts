@@ -4,16 +4,18 @@ import type { AppContext } from "../context";
 import { newId } from "../db/ids";
 import { html } from "../pages/layout";
 import { when } from "./format";
-import { errorPage, redirect, renderPage, withForm, withSession, type PageContext } from "./guard";
+import { cookieValue, errorPage, flashCookie, redirect, renderPage, withForm, withSession, type PageContext } from "./guard";
 import { copyScript } from "./keys";
 import type { Users } from "./users";
 
-// Settings → Webhooks: generate or rotate the signing key (shown once), recent callback deliveries, redeliver.
+// Settings → Webhooks: generate or rotate the signing key (shown once, via redirect + flash cookie as on API Keys),
+// recent callback deliveries, redeliver.
 // Redelivery only queues: it inserts a new `pending` row into the callback outbox for the task, and the media
 // engine's callback worker sends pending rows (signing them as /auth.md describes). attempt = 1: a manual
 // redelivery starts a fresh series, so the worker's retry budget applies to it again.
 
 const RECENT = 50;
+const FLASH = "sy_new_webhook_key";
 
 async function webhooksPage(ctx: AppContext, p: PageContext, opts: { newKey?: string; notice?: string }) {
   const accountId = p.session.accountId;
@@ -49,13 +51,22 @@ export function webhooksRoutes(ctx: AppContext, users: Users) {
   const path = "/dashboard/settings/webhooks";
   return new Elysia({ name: "dashboard-webhooks", detail: { hide: true } })
     .get(path, ({ request, query }) =>
-      withSession(users, request, (p) => webhooksPage(ctx, p, { notice: query.redelivered ? `Redelivery of task ${query.redelivered} queued.` : undefined })),
+      withSession(users, request, async (p) => {
+        const notice = query.redelivered ? `Redelivery of task ${query.redelivered} queued.` : undefined;
+        const flashed = cookieValue(request, FLASH);
+        if (!flashed) return webhooksPage(ctx, p, { notice });
+        // Shown only while it is still the account's current key.
+        const current = await ctx.accounts.webhookSecret(p.session.accountId);
+        const page = await webhooksPage(ctx, p, { notice, newKey: current === flashed ? flashed : undefined });
+        page.headers.set("set-cookie", flashCookie(ctx, FLASH, "", path, 0));
+        return page;
+      }),
     )
     .post(`${path}/key`, ({ request, body }) =>
       withForm(ctx, users, request, body, async (p) => {
         const { key } = await ctx.accounts.rotateWebhookKey(p.session.accountId);
         ctx.log.info("dashboard webhook key rotated", { account_id: p.session.accountId, user_id: p.session.userId });
-        return webhooksPage(ctx, p, { newKey: key });
+        return redirect(path, { "set-cookie": flashCookie(ctx, FLASH, key, path) });
       }),
     )
     .post(`${path}/deliveries/:id/redeliver`, ({ request, body, params }) =>

@@ -26,7 +26,8 @@ export function renderDocsPage(doc: Json): string {
       byTag.get(tag)!.push({ path, method, op });
     }
   }
-  const tags = [...byTag.keys()].sort();
+  // Operator-only endpoints last: most readers are API users.
+  const tags = [...byTag.keys()].sort((a, b) => Number(a === "Admin") - Number(b === "Admin") || a.localeCompare(b));
   const base = doc.servers?.[0]?.url ?? "";
   const body = html`<h1>${doc.info.title} <span class="muted">${doc.info.version}</span></h1>
 <p>${doc.info.description}</p>

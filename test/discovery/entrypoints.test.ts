@@ -22,7 +22,7 @@ describe("/.well-known/api-catalog (RFC 9727)", () => {
     const ct = r.headers.get("content-type")!;
     expect(ct.split(";")[0]!.trim()).toBe("application/linkset+json");
     expect(ct).toContain(`profile="${PROFILE}"`);
-    const body = await r.json();
+    const body: any = await r.json();
     // RFC 9264 JSON linkset: {"linkset": [ {anchor, <relation>: [ {href, type?, title?} ]} ]}
     expect(Object.keys(body)).toEqual(["linkset"]);
     expect(Array.isArray(body.linkset)).toBe(true);
@@ -101,7 +101,7 @@ describe("/docs", () => {
     expect(r.status).toBe(200);
     expect(r.headers.get("content-type")).toContain("text/html");
     const page = await r.text();
-    const doc = await (await fetch(gw.url + "/openapi.json")).json();
+    const doc: any = await (await fetch(gw.url + "/openapi.json")).json();
     for (const [path, item] of Object.entries<any>(doc.paths))
       for (const method of Object.keys(item)) expect(page).toContain(`${method.toUpperCase()} ${path.replaceAll("&", "&amp;")}`);
     // Every fetched resource (src=, href= of link tags, CSS url(), @import) is local.

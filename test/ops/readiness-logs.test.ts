@@ -14,7 +14,7 @@ afterAll(async () => {
 describe("/readyz", () => {
   test("200 with the database up; 503 naming the database when it is gone; /healthz stays 200", async () => {
     const gw = await startGateway();
-    stops.push(() => gw.app.stop(true));
+    stops.push(async () => void (await gw.app.stop(true)));
     let r = await fetch(gw.url + "/readyz");
     expect(r.status).toBe(200);
     expect(await r.json()).toEqual({ status: "ok", checks: { database: "ok", redis: "not configured" } });
@@ -51,8 +51,8 @@ describe("structured access logs", () => {
     const url = `http://127.0.0.1:${app.server!.port}`;
     const admin = { authorization: `Bearer ${ADMIN_TOKEN}`, "content-type": "application/json" };
 
-    const acct = await (await fetch(url + "/admin/v1/accounts", { method: "POST", headers: admin, body: JSON.stringify({ name: "logs", credits: 5 }) })).json();
-    const created = await (await fetch(url + `/admin/v1/accounts/${acct.id}/keys`, { method: "POST", headers: admin, body: "{}" })).json();
+    const acct: any = await (await fetch(url + "/admin/v1/accounts", { method: "POST", headers: admin, body: JSON.stringify({ name: "logs", credits: 5 }) })).json();
+    const created: any = await (await fetch(url + `/admin/v1/accounts/${acct.id}/keys`, { method: "POST", headers: admin, body: "{}" })).json();
     const key: string = created.key;
     const password = "a-password-that-must-not-leak";
     await fetch(url + `/admin/v1/accounts/${acct.id}/users`, { method: "POST", headers: admin, body: JSON.stringify({ email: "log@example.com", password }) });
@@ -63,7 +63,7 @@ describe("structured access logs", () => {
     const login = await fetch(url + "/dashboard/login", { method: "POST", body: new URLSearchParams({ email: "log@example.com", password }), redirect: "manual" });
     const session = /sy_session=([^;]+)/.exec(login.headers.get("set-cookie")!)![1]!;
     await fetch(url + "/dashboard/settings/api-keys", { headers: { cookie: `sy_session=${session}` } });
-    const webhook = await (await fetch(url + `/admin/v1/accounts/${acct.id}/webhook-key`, { method: "POST", headers: admin })).json();
+    const webhook: any = await (await fetch(url + `/admin/v1/accounts/${acct.id}/webhook-key`, { method: "POST", headers: admin })).json();
 
     const output = lines.join("\n");
     for (const secret of [key, key.slice(6), password, session, ADMIN_TOKEN, webhook.key]) expect(output).not.toContain(secret);
