@@ -34,7 +34,7 @@ const sweeper = setInterval(() => {
     (e) => log.error("hold sweep failed", { error: String(e) }),
   );
 }, config.sweepIntervalSeconds * 1000);
-onShutdown("hold sweeper", () => clearInterval(sweeper));
+onShutdown(() => clearInterval(sweeper), "hold sweeper");
 
 // SIGTERM/SIGINT: stop taking connections, let in-flight requests and streams finish, stop background work (hooks
 // registered with onShutdown in ops/shutdown.ts), all within SHUTDOWN_GRACE_SECONDS; then close the database.

@@ -9,8 +9,8 @@ import type { Logger } from "../log";
 export type ShutdownHook = () => void | Promise<void>;
 const hooks: Array<{ name: string; fn: ShutdownHook }> = [];
 
-/** Registers background work to stop on shutdown (e.g. `onShutdown("media workers", () => pool.stop())`). */
-export function onShutdown(name: string, fn: ShutdownHook): () => void {
+/** Registers background work to stop on shutdown (e.g. `onShutdown(() => pool.stop(), "media workers")`). */
+export function onShutdown(fn: ShutdownHook, name: string = fn.name || "shutdown hook"): () => void {
   const entry = { name, fn };
   hooks.push(entry);
   return () => {

@@ -33,10 +33,10 @@ describe("gracefulStop", () => {
     const res = await fetch(url);
     const body = res.text();
     let hookRan = false;
-    const unregister = onShutdown("test worker", async () => {
+    const unregister = onShutdown(async () => {
       await Bun.sleep(50);
       hookRan = true;
-    });
+    }, "test worker");
     try {
       const stopping = gracefulStop(server, 5_000, silentLogger);
       await Bun.sleep(20);
