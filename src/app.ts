@@ -4,6 +4,7 @@ import { catalogRoutes } from "./catalog/routes";
 import type { AppContext } from "./context";
 import { basePlugin } from "./http/base";
 import { creditRoutes } from "./ledger/routes";
+import { publicPageRoutes } from "./pages/public-routes";
 
 /** Composes the feature plugins. Nothing else lives here. */
 export function buildApp(ctx: AppContext) {
@@ -12,6 +13,7 @@ export function buildApp(ctx: AppContext) {
     .get("/healthz", () => ({ status: "ok" }), { detail: { tags: ["Operations"], summary: "The process is up" } })
     .use(catalogRoutes(ctx))
     .use(creditRoutes(ctx))
+    .use(publicPageRoutes(ctx))
     .use(adminRoutes(ctx));
 }
 
