@@ -15,7 +15,7 @@ const card = async (id: string) => {
   expect(r.status).toBe(200);
   return r.text();
 };
-const json = async (id: string) => {
+const json = async (id: string): Promise<any> => {
   const r = await fetch(`${gw.url}/v1/models/${path(id)}`);
   expect(r.status).toBe(200);
   return r.json();
@@ -148,7 +148,7 @@ describe("unknown ids and caching", () => {
     expect(body).toContain("acme/no-such-model");
     const api = await fetch(`${gw.url}/v1/models/acme/no-such-model`);
     expect(api.status).toBe(404);
-    const err = await api.json();
+    const err: any = await api.json();
     expect(err.error).toMatchObject({ code: "not_found", type: "not_found_error" });
     expect(err.error.message).toContain("acme/no-such-model");
     expect(err.request_id).toBeString();
