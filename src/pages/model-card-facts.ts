@@ -13,7 +13,7 @@ export type ModelRef = { kind: "llm"; model: LlmModel } | { kind: "media"; model
 export function findModel(catalog: Catalog, id: string): ModelRef | undefined {
   const l = catalog.llm.get(id);
   if (l) return { kind: "llm", model: l };
-  const m = catalog.media.get(id) as MediaModel | undefined;
+  const m = catalog.media.get(id);
   return m && { kind: "media", model: m };
 }
 

@@ -62,7 +62,7 @@ export function mediaListing(m: MediaModel): Listing {
 
 /** Every model of the catalog, LLMs first, then embeddings, image, video, audio; by name within a type. */
 export function allListings(catalog: Catalog): Listing[] {
-  const all = [...catalog.llmList.map(llmListing), ...(catalog.mediaList as MediaModel[]).map(mediaListing)];
+  const all = [...catalog.llmList.map(llmListing), ...catalog.mediaList.map(mediaListing)];
   return all.sort((a, b) => TYPE_ORDER.indexOf(a.type) - TYPE_ORDER.indexOf(b.type) || a.name.localeCompare(b.name));
 }
 

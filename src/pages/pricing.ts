@@ -124,7 +124,8 @@ const ENHANCE = `<script>
     history.replaceState(null, "", url);
   }
   form.addEventListener("submit", (e) => { e.preventDefault(); refresh(); });
-  form.addEventListener("change", refresh);
-  form.addEventListener("input", () => { clearTimeout(timer); timer = setTimeout(refresh, 200); });
+  // Selects refresh at once; typing waits for a pause. (A select also fires "input": only text fields debounce.)
+  form.addEventListener("change", (e) => { if (e.target.tagName === "SELECT") { clearTimeout(timer); refresh(); } });
+  form.addEventListener("input", (e) => { if (e.target.tagName === "INPUT") { clearTimeout(timer); timer = setTimeout(refresh, 200); } });
 })();
 </script>`;

@@ -26,7 +26,7 @@ beforeAll(async () => {
     // Playwright refuses --user-data-dir on launch(); it gives every launch a fresh temporary profile itself.
   });
   mkdirSync(SHOTS, { recursive: true });
-});
+}, 60_000);
 afterAll(async () => {
   await browser?.close();
   await gw?.stop();
@@ -43,11 +43,11 @@ test.skipIf(!available)("filter the pricing page, then open a model card", async
 
   // Choosing a type swaps the results in place (script) and keeps the URL shareable.
   await page.selectOption('select[name="type"]', "llm");
-  await page.waitForURL(/type=llm/);
-  await page.waitForFunction(() => [...document.querySelectorAll("tbody.model")].every((t) => t.getAttribute("data-type") === "llm"));
+  await page.waitForFunction(() => location.search === "?type=llm");
+  await page.waitForFunction(() => Array.from(document.querySelectorAll("tbody.model")).every((t) => t.getAttribute("data-type") === "llm"));
   // Typing narrows further without pressing Enter.
   await page.fill('input[name="q"]', "sonnet");
-  await page.waitForURL(/q=sonnet/);
+  await page.waitForFunction(() => location.search === "?type=llm&q=sonnet");
   await page.waitForFunction(() => document.querySelectorAll("tbody.model").length === 2);
   const ids = await page.locator("tbody.model").evaluateAll((els: Element[]) => els.map((e) => e.getAttribute("data-model-id")).sort());
   expect(ids).toEqual(["claude-sonnet-4", "claude-sonnet-4-5"]);
@@ -71,7 +71,7 @@ test.skipIf(!available)("filter the pricing page, then open a model card", async
   }
   expect(errors).toEqual([]);
   await page.close();
-});
+}, 60_000);
 
 test.skipIf(!available)("without JavaScript the filter form still works", async () => {
   const ctx = await browser.newContext({ javaScriptEnabled: false });
@@ -84,4 +84,4 @@ test.skipIf(!available)("without JavaScript the filter form still works", async 
   expect(new Set(types)).toEqual(new Set(["embedding"]));
   await page.screenshot({ path: join(SHOTS, "pricing-no-js.png") });
   await ctx.close();
-});
+}, 60_000);

@@ -8,10 +8,10 @@ import { cardExamples } from "./html";
 // the native call and the alias call each create a task, and the estimate call answers the price the card states.
 
 const engineReady = await Bun.file(new URL("../../src/media/routes.ts", import.meta.url)).exists();
-const fakesPath = new URL("../fakes/media-upstream.ts", import.meta.url);
+const fakesPath = new URL("../fakes/media/index.ts", import.meta.url);
 const fakesReady = await Bun.file(fakesPath).exists();
 const reason = !engineReady ? "the media engine (src/media/routes.ts) has not landed yet"
-  : !fakesReady ? "the media fake upstreams (test/fakes/media-upstream.ts) have not landed yet"
+  : !fakesReady ? "the media fake upstreams (test/fakes/media/index.ts) have not landed yet"
   : !mediaEntries.length ? "no media models in the catalog" : "";
 if (reason) console.warn(`SKIPPED: card example requests against the task API: ${reason}`);
 
@@ -19,7 +19,7 @@ let gw: TestGateway;
 let fakes: { env: Record<string, string>; stop(): Promise<void> | void } | undefined;
 beforeAll(async () => {
   if (reason) return;
-  fakes = await (await import(fakesPath.href)).startMediaFakes();
+  fakes = (await import(fakesPath.href)).startFakeMediaUpstreams();
   // Generous limits: this test creates two tasks per model, one after another.
   gw = await startGateway({ ...fakes!.env, DEFAULT_RATE_LIMIT: "100000/10s", DEFAULT_MAX_CONCURRENT_TASKS: "100000" });
 });
