@@ -109,6 +109,10 @@ describe("media cards", () => {
       const v = validateInput(e.input, ex.native.body.input);
       if (!v.ok) throw new Error(`${e.id}: card sample refused: ${v.message}`);
       for (const f of e.input.required) expect(ex.native.body.input).toHaveProperty(f);
+      // Defaults are spelled out, so the reader sees what the price depends on.
+      for (const [f, def] of Object.entries<any>(e.input.properties)) {
+        if (def.default !== undefined && !e.input.required.includes(f)) expect(ex.native.body.input[f]).toEqual(def.default);
+      }
       const micros = estimateCost(e.pricing, v.value);
       expect(ex.estimated_credits * 1_000_000).toBe(micros);
       expect(creditsTextToMicros((await texts(page, "span.estimate-credits"))[0]!)).toBe(micros);
