@@ -56,7 +56,7 @@ function exampleValue(name: string, p: PropertyDef): unknown {
       return Array.from({ length: n }, (_, i) => ((p.items ?? "url") === "url" ? exampleUrl(name, i) : "example"));
     }
     default:
-      return fitLength(exampleText(name), p);
+      return fitLength(exampleText(`${name} ${p.description}`), p);
   }
 }
 
@@ -69,17 +69,19 @@ function exampleUrl(name: string, i = 0): string {
   return `https://example.com/input${n}.png`;
 }
 
+// Matched against "<name> <description>", first match wins.
 const TEXTS: Array<[RegExp, string]> = [
   [/negative/i, "blurry, low quality"],
+  [/of the sound|sound effect/i, "Footsteps crunching on fresh snow, a soft wind"],
   [/prompt/i, "A red fox running through fresh snow at sunrise, soft golden light"],
-  [/^text$|lyrics|script/i, "Welcome to Switchyard: one key and one wallet for every model."],
+  [/^text |lyrics|script/i, "Welcome to Switchyard: one key and one wallet for every model."],
   [/title/i, "Morning Run"],
   [/style|tags/i, "lo-fi hip hop, warm piano"],
   [/voice/i, "Rachel"],
 ];
 
-function exampleText(name: string): string {
-  return TEXTS.find(([re]) => re.test(name))?.[1] ?? "example";
+function exampleText(nameAndDescription: string): string {
+  return TEXTS.find(([re]) => re.test(nameAndDescription))?.[1] ?? "example";
 }
 
 function fitLength(s: string, p: PropertyDef): string {
