@@ -8,6 +8,7 @@ import { discoveryRoutes } from "./discovery/routes";
 import { basePlugin } from "./http/base";
 import { creditRoutes } from "./ledger/routes";
 import { opsRoutes } from "./ops/routes";
+import { publicPageRoutes } from "./pages/public-routes";
 
 /** Composes the feature plugins. Nothing else lives here. */
 export function buildApp(ctx: AppContext) {
@@ -17,6 +18,7 @@ export function buildApp(ctx: AppContext) {
     .get("/healthz", () => ({ status: "ok" }), { detail: { tags: ["Operations"], summary: "The process is up" } })
     .use(catalogRoutes(ctx))
     .use(creditRoutes(ctx))
+    .use(publicPageRoutes(ctx))
     .use(adminRoutes(ctx))
     .use(dashboardAdminRoutes(ctx))
     .use(dashboardRoutes(ctx))

@@ -1,3 +1,4 @@
+export {};
 // Entry point of `bun start` and of the compiled binary: `switchyard` serves, `switchyard cli ...` runs an
 // operator command (the same as `bun run cli ...`).
 if (process.argv[2] === "cli") {

@@ -3,41 +3,35 @@ import { usdPerMillionToMicrosPerToken } from "../ledger/units";
 import builtinLlm from "./models.json";
 import builtinMedia from "./media-models.json";
 import { LLM_ENDPOINTS, TASK_ENDPOINT, type LlmEntry, type LlmModel } from "./model";
+import { compileMediaModel, type MediaModel } from "../media/model";
 
 // The catalog: every model the gateway sells, loaded and checked once at startup. A bad entry stops startup with a
 // message naming it, so a price typo never reaches a customer. Lookups on the hot path are one Map.get.
-
-export interface MediaCatalogHooks {
-  /** Checks and compiles one media entry (input definition, pricing rule); throws on bad data. */
-  compile(entry: any): any;
-  /** The public pricing object of a compiled media model for /v1/models. */
-  publicPricing(model: any): object;
-}
 
 export class CatalogError extends Error {}
 
 export class Catalog {
   readonly llm = new Map<string, LlmModel>(); // by id and alias
-  readonly media = new Map<string, any>();
+  readonly media = new Map<string, MediaModel>();
   readonly llmList: LlmModel[] = [];
-  readonly mediaList: any[] = [];
+  readonly mediaList: MediaModel[] = [];
   /** A fingerprint of the loaded data (for ETags of pages rendered from it). */
   readonly version: string;
 
-  constructor(llmEntries: LlmEntry[], mediaEntries: any[], private hooks?: MediaCatalogHooks) {
+  constructor(llmEntries: LlmEntry[], mediaEntries: unknown[]) {
     for (const e of llmEntries) {
       const m = compileLlm(e);
       this.llmList.push(m);
       for (const name of [m.id, ...(m.aliases ?? [])]) this.llm.set(name, m);
     }
     for (const e of mediaEntries) {
-      if (!hooks) throw new CatalogError("media models present but no media compiler configured");
-      let m;
+      let m: MediaModel;
       try {
-        m = hooks.compile(e);
+        m = compileMediaModel(e);
       } catch (err) {
-        throw new CatalogError(`catalog entry ${JSON.stringify(e?.id)}: ${(err as Error).message}`);
+        throw new CatalogError(`catalog entry ${JSON.stringify((e as any)?.id)}: ${(err as Error).message}`);
       }
+      if (this.llm.has(m.id) || this.media.has(m.id)) throw new CatalogError(`catalog entry ${JSON.stringify(m.id)}: duplicate id`);
       this.mediaList.push(m);
       this.media.set(m.id, m);
     }
@@ -56,18 +50,18 @@ export class Catalog {
     return m && this.publicMedia(m);
   }
 
-  private publicMedia(m: any) {
+  private publicMedia(m: MediaModel) {
     return {
       id: m.id,
       object: "model",
-      owned_by: m.routes?.[0]?.provider ?? "switchyard",
+      owned_by: m.routes[0]!.provider,
       type: m.type,
       kind: m.kind,
       name: m.name,
       description: m.description,
       endpoint: TASK_ENDPOINT,
       capabilities: [m.kind],
-      pricing: this.hooks!.publicPricing(m),
+      pricing: { currency: "USD", unit: m.pricingRule.unit, rows: m.priceRows },
     };
   }
 }
@@ -114,7 +108,7 @@ function compileLlm(e: LlmEntry): LlmModel {
 }
 
 /** Built-in data merged with the operator's CATALOG_PATH file (same id replaces, new id adds). */
-export function loadCatalog(overridePath?: string, hooks?: MediaCatalogHooks): Catalog {
+export function loadCatalog(overridePath?: string): Catalog {
   const llm = new Map<string, any>((builtinLlm as any[]).map((e) => [e.id, e]));
   const media = new Map<string, any>((builtinMedia as any[]).map((e) => [e.id, e]));
   if (overridePath) {
@@ -131,5 +125,5 @@ export function loadCatalog(overridePath?: string, hooks?: MediaCatalogHooks): C
       (isLlm ? media : llm).delete(e?.id);
     }
   }
-  return new Catalog([...llm.values()], [...media.values()], hooks);
+  return new Catalog([...llm.values()], [...media.values()]);
 }

@@ -8,10 +8,16 @@ import { errorBody, surfaceFor } from "../http/surfaces";
 // security schemes they name (`bearer`, `apiKey`, `adminToken`), the three error shapes as components, the error
 // responses every operation can give (in the shape of the surface its path belongs to), and a few examples.
 //
-// A route whose body is not JSON says so with `detail["x-content-type"]` (e.g. "text/html"); it is applied to the
-// success response here and removed from the output.
+// A route whose body is not JSON says so with `...bodyType("text/html")` in its detail; it is applied to the success
+// response here and removed from the output.
 
 type Json = Record<string, any>;
+
+/** Spread into a route's `detail` when its success body is not JSON: `detail: { summary, ...bodyType("text/html") }`. */
+export function bodyType(contentType: string): {} {
+  return { "x-content-type": contentType };
+}
+
 const METHODS = ["get", "put", "post", "delete", "options", "head", "patch", "trace"];
 
 const exampleError = (surface: "openai" | "anthropic" | "envelope", status: number, code: string, message: string) =>

@@ -4,7 +4,7 @@ import { htmlResponse } from "../pages/layout";
 import { API_CATALOG_PATH, apiCatalog, apiCatalogLinkHeader, LINKSET_CONTENT_TYPE } from "./api-catalog";
 import { renderAuthMd } from "./auth-md";
 import { renderDocsPage } from "./docs-page";
-import { buildOpenApiDocument } from "./openapi";
+import { bodyType, buildOpenApiDocument } from "./openapi";
 
 // Machine-readable entrypoints, public (no key): /openapi.json, /.well-known/api-catalog, /auth.md, /docs.
 // The OpenAPI document and the docs page are built on first request, from every route of the composed app, and
@@ -37,18 +37,18 @@ export function discoveryRoutes(ctx: AppContext) {
     })
     .get("/docs", () => htmlResponse(current().docs, { headers: { "cache-control": cacheControl } }), {
       response: t.String(),
-      detail: { summary: "API reference for people (HTML, works offline)", "x-content-type": "text/html" },
+      detail: { summary: "API reference for people (HTML, works offline)", ...bodyType("text/html") },
     })
     .get("/auth.md", () => new Response(authMd, { headers: { "content-type": "text/markdown; charset=utf-8", "cache-control": cacheControl } }), {
       response: t.String(),
       detail: {
         summary: "How to authenticate (both key headers, where keys come from) and verify webhook signatures",
-        "x-content-type": "text/markdown",
+        ...bodyType("text/markdown"),
       },
     })
     .get(API_CATALOG_PATH, () => new Response(catalogBody, { headers: catalogHeaders }), {
       response: t.Object({ linkset: t.Array(t.Record(t.String(), t.Any())) }, { examples: [apiCatalog(base)] }),
-      detail: { summary: "API catalog (RFC 9727 linkset)", "x-content-type": "application/linkset+json" },
+      detail: { summary: "API catalog (RFC 9727 linkset)", ...bodyType("application/linkset+json") },
     })
     .head(API_CATALOG_PATH, () => new Response(null, { headers: catalogHeaders }), {
       detail: { summary: "API catalog headers: Link rel=\"api-catalog\"" },

@@ -1,0 +1,96 @@
+// All fake media upstreams on one Bun.serve (port 0), each under its own prefix, so a test points the gateway's
+// *_BASE_URL settings at them:
+//
+//   const up = startFakeMediaUpstreams();
+//   process.env = { ...process.env, ...up.env };        // KIE_BASE_URL, FAL_BASE_URL, ... and the matching keys
+//   up.control.set({ polls: 2 }, { provider: "fal" });  // see control.ts for every knob
+//   ...; expect(up.requests.filter((r) => r.provider === "kie")).toHaveLength(3);
+//   await up.stop();
+import { Control, type RecordedRequest } from "./control.ts";
+import { falHandler } from "./fal.ts";
+import { FileStore } from "./files.ts";
+import { readBody, type Handler } from "./http.ts";
+import { kieHandler } from "./kie.ts";
+import { openaiImagesHandler } from "./openai-images.ts";
+import { replicateHandler } from "./replicate.ts";
+import { veoHandler } from "./veo.ts";
+
+export type { Behavior, FakeTask, Phase, Provider, RecordedCallback, RecordedRequest } from "./control.ts";
+export { Control } from "./control.ts";
+export { mp3Bytes, mp4Bytes, mp4DurationSeconds, pngBytes } from "./files.ts";
+
+export interface FakeKeys {
+  kie: string;
+  fal: string;
+  replicate: string;
+  openai: string;
+  veo: string;
+}
+
+export interface FakeMediaUpstreams {
+  /** Origin of the server, e.g. http://127.0.0.1:41234. */
+  url: string;
+  /** Base URLs as each protocol's clients expect them (the real ones: api.kie.ai, queue.fal.run, ...). */
+  urls: { kie: string; fal: string; replicate: string; openai: string; veo: string };
+  keys: FakeKeys;
+  /** Environment for the gateway: the issue's variable names, pointed at the fakes. */
+  env: Record<string, string>;
+  /** Every request received, in order (files included). */
+  requests: RecordedRequest[];
+  control: Control;
+  stop(): Promise<void>;
+}
+
+const DEFAULT_KEYS: FakeKeys = { kie: "kie-test-key", fal: "fal-test-key", replicate: "r8_test_token", openai: "sk-test-openai", veo: "veo-test-key" };
+
+export function startFakeMediaUpstreams(options: { keys?: Partial<FakeKeys>; preferWaitCapMs?: number } = {}): FakeMediaUpstreams {
+  const keys = { ...DEFAULT_KEYS, ...options.keys };
+  const control = new Control();
+  const files = new FileStore();
+  const requests: RecordedRequest[] = [];
+  const routes: Record<string, { provider: string; key: string; handler: Handler }> = {
+    kie: { provider: "kie", key: keys.kie, handler: kieHandler },
+    fal: { provider: "fal", key: keys.fal, handler: falHandler },
+    replicate: { provider: "replicate", key: keys.replicate, handler: replicateHandler(options.preferWaitCapMs) },
+    openai: { provider: "openai-images", key: keys.openai, handler: openaiImagesHandler },
+    veo: { provider: "veo", key: keys.veo, handler: veoHandler },
+  };
+  const server = Bun.serve({
+    port: 0,
+    hostname: "127.0.0.1",
+    idleTimeout: 0, // a `never` OpenAI request stays open until the client gives up
+    async fetch(req) {
+      const url = new URL(req.url);
+      const [, prefix = "", ...rest] = url.pathname.split("/");
+      const route = routes[prefix];
+      const body = req.method === "GET" || req.method === "HEAD" ? undefined : await readBody(req);
+      const path = "/" + rest.join("/");
+      const provider = route?.provider ?? "unknown";
+      // kie's Suno API shares kie's base; record it under its own name so tests can tell them apart.
+      const name = provider === "kie" && path.startsWith("/api/v1/generate") ? "kie-suno" : provider;
+      requests.push({ provider: name, method: req.method, path: path + url.search, headers: Object.fromEntries(req.headers), body });
+      if (!route) return new Response("no such fake upstream", { status: 404 });
+      return route.handler(req, path, body, { control, files, key: route.key, base: `${url.origin}/${prefix}` });
+    },
+  });
+  const origin = `http://127.0.0.1:${server.port}`;
+  const urls = { kie: `${origin}/kie`, fal: `${origin}/fal`, replicate: `${origin}/replicate/v1`, openai: `${origin}/openai/v1`, veo: `${origin}/veo` };
+  return {
+    url: origin,
+    urls,
+    keys,
+    env: {
+      KIE_API_KEY: keys.kie, KIE_BASE_URL: urls.kie,
+      FAL_KEY: keys.fal, FAL_BASE_URL: urls.fal,
+      REPLICATE_API_TOKEN: keys.replicate, REPLICATE_BASE_URL: urls.replicate,
+      OPENAI_API_KEY: keys.openai, OPENAI_BASE_URL: urls.openai,
+      GEMINI_API_KEY: keys.veo, GEMINI_BASE_URL: urls.veo,
+    },
+    requests,
+    control,
+    async stop() {
+      control.stop();
+      await server.stop(true);
+    },
+  };
+}
