@@ -2,19 +2,29 @@ import { Elysia } from "elysia";
 import { adminRoutes } from "./accounts/admin-routes";
 import { catalogRoutes } from "./catalog/routes";
 import type { AppContext } from "./context";
+import { dashboardAdminRoutes } from "./dashboard/admin-routes";
+import { dashboardRoutes } from "./dashboard/routes";
+import { discoveryRoutes } from "./discovery/routes";
 import { basePlugin } from "./http/base";
 import { creditRoutes } from "./ledger/routes";
 import { mediaRoutes } from "./media/routes";
+import { opsRoutes } from "./ops/routes";
+import { publicPageRoutes } from "./pages/public-routes";
 
 /** Composes the feature plugins. Nothing else lives here. */
 export function buildApp(ctx: AppContext) {
   return new Elysia()
     .use(basePlugin(ctx.log))
+    .use(opsRoutes(ctx))
     .get("/healthz", () => ({ status: "ok" }), { detail: { tags: ["Operations"], summary: "The process is up" } })
     .use(catalogRoutes(ctx))
     .use(creditRoutes(ctx))
     .use(mediaRoutes(ctx))
-    .use(adminRoutes(ctx));
+    .use(publicPageRoutes(ctx))
+    .use(adminRoutes(ctx))
+    .use(dashboardAdminRoutes(ctx))
+    .use(dashboardRoutes(ctx))
+    .use(discoveryRoutes(ctx));
 }
 
 export type App = ReturnType<typeof buildApp>;

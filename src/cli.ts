@@ -3,6 +3,7 @@ import { accountView } from "./accounts/views";
 import { closeContext, createContext } from "./bootstrap";
 import { ConfigError, loadConfig } from "./config";
 import type { AppContext } from "./context";
+import { Users } from "./dashboard/users";
 import { ApiError } from "./http/errors";
 import { creditsToMicros, microsToCredits } from "./ledger/units";
 import { silentLogger } from "./log";
@@ -20,6 +21,7 @@ const usage = `Usage: bun run cli <command> [options]   (or: switchyard cli <com
   credits:add ACCOUNT_ID --credits N [--reason R] [--correction]
                                                   top up; with --correction N may be negative (--credits=-5)
   webhook-key ACCOUNT_ID                          generate or rotate the webhook signing key (printed once)
+  user:create ACCOUNT_ID --email E --password P   create a dashboard user (sign-in at /dashboard)
   ledger:check [ACCOUNT_ID]                       recompute balances from entries; exit 1 on a mismatch
   holds:sweep                                     release expired holds now`;
 
@@ -48,6 +50,7 @@ const commands: Record<string, Command> = {
     return { account_id: id, credits: microsToCredits(b.available), held_credits: microsToCredits(b.held) };
   },
   "webhook-key": (ctx, [id]) => ctx.accounts.rotateWebhookKey(need(id, "ACCOUNT_ID")),
+  "user:create": (ctx, [id], o) => new Users(ctx.db).create(need(id, "ACCOUNT_ID"), need(o.email, "--email"), need(o.password, "--password")),
   "ledger:check": async (ctx, [id]) => {
     const mismatches = await ctx.ledger.check(id);
     if (mismatches.length) process.exitCode = 1;
@@ -80,6 +83,7 @@ export async function runCli(argv: string[]): Promise<number> {
       options: {
         name: { type: "string" }, credits: { type: "string" }, requests: { type: "string" }, window: { type: "string" },
         "max-tasks": { type: "string" }, reason: { type: "string" }, correction: { type: "boolean" },
+        email: { type: "string" }, password: { type: "string" },
       },
     });
     ctx = await createContext(loadConfig(), silentLogger);

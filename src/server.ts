@@ -1,12 +1,13 @@
 import { buildApp } from "./app";
 import { closeContext, createContext } from "./bootstrap";
-import { ConfigError, loadConfig } from "./config";
+import { ConfigError, loadConfig, type Config } from "./config";
 import { createLogger } from "./log";
 import { startMedia } from "./media/workers";
+import { gracefulStop, onShutdown } from "./ops/shutdown";
 
 // Entry: read config → open db (+ migrate) → build app → listen → start background work; stop gracefully.
 
-let config;
+let config: Config;
 try {
   config = loadConfig();
 } catch (e) {
@@ -28,7 +29,9 @@ log.info("switchyard listening", {
 });
 
 // Media tasks: polling, completion and callbacks run in Bun Workers (state in the database).
+// A task step in progress finishes (or is cut off at the grace period); anything unfinished resumes at the next start.
 const media = await startMedia(ctx);
+onShutdown(() => media.stop(), "media workers");
 
 // LLM holds left behind by a crash are released once they expire. Task holds are not swept here: the media engine
 // fails a task past its deadline and releases its hold in the same transaction, so a running task's hold is never
@@ -39,16 +42,23 @@ const sweeper = setInterval(() => {
     (e) => log.error("hold sweep failed", { error: String(e) }),
   );
 }, config.sweepIntervalSeconds * 1000);
+onShutdown(() => clearInterval(sweeper), "hold sweeper");
 
+// SIGTERM/SIGINT: stop taking connections, let in-flight requests and streams finish, stop background work (hooks
+// registered with onShutdown in ops/shutdown.ts), all within SHUTDOWN_GRACE_SECONDS; then close the database.
+// A second signal while waiting exits at once.
 let stopping = false;
 async function shutdown(signal: string) {
-  if (stopping) return;
+  if (stopping) {
+    log.warn("second signal: exiting now", { signal });
+    process.exit(1);
+  }
   stopping = true;
-  log.info("shutting down", { signal });
-  clearInterval(sweeper);
-  await app.stop(); // stops accepting; lets in-flight requests finish
-  await media.stop(); // lets a task step in progress finish; anything unfinished resumes at the next start
+  const graceMs = Number(config.raw.SHUTDOWN_GRACE_SECONDS) * 1000;
+  log.info("shutting down", { signal, grace_seconds: graceMs / 1000 });
+  const result = await gracefulStop(app.server!, graceMs, log);
   await closeContext(ctx);
+  log.info("stopped", result);
   process.exit(0);
 }
 process.on("SIGTERM", () => void shutdown("SIGTERM"));

@@ -31,6 +31,10 @@ export const settings: Setting[] = [
   { name: "DEFAULT_MAX_CONCURRENT_TASKS", kind: "int", default: "2", doc: "Running media tasks allowed per key without its own limit." },
   { name: "HOLD_TTL_SECONDS", kind: "int", default: "900", doc: "How long an LLM hold may stay pending before the sweeper releases it (a crash left it behind)." },
   { name: "SWEEP_INTERVAL_SECONDS", kind: "int", default: "30", doc: "How often expired holds are swept." },
+  { name: "SHUTDOWN_GRACE_SECONDS", kind: "int", default: "30", doc: "On SIGTERM/SIGINT: how long in-flight requests (streams included) and background workers may take to finish before they are cut off." },
+  { name: "METRICS_TOKEN", kind: "secret", doc: "Optional bearer token for `/metrics`. Unset: `/metrics` is open (keep it on a private network).", check: (v) => (v.length >= 16 ? undefined : "must be at least 16 characters") },
+  { name: "SESSION_TTL_HOURS", kind: "int", default: "12", doc: "How long a dashboard sign-in lasts.", check: (v) => (+v >= 1 ? undefined : "must be at least 1") },
+  { name: "LOGIN_RATE_LIMIT", kind: "string", default: "5/60s", doc: "Dashboard sign-in attempts allowed per email and IP address, as `N/Ss`.", check: (v) => (/^\d+\/\d+s$/.test(v) ? undefined : "must look like 5/60s") },
   // Media tasks (src/media). Upstream keys are secrets: never logged, never shown.
   { name: "KIE_API_KEY", kind: "secret", doc: "kie.ai key for the Market and Suno APIs (most media models)." },
   { name: "KIE_BASE_URL", kind: "url", default: "https://api.kie.ai", doc: "kie.ai API base." },

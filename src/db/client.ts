@@ -67,7 +67,9 @@ function openSqlite(path: string): Db & { raw: SqliteDatabase } {
   if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
   const raw = new SqliteDatabase(path, { create: true, strict: true });
   // WAL: readers never block the writer; synchronous=NORMAL is durable across process crashes in WAL mode.
-  raw.exec("PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA busy_timeout = 5000; PRAGMA foreign_keys = ON;");
+  // busy_timeout first: switching to WAL takes a lock another process opening the same file may hold.
+  raw.exec("PRAGMA busy_timeout = 5000;");
+  raw.exec("PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON;");
   const dialect = new SQLiteSyncDialect();
   const exec = (s: SQL, mode: "all" | "run") => {
     const { sql: text, params } = dialect.sqlToQuery(s);

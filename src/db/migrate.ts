@@ -17,8 +17,17 @@ export async function applyMigrations(db: Db): Promise<void> {
   }));
   const orm = db.orm as any;
   if (db.dialect === "sqlite") {
-    orm.dialect.migrate(list, orm.session, {});
-    return;
+    // Two processes starting on one new file can both decide to migrate; the loser's transaction fails (busy, or
+    // "already exists") and rolls back, and on retry it sees the winner's bookkeeping and has nothing to do.
+    for (let attempt = 1; ; attempt++) {
+      try {
+        orm.dialect.migrate(list, orm.session, {});
+        return;
+      } catch (e) {
+        if (attempt >= 10) throw e;
+        await Bun.sleep(50 * attempt);
+      }
+    }
   }
   const raw = (db as any).raw;
   const conn = await raw.reserve();

@@ -28,6 +28,7 @@ export function basePlugin(log: Logger) {
     .onError({ as: "global" }, ({ code, error, set, request, path }) => {
       const p = path ?? new URL(request.url).pathname;
       const e = toApiError(code, error);
+      set.status = e.status; // so the access log and metrics (onAfterResponse) see the status actually sent
       if (e.status >= 500) log.error("unhandled error", { path: p, request_id: requestIdOf(set), error: String((error as Error)?.stack ?? error) });
       return errorResponse(p, e, requestIdOf(set), set.headers);
     });

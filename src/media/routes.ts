@@ -63,7 +63,7 @@ export function mediaRoutes(ctx: AppContext) {
       const ref = (body as any)?.data?.task_id ?? (body as any)?.data?.taskId;
       if (typeof ref === "string") await ctx.db.run(sql`update tasks set next_poll_at = ${Date.now()} where upstream_ref = ${ref} and state = ${"generating"}`);
       return { code: 200, msg: "success" };
-    }, { detail: { hide: true } })
+    }, { detail: { tags: ["Media tasks"], summary: "Completion notices from upstreams (kie Suno's callBackUrl); they only bring the task's next poll forward" } })
     // ---- with a key ----
     .use(protect(ctx))
     .post("/api/v1/jobs/createTask", async ({ body, auth }) => {

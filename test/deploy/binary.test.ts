@@ -21,6 +21,8 @@ describe("compiled binary", () => {
     expect(r.status).toBe(200);
     const { data } = await r.json();
     expect(data.find((m: any) => m.id === "claude-sonnet-4-5")).toBeDefined();
+    // Discovery and operations work from the binary alone (package.json, prom-client and the docs are inside it).
+    for (const path of ["/openapi.json", "/docs", "/auth.md", "/metrics", "/readyz"]) expect((await fetch(gw.url + path)).status).toBe(200);
     expect(await Bun.file(join(elsewhere, "data/switchyard.sqlite")).exists()).toBe(true);
 
     // The operator CLI is inside the same binary.

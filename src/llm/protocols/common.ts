@@ -42,5 +42,5 @@ const OPENAI_TYPE_BY_STATUS: Record<number, string> = {
 /** `{"error":{"message","type","code","param":null},"request_id"}` — what the openai SDK reads into APIError. */
 export function openAiErrorBody(e: ErrorInfo): object {
   const type = e.type ?? OPENAI_TYPE_BY_STATUS[e.status] ?? (e.status >= 500 ? "server_error" : "invalid_request_error");
-  return { error: { message: e.message, type, code: e.code, param: null }, request_id: e.requestId };
+  return { error: { message: e.message, type, code: e.code, param: e.param ?? null }, request_id: e.requestId };
 }

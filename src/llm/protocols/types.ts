@@ -71,6 +71,8 @@ export interface ErrorInfo {
   code: string;
   message: string;
   requestId: string;
+  /** OpenAI shapes: the request field the error is about */
+  param?: string;
 }
 
 export interface LlmProtocol {

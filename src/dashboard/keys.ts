@@ -1,0 +1,113 @@
+import { sql } from "drizzle-orm";
+import { Elysia } from "elysia";
+import { assertKeyLimits, type KeyView } from "../accounts/service";
+import type { AppContext } from "../context";
+import { ApiError } from "../http/errors";
+import { html, raw } from "../pages/layout";
+import { sha256Hex } from "../db/ids";
+import { cookieValue, errorPage, flashCookie, redirect, renderPage, withForm, withSession, type PageContext } from "./guard";
+import type { Users } from "./users";
+
+// Settings → API Keys: create (name and per-key limits; the key is shown once with a copy button), list by prefix,
+// revoke. After creating, the browser is redirected (a reload must not create a second key) and the new key rides
+// to that one GET in a flash cookie, never in a URL; the GET shows it if it is a live key of this account.
+
+export function copyScript(nonce: string) {
+  // The one script the dashboard needs: copy a secret shown once. Nonce'd for the page's Content-Security-Policy.
+  return raw(`<script nonce="${nonce}">document.addEventListener("click",function(e){var b=e.target.closest("[data-copy]");if(!b)return;
+var v=document.getElementById(b.getAttribute("data-copy")).textContent;navigator.clipboard.writeText(v).then(function(){b.textContent="Copied"},function(){b.textContent="Select and copy"})});</script>`);
+}
+
+function keysPage(ctx: AppContext, p: PageContext, keys: KeyView[], opts: { created?: KeyView & { key: string }; error?: string; status?: number }) {
+  const def = ctx.config.defaultRateLimit;
+  const limits = (k: KeyView) =>
+    `${k.rate_limit ? `${k.rate_limit.requests} / ${k.rate_limit.window_seconds} s` : `default (${def.requests} / ${def.windowSeconds} s)`}, ` +
+    `${k.max_concurrent_tasks ?? `default (${ctx.config.defaultMaxConcurrentTasks})`} concurrent tasks`;
+  return renderPage({
+    title: "API Keys",
+    nonce: p.nonce,
+    page: p,
+    status: opts.status,
+    body: html`<h1>Settings → API Keys</h1>
+${opts.error ? html`<p class="error" role="alert">${opts.error}</p>` : ""}
+${opts.created
+  ? html`<div class="card" id="new-key-card"><strong>New key “${opts.created.name}”.</strong> Copy it now: it is shown only this once.
+<pre><code id="new-key">${opts.created.key}</code></pre><button type="button" data-copy="new-key">Copy</button>
+<p class="muted">Use it from servers only, as <code>Authorization: Bearer …</code> or <code>x-api-key: …</code>; never in browser or mobile code.</p></div>${copyScript(p.nonce)}`
+  : ""}
+<form method="post" action="/dashboard/settings/api-keys" class="card">${p.csrf}
+<h2>Create a key</h2>
+<p><label>Name <input name="name" required maxlength="200" placeholder="e.g. production server"></label></p>
+<p>Rate limit (empty for the default ${def.requests} requests per ${def.windowSeconds} s):
+<label><input name="requests" type="number" min="1" max="1000000" style="width:7em"> requests</label> per
+<label><input name="window_seconds" type="number" min="1" max="86400" style="width:6em"> seconds</label></p>
+<p><label>Concurrent media tasks (empty for the default ${ctx.config.defaultMaxConcurrentTasks}) <input name="max_concurrent_tasks" type="number" min="1" max="10000" style="width:6em"></label></p>
+<p><button type="submit">Create key</button></p></form>
+<h2>Keys</h2>
+${keys.length
+  ? html`<table><tr><th>Name</th><th>Key</th><th>Limits</th><th>Created (UTC)</th><th>Last used</th><th>Status</th><th></th></tr>
+${keys.map((k) => html`<tr data-key-id="${k.id}"><td>${k.name}</td><td><code>${k.prefix}…</code></td><td>${limits(k)}</td><td>${k.created_at.slice(0, 19).replace("T", " ")}</td>
+<td>${k.last_used_at?.slice(0, 19).replace("T", " ") ?? "—"}</td><td>${k.revoked_at ? html`<span class="error">revoked</span>` : html`<span class="ok">active</span>`}</td>
+<td>${k.revoked_at ? "" : html`<form class="inline" method="post" action="/dashboard/settings/api-keys/${k.id}/revoke">${p.csrf}<button type="submit">Revoke</button></form>`}</td></tr>`)}</table>`
+  : html`<p class="muted">No keys yet.</p>`}`,
+  });
+}
+
+const FLASH = "sy_new_key";
+
+function positiveInt(v: string | undefined, name: string): number | undefined {
+  if (v === undefined || v.trim() === "") return undefined;
+  if (!/^\d+$/.test(v.trim())) throw new ApiError(422, "invalid_request", `${name} must be a positive whole number.`);
+  return Number(v.trim());
+}
+
+export function keysRoutes(ctx: AppContext, users: Users) {
+  const path = "/dashboard/settings/api-keys";
+  return new Elysia({ name: "dashboard-keys", detail: { hide: true } })
+    .get(path, ({ request }) =>
+      withSession(users, request, async (p) => {
+        const keys = await ctx.accounts.listKeys(p.session.accountId);
+        const flashed = cookieValue(request, FLASH);
+        if (!flashed) return keysPage(ctx, p, keys, {});
+        const row = await ctx.db.get<{ id: string }>(sql`select id from api_keys where key_hash = ${sha256Hex(flashed)} and account_id = ${p.session.accountId} and revoked_at is null`);
+        const view = row && keys.find((k) => k.id === row.id);
+        const page = keysPage(ctx, p, keys, { created: view ? { ...view, key: flashed } : undefined });
+        page.headers.set("set-cookie", flashCookie(ctx, FLASH, "", path, 0));
+        return page;
+      }),
+    )
+    .post(path, ({ request, body }) =>
+      withForm(ctx, users, request, body, async (p, form) => {
+        const accountId = p.session.accountId;
+        try {
+          const name = (form.name ?? "").trim();
+          if (!name || name.length > 200) throw new ApiError(422, "invalid_request", "Give the key a name (up to 200 characters).");
+          const rateRequests = positiveInt(form.requests, "Requests");
+          const rateWindowSeconds = positiveInt(form.window_seconds, "Seconds");
+          const maxConcurrentTasks = positiveInt(form.max_concurrent_tasks, "Concurrent media tasks");
+          if ((rateRequests === undefined) !== (rateWindowSeconds === undefined))
+            throw new ApiError(422, "invalid_request", "Give both the number of requests and the window in seconds, or neither.");
+          assertKeyLimits({ rateRequests, rateWindowSeconds, maxConcurrentTasks });
+          const created = await ctx.accounts.createKey(accountId, { name, rateRequests, rateWindowSeconds, maxConcurrentTasks });
+          ctx.log.info("dashboard key created", { account_id: accountId, key_id: created.id, user_id: p.session.userId });
+          return redirect(path, { "set-cookie": flashCookie(ctx, FLASH, created.key, path) });
+        } catch (e) {
+          if (!(e instanceof ApiError)) throw e;
+          return keysPage(ctx, p, await ctx.accounts.listKeys(accountId), { error: e.message, status: e.status });
+        }
+      }),
+    )
+    .post(`${path}/:keyId/revoke`, ({ request, body, params }) =>
+      withForm(ctx, users, request, body, async (p) => {
+        // revokeKey is scoped by account: a key id from another account is simply not found.
+        try {
+          await ctx.accounts.revokeKey(p.session.accountId, params.keyId);
+        } catch (e) {
+          if (e instanceof ApiError) return errorPage(e.status, "Not revoked", e.message);
+          throw e;
+        }
+        ctx.log.info("dashboard key revoked", { account_id: p.session.accountId, key_id: params.keyId, user_id: p.session.userId });
+        return redirect(path);
+      }),
+    );
+}

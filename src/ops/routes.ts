@@ -1,0 +1,105 @@
+import { Elysia, StatusMap, t } from "elysia";
+import { timingSafeEqual } from "node:crypto";
+import type { AppContext } from "../context";
+import { ApiError } from "../http/errors";
+import { metricsContentType, observeRequest, scrape } from "./metrics";
+
+// What an operator runs the gateway with: an access log line and request metrics for every answer, readiness
+// (database and Redis reachable) for load balancers, and Prometheus metrics.
+
+const CHECK_TIMEOUT_MS = 2_000;
+
+const ReadyResponse = t.Object(
+  {
+    status: t.Union([t.Literal("ok"), t.Literal("unavailable")]),
+    checks: t.Record(t.String(), t.String(), { description: "Each dependency: `ok`, `error` or `not configured`." }),
+    failed: t.Optional(t.Array(t.String(), { description: "The dependencies that failed." })),
+  },
+  { examples: [{ status: "unavailable", checks: { database: "error", redis: "ok" }, failed: ["database"] }] },
+);
+
+export function opsRoutes(ctx: AppContext) {
+  const started = new WeakMap<Request, number>();
+  const metricsToken = ctx.config.raw.METRICS_TOKEN ? Buffer.from(ctx.config.raw.METRICS_TOKEN) : undefined;
+
+  return new Elysia({ name: "ops", detail: { tags: ["Operations"] } })
+    .onRequest(({ request }) => {
+      started.set(request, performance.now());
+    })
+    .onAfterResponse({ as: "global" }, (c: any) => {
+      const t0 = started.get(c.request);
+      const seconds = t0 === undefined ? 0 : (performance.now() - t0) / 1000;
+      const status = statusOf(c.response, c.set.status);
+      // Label by the matched pattern (`/v1/models/*`), never the raw path: raw paths would explode the series.
+      const route = c.route || "unmatched";
+      const method = c.request.method;
+      observeRequest(method, route, status, seconds);
+      // Only these fields: headers (keys, cookies), bodies and query strings never reach the log.
+      ctx.log.info("request", {
+        request_id: c.set.headers["x-request-id"],
+        method,
+        route,
+        path: c.path,
+        status,
+        duration_ms: Math.round(seconds * 1000 * 10) / 10,
+      });
+    })
+    .get(
+      "/readyz",
+      async ({ set }) => {
+        const checks: Record<string, string> = {};
+        checks.database = await probe(() => ctx.db.ping(), "database", ctx);
+        checks.redis = ctx.redis ? await probe(() => ctx.redis!.send("PING", []), "redis", ctx) : "not configured";
+        const failed = Object.keys(checks).filter((k) => checks[k] === "error");
+        if (failed.length) {
+          set.status = 503;
+          return { status: "unavailable" as const, checks, failed };
+        }
+        return { status: "ok" as const, checks };
+      },
+      {
+        response: { 200: ReadyResponse, 503: ReadyResponse },
+        detail: { summary: "Ready to serve: the database (and Redis when configured) answer; 503 names what failed" },
+      },
+    )
+    .get(
+      "/metrics",
+      async ({ request }) => {
+        if (metricsToken) {
+          const m = /^Bearer\s+(.+)$/i.exec(request.headers.get("authorization") ?? "");
+          const given = Buffer.from(m?.[1]?.trim() ?? "");
+          if (given.length !== metricsToken.length || !timingSafeEqual(given, metricsToken))
+            throw new ApiError(401, "invalid_metrics_token", "Missing or wrong metrics token (METRICS_TOKEN).");
+        }
+        return new Response(await scrape(ctx.db), { headers: { "content-type": metricsContentType } });
+      },
+      {
+        response: { 200: t.String({ description: "Prometheus text exposition format." }) },
+        detail: {
+          summary: "Prometheus metrics (requests, latency, upstream errors, open holds, credits settled, task states, callbacks)",
+          description: "Open unless METRICS_TOKEN is set; then send `Authorization: Bearer <METRICS_TOKEN>`.",
+        },
+      },
+    );
+}
+
+function statusOf(response: unknown, setStatus: number | string | undefined): number {
+  if (response instanceof Response) return response.status;
+  if (typeof setStatus === "number") return setStatus;
+  if (typeof setStatus === "string") return (StatusMap as Record<string, number>)[setStatus] ?? 200;
+  return 200;
+}
+
+async function probe(fn: () => Promise<unknown>, name: string, ctx: AppContext): Promise<string> {
+  let timer: Timer | undefined;
+  try {
+    await Promise.race([fn(), new Promise((_, reject) => (timer = setTimeout(() => reject(new Error("timed out")), CHECK_TIMEOUT_MS)))]);
+    return "ok";
+  } catch (e) {
+    // The detail goes to the log only: error texts can name hosts and users.
+    ctx.log.warn("readiness check failed", { check: name, error: String((e as Error)?.message ?? e) });
+    return "error";
+  } finally {
+    clearTimeout(timer);
+  }
+}

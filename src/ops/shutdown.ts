@@ -1,0 +1,59 @@
+import type { Logger } from "../log";
+
+// Graceful shutdown. Background work (the hold sweeper, media workers, callback senders) registers a stop function
+// with `onShutdown`; server.ts calls `gracefulStop` on SIGTERM/SIGINT. Order: the listener stops taking new
+// connections while in-flight requests (including long LLM streams) keep running, and at the same time the
+// registered hooks stop background work. Whatever is still open when the grace period ends is cut off, so a
+// deploy never hangs on one slow client.
+
+export type ShutdownHook = () => void | Promise<void>;
+const hooks: Array<{ name: string; fn: ShutdownHook }> = [];
+
+/** Registers background work to stop on shutdown (e.g. `onShutdown(() => pool.stop(), "media workers")`). */
+export function onShutdown(fn: ShutdownHook, name: string = fn.name || "shutdown hook"): () => void {
+  const entry = { name, fn };
+  hooks.push(entry);
+  return () => {
+    const i = hooks.indexOf(entry);
+    if (i >= 0) hooks.splice(i, 1);
+  };
+}
+
+export interface Stoppable {
+  /** Bun's server.stop: `false` stops accepting and waits for open requests; `true` closes them now. */
+  stop(closeActiveConnections?: boolean): Promise<void> | void;
+}
+
+/** Resolves true when `p` settles within `ms`, false when the deadline came first. */
+async function within(p: Promise<unknown>, ms: number): Promise<boolean> {
+  let timer: Timer | undefined;
+  const deadline = new Promise<false>((r) => (timer = setTimeout(() => r(false), ms)));
+  try {
+    return await Promise.race([p.then(() => true, () => true), deadline]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
+ * Stops the server and the registered hooks within `graceMs`. Returns what had to be cut off, for the log.
+ */
+export async function gracefulStop(server: Stoppable, graceMs: number, log: Logger): Promise<{ drained: boolean; hooksDone: boolean }> {
+  const draining = Promise.resolve(server.stop(false));
+  const stopping = Promise.all(
+    hooks.map(async ({ name, fn }) => {
+      try {
+        await fn();
+      } catch (e) {
+        log.error("shutdown hook failed", { hook: name, error: String(e) });
+      }
+    }),
+  );
+  const [drained, hooksDone] = await Promise.all([within(draining, graceMs), within(stopping, graceMs)]);
+  if (!drained) {
+    log.warn("grace period over: closing open connections", { grace_ms: graceMs });
+    await server.stop(true);
+  }
+  if (!hooksDone) log.warn("grace period over: some shutdown hooks did not finish", { grace_ms: graceMs });
+  return { drained, hooksDone };
+}

@@ -1,0 +1,87 @@
+import type { Catalog } from "../catalog/service";
+import { TASK_ENDPOINT, type LlmModel, type ModelType } from "../catalog/model";
+import { MICROS_PER_CREDIT, usdToMicros } from "../ledger/units";
+import type { MediaModel } from "../media/model";
+
+// The price list every public page is rendered from: one listing per model with its price rows already in display
+// form. Built from the same compiled catalog the request path bills with (LLM: integer µcr per token; media: the
+// rule's describePricing rows), so the page cannot show a price the gateway does not charge.
+
+export interface PriceRow {
+  /** What the row prices: "input", "output", "cache read", "cache write", or a media rule's label. */
+  label: string;
+  /** Exact USD text, e.g. "3.00" or "0.0325". */
+  usd: string;
+  /** Exact credits text (1 credit = 0.001 USD), e.g. "3,000" or "32.5". */
+  credits: string;
+  /** The billing unit, e.g. "per million tokens", "per image", "per second". */
+  unit: string;
+}
+
+export interface Listing {
+  id: string;
+  name: string;
+  type: ModelType;
+  /** Who serves it: the LLM provider, or the media model's first upstream route. */
+  provider: string;
+  endpoint: string;
+  description: string;
+  rows: PriceRow[];
+}
+
+export const TYPE_ORDER: ModelType[] = ["llm", "embedding", "image", "video", "audio"];
+export const TYPE_LABEL: Record<ModelType, string> = { llm: "LLM", embedding: "Embedding", image: "Image", video: "Video", audio: "Audio" };
+
+const PER_MILLION = "per million tokens";
+
+export function llmListing(m: LlmModel): Listing {
+  // µcr per token is numerically the price in credits per million tokens (10^6 tokens × µcr / 10^6 µcr per credit).
+  const row = (label: string, microsPerToken: number): PriceRow => ({
+    label,
+    usd: formatMicros(microsPerToken * 1_000_000, 9, 2),
+    credits: formatMicros(microsPerToken * 1_000_000, 6, 0),
+    unit: PER_MILLION,
+  });
+  const rows = [row("input", m.prices.input)];
+  if (m.type === "llm") rows.push(row("output", m.prices.output));
+  // Cache prices are listed only where the catalog names them; otherwise cached tokens bill at the input price.
+  if (m.pricing.cache_read != null) rows.push(row("cache read", m.prices.cacheRead));
+  if (m.pricing.cache_write != null) rows.push(row("cache write", m.prices.cacheWrite));
+  return { id: m.id, name: m.name, type: m.type, provider: m.provider, endpoint: m.endpoint, description: m.description, rows };
+}
+
+export function mediaListing(m: MediaModel): Listing {
+  const rows = m.priceRows.map((r) => {
+    const micros = usdToMicros(r.usd);
+    return { label: r.label, usd: r.usd, credits: formatMicros(micros, 6, 0), unit: r.unit };
+  });
+  return {
+    id: m.id, name: m.name, type: m.type, provider: m.routes[0]!.provider, endpoint: TASK_ENDPOINT, description: m.description, rows,
+  };
+}
+
+/** Every model of the catalog, LLMs first, then embeddings, image, video, audio; by name within a type. */
+export function allListings(catalog: Catalog): Listing[] {
+  const all = [...catalog.llmList.map(llmListing), ...catalog.mediaList.map(mediaListing)];
+  return all.sort((a, b) => TYPE_ORDER.indexOf(a.type) - TYPE_ORDER.indexOf(b.type) || a.name.localeCompare(b.name));
+}
+
+/**
+ * Exact decimal text of an integer amount scaled by 10^scale (µcr: scale 6 → credits, scale 9 → USD), with
+ * thousands separators, trailing zeros trimmed but at least `minDecimals` kept. Integer arithmetic only.
+ */
+export function formatMicros(amount: number, scale: number, minDecimals: number): string {
+  if (!Number.isSafeInteger(amount)) throw new RangeError(`not an exact amount: ${amount}`);
+  const neg = amount < 0;
+  const digits = String(Math.abs(amount)).padStart(scale + 1, "0");
+  const whole = digits.slice(0, digits.length - scale).replace(/\B(?=(\d{3})+(?!\d))/g, ",");
+  const frac = digits.slice(digits.length - scale).replace(/0+$/, "").padEnd(minDecimals, "0");
+  return (neg ? "-" : "") + whole + (frac ? "." + frac : "");
+}
+
+/** µcr → credits text ("10.5", "1,200"). */
+export const creditsText = (micros: number) => formatMicros(micros, 6, 0);
+/** µcr → USD text ("0.0105"). */
+export const usdText = (micros: number) => formatMicros(micros, 9, 2);
+/** µcr → credits as a JSON number (display only, never fed back into money). */
+export const creditsNumber = (micros: number) => micros / MICROS_PER_CREDIT;

@@ -1,0 +1,42 @@
+import { Elysia } from "elysia";
+import type { AppContext } from "../context";
+import { bodyType } from "../discovery/openapi";
+import { htmlResponse } from "./layout";
+import { renderLlmsTxt } from "./llms-txt";
+import { renderCard, renderNotFound } from "./model-card";
+import { cardPath, cardsFor } from "./model-card-facts";
+import { etagMatches, PricingPage } from "./pricing";
+
+// Public pages (no key): /pricing, /models/{id}, /llms.txt. All are rendered from the in-memory catalog, which does
+// not change while the process runs, so each page is built once and revalidated by an ETag from catalog.version.
+export function publicPageRoutes(ctx: AppContext) {
+  const base = ctx.config.publicBaseUrl;
+  const pricing = new PricingPage(ctx.catalog);
+  const cards = cardsFor(ctx.catalog, base);
+  const cardHtml = new Map<string, string>();
+  const llms = renderLlmsTxt(ctx.catalog, base);
+  const cacheControl = "public, max-age=300";
+
+  // Listed in /openapi.json like every public route (bodyType: the body is not JSON).
+  return new Elysia({ name: "public-pages", detail: { tags: ["Pages"] } })
+    .get("/pricing", ({ query, request }) => pricing.respond(query, request.headers.get("if-none-match")), {
+      detail: { summary: "Models and prices for people (HTML; filters as query parameters)", ...bodyType("text/html") },
+    })
+    // Ids contain slashes (google/nano-banana), hence the wildcard.
+    .get("/models/*", ({ params, request }) => {
+      const id = decodeURIComponent(params["*"]);
+      const facts = cards.get(id);
+      if (!facts) return htmlResponse(renderNotFound(id), { status: 404 });
+      // An alias (claude-haiku-4-5-20251001) has no card of its own: send the reader to the model's.
+      if (facts.id !== id) return new Response(null, { status: 301, headers: { location: cardPath(facts.id) } });
+      const etag = `"${ctx.catalog.version}-${Bun.hash(facts.id).toString(36)}"`;
+      const headers = { etag, "cache-control": cacheControl };
+      if (etagMatches(request.headers.get("if-none-match"), etag)) return new Response(null, { status: 304, headers });
+      let page = cardHtml.get(facts.id);
+      if (!page) cardHtml.set(facts.id, (page = renderCard(facts, base)));
+      return htmlResponse(page, { headers });
+    }, { detail: { summary: "A model's card (HTML); ids may contain slashes, e.g. /models/google/nano-banana", ...bodyType("text/html") } })
+    .get("/llms.txt", () => new Response(llms, { headers: { "content-type": "text/markdown; charset=utf-8", "cache-control": cacheControl } }), {
+      detail: { summary: "Index of the API for language models (llmstxt.org)", ...bodyType("text/markdown") },
+    });
+}

@@ -1,0 +1,77 @@
+import { describe, expect, test } from "bun:test";
+import { silentLogger } from "../../src/log";
+import { gracefulStop, onShutdown } from "../../src/ops/shutdown";
+import { spawnGateway } from "../support/process";
+
+// Graceful shutdown: a stream in flight finishes within the grace period, new connections are refused at once,
+// registered hooks run, and a stream longer than the grace period is cut off at its end.
+
+function slowStreamServer(chunks: number, everyMs: number) {
+  return Bun.serve({
+    port: 0,
+    hostname: "127.0.0.1",
+    fetch() {
+      let i = 0;
+      return new Response(
+        new ReadableStream({
+          async pull(c) {
+            await Bun.sleep(everyMs);
+            c.enqueue(new TextEncoder().encode(`chunk ${i}\n`));
+            if (++i === chunks) c.close();
+          },
+        }),
+        { headers: { "content-type": "text/plain" } },
+      );
+    },
+  });
+}
+
+describe("gracefulStop", () => {
+  test("lets an in-flight stream finish, refuses new connections, runs the hooks", async () => {
+    const server = slowStreamServer(6, 100);
+    const url = `http://127.0.0.1:${server.port}/`;
+    const res = await fetch(url);
+    const body = res.text();
+    let hookRan = false;
+    const unregister = onShutdown(async () => {
+      await Bun.sleep(50);
+      hookRan = true;
+    }, "test worker");
+    try {
+      const stopping = gracefulStop(server, 5_000, silentLogger);
+      await Bun.sleep(20);
+      await expect(fetch(url)).rejects.toThrow(); // no longer listening
+      const result = await stopping;
+      expect(result).toEqual({ drained: true, hooksDone: true });
+      expect(await body).toBe([0, 1, 2, 3, 4, 5].map((i) => `chunk ${i}\n`).join(""));
+      expect(hookRan).toBe(true);
+    } finally {
+      unregister();
+    }
+  });
+
+  test("cuts off what is still open when the grace period ends", async () => {
+    const server = slowStreamServer(100, 100); // ~10 s
+    const res = await fetch(`http://127.0.0.1:${server.port}/`);
+    const body = res.text().catch((e) => `cut: ${e}`);
+    const t0 = performance.now();
+    const result = await gracefulStop(server, 300, silentLogger);
+    const elapsed = performance.now() - t0;
+    expect(result.drained).toBe(false);
+    expect(elapsed).toBeLessThan(2_000);
+    const text = await body;
+    expect(text).not.toContain("chunk 99");
+  });
+});
+
+describe("the gateway process", () => {
+  test("SIGTERM: stops listening and exits 0 within the grace period", async () => {
+    const gw = await spawnGateway({ DATABASE_URL: ":memory:", SHUTDOWN_GRACE_SECONDS: "5" });
+    expect((await fetch(gw.url + "/healthz")).status).toBe(200);
+    const t0 = performance.now();
+    gw.proc.kill("SIGTERM");
+    expect(await gw.proc.exited).toBe(0);
+    expect(performance.now() - t0).toBeLessThan(5_000);
+    await expect(fetch(gw.url + "/healthz")).rejects.toThrow();
+  });
+});

@@ -1,0 +1,33 @@
+import { usdPerMillionToMicrosPerToken, usdToMicros } from "../../src/ledger/units";
+import llmData from "../../src/catalog/models.json";
+import mediaData from "../../src/catalog/media-models.json";
+
+// Expected prices, computed from the catalog DATA FILES and the ledger's unit helpers (and, for media, the pricing
+// rule functions) — never from the page code under test.
+
+export const llmEntries = llmData as any[];
+export const mediaEntries = mediaData as any[];
+
+export interface ExpectedRow { label: string; usd: number; creditsMicros: number }
+
+/** LLM: per million tokens; credits per million = µcr per token. */
+export function expectedLlmRows(e: any): ExpectedRow[] {
+  const row = (label: string, usd: number) => ({ label, usd, creditsMicros: usdPerMillionToMicrosPerToken(usd) * 1_000_000 });
+  const rows = [row("input", e.pricing.input)];
+  if (e.type === "llm") rows.push(row("output", e.pricing.output));
+  if (e.pricing.cache_read != null) rows.push(row("cache read", e.pricing.cache_read));
+  if (e.pricing.cache_write != null) rows.push(row("cache write", e.pricing.cache_write));
+  return rows;
+}
+
+/** Media: the rows of the rule function describePricing; credits = the USD amount in µcr. */
+export async function expectedMediaRows(e: any): Promise<ExpectedRow[]> {
+  const { describePricing } = await import("../../src/media/pricing");
+  return describePricing(e.pricing).map((r: any) => ({ label: r.label, usd: Number(r.usd), creditsMicros: usdToMicros(r.usd) }));
+}
+
+/** "10.5" credits text → µcr, exactly. */
+export function creditsTextToMicros(s: string): number {
+  const [w, f = ""] = s.replace(/,/g, "").split(".");
+  return Number(w) * 1_000_000 + Number(f.padEnd(6, "0"));
+}

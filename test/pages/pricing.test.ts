@@ -1,0 +1,129 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { startGateway, type TestGateway } from "../support/gateway";
+import { creditsTextToMicros, expectedLlmRows, expectedMediaRows, llmEntries, mediaEntries } from "./catalog-data";
+import { num, pricingModels, texts } from "./html";
+
+let gw: TestGateway;
+beforeAll(async () => (gw = await startGateway()));
+afterAll(() => gw.stop());
+
+const get = (path: string, headers: Record<string, string> = {}) => fetch(gw.url + path, { headers });
+const page = async (path: string) => {
+  const r = await get(path);
+  expect(r.status).toBe(200);
+  expect(r.headers.get("content-type")).toContain("text/html");
+  return r.text();
+};
+const allIds = () => [...llmEntries, ...mediaEntries].map((e) => e.id).sort();
+
+describe("/pricing", () => {
+  test("lists every model of the catalog, with no key, each linking to its card", async () => {
+    const shown = await pricingModels(await page("/pricing"));
+    expect(shown.map((m) => m.id).sort()).toEqual(allIds());
+    for (const m of shown) expect(m.href).toBe("/models/" + m.id.split("/").map(encodeURIComponent).join("/"));
+  });
+
+  test("every LLM and embedding price shown equals the catalog's, in USD and credits per million tokens", async () => {
+    const shown = new Map((await pricingModels(await page("/pricing"))).map((m) => [m.id, m]));
+    for (const e of llmEntries) {
+      const m = shown.get(e.id)!;
+      expect(m.type).toBe(e.type);
+      expect(m.provider).toBe(e.provider);
+      const expected = expectedLlmRows(e);
+      expect(m.rows.map((r) => r.label)).toEqual(expected.map((x) => x.label));
+      m.rows.forEach((r, i) => {
+        expect(num(r.usd)).toBe(expected[i]!.usd);
+        expect(creditsTextToMicros(r.credits)).toBe(expected[i]!.creditsMicros);
+        expect(r.unit).toBe("per million tokens");
+      });
+    }
+  });
+
+  test("every media price shown equals its rule's rows, in USD and credits, with the unit", async () => {
+    if (!mediaEntries.length) return console.warn("SKIPPED: no media models in the catalog yet");
+    const shown = new Map((await pricingModels(await page("/pricing"))).map((m) => [m.id, m]));
+    for (const e of mediaEntries) {
+      const m = shown.get(e.id)!;
+      expect(m.type).toBe(e.type);
+      const expected = await expectedMediaRows(e);
+      expect(m.rows.map((r) => r.label)).toEqual(expected.map((x) => x.label));
+      m.rows.forEach((r, i) => {
+        expect(num(r.usd)).toBe(expected[i]!.usd);
+        expect(creditsTextToMicros(r.credits)).toBe(expected[i]!.creditsMicros);
+        expect(r.unit).toMatch(/^per /);
+      });
+    }
+  });
+
+  test("filters by type, provider and text on the server (GET form, no JavaScript needed)", async () => {
+    const ids = async (q: string) => (await pricingModels(await page("/pricing?" + q))).map((m) => m.id).sort();
+    const where = (f: (e: any) => boolean) => [...llmEntries, ...mediaEntries].filter(f).map((e) => e.id).sort();
+    expect(await ids("type=embedding")).toEqual(where((e) => e.type === "embedding"));
+    expect(await ids("provider=anthropic")).toEqual(where((e) => e.provider === "anthropic"));
+    expect(await ids("type=llm&provider=openai&q=codex")).toEqual(["gpt-5-codex", "gpt-5.1-codex"]);
+    // Terms all have to match, in any case, in id, name or description.
+    expect(await ids("q=CLAUDE%20haiku")).toEqual(["claude-3-5-haiku", "claude-haiku-4-5"]);
+    // Unknown values are dropped rather than refused.
+    expect(await ids("type=hologram&provider=nobody")).toEqual(allIds());
+    const none = await page("/pricing?q=zzzz-no-such-model");
+    expect(await pricingModels(none)).toEqual([]);
+    expect(none).toContain("No model matches");
+    // The form keeps the chosen values so the filter can be refined.
+    const form = await page("/pricing?type=llm&q=%3Cscript%3E");
+    expect(form).toContain('<option value="llm" selected>');
+    expect(form).toContain('value="&lt;script&gt;"');
+    expect((await texts(form, "#count"))[0]).toMatch(/^Showing 0 of \d+ models\.$/);
+    if (mediaEntries.length) {
+      expect(await ids("type=video")).toEqual(where((e) => e.type === "video"));
+      expect(await ids("provider=fal&type=image")).toEqual(where((e) => e.type === "image" && e.routes[0].provider === "fal"));
+    }
+  });
+
+  test("ETag from the catalog fingerprint, 304 on If-None-Match, Cache-Control; each filter has its own tag", async () => {
+    const r = await get("/pricing");
+    const etag = r.headers.get("etag")!;
+    expect(etag).toStartWith(`"${gw.ctx.catalog.version}-`);
+    expect(r.headers.get("cache-control")).toContain("max-age=");
+    const again = await get("/pricing", { "if-none-match": etag });
+    expect(again.status).toBe(304);
+    expect(await again.text()).toBe("");
+    expect(again.headers.get("etag")).toBe(etag);
+    expect((await get("/pricing", { "if-none-match": `"other", W/${etag}` })).status).toBe(304);
+    expect((await get("/pricing", { "if-none-match": '"stale"' })).status).toBe(200);
+    const filtered = await get("/pricing?type=llm");
+    expect(filtered.headers.get("etag")).not.toBe(etag);
+    expect((await get("/pricing?type=llm", { "if-none-match": etag })).status).toBe(200);
+  });
+
+  test("a changed catalog changes the ETag and the price shown", async () => {
+    const file = join(tmpdir(), `pricing-catalog-${Date.now()}.json`);
+    const sonnet = llmEntries.find((e) => e.id === "claude-sonnet-4-5");
+    writeFileSync(file, JSON.stringify([{ ...sonnet, pricing: { ...sonnet.pricing, input: 3.3 } }]));
+    const other = await startGateway({ CATALOG_PATH: file });
+    try {
+      const a = await get("/pricing");
+      const b = await fetch(other.url + "/pricing");
+      expect(b.headers.get("etag")).not.toBe(a.headers.get("etag"));
+      const m = (await pricingModels(await b.text())).find((x) => x.id === "claude-sonnet-4-5")!;
+      expect(m.rows[0]).toMatchObject({ label: "input", usd: "$3.30", credits: "3,300" });
+    } finally {
+      await other.stop();
+    }
+  });
+});
+
+describe("/llms.txt", () => {
+  test("a Markdown index linking auth, OpenAPI, pricing, the model list and every model card", async () => {
+    const r = await get("/llms.txt");
+    expect(r.status).toBe(200);
+    expect(r.headers.get("content-type")).toContain("text/markdown");
+    const text = await r.text();
+    expect(text).toStartWith("# Switchyard\n");
+    const base = gw.ctx.config.publicBaseUrl;
+    for (const p of ["/auth.md", "/openapi.json", "/pricing", "/v1/models"]) expect(text).toContain(`(${base}${p})`);
+    for (const id of allIds()) expect(text).toContain(`(${base}/models/${id.split("/").map(encodeURIComponent).join("/")})`);
+  });
+});
