@@ -7,7 +7,8 @@
 // Signature (when the account has a webhook signing key): X-Webhook-Timestamp = Unix seconds, X-Webhook-Signature =
 // base64(HMAC-SHA256(key, `${taskId}.${timestamp}`)).
 import { sql } from "drizzle-orm";
-import { createHmac } from "node:crypto";
+import { signCallback } from "../discovery/webhook-signing.ts";
+import type { MediaMetrics } from "./metrics.ts";
 import type { Db } from "../db/client.ts";
 import { newId } from "../db/ids.ts";
 import type { Logger } from "../log.ts";
@@ -15,13 +16,9 @@ import type { MediaSettings } from "./settings.ts";
 import { checkCallbackUrl } from "./ssrf.ts";
 import { taskRecord, type TaskRow } from "./views.ts";
 
-export interface CallbackDeps { db: Db; settings: MediaSettings; log: Logger; webhookSecret(accountId: string): Promise<string | null> }
+export interface CallbackDeps { db: Db; settings: MediaSettings; log: Logger; metrics: MediaMetrics; webhookSecret(accountId: string): Promise<string | null> }
 
 interface DeliveryRow { id: string; task_id: string; account_id: string; url: string; attempt: number; next_attempt_at: number }
-
-export function signCallback(secret: string, taskId: string, timestamp: number): string {
-  return createHmac("sha256", secret).update(`${taskId}.${timestamp}`).digest("base64");
-}
 
 /** Claim due deliveries and start sending them; returns the sends in progress. */
 export async function deliverDue(deps: CallbackDeps, limit = 20): Promise<Promise<void>[]> {
@@ -55,9 +52,7 @@ async function deliver(deps: CallbackDeps, d: DeliveryRow): Promise<void> {
     const headers: Record<string, string> = { "content-type": "application/json", "user-agent": "Switchyard-Webhook/1" };
     const secret = await deps.webhookSecret(task.account_id);
     if (secret) {
-      const ts = Math.floor(Date.now() / 1000);
-      headers["x-webhook-timestamp"] = String(ts);
-      headers["x-webhook-signature"] = signCallback(secret, task.id, ts);
+      Object.assign(headers, signCallback(secret, task.id, Date.now() / 1000));
     }
     try {
       const res = await fetch(d.url, { method: "POST", headers, body, redirect: "manual", signal: AbortSignal.timeout(settings.callbacks.timeoutMs) });
@@ -72,6 +67,7 @@ async function deliver(deps: CallbackDeps, d: DeliveryRow): Promise<void> {
   const ok = error === null;
   const again = !ok && retry && d.attempt < settings.callbacks.maxAttempts;
   const wait = settings.callbacks.retryBaseMs * 2 ** (d.attempt - 1);
+  deps.metrics.callback(ok ? "delivered" : again ? "retry" : "failed");
   await db.tx(function* (q) {
     yield* q.run(sql`update callback_deliveries set state = ${ok ? "delivered" : "failed"}, status_code = ${status}, error = ${error},
       duration_ms = ${now - started}, next_attempt_at = ${null} where id = ${d.id}`);

@@ -147,6 +147,7 @@ export class Engine {
       }
       if (r.kind === "refused") {
         refusals.push(`${route.provider}: ${r.code} ${r.message}`);
+        this.deps.metrics.upstreamError(route.provider, "refused");
         this.deps.log.warn("upstream refused a task", { task_id: task.id, provider: route.provider, code: r.code, message: r.message });
         continue;
       }
@@ -182,6 +183,7 @@ export class Engine {
 
   /** A transient problem (network, a download, the database): try again later; the deadline still applies. */
   private async stepFailed(task: TaskRow, e: unknown): Promise<void> {
+    if (task.provider) this.deps.metrics.upstreamError(task.provider, "step_failed");
     this.deps.log.warn("task step failed; will retry", { task_id: task.id, error: String((e as Error)?.message ?? e) });
     const adapter = this.adapters[(task.provider ?? "kie") as MediaProvider];
     await this.reschedule(task, adapter).catch(() => {});

@@ -6,6 +6,7 @@ import { sql } from "drizzle-orm";
 import type { Db } from "../db/client.ts";
 import { newId, randomToken } from "../db/ids.ts";
 import type { Ledger } from "../ledger/service.ts";
+import type { MediaMetrics } from "./metrics.ts";
 import type { Logger } from "../log.ts";
 import type { Done } from "./adapters/types.ts";
 import type { CostFacts, MediaModel } from "./model.ts";
@@ -14,7 +15,7 @@ import type { MediaSettings } from "./settings.ts";
 import { contentTypeOf, extensionOf, type Storage } from "./storage.ts";
 import type { StoredResult, TaskRow } from "./views.ts";
 
-export interface FinishDeps { db: Db; ledger: Ledger; storage: Storage; settings: MediaSettings; log: Logger; owner: string }
+export interface FinishDeps { db: Db; ledger: Ledger; storage: Storage; settings: MediaSettings; log: Logger; owner: string; metrics: MediaMetrics }
 
 class LostLease extends Error {}
 
@@ -84,6 +85,7 @@ export async function completeTask(deps: FinishDeps, task: TaskRow, model: Media
     deps.log.warn("task taken over before completion; result discarded", { task_id: task.id });
     return false;
   }
+  deps.metrics.creditsSettled(cost);
   deps.log.info("task succeeded", { task_id: task.id, model: task.model, provider: task.provider, cost_credits: cost / 1e6 });
   return true;
 }

@@ -9,6 +9,7 @@ import { connectRedis } from "../limits/redis.ts";
 import { RedisTaskTokens, type TaskTokens } from "../limits/task-tokens.ts";
 import { createLogger } from "../log.ts";
 import { Engine } from "./engine.ts";
+import { postingMetrics, type MetricEvent } from "./metrics.ts";
 import type { MediaSettings } from "./settings.ts";
 import { createStorage } from "./storage.ts";
 
@@ -18,7 +19,8 @@ export type ToWorker = { type: "start"; settings: MediaSettings; owner: string }
 export type FromWorker =
   | { type: "started" }
   | { type: "stopped" }
-  | { type: "tokens"; op: "release" | "refresh"; keyId: string; taskId: string; ttlMs: number };
+  | { type: "tokens"; op: "release" | "refresh"; keyId: string; taskId: string; ttlMs: number }
+  | MetricEvent;
 
 /** Tokens held by the main thread: this worker only ever refreshes and releases them. */
 class ParentTaskTokens implements TaskTokens {
@@ -57,6 +59,7 @@ self.onmessage = async (e: MessageEvent<ToWorker>) => {
     storage: createStorage(settings.storage),
     tokens: redis ? new RedisTaskTokens(redis) : new ParentTaskTokens(),
     webhookSecret: (id) => accounts.webhookSecret(id),
+    metrics: postingMetrics((m) => self.postMessage(m)),
   });
   engine.start();
   stop = async () => {

@@ -2,6 +2,7 @@
 // engine on the main thread when MEDIA_WORKERS=0 or the database is `:memory:` (a worker could not see it).
 import type { AppContext } from "../context.ts";
 import { Engine } from "./engine.ts";
+import { applyMetric, directMetrics } from "./metrics.ts";
 import { mediaSettingsOf, type MediaSettings } from "./settings.ts";
 import { createStorage } from "./storage.ts";
 import type { FromWorker, ToWorker } from "./worker.ts";
@@ -28,6 +29,7 @@ export async function startMedia(ctx: AppContext, overrides: Record<string, stri
       db: ctx.db, ledger: ctx.ledger, log: ctx.log, owner: owner(), settings, catalog: ctx.catalog,
       storage: createStorage(settings.storage), tokens: ctx.taskTokens,
       webhookSecret: (id) => ctx.accounts.webhookSecret(id),
+      metrics: directMetrics,
     });
     if (opts.autostart !== false) engine.start();
     return { mode: "in-process", engine, stop: () => engine.stop() };
@@ -49,6 +51,7 @@ async function spawn(ctx: AppContext, settings: MediaSettings, owner: string): P
   });
   worker.addEventListener("message", (e: MessageEvent<FromWorker>) => {
     const m = e.data;
+    if (m.type === "metric") return applyMetric(m);
     if (m.type !== "tokens") return;
     const op = m.op === "release" ? ctx.taskTokens.release(m.keyId, m.taskId) : ctx.taskTokens.refresh(m.keyId, m.taskId, m.ttlMs);
     op.catch((err) => ctx.log.error("task token update failed", { error: String(err) }));
