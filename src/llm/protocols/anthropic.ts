@@ -1,0 +1,91 @@
+// Anthropic Messages (POST /v1/messages, also ?beta=true). Body: max_tokens is required; stream via `stream`.
+// Usage: message_start states the input counts (output there is a placeholder); each message_delta restates
+// totals, cumulative, never increments. So: input counts from message_start, replaced by any non-null ones in
+// a message_delta; output from the last message_delta. Never add.
+
+import { fromAnthropicUsage, type TokenUsage } from "../usage.ts";
+import { passthroughBody, positiveInt } from "./common.ts";
+import { shortStringValue, sumStringValues } from "./json-scan.ts";
+import { createSseTap, toTapError, type TapState } from "./sse-tap.ts";
+import type { ErrorInfo, LlmProtocol } from "./types.ts";
+
+// Anthropic's error type follows the status; the SDK picks its error class by status as well.
+const TYPE_BY_STATUS: Record<number, string> = {
+  400: "invalid_request_error",
+  401: "authentication_error",
+  402: "billing_error",
+  403: "permission_error",
+  404: "not_found_error",
+  413: "request_too_large",
+  422: "invalid_request_error",
+  429: "rate_limit_error",
+  500: "api_error",
+  503: "overloaded_error",
+  504: "timeout_error",
+  529: "overloaded_error",
+};
+
+export function anthropicErrorType(status: number): string {
+  return TYPE_BY_STATUS[status] ?? (status >= 500 ? "api_error" : "invalid_request_error");
+}
+
+// Keys of the generated-content deltas: text_delta, input_json_delta (tool arguments), thinking_delta.
+// signature_delta and citations_delta carry no generated text.
+const DELTA_KEYS = ['"text"', '"partial_json"', '"thinking"'];
+
+function onEvent(ev: { event?: string; data: string }, s: TapState): void {
+  // SDKs drop events without an `event:` line, but the data names its type too; metering should not depend on it.
+  switch (ev.event ?? shortStringValue(ev.data, '"type"')) {
+    case "content_block_delta": {
+      for (const k of DELTA_KEYS) s.outputChars += sumStringValues(ev.data, k);
+      return;
+    }
+    case "message_start": {
+      const u = fromAnthropicUsage(JSON.parse(ev.data)?.message?.usage);
+      if (u) s.usage = u;
+      return;
+    }
+    case "message_delta": {
+      const raw = JSON.parse(ev.data)?.usage;
+      if (raw && typeof raw === "object") s.usage = mergeDelta(s.usage, raw);
+      return;
+    }
+    case "message_stop":
+      s.completed = true;
+      return;
+    case "error":
+      s.failed = true;
+      s.error = toTapError(JSON.parse(ev.data)?.error);
+      return;
+  }
+}
+
+/** message_delta totals replace what message_start said; absent or null fields keep the earlier value. */
+function mergeDelta(prev: TokenUsage | null, raw: Record<string, unknown>): TokenUsage {
+  const base = prev ?? { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 };
+  const pick = (v: unknown, old: number) => (typeof v === "number" && v >= 0 ? Math.floor(v) : old);
+  return {
+    input: pick(raw.input_tokens, base.input),
+    output: pick(raw.output_tokens, base.output),
+    cacheRead: pick(raw.cache_read_input_tokens, base.cacheRead),
+    cacheWrite: pick(raw.cache_creation_input_tokens, base.cacheWrite),
+  };
+}
+
+export const anthropic: LlmProtocol = {
+  name: "anthropic",
+  usageBearingPaths: ["/v1/messages"],
+  freePaths: ["/v1/messages/count_tokens"],
+  requestIdHeader: "request-id",
+  isStream: (body) => body?.stream === true,
+  maxOutputTokens: (body) => positiveInt(body?.max_tokens),
+  // Nothing to change for usage: Anthropic always reports it.
+  prepareUpstreamBody: passthroughBody,
+  usageFromBody: (json) => fromAnthropicUsage(json?.usage),
+  createStreamTap: () => createSseTap(onEvent),
+  errorBody: (e: ErrorInfo) => ({
+    type: "error",
+    error: { type: anthropicErrorType(e.status), message: e.message, code: e.code },
+    request_id: e.requestId,
+  }),
+};

@@ -1,0 +1,27 @@
+// OpenAI Embeddings (POST /v1/embeddings). No stream, no output tokens: the charge is prompt_tokens × input.
+
+import { fromEmbeddingsUsage } from "../usage.ts";
+import { openAiErrorBody, passthroughBody } from "./common.ts";
+import type { LlmProtocol, StreamTap } from "./types.ts";
+
+// Embeddings never stream; a tap exists only so the table is uniform. It watches nothing and never completes,
+// so a proxy that wrongly streamed an embedding would release the hold rather than guess a charge.
+const idleTap = (): StreamTap => ({
+  feed: () => null,
+  flush: () => null,
+  end: () => ({ usage: null, failed: false, completed: false, outputCharsSoFar: 0 }),
+});
+
+export const embeddings: LlmProtocol = {
+  name: "embeddings",
+  usageBearingPaths: ["/v1/embeddings"],
+  freePaths: [],
+  requestIdHeader: "x-request-id",
+  isStream: () => false,
+  // Zero, not undefined: "absent" would make the caller hold the model's maximum output.
+  maxOutputTokens: () => 0,
+  prepareUpstreamBody: passthroughBody,
+  usageFromBody: (json) => fromEmbeddingsUsage(json?.usage),
+  createStreamTap: idleTap,
+  errorBody: openAiErrorBody,
+};

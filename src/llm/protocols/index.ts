@@ -1,0 +1,22 @@
+// The protocol table the proxy looks things up in, by name or by client-facing path.
+
+import { anthropic } from "./anthropic.ts";
+import { chat } from "./chat.ts";
+import { embeddings } from "./embeddings.ts";
+import { responses } from "./responses.ts";
+import type { LlmProtocol, ProtocolName } from "./types.ts";
+
+export type * from "./types.ts";
+export { anthropic, chat, embeddings, responses };
+export { anthropicErrorType } from "./anthropic.ts";
+export { isUsageOnlyEvent } from "./chat.ts";
+
+export const protocols: Record<ProtocolName, LlmProtocol> = { anthropic, chat, responses, embeddings };
+
+const byPath = new Map<string, LlmProtocol>();
+for (const p of Object.values(protocols)) for (const path of [...p.usageBearingPaths, ...p.freePaths]) byPath.set(path, p);
+
+/** The protocol serving a client-facing path (query string excluded), or undefined. */
+export function protocolForPath(pathname: string): LlmProtocol | undefined {
+  return byPath.get(pathname);
+}

@@ -1,0 +1,72 @@
+// Cheap looks into compact JSON text without parsing it, for the stream taps: most events only need "is this the
+// usage event?" or "how long is this delta?", and a full JSON.parse per delta is the cost the hot path avoids.
+//
+// Soundness: inside a JSON string every `"` is escaped, so `"key"` followed by `:` can only be an object key.
+// The key may appear at any depth; callers only use keys that are unambiguous in their event.
+
+const WS = new Set([0x20, 0x09, 0x0a, 0x0d]);
+
+/** Index of the first character of the value of the first `"key": value` at or after `from`, or -1. */
+export function findValue(text: string, quotedKey: string, from = 0): number {
+  let i = text.indexOf(quotedKey, from);
+  while (i !== -1) {
+    let j = i + quotedKey.length;
+    while (WS.has(text.charCodeAt(j))) j++;
+    if (text.charCodeAt(j) === 0x3a /* : */) {
+      j++;
+      while (WS.has(text.charCodeAt(j))) j++;
+      return j;
+    }
+    i = text.indexOf(quotedKey, i + 1);
+  }
+  return -1;
+}
+
+/**
+ * Decoded length (JS string length) of the JSON string starting at `start` (its opening quote), and the index
+ * just after its closing quote. An escape counts as the one character it stands for.
+ */
+export function stringLengthAt(text: string, start: number): { length: number; end: number } {
+  let n = 0;
+  let i = start + 1;
+  const len = text.length;
+  while (i < len) {
+    const c = text.charCodeAt(i);
+    if (c === 0x22 /* " */) return { length: n, end: i + 1 };
+    if (c === 0x5c /* \ */) i += text.charCodeAt(i + 1) === 0x75 /* u */ ? 6 : 2;
+    else i++;
+    n++;
+  }
+  return { length: n, end: len };
+}
+
+/** Sum of decoded lengths of every string value of `"key"` in the text (non-string values are skipped). */
+export function sumStringValues(text: string, quotedKey: string): number {
+  let total = 0;
+  let from = 0;
+  for (;;) {
+    const v = findValue(text, quotedKey, from);
+    if (v === -1) return total;
+    if (text.charCodeAt(v) === 0x22) {
+      const s = stringLengthAt(text, v);
+      total += s.length;
+      from = s.end;
+    } else {
+      from = v;
+    }
+  }
+}
+
+/** The string value of the first `"key"` (unescaped only if it has no escapes; used for short type names). */
+export function shortStringValue(text: string, quotedKey: string): string | undefined {
+  const v = findValue(text, quotedKey);
+  if (v === -1 || text.charCodeAt(v) !== 0x22) return undefined;
+  const end = text.indexOf('"', v + 1);
+  return end === -1 ? undefined : text.slice(v + 1, end);
+}
+
+/** Whether the first `"key"` has an object value (`"usage":{` yes, `"usage":null` no). */
+export function hasObjectValue(text: string, quotedKey: string): boolean {
+  const v = findValue(text, quotedKey);
+  return v !== -1 && text.charCodeAt(v) === 0x7b /* { */;
+}

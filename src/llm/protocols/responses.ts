@@ -1,0 +1,59 @@
+// OpenAI Responses (POST /v1/responses). Usage rides only on the final response object: response.completed, or
+// response.incomplete when max_output_tokens cut the answer (a normal, billable end). Failures inside a 200
+// stream: response.failed (its response.error) or an `error` event ({type:"error", code, message}).
+
+import { fromResponsesUsage } from "../usage.ts";
+import { openAiErrorBody, passthroughBody, positiveInt } from "./common.ts";
+import { shortStringValue, sumStringValues } from "./json-scan.ts";
+import { createSseTap, toTapError, type TapState } from "./sse-tap.ts";
+import type { LlmProtocol } from "./types.ts";
+
+function onEvent(ev: { event?: string; data: string }, s: TapState): void {
+  const type = ev.event ?? shortStringValue(ev.data, '"type"');
+  if (type === undefined) return;
+  // Deltas of generated content: output_text, function_call_arguments, reasoning_text, reasoning_summary_text,
+  // refusal, custom_tool_call_input, ... all carry a string `delta`. Audio deltas are base64, not text.
+  if (type.endsWith(".delta")) {
+    if (type !== "response.audio.delta") s.outputChars += sumStringValues(ev.data, '"delta"');
+    return;
+  }
+  switch (type) {
+    case "response.completed":
+    case "response.incomplete": {
+      const u = fromResponsesUsage(JSON.parse(ev.data)?.response?.usage);
+      if (u) s.usage = u;
+      s.completed = true;
+      return;
+    }
+    case "response.failed": {
+      const r = JSON.parse(ev.data)?.response;
+      s.failed = true;
+      s.error = toTapError(r?.error);
+      const u = fromResponsesUsage(r?.usage);
+      if (u) s.usage = u;
+      return;
+    }
+    case "error": {
+      const j = JSON.parse(ev.data);
+      s.failed = true;
+      // The published shape is flat ({type:"error", code, message}); some servers nest it under `error`.
+      const e = j && typeof j.error === "object" && j.error !== null ? j.error : j;
+      s.error = toTapError({ code: e?.code, message: e?.message, type: e === j ? undefined : e?.type });
+      return;
+    }
+  }
+}
+
+export const responses: LlmProtocol = {
+  name: "responses",
+  usageBearingPaths: ["/v1/responses"],
+  freePaths: [],
+  requestIdHeader: "x-request-id",
+  isStream: (body) => body?.stream === true,
+  // max_output_tokens includes reasoning tokens, as the output price does.
+  maxOutputTokens: (body) => positiveInt(body?.max_output_tokens),
+  prepareUpstreamBody: passthroughBody,
+  usageFromBody: (json) => fromResponsesUsage(json?.usage),
+  createStreamTap: () => createSseTap(onEvent),
+  errorBody: openAiErrorBody,
+};

@@ -1,0 +1,95 @@
+// The questions the proxy asks a wire protocol. The proxy is one piece of code; everything that differs between
+// Anthropic Messages, Chat Completions, Responses and Embeddings lives behind this interface, so adding a protocol
+// never touches the proxy.
+//
+// How the proxy is expected to use it (issue 3):
+//   body = JSON.parse(raw)                        // once, for `model` and the token limit
+//   hold  = maxOutputTokens(body) ?? model max    // plus an input estimate from raw.length
+//   { raw: upstreamRaw, stripUsageChunk } = prepareUpstreamBody(body, raw)
+//   upstream answers 2xx:
+//     stream (content-type text/event-stream): tap = createStreamTap({ stripUsageChunk });
+//        per chunk: out = tap.feed(chunk); forward out ?? chunk (skip empty arrays);
+//        upstream ended cleanly: forward tap.flush() if not null, then r = tap.end()
+//        client went away: r = tap.end() (no flush needed; nobody is listening)
+//        r.failed → release; r.completed && r.usage → settle usage; client abort → partialUsage(r, inputEstimate)
+//        upstream ended without r.completed (dropped) → release
+//     json: usage = usageFromBody(JSON.parse(text))
+//   errors the gateway raises itself: errorBody({...}) with header requestIdHeader.
+
+import type { TokenUsage } from "../usage.ts";
+
+export type ProtocolName = "anthropic" | "chat" | "responses" | "embeddings";
+
+export interface UpstreamBody {
+  /** the text to send upstream: the client's raw text, untouched, unless something had to change */
+  raw: string;
+  /** chat streams only: the gateway asked for usage the client did not ask for, so the tap must remove it */
+  stripUsageChunk: boolean;
+}
+
+export interface TapError {
+  type?: string;
+  code?: string;
+  message?: string;
+}
+
+export interface TapResult {
+  /**
+   * Usage as the stream stated it, or null if it never did. On failure this is whatever was seen before the
+   * failure (Anthropic: the input counts of message_start); the proxy releases the hold regardless.
+   */
+  usage: TokenUsage | null;
+  /** the upstream signalled failure inside a 200 stream: Anthropic `error`, Responses `response.failed` or
+   *  `error`, chat `data: {"error":...}` */
+  failed: boolean;
+  error?: TapError;
+  /** the protocol's normal end was seen: Anthropic message_stop, chat [DONE] or the usage chunk, Responses
+   *  response.completed / response.incomplete */
+  completed: boolean;
+  /** characters of generated text, tool-call arguments and thinking seen in deltas (decoded, JS string length).
+   *  Partial-output estimate: tokens ≈ ceil(chars / 4), see usage.ts estimateTokensFromChars. */
+  outputCharsSoFar: number;
+}
+
+export interface StreamTap {
+  /**
+   * Watch one chunk of upstream SSE bytes. Returns null when the chunk must be forwarded untouched (always, except
+   * when stripping the chat usage chunk), or the bytes to forward instead (possibly empty: bytes of an
+   * incomplete event are held until the event is complete, so the usage chunk can be cut out exactly).
+   */
+  feed(chunk: Uint8Array): Uint8Array | null;
+  /** Bytes still held back when the upstream ends (only in strip mode); forward them before closing. */
+  flush(): Uint8Array | null;
+  /** Final verdict. Call once, after the last feed (and flush). */
+  end(): TapResult;
+}
+
+export interface ErrorInfo {
+  status: number;
+  /** OpenAI shapes only (Anthropic's type follows the status); defaults by status when absent */
+  type?: string;
+  code: string;
+  message: string;
+  requestId: string;
+}
+
+export interface LlmProtocol {
+  name: ProtocolName;
+  /** client-facing paths whose answers carry usage and are metered */
+  usageBearingPaths: readonly string[];
+  /** other client-facing paths in this protocol's shape that are not metered (Anthropic count_tokens) */
+  freePaths: readonly string[];
+  /** the response header this protocol's SDK reads the request id from */
+  requestIdHeader: string;
+  /** whether the client asked for a stream (embeddings never stream) */
+  isStream(body: any): boolean;
+  /** max output tokens the request allows, for the hold; undefined → the caller uses the model's maximum */
+  maxOutputTokens(body: any): number | undefined;
+  /** what must change before the body goes upstream (see UpstreamBody); decides with cheap checks */
+  prepareUpstreamBody(body: any, raw: string): UpstreamBody;
+  /** usage of a non-streaming 2xx answer */
+  usageFromBody(json: any): TokenUsage | null;
+  createStreamTap(opts: { stripUsageChunk: boolean }): StreamTap;
+  /** the protocol's error body for an error the gateway itself raises */
+  errorBody(e: ErrorInfo): object;
+}
