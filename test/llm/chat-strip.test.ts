@@ -3,7 +3,7 @@
 import { describe, expect, test } from "bun:test";
 import { chat, isUsageOnlyEvent } from "../../src/llm/protocols/index.ts";
 import { fixtureBytes, fixtureText, type FixtureName } from "../fakes/fixtures.ts";
-import { concatBytes, splits } from "./split.ts";
+import { concatBytes, splits } from "../fakes/chunking.ts";
 
 const enc = (s: string) => new TextEncoder().encode(s);
 

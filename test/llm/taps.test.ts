@@ -2,7 +2,7 @@
 import { describe, expect, test } from "bun:test";
 import { protocols, type ProtocolName, type TapResult } from "../../src/llm/protocols/index.ts";
 import { fixtureBytes, type FixtureName } from "../fakes/fixtures.ts";
-import { splits } from "./split.ts";
+import { splits } from "../fakes/chunking.ts";
 
 function run(p: ProtocolName, parts: Uint8Array[]): TapResult {
   const tap = protocols[p].createStreamTap({ stripUsageChunk: false });
