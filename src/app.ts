@@ -4,6 +4,7 @@ import { catalogRoutes } from "./catalog/routes";
 import type { AppContext } from "./context";
 import { basePlugin } from "./http/base";
 import { creditRoutes } from "./ledger/routes";
+import { llmRoutes } from "./llm/routes";
 
 /** Composes the feature plugins. Nothing else lives here. */
 export function buildApp(ctx: AppContext) {
@@ -12,7 +13,8 @@ export function buildApp(ctx: AppContext) {
     .get("/healthz", () => ({ status: "ok" }), { detail: { tags: ["Operations"], summary: "The process is up" } })
     .use(catalogRoutes(ctx))
     .use(creditRoutes(ctx))
-    .use(adminRoutes(ctx));
+    .use(adminRoutes(ctx))
+    .use(llmRoutes(ctx));
 }
 
 export type App = ReturnType<typeof buildApp>;
