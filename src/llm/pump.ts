@@ -42,7 +42,7 @@ export function pump(body: ReadableStream<Uint8Array>, h: PumpHooks): ReadableSt
             if (tail?.length) c.enqueue(tail);
             end("dropped");
             // Error the client's stream too: a truncated answer must not look complete.
-            c.error(e);
+            c.error(undefined); // undefined: Bun resets the connection without logging the reason
             return;
           }
           if (r.done) {
