@@ -6,7 +6,7 @@
 import { ApiError } from "../http/errors.ts";
 import { protocols } from "./protocols/index.ts";
 import { chatResponseToResponses, createChatToResponsesStream, createTranslateContext, responsesRequestToChat, TranslationError } from "./translate/responses-chat.ts";
-import { answerHeaders, finish, type Call } from "./proxy.ts";
+import { answerHeaders, finish, upstreamError, upstreamFailed, type Call } from "./proxy.ts";
 import { callUpstream, upstreamHeaders } from "./upstream.ts";
 import { judgeBody, judgeStream, type Verdict } from "./meter.ts";
 import { pump } from "./pump.ts";
@@ -25,26 +25,15 @@ export async function translatedResponses(call: Call): Promise<Response> {
   }
   chatBody.model = call.model.upstream_model;
   const tctx = createTranslateContext(body);
-  const ac = new AbortController();
-  const onClientGone = () => ac.abort();
-  request.signal.addEventListener("abort", onClientGone, { once: true });
+  const signal = request.signal; // aborts the upstream the moment the client leaves (see pump.ts)
   let res: Response;
   try {
-    res = await callUpstream(call.provider, call.url, upstreamHeaders(request.headers, "deepseek"), JSON.stringify(chatBody), ac.signal);
+    res = await callUpstream(call.provider, call.url, upstreamHeaders(request.headers, "deepseek"), JSON.stringify(chatBody), signal);
   } catch (e) {
-    request.signal.removeEventListener("abort", onClientGone);
-    const gone = ac.signal.aborted;
-    finish(call, gone ? { ...judgeBody(null, call.model, call.plan), outcome: "client_abort" } : { outcome: "upstream_error", charge: null, usage: null, error: (e as Error).message }, null, null);
-    if (gone) return new Response(null, { status: 499 });
-    throw e;
+    return upstreamFailed(call, e);
   }
-
   // Chat-style error bodies ({"error": {...}}) are already the Responses API's error shape: passed through.
-  if (!res.ok || !res.body) {
-    request.signal.removeEventListener("abort", onClientGone);
-    finish(call, { outcome: "upstream_error", charge: null, usage: null, error: `upstream answered ${res.status}` }, res.status, performance.now());
-    return new Response(res.body, { status: res.status, headers: answerHeaders(res, call.baseHeaders) });
-  }
+  if (!res.ok || !res.body) return upstreamError(call, res);
 
   const status = res.status;
   if (body.stream !== true) {
@@ -53,13 +42,10 @@ export async function translatedResponses(call: Call): Promise<Response> {
     try {
       json = await res.json();
     } catch (e) {
-      request.signal.removeEventListener("abort", onClientGone);
-      const gone = ac.signal.aborted;
-      finish(call, gone ? { ...judgeBody(null, call.model, call.plan), outcome: "client_abort" } : { outcome: "dropped", charge: null, usage: null, error: "unreadable upstream answer" }, status, null);
-      if (gone) return new Response(null, { status: 499 });
+      if (signal.aborted) return upstreamFailed(call, e);
+      finish(call, { outcome: "dropped", charge: null, usage: null, error: "unreadable upstream answer" }, status, null);
       throw new ApiError(502, "upstream_bad_response", "The upstream's answer could not be read.");
     }
-    request.signal.removeEventListener("abort", onClientGone);
     finish(call, judgeBody(chat.usageFromBody(json), call.model, call.plan), status, performance.now());
     const headers = answerHeaders(res, call.baseHeaders);
     headers["content-type"] = "application/json";
@@ -68,13 +54,11 @@ export async function translatedResponses(call: Call): Promise<Response> {
 
   const tap = chat.createStreamTap({ stripUsageChunk: false });
   let firstByteAt: number | null = null;
-  const chatBytes = pump(res.body, {
+  const chatBytes = pump(res.body, signal, {
     tap,
     collect: null,
     onFirstByte: () => (firstByteAt = performance.now()),
-    abort: () => ac.abort(),
     onEnd(how) {
-      request.signal.removeEventListener("abort", onClientGone);
       const verdict: Verdict = judgeStream(tap.end(), how, call.model, call.plan);
       finish(call, verdict, status, firstByteAt);
     },
@@ -82,6 +66,5 @@ export async function translatedResponses(call: Call): Promise<Response> {
   const headers = answerHeaders(res, call.baseHeaders);
   headers["content-type"] = "text/event-stream; charset=utf-8";
   headers["cache-control"] = "no-cache";
-  // Cancelling the translated stream cancels chatBytes (pipeThrough propagates it), which aborts the upstream.
-  return new Response(chatBytes.pipeThrough(createChatToResponsesStream(tctx)), { status, headers });
+  return new Response((ReadableStream as any).from(chatBytes).pipeThrough(createChatToResponsesStream(tctx)), { status, headers });
 }

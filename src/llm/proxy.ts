@@ -13,12 +13,14 @@ import { callUpstream, upstreamHeaders } from "./upstream.ts";
 import { parseRequestBody, usageFromChunks, withUpstreamModel } from "./body.ts";
 import { checkMaxCredits, judgeBody, judgeStream, planHold, type HoldPlan, type Verdict } from "./meter.ts";
 import type { Finalizer } from "./records.ts";
+import type { HoldBatcher } from "./hold-batch.ts";
 import { pump, type PumpEnd } from "./pump.ts";
 
 export interface LlmDeps {
   ctx: AppContext;
   providers: Providers;
   finalizer: Finalizer;
+  holds: HoldBatcher;
   /** DeepSeek: Responses served by translation to Chat Completions (deepseek.ts) */
   translated?: (call: Call) => Promise<Response>;
 }
@@ -62,7 +64,7 @@ export async function handleLlm(d: LlmDeps, proto: LlmProtocol, path: string, re
 
   const plan = planHold(proto, body, raw.length, model);
   checkMaxCredits(body, plan.amount);
-  const hold = await d.ctx.ledger.hold(auth.accountId, plan.amount, "llm", requestId, d.ctx.config.holdTtlSeconds * 1000);
+  const hold = await d.holds.hold(auth.accountId, plan.amount, requestId, d.ctx.config.holdTtlSeconds * 1000);
   const call: Call = { d, proto, path, request, auth, requestId, baseHeaders, body, raw, model, provider, url, plan, holdId: hold.id, started };
   if (model.provider === "deepseek" && path === "/v1/responses" && d.translated) return d.translated(call);
   return forwardMetered(call);
@@ -109,43 +111,29 @@ export function answerHeaders(res: Response, base: Record<string, string>): Reco
 }
 
 async function forwardMetered(call: Call): Promise<Response> {
-  const { d, proto, request } = call;
+  const { proto, request } = call;
   const { raw: prepared, stripUsageChunk } = proto.prepareUpstreamBody(call.body, call.raw);
-  const ac = new AbortController();
-  const onClientGone = () => ac.abort();
-  request.signal.addEventListener("abort", onClientGone, { once: true });
+  // The client's own signal: Bun fires it the moment the client disconnects, which aborts the upstream request
+  // (headers or body) at once. No AbortController or listener of our own per request.
+  const signal = request.signal;
   let res: Response;
   try {
-    res = await callUpstream(call.provider, call.url + queryOf(request), upstreamHeaders(request.headers, call.provider.name), upstreamBodyFor(call, prepared), ac.signal);
+    res = await callUpstream(call.provider, call.url + queryOf(request), upstreamHeaders(request.headers, call.provider.name), upstreamBodyFor(call, prepared), signal);
   } catch (e) {
-    request.signal.removeEventListener("abort", onClientGone);
-    const gone = ac.signal.aborted;
-    const verdict: Verdict = gone ? judgeBody(null, call.model, call.plan) : { outcome: "upstream_error", charge: null, usage: null, error: (e as Error).message };
-    // The client left before the upstream answered: the upstream may already have read the prompt.
-    if (gone) verdict.outcome = "client_abort";
-    finish(call, verdict, null, null);
-    if (gone) return new Response(null, { status: 499 });
-    throw e;
+    return upstreamFailed(call, e);
   }
-
-  if (!res.ok || !res.body) {
-    request.signal.removeEventListener("abort", onClientGone);
-    finish(call, { outcome: "upstream_error", charge: null, usage: null, error: `upstream answered ${res.status}` }, res.status, performance.now());
-    return new Response(res.body, { status: res.status, headers: answerHeaders(res, call.baseHeaders) });
-  }
+  if (!res.ok || !res.body) return upstreamError(call, res);
 
   const sse = (res.headers.get("content-type") ?? "").startsWith("text/event-stream");
   const tap = sse ? proto.createStreamTap({ stripUsageChunk }) : null;
   const collected: Uint8Array[] | null = sse ? null : [];
   let firstByteAt: number | null = null;
   const status = res.status;
-  const stream = pump(res.body, {
+  const body = pump(res.body, signal, {
     tap,
     collect: collected,
     onFirstByte: () => (firstByteAt = performance.now()),
-    abort: () => ac.abort(),
     onEnd(how: PumpEnd) {
-      request.signal.removeEventListener("abort", onClientGone);
       let verdict: Verdict;
       if (tap) verdict = judgeStream(tap.end(), how, call.model, call.plan);
       else if (how === "end") verdict = judgeBody(usageFromChunks(proto, collected!), call.model, call.plan);
@@ -156,7 +144,24 @@ async function forwardMetered(call: Call): Promise<Response> {
   });
   const headers = answerHeaders(res, call.baseHeaders);
   if (sse) headers["cache-control"] = "no-cache";
-  return new Response(stream, { status, headers });
+  return new Response(body as any, { status, headers });
+}
+
+/** No answer from the upstream: the client left first (settle the input estimate) or it could not be reached. */
+export function upstreamFailed(call: Call, e: unknown): Response {
+  if (call.request.signal.aborted) {
+    // The upstream may already have read the prompt: input estimate, no output, never above the hold.
+    finish(call, { ...judgeBody(null, call.model, call.plan), outcome: "client_abort" }, null, null);
+    return new Response(null, { status: 499 });
+  }
+  finish(call, { outcome: "upstream_error", charge: null, usage: null, error: (e as Error).message }, null, null);
+  throw e;
+}
+
+/** An upstream error status: passed through as it came (body, content-type, retry hints); nothing charged. */
+export function upstreamError(call: Call, res: Response): Response {
+  finish(call, { outcome: "upstream_error", charge: null, usage: null, error: `upstream answered ${res.status}` }, res.status, performance.now());
+  return new Response(res.body, { status: res.status, headers: answerHeaders(res, call.baseHeaders) });
 }
 
 /** Queue the settle/release and the usage record (records.ts commits them in groups). */

@@ -7,6 +7,7 @@ import { protect } from "../http/protect.ts";
 import { protocols, type LlmProtocol } from "./protocols/index.ts";
 import { buildProviders } from "./providers.ts";
 import { Finalizer } from "./records.ts";
+import { HoldBatcher } from "./hold-batch.ts";
 import { handleLlm, type LlmDeps } from "./proxy.ts";
 import { listUsage, UsageQuery } from "./usage-api.ts";
 import { translatedResponses } from "./deepseek.ts";
@@ -15,7 +16,7 @@ const security: Array<Record<string, string[]>> = [{ bearer: [] }, { apiKey: [] 
 
 export function llmRoutes(ctx: AppContext) {
   const finalizer = new Finalizer(ctx);
-  const d: LlmDeps = { ctx, providers: buildProviders(ctx.config.raw), finalizer, translated: translatedResponses };
+  const d: LlmDeps = { ctx, providers: buildProviders(ctx.config.raw), finalizer, holds: new HoldBatcher(ctx), translated: translatedResponses };
 
   // `parse: "none"`: the handler reads the body text itself, once; it goes upstream as it came.
   const llm = (proto: LlmProtocol, path: string, summary: string, description: string): [string, (c: any) => Promise<Response>, any] => [
