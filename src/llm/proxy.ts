@@ -12,15 +12,13 @@ import { keySettingOf, type Provider, type Providers } from "./providers.ts";
 import { callUpstream, upstreamHeaders } from "./upstream.ts";
 import { parseRequestBody, usageFromChunks, withUpstreamModel } from "./body.ts";
 import { checkMaxCredits, judgeBody, judgeStream, planHold, type HoldPlan, type Verdict } from "./meter.ts";
-import type { Finalizer } from "./records.ts";
-import type { HoldBatcher } from "./hold-batch.ts";
+import type { LedgerBatch } from "./ledger-batch.ts";
 import { pump, type PumpEnd } from "./pump.ts";
 
 export interface LlmDeps {
   ctx: AppContext;
   providers: Providers;
-  finalizer: Finalizer;
-  holds: HoldBatcher;
+  ledger: LedgerBatch;
   /** DeepSeek: Responses served by translation to Chat Completions (deepseek.ts) */
   translated?: (call: Call) => Promise<Response>;
 }
@@ -64,7 +62,7 @@ export async function handleLlm(d: LlmDeps, proto: LlmProtocol, path: string, re
 
   const plan = planHold(proto, body, raw.length, model);
   checkMaxCredits(body, plan.amount);
-  const hold = await d.holds.hold(auth.accountId, plan.amount, requestId, d.ctx.config.holdTtlSeconds * 1000);
+  const hold = await d.ledger.hold(auth.accountId, plan.amount, requestId, d.ctx.config.holdTtlSeconds * 1000);
   const call: Call = { d, proto, path, request, auth, requestId, baseHeaders, body, raw, model, provider, url, plan, holdId: hold.id, started };
   if (model.provider === "deepseek" && path === "/v1/responses" && d.translated) return d.translated(call);
   return forwardMetered(call);
@@ -167,7 +165,7 @@ export function upstreamError(call: Call, res: Response): Response {
 /** Queue the settle/release and the usage record (records.ts commits them in groups). */
 export function finish(call: Pick<Call, "d" | "holdId" | "requestId" | "auth" | "model" | "path" | "started">, v: Verdict, upstreamStatus: number | null, firstByteAt: number | null) {
   const now = performance.now();
-  call.d.finalizer.push({
+  call.d.ledger.finish({
     holdId: call.holdId,
     charge: v.charge,
     record: {

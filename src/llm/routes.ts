@@ -6,8 +6,7 @@ import type { AppContext } from "../context.ts";
 import { protect } from "../http/protect.ts";
 import { protocols, type LlmProtocol } from "./protocols/index.ts";
 import { buildProviders } from "./providers.ts";
-import { Finalizer } from "./records.ts";
-import { HoldBatcher } from "./hold-batch.ts";
+import { LedgerBatch } from "./ledger-batch.ts";
 import { handleLlm, type LlmDeps } from "./proxy.ts";
 import { listUsage, UsageQuery } from "./usage-api.ts";
 import { translatedResponses } from "./deepseek.ts";
@@ -15,8 +14,8 @@ import { translatedResponses } from "./deepseek.ts";
 const security: Array<Record<string, string[]>> = [{ bearer: [] }, { apiKey: [] }];
 
 export function llmRoutes(ctx: AppContext) {
-  const finalizer = new Finalizer(ctx);
-  const d: LlmDeps = { ctx, providers: buildProviders(ctx.config.raw), finalizer, holds: new HoldBatcher(ctx), translated: translatedResponses };
+  const ledger = new LedgerBatch(ctx);
+  const d: LlmDeps = { ctx, providers: buildProviders(ctx.config.raw), ledger, translated: translatedResponses };
 
   // `parse: "none"`: the handler reads the body text itself, once; it goes upstream as it came.
   const llm = (proto: LlmProtocol, path: string, summary: string, description: string): [string, (c: any) => Promise<Response>, any] => [
@@ -53,7 +52,7 @@ export function llmRoutes(ctx: AppContext) {
       .get(
         "/v1/usage",
         async ({ auth, query }) => {
-          await finalizer.drain(); // records of answers that just ended are still queued
+          await ledger.drain(); // records of answers that just ended are still queued
           return listUsage(ctx, auth.accountId, query);
         },
         {
