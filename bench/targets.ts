@@ -2,7 +2,7 @@
 // account with a key whose rate limit never bites), and Portkey's open-source gateway, installed on demand into
 // .bench/ (gitignored) and run with Bun.
 
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Subprocess } from "bun";
 
@@ -64,7 +64,11 @@ export async function startSwitchyard(port: number, upstream: string): Promise<P
   const account = await cli(["account:create", "--name", "bench", "--credits", "100000000"]);
   const key = await cli(["key:create", account.id, "--name", "bench", "--requests", "1000000000", "--window", "1"]);
   const p = await started(spawn(["bun", "src/main.ts"], env), `http://127.0.0.1:${port}`);
-  return { ...p, key: key.key };
+  const stop = async () => {
+    await p.stop();
+    for (const suffix of ["", "-wal", "-shm"]) rmSync(db + suffix, { force: true });
+  };
+  return { ...p, stop, key: key.key };
 }
 
 /** npm-installs Portkey's gateway into .bench/ once. Returns the entry script, or null with a reason. */
