@@ -9,6 +9,7 @@ import { basePlugin } from "./http/base";
 import { creditRoutes } from "./ledger/routes";
 import { mediaRoutes } from "./media/routes";
 import { opsRoutes } from "./ops/routes";
+import { llmRoutes } from "./llm/routes";
 import { publicPageRoutes } from "./pages/public-routes";
 
 /** Composes the feature plugins. Nothing else lives here. */
@@ -24,7 +25,8 @@ export function buildApp(ctx: AppContext) {
     .use(adminRoutes(ctx))
     .use(dashboardAdminRoutes(ctx))
     .use(dashboardRoutes(ctx))
-    .use(discoveryRoutes(ctx));
+    .use(discoveryRoutes(ctx))
+    .use(llmRoutes(ctx));
 }
 
 export type App = ReturnType<typeof buildApp>;

@@ -57,6 +57,18 @@ export const settings: Setting[] = [
   { name: "S3_ACCESS_KEY_ID", kind: "secret", doc: "S3 access key id." },
   { name: "S3_SECRET_ACCESS_KEY", kind: "secret", doc: "S3 secret access key." },
   { name: "RESULT_RETENTION_DAYS", kind: "string", default: "14", doc: "Days result files are kept and served (decimals allowed); then they are deleted and the task record says so.", check: positiveDecimal },
+  // LLM upstreams (issue 3). Base URLs follow each vendor SDK's own convention; a key setting may hold several
+  // comma-separated keys, used in turn (see src/llm/providers.ts).
+  { name: "ANTHROPIC_API_KEY", kind: "secret", doc: "Anthropic key(s), comma-separated to rotate. Unset: Anthropic models answer 503." },
+  { name: "ANTHROPIC_BASE_URL", kind: "url", default: "https://api.anthropic.com", doc: "Anthropic API base, without `/v1` (as the Anthropic SDK's `baseURL`)." },
+  { name: "OPENAI_API_KEY", kind: "secret", doc: "OpenAI key(s), comma-separated to rotate. Unset: OpenAI models answer 503." },
+  { name: "OPENAI_BASE_URL", kind: "url", default: "https://api.openai.com/v1", doc: "OpenAI API base, with `/v1` (as the openai SDK's `baseURL`)." },
+  { name: "GEMINI_API_KEY", kind: "secret", doc: "Google Gemini key(s), comma-separated to rotate. Unset: Gemini models answer 503." },
+  { name: "GEMINI_BASE_URL", kind: "url", default: "https://generativelanguage.googleapis.com", doc: "Gemini API root; chat completions and embeddings are called under `/v1beta/openai/`." },
+  { name: "XAI_API_KEY", kind: "secret", doc: "xAI key(s), comma-separated to rotate. Unset: Grok models answer 503." },
+  { name: "XAI_BASE_URL", kind: "url", default: "https://api.x.ai/v1", doc: "xAI API base, with `/v1`." },
+  { name: "DEEPSEEK_API_KEY", kind: "secret", doc: "DeepSeek key(s), comma-separated to rotate. Unset: DeepSeek models answer 503." },
+  { name: "DEEPSEEK_BASE_URL", kind: "url", default: "https://api.deepseek.com", doc: "DeepSeek API base (chat completions at `{base}/chat/completions`)." },
   { name: "LOG_LEVEL", kind: "string", default: "info", doc: "`debug`, `info`, `warn` or `error`.", check: (v) => (["debug", "info", "warn", "error"].includes(v) ? undefined : "must be debug, info, warn or error") },
 ];
 

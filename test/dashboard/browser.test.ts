@@ -6,36 +6,27 @@ import OpenAI from "openai";
 import type { BrowserContext, Page } from "playwright-core";
 import { startGateway, type TestGateway } from "../support/gateway";
 import { dashboardUser, PASSWORD } from "../support/dashboard";
+import { startFakeLlmUpstream } from "../fakes/llm-upstream";
 
 // The dashboard in a real browser (Debian's Chromium driven by playwright-core): sign in, create a key on
 // Settings → API Keys, use it with the openai SDK against the running gateway, find the request on the Usage page,
 // revoke the key and see the SDK refused. Screenshots of every page go to test-results/screenshots/.
-//
-// The LLM routes land from another branch. Until src/llm/routes.ts exists the key is exercised with requests the
-// gateway already serves (models.list, GET /v1/credits through the SDK) and nothing is inserted into usage_records;
-// once it exists the test makes a real chat completion against the fake upstream and looks for it on Usage.
+// The completion goes to the fake upstream (test/fakes/llm-upstream.ts), as OpenAI would answer it.
 
 const CHROMIUM = "/usr/bin/chromium";
 const chromiumPresent = await Bun.file(CHROMIUM).exists();
 if (!chromiumPresent) console.warn(`SKIPPED: dashboard browser test — no Chromium at ${CHROMIUM} (.ci/run installs it).`);
-const llmReady = await Bun.file(new URL("../../src/llm/routes.ts", import.meta.url)).exists();
 const shots = new URL("../../test-results/screenshots/", import.meta.url).pathname;
 
 let gw: TestGateway;
 let browser: BrowserContext;
 let page: Page;
-let upstream: { url: string; stop(): Promise<void> } | undefined;
+let upstream: ReturnType<typeof startFakeLlmUpstream> | undefined;
 
 beforeAll(async () => {
   if (!chromiumPresent) return;
-  const env: Record<string, string> = {};
-  if (llmReady) {
-    const fakePath = new URL("../fakes/llm-upstream.ts", import.meta.url).pathname; // a variable: resolved only when present
-    const { startFakeLlmUpstream } = await import(fakePath);
-    upstream = await startFakeLlmUpstream();
-    env.OPENAI_BASE_URL = `${upstream!.url}/v1`;
-  }
-  gw = await startGateway(env);
+  upstream = startFakeLlmUpstream();
+  gw = await startGateway({ OPENAI_BASE_URL: `${upstream.url}/v1`, OPENAI_API_KEY: "sk-upstream-test" });
   const { chromium } = await import("playwright-core");
   browser = await chromium.launchPersistentContext(mkdtempSync(join(tmpdir(), "sy-chromium-")), {
     executablePath: CHROMIUM,
@@ -88,31 +79,21 @@ describe.skipIf(!chromiumPresent)("dashboard in Chromium", () => {
 
     // Use the key with the openai SDK against the running gateway.
     const client = new OpenAI({ apiKey: key, baseURL: `${gw.url}/v1`, maxRetries: 0 });
-    let requestId: string | undefined;
-    if (llmReady) {
-      const { data, response } = await client.chat.completions.create({ model: "gpt-5.2", messages: [{ role: "user", content: "Say hi" }] }).withResponse();
-      expect(data.choices.length).toBeGreaterThan(0);
-      requestId = response.headers.get("x-request-id")!;
-    } else {
-      const models = await client.models.list();
-      expect(models.data.length).toBeGreaterThan(0);
-      const credits = await client.get<{ credits: number }>("/credits");
-      expect(credits.credits).toBe(500);
-    }
+    const { data, response } = await client.chat.completions.create({ model: "gpt-5.2", max_completion_tokens: 100, messages: [{ role: "user", content: "Say hi" }] }).withResponse();
+    expect(data.choices.length).toBeGreaterThan(0);
+    const requestId = response.headers.get("x-request-id")!;
 
-    // Usage page: the request is in the log (once LLM routes exist); the page and its filters render either way.
-    await page.goto(gw.url + "/dashboard/usage" + (requestId ? `?request_id=${requestId}` : ""));
-    if (requestId) await expect(page.textContent("#request-log")).resolves.toContain(requestId);
-    else expect(await page.textContent("main")).toContain("No requests match");
-    expect(await page.locator("figure").count()).toBe(2); // spend and tokens charts (inline SVG once there is data)
-    if (requestId) expect(await page.locator("svg[role=img]").count()).toBe(2);
+    // Usage page: the request is in the log, and the charts have data.
+    await page.goto(gw.url + "/dashboard/usage?request_id=" + requestId);
+    await expect(page.textContent("#request-log")).resolves.toContain(requestId);
+    expect(await page.locator("figure").count()).toBe(2); // spend and tokens charts
+    expect(await page.locator("svg[role=img]").count()).toBe(2);
     await shot("03-usage");
 
     // The other pages.
     await page.goto(gw.url + "/dashboard");
     const available = (await page.textContent("#available"))!;
-    if (llmReady) expect(Number.parseFloat(available)).toBeLessThan(500); // the completion was charged
-    else expect(available).toContain("500 credits");
+    expect(Number.parseFloat(available)).toBeLessThan(500); // the completion was charged
     await shot("04-wallet");
     await page.goto(gw.url + "/dashboard/tasks");
     await shot("05-tasks");
@@ -129,9 +110,7 @@ describe.skipIf(!chromiumPresent)("dashboard in Chromium", () => {
     await page.waitForURL("**/dashboard/settings/api-keys");
     await expect(page.locator("tr", { hasText: "browser test" }).textContent()).resolves.toContain("revoked");
     await shot("08-api-keys-revoked");
-    const refused = llmReady
-      ? client.chat.completions.create({ model: "gpt-5.2", messages: [{ role: "user", content: "again" }] })
-      : client.get("/credits");
+    const refused = client.chat.completions.create({ model: "gpt-5.2", max_completion_tokens: 100, messages: [{ role: "user", content: "again" }] });
     // (the SDK's APIPromise is a lazy thenable, so it is awaited explicitly rather than through expect().rejects)
     const error = await refused.then(() => null, (e: unknown) => e);
     expect(error).toBeInstanceOf(OpenAI.AuthenticationError);

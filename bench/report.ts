@@ -1,0 +1,70 @@
+// BENCHMARKS.md: the machine, the method and the table of one run.
+
+import type { WrkResult } from "./wrk.ts";
+
+export interface Row {
+  target: string;
+  mode: string;
+  wrk: WrkResult;
+  lat: { n: number; errors: number; p50: number; p99: number; ttfb50: number; ttfb99: number };
+  mem: { rssMb: number; peakMb: number } | null;
+}
+
+interface Input {
+  machine: { cpus: number; model: string; bun: string };
+  rows: Row[];
+  notes: string[];
+  seconds: number;
+  warmup: number;
+  rate: number;
+  connections: number;
+  latencySeconds: number;
+}
+
+const f = (n: number, d = 2) => (Number.isFinite(n) ? n.toFixed(d) : "—");
+const signed = (n: number) => (Number.isFinite(n) ? (n >= 0 ? "+" : "") + n.toFixed(2) : "—");
+
+export function renderReport(i: Input): string {
+  const direct = (mode: string) => i.rows.find((r) => r.target === "direct" && r.mode === mode);
+  const rps = (target: string, mode: string) => i.rows.find((r) => r.target === target && r.mode === mode)?.wrk.rps ?? NaN;
+  const lines = [
+    "# Benchmarks",
+    "",
+    `Written by \`bun run bench\` on ${new Date().toISOString().slice(0, 10)}. Machine: ${i.machine.cpus} CPUs (${i.machine.model}), Bun ${i.machine.bun}; the`,
+    "load generators, the fake upstream and the gateway under test all share those CPUs. Numbers move ±20% between",
+    "runs on shared machines: compare the rows of one run with each other, not with another run.",
+    "",
+    "## Method",
+    "",
+    "- Upstream: the fake LLM upstream (`test/fakes/llm-upstream.ts --fast`), answering chat completions at once from the",
+    "  recorded fixtures (non-streaming: one JSON body; streaming: one write per SSE event).",
+    "- Targets: **direct** (the fake itself), **switchyard** (this gateway: SQLite, in-process rate limits, a key whose",
+    "  limit never bites, full metering — hold, stream tap, settle, usage record), **portkey** (`@portkey-ai/gateway` on",
+    "  Bun with `x-portkey-provider: openai` and `x-portkey-custom-host`). One target runs at a time.",
+    `- Throughput: \`wrk -t1 -c${i.connections}\` for ${i.seconds} s after a ${i.warmup} s warm-up, saturating.`,
+    `- Latency: ${i.connections} connections sending at a fixed total rate of ${i.rate} requests/s for ${i.latencySeconds} s (bench/paced.ts, its own`,
+    "  process), so latency is what a request costs rather than how long it queued. TTFB is the time to the first body",
+    "  byte (with `--fast` the upstream sends its whole answer at once, so TTFB is close to the total; that the first",
+    "  byte is forwarded before the upstream finishes is covered by test/llm/streaming.e2e.test.ts). Added = target −",
+    "  direct at the same percentile.",
+    "- Memory: the gateway's resident set after its runs (peak in brackets).",
+    "",
+    "## Results",
+    "",
+    "| target | mode | rps | vs portkey | p50 ms | p99 ms | added p50 | added p99 | TTFB p50 | TTFB p99 | RSS MB | errors |",
+    "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+  ];
+  for (const r of i.rows) {
+    const d = direct(r.mode);
+    const isDirect = r.target === "direct";
+    const pk = rps("portkey", r.mode);
+    lines.push(
+      `| ${r.target} | ${r.mode} | ${r.wrk.rps.toFixed(0)} | ${r.target === "portkey" || !Number.isFinite(pk) ? "" : f(r.wrk.rps / pk, 1) + "×"} | ${f(r.lat.p50)} | ${f(r.lat.p99)} | ${isDirect ? "" : signed(r.lat.p50 - d!.lat.p50)} | ${isDirect ? "" : signed(r.lat.p99 - d!.lat.p99)} | ${f(r.lat.ttfb50)} | ${f(r.lat.ttfb99)} | ${r.mem ? `${f(r.mem.rssMb, 0)} (${f(r.mem.peakMb, 0)})` : ""} | ${r.wrk.non2xx + r.wrk.errors + r.lat.errors} |`,
+    );
+  }
+  lines.push("", "wrk's own latency under saturation (queueing included):", "", "| target | mode | p50 ms | p99 ms |", "|---|---|---:|---:|");
+  for (const r of i.rows) lines.push(`| ${r.target} | ${r.mode} | ${f(r.wrk.p50)} | ${f(r.wrk.p99)} |`);
+  lines.push("", "Targets (issue 3): added p50 < 1 ms and p99 < 5 ms at 64 connections; at least 3× Portkey's requests per second.");
+  if (i.notes.length) lines.push("", ...i.notes.map((n) => `- ${n}`));
+  return lines.join("\n") + "\n";
+}

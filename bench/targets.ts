@@ -1,0 +1,108 @@
+// The processes a benchmark run talks to: the fake upstream (--fast), Switchyard (SQLite, in-process limits, one
+// account with a key whose rate limit never bites), and Portkey's open-source gateway, installed on demand into
+// .bench/ (gitignored) and run with Bun.
+
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import type { Subprocess } from "bun";
+
+export const ROOT = new URL("..", import.meta.url).pathname.replace(/\/$/, "");
+export const SCRATCH = join(ROOT, ".bench");
+export const PORTKEY_VERSION = "1.15.2";
+
+export interface Proc {
+  url: string;
+  proc: Subprocess;
+  stop(): Promise<void>;
+}
+
+async function waitHttp(url: string, ms = 20_000): Promise<void> {
+  const until = Date.now() + ms;
+  while (Date.now() < until) {
+    try {
+      await fetch(url, { method: "HEAD" });
+      return;
+    } catch {
+      await Bun.sleep(100);
+    }
+  }
+  throw new Error(`${url} did not come up`);
+}
+
+function spawn(cmd: string[], env: Record<string, string> = {}, cwd = ROOT): Subprocess {
+  return Bun.spawn(cmd, { cwd, env: { ...process.env, ...env }, stdout: "ignore", stderr: "inherit" });
+}
+
+async function started(proc: Subprocess, url: string): Promise<Proc> {
+  await waitHttp(url);
+  return {
+    url,
+    proc,
+    async stop() {
+      proc.kill("SIGTERM");
+      await Promise.race([proc.exited, Bun.sleep(3000)]);
+      if (proc.exitCode === null) proc.kill("SIGKILL");
+    },
+  };
+}
+
+export async function startFake(port: number): Promise<Proc> {
+  return started(spawn(["bun", "test/fakes/llm-upstream.ts", "--port", String(port), "--fast"]), `http://127.0.0.1:${port}`);
+}
+
+/** Switchyard on a fresh SQLite file with one funded account; returns the process and the key. */
+export async function startSwitchyard(port: number, upstream: string): Promise<Proc & { key: string }> {
+  mkdirSync(SCRATCH, { recursive: true });
+  const db = join(SCRATCH, `switchyard-${Date.now()}.sqlite`);
+  const env = { DATABASE_URL: db, OPENAI_BASE_URL: upstream + "/v1", OPENAI_API_KEY: "sk-bench", LOG_LEVEL: "warn", HOST: "127.0.0.1", PORT: String(port) };
+  const cli = async (args: string[]) => {
+    const p = Bun.spawn(["bun", "src/cli.ts", ...args], { cwd: ROOT, env: { ...process.env, ...env }, stdout: "pipe", stderr: "inherit" });
+    const out = await new Response(p.stdout).text();
+    if ((await p.exited) !== 0) throw new Error(`cli ${args[0]} failed`);
+    return JSON.parse(out);
+  };
+  const account = await cli(["account:create", "--name", "bench", "--credits", "100000000"]);
+  const key = await cli(["key:create", account.id, "--name", "bench", "--requests", "1000000000", "--window", "1"]);
+  const p = await started(spawn(["bun", "src/main.ts"], env), `http://127.0.0.1:${port}`);
+  const stop = async () => {
+    await p.stop();
+    for (const suffix of ["", "-wal", "-shm"]) rmSync(db + suffix, { force: true });
+  };
+  return { ...p, stop, key: key.key };
+}
+
+/** npm-installs Portkey's gateway into .bench/ once. Returns the entry script, or null with a reason. */
+export function ensurePortkey(): { entry: string } | { skipped: string } {
+  const dir = join(SCRATCH, "portkey");
+  const entry = join(dir, "node_modules/@portkey-ai/gateway/build/start-server.js");
+  if (existsSync(entry)) return { entry };
+  mkdirSync(dir, { recursive: true });
+  if (!existsSync(join(dir, "package.json"))) writeFileSync(join(dir, "package.json"), '{"private":true}\n');
+  const r = Bun.spawnSync(["npm", "install", "--no-audit", "--no-fund", `@portkey-ai/gateway@${PORTKEY_VERSION}`], { cwd: dir, stdout: "ignore", stderr: "pipe" });
+  if (r.exitCode !== 0 || !existsSync(entry)) return { skipped: `npm install @portkey-ai/gateway@${PORTKEY_VERSION} failed: ${r.stderr.toString().slice(-300)}` };
+  return { entry };
+}
+
+export async function startPortkey(entry: string, port: number): Promise<Proc> {
+  return started(spawn(["bun", entry, `--port=${port}`, "--headless"], { NODE_ENV: "production" }), `http://127.0.0.1:${port}`);
+}
+
+/** Resident memory now and at peak (kB → MB), from /proc. */
+export function memoryOf(pid: number): { rssMb: number; peakMb: number } {
+  try {
+    const s = readFileSync(`/proc/${pid}/status`, "utf8");
+    const kb = (k: string) => Number(new RegExp(`^${k}:\\s+(\\d+)`, "m").exec(s)?.[1] ?? NaN);
+    return { rssMb: kb("VmRSS") / 1024, peakMb: kb("VmHWM") / 1024 };
+  } catch {
+    return { rssMb: NaN, peakMb: NaN };
+  }
+}
+
+export function machine(): { cpus: number; model: string; bun: string } {
+  let model = "unknown";
+  try {
+    model = /^model name\s*:\s*(.+)$/m.exec(readFileSync("/proc/cpuinfo", "utf8"))?.[1]?.trim() ?? model;
+  } catch {}
+  const nproc = Number(Bun.spawnSync(["nproc"]).stdout.toString().trim()) || navigator.hardwareConcurrency;
+  return { cpus: nproc, model, bun: Bun.version };
+}

@@ -1,0 +1,110 @@
+// Reading the few things the gateway needs from a request or answer body, as cheaply as it can.
+
+import { ApiError } from "../http/errors.ts";
+import { findValue } from "./protocols/json-scan.ts";
+import type { LlmProtocol } from "./protocols/index.ts";
+import type { TokenUsage } from "./usage.ts";
+
+/** The request body as an object (parsed once; the raw text is what goes upstream). */
+export function parseRequestBody(raw: string): Record<string, any> {
+  let body: unknown;
+  try {
+    body = JSON.parse(raw);
+  } catch {
+    throw new ApiError(400, "invalid_json", "The request body is not valid JSON.");
+  }
+  if (typeof body !== "object" || body === null || Array.isArray(body)) throw new ApiError(400, "invalid_request", "The request body must be a JSON object.");
+  return body as Record<string, any>;
+}
+
+/**
+ * The body with its top-level `model` replaced by the upstream's name for it (the catalog may sell a model under
+ * another id). Splices the string when `"model":"<name>"` occurs exactly once, which keeps every other byte the
+ * client's; re-serialises otherwise.
+ */
+export function withUpstreamModel(raw: string, clientModel: string, upstreamModel: string): string {
+  const needle = JSON.stringify(clientModel);
+  let at = -1;
+  let count = 0;
+  for (let i = raw.indexOf(needle); i !== -1; i = raw.indexOf(needle, i + 1)) {
+    if (isModelValue(raw, i)) {
+      at = i;
+      count++;
+    }
+  }
+  if (count === 1) return raw.slice(0, at) + JSON.stringify(upstreamModel) + raw.slice(at + needle.length);
+  return JSON.stringify({ ...JSON.parse(raw), model: upstreamModel });
+}
+
+function isModelValue(raw: string, valueAt: number): boolean {
+  let j = valueAt - 1;
+  while (j >= 0 && /\s/.test(raw[j]!)) j--;
+  if (raw[j] !== ":") return false;
+  j--;
+  while (j >= 0 && /\s/.test(raw[j]!)) j--;
+  return raw.slice(j - 6, j + 1) === '"model"';
+}
+
+const decoder = new TextDecoder();
+
+/**
+ * Usage of a non-streaming answer. Every protocol puts `usage` at the top level near the end of the body, so only
+ * that object is parsed (an embeddings answer can be megabytes of vectors before it); if the look fails, the whole
+ * body is parsed.
+ */
+export function usageFromChunks(proto: LlmProtocol, chunks: Uint8Array[]): TokenUsage | null {
+  const text = decodeAll(chunks);
+  const key = text.lastIndexOf('"usage"');
+  if (key !== -1) {
+    const v = findValue(text, '"usage"', key);
+    if (v !== -1 && text.charCodeAt(v) === 0x7b) {
+      const end = objectEnd(text, v);
+      if (end !== -1) {
+        try {
+          const u = proto.usageFromBody({ usage: JSON.parse(text.slice(v, end)) });
+          if (u) return u;
+        } catch {
+          /* fall through to the full parse */
+        }
+      }
+    }
+  }
+  try {
+    return proto.usageFromBody(JSON.parse(text));
+  } catch {
+    return null;
+  }
+}
+
+function decodeAll(chunks: Uint8Array[]): string {
+  if (chunks.length === 1) return decoder.decode(chunks[0]);
+  let n = 0;
+  for (const c of chunks) n += c.length;
+  const all = new Uint8Array(n);
+  let o = 0;
+  for (const c of chunks) {
+    all.set(c, o);
+    o += c.length;
+  }
+  return decoder.decode(all);
+}
+
+/** Index just past the object starting at `start` (a `{`), string-aware; -1 if unterminated. */
+function objectEnd(text: string, start: number): number {
+  let depth = 0;
+  for (let i = start; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0x22) {
+      for (i++; i < text.length; i++) {
+        const d = text.charCodeAt(i);
+        if (d === 0x5c) i++;
+        else if (d === 0x22) break;
+      }
+    } else if (c === 0x7b || c === 0x5b) depth++;
+    else if (c === 0x7d || c === 0x5d) {
+      depth--;
+      if (depth === 0) return i + 1;
+    }
+  }
+  return -1;
+}

@@ -1,0 +1,70 @@
+// DeepSeek models are sold on /v1/responses but DeepSeek speaks Chat Completions only: the request is translated
+// (translate/responses-chat.ts), and so is the answer, the stream event by event. Metering reads the upstream's
+// own chat usage with the chat tap, before translation, so the charge is the chat formula on DeepSeek's numbers
+// (equal to the Responses formula on the translated usage).
+
+import { ApiError } from "../http/errors.ts";
+import { protocols } from "./protocols/index.ts";
+import { chatResponseToResponses, createChatToResponsesStream, createTranslateContext, responsesRequestToChat, TranslationError } from "./translate/responses-chat.ts";
+import { answerHeaders, finish, upstreamError, upstreamFailed, type Call } from "./proxy.ts";
+import { callUpstream, upstreamHeaders } from "./upstream.ts";
+import { judgeBody, judgeStream, type Verdict } from "./meter.ts";
+import { pump } from "./pump.ts";
+
+const chat = protocols.chat;
+
+export async function translatedResponses(call: Call): Promise<Response> {
+  const { request, body } = call;
+  let chatBody: Record<string, unknown>;
+  try {
+    chatBody = responsesRequestToChat(body);
+  } catch (e) {
+    finish(call, { outcome: "rejected", charge: null, usage: null, error: "request not translatable" }, null, null);
+    if (e instanceof TranslationError) throw new ApiError(400, "unsupported_for_model", e.message, { param: e.param });
+    throw e;
+  }
+  chatBody.model = call.model.upstream_model;
+  const tctx = createTranslateContext(body);
+  const signal = request.signal; // aborts the upstream the moment the client leaves (see pump.ts)
+  let res: Response;
+  try {
+    res = await callUpstream(call.provider, call.url, upstreamHeaders(request.headers, "deepseek"), JSON.stringify(chatBody), signal);
+  } catch (e) {
+    return upstreamFailed(call, e);
+  }
+  // Chat-style error bodies ({"error": {...}}) are already the Responses API's error shape: passed through.
+  if (!res.ok || !res.body) return upstreamError(call, res);
+
+  const status = res.status;
+  if (body.stream !== true) {
+    // The whole chat answer is needed before its Responses form exists: this path buffers by nature.
+    let json: any;
+    try {
+      json = await res.json();
+    } catch (e) {
+      if (signal.aborted) return upstreamFailed(call, e);
+      finish(call, { outcome: "dropped", charge: null, usage: null, error: "unreadable upstream answer" }, status, null);
+      throw new ApiError(502, "upstream_bad_response", "The upstream's answer could not be read.");
+    }
+    finish(call, judgeBody(chat.usageFromBody(json), call.model, call.plan), status, performance.now());
+    const headers = answerHeaders(res, call.baseHeaders);
+    headers["content-type"] = "application/json";
+    return new Response(JSON.stringify(chatResponseToResponses(json, tctx)), { status, headers });
+  }
+
+  const tap = chat.createStreamTap({ stripUsageChunk: false });
+  let firstByteAt: number | null = null;
+  const chatBytes = pump(res.body, signal, {
+    tap,
+    collect: null,
+    onFirstByte: () => (firstByteAt = performance.now()),
+    onEnd(how) {
+      const verdict: Verdict = judgeStream(tap.end(), how, call.model, call.plan);
+      finish(call, verdict, status, firstByteAt);
+    },
+  });
+  const headers = answerHeaders(res, call.baseHeaders);
+  headers["content-type"] = "text/event-stream; charset=utf-8";
+  headers["cache-control"] = "no-cache";
+  return new Response((ReadableStream as any).from(chatBytes).pipeThrough(createChatToResponsesStream(tctx)), { status, headers });
+}

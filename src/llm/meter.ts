@@ -1,0 +1,100 @@
+// Metering rules of the LLM routes, in one place (the README's "Metering" section describes the same):
+//
+//   hold    = input estimate × max(input, cache_write price) + max output × output price
+//             input estimate: ceil(body characters / 3) tokens. English runs at about 4 characters per token and the
+//             JSON around the text adds more, so /3 over-reserves; a hold only has to cover the charge, and the
+//             unused part goes back at settle. max output: the request's limit (max_tokens, max_output_tokens,
+//             max_completion_tokens × n), capped at the model's maximum; the model's maximum when absent.
+//   settle  = priceUsage(actual usage)  (the issue's exact formula, see usage.ts)
+//   release = upstream error status, a failure event inside the stream, a dropped upstream connection
+//   client abort mid-answer = input (stated by the stream, else the estimate above) + output so far
+//             (ceil(characters streamed / 4)), never more than the hold.
+
+import { ApiError } from "../http/errors.ts";
+import { creditsToMicros, microsToCredits } from "../ledger/units.ts";
+import type { LlmModel } from "../catalog/model.ts";
+import { partialUsage, priceUsage, type TokenUsage } from "./usage.ts";
+import type { LlmProtocol, TapResult } from "./protocols/index.ts";
+
+export const INPUT_CHARS_PER_TOKEN = 3;
+/** Output to hold for a model that states no maximum (none in the built-in catalog does so for chat models). */
+export const FALLBACK_MAX_OUTPUT = 4096;
+
+export interface HoldPlan {
+  amount: number;
+  inputTokens: number;
+  outputTokens: number;
+}
+
+export function planHold(proto: LlmProtocol, body: any, rawLength: number, model: LlmModel): HoldPlan {
+  const inputTokens = Math.ceil(rawLength / INPUT_CHARS_PER_TOKEN);
+  const requested = proto.maxOutputTokens(body);
+  const modelMax = model.max_output_tokens ?? (model.type === "embedding" ? 0 : FALLBACK_MAX_OUTPUT);
+  const outputTokens = requested === undefined ? modelMax : model.max_output_tokens ? Math.min(requested, modelMax) : requested;
+  const p = model.prices;
+  const amount = inputTokens * Math.max(p.input, p.cacheWrite) + outputTokens * p.output;
+  if (!Number.isSafeInteger(amount)) throw new ApiError(400, "request_too_large", "The request is too large to price.");
+  return { amount, inputTokens, outputTokens };
+}
+
+/**
+ * `max_credits` (credits, accepted on every LLM endpoint): the most the caller is willing to have reserved. Below
+ * the hold the request is refused before anything goes upstream, with its own code so a client can tell it from
+ * an empty wallet.
+ */
+export function checkMaxCredits(body: any, hold: number): void {
+  const v = body?.max_credits;
+  if (v === undefined || v === null) return;
+  let limit: number;
+  try {
+    if (typeof v !== "number" && typeof v !== "string") throw new RangeError();
+    limit = creditsToMicros(v);
+    if (limit < 0) throw new RangeError();
+  } catch {
+    throw new ApiError(400, "invalid_max_credits", "max_credits must be a non-negative number of credits (at most 6 decimals).", { param: "max_credits" });
+  }
+  if (limit < hold) {
+    throw new ApiError(
+      402,
+      "max_credits_exceeded",
+      `This request needs a hold of up to ${microsToCredits(hold)} credits, above its max_credits of ${microsToCredits(limit)}. Lower max_tokens or raise max_credits.`,
+      { type: "insufficient_quota", param: "max_credits" },
+    );
+  }
+}
+
+export type Outcome = "ok" | "estimated" | "client_abort" | "failed" | "dropped" | "upstream_error" | "rejected";
+
+export interface Verdict {
+  outcome: Outcome;
+  /** µcr to settle; null → release */
+  charge: number | null;
+  usage: TokenUsage | null;
+  error?: string;
+}
+
+/** What a finished stream means for the wallet. `how` is how the byte pump ended. */
+export function judgeStream(r: TapResult, how: "end" | "dropped" | "client_abort", model: LlmModel, plan: HoldPlan): Verdict {
+  if (r.failed) return { outcome: "failed", charge: null, usage: r.usage, error: describeTapError(r) };
+  if (how === "client_abort") return partial(r, model, plan, "client_abort");
+  if (how === "dropped" || !r.completed) return { outcome: "dropped", charge: null, usage: r.usage, error: "upstream connection ended early" };
+  if (r.usage) return { outcome: "ok", charge: priceUsage(r.usage, model.prices), usage: r.usage };
+  // A normal end without usage (an upstream that ignores include_usage): the same estimate as a client abort.
+  return partial(r, model, plan, "estimated");
+}
+
+/** Settle for a non-streaming body: its usage, or the estimate when it stated none. */
+export function judgeBody(usage: TokenUsage | null, model: LlmModel, plan: HoldPlan): Verdict {
+  if (usage) return { outcome: "ok", charge: priceUsage(usage, model.prices), usage };
+  return partial({ usage: null, outputCharsSoFar: 0 }, model, plan, "estimated");
+}
+
+export function partial(r: { usage: TokenUsage | null; outputCharsSoFar: number }, model: LlmModel, plan: HoldPlan, outcome: Outcome): Verdict {
+  const usage = partialUsage(r, plan.inputTokens);
+  return { outcome, charge: Math.min(priceUsage(usage, model.prices), plan.amount), usage };
+}
+
+function describeTapError(r: TapResult): string {
+  const e = r.error;
+  return [e?.type, e?.code, e?.message].filter(Boolean).join(": ") || "upstream reported a failure";
+}

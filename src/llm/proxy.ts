@@ -1,0 +1,187 @@
+// The LLM proxy: one piece of code for every protocol (the protocol module answers the questions that differ).
+//   body once → model → hold → upstream (key rotation) → answer streamed back as it arrives, tap on the side →
+//   settle / release + usage record, queued off the response path (records.ts).
+// Errors the gateway raises itself are thrown as ApiError and shaped per path by http/base.ts.
+
+import type { AppContext } from "../context.ts";
+import type { AuthContext } from "../accounts/service.ts";
+import type { LlmModel } from "../catalog/model.ts";
+import { ApiError } from "../http/errors.ts";
+import type { LlmProtocol } from "./protocols/index.ts";
+import { keySettingOf, type Provider, type Providers } from "./providers.ts";
+import { callUpstream, upstreamHeaders } from "./upstream.ts";
+import { parseRequestBody, usageFromChunks, withUpstreamModel } from "./body.ts";
+import { checkMaxCredits, judgeBody, judgeStream, planHold, type HoldPlan, type Verdict } from "./meter.ts";
+import type { LedgerBatch } from "./ledger-batch.ts";
+import { pump, type PumpEnd } from "./pump.ts";
+
+export interface LlmDeps {
+  ctx: AppContext;
+  providers: Providers;
+  ledger: LedgerBatch;
+  /** DeepSeek: Responses served by translation to Chat Completions (deepseek.ts) */
+  translated?: (call: Call) => Promise<Response>;
+}
+
+/** Everything about one metered call, shared by the plain proxy and the translating one. */
+export interface Call {
+  d: LlmDeps;
+  proto: LlmProtocol;
+  path: string;
+  request: Request;
+  auth: AuthContext;
+  requestId: string;
+  /** headers every answer carries: request ids, rate-limit state */
+  baseHeaders: Record<string, string>;
+  body: Record<string, any>;
+  raw: string;
+  model: LlmModel;
+  provider: Provider;
+  url: string;
+  plan: HoldPlan;
+  holdId: string;
+  started: number;
+}
+
+export async function handleLlm(d: LlmDeps, proto: LlmProtocol, path: string, request: Request, auth: AuthContext, baseHeaders: Record<string, string>): Promise<Response> {
+  const started = performance.now();
+  const raw = await request.text();
+  const body = parseRequestBody(raw);
+  const model = lookupModel(d, body, path, proto);
+  const provider = d.providers.get(model.provider);
+  const free = proto.freePaths.includes(path);
+  const url = provider?.urls.get(free ? path : model.endpoint);
+  if (!provider || !url) throw new ApiError(501, "provider_not_supported", `Model ${model.id} is served by ${model.provider}, which this gateway cannot reach on ${path}.`);
+  if (provider.auth.length === 0) {
+    throw new ApiError(503, "provider_not_configured", `Model ${model.id} is unavailable: its provider (${model.provider}) has no API key configured on this gateway (${keySettingOf(model.provider)}).`, {
+      type: "service_unavailable",
+    });
+  }
+  const requestId = baseHeaders["x-request-id"]!;
+  if (free) return forwardFree(proto, request, url, provider, raw, body, model, baseHeaders);
+
+  const plan = planHold(proto, body, raw.length, model);
+  checkMaxCredits(body, plan.amount);
+  const hold = await d.ledger.hold(auth.accountId, plan.amount, requestId, d.ctx.config.holdTtlSeconds * 1000);
+  const call: Call = { d, proto, path, request, auth, requestId, baseHeaders, body, raw, model, provider, url, plan, holdId: hold.id, started };
+  if (model.provider === "deepseek" && path === "/v1/responses" && d.translated) return d.translated(call);
+  return forwardMetered(call);
+}
+
+function lookupModel(d: LlmDeps, body: Record<string, any>, path: string, proto: LlmProtocol): LlmModel {
+  const name = body.model;
+  if (typeof name !== "string" || !name) throw new ApiError(400, "missing_model", "The request body needs a `model`. GET /v1/models lists them.", { param: "model" });
+  const model = d.ctx.catalog.llm.get(name);
+  if (!model) throw new ApiError(404, "model_not_found", `Unknown model ${JSON.stringify(name)}. GET /v1/models lists the models and the endpoint serving each.`, { param: "model" });
+  const servedHere = proto.freePaths.includes(path) ? proto.usageBearingPaths.includes(model.endpoint) : model.endpoint === path;
+  if (!servedHere) {
+    throw new ApiError(400, "wrong_endpoint", `Model ${model.id} is served on POST ${model.endpoint}, not on ${path}. Call ${model.endpoint} with it.`, { param: "model" });
+  }
+  return model;
+}
+
+function upstreamBodyFor(call: { raw: string; body: Record<string, any>; model: LlmModel }, raw: string): string {
+  return call.body.model === call.model.upstream_model ? raw : withUpstreamModel(raw, call.body.model, call.model.upstream_model);
+}
+
+function queryOf(request: Request): string {
+  const i = request.url.indexOf("?");
+  return i === -1 ? "" : request.url.slice(i);
+}
+
+/** count_tokens: free, unmetered, passed through. */
+async function forwardFree(proto: LlmProtocol, request: Request, url: string, provider: Provider, raw: string, body: Record<string, any>, model: LlmModel, baseHeaders: Record<string, string>) {
+  const { raw: prepared } = proto.prepareUpstreamBody(body, raw);
+  const res = await callUpstream(provider, url + queryOf(request), upstreamHeaders(request.headers, provider.name), upstreamBodyFor({ raw, body, model }, prepared), request.signal);
+  return new Response(res.body, { status: res.status, headers: answerHeaders(res, baseHeaders) });
+}
+
+/** The headers of our answer: the upstream's content-type (and retry hints on errors), our ids and limits. */
+export function answerHeaders(res: Response, base: Record<string, string>): Record<string, string> {
+  const h: Record<string, string> = { ...base, "content-type": res.headers.get("content-type") ?? "application/json" };
+  if (res.status >= 400) {
+    for (const name of ["retry-after", "retry-after-ms", "x-should-retry"]) {
+      const v = res.headers.get(name);
+      if (v !== null) h[name] = v;
+    }
+  }
+  return h;
+}
+
+async function forwardMetered(call: Call): Promise<Response> {
+  const { proto, request } = call;
+  const { raw: prepared, stripUsageChunk } = proto.prepareUpstreamBody(call.body, call.raw);
+  // The client's own signal: Bun fires it the moment the client disconnects, which aborts the upstream request
+  // (headers or body) at once. No AbortController or listener of our own per request.
+  const signal = request.signal;
+  let res: Response;
+  try {
+    res = await callUpstream(call.provider, call.url + queryOf(request), upstreamHeaders(request.headers, call.provider.name), upstreamBodyFor(call, prepared), signal);
+  } catch (e) {
+    return upstreamFailed(call, e);
+  }
+  if (!res.ok || !res.body) return upstreamError(call, res);
+
+  const sse = (res.headers.get("content-type") ?? "").startsWith("text/event-stream");
+  const tap = sse ? proto.createStreamTap({ stripUsageChunk }) : null;
+  const collected: Uint8Array[] | null = sse ? null : [];
+  let firstByteAt: number | null = null;
+  const status = res.status;
+  const body = pump(res.body, signal, {
+    tap,
+    collect: collected,
+    onFirstByte: () => (firstByteAt = performance.now()),
+    onEnd(how: PumpEnd) {
+      let verdict: Verdict;
+      if (tap) verdict = judgeStream(tap.end(), how, call.model, call.plan);
+      else if (how === "end") verdict = judgeBody(usageFromChunks(proto, collected!), call.model, call.plan);
+      else if (how === "client_abort") verdict = { ...judgeBody(null, call.model, call.plan), outcome: "client_abort" };
+      else verdict = { outcome: "dropped", charge: null, usage: null, error: "upstream connection ended early" };
+      finish(call, verdict, status, firstByteAt);
+    },
+  });
+  const headers = answerHeaders(res, call.baseHeaders);
+  if (sse) headers["cache-control"] = "no-cache";
+  return new Response(body as any, { status, headers });
+}
+
+/** No answer from the upstream: the client left first (settle the input estimate) or it could not be reached. */
+export function upstreamFailed(call: Call, e: unknown): Response {
+  if (call.request.signal.aborted) {
+    // The upstream may already have read the prompt: input estimate, no output, never above the hold.
+    finish(call, { ...judgeBody(null, call.model, call.plan), outcome: "client_abort" }, null, null);
+    return new Response(null, { status: 499 });
+  }
+  finish(call, { outcome: "upstream_error", charge: null, usage: null, error: (e as Error).message }, null, null);
+  throw e;
+}
+
+/** An upstream error status: passed through as it came (body, content-type, retry hints); nothing charged. */
+export function upstreamError(call: Call, res: Response): Response {
+  finish(call, { outcome: "upstream_error", charge: null, usage: null, error: `upstream answered ${res.status}` }, res.status, performance.now());
+  return new Response(res.body, { status: res.status, headers: answerHeaders(res, call.baseHeaders) });
+}
+
+/** Queue the settle/release and the usage record (records.ts commits them in groups). */
+export function finish(call: Pick<Call, "d" | "holdId" | "requestId" | "auth" | "model" | "path" | "started">, v: Verdict, upstreamStatus: number | null, firstByteAt: number | null) {
+  const now = performance.now();
+  call.d.ledger.finish({
+    holdId: call.holdId,
+    charge: v.charge,
+    record: {
+      requestId: call.requestId,
+      accountId: call.auth.accountId,
+      keyId: call.auth.keyId,
+      model: call.model.id,
+      endpoint: call.path,
+      provider: call.model.provider,
+      status: v.outcome,
+      upstreamStatus,
+      usage: v.usage,
+      cost: v.charge ?? 0,
+      latencyMs: Math.round(now - call.started),
+      ttfbMs: firstByteAt === null ? null : Math.round(firstByteAt - call.started),
+      error: v.error ?? null,
+    },
+  });
+}

@@ -1,0 +1,64 @@
+// The LLM routes: the four protocols' endpoints (plus Anthropic's free count_tokens), behind the key guard, and
+// the caller's usage records. Everything per-provider and per-protocol is built here once, at startup.
+
+import { Elysia } from "elysia";
+import type { AppContext } from "../context.ts";
+import { protect } from "../http/protect.ts";
+import { protocols, type LlmProtocol } from "./protocols/index.ts";
+import { buildProviders } from "./providers.ts";
+import { LedgerBatch } from "./ledger-batch.ts";
+import { handleLlm, type LlmDeps } from "./proxy.ts";
+import { listUsage, UsageQuery } from "./usage-api.ts";
+import { translatedResponses } from "./deepseek.ts";
+
+const security: Array<Record<string, string[]>> = [{ bearer: [] }, { apiKey: [] }];
+
+export function llmRoutes(ctx: AppContext) {
+  const ledger = new LedgerBatch(ctx);
+  const d: LlmDeps = { ctx, providers: buildProviders(ctx.config.raw), ledger, translated: translatedResponses };
+
+  // `parse: "none"`: the handler reads the body text itself, once; it goes upstream as it came.
+  const llm = (proto: LlmProtocol, path: string, summary: string, description: string): [string, (c: any) => Promise<Response>, any] => [
+    path,
+    ({ request, auth, set }) => handleLlm(d, proto, path, request, auth, set.headers),
+    { parse: "none", detail: { tags: ["LLM"], summary, description, security } },
+  ];
+
+  return (
+    new Elysia({ name: "llm" })
+      // Claude Code probes the base URL with HEAD / (or /api/hello) before its first call.
+      .head("/", () => new Response(null, { status: 200 }), { detail: { tags: ["Operations"], summary: "Connectivity probe (Claude Code sends it before its first call)" } })
+      .head("/api/hello", () => new Response(null, { status: 200 }), { detail: { tags: ["Operations"], summary: "Connectivity probe (Claude Code)" } })
+      .use(protect(ctx))
+      .post(
+        ...llm(
+          protocols.anthropic,
+          "/v1/messages",
+          "Anthropic Messages",
+          "Anthropic's Messages API, passed through (streaming or not) to the model's provider. `?beta=true` and the `anthropic-version` / `anthropic-beta` headers are forwarded. Metered from the answer's usage; `max_credits` (credits) caps the hold.",
+        ),
+      )
+      .post(...llm(protocols.anthropic, "/v1/messages/count_tokens", "Count tokens (free)", "Anthropic's token counter, passed through; not metered."))
+      .post(...llm(protocols.responses, "/v1/responses", "OpenAI Responses", "OpenAI's Responses API, passed through (DeepSeek models are translated to Chat Completions). Metered from the final usage."))
+      .post(
+        ...llm(
+          protocols.chat,
+          "/v1/chat/completions",
+          "OpenAI Chat Completions",
+          "Chat Completions, passed through. Streams get `stream_options.include_usage` upstream; the extra usage chunk is removed again when the client did not ask for it.",
+        ),
+      )
+      .post(...llm(protocols.embeddings, "/v1/embeddings", "Embeddings", "OpenAI-style embeddings (float or base64), metered at prompt_tokens × the input price."))
+      .get(
+        "/v1/usage",
+        async ({ auth, query }) => {
+          await ledger.drain(); // records of answers that just ended are still queued
+          return listUsage(ctx, auth.accountId, query);
+        },
+        {
+          query: UsageQuery,
+          detail: { tags: ["LLM"], summary: "Your usage records", description: "One record per LLM or embeddings call: tokens by kind, credits charged, upstream status, latency and time to first byte. Newest first.", security },
+        },
+      )
+  );
+}

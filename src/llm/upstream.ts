@@ -1,0 +1,64 @@
+// One call to an upstream, with key rotation: keys are used in turn, and a 429, a 5xx or a connection failure is
+// retried once on the next key. Safe because nothing has reached the client yet: the proxy only answers once the
+// upstream's status is known, and a retried attempt's body is discarded unread.
+
+import { ApiError } from "../http/errors.ts";
+import { nextAuth, type Provider } from "./providers.ts";
+
+// Client headers that carry protocol meaning and go upstream as sent. Everything else stays here: in particular
+// the client's authorization / x-api-key (our key, never the vendor's).
+const FORWARDED = ["accept", "anthropic-version", "anthropic-beta", "openai-beta"] as const;
+
+/** Upstream headers without the key; built per request from the few headers that matter (no Headers copy). */
+export function upstreamHeaders(client: Headers, provider: string): Record<string, string> {
+  // identity: the body must reach the client byte for byte, and a compressed SSE stream would be buffered.
+  const h: Record<string, string> = { "content-type": "application/json", "accept-encoding": "identity" };
+  for (const name of FORWARDED) {
+    const v = client.get(name);
+    if (v !== null) h[name] = v;
+  }
+  if (provider === "anthropic" && h["anthropic-version"] === undefined) h["anthropic-version"] = "2023-06-01";
+  return h;
+}
+
+export function isRetryableStatus(status: number): boolean {
+  return status === 429 || status >= 500;
+}
+
+/**
+ * POSTs `body` to `url`. Resolves with the upstream response (any status); rejects with a 502 ApiError when the
+ * upstream cannot be reached, or with the abort reason when `signal` fired (the client went away).
+ */
+export async function callUpstream(
+  provider: Provider,
+  url: string,
+  headers: Record<string, string>,
+  body: string,
+  signal: AbortSignal,
+): Promise<Response> {
+  const attempts = provider.auth.length > 1 ? 2 : 1;
+  let lastError: unknown;
+  for (let attempt = 0; attempt < attempts; attempt++) {
+    const [name, value] = nextAuth(provider);
+    headers[name] = value;
+    let res: Response;
+    try {
+      res = await fetch(url, { method: "POST", headers, body, signal, redirect: "manual" });
+    } catch (e) {
+      if (signal.aborted) throw e;
+      lastError = e;
+      continue;
+    }
+    if (attempt + 1 < attempts && isRetryableStatus(res.status)) {
+      void res.body?.cancel().catch(() => {});
+      continue;
+    }
+    return res;
+  }
+  throw new ApiError(502, "upstream_unreachable", `The ${provider.name} upstream could not be reached (${describe(lastError)}).`);
+}
+
+function describe(e: unknown): string {
+  const code = (e as any)?.code;
+  return typeof code === "string" ? code : "connection failed";
+}

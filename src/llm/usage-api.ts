@@ -1,0 +1,64 @@
+// GET /v1/usage: the caller's own usage records, newest first.
+
+import { sql, type SQL } from "drizzle-orm";
+import { t } from "elysia";
+import type { AppContext } from "../context.ts";
+import { ApiError } from "../http/errors.ts";
+import { MICROS_PER_USD, microsToCredits } from "../ledger/units.ts";
+
+export const UsageQuery = t.Object({
+  request_id: t.Optional(t.String({ description: "Only the record of this request (the x-request-id of its answer)." })),
+  model: t.Optional(t.String({ description: "Only this model id." })),
+  from: t.Optional(t.String({ description: "Earliest time, inclusive: ISO 8601 or Unix milliseconds." })),
+  to: t.Optional(t.String({ description: "Latest time, exclusive: ISO 8601 or Unix milliseconds." })),
+  limit: t.Optional(t.Numeric({ minimum: 1, maximum: 1000, description: "At most this many records (default 100)." })),
+});
+
+export interface UsageFilter {
+  request_id?: string;
+  model?: string;
+  from?: string;
+  to?: string;
+  limit?: number;
+}
+
+function toMs(v: string, param: string): number {
+  const ms = /^\d+$/.test(v) ? Number(v) : Date.parse(v);
+  if (!Number.isFinite(ms)) throw new ApiError(400, "invalid_request", `${param} must be an ISO 8601 time or Unix milliseconds.`, { param });
+  return ms;
+}
+
+export async function listUsage(ctx: AppContext, accountId: string, f: UsageFilter) {
+  const where: SQL[] = [sql`account_id = ${accountId}`];
+  if (f.request_id) where.push(sql`request_id = ${f.request_id}`);
+  if (f.model) where.push(sql`model = ${f.model}`);
+  if (f.from) where.push(sql`created_at >= ${toMs(f.from, "from")}`);
+  if (f.to) where.push(sql`created_at < ${toMs(f.to, "to")}`);
+  const limit = Math.min(Math.max(1, Math.floor(f.limit ?? 100)), 1000);
+  const rows = await ctx.db.all<any>(sql`select * from usage_records where ${sql.join(where, sql` and `)} order by created_at desc, id desc limit ${limit}`);
+  return { object: "list", data: rows.map(view) };
+}
+
+function view(r: any) {
+  return {
+    id: r.id,
+    request_id: r.request_id,
+    key_id: r.key_id,
+    model: r.model,
+    endpoint: r.endpoint,
+    provider: r.provider,
+    status: r.status,
+    upstream_status: r.upstream_status,
+    usage: {
+      input_tokens: r.input_tokens,
+      output_tokens: r.output_tokens,
+      cache_read_tokens: r.cache_read_tokens,
+      cache_write_tokens: r.cache_write_tokens,
+    },
+    cost: { micro_credits: r.cost, credits: microsToCredits(r.cost), usd: r.cost / MICROS_PER_USD },
+    latency_ms: r.latency_ms,
+    ttfb_ms: r.ttfb_ms,
+    error: r.error,
+    created_at: new Date(Number(r.created_at)).toISOString(),
+  };
+}

@@ -1,0 +1,85 @@
+// The coding agents complete a prompt through the gateway against the fake upstream: Claude Code (`claude -p`)
+// on /v1/messages and Codex CLI (`codex exec`, custom provider, wire_api "responses") on /v1/responses. Each runs
+// with a throwaway $HOME. Skipped with a message where the CLI is not installed (.ci/run installs the pinned
+// versions: @anthropic-ai/claude-code@2.1.329, @openai/codex@0.169.0).
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { ledgerOf, startEnv, stopEnv, type Env } from "./support";
+
+const has = (cmd: string) => Bun.which(cmd) !== null;
+const haveClaude = has("claude");
+const haveCodex = has("codex");
+if (!haveClaude) console.warn("SKIPPED: Claude Code test — `claude` is not installed (npm i -g @anthropic-ai/claude-code@2.1.329).");
+if (!haveCodex) console.warn("SKIPPED: Codex CLI test — `codex` is not installed (npm i -g @openai/codex@0.169.0).");
+
+let e: Env;
+beforeAll(async () => {
+  if (haveClaude || haveCodex) e = await startEnv();
+});
+afterAll(async () => {
+  if (e) await stopEnv(e);
+});
+
+async function run(cmd: string[], env: Record<string, string>, cwd: string) {
+  const p = Bun.spawn(cmd, { cwd, env: { PATH: process.env.PATH!, ...env }, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
+  const timer = setTimeout(() => p.kill(), 90_000);
+  const [code, stdout, stderr] = await Promise.all([p.exited, new Response(p.stdout).text(), new Response(p.stderr).text()]);
+  clearTimeout(timer);
+  return { code, stdout, stderr };
+}
+
+test.skipIf(!haveClaude)("Claude Code (claude -p) completes a prompt through the gateway; each call charged exactly", async () => {
+  const { accountId, key } = await e.gw.account(100_000); // Claude Code asks for up to 64k output tokens
+  const home = mkdtempSync(join(tmpdir(), "sy-claude-"));
+  e.fake.reset();
+  const r = await run(["claude", "-p", "Say hello", "--model", "claude-opus-4-5"], {
+    HOME: home,
+    ANTHROPIC_BASE_URL: e.gw.url,
+    ANTHROPIC_API_KEY: key,
+    ANTHROPIC_SMALL_FAST_MODEL: "claude-haiku-4-5",
+    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
+    DISABLE_AUTOUPDATER: "1",
+  }, home);
+  expect(r.code).toBe(0);
+  expect(r.stdout).toContain("Hello! How can I help you today?"); // the fixture's text, streamed
+  const calls = e.fake.requests.filter((q) => q.path === "/v1/messages");
+  expect(calls.length).toBeGreaterThan(0);
+  expect(calls.every((q) => q.headers["x-api-key"] === "sk-ant-upstream-secret")).toBe(true);
+  // Every call streams A_stream_text.sse: 21 input + 1450 cache-write + 12 output tokens at Opus 4.5 prices.
+  const { holds } = await ledgerOf(e.gw, accountId);
+  expect(holds.length).toBe(calls.length);
+  for (const h of holds) expect(Number(h.settled)).toBe(21 * 5000 + 1450 * 6250 + 12 * 25000);
+}, 120_000);
+
+test.skipIf(!haveCodex)("Codex CLI (codex exec, custom provider on /v1/responses) completes a prompt; charged exactly", async () => {
+  const { accountId, key } = await e.gw.account(100_000);
+  const home = mkdtempSync(join(tmpdir(), "sy-codex-"));
+  mkdirSync(join(home, ".codex"));
+  writeFileSync(
+    join(home, ".codex/config.toml"),
+    [
+      'model = "gpt-5.1-codex"',
+      'model_provider = "switchyard"',
+      "",
+      "[model_providers.switchyard]",
+      'name = "Switchyard"',
+      `base_url = "${e.gw.url}/v1"`,
+      'env_key = "SWITCHYARD_API_KEY"',
+      'wire_api = "responses"',
+      "",
+    ].join("\n"),
+  );
+  e.fake.reset();
+  const r = await run(["codex", "exec", "--skip-git-repo-check", "Say hello"], { HOME: home, SWITCHYARD_API_KEY: key }, home);
+  expect(r.code).toBe(0);
+  expect(r.stdout).toContain("Hi there! How can I help?"); // C_stream.sse's text
+  const calls = e.fake.requests.filter((q) => q.path === "/v1/responses");
+  expect(calls.length).toBeGreaterThan(0);
+  expect(calls.every((q) => q.headers.authorization === "Bearer sk-openai-upstream-secret")).toBe(true);
+  // C_stream.sse: 1320 input of which 1152 cached, 8 output, at GPT-5.1 Codex prices (1.25 / 0.125 / 10 USD per M).
+  const { holds } = await ledgerOf(e.gw, accountId);
+  expect(holds.length).toBe(calls.length);
+  for (const h of holds) expect(Number(h.settled)).toBe((1320 - 1152) * 1250 + 1152 * 125 + 8 * 10000);
+}, 120_000);

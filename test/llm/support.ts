@@ -1,0 +1,116 @@
+// Shared set-up of the LLM end-to-end tests: a fake upstream serving every provider, a gateway pointed at it,
+// and readers of the ledger (holds, entries, wallet) straight from the database — charges are checked there,
+// never through the gateway's own metering code.
+
+import { sql } from "drizzle-orm";
+import { startFakeLlmUpstream, type FakeLlmUpstream } from "../fakes/llm-upstream";
+import { startGateway, type TestGateway } from "../support/gateway";
+
+/** Catalog prices written out, µcr per token (USD per million × 1000), from src/catalog/models.json. */
+export const PRICES = {
+  "claude-opus-4-5": { input: 5000, output: 25000, cacheRead: 500, cacheWrite: 6250 },
+  "gpt-5.2": { input: 1750, output: 14000, cacheRead: 175 },
+  "gpt-4.1": { input: 2000, output: 8000, cacheRead: 500 },
+  "text-embedding-3-small": { input: 20 },
+  "deepseek-chat": { input: 280, output: 420, cacheRead: 28 },
+} as const;
+
+export const MICROS = 1_000_000;
+
+export interface Env {
+  fake: FakeLlmUpstream;
+  gw: TestGateway;
+}
+
+/** Every provider at the fake, with the base URL conventions of the vendors' SDKs. */
+export function providerEnv(fakeUrl: string, keys: Partial<Record<string, string>> = {}): Record<string, string> {
+  const env: Record<string, string> = {
+    ANTHROPIC_BASE_URL: fakeUrl,
+    OPENAI_BASE_URL: fakeUrl + "/v1",
+    GEMINI_BASE_URL: fakeUrl,
+    XAI_BASE_URL: fakeUrl + "/v1",
+    DEEPSEEK_BASE_URL: fakeUrl,
+    ANTHROPIC_API_KEY: "sk-ant-upstream-secret",
+    OPENAI_API_KEY: "sk-openai-upstream-secret",
+    GEMINI_API_KEY: "gemini-upstream-secret",
+    XAI_API_KEY: "xai-upstream-secret",
+    DEEPSEEK_API_KEY: "sk-deepseek-upstream-secret",
+  };
+  for (const [k, v] of Object.entries(keys)) {
+    if (v === undefined) delete env[k];
+    else env[k] = v;
+  }
+  return env;
+}
+
+export async function startEnv(opts: { keys?: Partial<Record<string, string>>; env?: Record<string, string> } = {}): Promise<Env> {
+  const fake = startFakeLlmUpstream();
+  const gw = await startGateway({ ...providerEnv(fake.url, opts.keys), ...opts.env });
+  return { fake, gw };
+}
+
+export async function stopEnv(e: Env) {
+  await e.gw.stop();
+  await e.fake.stop();
+}
+
+export interface HoldRow {
+  id: string;
+  amount: number;
+  status: string;
+  settled: number | null;
+  ref: string;
+}
+
+/** Waits until the account has no pending hold (settle/release run after the answer), then reads the ledger. */
+export async function ledgerOf(gw: TestGateway, accountId: string, timeoutMs = 3000) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const pending = await gw.ctx.db.all(sql`select id from holds where account_id = ${accountId} and status = 'pending'`);
+    if (pending.length === 0 || Date.now() > deadline) break;
+    await Bun.sleep(5);
+  }
+  const holds = await gw.ctx.db.all<HoldRow>(sql`select id, amount, status, settled, ref from holds where account_id = ${accountId} order by created_at`);
+  const charges = await gw.ctx.db.all<{ hold_id: string; amount: number }>(
+    sql`select hold_id, amount from entries where account_id = ${accountId} and kind = 'charge' order by created_at`,
+  );
+  const wallet = (await gw.ctx.db.get<{ balance: number; held: number }>(sql`select balance, held from wallets where account_id = ${accountId}`))!;
+  return { holds, charges, wallet };
+}
+
+/**
+ * Asserts from the ledger that the account's only request was charged exactly `expected` µcr: one posted hold
+ * settled at that amount, one charge entry of minus that amount, and the balance down by exactly that much.
+ */
+export async function expectCharged(gw: TestGateway, accountId: string, initialCredits: number, expected: number) {
+  const { holds, charges, wallet } = await ledgerOf(gw, accountId);
+  const { expect } = await import("bun:test");
+  expect(holds.length).toBe(1);
+  expect(holds[0]!.status).toBe("posted");
+  expect(Number(holds[0]!.settled)).toBe(expected);
+  expect(charges.map((c) => Number(c.amount))).toEqual(expected > 0 ? [-expected] : []);
+  expect(Number(wallet.balance)).toBe(initialCredits * MICROS - expected);
+  expect(Number(wallet.held)).toBe(0);
+  return holds[0]!;
+}
+
+/** Asserts the account's holds were all released: nothing charged, balance unchanged, nothing held. */
+export async function expectReleased(gw: TestGateway, accountId: string, initialCredits: number, holdsExpected = 1) {
+  const { holds, charges, wallet } = await ledgerOf(gw, accountId);
+  const { expect } = await import("bun:test");
+  expect(holds.length).toBe(holdsExpected);
+  for (const h of holds) expect(h.status).toBe("voided");
+  expect(charges).toEqual([]);
+  expect(Number(wallet.balance)).toBe(initialCredits * MICROS);
+  expect(Number(wallet.held)).toBe(0);
+}
+
+/** A fetch for SDK clients that counts the requests reaching the gateway. */
+export function countingFetch() {
+  const calls: string[] = [];
+  const f = ((input: any, init?: any) => {
+    calls.push(typeof input === "string" ? input : input.url);
+    return fetch(input, init);
+  }) as typeof fetch;
+  return { fetch: f, calls };
+}
