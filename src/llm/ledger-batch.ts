@@ -70,20 +70,29 @@ export class LedgerBatch {
     const ledger = this.ctx.ledger;
     const outcomes: Array<{ hold?: Hold; error?: unknown }> = [];
     try {
+      // One order for every batch in every process: by account, a wallet's finishes before its holds. Postgres
+      // locks each wallet row at its first update, so two processes' batches always lock wallets in the same
+      // order and can never deadlock; finishing first makes money they return available to the same turn's holds.
+      const steps = [
+        ...finishes.map((f) => ({ account: f.record.accountId, finish: f, hold: undefined, index: -1 })),
+        ...holds.map((p, index) => ({ account: p.accountId, finish: undefined, hold: p, index })),
+      ].sort((a, b) => (a.account < b.account ? -1 : a.account > b.account ? 1 : a.finish ? -1 : b.finish ? 1 : 0));
       await this.ctx.db.tx(function* (q) {
-        // Finishes first: money they return is available to the holds of the same turn.
-        for (const f of finishes) {
-          if (f.charge === null) yield* ledger.releaseIn(q, f.holdId);
-          else yield* ledger.settleIn(q, f.holdId, f.charge, "llm usage");
-          yield* insertRecord(q, f.record);
-        }
-        for (const p of holds) {
+        for (const step of steps) {
+          const f = step.finish;
+          if (f) {
+            if (f.charge === null) yield* ledger.releaseIn(q, f.holdId);
+            else yield* ledger.settleIn(q, f.holdId, f.charge, "llm usage");
+            yield* insertRecord(q, f.record);
+            continue;
+          }
+          const p = step.hold!;
           // A refusal is thrown by holdIn after a guarded UPDATE that changed nothing: catching it here leaves
           // the transaction clean for the others.
           try {
-            outcomes.push({ hold: yield* ledger.holdIn(q, p.accountId, p.amount, "llm", p.ref, p.ttlMs) });
+            outcomes[step.index] = { hold: yield* ledger.holdIn(q, p.accountId, p.amount, "llm", p.ref, p.ttlMs) };
           } catch (error) {
-            outcomes.push({ error });
+            outcomes[step.index] = { error };
           }
         }
       });

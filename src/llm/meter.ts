@@ -76,9 +76,11 @@ export interface Verdict {
 /** What a finished stream means for the wallet. `how` is how the byte pump ended. */
 export function judgeStream(r: TapResult, how: "end" | "dropped" | "client_abort", model: LlmModel, plan: HoldPlan): Verdict {
   if (r.failed) return { outcome: "failed", charge: null, usage: r.usage, error: describeTapError(r) };
+  // SDKs close the connection as soon as they have read the end (the openai SDK aborts its request after the
+  // last event): a stream whose normal end and usage were seen is complete, however the client left.
+  if (r.completed && r.usage) return { outcome: "ok", charge: priceUsage(r.usage, model.prices), usage: r.usage };
   if (how === "client_abort") return partial(r, model, plan, "client_abort");
   if (how === "dropped" || !r.completed) return { outcome: "dropped", charge: null, usage: r.usage, error: "upstream connection ended early" };
-  if (r.usage) return { outcome: "ok", charge: priceUsage(r.usage, model.prices), usage: r.usage };
   // A normal end without usage (an upstream that ignores include_usage): the same estimate as a client abort.
   return partial(r, model, plan, "estimated");
 }

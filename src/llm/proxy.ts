@@ -3,6 +3,7 @@
 //   settle / release + usage record, queued off the response path (records.ts).
 // Errors the gateway raises itself are thrown as ApiError and shaped per path by http/base.ts.
 
+import { metrics } from "../ops/metrics.ts";
 import type { AppContext } from "../context.ts";
 import type { AuthContext } from "../accounts/service.ts";
 import type { LlmModel } from "../catalog/model.ts";
@@ -165,6 +166,10 @@ export function upstreamError(call: Call, res: Response): Response {
 /** Queue the settle/release and the usage record (records.ts commits them in groups). */
 export function finish(call: Pick<Call, "d" | "holdId" | "requestId" | "auth" | "model" | "path" | "started">, v: Verdict, upstreamStatus: number | null, firstByteAt: number | null) {
   const now = performance.now();
+  // Counted when queued: the batch commits it within this event-loop turn (a hold is posted exactly once).
+  if (v.charge) metrics.creditsSettled(v.charge, "llm");
+  if (upstreamStatus !== null && upstreamStatus >= 400) metrics.upstreamError(call.model.provider, `status_${Math.floor(upstreamStatus / 100)}xx`);
+  else if (v.outcome === "failed" || v.outcome === "dropped") metrics.upstreamError(call.model.provider, v.outcome);
   call.d.ledger.finish({
     holdId: call.holdId,
     charge: v.charge,

@@ -2,6 +2,7 @@
 // retried once on the next key. Safe because nothing has reached the client yet: the proxy only answers once the
 // upstream's status is known, and a retried attempt's body is discarded unread.
 
+import { metrics } from "../ops/metrics.ts";
 import { ApiError } from "../http/errors.ts";
 import { nextAuth, type Provider } from "./providers.ts";
 
@@ -55,6 +56,7 @@ export async function callUpstream(
     }
     return res;
   }
+  metrics.upstreamError(provider.name, "network");
   throw new ApiError(502, "upstream_unreachable", `The ${provider.name} upstream could not be reached (${describe(lastError)}).`);
 }
 
