@@ -77,16 +77,7 @@ export function usageFromChunks(proto: LlmProtocol, chunks: Uint8Array[]): Token
 }
 
 function decodeAll(chunks: Uint8Array[]): string {
-  if (chunks.length === 1) return decoder.decode(chunks[0]);
-  let n = 0;
-  for (const c of chunks) n += c.length;
-  const all = new Uint8Array(n);
-  let o = 0;
-  for (const c of chunks) {
-    all.set(c, o);
-    o += c.length;
-  }
-  return decoder.decode(all);
+  return decoder.decode(chunks.length === 1 ? chunks[0] : Bun.concatArrayBuffers(chunks));
 }
 
 /** Index just past the object starting at `start` (a `{`), string-aware; -1 if unterminated. */

@@ -104,14 +104,5 @@ export function createEventStripper(isTarget: (eventText: string) => boolean): E
 }
 
 function concat(parts: Uint8Array[]): Uint8Array {
-  if (parts.length === 1) return parts[0]!;
-  let n = 0;
-  for (const p of parts) n += p.length;
-  const out = new Uint8Array(n);
-  let o = 0;
-  for (const p of parts) {
-    out.set(p, o);
-    o += p.length;
-  }
-  return out;
+  return parts.length === 1 ? parts[0]! : new Uint8Array(Bun.concatArrayBuffers(parts));
 }
