@@ -1,4 +1,4 @@
-import { settings, type Setting } from "./settings";
+import { parseRateSpec, settings, type Setting } from "./settings";
 
 // Every environment setting, parsed and validated once at startup (see settings.ts for the list).
 
@@ -35,7 +35,6 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   if (problems.length) throw new ConfigError(`Invalid configuration:\n  ${problems.join("\n  ")}`);
 
   const port = Number(raw.PORT);
-  const [requests, windowSeconds] = raw.DEFAULT_RATE_LIMIT!.replace("s", "").split("/").map(Number);
   const databaseUrl = raw.DATABASE_URL!;
   return {
     port,
@@ -46,7 +45,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     adminToken: raw.ADMIN_TOKEN,
     publicBaseUrl: (raw.PUBLIC_BASE_URL ?? `http://localhost:${port}`).replace(/\/+$/, ""),
     catalogPath: raw.CATALOG_PATH,
-    defaultRateLimit: { requests: requests!, windowSeconds: windowSeconds! },
+    defaultRateLimit: parseRateSpec(raw.DEFAULT_RATE_LIMIT!),
     defaultMaxConcurrentTasks: Number(raw.DEFAULT_MAX_CONCURRENT_TASKS),
     holdTtlSeconds: Number(raw.HOLD_TTL_SECONDS),
     sweepIntervalSeconds: Number(raw.SWEEP_INTERVAL_SECONDS),

@@ -13,6 +13,14 @@ export interface Setting {
   check?: (value: string) => string | undefined;
 }
 
+/** "N/Ss" (e.g. 5/10s) → requests per window; the format of every rate-limit setting. */
+export function parseRateSpec(v: string): { requests: number; windowSeconds: number } {
+  const [requests, windowSeconds] = v.replace("s", "").split("/").map(Number);
+  return { requests: requests!, windowSeconds: windowSeconds! };
+}
+const rateSpec = (example: string) => (v: string) => (/^\d+\/\d+s$/.test(v) ? undefined : `must look like ${example}`);
+const atLeastOne = (v: string) => (+v >= 1 ? undefined : "must be at least 1");
+
 export const settings: Setting[] = [
   { name: "PORT", kind: "int", default: "3000", doc: "HTTP port to listen on.", check: (v) => (+v >= 0 && +v <= 65535 ? undefined : "must be 0-65535") },
   { name: "HOST", kind: "string", default: "0.0.0.0", doc: "Interface to bind." },
@@ -27,14 +35,14 @@ export const settings: Setting[] = [
   { name: "ADMIN_TOKEN", kind: "secret", doc: "Bearer token for the admin API under `/admin/v1`. Unset: the admin API answers 403 (the CLI still works).", check: (v) => (v.length >= 16 ? undefined : "must be at least 16 characters") },
   { name: "PUBLIC_BASE_URL", kind: "url", doc: "The address users reach the gateway at; used in links, result URLs and discovery documents. Default `http://localhost:$PORT`." },
   { name: "CATALOG_PATH", kind: "string", doc: "Optional JSON file of model entries that extend or override the built-in catalog (matched by `id`)." },
-  { name: "DEFAULT_RATE_LIMIT", kind: "string", default: "5/10s", doc: "Requests per window for keys without their own limit, as `N/Ss` (e.g. `5/10s`).", check: (v) => (/^\d+\/\d+s$/.test(v) ? undefined : "must look like 5/10s") },
+  { name: "DEFAULT_RATE_LIMIT", kind: "string", default: "5/10s", doc: "Requests per window for keys without their own limit, as `N/Ss` (e.g. `5/10s`).", check: rateSpec("5/10s") },
   { name: "DEFAULT_MAX_CONCURRENT_TASKS", kind: "int", default: "2", doc: "Running media tasks allowed per key without its own limit." },
   { name: "HOLD_TTL_SECONDS", kind: "int", default: "900", doc: "How long an LLM hold may stay pending before the sweeper releases it (a crash left it behind)." },
   { name: "SWEEP_INTERVAL_SECONDS", kind: "int", default: "30", doc: "How often expired holds are swept." },
   { name: "SHUTDOWN_GRACE_SECONDS", kind: "int", default: "30", doc: "On SIGTERM/SIGINT: how long in-flight requests (streams included) and background workers may take to finish before they are cut off." },
   { name: "METRICS_TOKEN", kind: "secret", doc: "Optional bearer token for `/metrics`. Unset: `/metrics` is open (keep it on a private network).", check: (v) => (v.length >= 16 ? undefined : "must be at least 16 characters") },
-  { name: "SESSION_TTL_HOURS", kind: "int", default: "12", doc: "How long a dashboard sign-in lasts.", check: (v) => (+v >= 1 ? undefined : "must be at least 1") },
-  { name: "LOGIN_RATE_LIMIT", kind: "string", default: "5/60s", doc: "Dashboard sign-in attempts allowed per email and IP address, as `N/Ss`.", check: (v) => (/^\d+\/\d+s$/.test(v) ? undefined : "must look like 5/60s") },
+  { name: "SESSION_TTL_HOURS", kind: "int", default: "12", doc: "How long a dashboard sign-in lasts.", check: atLeastOne },
+  { name: "LOGIN_RATE_LIMIT", kind: "string", default: "5/60s", doc: "Dashboard sign-in attempts allowed per email and IP address, as `N/Ss`.", check: rateSpec("5/60s") },
   // Media tasks (src/media). Upstream keys are secrets: never logged, never shown.
   { name: "KIE_API_KEY", kind: "secret", doc: "kie.ai key for the Market and Suno APIs (most media models)." },
   { name: "KIE_BASE_URL", kind: "url", default: "https://api.kie.ai", doc: "kie.ai API base." },
@@ -43,12 +51,12 @@ export const settings: Setting[] = [
   { name: "REPLICATE_API_TOKEN", kind: "secret", doc: "Replicate API token." },
   { name: "REPLICATE_BASE_URL", kind: "url", default: "https://api.replicate.com/v1", doc: "Replicate API base." },
   { name: "MEDIA_WORKERS", kind: "int", default: "1", doc: "Bun Workers that poll upstreams, store results and send callbacks. `0` runs that work on the main thread (also used for `:memory:` databases)." },
-  { name: "MEDIA_LEASE_SECONDS", kind: "int", default: "120", doc: "How long a worker owns a task while working on it; a crashed process's tasks are picked up after this.", check: (v) => (+v >= 1 ? undefined : "must be at least 1") },
+  { name: "MEDIA_LEASE_SECONDS", kind: "int", default: "120", doc: "How long a worker owns a task while working on it; a crashed process's tasks are picked up after this.", check: atLeastOne },
   { name: "MEDIA_POLL_SCALE", kind: "string", default: "1", doc: "Multiplier on every provider's poll backoff (1 = kie's advice, 2 s growing to 30 s). Tests use `0.01`.", check: positiveDecimal },
   { name: "MEDIA_MAX_DEADLINE_SECONDS", kind: "int", doc: "Optional cap on every model's deadline (a task still unfinished then fails and is refunded)." },
-  { name: "MEDIA_HOUSEKEEPING_SECONDS", kind: "int", default: "30", doc: "How often concurrency tokens of running tasks are refreshed and expired result files deleted.", check: (v) => (+v >= 1 ? undefined : "must be at least 1") },
+  { name: "MEDIA_HOUSEKEEPING_SECONDS", kind: "int", default: "30", doc: "How often concurrency tokens of running tasks are refreshed and expired result files deleted.", check: atLeastOne },
   { name: "CALLBACK_ALLOW_PRIVATE", kind: "bool", default: "false", doc: "Allow callback URLs that resolve to loopback, private, link-local or metadata addresses (tests, trusted networks)." },
-  { name: "CALLBACK_MAX_ATTEMPTS", kind: "int", default: "6", doc: "Delivery attempts per callback before giving up.", check: (v) => (+v >= 1 ? undefined : "must be at least 1") },
+  { name: "CALLBACK_MAX_ATTEMPTS", kind: "int", default: "6", doc: "Delivery attempts per callback before giving up.", check: atLeastOne },
   { name: "CALLBACK_RETRY_BASE_MS", kind: "int", default: "15000", doc: "Wait before the first retry; doubles each time (6 attempts span about 8 minutes)." },
   { name: "STORAGE_DIR", kind: "string", default: "./data/files", doc: "Folder for task result files when S3 is not configured." },
   { name: "S3_BUCKET", kind: "string", doc: "Bucket for result files (S3-compatible, through Bun.s3). When set, files go there instead of `STORAGE_DIR`." },

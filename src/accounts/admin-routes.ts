@@ -1,7 +1,7 @@
 import { Elysia, t } from "elysia";
-import { timingSafeEqual } from "node:crypto";
 import type { AppContext } from "../context";
 import { ApiError } from "../http/errors";
+import { bearerToken, safeEqual } from "../http/tokens";
 import { creditsToMicros, microsToCredits } from "../ledger/units";
 import { CreateAccountBody, CreateKeyBody, CreditsBody } from "./model";
 import { accountView } from "./views";
@@ -10,12 +10,10 @@ import { accountView } from "./views";
 // operator then uses the CLI, which talks to the database directly.
 
 export function adminGuard(ctx: AppContext) {
-  const expected = ctx.config.adminToken ? Buffer.from(ctx.config.adminToken) : undefined;
+  const expected = ctx.config.adminToken;
   return new Elysia({ name: "admin-guard" }).onBeforeHandle({ as: "scoped" }, ({ request }) => {
     if (!expected) throw new ApiError(403, "admin_disabled", "The admin API is disabled: start the gateway with ADMIN_TOKEN set.");
-    const m = /^Bearer\s+(.+)$/i.exec(request.headers.get("authorization") ?? "");
-    const given = Buffer.from(m?.[1]?.trim() ?? "");
-    if (given.length !== expected.length || !timingSafeEqual(given, expected)) throw new ApiError(401, "invalid_admin_token", "Missing or wrong admin token.");
+    if (!safeEqual(bearerToken(request.headers), expected)) throw new ApiError(401, "invalid_admin_token", "Missing or wrong admin token.");
   });
 }
 

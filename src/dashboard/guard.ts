@@ -1,4 +1,4 @@
-import { timingSafeEqual } from "node:crypto";
+import { safeEqual } from "../http/tokens";
 import type { AppContext } from "../context";
 import { randomToken } from "../db/ids";
 import { html, htmlResponse, layout, type Raw } from "../pages/layout";
@@ -47,10 +47,7 @@ export function sameOrigin(ctx: AppContext, request: Request): boolean {
 }
 
 export function csrfMatches(session: Session, given: unknown): boolean {
-  if (typeof given !== "string") return false;
-  const a = Buffer.from(given);
-  const b = Buffer.from(session.csrfToken);
-  return a.length === b.length && timingSafeEqual(a, b);
+  return typeof given === "string" && safeEqual(given, session.csrfToken);
 }
 
 export function securityHeaders(nonce: string): Record<string, string> {

@@ -1,3 +1,4 @@
+import { parseRateSpec } from "../settings";
 import { Elysia } from "elysia";
 import type { AppContext } from "../context";
 import { randomToken } from "../db/ids";
@@ -31,7 +32,7 @@ function safeNext(next: unknown): string {
 }
 
 export function loginRoutes(ctx: AppContext, users: Users) {
-  const [requests, windowSeconds] = ctx.config.raw.LOGIN_RATE_LIMIT!.replace("s", "").split("/").map(Number) as [number, number];
+  const { requests, windowSeconds } = parseRateSpec(ctx.config.raw.LOGIN_RATE_LIMIT!);
   const ttlHours = Number(ctx.config.raw.SESSION_TTL_HOURS);
 
   return new Elysia({ name: "dashboard-login", detail: { hide: true } })

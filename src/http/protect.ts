@@ -1,18 +1,14 @@
 import { Elysia } from "elysia";
 import type { AppContext } from "../context";
 import { ApiError, unauthorized } from "./errors";
+import { bearerToken } from "./tokens";
 import { retryAfterSeconds } from "../limits/rate-limit";
 
 // The guard in front of every protected route: who is calling (API key → account), then how fast they may call
 // (sliding window per key). Rate-limit headers go on every answer, refusals carry retry-after in whole seconds.
 
 export function presentedKey(headers: Headers): string | undefined {
-  const auth = headers.get("authorization");
-  if (auth) {
-    const m = /^Bearer\s+(.+)$/i.exec(auth.trim());
-    if (m) return m[1]!.trim();
-  }
-  return headers.get("x-api-key")?.trim() || undefined;
+  return bearerToken(headers) ?? (headers.get("x-api-key")?.trim() || undefined);
 }
 
 export function protect(ctx: AppContext) {

@@ -1,7 +1,6 @@
 // The media engine's settings, read from the settings table's raw values (config.raw). Plain data, so the main
-// thread can hand them to a Bun Worker in a message. The OpenAI and Gemini rows belong to the LLM feature's part of
-// the settings table; where they are absent the public endpoints are the defaults and the key is simply missing
-// (that upstream then refuses every submission, and the route fails over).
+// thread can hand them to a Bun Worker in a message. An upstream without a key refuses every submission, and the
+// route fails over.
 
 export interface MediaSettings {
   databaseUrl: string;
@@ -32,34 +31,35 @@ type Raw = Record<string, string | undefined>;
 const trim = (u: string) => u.replace(/\/+$/, "");
 
 export function mediaSettings(raw: Raw, base: { publicBaseUrl: string; databaseUrl: string; redisUrl?: string; catalogPath?: string; logLevel: MediaSettings["logLevel"]; defaultMaxConcurrentTasks: number }): MediaSettings {
-  const num = (name: string, fallback: number) => (raw[name] !== undefined && raw[name] !== "" ? Number(raw[name]) : fallback);
+  // `raw` comes from loadConfig, which has applied every default of the settings table (src/settings.ts).
+  const num = (name: string) => Number(raw[name]);
   return {
     ...base,
     upstreams: {
-      kie: { base: trim(raw.KIE_BASE_URL ?? "https://api.kie.ai"), key: raw.KIE_API_KEY },
-      fal: { base: trim(raw.FAL_BASE_URL ?? "https://queue.fal.run"), key: raw.FAL_KEY },
-      replicate: { base: trim(raw.REPLICATE_BASE_URL ?? "https://api.replicate.com/v1"), key: raw.REPLICATE_API_TOKEN },
-      openai: { base: trim(raw.OPENAI_BASE_URL ?? "https://api.openai.com/v1"), key: raw.OPENAI_API_KEY },
-      gemini: { base: trim(raw.GEMINI_BASE_URL ?? "https://generativelanguage.googleapis.com"), key: raw.GEMINI_API_KEY },
+      kie: { base: trim(raw.KIE_BASE_URL!), key: raw.KIE_API_KEY },
+      fal: { base: trim(raw.FAL_BASE_URL!), key: raw.FAL_KEY },
+      replicate: { base: trim(raw.REPLICATE_BASE_URL!), key: raw.REPLICATE_API_TOKEN },
+      openai: { base: trim(raw.OPENAI_BASE_URL!), key: raw.OPENAI_API_KEY },
+      gemini: { base: trim(raw.GEMINI_BASE_URL!), key: raw.GEMINI_API_KEY },
     },
-    workers: num("MEDIA_WORKERS", 1),
-    leaseMs: num("MEDIA_LEASE_SECONDS", 120) * 1000,
-    pollScale: num("MEDIA_POLL_SCALE", 1),
+    workers: num("MEDIA_WORKERS"),
+    leaseMs: num("MEDIA_LEASE_SECONDS") * 1000,
+    pollScale: num("MEDIA_POLL_SCALE"),
     maxDeadlineSeconds: raw.MEDIA_MAX_DEADLINE_SECONDS ? Number(raw.MEDIA_MAX_DEADLINE_SECONDS) : undefined,
-    housekeepingMs: num("MEDIA_HOUSEKEEPING_SECONDS", 30) * 1000,
+    housekeepingMs: num("MEDIA_HOUSEKEEPING_SECONDS") * 1000,
     callbacks: {
       allowPrivate: raw.CALLBACK_ALLOW_PRIVATE === "true" || raw.CALLBACK_ALLOW_PRIVATE === "1",
-      maxAttempts: num("CALLBACK_MAX_ATTEMPTS", 6),
-      retryBaseMs: num("CALLBACK_RETRY_BASE_MS", 15_000),
+      maxAttempts: num("CALLBACK_MAX_ATTEMPTS"),
+      retryBaseMs: num("CALLBACK_RETRY_BASE_MS"),
       timeoutMs: 15_000, // kie's documented callback timeout; receivers are written against it
     },
     storage: {
-      dir: raw.STORAGE_DIR ?? "./data/files",
+      dir: raw.STORAGE_DIR!,
       s3: raw.S3_BUCKET
         ? { bucket: raw.S3_BUCKET, endpoint: raw.S3_ENDPOINT, region: raw.S3_REGION, accessKeyId: raw.S3_ACCESS_KEY_ID, secretAccessKey: raw.S3_SECRET_ACCESS_KEY }
         : undefined,
     },
-    retentionMs: Math.round(num("RESULT_RETENTION_DAYS", 14) * 86_400_000),
+    retentionMs: Math.round(num("RESULT_RETENTION_DAYS") * 86_400_000),
   };
 }
 

@@ -1,5 +1,5 @@
 import { Elysia, StatusMap, t } from "elysia";
-import { timingSafeEqual } from "node:crypto";
+import { bearerToken, safeEqual } from "../http/tokens";
 import type { AppContext } from "../context";
 import { ApiError } from "../http/errors";
 import { metricsContentType, observeRequest, scrape } from "./metrics";
@@ -20,7 +20,7 @@ const ReadyResponse = t.Object(
 
 export function opsRoutes(ctx: AppContext) {
   const started = new WeakMap<Request, number>();
-  const metricsToken = ctx.config.raw.METRICS_TOKEN ? Buffer.from(ctx.config.raw.METRICS_TOKEN) : undefined;
+  const metricsToken = ctx.config.raw.METRICS_TOKEN;
 
   return new Elysia({ name: "ops", detail: { tags: ["Operations"] } })
     .onRequest(({ request }) => {
@@ -66,9 +66,7 @@ export function opsRoutes(ctx: AppContext) {
       "/metrics",
       async ({ request }) => {
         if (metricsToken) {
-          const m = /^Bearer\s+(.+)$/i.exec(request.headers.get("authorization") ?? "");
-          const given = Buffer.from(m?.[1]?.trim() ?? "");
-          if (given.length !== metricsToken.length || !timingSafeEqual(given, metricsToken))
+          if (!safeEqual(bearerToken(request.headers), metricsToken))
             throw new ApiError(401, "invalid_metrics_token", "Missing or wrong metrics token (METRICS_TOKEN).");
         }
         return new Response(await scrape(ctx.db), { headers: { "content-type": metricsContentType } });

@@ -52,8 +52,7 @@ export async function startMediaGateway(env: Record<string, string> = {}): Promi
   const storageDir = mkdtempSync(join(tmpdir(), "sy-files-"));
   const gw = await startGateway({ ...up.env, STORAGE_DIR: storageDir, ...FAST_ENV, ...env });
   gw.ctx.config.publicBaseUrl = gw.url; // the port is only known after listen
-  // OPENAI_*/GEMINI_* are the LLM feature's settings rows; until they are merged they reach the engine this way.
-  const media = await startMedia(gw.ctx, up.env);
+  const media = await startMedia(gw.ctx);
   const stop = gw.stop;
   return {
     ...gw, up, media, storageDir,
