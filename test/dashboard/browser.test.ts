@@ -1,25 +1,23 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { mkdirSync, mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import OpenAI from "openai";
-import type { BrowserContext, Page } from "playwright-core";
+import type { Browser, Page } from "playwright-core";
 import { startGateway, type TestGateway } from "../support/gateway";
 import { dashboardUser, PASSWORD } from "../support/dashboard";
 import { startFakeLlmUpstream } from "../fakes/llm-upstream";
+import { CHROMIUM, chromiumPresent, launchChromium, LAUNCH_TIMEOUT_MS } from "../support/chromium";
 
 // The dashboard in a real browser (Debian's Chromium driven by playwright-core): sign in, create a key on
 // Settings → API Keys, use it with the openai SDK against the running gateway, find the request on the Usage page,
 // revoke the key and see the SDK refused. Screenshots of every page go to test-results/screenshots/.
 // The completion goes to the fake upstream (test/fakes/llm-upstream.ts), as OpenAI would answer it.
 
-const CHROMIUM = "/usr/bin/chromium";
-const chromiumPresent = await Bun.file(CHROMIUM).exists();
 if (!chromiumPresent) console.warn(`SKIPPED: dashboard browser test — no Chromium at ${CHROMIUM} (.ci/run installs it).`);
 const shots = new URL("../../test-results/screenshots/", import.meta.url).pathname;
 
 let gw: TestGateway;
-let browser: BrowserContext;
+let browser: Browser;
 let page: Page;
 let upstream: ReturnType<typeof startFakeLlmUpstream> | undefined;
 
@@ -27,16 +25,10 @@ beforeAll(async () => {
   if (!chromiumPresent) return;
   upstream = startFakeLlmUpstream();
   gw = await startGateway({ OPENAI_BASE_URL: `${upstream.url}/v1`, OPENAI_API_KEY: "sk-upstream-test" });
-  const { chromium } = await import("playwright-core");
-  browser = await chromium.launchPersistentContext(mkdtempSync(join(tmpdir(), "sy-chromium-")), {
-    executablePath: CHROMIUM,
-    headless: true,
-    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
-    viewport: { width: 1280, height: 900 },
-  });
-  page = await browser.newPage();
+  browser = await launchChromium();
+  page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
   mkdirSync(shots, { recursive: true });
-});
+}, LAUNCH_TIMEOUT_MS);
 
 afterAll(async () => {
   await browser?.close();

@@ -1,16 +1,16 @@
 /// <reference lib="dom" />
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { existsSync, mkdirSync } from "node:fs";
+import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { startGateway, type TestGateway } from "../support/gateway";
 import { llmEntries, mediaEntries } from "./catalog-data";
+import { CHROMIUM, chromiumPresent, launchChromium, LAUNCH_TIMEOUT_MS } from "../support/chromium";
 
 // A real browser: the pricing page's filters (enhanced by its inline script) and a click through to a card.
 // Screenshots go to test-results/screenshots/ (gitignored) for a human look.
 
-const CHROMIUM = "/usr/bin/chromium";
 const SHOTS = join(import.meta.dir, "../../test-results/screenshots");
-const available = existsSync(CHROMIUM);
+const available = chromiumPresent;
 if (!available) console.warn(`SKIPPED: browser test (no Chromium at ${CHROMIUM})`);
 
 let gw: TestGateway;
@@ -18,15 +18,9 @@ let browser: any;
 beforeAll(async () => {
   if (!available) return;
   gw = await startGateway();
-  const { chromium } = await import("playwright-core");
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
-      "--disable-component-update", "--disable-sync"],
-    // Playwright refuses --user-data-dir on launch(); it gives every launch a fresh temporary profile itself.
-  });
+  browser = await launchChromium();
   mkdirSync(SHOTS, { recursive: true });
-}, 60_000);
+}, LAUNCH_TIMEOUT_MS);
 afterAll(async () => {
   await browser?.close();
   await gw?.stop();
