@@ -1,6 +1,6 @@
 import { Database as SqliteDatabase } from "bun:sqlite";
 import { SQL as BunSQL } from "bun";
-import type { SQL } from "drizzle-orm";
+import { is, Placeholder, type SQL } from "drizzle-orm";
 import { drizzle as drizzleSqlite } from "drizzle-orm/bun-sqlite";
 import { drizzle as drizzlePg } from "drizzle-orm/bun-sql";
 import { SQLiteSyncDialect } from "drizzle-orm/sqlite-core";
@@ -22,39 +22,73 @@ export type Row = Record<string, any>;
 export type Dialect = "sqlite" | "pg";
 
 /** A statement yielded from a transaction body. Use the helpers `q.all`, `q.get`, `q.run` with `yield*`. */
-export type Step = { sql: SQL; mode: "all" | "run" };
+/** Values for a statement's named placeholders (\`sql.placeholder(name)\`). */
+export type Values = Record<string, unknown>;
+export type Step = { sql: SQL; mode: "all" | "run"; values?: Values };
 export type TxBody<T> = (q: TxQueries) => Generator<Step, T, any>;
 export interface TxQueries {
-  all<R = Row>(s: SQL): Generator<Step, R[], any>;
-  get<R = Row>(s: SQL): Generator<Step, R | undefined, any>;
+  all<R = Row>(s: SQL, values?: Values): Generator<Step, R[], any>;
+  get<R = Row>(s: SQL, values?: Values): Generator<Step, R | undefined, any>;
   /** Returns the number of rows changed. */
-  run(s: SQL): Generator<Step, number, any>;
+  run(s: SQL, values?: Values): Generator<Step, number, any>;
 }
 
 export interface Db {
   dialect: Dialect;
   /** drizzle instance (typed with the SQLite schema; the runtime object matches the dialect). */
   orm: ReturnType<typeof drizzleSqlite<typeof sqliteSchema>>;
-  all<R = Row>(s: SQL): Promise<R[]>;
-  get<R = Row>(s: SQL): Promise<R | undefined>;
-  run(s: SQL): Promise<number>;
+  all<R = Row>(s: SQL, values?: Values): Promise<R[]>;
+  get<R = Row>(s: SQL, values?: Values): Promise<R | undefined>;
+  run(s: SQL, values?: Values): Promise<number>;
   tx<T>(body: TxBody<T>): Promise<T>;
   ping(): Promise<void>;
   close(): Promise<void>;
 }
 
 const txQueries: TxQueries = {
-  *all(s) {
-    return (yield { sql: s, mode: "all" }) as any[];
+  *all(s, values) {
+    return (yield { sql: s, mode: "all", values }) as any[];
   },
-  *get(s) {
-    const rows = (yield { sql: s, mode: "all" }) as any[];
+  *get(s, values) {
+    const rows = (yield { sql: s, mode: "all", values }) as any[];
     return rows[0];
   },
-  *run(s) {
-    return (yield { sql: s, mode: "run" }) as number;
+  *run(s, values) {
+    return (yield { sql: s, mode: "run", values }) as number;
   },
 };
+
+/** A statement compiled once: its text, and per parameter either a placeholder's name or a fixed value. */
+interface Compiled<S> {
+  text: string;
+  params: Array<{ name: string } | { value: unknown }>;
+  prepared: S;
+}
+
+/** Compiles statements with placeholders once per database; plain statements are compiled per call. */
+function compiler<S>(toQuery: (s: SQL) => { sql: string; params: unknown[] }, prepare: (text: string) => S) {
+  const cache = new WeakMap<SQL, Compiled<S>>();
+  return (s: SQL, values: Values | undefined): { text: string; params: unknown[]; prepared: S | null } => {
+    if (!values) {
+      const q = toQuery(s);
+      return { text: q.sql, params: q.params, prepared: null };
+    }
+    let c = cache.get(s);
+    if (!c) {
+      const q = toQuery(s);
+      c = { text: q.sql, params: q.params.map((p) => (is(p, Placeholder) ? { name: p.name as string } : { value: p })), prepared: prepare(q.sql) };
+      cache.set(s, c);
+    }
+    const params = new Array(c.params.length);
+    for (let i = 0; i < params.length; i++) {
+      const p = c.params[i]!;
+      if ("value" in p) params[i] = p.value;
+      else if (p.name in values) params[i] = values[p.name];
+      else throw new Error(`no value for placeholder "${p.name}" of: ${c.text}`);
+    }
+    return { text: c.text, params, prepared: c.prepared };
+  };
+}
 
 /** `poolSize`: Postgres connections at most (background workers open small pools of their own). */
 export async function openDatabase(url: string, opts: { poolSize?: number } = {}): Promise<Db> {
@@ -71,15 +105,16 @@ function openSqlite(path: string): Db & { raw: SqliteDatabase } {
   raw.exec("PRAGMA busy_timeout = 5000;");
   raw.exec("PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON;");
   const dialect = new SQLiteSyncDialect();
-  const exec = (s: SQL, mode: "all" | "run") => {
-    const { sql: text, params } = dialect.sqlToQuery(s);
-    const stmt = raw.query(text); // bun:sqlite caches compiled statements by text
+  const compile = compiler((s) => dialect.sqlToQuery(s), (text) => raw.prepare(text));
+  const exec = (s: SQL, mode: "all" | "run", values?: Values) => {
+    const { text, params, prepared } = compile(s, values);
+    const stmt = prepared ?? raw.query(text); // bun:sqlite caches compiled statements by text
     return mode === "all" ? stmt.all(...(params as any[])) : stmt.run(...(params as any[])).changes;
   };
   const drive = <T>(body: TxBody<T>): T => {
     const it = body(txQueries);
     let r = it.next();
-    while (!r.done) r = it.next(exec(r.value.sql, r.value.mode));
+    while (!r.done) r = it.next(exec(r.value.sql, r.value.mode, r.value.values));
     return r.value;
   };
   const orm = drizzleSqlite({ client: raw, schema: sqliteSchema });
@@ -87,9 +122,9 @@ function openSqlite(path: string): Db & { raw: SqliteDatabase } {
     dialect: "sqlite",
     raw,
     orm,
-    all: async (s) => exec(s, "all") as any,
-    get: async (s) => (exec(s, "all") as any[])[0],
-    run: async (s) => exec(s, "run") as number,
+    all: async (s, v) => exec(s, "all", v) as any,
+    get: async (s, v) => (exec(s, "all", v) as any[])[0],
+    run: async (s, v) => exec(s, "run", v) as number,
     tx: async (body) => raw.transaction(() => drive(body)).immediate(),
     ping: async () => void raw.query("select 1").get(),
     close: async () => raw.close(),
@@ -99,8 +134,10 @@ function openSqlite(path: string): Db & { raw: SqliteDatabase } {
 function openPostgres(url: string, max: number): Db & { raw: BunSQL } {
   const raw = new BunSQL(url, { max, bigint: false });
   const dialect = new PgDialect();
-  const exec = async (client: BunSQL, s: SQL, mode: "all" | "run") => {
-    const { sql: text, params } = dialect.sqlToQuery(s);
+  // Bun.SQL prepares statements per connection by their text itself.
+  const compile = compiler((s) => dialect.sqlToQuery(s), () => null);
+  const exec = async (client: BunSQL, s: SQL, mode: "all" | "run", values?: Values) => {
+    const { text, params } = compile(s, values);
     const result: any = await client.unsafe(text, params as any[]);
     return mode === "all" ? result.map(numericRow) : result.count;
   };
@@ -109,14 +146,14 @@ function openPostgres(url: string, max: number): Db & { raw: BunSQL } {
     dialect: "pg",
     raw,
     orm,
-    all: (s) => exec(raw, s, "all"),
-    get: async (s) => (await exec(raw, s, "all"))[0],
-    run: (s) => exec(raw, s, "run"),
+    all: (s, v) => exec(raw, s, "all", v),
+    get: async (s, v) => (await exec(raw, s, "all", v))[0],
+    run: (s, v) => exec(raw, s, "run", v),
     tx: (body) =>
       raw.begin(async (tx: any) => {
         const it = body(txQueries);
         let r = it.next();
-        while (!r.done) r = it.next(await exec(tx, r.value.sql, r.value.mode));
+        while (!r.done) r = it.next(await exec(tx, r.value.sql, r.value.mode, r.value.values));
         return r.value;
       }) as any,
     ping: async () => void (await raw.unsafe("select 1")),

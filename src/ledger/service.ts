@@ -13,6 +13,24 @@ import { microsToCredits } from "./units";
 // Settle and release are guarded by `status = 'pending'`, so doing either twice (or both) changes nothing the second
 // time. All amounts are integer micro-credits (see units.ts).
 
+// The statements of every hold, settle and release, compiled once (db/client.ts): they run for every LLM call.
+const p = sql.placeholder;
+const HOLD_WALLET = sql`update wallets set held = held + ${p("amount")}, updated_at = ${p("now")}
+  where account_id = ${p("account")} and balance - held >= ${p("amount")}`;
+const WALLET_OF = sql`select balance, held from wallets where account_id = ${p("account")}`;
+const INSERT_HOLD = sql`insert into holds (id, account_id, amount, status, kind, ref, created_at, expires_at)
+  values (${p("id")}, ${p("account")}, ${p("amount")}, ${"pending"}, ${p("kind")}, ${p("ref")}, ${p("now")}, ${p("expires")})`;
+const POST_HOLD = sql`update holds set status = ${"posted"}, settled = ${p("actual")}, overrun = ${p("overrun")}, finalized_at = ${p("now")}
+  where id = ${p("id")} and status = ${"pending"} returning account_id, amount`;
+const VOID_HOLD = sql`update holds set status = ${"voided"}, finalized_at = ${p("now")}
+  where id = ${p("id")} and status = ${"pending"} returning account_id, amount`;
+const RECORD_OVERRUN = sql`update holds set overrun = ${p("overrun")} where id = ${p("id")}`;
+const POST_WALLET = sql`update wallets set balance = balance - ${p("actual")}, held = held - ${p("amount")}, updated_at = ${p("now")}
+  where account_id = ${p("account")}`;
+const VOID_WALLET = sql`update wallets set held = held - ${p("amount")}, updated_at = ${p("now")} where account_id = ${p("account")}`;
+const INSERT_ENTRY = sql`insert into entries (id, account_id, hold_id, kind, amount, reason, created_at)
+  values (${p("id")}, ${p("account")}, ${p("hold")}, ${p("kind")}, ${p("amount")}, ${p("reason")}, ${p("now")})`;
+
 export type HoldKind = "llm" | "task";
 export interface Hold { id: string; accountId: string; amount: number }
 export interface FinalizeResult { applied: boolean; amount: number; charged: number }
@@ -45,8 +63,7 @@ export class Ledger {
     const changed = yield* q.run(sql`update wallets set balance = balance + ${amount}, updated_at = ${now}
       where account_id = ${accountId} and balance - held + ${amount} >= 0`);
     if (!changed) throw new ApiError(409, "correction_exceeds_available", "A correction may not take the available balance below zero.");
-    yield* q.run(sql`insert into entries (id, account_id, hold_id, kind, amount, reason, created_at)
-      values (${newId("ent")}, ${accountId}, ${null}, ${kind}, ${amount}, ${reason}, ${now})`);
+    yield* q.run(INSERT_ENTRY, { id: newId("ent"), account: accountId, hold: null, kind, amount, reason, now });
   }
 
   /** Reserve `amount`; refused with 402 insufficient_credits (stating the credits needed) when available is short. */
@@ -61,16 +78,14 @@ export class Ledger {
   *holdIn(q: TxQueries, accountId: string, amount: number, kind: HoldKind, ref: string | null, ttlMs: number) {
     assertAmount(amount, false, true);
     const now = Date.now();
-    const changed = yield* q.run(sql`update wallets set held = held + ${amount}, updated_at = ${now}
-      where account_id = ${accountId} and balance - held >= ${amount}`);
+    const changed = yield* q.run(HOLD_WALLET, { amount, now, account: accountId });
     if (!changed) {
-      const w = yield* q.get<{ balance: number; held: number }>(sql`select balance, held from wallets where account_id = ${accountId}`);
+      const w = yield* q.get<{ balance: number; held: number }>(WALLET_OF, { account: accountId });
       const available = w ? w.balance - w.held : 0;
       throw insufficient(amount, available);
     }
     const id = newId("hold");
-    yield* q.run(sql`insert into holds (id, account_id, amount, status, kind, ref, created_at, expires_at)
-      values (${id}, ${accountId}, ${amount}, ${"pending"}, ${kind}, ${ref}, ${now}, ${now + ttlMs})`);
+    yield* q.run(INSERT_HOLD, { id, account: accountId, amount, kind, ref, now, expires: now + ttlMs });
     return { id, accountId, amount } satisfies Hold;
   }
 
@@ -85,16 +100,12 @@ export class Ledger {
   *settleIn(q: TxQueries, holdId: string, actual: number, reason = "usage") {
     assertAmount(actual, false, true);
     const now = Date.now();
-    const h = yield* q.get<{ account_id: string; amount: number }>(sql`update holds
-      set status = ${"posted"}, settled = ${actual}, overrun = ${0}, finalized_at = ${now}
-      where id = ${holdId} and status = ${"pending"} returning account_id, amount`);
+    const h = yield* q.get<{ account_id: string; amount: number }>(POST_HOLD, { actual, overrun: 0, now, id: holdId });
     if (!h) return { applied: false, amount: 0, charged: 0 } satisfies FinalizeResult;
-    if (actual > h.amount) yield* q.run(sql`update holds set overrun = ${actual - h.amount} where id = ${holdId}`);
-    yield* q.run(sql`update wallets set balance = balance - ${actual}, held = held - ${h.amount}, updated_at = ${now}
-      where account_id = ${h.account_id}`);
+    if (actual > h.amount) yield* q.run(RECORD_OVERRUN, { overrun: actual - h.amount, id: holdId });
+    yield* q.run(POST_WALLET, { actual, amount: h.amount, now, account: h.account_id });
     if (actual > 0) {
-      yield* q.run(sql`insert into entries (id, account_id, hold_id, kind, amount, reason, created_at)
-        values (${newId("ent")}, ${h.account_id}, ${holdId}, ${"charge"}, ${-actual}, ${reason}, ${now})`);
+      yield* q.run(INSERT_ENTRY, { id: newId("ent"), account: h.account_id, hold: holdId, kind: "charge", amount: -actual, reason, now });
     }
     return { applied: true, amount: h.amount, charged: actual } satisfies FinalizeResult;
   }
@@ -109,11 +120,9 @@ export class Ledger {
 
   *releaseIn(q: TxQueries, holdId: string) {
     const now = Date.now();
-    const h = yield* q.get<{ account_id: string; amount: number }>(sql`update holds
-      set status = ${"voided"}, finalized_at = ${now}
-      where id = ${holdId} and status = ${"pending"} returning account_id, amount`);
+    const h = yield* q.get<{ account_id: string; amount: number }>(VOID_HOLD, { now, id: holdId });
     if (!h) return { applied: false, amount: 0, charged: 0 } satisfies FinalizeResult;
-    yield* q.run(sql`update wallets set held = held - ${h.amount}, updated_at = ${now} where account_id = ${h.account_id}`);
+    yield* q.run(VOID_WALLET, { amount: h.amount, now, account: h.account_id });
     return { applied: true, amount: h.amount, charged: 0 } satisfies FinalizeResult;
   }
 
