@@ -12,7 +12,7 @@ import { createLogger, type Logger } from "./log";
 /** Opens the database (applying migrations), Redis when configured, and builds the services. */
 export async function createContext(config: Config, log: Logger = createLogger(config.logLevel)): Promise<AppContext> {
   const catalog = loadCatalog(config.catalogPath);
-  const db = await openDatabase(config.databaseUrl);
+  const db = await openDatabase(config.databaseUrl, { backgroundCheckpoints: { onError: (message) => log.error("sqlite checkpoints", { error: message }) } });
   const ledger = new Ledger(db);
   const accounts = new Accounts(db, ledger);
   const redis = config.redisUrl ? await connectRedis(config.redisUrl) : undefined;

@@ -9,6 +9,7 @@ import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import * as sqliteSchema from "./schema.sqlite";
 import { applyMigrations } from "./migrate";
+import { startCheckpointer } from "./checkpointer";
 
 // One database facade over bun:sqlite and Bun.SQL (Postgres).
 //
@@ -90,10 +91,29 @@ function compiler<S>(toQuery: (s: SQL) => { sql: string; params: unknown[] }, pr
   };
 }
 
-/** `poolSize`: Postgres connections at most (background workers open small pools of their own). */
-export async function openDatabase(url: string, opts: { poolSize?: number } = {}): Promise<Db> {
-  const db = /^postgres(ql)?:\/\//i.test(url) ? openPostgres(url, opts.poolSize ?? 20) : openSqlite(url);
+export interface OpenOptions {
+  /** Postgres connections at most (background workers open small pools of their own). */
+  poolSize?: number;
+  /** SQLite file: checkpoint the WAL in a worker instead of inside this connection's commits (checkpointer.ts). */
+  backgroundCheckpoints?: { onError(message: string): void };
+}
+
+export async function openDatabase(url: string, opts: OpenOptions = {}): Promise<Db> {
+  if (/^postgres(ql)?:\/\//i.test(url)) {
+    const db = openPostgres(url, opts.poolSize ?? 20);
+    await applyMigrations(db);
+    return db;
+  }
+  const db = openSqlite(url);
   await applyMigrations(db);
+  if (opts.backgroundCheckpoints && url !== ":memory:") {
+    const checkpointer = await startCheckpointer(db.raw, url, opts.backgroundCheckpoints.onError);
+    const close = db.close;
+    db.close = async () => {
+      await checkpointer.stop();
+      await close();
+    };
+  }
   return db;
 }
 
