@@ -38,7 +38,8 @@ export function renderReport(i: Input): string {
     "",
     "- Upstream: the fake LLM upstream (`test/fakes/llm-upstream.ts --fast`), answering chat completions at once from the",
     "  recorded fixtures (non-streaming: one JSON body; streaming: one write per SSE event).",
-    "- Targets: **direct** (the fake itself), **switchyard** (this gateway: SQLite, in-process rate limits, a key whose",
+    "- Targets: **direct** (the fake itself), **bare proxy** (bench/bare-proxy.ts: a Bun proxy with no logic at all —",
+    "  request → fetch → the upstream's body — the floor the runtime sets), **switchyard** (this gateway: SQLite, in-process rate limits, a key whose",
     "  limit never bites, full metering — hold, stream tap, settle, usage record), **portkey** (`@portkey-ai/gateway` on",
     "  Bun with `x-portkey-provider: openai` and `x-portkey-custom-host`). One target runs at a time.",
     `- Throughput: \`wrk -t1 -c${i.connections}\` for ${i.seconds} s after a ${i.warmup} s warm-up, saturating.`,
@@ -64,7 +65,17 @@ export function renderReport(i: Input): string {
   }
   lines.push("", "wrk's own latency under saturation (queueing included):", "", "| target | mode | p50 ms | p99 ms |", "|---|---|---:|---:|");
   for (const r of i.rows) lines.push(`| ${r.target} | ${r.mode} | ${f(r.wrk.p50)} | ${f(r.wrk.p99)} |`);
-  lines.push("", "Targets (issue 3): added p50 < 1 ms and p99 < 5 ms at 64 connections; at least 3× Portkey's requests per second.");
+  lines.push("", "Targets (issue 3): added p50 < 1 ms and p99 < 5 ms at 64 connections; at least 3× Portkey's requests per second.", "");
+  lines.push("In this run:", "");
+  for (const r of i.rows.filter((r) => r.target === "switchyard")) {
+    const d = direct(r.mode)!;
+    const ratio = r.wrk.rps / rps("portkey", r.mode);
+    const verdict = (ok: boolean) => (ok ? "met" : "**missed**");
+    lines.push(
+      `- ${r.mode}: added p50 ${signed(r.lat.p50 - d.lat.p50)} ms (${verdict(r.lat.p50 - d.lat.p50 < 1)}), added p99 ${signed(r.lat.p99 - d.lat.p99)} ms (${verdict(r.lat.p99 - d.lat.p99 < 5)}), ` +
+        (Number.isFinite(ratio) ? `${f(ratio, 1)}× Portkey (${verdict(ratio >= 3)})` : "Portkey not measured"),
+    );
+  }
   if (i.notes.length) lines.push("", ...i.notes.map((n) => `- ${n}`));
   return lines.join("\n") + "\n";
 }

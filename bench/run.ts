@@ -1,5 +1,6 @@
 // `bun run bench`: one run, one machine, three targets on the same fake upstream (--fast: answers at once):
 //   direct      → the fake itself
+//   bare proxy  → a Bun proxy with no logic (bench/bare-proxy.ts): the floor the runtime sets
 //   switchyard  → this gateway (SQLite, in-process limits, full metering: hold, tap, settle, usage record)
 //   portkey     → Portkey's open-source gateway on Bun (x-portkey-provider: openai, x-portkey-custom-host)
 // Chat completions, non-streaming and streaming. Per target and mode:
@@ -12,7 +13,7 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { paced } from "./paced.ts";
-import { ensurePortkey, machine, memoryOf, ROOT, SCRATCH, startFake, startPortkey, startSwitchyard, type Proc } from "./targets.ts";
+import { ensurePortkey, machine, memoryOf, ROOT, SCRATCH, startBareProxy, startFake, startPortkey, startSwitchyard, type Proc } from "./targets.ts";
 import { haveWrk, runWrk, type Request, type WrkResult } from "./wrk.ts";
 import { renderReport, type Row } from "./report.ts";
 
@@ -66,6 +67,12 @@ async function main() {
   try {
     const direct = (stream: boolean): Request => ({ url: `${fake.url}/v1/chat/completions`, headers: { "content-type": "application/json", authorization: "Bearer sk-bench" }, body: body(stream) });
     rows.push(...(await measure("direct", "direct", direct, null)));
+
+    const bare = await startBareProxy(19150, fake.url);
+    procs.push(bare);
+    const viaBare = (stream: boolean): Request => ({ url: `${bare.url}/v1/chat/completions`, headers: { "content-type": "application/json" }, body: body(stream) });
+    rows.push(...(await measure("bare-proxy", "bare proxy", viaBare, bare.proc.pid)));
+    await bare.stop();
 
     const sy = await startSwitchyard(19200, fake.url);
     procs.push(sy);

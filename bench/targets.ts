@@ -50,6 +50,11 @@ export async function startFake(port: number): Promise<Proc> {
   return started(spawn(["bun", "test/fakes/llm-upstream.ts", "--port", String(port), "--fast"]), `http://127.0.0.1:${port}`);
 }
 
+/** The floor: a Bun proxy with no logic at all (bench/bare-proxy.ts). */
+export async function startBareProxy(port: number, upstream: string): Promise<Proc> {
+  return started(spawn(["bun", "bench/bare-proxy.ts", String(port), upstream]), `http://127.0.0.1:${port}`);
+}
+
 /** Switchyard on a fresh SQLite file with one funded account; returns the process and the key. */
 export async function startSwitchyard(port: number, upstream: string): Promise<Proc & { key: string }> {
   mkdirSync(SCRATCH, { recursive: true });
