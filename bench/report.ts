@@ -15,6 +15,7 @@ interface Input {
   rows: Row[];
   notes: string[];
   seconds: number;
+  repeats: number;
   warmup: number;
   rate: number;
   connections: number;
@@ -42,7 +43,7 @@ export function renderReport(i: Input): string {
     "  request → fetch → the upstream's body — the floor the runtime sets), **switchyard** (this gateway: SQLite, in-process rate limits, a key whose",
     "  limit never bites, full metering — hold, stream tap, settle, usage record), **portkey** (`@portkey-ai/gateway` on",
     "  Bun with `x-portkey-provider: openai` and `x-portkey-custom-host`). One target runs at a time.",
-    `- Throughput: \`wrk -t1 -c${i.connections}\` for ${i.seconds} s after a ${i.warmup} s warm-up, saturating.`,
+    `- Throughput: \`wrk -t1 -c${i.connections}\`, saturating: the median of ${i.repeats} run(s) of ${i.seconds} s after a ${i.warmup} s warm-up.`,
     `- Latency: ${i.connections} connections sending at a fixed total rate of ${i.rate} requests/s for ${i.latencySeconds} s (bench/paced.ts, its own`,
     "  process), so latency is what a request costs rather than how long it queued. TTFB is the time to the first body",
     "  byte (with `--fast` the upstream sends its whole answer at once, so TTFB is close to the total; that the first",
