@@ -4,9 +4,10 @@
 // 1000 pages copies it back into the database file right then, inside that commit: a pause of several
 // milliseconds on the gateway's event loop every few thousand LLM calls (measured: turning it off took the added
 // p99 at 1000 req/s from about 5 ms to about 2 ms). The gateway's own connection therefore does not checkpoint;
-// a small Bun Worker with a connection of its own runs a PASSIVE checkpoint every CHECKPOINT_EVERY_MS. PASSIVE
-// never waits for or blocks writers; the next writer after a complete checkpoint starts the WAL over, so it stays
-// small. Should the worker die, the gateway's connection goes back to checkpointing itself.
+// a small Bun Worker with a connection of its own runs a PASSIVE checkpoint every CHECKPOINT_EVERY_MS, and back to
+// back while the WAL keeps growing (checkpoint-worker.ts says why). PASSIVE never waits for or blocks writers; the
+// next writer after a complete checkpoint starts the WAL over, so it stays bounded. Should the worker die, the
+// gateway's connection goes back to checkpointing itself.
 
 import type { Database } from "bun:sqlite";
 import type { FromCheckpointer, ToCheckpointer } from "./checkpoint-worker.ts";
