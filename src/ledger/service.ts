@@ -25,6 +25,10 @@ const POST_HOLD = sql`update holds set status = ${"posted"}, settled = ${p("actu
 const VOID_HOLD = sql`update holds set status = ${"voided"}, finalized_at = ${p("now")}
   where id = ${p("id")} and status = ${"pending"} returning account_id, amount`;
 const RECORD_OVERRUN = sql`update holds set overrun = ${p("overrun")} where id = ${p("id")}`;
+// The batch's variants: the caller holds the Hold (its account and amount never change), so no RETURNING.
+const POST_KNOWN_HOLD = sql`update holds set status = ${"posted"}, settled = ${p("actual")}, overrun = ${p("overrun")}, finalized_at = ${p("now")}
+  where id = ${p("id")} and status = ${"pending"}`;
+const VOID_KNOWN_HOLD = sql`update holds set status = ${"voided"}, finalized_at = ${p("now")} where id = ${p("id")} and status = ${"pending"}`;
 const POST_WALLET = sql`update wallets set balance = balance - ${p("actual")}, held = held - ${p("amount")}, updated_at = ${p("now")}
   where account_id = ${p("account")}`;
 const VOID_WALLET = sql`update wallets set held = held - ${p("amount")}, updated_at = ${p("now")} where account_id = ${p("account")}`;
@@ -35,6 +39,14 @@ export type HoldKind = "llm" | "task";
 export interface Hold { id: string; accountId: string; amount: number }
 export interface FinalizeResult { applied: boolean; amount: number; charged: number }
 export interface Balance { balance: number; held: number; available: number }
+export interface HoldRequest { accountId: string; amount: number; ref: string | null; ttlMs: number }
+/** Post `hold` for `charge`, or void it when `charge` is null. */
+export interface FinishRequest { hold: Hold; charge: number | null; reason: string }
+export interface BatchOutcome {
+  finished: FinalizeResult[];
+  /** Per hold request, in order: the hold, or the 402 it was refused with. */
+  holds: Array<{ hold: Hold } | { error: ApiError }>;
+}
 
 export class Ledger {
   constructor(private db: Db) {}
@@ -84,9 +96,74 @@ export class Ledger {
       const available = w ? w.balance - w.held : 0;
       throw insufficient(amount, available);
     }
-    const id = newId("hold");
-    yield* q.run(INSERT_HOLD, { id, account: accountId, amount, kind, ref, now, expires: now + ttlMs });
-    return { id, accountId, amount } satisfies Hold;
+    return yield* insertHold(q, accountId, amount, kind, ref, now, ttlMs);
+  }
+
+  /**
+   * Many finishes and holds in the caller's transaction: the LLM path's group commit (llm/ledger-batch.ts). The
+   * same guarded steps as settle, release and hold, each exactly once by `status = 'pending'`, but one wallet
+   * update per account rather than one per call: an account's finishes move its wallet once, and its holds are
+   * granted together by one guarded update when all of them fit (one by one, in order, when not, so only those
+   * that do not fit are refused). Accounts are visited in sorted order, each one's finishes before its holds
+   * (the money they return serves the holds), so on Postgres two processes' batches lock wallets in the same order.
+   */
+  *batchIn(q: TxQueries, kind: HoldKind, finishes: FinishRequest[], holds: HoldRequest[]) {
+    const now = Date.now();
+    const out: BatchOutcome = { finished: [], holds: [] };
+    const byAccount = new Map<string, { finishes: number[]; holds: number[] }>();
+    const slot = (a: string) => byAccount.get(a) ?? byAccount.set(a, { finishes: [], holds: [] }).get(a)!;
+    finishes.forEach((f, i) => slot(f.hold.accountId).finishes.push(i));
+    holds.forEach((h, i) => slot(h.accountId).holds.push(i));
+
+    for (const account of [...byAccount.keys()].sort()) {
+      const mine = byAccount.get(account)!;
+      let charged = 0;
+      let unheld = 0;
+      for (const i of mine.finishes) {
+        const { hold, charge, reason } = finishes[i]!;
+        if (charge !== null) assertAmount(charge, false, true);
+        const changed = charge === null
+          ? yield* q.run(VOID_KNOWN_HOLD, { now, id: hold.id })
+          : yield* q.run(POST_KNOWN_HOLD, { actual: charge, overrun: Math.max(0, charge - hold.amount), now, id: hold.id });
+        if (!changed) {
+          out.finished[i] = { applied: false, amount: 0, charged: 0 };
+          continue;
+        }
+        unheld += hold.amount;
+        if (charge) {
+          charged += charge;
+          yield* q.run(INSERT_ENTRY, { id: newId("ent"), account, hold: hold.id, kind: "charge", amount: -charge, reason, now });
+        }
+        out.finished[i] = { applied: true, amount: hold.amount, charged: charge ?? 0 };
+      }
+      if (unheld) yield* q.run(POST_WALLET, { actual: charged, amount: unheld, now, account });
+
+      if (mine.holds.length > 1) {
+        let total = 0;
+        for (const i of mine.holds) {
+          assertAmount(holds[i]!.amount, false, true);
+          total += holds[i]!.amount;
+        }
+        if (yield* q.run(HOLD_WALLET, { amount: total, now, account })) {
+          for (const i of mine.holds) {
+            const h = holds[i]!;
+            out.holds[i] = { hold: yield* insertHold(q, account, h.amount, kind, h.ref, now, h.ttlMs) };
+          }
+          continue;
+        }
+      }
+      for (const i of mine.holds) {
+        const h = holds[i]!;
+        try {
+          out.holds[i] = { hold: yield* this.holdIn(q, account, h.amount, kind, h.ref, h.ttlMs) };
+        } catch (e) {
+          // A refusal follows a guarded UPDATE that changed nothing: the transaction stays clean for the others.
+          if (!(e instanceof ApiError)) throw e;
+          out.holds[i] = { error: e };
+        }
+      }
+    }
+    return out;
   }
 
   /** Post a hold for `actual` (exactly once). Above the hold the actual amount is charged and the overrun recorded. */
@@ -162,6 +239,12 @@ export class Ledger {
       .map((r) => ({ accountId: r.account_id, balance: Number(r.balance), entriesSum: Number(r.entries_sum), held: Number(r.held), pendingSum: Number(r.pending_sum) }))
       .filter((r) => r.balance !== r.entriesSum || r.held !== r.pendingSum);
   }
+}
+
+function* insertHold(q: TxQueries, accountId: string, amount: number, kind: HoldKind, ref: string | null, now: number, ttlMs: number) {
+  const id = newId("hold");
+  yield* q.run(INSERT_HOLD, { id, account: accountId, amount, kind, ref, now, expires: now + ttlMs });
+  return { id, accountId, amount } satisfies Hold;
 }
 
 export function insufficient(needed: number, available: number): ApiError {

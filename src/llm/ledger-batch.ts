@@ -1,14 +1,14 @@
 // Group commit for the LLM path's ledger work. The commit, not the statements, is most of what a hold or a
 // settle costs on SQLite (profiled under load: BEGIN/COMMIT was the largest single item), so everything the LLM
 // routes ask of the ledger in one event-loop turn — new holds, and settles/releases with their usage records —
-// goes into ONE transaction. Each step is still the ledger's own guarded one (holdIn: `held += x where
-// available >= x`; settleIn/releaseIn: `where status = 'pending'`, exactly once), in order, committed before
-// anyone relies on it: a request goes upstream only after its hold's commit. A refused hold (402) refuses only
-// its own request. A crash loses at most the finishes of one turn; their holds stay pending and the sweeper
-// releases them (HOLD_TTL_SECONDS), so a customer is never overcharged.
+// goes into ONE transaction (Ledger.batchIn: the ledger's own guarded steps, `held += x where available >= x` and
+// `where status = 'pending'`, exactly once, with one wallet update per account), committed before anyone relies
+// on it: a request goes upstream only after its hold's commit. A refused hold (402) refuses only its own request.
+// A crash loses at most the finishes of one turn; their holds stay pending and the sweeper releases them
+// (HOLD_TTL_SECONDS), so a customer is never overcharged.
 
 import type { AppContext } from "../context.ts";
-import type { Hold } from "../ledger/service.ts";
+import type { BatchOutcome, Hold } from "../ledger/service.ts";
 import { insertRecord, type Finish } from "./records.ts";
 
 interface PendingHold {
@@ -68,33 +68,12 @@ export class LedgerBatch {
 
   private async commit(holds: PendingHold[], finishes: Finish[]): Promise<void> {
     const ledger = this.ctx.ledger;
-    const outcomes: Array<{ hold?: Hold; error?: unknown }> = [];
+    let outcome: BatchOutcome;
     try {
-      // One order for every batch in every process: by account, a wallet's finishes before its holds. Postgres
-      // locks each wallet row at its first update, so two processes' batches always lock wallets in the same
-      // order and can never deadlock; finishing first makes money they return available to the same turn's holds.
-      const steps = [
-        ...finishes.map((f) => ({ account: f.record.accountId, finish: f, hold: undefined, index: -1 })),
-        ...holds.map((p, index) => ({ account: p.accountId, finish: undefined, hold: p, index })),
-      ].sort((a, b) => (a.account < b.account ? -1 : a.account > b.account ? 1 : a.finish ? -1 : b.finish ? 1 : 0));
-      await this.ctx.db.tx(function* (q) {
-        for (const step of steps) {
-          const f = step.finish;
-          if (f) {
-            if (f.charge === null) yield* ledger.releaseIn(q, f.holdId);
-            else yield* ledger.settleIn(q, f.holdId, f.charge, "llm usage");
-            yield* insertRecord(q, f.record);
-            continue;
-          }
-          const p = step.hold!;
-          // A refusal is thrown by holdIn after a guarded UPDATE that changed nothing: catching it here leaves
-          // the transaction clean for the others.
-          try {
-            outcomes[step.index] = { hold: yield* ledger.holdIn(q, p.accountId, p.amount, "llm", p.ref, p.ttlMs) };
-          } catch (error) {
-            outcomes[step.index] = { error };
-          }
-        }
+      outcome = await this.ctx.db.tx(function* (q) {
+        const out = yield* ledger.batchIn(q, "llm", finishes.map((f) => ({ hold: f.hold, charge: f.charge, reason: "llm usage" })), holds);
+        for (const f of finishes) yield* insertRecord(q, f.record);
+        return out;
       });
     } catch (e) {
       // The database failed; nothing of the batch was committed. Holds fail their requests; finishes are
@@ -104,14 +83,18 @@ export class LedgerBatch {
       for (const f of finishes) {
         await this.ctx.db
           .tx(function* (q) {
-            if (f.charge === null) yield* ledger.releaseIn(q, f.holdId);
-            else yield* ledger.settleIn(q, f.holdId, f.charge, "llm usage");
+            if (f.charge === null) yield* ledger.releaseIn(q, f.hold.id);
+            else yield* ledger.settleIn(q, f.hold.id, f.charge, "llm usage");
             yield* insertRecord(q, f.record);
           })
-          .catch((err) => this.ctx.log.error("llm finalize failed", { hold: f.holdId, request_id: f.record.requestId, error: String(err) }));
+          .catch((err) => this.ctx.log.error("llm finalize failed", { hold: f.hold.id, request_id: f.record.requestId, error: String(err) }));
       }
       return;
     }
-    holds.forEach((p, i) => (outcomes[i]!.error !== undefined ? p.reject(outcomes[i]!.error) : p.resolve(outcomes[i]!.hold!)));
+    holds.forEach((p, i) => {
+      const o = outcome.holds[i]!;
+      if ("hold" in o) p.resolve(o.hold);
+      else p.reject(o.error);
+    });
   }
 }

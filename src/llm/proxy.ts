@@ -6,6 +6,7 @@
 import { metrics } from "../ops/metrics.ts";
 import type { AppContext } from "../context.ts";
 import type { AuthContext } from "../accounts/service.ts";
+import type { Hold } from "../ledger/service.ts";
 import type { LlmModel } from "../catalog/model.ts";
 import { ApiError } from "../http/errors.ts";
 import type { LlmProtocol } from "./protocols/index.ts";
@@ -40,7 +41,7 @@ export interface Call {
   provider: Provider;
   url: string;
   plan: HoldPlan;
-  holdId: string;
+  hold: Hold;
   started: number;
 }
 
@@ -64,7 +65,7 @@ export async function handleLlm(d: LlmDeps, proto: LlmProtocol, path: string, re
   const plan = planHold(proto, body, raw.length, model);
   checkMaxCredits(body, plan.amount);
   const hold = await d.ledger.hold(auth.accountId, plan.amount, requestId, d.ctx.config.holdTtlSeconds * 1000);
-  const call: Call = { d, proto, path, request, auth, requestId, baseHeaders, body, raw, model, provider, url, plan, holdId: hold.id, started };
+  const call: Call = { d, proto, path, request, auth, requestId, baseHeaders, body, raw, model, provider, url, plan, hold, started };
   if (model.provider === "deepseek" && path === "/v1/responses" && d.translated) return d.translated(call);
   return forwardMetered(call);
 }
@@ -164,14 +165,14 @@ export function upstreamError(call: Call, res: Response): Response {
 }
 
 /** Queue the settle/release and the usage record (records.ts commits them in groups). */
-export function finish(call: Pick<Call, "d" | "holdId" | "requestId" | "auth" | "model" | "path" | "started">, v: Verdict, upstreamStatus: number | null, firstByteAt: number | null) {
+export function finish(call: Pick<Call, "d" | "hold" | "requestId" | "auth" | "model" | "path" | "started">, v: Verdict, upstreamStatus: number | null, firstByteAt: number | null) {
   const now = performance.now();
   // Counted when queued: the batch commits it within this event-loop turn (a hold is posted exactly once).
   if (v.charge) metrics.creditsSettled(v.charge, "llm");
   if (upstreamStatus !== null && upstreamStatus >= 400) metrics.upstreamError(call.model.provider, `status_${Math.floor(upstreamStatus / 100)}xx`);
   else if (v.outcome === "failed" || v.outcome === "dropped") metrics.upstreamError(call.model.provider, v.outcome);
   call.d.ledger.finish({
-    holdId: call.holdId,
+    hold: call.hold,
     charge: v.charge,
     record: {
       requestId: call.requestId,

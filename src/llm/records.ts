@@ -3,6 +3,7 @@
 import { sql } from "drizzle-orm";
 import { newId } from "../db/ids.ts";
 import type { TxQueries } from "../db/client.ts";
+import type { Hold } from "../ledger/service.ts";
 import type { TokenUsage } from "./usage.ts";
 
 export interface UsageRecord {
@@ -22,7 +23,7 @@ export interface UsageRecord {
 }
 
 export interface Finish {
-  holdId: string;
+  hold: Hold;
   /** µcr to post; null voids the hold */
   charge: number | null;
   record: UsageRecord;
