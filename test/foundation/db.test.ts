@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { sql } from "drizzle-orm";
 import { openDatabase, type Db } from "../../src/db/client";
+import { newId } from "../../src/db/ids";
 import { databaseFor, dialects, skipNote } from "../support/services";
 
 // Statements with named placeholders are compiled once and run with each call's values (db/client.ts). A cache
@@ -56,3 +57,10 @@ for (const d of dialects) {
     });
   });
 }
+
+// Lists sort by `created_at desc, id desc`: rows made in the same millisecond (an LLM call's usage record and the
+// next one's) must still come back in the order they were made.
+test("ids made in a burst sort, as text, in the order they were made", () => {
+  const ids = Array.from({ length: 5000 }, () => newId("use"));
+  expect([...ids].sort()).toEqual(ids);
+});

@@ -111,8 +111,11 @@ for (const d of dialects) {
       const second = await batch([], want(a.id, 1, 2, 1));
       expect(granted(second)).toEqual(["ok", "insufficient_credits", "insufficient_credits"]);
       expect(await ledger.balance(a.id)).toEqual({ balance: 10 * C, held: 10 * C, available: 0 });
-      const rows = await db.all<any>(sql`select amount, status from holds where account_id = ${a.id} order by id`);
-      expect(rows.map((r) => [Number(r.amount), r.status])).toEqual([[3 * C, "pending"], [3 * C, "pending"], [3 * C, "pending"], [C, "pending"]]);
+      const ids = [...first.holds, second.holds[0]!].map((h) => (h as { hold: Hold }).hold.id);
+      const rows = await db.all<any>(sql`select id, amount, status from holds where account_id = ${a.id}`);
+      expect(new Map(rows.map((r) => [r.id, [Number(r.amount), r.status]]))).toEqual(
+        new Map([[ids[0], [3 * C, "pending"]], [ids[1], [3 * C, "pending"]], [ids[2], [3 * C, "pending"]], [ids[3], [C, "pending"]]]),
+      );
       expect(await ledger.check(a.id)).toEqual([]);
     });
 
