@@ -13,6 +13,8 @@ export interface Provider {
   name: string;
   /** upstream URL by client-facing path; a path missing here is one the provider does not serve */
   urls: Map<string, string>;
+  /** client paths this provider answers through the Responses → Chat Completions translator (deepseek.ts) */
+  translated: Set<string>;
   /** per key, the auth header pair ready to use (built once) */
   auth: Array<[name: string, value: string]>;
   /** round-robin cursor over `auth` */
@@ -25,6 +27,8 @@ interface ProviderSpec {
   /** maps a client path (/v1/...) to the upstream URL */
   url: (base: string, path: string) => string;
   bearer: boolean;
+  /** client paths served by translation rather than passed through */
+  translated?: string[];
 }
 
 const openAiStyle = (base: string, path: string) => base + path.slice("/v1".length);
@@ -34,7 +38,7 @@ const SPECS: Record<string, ProviderSpec> = {
   openai: { keyVar: "OPENAI_API_KEY", baseVar: "OPENAI_BASE_URL", url: openAiStyle, bearer: true },
   gemini: { keyVar: "GEMINI_API_KEY", baseVar: "GEMINI_BASE_URL", url: (b, p) => b + "/v1beta/openai" + p.slice("/v1".length), bearer: true },
   xai: { keyVar: "XAI_API_KEY", baseVar: "XAI_BASE_URL", url: openAiStyle, bearer: true },
-  deepseek: { keyVar: "DEEPSEEK_API_KEY", baseVar: "DEEPSEEK_BASE_URL", url: (b) => b + "/chat/completions", bearer: true },
+  deepseek: { keyVar: "DEEPSEEK_API_KEY", baseVar: "DEEPSEEK_BASE_URL", url: (b) => b + "/chat/completions", bearer: true, translated: ["/v1/responses"] },
 };
 
 const PATHS: Record<string, string[]> = {
@@ -58,7 +62,7 @@ export function buildProviders(raw: Record<string, string | undefined>): Provide
     const base = (raw[spec.baseVar] ?? "").replace(/\/+$/, "");
     const urls = new Map(PATHS[name]!.map((p) => [p, spec.url(base, p)]));
     const auth = splitKeys(raw[spec.keyVar]).map((k): [string, string] => (spec.bearer ? ["authorization", `Bearer ${k}`] : ["x-api-key", k]));
-    out.set(name, { name, urls, auth, cursor: 0 });
+    out.set(name, { name, urls, translated: new Set(spec.translated), auth, cursor: 0 });
   }
   return out;
 }

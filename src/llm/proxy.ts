@@ -21,8 +21,9 @@ export interface LlmDeps {
   ctx: AppContext;
   providers: Providers;
   ledger: LedgerBatch;
-  /** DeepSeek: Responses served by translation to Chat Completions (deepseek.ts) */
-  translated?: (call: Call) => Promise<Response>;
+  /** the translating proxy (deepseek.ts), for the paths a provider lists as `translated`; passed in because it
+   * imports from this file */
+  translated: (call: Call) => Promise<Response>;
 }
 
 /** Everything about one metered call, shared by the plain proxy and the translating one. */
@@ -66,7 +67,7 @@ export async function handleLlm(d: LlmDeps, proto: LlmProtocol, path: string, re
   checkMaxCredits(body, plan.amount);
   const hold = await d.ledger.hold(auth.accountId, plan.amount, requestId, d.ctx.config.holdTtlSeconds * 1000);
   const call: Call = { d, proto, path, request, auth, requestId, baseHeaders, body, raw, model, provider, url, plan, hold, started };
-  if (model.provider === "deepseek" && path === "/v1/responses" && d.translated) return d.translated(call);
+  if (provider.translated.has(path)) return d.translated(call);
   return forwardMetered(call);
 }
 
