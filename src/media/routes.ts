@@ -51,9 +51,9 @@ export function mediaRoutes(ctx: AppContext) {
         sql`select storage_key, content_type, expires_at, deleted_at from result_files where id = ${params.token}`);
       if (!f || !f.storage_key.endsWith("/" + params.name)) throw notFound("File");
       if (f.deleted_at || f.expires_at <= Date.now()) throw new ApiError(410, "file_expired", "This result file has expired and was deleted.");
-      const blob = await storage.get(f.storage_key);
-      if (!blob) throw notFound("File");
-      return new Response(blob, {
+      const body = await storage.get(f.storage_key);
+      if (!body) throw notFound("File");
+      return new Response(body, {
         headers: { "content-type": f.content_type, "cache-control": "private, max-age=86400", "x-content-type-options": "nosniff" },
       });
     }, { detail: { tags: ["Media tasks"], summary: "A task's result file (public, under an unguessable token)" } })

@@ -10,7 +10,7 @@ export interface Storage {
   readonly kind: "local" | "s3";
   put(key: string, bytes: Uint8Array, contentType: string): Promise<void>;
   /** The file as a response body, or undefined when it is gone. */
-  get(key: string): Promise<Blob | undefined>;
+  get(key: string): Promise<Blob | ReadableStream<Uint8Array> | undefined>;
   delete(key: string): Promise<void>;
 }
 
@@ -51,7 +51,10 @@ function s3Storage(o: NonNullable<MediaSettings["storage"]["s3"]>): Storage {
     },
     async get(key) {
       const f = client.file(key);
-      return (await f.exists()) ? f : undefined;
+      // Streamed through the gateway, not the S3File itself: Bun answers `new Response(s3File)` with a redirect to
+      // a presigned bucket URL (which the client may not reach, and which says where the files live) and refuses
+      // it with our headers. The gateway serves its files itself.
+      return (await f.exists()) ? f.stream() : undefined;
     },
     async delete(key) {
       await client.delete(key);
