@@ -3,11 +3,11 @@
 // In WAL mode every commit appends to the -wal file, and by default the connection whose commit takes the WAL past
 // 1000 pages copies it back into the database file right then, inside that commit: a pause of several
 // milliseconds on the gateway's event loop every few thousand LLM calls (measured: turning it off took the added
-// p99 at 1000 req/s from about 5 ms to about 2 ms). The gateway's own connection therefore does not checkpoint;
-// a small Bun Worker with a connection of its own runs a PASSIVE checkpoint every CHECKPOINT_EVERY_MS, and back to
-// back while the WAL keeps growing (checkpoint-worker.ts says why). PASSIVE never waits for or blocks writers; the
-// next writer after a complete checkpoint starts the WAL over, so it stays bounded. Should the worker die, the
-// gateway's connection goes back to checkpointing itself.
+// p99 at 1000 req/s from about 5 ms to about 2 ms). Instead a small Bun Worker with a connection of its own runs a
+// PASSIVE checkpoint every CHECKPOINT_EVERY_MS, and back to back while the WAL keeps growing (checkpoint-worker.ts
+// says why). PASSIVE never waits for or blocks writers; the next writer after a complete checkpoint starts the WAL
+// over, so it stays bounded. The gateway's own connection checkpoints only as a backstop, past BACKSTOP_PAGES, and
+// goes back to SQLite's default should the worker die.
 
 import type { Database } from "bun:sqlite";
 import type { FromCheckpointer, ToCheckpointer } from "./checkpoint-worker.ts";
@@ -15,6 +15,11 @@ import type { FromCheckpointer, ToCheckpointer } from "./checkpoint-worker.ts";
 export const CHECKPOINT_EVERY_MS = 200;
 /** SQLite's default: what the connection goes back to without the worker. */
 const AUTOCHECKPOINT_PAGES = 1000;
+/**
+ * With the worker, the connection still checkpoints itself past this many WAL pages (~400 MB): a backstop for a
+ * writer that leaves the worker no gap at all. Under the bench's full load the WAL tops out near 20k pages.
+ */
+export const BACKSTOP_PAGES = 100_000;
 
 // In a compiled binary an extra entrypoint keeps its path relative to src/ (see media/workers.ts).
 const WORKER_URL = import.meta.url.startsWith("file:///$bunfs/")
@@ -27,7 +32,12 @@ export interface Checkpointer {
   stop(): Promise<void>;
 }
 
-export async function startCheckpointer(raw: Database, path: string, onError: (message: string) => void): Promise<Checkpointer> {
+export async function startCheckpointer(
+  raw: Database,
+  path: string,
+  onError: (message: string) => void,
+  backstopPages = BACKSTOP_PAGES,
+): Promise<Checkpointer> {
   const worker = new Worker(WORKER_URL);
   worker.unref();
   let stopping = false;
@@ -47,7 +57,7 @@ export async function startCheckpointer(raw: Database, path: string, onError: (m
   });
   worker.postMessage({ type: "start", path, everyMs: CHECKPOINT_EVERY_MS } satisfies ToCheckpointer);
   await ready;
-  raw.exec("PRAGMA wal_autocheckpoint = 0");
+  raw.exec(`PRAGMA wal_autocheckpoint = ${backstopPages}`);
   return {
     worker,
     async stop() {

@@ -1,7 +1,7 @@
 import { afterEach, expect, test } from "bun:test";
 import { Database } from "bun:sqlite";
 import { statSync } from "node:fs";
-import { startCheckpointer, type Checkpointer } from "../../src/db/checkpointer";
+import { BACKSTOP_PAGES, startCheckpointer, type Checkpointer } from "../../src/db/checkpointer";
 import { openDatabase } from "../../src/db/client";
 import { tempSqlitePath } from "../support/services";
 
@@ -31,7 +31,7 @@ test("the connection stops checkpointing; the worker keeps the WAL from growing"
   const errors: string[] = [];
   const cp = await startCheckpointer(raw, path, (m) => errors.push(m));
   cleanup.push(() => cp.stop());
-  expect(autocheckpoint(raw)).toBe(0);
+  expect(autocheckpoint(raw)).toBe(BACKSTOP_PAGES);
 
   // Ten rounds of ~400 KB. Unchecked, the WAL would hold all of them (~4 MB); checkpointed between rounds, the
   // writer starts it over and it stays about one round long.
@@ -54,14 +54,14 @@ test("without the worker the WAL grows, which is what the test above would see i
 // Writes that never stop: a gateway under full load commits every few milliseconds. A checkpoint on a timer never
 // catches up with that (the WAL grew by ~80 MB/s on the bench); the worker checkpoints back to back while the log
 // grows, so one soon lands between two commits and the writer starts the WAL over.
-async function writeFor(raw: Database, ms: number) {
+async function writeFor(raw: Database, ms: number, gap = () => Bun.sleep(1)) {
   const insert = raw.query("insert into t (v) values (?)");
   const round = raw.transaction(() => { for (let i = 0; i < 20; i++) insert.run("x".repeat(1000)); });
   let written = 0;
   for (const start = Date.now(); Date.now() - start < ms; ) {
     round();
     written += 20_000;
-    await Bun.sleep(1);
+    await gap();
   }
   return written;
 }
@@ -76,12 +76,22 @@ test("under sustained writes with short gaps (the gateway's pattern) the WAL is 
   expect(walBytes(path)).toBeLessThan(written / 2);
 });
 
+test("a writer that leaves no gap at all is held to the backstop: the connection checkpoints itself past it", async () => {
+  const { path, raw } = sqliteFile();
+  const cp = await startCheckpointer(raw, path, () => {}, 2000); // ~8 MB instead of ~400 MB
+  cleanup.push(() => cp.stop());
+  const written = await writeFor(raw, 1500, () => new Promise((r) => setImmediate(r)));
+  expect(written).toBeGreaterThan(50_000_000);
+  // Without the backstop this writer outruns the worker: the WAL grew past the size of all it wrote.
+  expect(walBytes(path)).toBeLessThan(24_000_000);
+});
+
 test("if the worker dies, the connection checkpoints itself again and the error is reported", async () => {
   const { path, raw } = sqliteFile();
   const errors: string[] = [];
   const cp: Checkpointer = await startCheckpointer(raw, path, (m) => errors.push(m));
   cp.worker.terminate();
-  for (let i = 0; i < 50 && autocheckpoint(raw) === 0; i++) await Bun.sleep(20);
+  for (let i = 0; i < 50 && autocheckpoint(raw) === BACKSTOP_PAGES; i++) await Bun.sleep(20);
   expect(autocheckpoint(raw)).toBe(1000);
   expect(errors.join("\n")).toContain("checkpoint worker exited");
 });
@@ -90,7 +100,7 @@ test("the gateway's database opens with it and closing stops it cleanly", async 
   const path = tempSqlitePath();
   const errors: string[] = [];
   const db = (await openDatabase(path, { backgroundCheckpoints: { onError: (m) => errors.push(m) } })) as any;
-  expect(autocheckpoint(db.raw)).toBe(0);
+  expect(autocheckpoint(db.raw)).toBe(BACKSTOP_PAGES);
   await db.close();
   expect(errors).toEqual([]);
   // A plain open (the CLI, media workers) keeps SQLite's own checkpoints.
