@@ -18,10 +18,11 @@ export async function createContext(config: Config, log: Logger = createLogger(c
   const redis = config.redisUrl ? await connectRedis(config.redisUrl) : undefined;
   const limiter = redis ? new RedisRateLimiter(redis) : new MemoryRateLimiter();
   const taskTokens = redis ? new RedisTaskTokens(redis) : new MemoryTaskTokens();
-  return { config, db, ledger, accounts, limiter, taskTokens, catalog, log, redis };
+  return { config, db, ledger, accounts, limiter, taskTokens, catalog, log, redis, beforeClose: [] };
 }
 
 export async function closeContext(ctx: AppContext) {
+  for (const f of ctx.beforeClose.splice(0)) await f();
   ctx.redis?.close();
   await ctx.db.close();
 }

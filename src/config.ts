@@ -14,6 +14,7 @@ export interface Config {
   defaultRateLimit: { requests: number; windowSeconds: number };
   defaultMaxConcurrentTasks: number;
   holdTtlSeconds: number;
+  floatIdleMs: number;
   sweepIntervalSeconds: number;
   logLevel: "debug" | "info" | "warn" | "error";
   /** Every setting's raw value, for features that read their own rows of the table. */
@@ -48,6 +49,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     defaultRateLimit: parseRateSpec(raw.DEFAULT_RATE_LIMIT!),
     defaultMaxConcurrentTasks: Number(raw.DEFAULT_MAX_CONCURRENT_TASKS),
     holdTtlSeconds: Number(raw.HOLD_TTL_SECONDS),
+    floatIdleMs: Number(raw.LEDGER_FLOAT_IDLE_MS),
     sweepIntervalSeconds: Number(raw.SWEEP_INTERVAL_SECONDS),
     logLevel: raw.LOG_LEVEL as Config["logLevel"],
     raw,

@@ -20,4 +20,6 @@ export interface AppContext {
   catalog: Catalog;
   log: Logger;
   redis?: RedisClient;
+  /** Work to finish before the database closes (the LLM floats go back to their wallets). */
+  beforeClose: Array<() => Promise<void> | void>;
 }

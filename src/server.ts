@@ -33,11 +33,11 @@ log.info("switchyard listening", {
 const media = await startMedia(ctx);
 onShutdown(() => media.stop(), "media workers");
 
-// LLM holds left behind by a crash are released once they expire. Task holds are not swept here: the media engine
+// LLM holds and floats (ledger/float.ts) left behind by a crash are released once they expire. Task holds are not swept here: the media engine
 // fails a task past its deadline and releases its hold in the same transaction, so a running task's hold is never
 // voided under it.
 const sweeper = setInterval(() => {
-  ctx.ledger.sweepExpired(Date.now(), "llm").then(
+  ctx.ledger.sweepExpired(Date.now(), ["llm", "float"]).then(
     (n) => n && log.info("released expired holds", { count: n }),
     (e) => log.error("hold sweep failed", { error: String(e) }),
   );

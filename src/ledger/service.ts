@@ -18,35 +18,24 @@ const p = sql.placeholder;
 const HOLD_WALLET = sql`update wallets set held = held + ${p("amount")}, updated_at = ${p("now")}
   where account_id = ${p("account")} and balance - held >= ${p("amount")}`;
 const WALLET_OF = sql`select balance, held from wallets where account_id = ${p("account")}`;
-const INSERT_HOLD = sql`insert into holds (id, account_id, amount, status, kind, ref, created_at, expires_at)
+export const INSERT_HOLD = sql`insert into holds (id, account_id, amount, status, kind, ref, created_at, expires_at)
   values (${p("id")}, ${p("account")}, ${p("amount")}, ${"pending"}, ${p("kind")}, ${p("ref")}, ${p("now")}, ${p("expires")})`;
 const POST_HOLD = sql`update holds set status = ${"posted"}, settled = ${p("actual")}, overrun = ${p("overrun")}, finalized_at = ${p("now")}
   where id = ${p("id")} and status = ${"pending"} returning account_id, amount`;
 const VOID_HOLD = sql`update holds set status = ${"voided"}, finalized_at = ${p("now")}
   where id = ${p("id")} and status = ${"pending"} returning account_id, amount`;
 const RECORD_OVERRUN = sql`update holds set overrun = ${p("overrun")} where id = ${p("id")}`;
-// The batch's variants: the caller holds the Hold (its account and amount never change), so no RETURNING.
-const POST_KNOWN_HOLD = sql`update holds set status = ${"posted"}, settled = ${p("actual")}, overrun = ${p("overrun")}, finalized_at = ${p("now")}
-  where id = ${p("id")} and status = ${"pending"}`;
-const VOID_KNOWN_HOLD = sql`update holds set status = ${"voided"}, finalized_at = ${p("now")} where id = ${p("id")} and status = ${"pending"}`;
 const POST_WALLET = sql`update wallets set balance = balance - ${p("actual")}, held = held - ${p("amount")}, updated_at = ${p("now")}
   where account_id = ${p("account")}`;
 const VOID_WALLET = sql`update wallets set held = held - ${p("amount")}, updated_at = ${p("now")} where account_id = ${p("account")}`;
-const INSERT_ENTRY = sql`insert into entries (id, account_id, hold_id, kind, amount, reason, created_at)
+export const INSERT_ENTRY = sql`insert into entries (id, account_id, hold_id, kind, amount, reason, created_at)
   values (${p("id")}, ${p("account")}, ${p("hold")}, ${p("kind")}, ${p("amount")}, ${p("reason")}, ${p("now")})`;
 
-export type HoldKind = "llm" | "task";
+/** llm: one LLM call's own hold; float: a process's reservations for a wallet's LLM calls (float.ts); task: a media task */
+export type HoldKind = "llm" | "float" | "task";
 export interface Hold { id: string; accountId: string; amount: number }
 export interface FinalizeResult { applied: boolean; amount: number; charged: number }
 export interface Balance { balance: number; held: number; available: number }
-export interface HoldRequest { accountId: string; amount: number; ref: string | null; ttlMs: number }
-/** Post `hold` for `charge`, or void it when `charge` is null. */
-export interface FinishRequest { hold: Hold; charge: number | null; reason: string }
-export interface BatchOutcome {
-  finished: FinalizeResult[];
-  /** Per hold request, in order: the hold, or the 402 it was refused with. */
-  holds: Array<{ hold: Hold } | { error: ApiError }>;
-}
 
 export class Ledger {
   constructor(private db: Db) {}
@@ -99,73 +88,6 @@ export class Ledger {
     return yield* insertHold(q, accountId, amount, kind, ref, now, ttlMs);
   }
 
-  /**
-   * Many finishes and holds in the caller's transaction: the LLM path's group commit (llm/ledger-batch.ts). The
-   * same guarded steps as settle, release and hold, each exactly once by `status = 'pending'`, but one wallet
-   * update per account rather than one per call: an account's finishes move its wallet once, and its holds are
-   * granted together by one guarded update when all of them fit (one by one, in order, when not, so only those
-   * that do not fit are refused). Accounts are visited in sorted order, each one's finishes before its holds
-   * (the money they return serves the holds), so on Postgres two processes' batches lock wallets in the same order.
-   */
-  *batchIn(q: TxQueries, kind: HoldKind, finishes: FinishRequest[], holds: HoldRequest[]) {
-    const now = Date.now();
-    const out: BatchOutcome = { finished: [], holds: [] };
-    const byAccount = new Map<string, { finishes: number[]; holds: number[] }>();
-    const slot = (a: string) => byAccount.get(a) ?? byAccount.set(a, { finishes: [], holds: [] }).get(a)!;
-    finishes.forEach((f, i) => slot(f.hold.accountId).finishes.push(i));
-    holds.forEach((h, i) => slot(h.accountId).holds.push(i));
-
-    for (const account of [...byAccount.keys()].sort()) {
-      const mine = byAccount.get(account)!;
-      let charged = 0;
-      let unheld = 0;
-      for (const i of mine.finishes) {
-        const { hold, charge, reason } = finishes[i]!;
-        if (charge !== null) assertAmount(charge, false, true);
-        const changed = charge === null
-          ? yield* q.run(VOID_KNOWN_HOLD, { now, id: hold.id })
-          : yield* q.run(POST_KNOWN_HOLD, { actual: charge, overrun: Math.max(0, charge - hold.amount), now, id: hold.id });
-        if (!changed) {
-          out.finished[i] = { applied: false, amount: 0, charged: 0 };
-          continue;
-        }
-        unheld += hold.amount;
-        if (charge) {
-          charged += charge;
-          yield* q.run(INSERT_ENTRY, { id: newId("ent"), account, hold: hold.id, kind: "charge", amount: -charge, reason, now });
-        }
-        out.finished[i] = { applied: true, amount: hold.amount, charged: charge ?? 0 };
-      }
-      if (unheld) yield* q.run(POST_WALLET, { actual: charged, amount: unheld, now, account });
-
-      if (mine.holds.length > 1) {
-        let total = 0;
-        for (const i of mine.holds) {
-          assertAmount(holds[i]!.amount, false, true);
-          total += holds[i]!.amount;
-        }
-        if (yield* q.run(HOLD_WALLET, { amount: total, now, account })) {
-          for (const i of mine.holds) {
-            const h = holds[i]!;
-            out.holds[i] = { hold: yield* insertHold(q, account, h.amount, kind, h.ref, now, h.ttlMs) };
-          }
-          continue;
-        }
-      }
-      for (const i of mine.holds) {
-        const h = holds[i]!;
-        try {
-          out.holds[i] = { hold: yield* this.holdIn(q, account, h.amount, kind, h.ref, h.ttlMs) };
-        } catch (e) {
-          // A refusal follows a guarded UPDATE that changed nothing: the transaction stays clean for the others.
-          if (!(e instanceof ApiError)) throw e;
-          out.holds[i] = { error: e };
-        }
-      }
-    }
-    return out;
-  }
-
   /** Post a hold for `actual` (exactly once). Above the hold the actual amount is charged and the overrun recorded. */
   settle(holdId: string, actual: number, reason = "usage"): Promise<FinalizeResult> {
     const self = this;
@@ -213,11 +135,11 @@ export class Ledger {
     return { balance: w.balance, held: w.held, available: w.balance - w.held } satisfies Balance;
   }
 
-  /** Voids every pending hold past its expiry (left behind by a crash). Returns how many were released. */
-  async sweepExpired(now = Date.now(), kind?: HoldKind): Promise<number> {
+  /** Voids every pending hold past its expiry (left behind by a crash), of the given kinds or all. Returns how many. */
+  async sweepExpired(now = Date.now(), kinds?: HoldKind[]): Promise<number> {
     const expired = await this.db.all<{ id: string }>(
-      kind
-        ? sql`select id from holds where status = ${"pending"} and expires_at < ${now} and kind = ${kind} limit 500`
+      kinds
+        ? sql`select id from holds where status = ${"pending"} and expires_at < ${now} and kind in (${sql.join(kinds.map((k) => sql`${k}`), sql`, `)}) limit 500`
         : sql`select id from holds where status = ${"pending"} and expires_at < ${now} limit 500`,
     );
     let released = 0;

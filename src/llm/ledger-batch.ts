@@ -1,44 +1,70 @@
-// Group commit for the LLM path's ledger work. The commit, not the statements, is most of what a hold or a
-// settle costs on SQLite (profiled under load: BEGIN/COMMIT was the largest single item), so everything the LLM
-// routes ask of the ledger in one event-loop turn — new holds, and settles/releases with their usage records —
-// goes into ONE transaction (Ledger.batchIn: the ledger's own guarded steps, `held += x where available >= x` and
-// `where status = 'pending'`, exactly once, with one wallet update per account), committed before anyone relies
-// on it: a request goes upstream only after its hold's commit. A refused hold (402) refuses only its own request.
-// A crash loses at most the finishes of one turn; their holds stay pending and the sweeper releases them
-// (HOLD_TTL_SECONDS), so a customer is never overcharged.
+// The LLM path's ledger: reservations from a per-wallet float in memory (ledger/float.ts says why that keeps the
+// ledger's guarantees), and a group commit for everything that must reach the database.
+//
+// A call whose reservation fits its wallet's float goes upstream at once, with no database work. One that does not
+// waits for the next commit, which grows the float (or refuses the call with 402 when the wallet is short). Settles
+// and releases, with their usage records, are queued and committed in groups: everything asked for in one event-loop
+// turn goes into ONE transaction (profiled: the commit and the pages it writes, not the statements, are what a
+// ledger write costs). An idle float goes back to the wallet after LEDGER_FLOAT_IDLE_MS. A crash loses at most the
+// finishes of one turn; the float stays pending until its expiry and the sweeper returns it, so a customer is never
+// overcharged.
 
 import type { AppContext } from "../context.ts";
-import type { BatchOutcome, Hold } from "../ledger/service.ts";
+import { insufficient } from "../ledger/service.ts";
+import { Float, floatBatchIn, type FloatBatch, type FloatFinish, type FloatGrow, type GrowOutcome, type Reservation } from "../ledger/float.ts";
+import { newId } from "../db/ids.ts";
 import { insertRecord, type Finish } from "./records.ts";
 
-interface PendingHold {
+interface Waiter {
   accountId: string;
   amount: number;
   ref: string;
-  ttlMs: number;
-  resolve(h: Hold): void;
+  resolve(r: Reservation): void;
   reject(e: unknown): void;
 }
 
 const MAX_BATCH = 512;
 
 export class LedgerBatch {
-  private holds: PendingHold[] = [];
+  private floats = new Map<string, Float>();
+  private waiters: Waiter[] = [];
   private finishes: Finish[] = [];
+  private releases: Float[] = [];
+  private refreshes: Float[] = [];
   private running: Promise<void> | null = null;
+  private timer: Timer;
+  private readonly ttlMs: number;
+  private readonly idleMs: number;
 
-  constructor(private ctx: AppContext) {}
+  constructor(private ctx: AppContext) {
+    this.ttlMs = ctx.config.holdTtlSeconds * 1000;
+    this.idleMs = ctx.config.floatIdleMs;
+    this.timer = setInterval(() => this.tend(), Math.max(10, Math.min(250, this.idleMs)));
+    this.timer.unref();
+  }
 
-  /** Reserve `amount` for an LLM call; resolves once committed, rejects with the ledger's 402 when short. */
-  hold(accountId: string, amount: number, ref: string, ttlMs: number): Promise<Hold> {
-    return new Promise<Hold>((resolve, reject) => {
-      this.holds.push({ accountId, amount, ref, ttlMs, resolve, reject });
+  /**
+   * Reserve `amount` for an LLM call: at once when the wallet's float covers it, else after the next commit grows
+   * the float. Rejects with the ledger's 402 (insufficient_credits) when the wallet cannot cover it.
+   */
+  hold(accountId: string, amount: number, ref: string): Reservation | Promise<Reservation> {
+    const f = this.floats.get(accountId);
+    if (f && !f.closed && f.free >= amount) return this.reserve(f, amount, ref);
+    return new Promise<Reservation>((resolve, reject) => {
+      this.waiters.push({ accountId, amount, ref, resolve, reject });
       this.schedule();
     });
   }
 
-  /** Settle or release a hold and write its usage record (fire and forget; see drain). */
+  /** Settle (charge) or release (charge null) a call's reservation and write its usage record, once. */
   finish(f: Finish): void {
+    const r = f.hold;
+    if (r.finished) return;
+    r.finished = true;
+    const float = r.float;
+    float.reserved -= r.amount;
+    if (f.charge) float.size -= Math.min(f.charge, r.amount); // the database follows at the commit
+    float.lastActive = Date.now();
     this.finishes.push(f);
     this.schedule();
   }
@@ -46,6 +72,48 @@ export class LedgerBatch {
   /** Resolves once everything queued so far is committed (GET /v1/usage reads after it). */
   async drain(): Promise<void> {
     while (this.running) await this.running;
+  }
+
+  /** On shutdown: no new floats; each goes back to the wallet once its calls are done (or the deadline passes). */
+  async close(deadlineMs = 10_000): Promise<void> {
+    clearInterval(this.timer);
+    const until = Date.now() + deadlineMs;
+    while (this.floats.size && Date.now() < until) {
+      for (const f of this.floats.values()) if (f.reserved === 0) this.retire(f);
+      this.schedule();
+      await this.drain();
+      if (this.floats.size) await Bun.sleep(20);
+    }
+    await this.drain();
+  }
+
+  private reserve(f: Float, amount: number, ref: string): Reservation {
+    f.reserved += amount;
+    f.lastActive = Date.now();
+    return { id: newId("hold"), accountId: f.accountId, amount, float: f, ref, createdAt: Date.now(), finished: false };
+  }
+
+  private retire(f: Float) {
+    f.closed = true;
+    this.floats.delete(f.accountId);
+    this.releases.push(f);
+  }
+
+  /** Every few ms: return idle floats, and keep the expiry of floats with calls in flight ahead of the sweeper. */
+  private tend() {
+    const now = Date.now();
+    let queued = false;
+    for (const f of this.floats.values()) {
+      if (f.reserved === 0 && now - f.lastActive >= this.idleMs) {
+        this.retire(f);
+        queued = true;
+      } else if (f.reserved > 0 && now - f.refreshedAt >= this.ttlMs / 3) {
+        f.refreshedAt = now;
+        this.refreshes.push(f);
+        queued = true;
+      }
+    }
+    if (queued) this.schedule();
   }
 
   private schedule() {
@@ -56,45 +124,94 @@ export class LedgerBatch {
     // Let the rest of this turn's requests join the batch.
     await new Promise<void>((r) => setImmediate(r));
     try {
-      while (this.holds.length || this.finishes.length) {
-        const holds = this.holds.splice(0, MAX_BATCH);
-        const finishes = this.finishes.splice(0, MAX_BATCH);
-        await this.commit(holds, finishes);
+      while (this.waiters.length || this.finishes.length || this.releases.length || this.refreshes.length) {
+        await this.commit(this.waiters.splice(0, MAX_BATCH), this.finishes.splice(0, MAX_BATCH));
       }
     } finally {
       this.running = null;
     }
   }
 
-  private async commit(holds: PendingHold[], finishes: Finish[]): Promise<void> {
+  private async commit(queued: Waiter[], finishes: Finish[]): Promise<void> {
     const ledger = this.ctx.ledger;
-    let outcome: BatchOutcome;
+    const ttl = this.ttlMs;
+    // Finishes since they queued may have freed enough: those are served now, the rest grow the float.
+    const waiters = queued.filter((w) => !this.tryReserve(w));
+    const batch: FloatBatch = {
+      finishes: finishes.map((f): FloatFinish => ({ res: f.hold, charge: f.charge, reason: "llm usage" })),
+      releases: this.releases.splice(0),
+      refreshes: this.refreshes.splice(0),
+      grows: this.growsFor(waiters),
+    };
+    let outcomes: GrowOutcome[];
     try {
-      outcome = await this.ctx.db.tx(function* (q) {
-        const out = yield* ledger.batchIn(q, "llm", finishes.map((f) => ({ hold: f.hold, charge: f.charge, reason: "llm usage" })), holds);
+      outcomes = await this.ctx.db.tx(function* (q) {
+        const out = yield* floatBatchIn(q, ledger, batch, ttl);
         for (const f of finishes) yield* insertRecord(q, f.record);
         return out;
       });
     } catch (e) {
-      // The database failed; nothing of the batch was committed. Holds fail their requests; finishes are
-      // retried one by one so a single bad one cannot keep the others from the ledger.
-      for (const p of holds) p.reject(e);
-      this.ctx.log.error("llm ledger batch failed", { error: String(e), holds: holds.length, finishes: finishes.length });
-      for (const f of finishes) {
-        await this.ctx.db
-          .tx(function* (q) {
-            if (f.charge === null) yield* ledger.releaseIn(q, f.hold.id);
-            else yield* ledger.settleIn(q, f.hold.id, f.charge, "llm usage");
-            yield* insertRecord(q, f.record);
-          })
-          .catch((err) => this.ctx.log.error("llm finalize failed", { hold: f.hold.id, request_id: f.record.requestId, error: String(err) }));
-      }
+      // Nothing of the batch was committed. Waiting calls fail; the rest is retried one piece at a time, so that a
+      // single bad one cannot keep the others from the ledger (a refresh is simply asked for again by tend()).
+      this.ctx.log.error("llm ledger batch failed", { error: String(e), waiting: waiters.length, finishes: finishes.length });
+      for (const w of waiters) w.reject(e);
+      for (const [i, f] of finishes.entries()) await this.retry({ ...emptyBatch(), finishes: [batch.finishes[i]!] }, f);
+      for (const r of batch.releases) await this.retry({ ...emptyBatch(), releases: [r] }, null);
       return;
     }
-    holds.forEach((p, i) => {
-      const o = outcome.holds[i]!;
-      if ("hold" in o) p.resolve(o.hold);
-      else p.reject(o.error);
+    for (const o of outcomes) this.settleGrowth(o, waiters.filter((w) => w.accountId === o.accountId));
+  }
+
+  private async retry(piece: FloatBatch, f: Finish | null) {
+    const ledger = this.ctx.ledger;
+    const ttl = this.ttlMs;
+    await this.ctx.db
+      .tx(function* (q) {
+        yield* floatBatchIn(q, ledger, piece, ttl);
+        if (f) yield* insertRecord(q, f.record);
+      })
+      .catch((err) => this.ctx.log.error("llm ledger write failed", { request_id: f?.record.requestId, error: String(err) }));
+  }
+
+  private tryReserve(w: Waiter): boolean {
+    const f = this.floats.get(w.accountId);
+    if (!f || f.closed || f.free < w.amount) return false;
+    w.resolve(this.reserve(f, w.amount, w.ref));
+    return true;
+  }
+
+  /** One growth request per wallet: what its waiters need beyond the float's free part, and room to spare. */
+  private growsFor(waiters: Waiter[]): FloatGrow[] {
+    const byAccount = new Map<string, number[]>();
+    for (const w of waiters) (byAccount.get(w.accountId) ?? byAccount.set(w.accountId, []).get(w.accountId)!).push(w.amount);
+    return [...byAccount].map(([accountId, amounts]) => {
+      const float = this.floats.get(accountId) ?? null;
+      const total = amounts.reduce((a, b) => a + b, 0);
+      const free = float && !float.closed ? Math.max(0, float.free) : 0;
+      const need = total - free; // > 0: commit() served the waiters the float covers
+      return { accountId, float, need, free, headroom: Math.max(need, float?.size ?? 0), amounts };
     });
   }
+
+  /** After a commit: apply the growth, then serve the wallet's waiters in order. */
+  private settleGrowth(o: GrowOutcome, waiters: Waiter[]) {
+    let f = this.floats.get(o.accountId);
+    if (o.newHoldId) {
+      if (f) f.closed = true; // gone from the database; its calls in flight settle against the balance
+      const now = Date.now();
+      f = new Float(o.accountId, o.newHoldId, o.granted, now, now);
+      this.floats.set(o.accountId, f);
+    } else if (f && o.granted) {
+      f.size += o.granted;
+      f.refreshedAt = Date.now();
+    }
+    waiters.forEach((w, i) => {
+      if (o.funded && !o.funded[i]) return w.reject(insufficient(w.amount, o.available + (f && !f.closed ? Math.max(0, f.free) : 0)));
+      if (this.tryReserve(w)) return;
+      this.waiters.push(w); // someone took the growth first (possible while a Postgres commit is in flight): again
+    });
+    if (this.waiters.length) this.schedule();
+  }
 }
+
+const emptyBatch = (): FloatBatch => ({ finishes: [], releases: [], refreshes: [], grows: [] });

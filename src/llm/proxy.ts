@@ -6,7 +6,7 @@
 import { metrics } from "../ops/metrics.ts";
 import type { AppContext } from "../context.ts";
 import type { AuthContext } from "../accounts/service.ts";
-import type { Hold } from "../ledger/service.ts";
+import type { Reservation } from "../ledger/float.ts";
 import type { LlmModel } from "../catalog/model.ts";
 import { ApiError } from "../http/errors.ts";
 import type { LlmProtocol } from "./protocols/index.ts";
@@ -42,7 +42,7 @@ export interface Call {
   provider: Provider;
   url: string;
   plan: HoldPlan;
-  hold: Hold;
+  hold: Reservation;
   started: number;
 }
 
@@ -65,7 +65,7 @@ export async function handleLlm(d: LlmDeps, proto: LlmProtocol, path: string, re
 
   const plan = planHold(proto, body, raw.length, model);
   checkMaxCredits(body, plan.amount);
-  const hold = await d.ledger.hold(auth.accountId, plan.amount, requestId, d.ctx.config.holdTtlSeconds * 1000);
+  const hold = await d.ledger.hold(auth.accountId, plan.amount, requestId);
   const call: Call = { d, proto, path, request, auth, requestId, baseHeaders, body, raw, model, provider, url, plan, hold, started };
   if (provider.translated.has(path)) return d.translated(call);
   return forwardMetered(call);

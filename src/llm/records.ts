@@ -3,7 +3,7 @@
 import { sql } from "drizzle-orm";
 import { newId } from "../db/ids.ts";
 import type { TxQueries } from "../db/client.ts";
-import type { Hold } from "../ledger/service.ts";
+import type { Reservation } from "../ledger/float.ts";
 import type { TokenUsage } from "./usage.ts";
 
 export interface UsageRecord {
@@ -23,7 +23,7 @@ export interface UsageRecord {
 }
 
 export interface Finish {
-  hold: Hold;
+  hold: Reservation;
   /** µcr to post; null voids the hold */
   charge: number | null;
   record: UsageRecord;

@@ -3,7 +3,7 @@ import { sql } from "drizzle-orm";
 import { Accounts } from "../../src/accounts/service";
 import { openDatabase, type Db } from "../../src/db/client";
 import { ApiError } from "../../src/http/errors";
-import { Ledger, type BatchOutcome, type FinishRequest, type Hold, type HoldRequest } from "../../src/ledger/service";
+import { Ledger } from "../../src/ledger/service";
 import { MICROS_PER_CREDIT } from "../../src/ledger/units";
 import { databaseFor, dialects, skipNote } from "../support/services";
 
@@ -94,75 +94,6 @@ for (const d of dialects) {
       expect(await status(stale.id)).toBe("voided");
       expect(await status(live.id)).toBe("pending");
       expect(await ledger.balance(a.id)).toEqual({ balance: 5 * MICROS_PER_CREDIT, held: MICROS_PER_CREDIT, available: 4 * MICROS_PER_CREDIT });
-    });
-
-    // Ledger.batchIn: the LLM path's group commit (one wallet update per account per batch).
-    const C = MICROS_PER_CREDIT;
-    const batch = (finishes: FinishRequest[], holds: HoldRequest[]) => db.tx((q) => ledger.batchIn(q, "llm", finishes, holds));
-    const want = (accountId: string, ...credits: number[]) => credits.map((c, i) => ({ accountId, amount: c * C, ref: `b${i}`, ttlMs: 60_000 }));
-    const granted = (o: BatchOutcome) => o.holds.map((h) => ("hold" in h ? "ok" : h.error.code));
-
-    test("a batch grants an account's holds together when all fit, one by one in order when not", async () => {
-      const a = await accounts.createAccount("batch-holds", 10 * C);
-      const first = await batch([], want(a.id, 3, 3, 3));
-      expect(granted(first)).toEqual(["ok", "ok", "ok"]);
-      expect(await ledger.balance(a.id)).toEqual({ balance: 10 * C, held: 9 * C, available: C });
-      // 1 credit left: together they do not fit, so each is judged alone and only the first is granted.
-      const second = await batch([], want(a.id, 1, 2, 1));
-      expect(granted(second)).toEqual(["ok", "insufficient_credits", "insufficient_credits"]);
-      expect(await ledger.balance(a.id)).toEqual({ balance: 10 * C, held: 10 * C, available: 0 });
-      const ids = [...first.holds, second.holds[0]!].map((h) => (h as { hold: Hold }).hold.id);
-      const rows = await db.all<any>(sql`select id, amount, status from holds where account_id = ${a.id}`);
-      expect(new Map(rows.map((r) => [r.id, [Number(r.amount), r.status]]))).toEqual(
-        new Map([[ids[0], [3 * C, "pending"]], [ids[1], [3 * C, "pending"]], [ids[2], [3 * C, "pending"]], [ids[3], [C, "pending"]]]),
-      );
-      expect(await ledger.check(a.id)).toEqual([]);
-    });
-
-    test("a batch's finishes run before its holds, each exactly once, and the books balance", async () => {
-      const a = await accounts.createAccount("batch-finish", 10 * C);
-      const [x, y, z] = (await batch([], want(a.id, 3, 3, 3))).holds.map((h) => (h as { hold: Hold }).hold);
-      // Settle below, release, settle above (an overrun) and a second settle of x: and a new 3-credit hold that
-      // fits only because the finishes return money first.
-      const out = await batch(
-        [
-          { hold: x!, charge: 2 * C, reason: "t" },
-          { hold: y!, charge: null, reason: "t" },
-          { hold: z!, charge: 4 * C, reason: "t" },
-          { hold: x!, charge: 2 * C, reason: "t" },
-        ],
-        want(a.id, 3),
-      );
-      expect(out.finished.map((f) => [f.applied, f.charged])).toEqual([[true, 2 * C], [true, 0], [true, 4 * C], [false, 0]]);
-      expect(granted(out)).toEqual(["ok"]);
-      expect(await ledger.balance(a.id)).toEqual({ balance: 4 * C, held: 3 * C, available: C });
-      expect(await entriesSum(a.id)).toBe(4 * C);
-      const overrun = await db.get<any>(sql`select settled, overrun from holds where id = ${z!.id}`);
-      expect([Number(overrun.settled), Number(overrun.overrun)]).toEqual([4 * C, C]);
-      // A later batch cannot finish them again.
-      const again = await batch([{ hold: y!, charge: C, reason: "t" }, { hold: z!, charge: null, reason: "t" }], []);
-      expect(again.finished.map((f) => f.applied)).toEqual([false, false]);
-      expect((await ledger.balance(a.id))!.balance).toBe(4 * C);
-      expect(await ledger.check(a.id)).toEqual([]);
-    });
-
-    test("concurrent batches over two wallets, in either order, never overspend or deadlock", async () => {
-      const a = await accounts.createAccount("batch-a", 20 * C);
-      const b = await accounts.createAccount("batch-b", 20 * C);
-      const runs = await Promise.allSettled(
-        Array.from({ length: 40 }, (_, i) => batch([], i % 2 ? [...want(a.id, 1, 1), ...want(b.id, 1)] : [...want(b.id, 1, 1), ...want(a.id, 1)])),
-      );
-      expect(runs.filter((r) => r.status === "rejected")).toEqual([]);
-      const okCount = runs.flatMap((r) => granted((r as PromiseFulfilledResult<BatchOutcome>).value)).filter((g) => g === "ok").length;
-      expect(okCount).toBe(40); // 60 asked, 20 + 20 fit
-      for (const id of [a.id, b.id]) expect(await ledger.balance(id)).toEqual({ balance: 20 * C, held: 20 * C, available: 0 });
-      // And settling them all concurrently, batch by batch, charges each exactly once.
-      const all = runs.flatMap((r) => (r as PromiseFulfilledResult<BatchOutcome>).value.holds.flatMap((h) => ("hold" in h ? [h.hold] : [])));
-      await Promise.all(all.map((h) => batch([{ hold: h, charge: C / 2, reason: "t" }, { hold: h, charge: C, reason: "t" }], [])));
-      for (const id of [a.id, b.id]) {
-        expect(await ledger.balance(id)).toEqual({ balance: 10 * C, held: 0, available: 10 * C });
-        expect(await ledger.check(id)).toEqual([]);
-      }
     });
 
     test("a correction cannot take available below zero; the check finds a tampered wallet", async () => {

@@ -62,7 +62,11 @@ export interface HoldRow {
   ref: string;
 }
 
-/** Waits until the account has no pending hold (settle/release run after the answer), then reads the ledger. */
+/**
+ * Waits until the account has no pending hold (settles run after the answer; the LLM float goes back to the wallet
+ * LEDGER_FLOAT_IDLE_MS, 20 ms in tests, after the last call), then reads the ledger: the calls' own holds (kind
+ * llm; the float is the process's, not a call's), the charge entries and the wallet.
+ */
 export async function ledgerOf(gw: TestGateway, accountId: string, timeoutMs = 3000) {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
@@ -70,7 +74,7 @@ export async function ledgerOf(gw: TestGateway, accountId: string, timeoutMs = 3
     if (pending.length === 0 || Date.now() > deadline) break;
     await Bun.sleep(5);
   }
-  const holds = await gw.ctx.db.all<HoldRow>(sql`select id, amount, status, settled, ref from holds where account_id = ${accountId} order by created_at`);
+  const holds = await gw.ctx.db.all<HoldRow>(sql`select id, amount, status, settled, ref from holds where account_id = ${accountId} and kind = 'llm' order by created_at, id`);
   const charges = await gw.ctx.db.all<{ hold_id: string; amount: number }>(
     sql`select hold_id, amount from entries where account_id = ${accountId} and kind = 'charge' order by created_at`,
   );

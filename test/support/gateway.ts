@@ -19,7 +19,7 @@ export interface TestGateway {
 
 /** A gateway on a random port with its own database (SQLite temp file unless DATABASE_URL is given). */
 export async function startGateway(env: Record<string, string> = {}): Promise<TestGateway> {
-  const config = loadConfig({ DATABASE_URL: tempSqlitePath(), ADMIN_TOKEN, PORT: "0", DEFAULT_RATE_LIMIT: "1000/10s", ...env });
+  const config = loadConfig({ DATABASE_URL: tempSqlitePath(), ADMIN_TOKEN, PORT: "0", DEFAULT_RATE_LIMIT: "1000/10s", LEDGER_FLOAT_IDLE_MS: "20", ...env });
   const ctx = await createContext(config, silentLogger);
   const app = buildApp(ctx).listen({ port: 0, hostname: "127.0.0.1" });
   const url = `http://127.0.0.1:${app.server!.port}`;

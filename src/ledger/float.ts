@@ -1,0 +1,197 @@
+// The LLM path's float: per process and wallet, one durable pending hold (kind "float") that calls reserve from in
+// memory, so an LLM call needs no database round trip before it goes upstream.
+//
+// Why it keeps the ledger's guarantees:
+//   - no overspend: the float is a hold like any other, taken with the same guarded `held += x where available >= x`,
+//     so another process (or a media task) can never spend what it covers; in memory the reservations of this
+//     process never exceed its size (one thread: reserve is synchronous);
+//   - exactly once: a call's settle or release happens once in memory (a flag) and writes its own hold row, in its
+//     final state (posted or voided, amount = what the call reserved), its entry and its usage record; the row's
+//     primary key is the call's hold id;
+//   - the books: the float's `amount` is what it still covers. A settle takes min(charge, reserved) off the float and
+//     off `held`, and the charge off `balance`, in one transaction; so held = Σ pending holds and balance = Σ entries
+//     hold at every commit (Ledger.check);
+//   - a crash: the float stays pending until its expiry (refreshed while it is in use) and the sweeper returns it,
+//     like any hold a crash left; calls in flight at the crash are not charged.
+// What changes for a customer: `held` shows the float (a few calls' worth, more under load) while this process serves
+// the wallet and for LEDGER_FLOAT_IDLE_MS after, then it goes back to the wallet. With several instances, credits in
+// one instance's float are not available to the others meanwhile; a float never takes more than a quarter of what is
+// available beyond the calls that asked for it.
+
+import { sql } from "drizzle-orm";
+import type { TxQueries } from "../db/client";
+import { newId } from "../db/ids";
+import { INSERT_ENTRY, INSERT_HOLD, type Hold, type Ledger } from "./service";
+
+const p = sql.placeholder;
+const WALLET_OF = sql`select balance, held from wallets where account_id = ${p("account")}`;
+const HOLD_MORE = sql`update wallets set held = held + ${p("amount")}, updated_at = ${p("now")}
+  where account_id = ${p("account")} and balance - held >= ${p("amount")}`;
+const GROW_FLOAT = sql`update holds set amount = amount + ${p("amount")}, expires_at = ${p("expires")}
+  where id = ${p("id")} and status = ${"pending"}`;
+const CONSUME_FLOAT = sql`update holds set amount = amount - ${p("amount")}, expires_at = ${p("expires")}
+  where id = ${p("id")} and status = ${"pending"}`;
+const REFRESH_FLOAT = sql`update holds set expires_at = ${p("expires")} where id = ${p("id")} and status = ${"pending"}`;
+const CHARGE_WALLET = sql`update wallets set balance = balance - ${p("charged")}, held = held - ${p("unheld")}, updated_at = ${p("now")}
+  where account_id = ${p("account")}`;
+/** A call's own hold row, written once, in its final state. */
+const INSERT_CALL_HOLD = sql`insert into holds (id, account_id, amount, status, settled, overrun, kind, ref, created_at, expires_at, finalized_at)
+  values (${p("id")}, ${p("account")}, ${p("amount")}, ${p("status")}, ${p("settled")}, ${p("overrun")}, ${"llm"}, ${p("ref")}, ${p("created")}, ${p("expires")}, ${p("now")})`;
+
+/** One wallet's float in this process. `size` never exceeds the durable hold's amount (it shrinks first). */
+export class Float {
+  reserved = 0;
+  /** set when it stops taking reservations: released idle, or found swept */
+  closed = false;
+  constructor(
+    readonly accountId: string,
+    readonly holdId: string,
+    public size: number,
+    public lastActive: number,
+    public refreshedAt: number,
+  ) {}
+  get free(): number {
+    return this.size - this.reserved;
+  }
+}
+
+/** A call's reservation: its own hold (id, account, amount) carved from a float. */
+export interface Reservation extends Hold {
+  float: Float;
+  ref: string;
+  createdAt: number;
+  finished: boolean;
+}
+
+export interface FloatFinish {
+  res: Reservation;
+  /** µcr to charge; null releases (nothing charged) */
+  charge: number | null;
+  reason: string;
+}
+
+/** Waiters of one wallet that the float could not cover: grow it by `need` (plus headroom when there is room). */
+export interface FloatGrow {
+  accountId: string;
+  float: Float | null;
+  need: number;
+  /** what the float has free beyond the calls already on it */
+  free: number;
+  headroom: number;
+  /** the waiters' amounts, in order (used one by one when `need` does not fit) */
+  amounts: number[];
+}
+
+export interface GrowOutcome {
+  accountId: string;
+  granted: number;
+  /** the new durable hold when a float was created (none existed, or the old one was gone) */
+  newHoldId: string | null;
+  /** per waiter, whether it was funded; null when the whole need was */
+  funded: boolean[] | null;
+  /** the wallet's available after the batch, for the 402 of waiters left unfunded */
+  available: number;
+}
+
+export interface FloatBatch {
+  finishes: FloatFinish[];
+  releases: Float[];
+  refreshes: Float[];
+  grows: FloatGrow[];
+}
+
+/** Headroom is capped at this share of what the wallet has beyond the calls asking. */
+const HEADROOM_SHARE = 4;
+
+/**
+ * The float's database work for one batch, in the caller's transaction. Wallets are visited in sorted order (on
+ * Postgres, two processes' batches then lock them in the same order and cannot deadlock); per wallet: the calls
+ * that finished (their hold rows, entries, and one update of each float and of the wallet), floats going back,
+ * expiry refreshes, then growth for calls waiting on it.
+ */
+export function* floatBatchIn(q: TxQueries, ledger: Ledger, b: FloatBatch, ttlMs: number) {
+  const now = Date.now();
+  const expires = now + ttlMs;
+  const accounts = new Set<string>();
+  for (const f of b.finishes) accounts.add(f.res.accountId);
+  for (const f of [...b.releases, ...b.refreshes]) accounts.add(f.accountId);
+  for (const g of b.grows) accounts.add(g.accountId);
+  const outcomes: GrowOutcome[] = [];
+
+  for (const account of [...accounts].sort()) {
+    let charged = 0;
+    let unheld = 0;
+    const consumed = new Map<Float, number>();
+    for (const { res, charge, reason } of b.finishes) {
+      if (res.accountId !== account) continue;
+      yield* q.run(INSERT_CALL_HOLD, {
+        id: res.id, account, amount: res.amount, status: charge === null ? "voided" : "posted", settled: charge,
+        overrun: charge === null ? null : Math.max(0, charge - res.amount), ref: res.ref, created: res.createdAt, expires: res.createdAt + ttlMs, now,
+      });
+      if (!charge) continue;
+      charged += charge;
+      consumed.set(res.float, (consumed.get(res.float) ?? 0) + Math.min(charge, res.amount));
+      yield* q.run(INSERT_ENTRY, { id: newId("ent"), account, hold: res.id, kind: "charge", amount: -charge, reason, now });
+    }
+    for (const [float, amount] of consumed) {
+      // A float swept under us (only after its expiry) already gave its amount back: the charge is then taken from
+      // the balance alone.
+      if (yield* q.run(CONSUME_FLOAT, { amount, expires, id: float.holdId })) unheld += amount;
+      else float.closed = true;
+    }
+    if (charged || unheld) yield* q.run(CHARGE_WALLET, { charged, unheld, now, account });
+
+    for (const float of b.releases) if (float.accountId === account) yield* ledger.releaseIn(q, float.holdId);
+    for (const float of b.refreshes) {
+      if (float.accountId === account && !(yield* q.run(REFRESH_FLOAT, { expires, id: float.holdId }))) float.closed = true;
+    }
+
+    const g = b.grows.find((x) => x.accountId === account);
+    if (g) outcomes.push(yield* grow(q, g, now, expires));
+  }
+  return outcomes;
+}
+
+function* grow(q: TxQueries, g: FloatGrow, now: number, expires: number) {
+  const account = g.accountId;
+  const availableNow = function* () {
+    const w = yield* q.get<{ balance: number; held: number }>(WALLET_OF, { account });
+    return w ? Number(w.balance) - Number(w.held) : 0;
+  };
+  let available = yield* availableNow();
+  let granted = 0;
+  let funded: boolean[] | null = null;
+  if (available >= g.need) {
+    const extra = Math.min(g.headroom, Math.floor((available - g.need) / HEADROOM_SHARE));
+    for (const amount of extra > 0 ? [g.need + extra, g.need] : [g.need]) {
+      if (yield* q.run(HOLD_MORE, { amount, now, account })) {
+        granted = amount;
+        break;
+      }
+    }
+  }
+  if (!granted) {
+    // Not all of them fit: each waiter on its own, in order, so only those that do not fit are refused. What the
+    // float has free goes first, so a call is refused only when the float and the wallet together fall short.
+    funded = [];
+    let free = g.free;
+    for (const amount of g.amounts) {
+      const more = Math.max(0, amount - free);
+      const ok = more === 0 || (yield* q.run(HOLD_MORE, { amount: more, now, account })) > 0;
+      funded.push(ok);
+      if (!ok) continue;
+      granted += more;
+      free = Math.max(0, free - amount);
+    }
+  }
+  let newHoldId: string | null = null;
+  if (granted) {
+    const live = g.float && !g.float.closed;
+    if (!live || !(yield* q.run(GROW_FLOAT, { amount: granted, expires, id: g.float!.holdId }))) {
+      newHoldId = newId("hold");
+      yield* q.run(INSERT_HOLD, { id: newHoldId, account, amount: granted, kind: "float", ref: null, now, expires });
+    }
+  }
+  if (funded) available = yield* availableNow();
+  return { accountId: account, granted, newHoldId, funded, available } satisfies GrowOutcome;
+}

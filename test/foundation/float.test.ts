@@ -1,0 +1,151 @@
+// The LLM path's float (src/ledger/float.ts, driven by src/llm/ledger-batch.ts), on SQLite and Postgres: calls
+// reserve from a durable per-process hold in memory, and the ledger's guarantees still hold at every commit:
+// no overspend (also across two processes on one database), each call settled once with its own hold row, the
+// books balancing, the float going back when idle, and a crashed process's float swept after its expiry.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { sql } from "drizzle-orm";
+import { Accounts } from "../../src/accounts/service";
+import type { AppContext } from "../../src/context";
+import { openDatabase, type Db } from "../../src/db/client";
+import type { Reservation } from "../../src/ledger/float";
+import { Ledger } from "../../src/ledger/service";
+import { MICROS_PER_CREDIT as C } from "../../src/ledger/units";
+import { silentLogger } from "../../src/log";
+import { LedgerBatch } from "../../src/llm/ledger-batch";
+import type { UsageRecord } from "../../src/llm/records";
+import { databaseFor, dialects, skipNote } from "../support/services";
+
+for (const d of dialects) {
+  skipNote("Postgres", d.available, "the LLM float on Postgres");
+  describe.skipIf(!d.available)(`LLM float on ${d.name}`, () => {
+    let db: Db;
+    let ledger: Ledger;
+    let accounts: Accounts;
+    let drop: () => Promise<void>;
+    const batches: LedgerBatch[] = [];
+
+    beforeAll(async () => {
+      const target = await databaseFor(d.name);
+      drop = target.drop;
+      db = await openDatabase(target.url);
+      ledger = new Ledger(db);
+      accounts = new Accounts(db, ledger);
+    });
+    afterAll(async () => {
+      for (const b of batches) await b.close(1000);
+      await db.close();
+      await drop();
+    });
+
+    /** A gateway process's LLM ledger (ttl in seconds). */
+    const processOf = (opts: { ttlSeconds?: number; idleMs?: number } = {}) => {
+      const ctx = { db, ledger, log: silentLogger, config: { holdTtlSeconds: opts.ttlSeconds ?? 900, floatIdleMs: opts.idleMs ?? 30 } } as unknown as AppContext;
+      const b = new LedgerBatch(ctx);
+      batches.push(b);
+      return b;
+    };
+    const record = (accountId: string, cost: number): UsageRecord => ({
+      requestId: `req_${Math.random()}`, accountId, keyId: "key_t", model: "m", endpoint: "/v1/chat/completions", provider: "openai",
+      status: "ok", upstreamStatus: 200, usage: null, cost, latencyMs: 1, ttfbMs: 1, error: null,
+    });
+    const finish = (b: LedgerBatch, r: Reservation, charge: number | null) => b.finish({ hold: r, charge, record: record(r.accountId, charge ?? 0) });
+    const wallet = async (id: string) => {
+      const w = (await db.get<any>(sql`select balance, held from wallets where account_id = ${id}`))!;
+      return { balance: Number(w.balance), held: Number(w.held) };
+    };
+    const holdsOf = async (id: string, kind: string) =>
+      (await db.all<any>(sql`select id, amount, status, settled from holds where account_id = ${id} and kind = ${kind} order by created_at, id`)).map((h) => ({
+        id: h.id, amount: Number(h.amount), status: h.status, settled: h.settled === null ? null : Number(h.settled),
+      }));
+    const idle = async (id: string) => {
+      for (let i = 0; i < 200 && (await wallet(id)).held !== 0; i++) await Bun.sleep(10);
+    };
+
+    test("the first call grows the float; the next ones reserve in memory; each settles once with its own hold row", async () => {
+      const a = await accounts.createAccount("float-basic", 100 * C);
+      const b = processOf();
+      const first = b.hold(a.id, C, "r1");
+      expect(first).toBeInstanceOf(Promise); // no float yet: it waits for the commit that creates one
+      const r1 = await first;
+      const [float] = await holdsOf(a.id, "float");
+      expect(float!.status).toBe("pending");
+      expect(float!.amount).toBeGreaterThanOrEqual(C);
+      expect((await wallet(a.id)).held).toBe(float!.amount);
+      const r2 = b.hold(a.id, C, "r2");
+      expect(r2).not.toBeInstanceOf(Promise); // served from the float, no database work
+      finish(b, r1, C / 2);
+      finish(b, r1, C); // a second finish of the same call changes nothing
+      finish(b, r2 as Reservation, null);
+      await b.drain();
+      expect(await holdsOf(a.id, "llm")).toEqual([
+        { id: r1.id, amount: C, status: "posted", settled: C / 2 },
+        { id: (r2 as Reservation).id, amount: C, status: "voided", settled: null },
+      ]);
+      expect(await ledger.check(a.id)).toEqual([]); // held = the float's amount, balance = the entries
+      await idle(a.id); // LEDGER_FLOAT_IDLE_MS later the float goes back
+      expect(await wallet(a.id)).toEqual({ balance: 100 * C - C / 2, held: 0 });
+      expect((await holdsOf(a.id, "float")).map((h) => h.status)).toEqual(["voided"]);
+      expect(await ledger.check(a.id)).toEqual([]);
+    });
+
+    test("two processes on one database, 60 calls against a wallet covering 20: never overspent, no deadlock", async () => {
+      const a = await accounts.createAccount("float-a", Math.floor(20.5 * C));
+      const other = await accounts.createAccount("float-b", 100 * C);
+      const [p1, p2] = [processOf(), processOf()];
+      // Each process asks for both wallets, in opposite orders: their batches must still not deadlock on Postgres.
+      const ask = (b: LedgerBatch, n: number, first: string, second: string) =>
+        Array.from({ length: n }, (_, i) => Promise.resolve(b.hold(i % 2 ? first : second, C, `x${i}`)).then((r) => ({ b, r }), (e) => e));
+      const results = await Promise.all([
+        ...ask(p1, 30, a.id, other.id), ...ask(p1, 30, a.id, a.id),
+        ...ask(p2, 30, other.id, a.id), ...ask(p2, 30, a.id, a.id),
+      ]);
+      const granted = results.filter((x): x is { b: LedgerBatch; r: Reservation } => "r" in x);
+      const refused = results.filter((x) => !("r" in x));
+      const onA = granted.filter((g) => g.r.accountId === a.id);
+      expect(onA.length).toBe(20);
+      expect(granted.length - onA.length).toBe(30); // the other wallet had room for all of its calls
+      for (const e of refused) expect(e).toMatchObject({ status: 402, code: "insufficient_credits" });
+      for (const { b, r } of granted) finish(b, r, C);
+      await Promise.all([p1.drain(), p2.drain()]);
+      await idle(a.id);
+      await idle(other.id);
+      expect(await wallet(a.id)).toEqual({ balance: Math.floor(20.5 * C) - 20 * C, held: 0 });
+      expect(await wallet(other.id)).toEqual({ balance: 70 * C, held: 0 });
+      expect(await ledger.check()).toEqual([]);
+    });
+
+    test("a refusal states what the float and the wallet have together", async () => {
+      const a = await accounts.createAccount("float-402", 3 * C);
+      const b = processOf();
+      await b.hold(a.id, 2 * C, "r1");
+      await expect(Promise.resolve(b.hold(a.id, 2 * C, "r2"))).rejects.toMatchObject({
+        status: 402,
+        message: expect.stringContaining("needs up to 2 credits and 1 are available"),
+      });
+    });
+
+    test("a crashed process's float is swept after its expiry; a live one keeps its expiry ahead", async () => {
+      const a = await accounts.createAccount("float-crash", 10 * C);
+      const crashed = processOf({ ttlSeconds: 0.2 });
+      const r = await crashed.hold(a.id, C, "r1");
+      clearInterval((crashed as any).timer); // the process is gone: nothing refreshes or returns its float
+      const live = processOf({ ttlSeconds: 0.2 });
+      const b = await accounts.createAccount("float-live", 10 * C);
+      const rl = await live.hold(b.id, C, "r2");
+      await Bun.sleep(400);
+      expect(await ledger.sweepExpired(Date.now(), ["float"])).toBe(1);
+      expect(await wallet(a.id)).toEqual({ balance: 10 * C, held: 0 });
+      // The call of the crashed float still settling (it was only slow): charged from the balance alone.
+      finish(crashed, r, C / 4);
+      await crashed.drain();
+      expect(await wallet(a.id)).toEqual({ balance: 10 * C - C / 4, held: 0 });
+      expect(await ledger.check(a.id)).toEqual([]);
+      // The live one's call completes normally.
+      finish(live, rl, C / 4);
+      await live.drain();
+      await idle(b.id);
+      expect(await wallet(b.id)).toEqual({ balance: 10 * C - C / 4, held: 0 });
+      expect(await ledger.check(b.id)).toEqual([]);
+    });
+  });
+}
