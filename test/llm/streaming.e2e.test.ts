@@ -122,3 +122,33 @@ test("usage records: one per call with tokens, cost, statuses and timings; filte
   expect((await get(`?from=${Date.now() + 60_000}`)).data.length).toBe(0);
   expect((await get(`?to=${new Date(Date.now() + 60_000).toISOString()}`)).data.length).toBe(2);
 });
+
+// The float (ledger/float.ts) shows as held while calls run; on shutdown it goes back to the wallet, so a restart
+// does not leave credits held until the sweeper's expiry.
+test("the float goes back to the wallet when the gateway shuts down", async () => {
+  const { sql } = await import("drizzle-orm");
+  const { tempSqlitePath } = await import("../support/services");
+  const { openDatabase } = await import("../../src/db/client");
+  const { Ledger } = await import("../../src/ledger/service");
+  const path = tempSqlitePath();
+  const own = await startEnv({ env: { DATABASE_URL: path, LEDGER_FLOAT_IDLE_MS: "600000" } });
+  const { accountId, key } = await own.gw.account(100);
+  const r = await fetch(own.gw.url + "/v1/messages", {
+    method: "POST",
+    headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+    body: JSON.stringify({ ...anthropicStream, stream: false }),
+  });
+  expect(r.status).toBe(200);
+  await r.text();
+  expect((await own.gw.ctx.ledger.balance(accountId))!.held).toBeGreaterThan(0); // idle release is ten minutes away
+  await stopEnv(own);
+  const db = await openDatabase(path);
+  try {
+    const w = (await db.get<any>(sql`select balance, held from wallets where account_id = ${accountId}`))!;
+    expect(Number(w.held)).toBe(0);
+    expect(Number(w.balance)).toBe(100 * MICROS - (38 * P.input + 2113 * P.cacheRead + 74 * P.output));
+    expect(await new Ledger(db).check()).toEqual([]);
+  } finally {
+    await db.close();
+  }
+});
