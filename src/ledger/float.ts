@@ -53,6 +53,12 @@ export class Float {
   get free(): number {
     return this.size - this.reserved;
   }
+  /** What zero-amount reservations hang on: no durable hold, never reserved from. */
+  static none(accountId: string): Float {
+    const f = new Float(accountId, "", 0, 0, 0);
+    f.closed = true;
+    return f;
+  }
 }
 
 /** A call's reservation: its own hold (id, account, amount) carved from a float. */
@@ -134,6 +140,7 @@ export function* floatBatchIn(q: TxQueries, ledger: Ledger, b: FloatBatch, ttlMs
       yield* q.run(INSERT_ENTRY, { id: newId("ent"), account, hold: res.id, kind: "charge", amount: -charge, reason, now });
     }
     for (const [float, amount] of consumed) {
+      if (!float.holdId) continue; // Float.none: nothing was reserved
       // A float swept under us (only after its expiry) already gave its amount back: the charge is then taken from
       // the balance alone.
       if (yield* q.run(CONSUME_FLOAT, { amount, expires, id: float.holdId })) unheld += amount;

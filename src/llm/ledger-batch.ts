@@ -48,6 +48,8 @@ export class LedgerBatch {
    * the float. Rejects with the ledger's 402 (insufficient_credits) when the wallet cannot cover it.
    */
   hold(accountId: string, amount: number, ref: string): Reservation | Promise<Reservation> {
+    // Nothing to reserve (a model priced at zero): no float needed; a charge it still states comes off the balance.
+    if (amount <= 0) return this.reserve(Float.none(accountId), 0, ref);
     const f = this.floats.get(accountId);
     if (f && !f.closed && f.free >= amount) return this.reserve(f, amount, ref);
     return new Promise<Reservation>((resolve, reject) => {

@@ -114,6 +114,19 @@ for (const d of dialects) {
       expect(await ledger.check()).toEqual([]);
     });
 
+    test("a call that reserves nothing is served at once, even from an empty wallet; what it is charged still counts", async () => {
+      const a = await accounts.createAccount("float-zero", 0);
+      const b = processOf();
+      const r = b.hold(a.id, 0, "free");
+      expect(r).not.toBeInstanceOf(Promise);
+      finish(b, r as Reservation, 5);
+      await b.drain();
+      expect(await wallet(a.id)).toEqual({ balance: -5, held: 0 });
+      expect(await holdsOf(a.id, "llm")).toEqual([{ id: (r as Reservation).id, amount: 0, status: "posted", settled: 5 }]);
+      expect(await holdsOf(a.id, "float")).toEqual([]);
+      expect(await ledger.check(a.id)).toEqual([]);
+    });
+
     test("a refusal states what the float and the wallet have together", async () => {
       const a = await accounts.createAccount("float-402", 3 * C);
       const b = processOf();
