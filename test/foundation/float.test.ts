@@ -4,16 +4,16 @@
 // books balancing, the float going back when idle, and a crashed process's float swept after its expiry.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { sql } from "drizzle-orm";
-import { Accounts } from "../../src/accounts/service";
+import type { Accounts } from "../../src/accounts/service";
 import type { AppContext } from "../../src/context";
-import { openDatabase, type Db } from "../../src/db/client";
+import type { Db } from "../../src/db/client";
 import type { Reservation } from "../../src/ledger/float";
 import { Ledger } from "../../src/ledger/service";
 import { MICROS_PER_CREDIT as C } from "../../src/ledger/units";
 import { silentLogger } from "../../src/log";
 import { LedgerBatch } from "../../src/llm/ledger-batch";
 import type { UsageRecord } from "../../src/llm/records";
-import { databaseFor, dialects, skipNote } from "../support/services";
+import { dialects, ledgerDatabase, skipNote } from "../support/services";
 
 for (const d of dialects) {
   skipNote("Postgres", d.available, "the LLM float on Postgres");
@@ -21,20 +21,15 @@ for (const d of dialects) {
     let db: Db;
     let ledger: Ledger;
     let accounts: Accounts;
-    let drop: () => Promise<void>;
     const batches: LedgerBatch[] = [];
 
+    let close: () => Promise<void>;
     beforeAll(async () => {
-      const target = await databaseFor(d.name);
-      drop = target.drop;
-      db = await openDatabase(target.url);
-      ledger = new Ledger(db);
-      accounts = new Accounts(db, ledger);
+      ({ db, ledger, accounts, close } = await ledgerDatabase(d.name));
     });
     afterAll(async () => {
       for (const b of batches) await b.close(1000);
-      await db.close();
-      await drop();
+      await close();
     });
 
     /** A gateway process's LLM ledger (ttl in seconds). */

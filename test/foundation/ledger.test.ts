@@ -5,7 +5,7 @@ import { openDatabase, type Db } from "../../src/db/client";
 import { ApiError } from "../../src/http/errors";
 import { Ledger } from "../../src/ledger/service";
 import { MICROS_PER_CREDIT } from "../../src/ledger/units";
-import { databaseFor, dialects, skipNote } from "../support/services";
+import { databaseFor, dialects, ledgerDatabase, skipNote } from "../support/services";
 
 for (const d of dialects) {
   skipNote("Postgres", d.available, "ledger invariants on Postgres");
@@ -13,18 +13,13 @@ for (const d of dialects) {
     let db: Db;
     let ledger: Ledger;
     let accounts: Accounts;
-    let drop: () => Promise<void>;
 
+    let close: () => Promise<void>;
     beforeAll(async () => {
-      const target = await databaseFor(d.name);
-      drop = target.drop;
-      db = await openDatabase(target.url);
-      ledger = new Ledger(db);
-      accounts = new Accounts(db, ledger);
+      ({ db, ledger, accounts, close } = await ledgerDatabase(d.name));
     });
     afterAll(async () => {
-      await db.close();
-      await drop();
+      await close();
     });
 
     const entriesSum = async (accountId: string) =>

@@ -67,3 +67,22 @@ export async function databaseFor(name: "sqlite" | "pg"): Promise<{ url: string;
   if (name === "pg") return freshPostgres();
   return { url: tempSqlitePath(), drop: async () => {} };
 }
+
+/** A migrated database of that flavour with the ledger and accounts over it (the ledger suites' setup). */
+export async function ledgerDatabase(name: "sqlite" | "pg") {
+  const { openDatabase } = await import("../../src/db/client");
+  const { Ledger } = await import("../../src/ledger/service");
+  const { Accounts } = await import("../../src/accounts/service");
+  const target = await databaseFor(name);
+  const db = await openDatabase(target.url);
+  const ledger = new Ledger(db);
+  return {
+    db,
+    ledger,
+    accounts: new Accounts(db, ledger),
+    async close() {
+      await db.close();
+      await target.drop();
+    },
+  };
+}
