@@ -122,6 +122,20 @@ for (const d of dialects) {
       expect(await ledger.check(a.id)).toEqual([]);
     });
 
+    test("a call charged above what it reserved: the float gives its reservation, the balance the rest", async () => {
+      const a = await accounts.createAccount("float-overrun", 10 * C);
+      const b = processOf();
+      const r = await b.hold(a.id, C, "r1");
+      const floatBefore = (await holdsOf(a.id, "float"))[0]!.amount;
+      finish(b, r, C + C / 2);
+      await b.drain();
+      const row = await db.get<any>(sql`select settled, overrun from holds where id = ${r.id}`);
+      expect([Number(row.settled), Number(row.overrun)]).toEqual([C + C / 2, C / 2]);
+      expect((await holdsOf(a.id, "float"))[0]!.amount).toBe(floatBefore - C);
+      expect((await wallet(a.id)).balance).toBe(10 * C - C - C / 2);
+      expect(await ledger.check(a.id)).toEqual([]);
+    });
+
     test("a refusal states what the float and the wallet have together", async () => {
       const a = await accounts.createAccount("float-402", 3 * C);
       const b = processOf();
