@@ -10,6 +10,7 @@
 // overcharged.
 
 import type { AppContext } from "../context.ts";
+import { ApiError } from "../http/errors.ts";
 import { insufficient } from "../ledger/service.ts";
 import { Float, floatBatchIn, type FloatBatch, type FloatFinish, type FloatGrow, type GrowOutcome, type Reservation } from "../ledger/float.ts";
 import { newId } from "../db/ids.ts";
@@ -156,7 +157,10 @@ export class LedgerBatch {
       // Nothing of the batch was committed. Waiting calls fail; the rest is retried one piece at a time, so that a
       // single bad one cannot keep the others from the ledger (a refresh is simply asked for again by tend()).
       this.ctx.log.error("llm ledger batch failed", { error: String(e), waiting: waiters.length, finishes: finishes.length });
-      for (const w of waiters) w.reject(e);
+      const unavailable = new ApiError(503, "ledger_unavailable", "The gateway could not reserve credits for this request just now; nothing was charged. Retry shortly.", {
+        type: "service_unavailable",
+      });
+      for (const w of waiters) w.reject(unavailable);
       for (const [i, f] of finishes.entries()) await this.retry({ ...emptyBatch(), finishes: [batch.finishes[i]!] }, f);
       for (const r of batch.releases) await this.retry({ ...emptyBatch(), releases: [r] }, null);
       return;

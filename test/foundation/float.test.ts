@@ -171,3 +171,14 @@ for (const d of dialects) {
     });
   });
 }
+
+test("when the database fails, a call waiting for its hold gets 503 ledger_unavailable (not a 500) and nothing is charged", async () => {
+  const errors: string[] = [];
+  const log = { ...silentLogger, error: (msg: string) => errors.push(msg) };
+  const db = { dialect: "sqlite", tx: () => Promise.reject(new Error("disk I/O error")) };
+  const ctx = { db, ledger: {}, log, config: { holdTtlSeconds: 900, floatIdleMs: 30 } } as unknown as AppContext;
+  const b = new LedgerBatch(ctx);
+  await expect(Promise.resolve(b.hold("acct_x", 1000, "r1"))).rejects.toMatchObject({ status: 503, code: "ledger_unavailable" });
+  expect(errors).toContain("llm ledger batch failed");
+  await b.close(100);
+});
