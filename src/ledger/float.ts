@@ -13,9 +13,9 @@
 //     hold at every commit (Ledger.check);
 //   - a crash: the float stays pending until its expiry (refreshed while it is in use) and the sweeper returns it,
 //     like any hold a crash left; calls in flight at the crash are not charged.
-// What changes for a customer: `held` shows the float (a few calls' worth, more under load) while this process serves
-// the wallet and for LEDGER_FLOAT_IDLE_MS after, then it goes back to the wallet. With several instances, credits in
-// one instance's float are not available to the others meanwhile; a float never takes more than a quarter of what is
+// What changes for a customer: `held` shows the float (the calls in flight plus spare room) while this process
+// serves the wallet and for LEDGER_FLOAT_IDLE_MS after, then it goes back to the wallet. Meanwhile its credits are
+// not available to media tasks or to other instances; the spare room never takes more than a quarter of what is
 // available beyond the calls that asked for it.
 
 import { sql } from "drizzle-orm";
