@@ -21,19 +21,15 @@
 import { sql } from "drizzle-orm";
 import type { TxQueries } from "../db/client";
 import { newId } from "../db/ids";
-import { INSERT_ENTRY, INSERT_HOLD, type Hold, type Ledger } from "./service";
+import { HOLD_WALLET, INSERT_ENTRY, insertHold, POST_WALLET, WALLET_OF, type Hold, type Ledger } from "./service";
 
+// The wallet's statements are the ledger's own (service.ts): guarded `held += x`, and `balance -= charged, held -= x`.
 const p = sql.placeholder;
-const WALLET_OF = sql`select balance, held from wallets where account_id = ${p("account")}`;
-const HOLD_MORE = sql`update wallets set held = held + ${p("amount")}, updated_at = ${p("now")}
-  where account_id = ${p("account")} and balance - held >= ${p("amount")}`;
 const GROW_FLOAT = sql`update holds set amount = amount + ${p("amount")}, expires_at = ${p("expires")}
   where id = ${p("id")} and status = ${"pending"}`;
 const CONSUME_FLOAT = sql`update holds set amount = amount - ${p("amount")}, expires_at = ${p("expires")}
   where id = ${p("id")} and status = ${"pending"}`;
 const REFRESH_FLOAT = sql`update holds set expires_at = ${p("expires")} where id = ${p("id")} and status = ${"pending"}`;
-const CHARGE_WALLET = sql`update wallets set balance = balance - ${p("charged")}, held = held - ${p("unheld")}, updated_at = ${p("now")}
-  where account_id = ${p("account")}`;
 /** A call's own hold row, written once, in its final state. */
 const INSERT_CALL_HOLD = sql`insert into holds (id, account_id, amount, status, settled, overrun, kind, ref, created_at, expires_at, finalized_at)
   values (${p("id")}, ${p("account")}, ${p("amount")}, ${p("status")}, ${p("settled")}, ${p("overrun")}, ${"llm"}, ${p("ref")}, ${p("created")}, ${p("expires")}, ${p("now")})`;
@@ -118,18 +114,20 @@ const HEADROOM_SHARE = 4;
 export function* floatBatchIn(q: TxQueries, ledger: Ledger, b: FloatBatch, ttlMs: number) {
   const now = Date.now();
   const expires = now + ttlMs;
-  const accounts = new Set<string>();
-  for (const f of b.finishes) accounts.add(f.res.accountId);
-  for (const f of [...b.releases, ...b.refreshes]) accounts.add(f.accountId);
-  for (const g of b.grows) accounts.add(g.accountId);
+  const byAccount = new Map<string, { finishes: FloatFinish[]; releases: Float[]; refreshes: Float[]; grow?: FloatGrow }>();
+  const of = (account: string) => byAccount.get(account) ?? byAccount.set(account, { finishes: [], releases: [], refreshes: [] }).get(account)!;
+  for (const f of b.finishes) of(f.res.accountId).finishes.push(f);
+  for (const f of b.releases) of(f.accountId).releases.push(f);
+  for (const f of b.refreshes) of(f.accountId).refreshes.push(f);
+  for (const g of b.grows) of(g.accountId).grow = g;
   const outcomes: GrowOutcome[] = [];
 
-  for (const account of [...accounts].sort()) {
+  for (const account of [...byAccount.keys()].sort()) {
+    const mine = byAccount.get(account)!;
     let charged = 0;
     let unheld = 0;
     const consumed = new Map<Float, number>();
-    for (const { res, charge, reason } of b.finishes) {
-      if (res.accountId !== account) continue;
+    for (const { res, charge, reason } of mine.finishes) {
       yield* q.run(INSERT_CALL_HOLD, {
         id: res.id, account, amount: res.amount, status: charge === null ? "voided" : "posted", settled: charge,
         overrun: charge === null ? null : Math.max(0, charge - res.amount), ref: res.ref, created: res.createdAt, expires: res.createdAt + ttlMs, now,
@@ -146,21 +144,18 @@ export function* floatBatchIn(q: TxQueries, ledger: Ledger, b: FloatBatch, ttlMs
       if (yield* q.run(CONSUME_FLOAT, { amount, expires, id: float.holdId })) unheld += amount;
       else float.closed = true;
     }
-    if (charged || unheld) yield* q.run(CHARGE_WALLET, { charged, unheld, now, account });
+    if (charged || unheld) yield* q.run(POST_WALLET, { actual: charged, amount: unheld, now, account });
 
-    for (const float of b.releases) if (float.accountId === account) yield* ledger.releaseIn(q, float.holdId);
-    for (const float of b.refreshes) {
-      if (float.accountId === account && !(yield* q.run(REFRESH_FLOAT, { expires, id: float.holdId }))) float.closed = true;
-    }
-
-    const g = b.grows.find((x) => x.accountId === account);
-    if (g) outcomes.push(yield* grow(q, g, now, expires));
+    for (const float of mine.releases) yield* ledger.releaseIn(q, float.holdId);
+    for (const float of mine.refreshes) if (!(yield* q.run(REFRESH_FLOAT, { expires, id: float.holdId }))) float.closed = true;
+    if (mine.grow) outcomes.push(yield* grow(q, mine.grow, now, ttlMs));
   }
   return outcomes;
 }
 
-function* grow(q: TxQueries, g: FloatGrow, now: number, expires: number) {
+function* grow(q: TxQueries, g: FloatGrow, now: number, ttlMs: number) {
   const account = g.accountId;
+  const expires = now + ttlMs;
   const availableNow = function* () {
     const w = yield* q.get<{ balance: number; held: number }>(WALLET_OF, { account });
     return w ? Number(w.balance) - Number(w.held) : 0;
@@ -171,7 +166,7 @@ function* grow(q: TxQueries, g: FloatGrow, now: number, expires: number) {
   if (available >= g.need) {
     const extra = Math.min(g.headroom, Math.floor((available - g.need) / HEADROOM_SHARE));
     for (const amount of extra > 0 ? [g.need + extra, g.need] : [g.need]) {
-      if (yield* q.run(HOLD_MORE, { amount, now, account })) {
+      if (yield* q.run(HOLD_WALLET, { amount, now, account })) {
         granted = amount;
         break;
       }
@@ -184,7 +179,7 @@ function* grow(q: TxQueries, g: FloatGrow, now: number, expires: number) {
     let free = g.free;
     for (const amount of g.amounts) {
       const more = Math.max(0, amount - free);
-      const ok = more === 0 || (yield* q.run(HOLD_MORE, { amount: more, now, account })) > 0;
+      const ok = more === 0 || (yield* q.run(HOLD_WALLET, { amount: more, now, account })) > 0;
       funded.push(ok);
       if (!ok) continue;
       granted += more;
@@ -195,8 +190,7 @@ function* grow(q: TxQueries, g: FloatGrow, now: number, expires: number) {
   if (granted) {
     const live = g.float && !g.float.closed;
     if (!live || !(yield* q.run(GROW_FLOAT, { amount: granted, expires, id: g.float!.holdId }))) {
-      newHoldId = newId("hold");
-      yield* q.run(INSERT_HOLD, { id: newHoldId, account, amount: granted, kind: "float", ref: null, now, expires });
+      newHoldId = (yield* insertHold(q, account, granted, "float", null, now, ttlMs)).id;
     }
   }
   if (funded) available = yield* availableNow();

@@ -15,17 +15,17 @@ import { microsToCredits } from "./units";
 
 // The statements of every hold, settle and release, compiled once (db/client.ts): they run for every LLM call.
 const p = sql.placeholder;
-const HOLD_WALLET = sql`update wallets set held = held + ${p("amount")}, updated_at = ${p("now")}
+export const HOLD_WALLET = sql`update wallets set held = held + ${p("amount")}, updated_at = ${p("now")}
   where account_id = ${p("account")} and balance - held >= ${p("amount")}`;
-const WALLET_OF = sql`select balance, held from wallets where account_id = ${p("account")}`;
-export const INSERT_HOLD = sql`insert into holds (id, account_id, amount, status, kind, ref, created_at, expires_at)
+export const WALLET_OF = sql`select balance, held from wallets where account_id = ${p("account")}`;
+const INSERT_HOLD = sql`insert into holds (id, account_id, amount, status, kind, ref, created_at, expires_at)
   values (${p("id")}, ${p("account")}, ${p("amount")}, ${"pending"}, ${p("kind")}, ${p("ref")}, ${p("now")}, ${p("expires")})`;
 const POST_HOLD = sql`update holds set status = ${"posted"}, settled = ${p("actual")}, overrun = ${p("overrun")}, finalized_at = ${p("now")}
   where id = ${p("id")} and status = ${"pending"} returning account_id, amount`;
 const VOID_HOLD = sql`update holds set status = ${"voided"}, finalized_at = ${p("now")}
   where id = ${p("id")} and status = ${"pending"} returning account_id, amount`;
 const RECORD_OVERRUN = sql`update holds set overrun = ${p("overrun")} where id = ${p("id")}`;
-const POST_WALLET = sql`update wallets set balance = balance - ${p("actual")}, held = held - ${p("amount")}, updated_at = ${p("now")}
+export const POST_WALLET = sql`update wallets set balance = balance - ${p("actual")}, held = held - ${p("amount")}, updated_at = ${p("now")}
   where account_id = ${p("account")}`;
 const VOID_WALLET = sql`update wallets set held = held - ${p("amount")}, updated_at = ${p("now")} where account_id = ${p("account")}`;
 export const INSERT_ENTRY = sql`insert into entries (id, account_id, hold_id, kind, amount, reason, created_at)
@@ -163,7 +163,8 @@ export class Ledger {
   }
 }
 
-function* insertHold(q: TxQueries, accountId: string, amount: number, kind: HoldKind, ref: string | null, now: number, ttlMs: number) {
+/** Inserts a pending hold (the wallet's `held` is the caller's). */
+export function* insertHold(q: TxQueries, accountId: string, amount: number, kind: HoldKind, ref: string | null, now: number, ttlMs: number) {
   const id = newId("hold");
   yield* q.run(INSERT_HOLD, { id, account: accountId, amount, kind, ref, now, expires: now + ttlMs });
   return { id, accountId, amount } satisfies Hold;

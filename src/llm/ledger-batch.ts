@@ -91,9 +91,10 @@ export class LedgerBatch {
   }
 
   private reserve(f: Float, amount: number, ref: string): Reservation {
+    const now = Date.now();
     f.reserved += amount;
-    f.lastActive = Date.now();
-    return { id: newId("hold"), accountId: f.accountId, amount, float: f, ref, createdAt: Date.now(), finished: false };
+    f.lastActive = now;
+    return { id: newId("hold"), accountId: f.accountId, amount, float: f, ref, createdAt: now, finished: false };
   }
 
   private retire(f: Float) {
