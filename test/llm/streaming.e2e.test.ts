@@ -1,6 +1,10 @@
 // Streaming behaviour and failures: first byte before the upstream finished, client abort stopping the upstream
 // within 100 ms and settling input + output so far, upstream failures releasing the hold.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { sql } from "drizzle-orm";
+import { openDatabase } from "../../src/db/client";
+import { Ledger } from "../../src/ledger/service";
+import { tempSqlitePath } from "../support/services";
 import { expectReleased, ledgerOf, MICROS, PRICES, startEnv, stopEnv, type Env } from "./support";
 
 let e: Env;
@@ -126,10 +130,6 @@ test("usage records: one per call with tokens, cost, statuses and timings; filte
 // The float (ledger/float.ts) shows as held while calls run; on shutdown it goes back to the wallet, so a restart
 // does not leave credits held until the sweeper's expiry.
 test("the float goes back to the wallet when the gateway shuts down", async () => {
-  const { sql } = await import("drizzle-orm");
-  const { tempSqlitePath } = await import("../support/services");
-  const { openDatabase } = await import("../../src/db/client");
-  const { Ledger } = await import("../../src/ledger/service");
   const path = tempSqlitePath();
   const own = await startEnv({ env: { DATABASE_URL: path, LEDGER_FLOAT_IDLE_MS: "600000" } });
   const { accountId, key } = await own.gw.account(100);
