@@ -21,7 +21,7 @@ export function errorResponse(path: string, e: ApiError, requestId: string, extr
 export function basePlugin(log: Logger) {
   return new Elysia({ name: "base" })
     .onRequest(({ set }) => {
-      const id = "req_" + crypto.randomUUID().replaceAll("-", "");
+      const id = "req_" + Bun.randomUUIDv7().replaceAll("-", "");
       set.headers["x-request-id"] = id;
       set.headers["request-id"] = id;
     })
