@@ -9,7 +9,7 @@ import { chatResponseToResponses, createChatToResponsesStream, createTranslateCo
 import { answerHeaders, finish, upstreamError, upstreamFailed, type Call } from "./proxy.ts";
 import { callUpstream, upstreamHeaders } from "./upstream.ts";
 import { judgeBody, judgeStream, type Verdict } from "./meter.ts";
-import { pump } from "./pump.ts";
+import { pump, type ByteReader } from "./pump.ts";
 
 const chat = protocols.chat;
 
@@ -54,7 +54,7 @@ export async function translatedResponses(call: Call): Promise<Response> {
 
   const tap = chat.createStreamTap({ stripUsageChunk: false });
   let firstByteAt: number | null = null;
-  const chatBytes = pump(res.body, signal, {
+  const chatBytes = pump(res.body.getReader() as ByteReader, [], signal, {
     tap,
     collect: null,
     onFirstByte: () => (firstByteAt = performance.now()),

@@ -15,7 +15,7 @@ import { callUpstream, upstreamHeaders } from "./upstream.ts";
 import { parseRequestBody, usageFromChunks, withUpstreamModel } from "./body.ts";
 import { checkMaxCredits, judgeBody, judgeStream, planHold, type HoldPlan, type Verdict } from "./meter.ts";
 import type { LedgerBatch } from "./ledger-batch.ts";
-import { pump, type PumpEnd } from "./pump.ts";
+import { headOf, joined, pump, readHead, WHOLE_ANSWER_BYTES, type Head, type PumpEnd } from "./pump.ts";
 
 export interface LlmDeps {
   ctx: AppContext;
@@ -126,11 +126,26 @@ async function forwardMetered(call: Call): Promise<Response> {
   if (!res.ok || !res.body) return upstreamError(call, res);
 
   const sse = (res.headers.get("content-type") ?? "").startsWith("text/event-stream");
-  const tap = sse ? proto.createStreamTap({ stripUsageChunk }) : null;
-  const collected: Uint8Array[] | null = sse ? null : [];
-  let firstByteAt: number | null = null;
   const status = res.status;
-  const body = pump(res.body, signal, {
+  const headers = answerHeaders(res, call.baseHeaders);
+  let head: Head;
+  if (sse) head = headOf(res.body);
+  else {
+    try {
+      head = await readHead(res, WHOLE_ANSWER_BYTES);
+    } catch (e) {
+      return answerUnread(call, e, status);
+    }
+    if (head.ended) {
+      finish(call, judgeBody(usageFromChunks(proto, head.chunks), call.model, call.plan), status, head.firstByteAt);
+      return new Response(joined(head.chunks), { status, headers });
+    }
+  }
+
+  const tap = sse ? proto.createStreamTap({ stripUsageChunk }) : null;
+  const collected: Uint8Array[] | null = sse ? null : head.chunks;
+  let firstByteAt = head.firstByteAt;
+  const body = pump(head.reader!, head.chunks, signal, {
     tap,
     collect: collected,
     onFirstByte: () => (firstByteAt = performance.now()),
@@ -143,9 +158,19 @@ async function forwardMetered(call: Call): Promise<Response> {
       finish(call, verdict, status, firstByteAt);
     },
   });
-  const headers = answerHeaders(res, call.baseHeaders);
   if (sse) headers["cache-control"] = "no-cache";
   return new Response(body as any, { status, headers });
+}
+
+/**
+ * Reading a non-streaming answer failed before any of it reached the client: the client left (input estimate, as
+ * for any abort), or the upstream's connection broke mid-body, which now gets a clean 502 instead of a truncated
+ * body. Nothing is charged for a broken answer.
+ */
+function answerUnread(call: Call, e: unknown, status: number): Response {
+  if (call.request.signal.aborted) return upstreamFailed(call, e);
+  finish(call, { outcome: "dropped", charge: null, usage: null, error: "upstream connection ended early" }, status, null);
+  throw new ApiError(502, "upstream_bad_response", "The upstream's connection broke before its answer was complete; nothing was charged. Retry the request.");
 }
 
 /** No answer from the upstream: the client left first (settle the input estimate) or it could not be reached. */

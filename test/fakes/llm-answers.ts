@@ -26,6 +26,15 @@ export interface ScenarioSpec {
   chunkDelayMs?: number;
   /** drop: body bytes sent before the connection is cut (default half the body) */
   dropAfterBytes?: number;
+  /** non-streaming answers: sent in irregular pieces, as streams are, instead of in one write */
+  chunked?: boolean;
+  /** the largest piece of an irregularly cut body (default 160 bytes) */
+  pieceBytes?: number;
+  /** non-streaming answers: gzip-compressed with content-encoding (as real upstreams answer SDKs) */
+  gzip?: boolean;
+  /** non-streaming answers: this many spaces before the final `}`, the same JSON made as large as, say, the
+   * embeddings of many inputs */
+  padBytes?: number;
 }
 
 export type Scenario = ScenarioKind | ScenarioSpec;
@@ -80,7 +89,7 @@ export function contentFor(protocol: FakeProtocol, body: any, spec: ScenarioSpec
   if (protocol === "embeddings") {
     if (spec.kind === "stream-error" || spec.kind === "stream-failed") return null;
     const name = body?.encoding_format === "base64" ? "D_base64.json" : "D_float.json";
-    return { status: 200, contentType: type, body: fixtureBytes(name), headers: {} };
+    return { status: 200, contentType: type, body: padded(fixtureBytes(name), spec.padBytes ?? 0), headers: {} };
   }
   let name: FixtureName;
   if (spec.kind === "stream-error" || spec.kind === "stream-failed") {
@@ -91,7 +100,17 @@ export function contentFor(protocol: FakeProtocol, body: any, spec: ScenarioSpec
     name = CONTENT[protocol][variant][stream ? "stream" : "json"];
   }
   const includeUsage = body?.stream_options?.include_usage === true;
-  return { status: 200, contentType: type, body: adjusted(name, protocol, stream, includeUsage, body?.model), headers: {} };
+  const bytes = adjusted(name, protocol, stream, includeUsage, body?.model);
+  return { status: 200, contentType: type, body: stream ? bytes : padded(bytes, spec.padBytes ?? 0), headers: {} };
+}
+
+function padded(json: Uint8Array, n: number): Uint8Array {
+  if (n <= 0) return json;
+  const end = json.lastIndexOf(0x7d); // the closing brace of the top-level object
+  const out = new Uint8Array(json.length + n).fill(0x20);
+  out.set(json.subarray(0, end), 0);
+  out.set(json.subarray(end), end + n);
+  return out;
 }
 
 const adjustedCache = new Map<string, Uint8Array>();

@@ -125,9 +125,10 @@ export function startFakeLlmUpstream(opts: FakeLlmUpstreamOptions = {}): FakeLlm
 
       if (spec.headersDelayMs && !fast) await Bun.sleep(spec.headersDelayMs);
       if (rec.aborted) return new Response(null, { status: 499 });
-      const streamed = answer.contentType === "text/event-stream" || spec.kind === "drop";
+      const streamed = answer.contentType === "text/event-stream" || spec.kind === "drop" || spec.chunked === true;
       if (!streamed) {
         if (spec.firstByteMs && !fast) await Bun.sleep(spec.firstByteMs);
+        if (spec.gzip) return done(rec, json(answer.status, Bun.gzipSync(answer.body), { ...answer.headers, "content-encoding": "gzip" }));
         return done(rec, json(answer.status, answer.body, answer.headers));
       }
       return new Response(writeStream(rec, answer.body, spec, fast, next, markAborted), {
@@ -187,7 +188,7 @@ function writeStream(
 ) {
   const cutAt = spec.kind === "drop" ? Math.min(spec.dropAfterBytes ?? Math.floor(bytes.length / 2), bytes.length) : -1;
   const body = cutAt >= 0 ? bytes.subarray(0, cutAt) : bytes;
-  const pieces = fast ? eventPieces(body) : randomPieces(body, next, 160);
+  const pieces = fast ? eventPieces(body) : randomPieces(body, next, spec.pieceBytes ?? 160);
   return new ReadableStream<Uint8Array>({
     async start(c) {
       try {

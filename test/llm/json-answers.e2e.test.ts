@@ -1,0 +1,111 @@
+// Non-streaming (JSON) answers: one that ends within WHOLE_ANSWER_BYTES reaches the client in one piece with its
+// length, byte for byte; a larger one is forwarded as it arrives (memory stays bounded); a broken upstream
+// connection before any of it was sent is a clean 502 in the caller's protocol; a client leaving mid-answer stops
+// the upstream. Charges are read from the ledger.
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { WHOLE_ANSWER_BYTES } from "../../src/llm/pump";
+import { fixtureBytes } from "../fakes/fixtures";
+import { expectCharged, expectReleased, ledgerOf, startEnv, stopEnv, PRICES, type Env } from "./support";
+
+let e: Env;
+beforeAll(async () => {
+  e = await startEnv();
+});
+afterAll(() => stopEnv(e));
+
+const P = PRICES["claude-opus-4-5"];
+// A_nonstream.json's usage: 38 input, 2113 cache read, 74 output.
+const CHARGE = 38 * P.input + 2113 * P.cacheRead + 74 * P.output;
+const message = { model: "claude-opus-4-5", max_tokens: 1000, messages: [{ role: "user", content: "Hi" }] };
+const post = (key: string, path: string, body: object, signal?: AbortSignal) =>
+  fetch(e.gw.url + path, { method: "POST", headers: { authorization: `Bearer ${key}`, "content-type": "application/json" }, body: JSON.stringify(body), signal });
+
+test("a JSON answer sent by the upstream in irregular pieces reaches the client whole, with its length, byte for byte", async () => {
+  const { accountId, key } = await e.gw.account(100);
+  e.fake.enqueue({ kind: "ok", chunked: true });
+  const r = await post(key, "/v1/messages", message);
+  expect(r.status).toBe(200);
+  expect(r.headers.get("content-type")).toStartWith("application/json");
+  const bytes = new Uint8Array(await r.arrayBuffer());
+  expect(r.headers.get("content-length")).toBe(String(bytes.length));
+  expect(bytes).toEqual(fixtureBytes("A_nonstream.json"));
+  await expectCharged(e.gw, accountId, 100, CHARGE);
+});
+
+test("a gzip-compressed JSON answer reaches the client decompressed, with its length, and is metered exactly", async () => {
+  const { accountId, key } = await e.gw.account(100);
+  e.fake.enqueue({ kind: "ok", gzip: true });
+  const r = await post(key, "/v1/messages", message);
+  expect(r.status).toBe(200);
+  expect(r.headers.get("content-encoding")).toBeNull();
+  const bytes = new Uint8Array(await r.arrayBuffer());
+  expect(r.headers.get("content-length")).toBe(String(bytes.length));
+  expect(bytes).toEqual(fixtureBytes("A_nonstream.json"));
+  await expectCharged(e.gw, accountId, 100, CHARGE);
+});
+
+test("a JSON answer larger than the whole-answer limit is forwarded as it arrives, and metered exactly", async () => {
+  const { accountId, key } = await e.gw.account(100);
+  const pad = WHOLE_ANSWER_BYTES * 3;
+  e.fake.enqueue({ kind: "ok", chunked: true, pieceBytes: 4096, chunkDelayMs: 2, padBytes: pad });
+  const r = await post(key, "/v1/messages", message);
+  expect(r.status).toBe(200);
+  const reader = r.body!.getReader();
+  const first = await reader.read();
+  const up = e.fake.requests.at(-1)!;
+  expect(up.finishedAt).toBeUndefined(); // the upstream is still sending: nothing waited for the end
+  const parts = [first.value!];
+  for (let x = await reader.read(); !x.done; x = await reader.read()) parts.push(x.value);
+  const text = new TextDecoder().decode(Buffer.concat(parts));
+  expect(text.length).toBe(fixtureBytes("A_nonstream.json").length + pad);
+  expect(JSON.parse(text).usage.output_tokens).toBe(74);
+  await expectCharged(e.gw, accountId, 100, CHARGE);
+});
+
+test("the upstream connection breaks mid-answer: a 502 in the caller's protocol, nothing charged", async () => {
+  const anthropic = await e.gw.account(100);
+  e.fake.enqueue({ kind: "drop", dropAfterBytes: 200 });
+  const a = await post(anthropic.key, "/v1/messages", message);
+  expect(a.status).toBe(502);
+  expect(await a.json()).toMatchObject({ type: "error", error: { type: "api_error" } });
+  await expectReleased(e.gw, anthropic.accountId, 100);
+
+  const openai = await e.gw.account(100);
+  e.fake.enqueue({ kind: "drop", dropAfterBytes: 200 });
+  const c = await post(openai.key, "/v1/chat/completions", { model: "gpt-5.2", max_completion_tokens: 100, messages: [{ role: "user", content: "Hi" }] });
+  expect(c.status).toBe(502);
+  const body = await c.json();
+  expect(body.error).toMatchObject({ code: "upstream_bad_response" });
+  expect(body.error.message).toContain("nothing was charged");
+  await expectReleased(e.gw, openai.accountId, 100);
+});
+
+test("the upstream connection breaks after part of a large answer was forwarded: the client's body ends in error, nothing charged", async () => {
+  const { accountId, key } = await e.gw.account(100);
+  const pad = WHOLE_ANSWER_BYTES * 2;
+  e.fake.enqueue({ kind: "drop", variant: "ok", pieceBytes: 8192, padBytes: pad, dropAfterBytes: WHOLE_ANSWER_BYTES + 20_000 });
+  const r = await post(key, "/v1/messages", message);
+  expect(r.status).toBe(200); // the head was on its way before the break
+  expect(await r.text().then(() => "complete", () => "broken")).toBe("broken");
+  await expectReleased(e.gw, accountId, 100);
+});
+
+test("the client leaves while a JSON answer is being read: the upstream stops within 100 ms, the input estimate at most", async () => {
+  const { accountId, key } = await e.gw.account(100);
+  e.fake.enqueue({ kind: "ok", chunked: true, chunkDelayMs: 50 });
+  const ac = new AbortController();
+  const p = post(key, "/v1/messages", message, ac.signal).catch(() => null);
+  await Bun.sleep(150);
+  const leftAt = performance.now();
+  ac.abort();
+  await p;
+  const up = e.fake.requests.at(-1)!;
+  while (up.abortedAt === undefined && performance.now() - leftAt < 1000) await Bun.sleep(2);
+  expect(up.abortedAt! - leftAt).toBeLessThan(100);
+  const { holds, wallet } = await ledgerOf(e.gw, accountId);
+  expect(holds.length).toBe(1);
+  expect(holds[0]!.status).toBe("posted");
+  expect(Number(holds[0]!.settled)).toBeGreaterThan(0);
+  expect(Number(holds[0]!.settled)).toBeLessThanOrEqual(Number(holds[0]!.amount));
+  expect(Number(wallet.held)).toBe(0);
+});
