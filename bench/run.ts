@@ -1,15 +1,18 @@
-// `bun run bench`: one run, one machine, three targets on the same fake upstream (--fast: answers at once):
+// `bun run bench`: one run, one machine, four targets on the same fake upstream (--fast: answers at once):
 //   direct      → the fake itself
 //   bare proxy  → a Bun proxy with no logic (bench/bare-proxy.ts): the floor the runtime sets
 //   switchyard  → this gateway (SQLite, in-process limits, full metering: hold, tap, settle, usage record)
 //   portkey     → Portkey's open-source gateway on Bun (x-portkey-provider: openai, x-portkey-custom-host)
-// Chat completions, non-streaming and streaming. Per target and mode:
-//   throughput  wrk, 1 thread, 64 connections, saturating: the median of BENCH_REPEATS runs (default 3) of
-//               BENCH_SECONDS (default 5 s) after a 2 s warm-up, because one run on a shared machine moves ±20%
+// Chat completions, non-streaming and streaming. All targets are started first and stay up (idle when not measured).
+//   throughput  wrk, 1 thread, 64 connections, saturating, in BENCH_REPEATS interleaved rounds (default 5) of
+//               BENCH_SECONDS (default 4 s) after a 2 s warm-up per target and mode: each round runs every target
+//               once per mode, so a slow spell of the shared machine hits all of them alike. A target's rps is the
+//               median of its rounds; "vs portkey" is the median of the per-round ratios (each pair measured within
+//               seconds of each other), and every round's ratio is listed
 //   latency     bench/paced.ts, 64 connections at a fixed total rate (BENCH_RATE, default 1000/s), so latency is
 //               the cost of a request rather than queueing; added latency = target − direct, per percentile
 //   memory      the gateway's resident set after its runs (and its peak)
-// Writes BENCHMARKS.md. Options: --quick (2 s runs), --no-portkey.
+// Writes BENCHMARKS.md. Options: --quick (1 round of 2 s), --no-portkey.
 
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -20,28 +23,47 @@ import { renderReport, type Row } from "./report.ts";
 
 const args = process.argv.slice(2);
 const quick = args.includes("--quick");
-const SECONDS = Number(process.env.BENCH_SECONDS ?? (quick ? 2 : 5));
-const REPEATS = Number(process.env.BENCH_REPEATS ?? (quick ? 1 : 3));
+const SECONDS = Number(process.env.BENCH_SECONDS ?? (quick ? 2 : 4));
+const REPEATS = Number(process.env.BENCH_REPEATS ?? (quick ? 1 : 5));
 const WARMUP = quick ? 1 : 2;
 const RATE = Number(process.env.BENCH_RATE ?? 1000);
 const CONNECTIONS = 64;
 const LATENCY_SECONDS = quick ? 2 : 5;
+const MODES = ["json", "stream"] as const;
 
 const body = (stream: boolean) =>
   JSON.stringify({ model: "gpt-5.2", max_completion_tokens: 256, ...(stream && { stream: true }), messages: [{ role: "user", content: "Say hello." }] });
 
-async function measure(name: string, target: string, req: (stream: boolean) => Request, pid: number | null): Promise<Row[]> {
+interface Target {
+  name: string;
+  req(stream: boolean): Request;
+  pid: number | null;
+}
+
+/** Every target once per mode per round; then latency and memory per target. */
+async function measureAll(targets: Target[]): Promise<Row[]> {
+  const wrk = (t: Target, mode: string, seconds: number) =>
+    runWrk(t.req(mode === "stream"), { connections: CONNECTIONS, seconds, scratch: SCRATCH, name: `${t.name.replace(" ", "-")}-${mode}` });
+  for (const t of targets) for (const mode of MODES) await wrk(t, mode, WARMUP);
+  const runs = new Map<string, WrkResult[]>();
+  for (let round = 0; round < REPEATS; round++) {
+    for (const mode of MODES) {
+      for (const t of targets) {
+        const r = await wrk(t, mode, SECONDS);
+        (runs.get(`${t.name}|${mode}`) ?? runs.set(`${t.name}|${mode}`, []).get(`${t.name}|${mode}`)!).push(r);
+      }
+    }
+    console.log(`round ${round + 1}/${REPEATS}: ` + targets.map((t) => `${t.name} ${MODES.map((m) => runs.get(`${t.name}|${m}`)!.at(-1)!.rps.toFixed(0)).join("/")}`).join(", "));
+  }
   const rows: Row[] = [];
-  for (const stream of [false, true]) {
-    const r = req(stream);
-    const mode = stream ? "stream" : "json";
-    await runWrk(r, { connections: CONNECTIONS, seconds: WARMUP, scratch: SCRATCH, name: `${name}-${mode}` });
-    const runs: WrkResult[] = [];
-    for (let i = 0; i < REPEATS; i++) runs.push(await runWrk(r, { connections: CONNECTIONS, seconds: SECONDS, scratch: SCRATCH, name: `${name}-${mode}` }));
-    const wrk = runs.sort((a, b) => a.rps - b.rps)[Math.floor(runs.length / 2)]!;
-    const lat = await runPaced(r);
-    rows.push({ target, mode, wrk, lat, mem: pid ? memoryOf(pid) : null });
-    console.log(`${target.padEnd(11)} ${mode.padEnd(6)} ${wrk.rps.toFixed(0).padStart(6)} rps  p50 ${lat.p50.toFixed(2)} ms  p99 ${lat.p99.toFixed(2)} ms  ttfb ${lat.ttfb50.toFixed(2)} ms  non2xx ${wrk.non2xx}`);
+  for (const t of targets) {
+    for (const mode of MODES) {
+      const rounds = runs.get(`${t.name}|${mode}`)!;
+      const median = [...rounds].sort((a, b) => a.rps - b.rps)[Math.floor(rounds.length / 2)]!;
+      const lat = await runPaced(t.req(mode === "stream"));
+      rows.push({ target: t.name, mode, wrk: median, rounds: rounds.map((r) => r.rps), lat, mem: t.pid ? memoryOf(t.pid) : null });
+      console.log(`${t.name.padEnd(11)} ${mode.padEnd(6)} ${median.rps.toFixed(0).padStart(6)} rps  p50 ${lat.p50.toFixed(2)} ms  p99 ${lat.p99.toFixed(2)} ms  ttfb ${lat.ttfb50.toFixed(2)} ms  non2xx ${rounds.reduce((a, r) => a + r.non2xx, 0)}`);
+    }
   }
   return rows;
 }
@@ -64,41 +86,42 @@ async function main() {
     console.error("bench needs wrk (Debian: apt-get install wrk)");
     process.exit(1);
   }
-  const rows: Row[] = [];
   const notes: string[] = [];
   const fake = await startFake(19100);
   const procs: Proc[] = [fake];
+  let rows: Row[];
   try {
-    const direct = (stream: boolean): Request => ({ url: `${fake.url}/v1/chat/completions`, headers: { "content-type": "application/json", authorization: "Bearer sk-bench" }, body: body(stream) });
-    rows.push(...(await measure("direct", "direct", direct, null)));
-
+    const targets: Target[] = [
+      { name: "direct", pid: null, req: (stream) => ({ url: `${fake.url}/v1/chat/completions`, headers: { "content-type": "application/json", authorization: "Bearer sk-bench" }, body: body(stream) }) },
+    ];
     const bare = await startBareProxy(19150, fake.url);
     procs.push(bare);
-    const viaBare = (stream: boolean): Request => ({ url: `${bare.url}/v1/chat/completions`, headers: { "content-type": "application/json" }, body: body(stream) });
-    rows.push(...(await measure("bare-proxy", "bare proxy", viaBare, bare.proc.pid)));
-    await bare.stop();
-
+    targets.push({ name: "bare proxy", pid: bare.proc.pid, req: (stream) => ({ url: `${bare.url}/v1/chat/completions`, headers: { "content-type": "application/json" }, body: body(stream) }) });
     const sy = await startSwitchyard(19200, fake.url);
     procs.push(sy);
-    const viaSy = (stream: boolean): Request => ({ url: `${sy.url}/v1/chat/completions`, headers: { "content-type": "application/json", authorization: `Bearer ${sy.key}` }, body: body(stream) });
-    rows.push(...(await measure("switchyard", "switchyard", viaSy, sy.proc.pid)));
-    await sy.stop();
-
+    targets.push({
+      name: "switchyard",
+      pid: sy.proc.pid,
+      req: (stream) => ({ url: `${sy.url}/v1/chat/completions`, headers: { "content-type": "application/json", authorization: `Bearer ${sy.key}` }, body: body(stream) }),
+    });
     if (!args.includes("--no-portkey")) {
       const pk = ensurePortkey();
       if ("skipped" in pk) notes.push(`Portkey not measured: ${pk.skipped}`);
       else {
         const p = await startPortkey(pk.entry, 19300);
         procs.push(p);
-        const viaPk = (stream: boolean): Request => ({
-          url: `${p.url}/v1/chat/completions`,
-          headers: { "content-type": "application/json", authorization: "Bearer sk-bench", "x-portkey-provider": "openai", "x-portkey-custom-host": `${fake.url}/v1` },
-          body: body(stream),
+        targets.push({
+          name: "portkey",
+          pid: p.proc.pid,
+          req: (stream) => ({
+            url: `${p.url}/v1/chat/completions`,
+            headers: { "content-type": "application/json", authorization: "Bearer sk-bench", "x-portkey-provider": "openai", "x-portkey-custom-host": `${fake.url}/v1` },
+            body: body(stream),
+          }),
         });
-        rows.push(...(await measure("portkey", "portkey", viaPk, p.proc.pid)));
-        await p.stop();
       }
     }
+    rows = await measureAll(targets);
   } finally {
     for (const p of procs) await p.stop().catch(() => {});
   }
