@@ -109,6 +109,19 @@ export async function expectReleased(gw: TestGateway, accountId: string, initial
   expect(Number(wallet.held)).toBe(0);
 }
 
+/** Sends a request, leaves (aborts) after `ms`, and returns how long the upstream took to see the client go. */
+export async function leaveAfter(fake: FakeLlmUpstream, ms: number, send: (signal: AbortSignal) => Promise<unknown>): Promise<number> {
+  const ac = new AbortController();
+  const sent = send(ac.signal).catch(() => null);
+  await Bun.sleep(ms);
+  const leftAt = performance.now();
+  ac.abort();
+  await sent;
+  const up = fake.requests.at(-1)!;
+  while (up.abortedAt === undefined && performance.now() - leftAt < 1000) await Bun.sleep(2);
+  return up.abortedAt === undefined ? Infinity : up.abortedAt - leftAt;
+}
+
 /** A fetch for SDK clients that counts the requests reaching the gateway. */
 export function countingFetch() {
   const calls: string[] = [];
