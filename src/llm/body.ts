@@ -2,6 +2,7 @@
 
 import { ApiError } from "../http/errors.ts";
 import { findValue } from "./protocols/json-scan.ts";
+import { joined } from "./bytes.ts";
 import type { LlmProtocol } from "./protocols/index.ts";
 import type { TokenUsage } from "./usage.ts";
 
@@ -77,7 +78,7 @@ export function usageFromChunks(proto: LlmProtocol, chunks: Uint8Array[]): Token
 }
 
 function decodeAll(chunks: Uint8Array[]): string {
-  return decoder.decode(chunks.length === 1 ? chunks[0] : Bun.concatArrayBuffers(chunks));
+  return decoder.decode(joined(chunks));
 }
 
 /** Index just past the object starting at `start` (a `{`), string-aware; -1 if unterminated. */

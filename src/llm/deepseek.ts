@@ -6,10 +6,10 @@
 import { ApiError } from "../http/errors.ts";
 import { protocols } from "./protocols/index.ts";
 import { chatResponseToResponses, createChatToResponsesStream, createTranslateContext, responsesRequestToChat, TranslationError } from "./translate/responses-chat.ts";
-import { answerHeaders, finish, upstreamError, upstreamFailed, type Call } from "./proxy.ts";
+import { answerHeaders, answerUnread, finish, upstreamError, upstreamFailed, type Call } from "./proxy.ts";
 import { callUpstream, upstreamHeaders } from "./upstream.ts";
 import { judgeBody, judgeStream, type Verdict } from "./meter.ts";
-import { pump, type ByteReader } from "./pump.ts";
+import { headOf, pump } from "./pump.ts";
 
 const chat = protocols.chat;
 
@@ -42,9 +42,7 @@ export async function translatedResponses(call: Call): Promise<Response> {
     try {
       json = await res.json();
     } catch (e) {
-      if (signal.aborted) return upstreamFailed(call, e);
-      finish(call, { outcome: "dropped", charge: null, usage: null, error: "unreadable upstream answer" }, status, null);
-      throw new ApiError(502, "upstream_bad_response", "The upstream's answer could not be read.");
+      return answerUnread(call, e, status, "unreadable upstream answer", "The upstream's answer could not be read.");
     }
     finish(call, judgeBody(chat.usageFromBody(json), call.model, call.plan), status, performance.now());
     const headers = answerHeaders(res, call.baseHeaders);
@@ -54,7 +52,7 @@ export async function translatedResponses(call: Call): Promise<Response> {
 
   const tap = chat.createStreamTap({ stripUsageChunk: false });
   let firstByteAt: number | null = null;
-  const chatBytes = pump(res.body.getReader() as ByteReader, [], signal, {
+  const chatBytes = pump(headOf(res.body), signal, {
     tap,
     collect: null,
     onFirstByte: () => (firstByteAt = performance.now()),

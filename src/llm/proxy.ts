@@ -15,7 +15,8 @@ import { callUpstream, upstreamHeaders } from "./upstream.ts";
 import { parseRequestBody, usageFromChunks, withUpstreamModel } from "./body.ts";
 import { checkMaxCredits, judgeBody, judgeStream, planHold, type HoldPlan, type Verdict } from "./meter.ts";
 import type { LedgerBatch } from "./ledger-batch.ts";
-import { headOf, joined, pump, readHead, WHOLE_ANSWER_BYTES, type Head, type PumpEnd } from "./pump.ts";
+import { headOf, pump, readHead, WHOLE_ANSWER_BYTES, type Head, type PumpEnd } from "./pump.ts";
+import { joined } from "./bytes.ts";
 
 export interface LlmDeps {
   ctx: AppContext;
@@ -145,7 +146,7 @@ async function forwardMetered(call: Call): Promise<Response> {
   const tap = sse ? proto.createStreamTap({ stripUsageChunk }) : null;
   const collected: Uint8Array[] | null = sse ? null : head.chunks;
   let firstByteAt = head.firstByteAt;
-  const body = pump(head.reader!, head.chunks, signal, {
+  const body = pump(head, signal, {
     tap,
     collect: collected,
     onFirstByte: () => (firstByteAt = performance.now()),
@@ -164,13 +165,19 @@ async function forwardMetered(call: Call): Promise<Response> {
 
 /**
  * Reading a non-streaming answer failed before any of it reached the client: the client left (input estimate, as
- * for any abort), or the upstream's connection broke mid-body, which now gets a clean 502 instead of a truncated
- * body. Nothing is charged for a broken answer.
+ * for any abort), or the answer could not be read (a connection broken mid-body), which gets a clean 502 instead
+ * of a truncated body. Nothing is charged for a broken answer.
  */
-function answerUnread(call: Call, e: unknown, status: number): Response {
+export function answerUnread(
+  call: Call,
+  e: unknown,
+  status: number,
+  error = "upstream connection ended early",
+  message = "The upstream's connection broke before its answer was complete; nothing was charged. Retry the request.",
+): Response {
   if (call.request.signal.aborted) return upstreamFailed(call, e);
-  finish(call, { outcome: "dropped", charge: null, usage: null, error: "upstream connection ended early" }, status, null);
-  throw new ApiError(502, "upstream_bad_response", "The upstream's connection broke before its answer was complete; nothing was charged. Retry the request.");
+  finish(call, { outcome: "dropped", charge: null, usage: null, error }, status, null);
+  throw new ApiError(502, "upstream_bad_response", message);
 }
 
 /** No answer from the upstream: the client left first (settle the input estimate) or it could not be reached. */

@@ -74,20 +74,16 @@ export async function readHead(res: Response, limit: number): Promise<Head> {
   return head;
 }
 
-/** The chunks as one piece (usually there is only one). */
-export function joined(chunks: Uint8Array[]): Uint8Array {
-  return chunks.length === 1 ? chunks[0]! : new Uint8Array(Bun.concatArrayBuffers(chunks));
-}
-
 /**
- * Forwards `head` (chunks the caller already read and accounted for: readHead), then the rest of the upstream's
- * body through the tap.
+ * Forwards the head's chunks (already read and accounted for by readHead; none for a stream: headOf), then the
+ * rest of the upstream's body through the tap.
  */
-export async function* pump(reader: ByteReader, head: Uint8Array[], clientSignal: AbortSignal, h: PumpHooks): AsyncGenerator<Uint8Array> {
+export async function* pump(head: Head, clientSignal: AbortSignal, h: PumpHooks): AsyncGenerator<Uint8Array> {
+  const reader = head.reader!;
   let how: PumpEnd | null = null;
-  let first = head.length === 0;
+  let first = head.firstByteAt === null;
   try {
-    for (const chunk of head) yield chunk;
+    for (const chunk of head.chunks) yield chunk;
     for (;;) {
       let r: { done: boolean; value?: Uint8Array };
       try {

@@ -7,6 +7,8 @@
 // incomplete event anyway, so holding them delays no event. After the one event has been removed the
 // stripper steps aside and every later chunk passes untouched.
 
+import { joined } from "../bytes.ts";
+
 const LF = 10;
 const CR = 13;
 const EMPTY = new Uint8Array(0);
@@ -55,7 +57,7 @@ export function createEventStripper(isTarget: (eventText: string) => boolean): E
       }
     }
     if (ends.length === 0) {
-      held = held.length === 0 ? chunk.slice() : concat([held, chunk]);
+      held = held.length === 0 ? chunk.slice() : joined([held, chunk]);
       return EMPTY;
     }
     return cut(chunk, ends);
@@ -67,7 +69,7 @@ export function createEventStripper(isTarget: (eventText: string) => boolean): E
     let start = 0;
     for (const end of ends) {
       const piece = chunk.subarray(start, end);
-      const event = start === 0 && held.length > 0 ? concat([held, piece]) : piece;
+      const event = start === 0 && held.length > 0 ? joined([held, piece]) : piece;
       if (!done && isTarget(decoder.decode(event))) {
         done = removed = true;
         dropLeadingLF = end === chunk.length && chunk[end - 1] === CR;
@@ -83,7 +85,7 @@ export function createEventStripper(isTarget: (eventText: string) => boolean): E
     else if (tail.length > 0) held = tail.slice();
     // Nothing removed, nothing held before or after: the original chunk goes through as it is.
     if (!removed && !hadHeld && held.length === 0) return null;
-    return concat(parts);
+    return joined(parts);
   }
 
   // Once the event is gone nothing is ever held again; only a CRLF split right after it needs care.
@@ -103,6 +105,3 @@ export function createEventStripper(isTarget: (eventText: string) => boolean): E
   return { feed, flush };
 }
 
-function concat(parts: Uint8Array[]): Uint8Array {
-  return parts.length === 1 ? parts[0]! : new Uint8Array(Bun.concatArrayBuffers(parts));
-}
