@@ -11,6 +11,7 @@
 
 import type { Database } from "bun:sqlite";
 import type { FromCheckpointer, ToCheckpointer } from "./checkpoint-worker.ts";
+import { workerUrl } from "../worker-url.ts";
 
 export const CHECKPOINT_EVERY_MS = 200;
 /** SQLite's default: what the connection goes back to without the worker. */
@@ -21,10 +22,7 @@ const AUTOCHECKPOINT_PAGES = 1000;
  */
 export const BACKSTOP_PAGES = 100_000;
 
-// In a compiled binary an extra entrypoint keeps its path relative to src/ (see media/workers.ts).
-const WORKER_URL = import.meta.url.startsWith("file:///$bunfs/")
-  ? new URL("./db/checkpoint-worker.ts", import.meta.url)
-  : new URL("./checkpoint-worker.ts", import.meta.url);
+const WORKER_URL = workerUrl("db/checkpoint-worker.ts");
 
 export interface Checkpointer {
   /** The worker itself (a test ends it to see the connection take checkpoints back). */

@@ -6,13 +6,9 @@ import { applyMetric, directMetrics } from "./metrics.ts";
 import { mediaSettingsOf, type MediaSettings } from "./settings.ts";
 import { createStorage } from "./storage.ts";
 import type { FromWorker, ToWorker } from "./worker.ts";
+import { workerUrl } from "../worker-url.ts";
 
-// In a compiled binary every module is bundled into the executable (import.meta.url is /$bunfs/root/<binary>) and
-// an extra entrypoint keeps its path relative to src/, so the worker is ./media/worker.ts from there. In source it
-// sits next to this file.
-const WORKER_URL = import.meta.url.startsWith("file:///$bunfs/")
-  ? new URL("./media/worker.ts", import.meta.url)
-  : new URL("./worker.ts", import.meta.url);
+const WORKER_URL = workerUrl("media/worker.ts");
 
 export interface MediaRuntime {
   mode: "workers" | "in-process";
