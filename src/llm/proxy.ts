@@ -51,9 +51,9 @@ export async function handleLlm(d: LlmDeps, proto: LlmProtocol, path: string, re
   const started = performance.now();
   const raw = await request.text();
   const body = parseRequestBody(raw);
-  const model = lookupModel(d, body, path, proto);
-  const provider = d.providers.get(model.provider);
   const free = proto.freePaths.includes(path);
+  const model = lookupModel(d, body, path, proto, free);
+  const provider = d.providers.get(model.provider);
   const url = provider?.urls.get(free ? path : model.endpoint);
   if (!provider || !url) throw new ApiError(501, "provider_not_supported", `Model ${model.id} is served by ${model.provider}, which this gateway cannot reach on ${path}.`);
   if (provider.auth.length === 0) {
@@ -72,12 +72,13 @@ export async function handleLlm(d: LlmDeps, proto: LlmProtocol, path: string, re
   return forwardMetered(call);
 }
 
-function lookupModel(d: LlmDeps, body: Record<string, any>, path: string, proto: LlmProtocol): LlmModel {
+/** `free`: the path is one of the protocol's free ones (count_tokens), allowed for any model of the protocol. */
+function lookupModel(d: LlmDeps, body: Record<string, any>, path: string, proto: LlmProtocol, free: boolean): LlmModel {
   const name = body.model;
   if (typeof name !== "string" || !name) throw new ApiError(400, "missing_model", "The request body needs a `model`. GET /v1/models lists them.", { param: "model" });
   const model = d.ctx.catalog.llm.get(name);
   if (!model) throw new ApiError(404, "model_not_found", `Unknown model ${JSON.stringify(name)}. GET /v1/models lists the models and the endpoint serving each.`, { param: "model" });
-  const servedHere = proto.freePaths.includes(path) ? proto.usageBearingPaths.includes(model.endpoint) : model.endpoint === path;
+  const servedHere = free ? proto.usageBearingPaths.includes(model.endpoint) : model.endpoint === path;
   if (!servedHere) {
     throw new ApiError(400, "wrong_endpoint", `Model ${model.id} is served on POST ${model.endpoint}, not on ${path}. Call ${model.endpoint} with it.`, { param: "model" });
   }
