@@ -20,28 +20,29 @@ const message = { model: "claude-opus-4-5", max_tokens: 1000, messages: [{ role:
 const post = (key: string, path: string, body: object, signal?: AbortSignal) =>
   fetch(e.gw.url + path, { method: "POST", headers: { authorization: `Bearer ${key}`, "content-type": "application/json" }, body: JSON.stringify(body), signal });
 
-test("a JSON answer sent by the upstream in irregular pieces reaches the client whole, with its length, byte for byte", async () => {
-  const { accountId, key } = await e.gw.account(100);
-  e.fake.enqueue({ kind: "ok", chunked: true });
-  const r = await post(key, "/v1/messages", message);
+/** The fixture's answer arrived in one piece: 200, its length stated, byte for byte; charged exactly. */
+async function expectWholeAnswer(r: Response, accountId: string) {
   expect(r.status).toBe(200);
-  expect(r.headers.get("content-type")).toStartWith("application/json");
   const bytes = new Uint8Array(await r.arrayBuffer());
   expect(r.headers.get("content-length")).toBe(String(bytes.length));
   expect(bytes).toEqual(fixtureBytes("A_nonstream.json"));
   await expectCharged(e.gw, accountId, 100, CHARGE);
+}
+
+test("a JSON answer sent by the upstream in irregular pieces reaches the client whole, with its length, byte for byte", async () => {
+  const { accountId, key } = await e.gw.account(100);
+  e.fake.enqueue({ kind: "ok", chunked: true });
+  const r = await post(key, "/v1/messages", message);
+  expect(r.headers.get("content-type")).toStartWith("application/json");
+  await expectWholeAnswer(r, accountId);
 });
 
 test("a gzip-compressed JSON answer reaches the client decompressed, with its length, and is metered exactly", async () => {
   const { accountId, key } = await e.gw.account(100);
   e.fake.enqueue({ kind: "ok", gzip: true });
   const r = await post(key, "/v1/messages", message);
-  expect(r.status).toBe(200);
   expect(r.headers.get("content-encoding")).toBeNull();
-  const bytes = new Uint8Array(await r.arrayBuffer());
-  expect(r.headers.get("content-length")).toBe(String(bytes.length));
-  expect(bytes).toEqual(fixtureBytes("A_nonstream.json"));
-  await expectCharged(e.gw, accountId, 100, CHARGE);
+  await expectWholeAnswer(r, accountId);
 });
 
 test("a JSON answer larger than the whole-answer limit is forwarded as it arrives, and metered exactly", async () => {
