@@ -9,13 +9,13 @@ import type { AuthContext } from "../accounts/service.ts";
 import type { Reservation } from "../ledger/float.ts";
 import type { LlmModel } from "../catalog/model.ts";
 import { ApiError } from "../http/errors.ts";
-import type { LlmProtocol } from "./protocols/index.ts";
+import type { LlmProtocol, StreamTap } from "./protocols/index.ts";
 import { keySettingOf, type Provider, type Providers } from "./providers.ts";
 import { callUpstream, upstreamHeaders } from "./upstream.ts";
 import { parseRequestBody, usageFromChunks, withUpstreamModel } from "./body.ts";
 import { checkMaxCredits, judgeBody, judgeStream, planHold, type HoldPlan, type Verdict } from "./meter.ts";
 import type { LedgerBatch } from "./ledger-batch.ts";
-import { headOf, pump, readHead, WHOLE_ANSWER_BYTES, type Head, type PumpEnd } from "./pump.ts";
+import { pump, readArrived, readHead, WHOLE_ANSWER_BYTES, type Head, type PumpEnd } from "./pump.ts";
 import { joined } from "./bytes.ts";
 
 export interface LlmDeps {
@@ -131,20 +131,21 @@ async function forwardMetered(call: Call): Promise<Response> {
   const status = res.status;
   const headers = answerHeaders(res, call.baseHeaders);
   let head: Head;
-  if (sse) head = headOf(res.body);
-  else {
-    try {
-      head = await readHead(res, WHOLE_ANSWER_BYTES);
-    } catch (e) {
-      return answerUnread(call, e, status);
-    }
-    if (head.ended) {
-      finish(call, judgeBody(usageFromChunks(proto, head.chunks), call.model, call.plan), status, head.firstByteAt);
-      return new Response(joined(head.chunks), { status, headers });
-    }
+  try {
+    head = sse ? await readArrived(res.body) : await readHead(res, WHOLE_ANSWER_BYTES);
+  } catch (e) {
+    return answerUnread(call, e, status);
+  }
+  const tap = sse ? proto.createStreamTap({ stripUsageChunk }) : null;
+  if (sse) headers["cache-control"] = "no-cache";
+  if (tap) head.chunks = throughTap(tap, head.chunks, head.ended);
+  if (head.ended) {
+    // All of it is in already: answered in one piece (pump.ts says why).
+    const verdict = tap ? judgeStream(tap.end(), "end", call.model, call.plan) : judgeBody(usageFromChunks(proto, head.chunks), call.model, call.plan);
+    finish(call, verdict, status, head.firstByteAt);
+    return new Response(joined(head.chunks), { status, headers });
   }
 
-  const tap = sse ? proto.createStreamTap({ stripUsageChunk }) : null;
   const collected: Uint8Array[] | null = sse ? null : head.chunks;
   let firstByteAt = head.firstByteAt;
   const body = pump(head, signal, {
@@ -160,12 +161,24 @@ async function forwardMetered(call: Call): Promise<Response> {
       finish(call, verdict, status, firstByteAt);
     },
   });
-  if (sse) headers["cache-control"] = "no-cache";
   return new Response(body as any, { status, headers });
 }
 
+/** The bytes the client gets for chunks the tap has seen (the chat strip may replace some); at the end, its tail. */
+function throughTap(tap: StreamTap, chunks: Uint8Array[], ended: boolean): Uint8Array[] {
+  const out: Uint8Array[] = [];
+  for (const chunk of chunks) {
+    const replaced = tap.feed(chunk);
+    if (replaced === null) out.push(chunk);
+    else if (replaced.length) out.push(replaced);
+  }
+  const tail = ended ? tap.flush() : null;
+  if (tail?.length) out.push(tail);
+  return out;
+}
+
 /**
- * Reading a non-streaming answer failed before any of it reached the client: the client left (input estimate, as
+ * Reading an answer failed before any of it reached the client: the client left (input estimate, as
  * for any abort), or the answer could not be read (a connection broken mid-body), which gets a clean 502 instead
  * of a truncated body. Nothing is charged for a broken answer.
  */

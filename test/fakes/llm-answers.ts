@@ -28,6 +28,9 @@ export interface ScenarioSpec {
   dropAfterBytes?: number;
   /** non-streaming answers: sent in irregular pieces, as streams are, instead of in one write */
   chunked?: boolean;
+  /** streams: the whole stream in one write with its headers, as a fast upstream's short stream reaches a busy
+   * gateway (already complete when the gateway first looks at it) */
+  whole?: boolean;
   /** the largest piece of an irregularly cut body (default 160 bytes) */
   pieceBytes?: number;
   /** non-streaming answers: gzip-compressed with content-encoding (as real upstreams answer SDKs) */

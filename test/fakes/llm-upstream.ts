@@ -125,10 +125,12 @@ export function startFakeLlmUpstream(opts: FakeLlmUpstreamOptions = {}): FakeLlm
 
       if (spec.headersDelayMs && !fast) await Bun.sleep(spec.headersDelayMs);
       if (rec.aborted) return new Response(null, { status: 499 });
-      const streamed = answer.contentType === "text/event-stream" || spec.kind === "drop" || spec.chunked === true;
+      const whole = spec.whole === true && spec.kind !== "drop";
+      const streamed = !whole && (answer.contentType === "text/event-stream" || spec.kind === "drop" || spec.chunked === true);
       if (!streamed) {
         if (spec.firstByteMs && !fast) await Bun.sleep(spec.firstByteMs);
         if (spec.gzip) return done(rec, json(answer.status, Bun.gzipSync(answer.body), { ...answer.headers, "content-encoding": "gzip" }));
+        if (whole) return done(rec, new Response(answer.body, { status: answer.status, headers: { "content-type": answer.contentType, "cache-control": "no-cache", ...answer.headers } }));
         return done(rec, json(answer.status, answer.body, answer.headers));
       }
       return new Response(writeStream(rec, answer.body, spec, fast, next, markAborted), {

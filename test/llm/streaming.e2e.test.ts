@@ -5,7 +5,9 @@ import { sql } from "drizzle-orm";
 import { openDatabase } from "../../src/db/client";
 import { Ledger } from "../../src/ledger/service";
 import { tempSqlitePath } from "../support/services";
-import { expectReleased, leaveAfter, ledgerOf, MICROS, PRICES, startEnv, stopEnv, type Env } from "./support";
+import { contentFor } from "../fakes/llm-answers";
+import { fixtureBytes } from "../fakes/fixtures";
+import { expectCharged, expectReleased, leaveAfter, ledgerOf, MICROS, PRICES, startEnv, stopEnv, type Env } from "./support";
 
 let e: Env;
 beforeAll(async () => {
@@ -29,6 +31,48 @@ test("the client receives the first byte before the upstream has finished", asyn
   expect(up.finishedAt).toBeUndefined(); // the upstream is still sending
   while (!(await reader.read()).done);
   expect(up.finishedAt).toBeDefined();
+});
+
+describe("a stream already complete when the gateway first reads it is answered in one piece", () => {
+  // The fake sends the whole stream in one write with its headers (as a fast upstream's short stream reaches a
+  // busy gateway): the client gets the same bytes with a content-length, metered exactly.
+  test("anthropic: the upstream's bytes as they are", async () => {
+    const { accountId, key } = await e.gw.account(100);
+    e.fake.enqueue({ kind: "ok", whole: true });
+    const r = await post(key, "/v1/messages", anthropicStream);
+    expect(r.status).toBe(200);
+    expect(r.headers.get("content-type")).toStartWith("text/event-stream");
+    const bytes = new Uint8Array(await r.arrayBuffer());
+    expect(r.headers.get("content-length")).toBe(String(bytes.length));
+    expect(bytes).toEqual(fixtureBytes("A_stream_text.sse"));
+    await expectCharged(e.gw, accountId, 100, 21 * P.input + 1450 * P.cacheWrite + 12 * P.output);
+  });
+
+  test("chat without include_usage: the usage chunk the gateway asked for is cut out, the charge exact", async () => {
+    const { accountId, key } = await e.gw.account(100);
+    const ask = { model: "gpt-5.2", max_completion_tokens: 100, stream: true, messages: [{ role: "user", content: "Hi" }] };
+    e.fake.enqueue({ kind: "ok", whole: true });
+    const r = await post(key, "/v1/chat/completions", ask);
+    const bytes = new Uint8Array(await r.arrayBuffer());
+    expect(r.headers.get("content-length")).toBe(String(bytes.length));
+    // What the upstream sent the gateway (with include_usage), less its usage-only chunk, every other byte as sent.
+    const sent = new TextDecoder().decode(contentFor("chat", { ...ask, stream_options: { include_usage: true } }, { kind: "ok" })!.body);
+    const events = sent.split(/(?<=\n\n)/);
+    const expected = events.filter((ev) => !ev.includes('"choices":[],"usage":{'));
+    expect(expected.length).toBe(events.length - 1);
+    expect(new TextDecoder().decode(bytes)).toBe(expected.join(""));
+    expect(JSON.parse(e.fake.requests.at(-1)!.body).stream_options).toEqual({ include_usage: true });
+    const G = PRICES["gpt-5.2"];
+    await expectCharged(e.gw, accountId, 100, 19 * G.input + 7 * G.output);
+  });
+
+  test("a complete stream that states a failure releases the hold", async () => {
+    const { accountId, key } = await e.gw.account(100);
+    e.fake.enqueue({ kind: "stream-error", whole: true });
+    const r = await post(key, "/v1/messages", anthropicStream);
+    expect(new Uint8Array(await r.arrayBuffer())).toEqual(fixtureBytes("A_stream_error.sse"));
+    await expectReleased(e.gw, accountId, 100);
+  });
 });
 
 test("client abort mid-stream: upstream aborted within 100 ms; charged input + output so far, within the hold", async () => {

@@ -1,0 +1,81 @@
+// readArrived takes what a stream already holds, never waits for more, and hands the read in flight to the pump,
+// which goes on from it without losing or repeating a byte.
+import { expect, test } from "bun:test";
+import { pump, readArrived, type PumpEnd } from "../../src/llm/pump";
+
+const bytes = (s: string) => new TextEncoder().encode(s);
+const text = (chunks: Uint8Array[]) => new TextDecoder().decode(Buffer.concat(chunks));
+
+/** A body the test feeds by hand: `push` a chunk, `close` or `fail` it. */
+function handFed() {
+  let c!: ReadableStreamDefaultController<Uint8Array>;
+  const body = new ReadableStream<Uint8Array>({ start: (ctrl) => void (c = ctrl) });
+  return { body, push: (s: string) => c.enqueue(bytes(s)), close: () => c.close(), fail: (e: unknown) => c.error(e) };
+}
+
+async function drain(gen: AsyncGenerator<Uint8Array>): Promise<Uint8Array[]> {
+  const out: Uint8Array[] = [];
+  for await (const chunk of gen) out.push(chunk);
+  return out;
+}
+
+test("a stream whose end is already in is read whole: every chunk in order, ended, nothing in flight", async () => {
+  const up = handFed();
+  up.push("data: a\n\n");
+  up.push("data: b\n\n");
+  up.close();
+  const head = await readArrived(up.body);
+  expect(head.ended).toBe(true);
+  expect(text(head.chunks)).toBe("data: a\n\ndata: b\n\n");
+  expect(head.firstByteAt).not.toBeNull();
+  expect(head.pending).toBeUndefined();
+});
+
+test("a stream still open: what is in is taken, the read in flight goes to the pump, which forwards the rest as it comes", async () => {
+  const up = handFed();
+  up.push("data: a\n\n");
+  const head = await readArrived(up.body);
+  expect(head.ended).toBe(false);
+  expect(text(head.chunks)).toBe("data: a\n\n");
+  expect(head.pending).toBeDefined();
+
+  let ended: PumpEnd | null = null;
+  const gen = pump(head, new AbortController().signal, { tap: null, collect: null, onFirstByte() {}, onEnd: (how) => void (ended = how) });
+  expect(text([(await gen.next()).value!])).toBe("data: a\n\n");
+  const next = gen.next(); // waits on the read readArrived left in flight
+  await Bun.sleep(5);
+  up.push("data: b\n\n");
+  expect(text([(await next).value!])).toBe("data: b\n\n");
+  up.push("data: c\n\n");
+  up.close();
+  expect(text(await drain(gen))).toBe("data: c\n\n");
+  expect(ended).toBe("end");
+});
+
+test("nothing in yet: no chunk, no first byte, and readArrived returns without waiting", async () => {
+  const up = handFed();
+  const head = await readArrived(up.body);
+  expect(head.chunks).toEqual([]);
+  expect(head.firstByteAt).toBeNull();
+  expect(head.ended).toBe(false);
+  up.close(); // the pump then sees the end straight away
+  expect(await drain(pump(head, new AbortController().signal, { tap: null, collect: null, onFirstByte() {}, onEnd() {} }))).toEqual([]);
+});
+
+test("a body already broken throws, as reading it does (the proxy answers 502, nothing sent yet)", async () => {
+  const up = handFed();
+  up.push("data: a\n\n");
+  up.fail(new Error("reset"));
+  await expect(readArrived(up.body)).rejects.toThrow("reset");
+});
+
+test("a body that breaks while the pump waits on the read in flight: the pump ends as dropped and throws", async () => {
+  const up = handFed();
+  const head = await readArrived(up.body);
+  let ended: PumpEnd | null = null;
+  const gen = pump(head, new AbortController().signal, { tap: null, collect: null, onFirstByte() {}, onEnd: (how) => void (ended = how) });
+  const next = gen.next();
+  up.fail(new Error("reset"));
+  await expect(next).rejects.toThrow("reset");
+  expect(ended).toBe("dropped");
+});
