@@ -11,6 +11,14 @@ export function requestIdOf(set: { headers: Record<string, any> }): string {
   return set.headers["x-request-id"] as string;
 }
 
+// Also kept by request, for the access log: a handler that puts the headers on its own Response empties
+// `set.headers` (llm/routes.ts says why), and Bun has taken a sent Response's headers by the time it is logged.
+const idByRequest = new WeakMap<Request, string>();
+
+export function requestIdFor(request: Request): string | undefined {
+  return idByRequest.get(request);
+}
+
 export function errorResponse(path: string, e: ApiError, requestId: string, extraHeaders?: Record<string, any>): Response {
   const headers: Record<string, string> = { "content-type": "application/json", "x-request-id": requestId, "request-id": requestId };
   for (const [k, v] of Object.entries(extraHeaders ?? {})) if (typeof v === "string") headers[k] = v;
@@ -20,8 +28,9 @@ export function errorResponse(path: string, e: ApiError, requestId: string, extr
 
 export function basePlugin(log: Logger) {
   return new Elysia({ name: "base" })
-    .onRequest(({ set }) => {
+    .onRequest(({ request, set }) => {
       const id = "req_" + Bun.randomUUIDv7().replaceAll("-", "");
+      idByRequest.set(request, id);
       set.headers["x-request-id"] = id;
       set.headers["request-id"] = id;
     })

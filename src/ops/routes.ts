@@ -2,6 +2,7 @@ import { Elysia, StatusMap, t } from "elysia";
 import { bearerToken, safeEqual } from "../http/tokens";
 import type { AppContext } from "../context";
 import { ApiError } from "../http/errors";
+import { requestIdFor } from "../http/base";
 import { metricsContentType, observeRequest, scrape } from "./metrics";
 
 // What an operator runs the gateway with: an access log line and request metrics for every answer, readiness
@@ -36,7 +37,7 @@ export function opsRoutes(ctx: AppContext) {
       observeRequest(method, route, status, seconds);
       // Only these fields: headers (keys, cookies), bodies and query strings never reach the log.
       ctx.log.info("request", {
-        request_id: c.set.headers["x-request-id"],
+        request_id: requestIdFor(c.request),
         method,
         route,
         path: c.path,
