@@ -44,6 +44,8 @@ export const settings: Setting[] = [
   { name: "METRICS_TOKEN", kind: "secret", doc: "Optional bearer token for `/metrics`. Unset: `/metrics` is open (keep it on a private network).", check: (v) => (v.length >= 16 ? undefined : "must be at least 16 characters") },
   { name: "SESSION_TTL_HOURS", kind: "int", default: "12", doc: "How long a dashboard sign-in lasts.", check: atLeastOne },
   { name: "LOGIN_RATE_LIMIT", kind: "string", default: "5/60s", doc: "Dashboard sign-in attempts allowed per email and IP address, as `N/Ss`.", check: rateSpec("5/60s") },
+  { name: "LOGIN_ADDRESS_RATE_LIMIT", kind: "string", default: "20/60s", doc: "Dashboard sign-in attempts allowed per IP address across all emails, as `N/Ss`.", check: rateSpec("20/60s") },
+  { name: "TRUSTED_PROXY_HOPS", kind: "int", default: "0", doc: "Reverse proxies in front of the gateway that append the client's address to `X-Forwarded-For`; the dashboard's sign-in limits take the address that many entries from the right. `0`: the connection's address, header ignored (behind a proxy, every client then shares the proxy's address)." },
   // Media tasks (src/media). Upstream keys are secrets: never logged, never shown.
   { name: "KIE_API_KEY", kind: "secret", doc: "kie.ai key for the Market and Suno APIs (most media models)." },
   { name: "KIE_BASE_URL", kind: "url", default: "https://api.kie.ai", doc: "kie.ai API base." },

@@ -9,9 +9,12 @@ import { accountView } from "./views";
 // The operator's API under /admin/v1, authorised by ADMIN_TOKEN. Without ADMIN_TOKEN it refuses everything: an
 // operator then uses the CLI, which talks to the database directly.
 
+// The token is checked in onTransform, which Elysia runs before validating the body (onBeforeHandle runs after):
+// a caller without the token must learn nothing about a route's schema, so it gets 401/403, never a 422 naming a
+// field. Only parsing comes earlier: malformed JSON still answers 400 invalid_json, which says nothing of the route.
 export function adminGuard(ctx: AppContext) {
   const expected = ctx.config.adminToken;
-  return new Elysia({ name: "admin-guard" }).onBeforeHandle({ as: "scoped" }, ({ request }) => {
+  return new Elysia({ name: "admin-guard" }).onTransform({ as: "scoped" }, ({ request }) => {
     if (!expected) throw new ApiError(403, "admin_disabled", "The admin API is disabled: start the gateway with ADMIN_TOKEN set.");
     if (!safeEqual(bearerToken(request.headers), expected)) throw new ApiError(401, "invalid_admin_token", "Missing or wrong admin token.");
   });

@@ -6,15 +6,28 @@ export const CreateAccountBody = t.Object({
   credits: t.Optional(t.Number({ minimum: 0, description: "Initial credits (1 credit = 0.001 USD)." })),
 });
 
+/**
+ * The range of a key's own limits, for every form an operator or a user creates keys with (this schema, the
+ * dashboard's Settings → API Keys), so the two cannot drift apart. The CLI is left unbounded on purpose: it is the
+ * operator at a shell, and the benchmark gives its key a limit no customer should have.
+ */
+export const KEY_LIMITS = {
+  rateRequests: { min: 1, max: 1_000_000 },
+  rateWindowSeconds: { min: 1, max: 86_400 },
+  maxConcurrentTasks: { min: 1, max: 10_000 },
+} as const;
+
+const bounded = (b: { min: number; max: number }) => t.Integer({ minimum: b.min, maximum: b.max });
+
 export const CreateKeyBody = t.Object({
   name: t.Optional(t.String({ minLength: 1, maxLength: 200 })),
   rate_limit: t.Optional(
     t.Object({
-      requests: t.Integer({ minimum: 1, maximum: 1_000_000 }),
-      window_seconds: t.Integer({ minimum: 1, maximum: 86_400 }),
+      requests: bounded(KEY_LIMITS.rateRequests),
+      window_seconds: bounded(KEY_LIMITS.rateWindowSeconds),
     }),
   ),
-  max_concurrent_tasks: t.Optional(t.Integer({ minimum: 1, maximum: 10_000 })),
+  max_concurrent_tasks: t.Optional(bounded(KEY_LIMITS.maxConcurrentTasks)),
 });
 
 export const CreditsBody = t.Object({

@@ -1,7 +1,7 @@
 import { sql } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { newId, randomToken, sha256Hex } from "../db/ids";
-import { ApiError, notFound } from "../http/errors";
+import { notFound } from "../http/errors";
 import type { Ledger } from "../ledger/service";
 
 // Accounts, API keys and webhook signing keys. A key is shown once at creation and stored only as a SHA-256 hash
@@ -140,10 +140,4 @@ function keyView(r: any): KeyView {
     revoked_at: iso(r.revoked_at),
     last_used_at: iso(r.last_used_at),
   };
-}
-
-export function assertKeyLimits(l: Partial<KeyLimits>) {
-  for (const [k, v] of Object.entries(l)) {
-    if (v != null && (!Number.isSafeInteger(v) || v < 1)) throw new ApiError(422, "invalid_request", `${k} must be a positive whole number.`, { param: k });
-  }
 }

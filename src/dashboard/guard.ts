@@ -15,8 +15,30 @@ const COOKIE_PATH = "/dashboard";
 export function cookieValue(request: Request, name = COOKIE): string | undefined {
   for (const part of (request.headers.get("cookie") ?? "").split(";")) {
     const i = part.indexOf("=");
-    if (i > 0 && part.slice(0, i).trim() === name) return decodeURIComponent(part.slice(i + 1).trim());
+    if (i > 0 && part.slice(0, i).trim() === name) return decodedOrNothing(part.slice(i + 1).trim());
   }
+}
+
+// Our own cookies only ever hold base64url text (encoded anyway by flashCookie), so a value that does not decode
+// (`%zz`) was not set by us: it counts as no cookie, i.e. signed out, rather than a URIError and a 500.
+function decodedOrNothing(value: string): string | undefined {
+  try {
+    return decodeURIComponent(value);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The fields of a posted form, strings only. Elysia turns a repeated field (`name=a&name=b`) into an array and a
+ * multipart file into an object; no form of ours sends either, so such a field counts as missing and the page
+ * answers with its usual validation message instead of failing on `.trim()`.
+ */
+export function formFields(body: unknown): Record<string, string> {
+  const fields: Record<string, string> = {};
+  if (body && typeof body === "object" && !Array.isArray(body))
+    for (const [name, value] of Object.entries(body)) if (typeof value === "string") fields[name] = value;
+  return fields;
 }
 
 export function sessionCookie(ctx: AppContext, token: string, maxAgeSeconds: number): string {
@@ -110,7 +132,7 @@ export async function withForm(
   if (!sameOrigin(ctx, request)) return errorPage(403, "Refused", "This form was sent from another site.");
   const session = await users.session(cookieValue(request));
   if (!session) return errorPage(401, "Signed out", "Your session has ended. Sign in again.");
-  const fields = (form && typeof form === "object" ? form : {}) as Record<string, string>;
+  const fields = formFields(form);
   if (!csrfMatches(session, fields._csrf)) return errorPage(403, "Refused", "The form is missing its security token or it is stale. Reload the page and try again.");
   return handler({ session, csrf: html`<input type="hidden" name="_csrf" value="${session.csrfToken}">`, nonce: randomToken(12) }, fields);
 }

@@ -1,6 +1,7 @@
 import { sql } from "drizzle-orm";
 import { Elysia } from "elysia";
-import { assertKeyLimits, type KeyView } from "../accounts/service";
+import { KEY_LIMITS } from "../accounts/model";
+import type { KeyView } from "../accounts/service";
 import type { AppContext } from "../context";
 import { ApiError } from "../http/errors";
 import { html, raw } from "../pages/layout";
@@ -39,9 +40,9 @@ ${opts.created
 <h2>Create a key</h2>
 <p><label>Name <input name="name" required maxlength="200" placeholder="e.g. production server"></label></p>
 <p>Rate limit (empty for the default ${def.requests} requests per ${def.windowSeconds} s):
-<label><input name="requests" type="number" min="1" max="1000000" style="width:7em"> requests</label> per
-<label><input name="window_seconds" type="number" min="1" max="86400" style="width:6em"> seconds</label></p>
-<p><label>Concurrent media tasks (empty for the default ${ctx.config.defaultMaxConcurrentTasks}) <input name="max_concurrent_tasks" type="number" min="1" max="10000" style="width:6em"></label></p>
+<label><input name="requests" type="number" min="${KEY_LIMITS.rateRequests.min}" max="${KEY_LIMITS.rateRequests.max}" style="width:7em"> requests</label> per
+<label><input name="window_seconds" type="number" min="${KEY_LIMITS.rateWindowSeconds.min}" max="${KEY_LIMITS.rateWindowSeconds.max}" style="width:6em"> seconds</label></p>
+<p><label>Concurrent media tasks (empty for the default ${ctx.config.defaultMaxConcurrentTasks}) <input name="max_concurrent_tasks" type="number" min="${KEY_LIMITS.maxConcurrentTasks.min}" max="${KEY_LIMITS.maxConcurrentTasks.max}" style="width:6em"></label></p>
 <p><button type="submit">Create key</button></p></form>
 <h2>Keys</h2>
 ${keys.length
@@ -55,10 +56,13 @@ ${keys.map((k) => html`<tr data-key-id="${k.id}"><td>${k.name}</td><td><code>${k
 
 const FLASH = "sy_new_key";
 
-function positiveInt(v: string | undefined, name: string): number | undefined {
+/** An optional whole number within the same bounds the admin API's schema enforces (KEY_LIMITS). */
+function limitField(v: string | undefined, name: string, bounds: { min: number; max: number }): number | undefined {
   if (v === undefined || v.trim() === "") return undefined;
-  if (!/^\d+$/.test(v.trim())) throw new ApiError(422, "invalid_request", `${name} must be a positive whole number.`);
-  return Number(v.trim());
+  const n = /^\d+$/.test(v.trim()) ? Number(v.trim()) : NaN;
+  if (!(n >= bounds.min && n <= bounds.max))
+    throw new ApiError(422, "invalid_request", `${name} must be a whole number from ${bounds.min} to ${bounds.max.toLocaleString("en-US")}.`);
+  return n;
 }
 
 export function keysRoutes(ctx: AppContext, users: Users) {
@@ -82,12 +86,11 @@ export function keysRoutes(ctx: AppContext, users: Users) {
         try {
           const name = (form.name ?? "").trim();
           if (!name || name.length > 200) throw new ApiError(422, "invalid_request", "Give the key a name (up to 200 characters).");
-          const rateRequests = positiveInt(form.requests, "Requests");
-          const rateWindowSeconds = positiveInt(form.window_seconds, "Seconds");
-          const maxConcurrentTasks = positiveInt(form.max_concurrent_tasks, "Concurrent media tasks");
+          const rateRequests = limitField(form.requests, "Requests", KEY_LIMITS.rateRequests);
+          const rateWindowSeconds = limitField(form.window_seconds, "Seconds", KEY_LIMITS.rateWindowSeconds);
+          const maxConcurrentTasks = limitField(form.max_concurrent_tasks, "Concurrent media tasks", KEY_LIMITS.maxConcurrentTasks);
           if ((rateRequests === undefined) !== (rateWindowSeconds === undefined))
             throw new ApiError(422, "invalid_request", "Give both the number of requests and the window in seconds, or neither.");
-          assertKeyLimits({ rateRequests, rateWindowSeconds, maxConcurrentTasks });
           const created = await ctx.accounts.createKey(accountId, { name, rateRequests, rateWindowSeconds, maxConcurrentTasks });
           ctx.log.info("dashboard key created", { account_id: accountId, key_id: created.id, user_id: p.session.userId });
           return redirect(path, { "set-cookie": flashCookie(ctx, FLASH, created.key, path) });

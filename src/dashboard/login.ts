@@ -4,11 +4,20 @@ import type { AppContext } from "../context";
 import { randomToken } from "../db/ids";
 import { retryAfterSeconds } from "../limits/rate-limit";
 import { html } from "../pages/layout";
-import { clearedCookie, cookieValue, csrfMatches, errorPage, redirect, renderPage, sameOrigin, sessionCookie } from "./guard";
+import { clientAddress } from "./client-address";
+import { clearedCookie, cookieValue, csrfMatches, errorPage, formFields, redirect, renderPage, sameOrigin, sessionCookie } from "./guard";
 import { normalizeEmail, type Users } from "./users";
 
-// Sign-in and sign-out. Attempts are rate-limited per email + client address (LOGIN_RATE_LIMIT), so a password
-// cannot be guessed quickly for one account from one place; a refused attempt gets a 429 page with retry-after.
+// Sign-in and sign-out. A refused attempt gets the sign-in page with 429 and retry-after. Three limits:
+// - per email + client address (LOGIN_RATE_LIMIT): a password cannot be guessed quickly for one account from one
+//   place. Keyed by address too, so an attacker elsewhere cannot lock the account's owner out (behind a proxy that
+//   needs TRUSTED_PROXY_HOPS, else every client shares the proxy's address: see client-address.ts);
+// - per client address across all emails (LOGIN_ADDRESS_RATE_LIMIT): one place cannot try one password on many
+//   accounts;
+// - password checks at once (MAX_PASSWORD_CHECKS): each is an argon2id verify (Bun's default: 64 MiB, ~0.1-0.2 s
+//   of a core), so a flood from many addresses is refused at once instead of queueing up CPU time and memory.
+
+const MAX_PASSWORD_CHECKS = 4;
 
 function loginPage(opts: { next?: string; email?: string; error?: string; status?: number }) {
   return renderPage({
@@ -32,25 +41,40 @@ function safeNext(next: unknown): string {
 }
 
 export function loginRoutes(ctx: AppContext, users: Users) {
-  const { requests, windowSeconds } = parseRateSpec(ctx.config.raw.LOGIN_RATE_LIMIT!);
+  const perEmail = parseRateSpec(ctx.config.raw.LOGIN_RATE_LIMIT!);
+  const perAddress = parseRateSpec(ctx.config.raw.LOGIN_ADDRESS_RATE_LIMIT!);
+  const trustedHops = Number(ctx.config.raw.TRUSTED_PROXY_HOPS);
   const ttlHours = Number(ctx.config.raw.SESSION_TTL_HOURS);
+  let checksRunning = 0; // per app: each gateway (and each test gateway) has its own
+
+  const tooMany = (form: Record<string, string>, email: string, wait: number) => {
+    const page = loginPage({ email, next: safeNext(form.next), status: 429, error: `Too many sign-in attempts. Try again in ${wait} second${wait === 1 ? "" : "s"}.` });
+    page.headers.set("retry-after", String(wait));
+    return page;
+  };
+  const countedVerify = async (email: string, password: string) => {
+    checksRunning++;
+    try {
+      return await users.verify(email, password);
+    } finally {
+      checksRunning--;
+    }
+  };
 
   return new Elysia({ name: "dashboard-login", detail: { hide: true } })
     .get("/dashboard/login", ({ query }) => loginPage({ next: safeNext(query.next) }))
     .post("/dashboard/login", async ({ request, body, server }) => {
       if (!sameOrigin(ctx, request)) return errorPage(403, "Refused", "This form was sent from another site.");
-      const form = (body ?? {}) as Record<string, string>;
-      const email = typeof form.email === "string" ? form.email : "";
-      const password = typeof form.password === "string" ? form.password : "";
-      const ip = server?.requestIP(request)?.address ?? "unknown";
-      const limit = await ctx.limiter.limit(`login:${normalizeEmail(email)}|${ip}`, requests, windowSeconds);
-      if (!limit.success) {
-        const wait = retryAfterSeconds(limit.reset);
-        const page = loginPage({ email, next: safeNext(form.next), status: 429, error: `Too many sign-in attempts. Try again in ${wait} seconds.` });
-        page.headers.set("retry-after", String(wait));
-        return page;
-      }
-      const user = email && password ? await users.verify(email, password) : null;
+      const form = formFields(body);
+      const email = form.email ?? "";
+      const password = form.password ?? "";
+      const ip = clientAddress(request, server?.requestIP(request)?.address, trustedHops);
+      const fromAddress = await ctx.limiter.limit(`login-address:${ip}`, perAddress.requests, perAddress.windowSeconds);
+      if (!fromAddress.success) return tooMany(form, email, retryAfterSeconds(fromAddress.reset));
+      const forEmail = await ctx.limiter.limit(`login:${normalizeEmail(email)}|${ip}`, perEmail.requests, perEmail.windowSeconds);
+      if (!forEmail.success) return tooMany(form, email, retryAfterSeconds(forEmail.reset));
+      if (email && password && checksRunning >= MAX_PASSWORD_CHECKS) return tooMany(form, email, 1);
+      const user = email && password ? await countedVerify(email, password) : null;
       if (!user) {
         ctx.log.info("dashboard sign-in refused", { ip }); // never the email or password
         return loginPage({ email, next: safeNext(form.next), status: 401, error: "Wrong email or password." });
@@ -62,7 +86,7 @@ export function loginRoutes(ctx: AppContext, users: Users) {
     .post("/dashboard/logout", async ({ request, body }) => {
       if (!sameOrigin(ctx, request)) return errorPage(403, "Refused", "This form was sent from another site.");
       const session = await users.session(cookieValue(request));
-      if (session && csrfMatches(session, (body as any)?._csrf)) await users.closeSession(session.id);
+      if (session && csrfMatches(session, formFields(body)._csrf)) await users.closeSession(session.id);
       return redirect("/dashboard/login", { "set-cookie": clearedCookie(ctx) });
     });
 }

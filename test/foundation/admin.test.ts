@@ -102,4 +102,29 @@ describe("admin API", () => {
     expect((await r.json()).error.code).toBe("admin_disabled");
     await off.stop();
   });
+
+  test("the token is checked before the body: without it, an invalid body gets 401/403, not a 422 naming fields", async () => {
+    const post = (url: string, path: string, authorization?: string) =>
+      fetch(url + path, { method: "POST", headers: { "content-type": "application/json", ...(authorization ? { authorization } : {}) }, body: "{}" });
+    const { accountId } = await gw.account(1);
+    for (const path of ["/admin/v1/accounts", `/admin/v1/accounts/${accountId}/credits`]) {
+      for (const authorization of [undefined, "Bearer nope"]) {
+        const r = await post(gw.url, path, authorization);
+        expect(r.status).toBe(401);
+        const e = await r.json();
+        expect(e.error).toMatchObject({ code: "invalid_admin_token", message: "Missing or wrong admin token." });
+        expect(e.request_id).toBe(r.headers.get("x-request-id")!);
+      }
+    }
+    const off = await startGateway({ ADMIN_TOKEN: "" });
+    try {
+      const r = await post(off.url, "/admin/v1/accounts", "Bearer x");
+      expect(r.status).toBe(403);
+      expect((await r.json()).error.code).toBe("admin_disabled");
+    } finally {
+      await off.stop();
+    }
+    // with the token, the same body is still validated
+    expect((await gw.admin("/admin/v1/accounts", json({}))).status).toBe(422);
+  });
 });
