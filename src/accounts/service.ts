@@ -7,11 +7,14 @@ import type { Ledger } from "../ledger/service";
 // Accounts, API keys and webhook signing keys. A key is shown once at creation and stored only as a SHA-256 hash
 // (keys are 256-bit random, so a fast hash is the right tool; password hashing is for low-entropy secrets).
 // Authentication looks a key up by hash through a small cache, so the hot path does not touch the database on
-// every request; a revocation reaches every process within KEY_CACHE_MS.
+// every request; a revocation reaches every process within KEY_CACHE_MS. A key's last use is written at most once
+// per LAST_USED_STEP_MS per process, off the answer's path: precise enough to tell which keys are unused, and no
+// write per request.
 
 export const KEY_PREFIX = "sk-sy-";
 const KEY_CACHE_MS = 5_000;
 const KEY_CACHE_MAX = 50_000;
+export const LAST_USED_STEP_MS = 60_000;
 
 export interface KeyLimits { rateRequests: number | null; rateWindowSeconds: number | null; maxConcurrentTasks: number | null }
 export interface AuthContext extends KeyLimits { keyId: string; accountId: string; keyName: string }
@@ -28,6 +31,8 @@ export interface KeyView {
 
 export class Accounts {
   private cache = new Map<string, { ctx: AuthContext | null; until: number }>();
+  /** key id → when this process last wrote its last_used_at */
+  private lastUseWritten = new Map<string, number>();
 
   constructor(private db: Db, private ledger: Ledger) {}
 
@@ -104,7 +109,10 @@ export class Accounts {
     const hash = sha256Hex(presented);
     const now = Date.now();
     const hit = this.cache.get(hash);
-    if (hit && hit.until > now) return hit.ctx;
+    if (hit && hit.until > now) {
+      if (hit.ctx) this.noteUse(hit.ctx.keyId, now);
+      return hit.ctx;
+    }
     const row = await this.db.get<any>(sql`select id, account_id, name, rate_requests, rate_window_seconds, max_concurrent_tasks, revoked_at
       from api_keys where key_hash = ${hash}`);
     const ctx: AuthContext | null =
@@ -121,7 +129,18 @@ export class Accounts {
     if (this.cache.size >= KEY_CACHE_MAX) this.cache.clear();
     // Only known keys are cached: caching misses would let random keys fill memory.
     if (row) this.cache.set(hash, { ctx, until: now + KEY_CACHE_MS });
+    if (ctx) this.noteUse(ctx.keyId, now);
     return ctx;
+  }
+
+  private noteUse(keyId: string, now: number): void {
+    if (now - (this.lastUseWritten.get(keyId) ?? 0) < LAST_USED_STEP_MS) return;
+    if (this.lastUseWritten.size >= KEY_CACHE_MAX) this.lastUseWritten.clear();
+    this.lastUseWritten.set(keyId, now);
+    // Never earlier than what another process wrote; a failed write is tried again on the key's next use.
+    this.db
+      .run(sql`update api_keys set last_used_at = ${now} where id = ${keyId} and (last_used_at is null or last_used_at < ${now})`)
+      .catch(() => this.lastUseWritten.delete(keyId));
   }
 }
 

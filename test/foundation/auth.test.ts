@@ -106,3 +106,21 @@ describe("GET /v1/credits", () => {
     });
   });
 });
+
+describe("a key's last use", () => {
+  test("is recorded when the key authenticates, shown by the admin API, and written at most once a minute", async () => {
+    const { accountId, key: k, keyId } = await gw.account(100);
+    const lastUsed = async () => ((await (await gw.admin(`/admin/v1/accounts/${accountId}/keys`)).json()) as any).data.find((x) => x.id === keyId).last_used_at;
+    expect(await lastUsed()).toBeNull();
+    const before = Date.now();
+    expect((await fetch(stubUrl + "/v1/chat/completions", { method: "POST", headers: { authorization: `Bearer ${k}` }, body: "{}" })).status).toBe(200);
+    let first: string | null = null;
+    for (let i = 0; i < 50 && !first; i++) first = (await lastUsed()) ?? (await Bun.sleep(10), null);
+    expect(Date.parse(first!)).toBeGreaterThanOrEqual(before - 1);
+    expect(Date.parse(first!)).toBeLessThanOrEqual(Date.now());
+    await Bun.sleep(5);
+    await fetch(stubUrl + "/v1/chat/completions", { method: "POST", headers: { authorization: `Bearer ${k}` }, body: "{}" });
+    await Bun.sleep(20);
+    expect(await lastUsed()).toBe(first); // within LAST_USED_STEP_MS: no second write
+  });
+});
