@@ -14,7 +14,7 @@ import { createAdapters, type Adapter } from "./adapters/index.ts";
 import type { Done, Failed } from "./adapters/types.ts";
 import { deliverDue, type CallbackDeps } from "./callbacks.ts";
 import { completeTask, failTask, type FinishDeps } from "./finish.ts";
-import type { MediaProvider } from "./model.ts";
+import type { MediaModel, MediaProvider } from "./model.ts";
 import { tokenTtlMs } from "./service.ts";
 import { sweepExpiredResults } from "./retention.ts";
 import type { TaskRow } from "./views.ts";
@@ -28,6 +28,8 @@ export interface EngineDeps extends FinishDeps, CallbackDeps {
 // one slow upstream or receiver (a 15 s callback timeout, a 2-minute OpenAI image) never stalls the others.
 const MAX_INFLIGHT = 32;
 const IDLE_MS = 200;
+/** upstream_ref of a task whose upstream answered with the result itself (see finishSynchronousResult). */
+const ANSWERED_SYNCHRONOUSLY = "answered-synchronously";
 
 export class Engine {
   private adapters: Record<MediaProvider, Adapter>;
@@ -93,7 +95,23 @@ export class Engine {
     const live = await this.deps.db.all<{ id: string; key_id: string }>(sql`select id, key_id from tasks where state in (${"waiting"}, ${"generating"})`);
     const ttl = tokenTtlMs(this.deps.settings);
     for (const t of live) await this.deps.tokens.refresh(t.key_id, t.id, ttl);
+    await this.releaseEndedSinceRead(live);
     await sweepExpiredResults(this.deps);
+  }
+
+  /**
+   * A task may end between the read above and its refresh: its own release then comes first and the refresh
+   * re-creates a token nobody gives back, refusing the key's next task until it expires. Reading the states again
+   * after the refreshes closes that: a task that ended before this read is released here, one that ends after it
+   * releases its token itself, after the refresh.
+   */
+  private async releaseEndedSinceRead(refreshed: Array<{ id: string; key_id: string }>): Promise<void> {
+    for (let i = 0; i < refreshed.length; i += 500) {
+      const ids = sql.join(refreshed.slice(i, i + 500).map((t) => sql`${t.id}`), sql`, `);
+      const ended = await this.deps.db.all<{ id: string; key_id: string }>(sql`select id, key_id from tasks
+        where id in (${ids}) and state not in (${"waiting"}, ${"generating"})`);
+      for (const t of ended) await this.deps.tokens.release(t.key_id, t.id);
+    }
   }
 
   private async claim(limit: number): Promise<TaskRow[]> {
@@ -120,11 +138,14 @@ export class Engine {
 
   private async step(task: TaskRow): Promise<void> {
     const model = this.deps.catalog.media.get(task.model);
-    if (!model) return void (await failTask(this.deps, task, "model_unavailable", `Model ${task.model} is no longer in the catalog`));
+    if (!model) return this.fail(task, "model_unavailable", `Model ${task.model} is no longer in the catalog`);
     if (Date.now() >= task.deadline_at) {
-      return void (await failTask(this.deps, task, "deadline_exceeded", `The upstream did not finish within ${Math.round((task.deadline_at - task.created_at) / 1000)} s`));
+      return this.fail(task, "deadline_exceeded", `The upstream did not finish within ${Math.round((task.deadline_at - task.created_at) / 1000)} s`);
     }
     if (task.state === "waiting") return this.submit(task, model);
+    if (task.upstream_ref === ANSWERED_SYNCHRONOUSLY) {
+      return this.fail(task, "result_not_stored", "The upstream produced the result but the gateway could not store it; nothing was charged.");
+    }
     const adapter = this.adapters[task.provider as MediaProvider];
     const r = await adapter.poll(task.upstream_ref!);
     if (r.kind === "pending") return this.reschedule(task, adapter);
@@ -132,7 +153,7 @@ export class Engine {
   }
 
   /** Try the routes in order from route_index; a refusal moves on to the next, all refused fails the task. */
-  private async submit(task: TaskRow, model: NonNullable<ReturnType<Catalog["media"]["get"]>>): Promise<void> {
+  private async submit(task: TaskRow, model: MediaModel): Promise<void> {
     const input = JSON.parse(task.input) as Record<string, unknown>;
     const refusals: string[] = [];
     for (let i = task.route_index; i < model.routes.length; i++) {
@@ -152,7 +173,8 @@ export class Engine {
         continue;
       }
       const at = { ...task, route_index: i, provider: route.provider };
-      if (r.kind !== "accepted") {
+      if (r.kind === "done") return this.finishSynchronousResult(at, model, r);
+      if (r.kind === "failed") {
         await this.deps.db.run(sql`update tasks set route_index = ${i}, provider = ${route.provider} where id = ${task.id} and lease_owner = ${this.deps.owner}`);
         return this.end(at, model, r);
       }
@@ -164,11 +186,37 @@ export class Engine {
       this.deps.log.info("task submitted", { task_id: task.id, provider: route.provider, route: i });
       return;
     }
-    await failTask(this.deps, task, "upstream_refused", `Every upstream refused the task: ${refusals.join("; ")}`.slice(0, 1000));
+    await this.fail(task, "upstream_refused", `Every upstream refused the task: ${refusals.join("; ")}`.slice(0, 1000));
   }
 
-  private async end(task: TaskRow, model: Parameters<typeof completeTask>[2], r: Done | Failed): Promise<void> {
-    const ended = r.kind === "done" ? await completeTask(this.deps, task, model, r) : await failTask(this.deps, task, r.code, r.message);
+  /**
+   * A synchronous upstream (OpenAI Images) answered with the result, and the operator has paid for it. The row is
+   * moved to `generating` with ANSWERED_SYNCHRONOUSLY as its upstream ref before finishing: if finishing throws
+   * (storage, the database, a malformed item), the retry finds a task with nothing to poll and fails it with a full
+   * refund, instead of submitting it again and paying for a generation every round until the deadline. Keeping the
+   * result so that only the finish is retried would need its bytes kept somewhere outside the task row — storage,
+   * the very step that may have failed — so the row records only the fact that the upstream has answered.
+   */
+  private async finishSynchronousResult(task: TaskRow, model: MediaModel, r: Done): Promise<void> {
+    const now = Date.now();
+    const marked = await this.deps.db.run(sql`update tasks set state = ${"generating"}, route_index = ${task.route_index},
+        provider = ${task.provider}, upstream_ref = ${ANSWERED_SYNCHRONOUSLY}, updated_at = ${now}
+      where id = ${task.id} and state = ${"waiting"} and lease_owner = ${this.deps.owner}`);
+    if (marked !== 1) return void this.deps.log.warn("task taken over while its upstream answered; result discarded", { task_id: task.id });
+    return this.end({ ...task, state: "generating", upstream_ref: ANSWERED_SYNCHRONOUSLY }, model, r);
+  }
+
+  private async end(task: TaskRow, model: MediaModel, r: Done | Failed): Promise<void> {
+    if (r.kind === "failed") return this.fail(task, r.code, r.message);
+    await this.releaseTokenIf(await completeTask(this.deps, task, model, r), task);
+  }
+
+  private async fail(task: TaskRow, code: string, message: string): Promise<void> {
+    await this.releaseTokenIf(await failTask(this.deps, task, code, message), task);
+  }
+
+  /** Every final state gives the key's concurrency token back at once (else the key's next task gets 429 until it expires). */
+  private async releaseTokenIf(ended: boolean, task: TaskRow): Promise<void> {
     if (ended) await this.deps.tokens.release(task.key_id, task.id);
   }
 

@@ -24,27 +24,44 @@ const MAX_FILE_BYTES = 2 * 1024 ** 3; // a 4K clip is a few hundred MB; anything
 
 interface StoredFile { token: string; key: string; name: string; contentType: string; bytes: number; seconds?: number }
 
-/** Download (or take) every output and put it into storage. Throws on a failed download (retried at the next poll). */
+/**
+ * Download (or take) every output and put it into storage. Throws on a failed download (retried at the next poll),
+ * after deleting what this attempt had already stored: each retry stores fresh copies under new tokens.
+ */
 export async function storeOutputs(deps: FinishDeps, task: TaskRow, model: MediaModel, done: Done): Promise<StoredFile[]> {
   const files: StoredFile[] = [];
-  for (const [i, out] of done.outputs.entries()) {
-    let bytes = out.bytes;
-    let header = out.contentType;
-    if (!bytes) {
-      const res = await fetch(out.url!, { headers: out.headers, signal: AbortSignal.timeout(300_000) });
-      if (!res.ok) throw new Error(`result download answered ${res.status}`);
-      if (Number(res.headers.get("content-length") ?? 0) > MAX_FILE_BYTES) throw new Error("result file too large");
-      bytes = new Uint8Array(await res.arrayBuffer());
-      header = res.headers.get("content-type") ?? header;
-    }
-    const contentType = contentTypeOf(bytes, header, FALLBACK_TYPE[model.output]);
-    const token = randomToken(24);
-    const name = `${model.output === "images" ? "image" : model.output}-${i + 1}.${extensionOf(contentType)}`;
-    const key = `${token}/${name}`;
-    await deps.storage.put(key, bytes, contentType);
-    files.push({ token, key, name, contentType, bytes: bytes.length, seconds: out.seconds ?? mediaSeconds(bytes, contentType) });
+  try {
+    for (const [i, out] of done.outputs.entries()) files.push(await storeOutput(deps, model, out, i));
+  } catch (e) {
+    await deleteStored(deps, files);
+    throw e;
   }
   return files;
+}
+
+async function storeOutput(deps: FinishDeps, model: MediaModel, out: Done["outputs"][number], i: number): Promise<StoredFile> {
+  let bytes = out.bytes;
+  let header = out.contentType;
+  if (!bytes) {
+    const res = await fetch(out.url!, { headers: out.headers, signal: AbortSignal.timeout(300_000) });
+    if (!res.ok) throw new Error(`result download answered ${res.status}`);
+    if (Number(res.headers.get("content-length") ?? 0) > MAX_FILE_BYTES) throw new Error("result file too large");
+    bytes = new Uint8Array(await res.arrayBuffer());
+    header = res.headers.get("content-type") ?? header;
+  }
+  const contentType = contentTypeOf(bytes, header, FALLBACK_TYPE[model.output]);
+  const token = randomToken(24);
+  const name = `${model.output === "images" ? "image" : model.output}-${i + 1}.${extensionOf(contentType)}`;
+  const key = `${token}/${name}`;
+  await deps.storage.put(key, bytes, contentType);
+  return { token, key, name, contentType, bytes: bytes.length, seconds: out.seconds ?? mediaSeconds(bytes, contentType) };
+}
+
+/** Best effort: a file that cannot be deleted now is only wasted space, never a wrong answer. */
+async function deleteStored(deps: FinishDeps, files: StoredFile[]): Promise<void> {
+  for (const f of files) {
+    await deps.storage.delete(f.key).catch((e) => deps.log.warn("stored result file not deleted", { key: f.key, error: String(e) }));
+  }
 }
 
 /** What was really produced, for pricing: image count, length (upstream-reported, else read from the file), cost. */
@@ -60,13 +77,17 @@ export function factsOf(model: MediaModel, files: StoredFile[], done: Done): Cos
 /** success + settle + result files + callback row, atomically. Returns false when the task was no longer ours. */
 export async function completeTask(deps: FinishDeps, task: TaskRow, model: MediaModel, done: Done): Promise<boolean> {
   const files = await storeOutputs(deps, task, model, done);
-  const facts = factsOf(model, files, done);
-  const cost = model.actual(JSON.parse(task.input), facts);
   const now = Date.now();
   const expires = now + deps.settings.retentionMs;
   const result: StoredResult = { paths: files.map((f) => `/files/${f.token}/${f.name}`) };
   const { ledger, owner } = deps;
+  let cost: number;
+  // Until the transaction commits, no row points at these files: on ANY error (pricing, the database, a lost lease)
+  // they are deleted, or each retry would leave another orphaned copy in storage.
   try {
+    // Never above the estimate held at creation: the catalog's prices may have changed since (a deploy while the task
+    // ran), and the caller agreed to that estimate (and checked it against its max_credits).
+    cost = Math.min(model.actual(JSON.parse(task.input), factsOf(model, files, done)), task.estimate);
     await deps.db.tx(function* (q) {
       const changed = yield* q.run(sql`update tasks set state = ${"success"}, cost = ${cost}, result_json = ${JSON.stringify(result)},
           completed_at = ${now}, updated_at = ${now}, results_expire_at = ${expires}, lease_owner = ${null}, lease_until = ${null}
@@ -80,8 +101,8 @@ export async function completeTask(deps: FinishDeps, task: TaskRow, model: Media
       if (task.callback_url) yield* queueCallback(q, task, now);
     });
   } catch (e) {
+    await deleteStored(deps, files);
     if (!(e instanceof LostLease)) throw e;
-    for (const f of files) await deps.storage.delete(f.key).catch(() => {});
     deps.log.warn("task taken over before completion; result discarded", { task_id: task.id });
     return false;
   }

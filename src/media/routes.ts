@@ -10,7 +10,7 @@ import { estimate } from "./estimate.ts";
 import { AliasBody, AliasCreated, AliasStatus, CreateTaskBody, Envelope, EstimateBody, EstimateResponse, TaskRecord } from "./schemas.ts";
 import { TaskService, type Caller, type CreateRequest } from "./service.ts";
 import { mediaSettingsOf } from "./settings.ts";
-import { createStorage } from "./storage.ts";
+import { createStorage, servableType } from "./storage.ts";
 import { aliasCreated, aliasStatus, taskRecord } from "./views.ts";
 
 const security: Array<Record<string, string[]>> = [{ bearer: [] }, { apiKey: [] }];
@@ -53,8 +53,13 @@ export function mediaRoutes(ctx: AppContext) {
       if (f.deleted_at || f.expires_at <= Date.now()) throw new ApiError(410, "file_expired", "This result file has expired and was deleted.");
       const body = await storage.get(f.storage_key);
       if (!body) throw notFound("File");
+      // Files come from upstreams and are served from the gateway's own origin: only allowed media types (a row
+      // stored before that rule may say text/html), never sniffed, and sandboxed should a browser render one anyway.
       return new Response(body, {
-        headers: { "content-type": f.content_type, "cache-control": "private, max-age=86400", "x-content-type-options": "nosniff" },
+        headers: {
+          "content-type": servableType(f.content_type), "cache-control": "private, max-age=86400",
+          "x-content-type-options": "nosniff", "content-security-policy": "sandbox",
+        },
       });
     }, { detail: { tags: ["Media tasks"], summary: "A task's result file (public, under an unguessable token)" } })
     .post("/v1/media/upstream-events/:provider", async ({ body }) => {

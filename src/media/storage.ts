@@ -62,27 +62,58 @@ function s3Storage(o: NonNullable<MediaSettings["storage"]["s3"]>): Storage {
   };
 }
 
-const EXT: Record<string, string> = {
+// The only content types a result file is stored and served with: what the catalog's models produce (images,
+// video, audio). Files are served from the gateway's own origin, next to /dashboard: an upstream's text/html or
+// image/svg+xml (script inside) must never be served as such, so anything else is application/octet-stream.
+const SERVABLE: Record<string, string> = {
   "image/png": "png", "image/jpeg": "jpg", "image/webp": "webp", "image/gif": "gif",
   "video/mp4": "mp4", "video/webm": "webm", "video/quicktime": "mov",
-  "audio/mpeg": "mp3", "audio/mp3": "mp3", "audio/wav": "wav", "audio/x-wav": "wav", "audio/ogg": "ogg", "audio/aac": "aac", "audio/mp4": "m4a",
+  "audio/mpeg": "mp3", "audio/wav": "wav", "audio/ogg": "ogg", "audio/aac": "aac", "audio/flac": "flac", "audio/mp4": "m4a",
 };
+// Other names upstreams use for the same formats.
+const ALIASES: Record<string, string> = {
+  "image/jpg": "image/jpeg", "audio/mp3": "audio/mpeg", "audio/x-wav": "audio/wav", "audio/wave": "audio/wav",
+  "audio/vnd.wave": "audio/wav", "audio/x-flac": "audio/flac", "audio/x-m4a": "audio/mp4", "audio/m4a": "audio/mp4",
+};
+export const UNSERVABLE_TYPE = "application/octet-stream";
 
-/** The content type of a downloaded file: the header when it is specific, else sniffed from the first bytes. */
+/** A content type the gateway may serve a file with: an allowed media type (aliases normalised), else octet-stream. */
+export function servableType(contentType: string | null | undefined): string {
+  const t = contentType?.split(";")[0]!.trim().toLowerCase() ?? "";
+  const canonical = ALIASES[t] ?? t;
+  return canonical in SERVABLE ? canonical : UNSERVABLE_TYPE;
+}
+
+/**
+ * The content type of a downloaded file: the header when it names an allowed media type, else sniffed from the
+ * first bytes; with no usable header, the model's usual output type (`fallback`); a header naming anything else
+ * (text/html, image/svg+xml) gives application/octet-stream.
+ */
 export function contentTypeOf(bytes: Uint8Array, header: string | null | undefined, fallback: string): string {
   const h = header?.split(";")[0]!.trim().toLowerCase();
-  if (h && h !== "application/octet-stream" && h in EXT) return h;
-  const b = bytes;
+  const allowed = servableType(h);
+  if (allowed !== UNSERVABLE_TYPE) return allowed;
+  const sniffed = sniff(bytes);
+  if (sniffed) return sniffed;
+  return h && h !== UNSERVABLE_TYPE ? UNSERVABLE_TYPE : servableType(fallback);
+}
+
+function sniff(b: Uint8Array): string | undefined {
   if (b[0] === 0x89 && b[1] === 0x50 && b[2] === 0x4e && b[3] === 0x47) return "image/png";
   if (b[0] === 0xff && b[1] === 0xd8) return "image/jpeg";
   if (ascii(b, 0, 4) === "RIFF" && ascii(b, 8, 12) === "WEBP") return "image/webp";
-  if (ascii(b, 4, 8) === "ftyp") return "video/mp4";
+  if (ascii(b, 0, 4) === "RIFF" && ascii(b, 8, 12) === "WAVE") return "audio/wav";
+  if (ascii(b, 0, 4) === "GIF8") return "image/gif";
+  if (ascii(b, 4, 8) === "ftyp") return ascii(b, 8, 10) === "qt" ? "video/quicktime" : ascii(b, 8, 11) === "M4A" ? "audio/mp4" : "video/mp4";
+  if (b[0] === 0x1a && b[1] === 0x45 && b[2] === 0xdf && b[3] === 0xa3) return "video/webm";
+  if (ascii(b, 0, 4) === "OggS") return "audio/ogg";
+  if (ascii(b, 0, 4) === "fLaC") return "audio/flac";
   if (ascii(b, 0, 3) === "ID3" || (b[0] === 0xff && (b[1]! & 0xe0) === 0xe0)) return "audio/mpeg";
-  return h || fallback;
+  return undefined;
 }
 
 export function extensionOf(contentType: string): string {
-  return EXT[contentType] ?? "bin";
+  return SERVABLE[contentType] ?? "bin";
 }
 
 function ascii(b: Uint8Array, from: number, to: number): string {

@@ -38,6 +38,17 @@ describe("POST /v1/credits/estimate", () => {
     expect(tts.json.error.param).toBe("text");
   });
 
+  test("a max_credits too large to be an exact amount is a 422 naming it, not a 500; the largest exact one is a budget", async () => {
+    for (const max_credits of [9.1e9, 1e21]) {
+      const r = await estimate({ model: "kling-3.0/video", duration: 5, max_credits });
+      expect(r.status).toBe(422);
+      expect(r.json.error).toMatchObject({ code: "invalid_request", param: "max_credits" });
+      expect(r.json.error.message).toContain("at most 9007199254");
+    }
+    expect((await estimate({ model: "kling-3.0/video", duration: 5, max_credits: 9007199254 })).json)
+      .toMatchObject({ max_credits: 9007199254, within_budget: true });
+  });
+
   test.each([
     ["google/nano-banana", { prompt: "a fox" }],
     ["kling-3.0/video", { prompt: "a fox", duration: 7, mode: "pro" }],

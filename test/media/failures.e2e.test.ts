@@ -105,6 +105,22 @@ describe("refused before anything exists", () => {
     await c.waitStatus(ok.json.task_id); // so its upstream traffic is over before the next test counts requests
   });
 
+  test("max_credits too large to be an exact amount: 422 naming max_credits on both front doors, never a 500, nothing created", async () => {
+    const { key } = await gw.account(5000);
+    const c = client(gw, key);
+    const [tasks, holds, reqs] = [await taskCount(), await holdCount(), gw.up.requests.length];
+    for (const max_credits of [9.1e9, 1e21]) {
+      const native = await c.createTask("z-image", { prompt: "x" }, { max_credits });
+      expect(native.status).toBe(422);
+      expect(native.json).toMatchObject({ code: 422, data: null });
+      expect(native.json.msg).toContain("max_credits");
+      const alias = await c.call("POST", "/v1/images/generations", { model: "z-image", prompt: "x", max_credits });
+      expect(alias.status).toBe(422);
+      expect(alias.json.error).toMatchObject({ code: "invalid_request", param: "max_credits" });
+    }
+    expect([await taskCount(), await holdCount(), gw.up.requests.length]).toEqual([tasks, holds, reqs]);
+  });
+
   test("validation: 422 naming the field, nothing held or sent", async () => {
     const { key } = await gw.account(100);
     const c = client(gw, key);
@@ -173,5 +189,25 @@ describe("refused before anything exists", () => {
     expect(r.json).toMatchObject({ code: 404, data: null });
     expect((await b.call("GET", `/v1/tasks/${id}`)).status).toBe(404);
     expect((await a.call("GET", `/v1/tasks/${id}`)).status).toBe(200);
+  });
+});
+
+describe("the charge is capped at the estimate held at creation", () => {
+  test("prices raised while the task ran (its estimate stands for the old price): charged the estimate, not the new price", async () => {
+    const { key } = await gw.account(1000);
+    const c = client(gw, key);
+    const { json } = await c.createTask("google/nano-banana", { prompt: `priced at creation ${crypto.randomUUID()}` });
+    const id = json.data.taskId;
+    const fake = await waitFor(() => [...gw.up.control.tasks.values()].find((t) => (t.input as any).prompt?.startsWith("priced at creation")), 5000, "submission");
+    gw.up.control.update(fake.id, { never: true });
+    const row = await gw.ctx.db.get<{ estimate: number }>(sql`select estimate from tasks where id = ${id}`);
+    const atCreation = row!.estimate - 1_000_000; // one credit less than today's catalog price
+    await gw.ctx.db.run(sql`update tasks set estimate = ${atCreation} where id = ${id}`);
+    gw.up.control.update(fake.id, { never: false, polls: 0 });
+    const rec = await c.waitRecord(id);
+    expect(rec).toMatchObject({ state: "success", creditsConsumed: atCreation / 1_000_000 });
+    const { hold, entries } = await ledgerOf(gw, id);
+    expect(hold.status).toBe("posted");
+    expect(entries.map((e: any) => Number(e.amount))).toEqual([-atCreation]);
   });
 });

@@ -34,6 +34,10 @@ export interface Behavior {
   creditsConsumed?: number;
   /** OpenAI Images: the usage object to report. */
   usage?: Record<string, unknown>;
+  /** Every result file is served with these bytes and this content type (e.g. an upstream's HTML or SVG). */
+  file?: { contentType: string; body: string };
+  /** Indexes of result files whose download answers 404 (a download failing partway through the outputs). */
+  missingFiles?: number[];
 }
 
 export type Phase = "queued" | "running" | "succeeded" | "failed" | "canceled";

@@ -83,6 +83,13 @@ export class FileStore {
     return id;
   }
 
+  /** A file with exactly these bytes and content type. */
+  putRaw(body: string | Uint8Array, type: string): string {
+    const id = crypto.randomUUID().replaceAll("-", "");
+    this.files.set(id, { bytes: typeof body === "string" ? new TextEncoder().encode(body) : body, type });
+    return id;
+  }
+
   size(id: string): number {
     return this.files.get(id)?.bytes.length ?? 0;
   }

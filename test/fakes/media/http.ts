@@ -55,7 +55,11 @@ export function produce(ctx: FakeContext, t: FakeTask, input: Record<string, unk
   const seconds = b.seconds ?? num(input.duration) ?? num(input.durationSeconds) ?? num(input.duration_seconds) ?? defaults.seconds ?? (kind === "video" ? 5 : 10);
   const asked = kind === "image" ? (num(input.num_images) ?? num(input.n) ?? num(input.num_outputs)) : undefined;
   const count = b.count ?? asked ?? defaults.count ?? 1;
-  t.files ??= Array.from({ length: count }, () => ctx.files.put(kind, seconds));
+  const make = (i: number) =>
+    b.missingFiles?.includes(i) ? `missing${i}` // never stored: its download answers 404
+    : b.file ? ctx.files.putRaw(b.file.body, b.file.contentType)
+    : ctx.files.put(kind, seconds);
+  t.files ??= Array.from({ length: count }, (_, i) => make(i));
   return { kind, ids: t.files, seconds };
 }
 

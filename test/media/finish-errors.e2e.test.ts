@@ -1,0 +1,83 @@
+// Errors while finishing a task (storing its files, pricing it, writing its rows): a synchronous result that
+// cannot be finished is never generated again (the operator pays per generation), and files stored by a failed
+// attempt are deleted (every retry would otherwise leave another orphaned copy in storage).
+import { afterAll, beforeEach, describe, expect, test } from "bun:test";
+import { sql } from "drizzle-orm";
+import { readdirSync } from "node:fs";
+import { client, ledgerOf, startMediaGateway, waitFor } from "./support";
+
+// Main-thread engine; a 1 s deadline bounds the tasks that keep retrying.
+const gw = await startMediaGateway({ MEDIA_WORKERS: "0", MEDIA_MAX_DEADLINE_SECONDS: "1" });
+afterAll(() => gw.stop());
+beforeEach(() => gw.up.control.reset());
+
+/** Files in the result storage (one token folder per stored file); no task in this file ever succeeds. */
+const storedFiles = () => readdirSync(gw.storageDir);
+
+async function expectRefunded(taskId: string) {
+  const { hold, entries } = await ledgerOf(gw, taskId);
+  expect(hold.status).toBe("voided");
+  expect(entries).toEqual([]);
+  expect(await gw.ctx.db.all(sql`select id from result_files where task_id = ${taskId}`)).toEqual([]);
+}
+
+/** A database error at the moment a task's result files are recorded (after they were stored). */
+async function withResultRowsFailing<T>(fn: () => Promise<T>): Promise<T> {
+  await gw.ctx.db.run(sql.raw(`create trigger test_result_files_fail before insert on result_files
+    begin select raise(abort, 'database is broken (test)'); end`));
+  try {
+    return await fn();
+  } finally {
+    await gw.ctx.db.run(sql.raw("drop trigger test_result_files_fail"));
+  }
+}
+
+describe("a synchronous result that cannot be finished", () => {
+  test("OpenAI Images is called once, the task fails as result_not_stored, is refunded, and leaves no file behind", async () => {
+    const { key } = await gw.account(1000);
+    const c = client(gw, key);
+    const prompt = `only once ${crypto.randomUUID()}`;
+    const rec = await withResultRowsFailing(async () => {
+      const { json } = await c.createTask("gpt-image-1", { prompt, quality: "low" });
+      return c.waitRecord(json.data.taskId, 10_000);
+    });
+    expect(rec).toMatchObject({ state: "fail", failCode: "result_not_stored", creditsConsumed: 0 });
+    const generations = gw.up.requests.filter((r) => r.provider === "openai-images" && (r.body as any)?.prompt === prompt);
+    expect(generations).toHaveLength(1); // the operator paid for one image, not one per retry
+    await expectRefunded(rec.taskId);
+    expect(await c.credits()).toMatchObject({ credits: 1000, held_credits: 0 });
+    expect(storedFiles()).toEqual([]); // the image stored before the database error was deleted
+  });
+});
+
+describe("files stored by a failed attempt are deleted", () => {
+  test("a download failing partway through the outputs leaves no copy of the earlier ones, however often it is retried", async () => {
+    const { key } = await gw.account(1000);
+    const c = client(gw, key);
+    gw.up.control.set({ count: 3, missingFiles: [1] }, { model: "google/nano-banana" });
+    const { json } = await c.createTask("google/nano-banana", { prompt: "x" });
+    const rec = await c.waitRecord(json.data.taskId, 10_000);
+    expect(rec).toMatchObject({ state: "fail", failCode: "deadline_exceeded", creditsConsumed: 0 });
+    // The first file was downloaded (and stored) on several attempts before the second one failed each time.
+    const downloads = gw.up.requests.filter((r) => r.provider === "kie" && r.path.startsWith("/files/"));
+    expect(downloads.filter((r) => r.path.startsWith("/files/missing1")).length).toBeGreaterThan(1);
+    expect(downloads.filter((r) => !r.path.includes("missing")).length).toBeGreaterThan(1);
+    await expectRefunded(json.data.taskId);
+    expect(storedFiles()).toEqual([]);
+  });
+
+  test("a database error after the files were stored deletes them before the retry", async () => {
+    const { key } = await gw.account(1000);
+    const c = client(gw, key);
+    gw.up.control.set({ count: 2 }, { model: "google/nano-banana" });
+    const rec = await withResultRowsFailing(async () => {
+      const { json } = await c.createTask("google/nano-banana", { prompt: "x" });
+      // Several attempts store both files and fail on the database; then the deadline ends the task.
+      await waitFor(() => gw.up.requests.filter((r) => r.provider === "kie" && r.path.startsWith("/files/")).length >= 4, 5000, "retries");
+      return c.waitRecord(json.data.taskId, 10_000);
+    });
+    expect(rec).toMatchObject({ state: "fail", failCode: "deadline_exceeded", creditsConsumed: 0 });
+    await expectRefunded(rec.taskId);
+    expect(storedFiles()).toEqual([]);
+  });
+});
