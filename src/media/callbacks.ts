@@ -6,6 +6,10 @@
 //
 // Signature (when the account has a webhook signing key): X-Webhook-Timestamp = Unix seconds, X-Webhook-Signature =
 // base64(HMAC-SHA256(key, `${taskId}.${timestamp}`)).
+//
+// The URL is re-checked before each attempt and the request goes to the very addresses that check approved
+// (ssrf.ts, pinned-fetch.ts), never to a second DNS answer. A DNS failure or timeout fails the attempt like a
+// receiver error does (retried); a URL that now resolves to a non-public address is refused for good.
 import { sql } from "drizzle-orm";
 import { signCallback } from "../discovery/webhook-signing.ts";
 import type { MediaMetrics } from "./metrics.ts";
@@ -13,10 +17,21 @@ import type { Db } from "../db/client.ts";
 import { newId } from "../db/ids.ts";
 import type { Logger } from "../log.ts";
 import type { MediaSettings } from "./settings.ts";
-import { checkCallbackUrl } from "./ssrf.ts";
+import { pinnedFetch, type PinnedTls } from "./pinned-fetch.ts";
+import { resolveCallbackUrl, type Resolver } from "./ssrf.ts";
 import { taskRecord, type TaskRow } from "./views.ts";
 
-export interface CallbackDeps { db: Db; settings: MediaSettings; log: Logger; metrics: MediaMetrics; webhookSecret(accountId: string): Promise<string | null> }
+export interface CallbackDeps {
+  db: Db;
+  settings: MediaSettings;
+  log: Logger;
+  metrics: MediaMetrics;
+  webhookSecret(accountId: string): Promise<string | null>;
+  /** How receivers are reached; unset in production (system DNS, 5 s DNS timeout, the usual CAs). Tests set it. */
+  callbackNetwork?: CallbackNetwork;
+}
+
+export interface CallbackNetwork { resolve?: Resolver; dnsTimeoutMs?: number; tls?: PinnedTls }
 
 interface DeliveryRow { id: string; task_id: string; account_id: string; url: string; attempt: number; next_attempt_at: number }
 
@@ -41,12 +56,14 @@ async function deliver(deps: CallbackDeps, d: DeliveryRow): Promise<void> {
   let status: number | null = null;
   let error: string | null = null;
   let retry = true;
+  const net = deps.callbackNetwork ?? {};
   const task = await db.get<TaskRow>(sql`select * from tasks where id = ${d.task_id}`);
-  const check = await checkCallbackUrl(d.url, settings.callbacks.allowPrivate);
-  if (!task) {
+  const target = task ? await resolveCallbackUrl(d.url, settings.callbacks.allowPrivate, { resolve: net.resolve, timeoutMs: net.dnsTimeoutMs }) : undefined;
+  if (!task || !target) {
     [error, retry] = ["task no longer exists", false];
-  } else if (!check.ok) {
-    [error, retry] = [`refused: callback URL ${check.reason}`, false]; // the address turned private after creation
+  } else if (!target.ok) {
+    // Refused: the address turned private after creation. Not resolving (yet) is a failed attempt like any other.
+    [error, retry] = target.retryable ? [`callback URL ${target.reason}`, true] : [`refused: callback URL ${target.reason}`, false];
   } else {
     const body = JSON.stringify(taskRecord(task, settings.publicBaseUrl));
     const headers: Record<string, string> = { "content-type": "application/json", "user-agent": "Switchyard-Webhook/1" };
@@ -55,7 +72,8 @@ async function deliver(deps: CallbackDeps, d: DeliveryRow): Promise<void> {
       Object.assign(headers, signCallback(secret, task.id, Date.now() / 1000));
     }
     try {
-      const res = await fetch(d.url, { method: "POST", headers, body, redirect: "manual", signal: AbortSignal.timeout(settings.callbacks.timeoutMs) });
+      const init = { method: "POST", headers, body, signal: AbortSignal.timeout(settings.callbacks.timeoutMs) };
+      const res = await pinnedFetch(target.url, target.addresses, init, net.tls);
       status = res.status;
       await res.body?.cancel().catch(() => {});
       if (res.status < 200 || res.status >= 300) error = `receiver answered ${res.status}`;

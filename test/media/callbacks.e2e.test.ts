@@ -21,6 +21,9 @@ describe("callback URL guard", () => {
     "http://127.0.0.1:9/hook", "http://localhost:9/hook", "http://10.0.0.5/x", "http://172.16.3.4/x", "http://192.168.1.10/x",
     "http://100.64.0.1/x", "http://169.254.169.254/latest/meta-data", "http://0.0.0.0/x", "http://[::1]/x", "http://[fd00::1]/x",
     "http://[fe80::1]/x", "http://[::ffff:127.0.0.1]/x", "ftp://8.8.8.8/x", "not a url",
+    // other spellings, and IPv6 forms that carry an IPv4 address: integer, IPv4-translated, 6to4, Teredo, NAT64
+    "http://2130706433/x", "http://[::ffff:0:7f00:1]/x", "http://[2002:a9fe:a9fe::]/latest/meta-data",
+    "http://[2001:0:4136:e378:8000:63bf:3fff:fdd2]/x", "http://[64:ff9b::a00:5]/x", "http://192.0.2.1/x",
   ];
   test.each(refused)("%s is refused at creation with 422 naming the field; nothing created", async (url) => {
     const c = client(strict, (await strict.account(100)).key);
