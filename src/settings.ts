@@ -54,7 +54,7 @@ export const settings: Setting[] = [
   { name: "REPLICATE_API_TOKEN", kind: "secret", doc: "Replicate API token." },
   { name: "REPLICATE_BASE_URL", kind: "url", default: "https://api.replicate.com/v1", doc: "Replicate API base." },
   { name: "MEDIA_WORKERS", kind: "int", default: "1", doc: "Bun Workers that poll upstreams, store results and send callbacks. `0` runs that work on the main thread (also used for `:memory:` databases)." },
-  { name: "MEDIA_LEASE_SECONDS", kind: "int", default: "120", doc: "How long a worker owns a task while working on it; a crashed process's tasks are picked up after this.", check: atLeastOne },
+  { name: "MEDIA_LEASE_SECONDS", kind: "int", default: "120", doc: "How long a worker owns a task while working on it; a crashed process's tasks are picked up after this. Renewed while a step runs.", check: atLeastOne },
   { name: "MEDIA_POLL_SCALE", kind: "string", default: "1", doc: "Multiplier on every provider's poll backoff (1 = kie's advice, 2 s growing to 30 s). Tests use `0.01`.", check: positiveDecimal },
   { name: "MEDIA_MAX_DEADLINE_SECONDS", kind: "int", doc: "Optional cap on every model's deadline (a task still unfinished then fails and is refunded)." },
   { name: "MEDIA_HOUSEKEEPING_SECONDS", kind: "int", default: "30", doc: "How often concurrency tokens of running tasks are refreshed and expired result files deleted.", check: atLeastOne },

@@ -5,7 +5,9 @@
 // Claiming: Postgres takes due rows with one `UPDATE ... WHERE id IN (SELECT ... FOR UPDATE SKIP LOCKED)`, so
 // concurrent processes split the work instead of queueing on each other; SQLite (one file, many threads) selects
 // candidates and claims each with a compare-and-set on lease_until. Either way a task has one owner at a time, and
-// every later write is guarded by `lease_owner = me`.
+// every later write is guarded by `lease_owner = me`. While a step runs its lease is kept (lease.ts), and the engine
+// never claims a task it already has a step in flight for: the owner string is the engine's, so `lease_owner = me`
+// alone could not tell the two steps apart.
 import { sql } from "drizzle-orm";
 import type { Catalog } from "../catalog/service.ts";
 import type { Db } from "../db/client.ts";
@@ -14,6 +16,7 @@ import { createAdapters, type Adapter } from "./adapters/index.ts";
 import type { Done, Failed } from "./adapters/types.ts";
 import { deliverDue, type CallbackDeps } from "./callbacks.ts";
 import { completeTask, failTask, type FinishDeps } from "./finish.ts";
+import { keepLease, type Lease } from "./lease.ts";
 import type { MediaModel, MediaProvider } from "./model.ts";
 import { tokenTtlMs } from "./service.ts";
 import { sweepExpiredResults } from "./retention.ts";
@@ -38,6 +41,8 @@ export class Engine {
   private lastHousekeeping = 0;
   private wake?: () => void;
   private inflight = new Set<Promise<unknown>>();
+  /** Ids of the tasks with a step in flight: never claimed again by this engine until that step has ended. */
+  private stepping = new Set<string>();
 
   constructor(private deps: EngineDeps) {
     this.adapters = createAdapters(deps.settings.upstreams);
@@ -47,7 +52,7 @@ export class Engine {
   async tick(): Promise<number> {
     let room = MAX_INFLIGHT - this.inflight.size;
     const tasks = room > 0 ? await this.claim(room) : [];
-    for (const t of tasks) this.track(this.step(t).catch((e) => this.stepFailed(t, e)));
+    for (const t of tasks) this.track(this.run(t));
     room = MAX_INFLIGHT - this.inflight.size;
     const sends = room > 0 ? await deliverDue(this.deps, room) : [];
     for (const s of sends) this.track(s);
@@ -118,15 +123,17 @@ export class Engine {
     const { db, owner, settings } = this.deps;
     const now = Date.now();
     const until = now + settings.leaseMs;
+    // A step of ours whose lease lapsed anyway (an extension came late) is still running: leave its task alone.
+    const notOurs = this.stepping.size ? sql`and id not in (${sql.join([...this.stepping].map((id) => sql`${id}`), sql`, `)})` : sql``;
     if (db.dialect === "pg") {
       return db.all<TaskRow>(sql`update tasks set lease_owner = ${owner}, lease_until = ${until}
         where id in (select id from tasks where state in (${"waiting"}, ${"generating"}) and next_poll_at <= ${now}
-          and (lease_until is null or lease_until < ${now}) order by next_poll_at limit ${limit} for update skip locked)
+          and (lease_until is null or lease_until < ${now}) ${notOurs} order by next_poll_at limit ${limit} for update skip locked)
         returning *`);
     }
     const due = await db.all<{ id: string; lease_until: number | null }>(sql`select id, lease_until from tasks
       where state in (${"waiting"}, ${"generating"}) and next_poll_at <= ${now} and (lease_until is null or lease_until < ${now})
-      order by next_poll_at limit ${limit}`);
+      ${notOurs} order by next_poll_at limit ${limit}`);
     const out: TaskRow[] = [];
     for (const d of due) {
       const row = await db.get<TaskRow>(sql`update tasks set lease_owner = ${owner}, lease_until = ${until}
@@ -136,27 +143,45 @@ export class Engine {
     return out;
   }
 
-  private async step(task: TaskRow): Promise<void> {
+  /** One step of a claimed task, its lease kept until the step has ended (errors included). */
+  private async run(task: TaskRow): Promise<void> {
+    this.stepping.add(task.id);
+    const lease = keepLease(this.deps, task);
+    try {
+      await this.step(task, lease);
+    } catch (e) {
+      // Another worker owns the task now: its failure is not ours to reschedule (the write would be refused anyway).
+      if (lease.lost) this.deps.log.warn("task taken over during a step; step abandoned", { task_id: task.id, error: String((e as Error)?.message ?? e) });
+      else await this.stepFailed(task, e);
+    } finally {
+      await lease.stop();
+      this.stepping.delete(task.id);
+    }
+  }
+
+  private async step(task: TaskRow, lease: Lease): Promise<void> {
     const model = this.deps.catalog.media.get(task.model);
     if (!model) return this.fail(task, "model_unavailable", `Model ${task.model} is no longer in the catalog`);
     if (Date.now() >= task.deadline_at) {
       return this.fail(task, "deadline_exceeded", `The upstream did not finish within ${Math.round((task.deadline_at - task.created_at) / 1000)} s`);
     }
-    if (task.state === "waiting") return this.submit(task, model);
+    if (task.state === "waiting") return this.submit(task, model, lease);
     if (task.upstream_ref === ANSWERED_SYNCHRONOUSLY) {
       return this.fail(task, "result_not_stored", "The upstream produced the result but the gateway could not store it; nothing was charged.");
     }
     const adapter = this.adapters[task.provider as MediaProvider];
     const r = await adapter.poll(task.upstream_ref!);
     if (r.kind === "pending") return this.reschedule(task, adapter);
-    return this.end(task, model, r);
+    return this.end(task, model, r, lease);
   }
 
   /** Try the routes in order from route_index; a refusal moves on to the next, all refused fails the task. */
-  private async submit(task: TaskRow, model: MediaModel): Promise<void> {
+  private async submit(task: TaskRow, model: MediaModel, lease: Lease): Promise<void> {
     const input = JSON.parse(task.input) as Record<string, unknown>;
     const refusals: string[] = [];
     for (let i = task.route_index; i < model.routes.length; i++) {
+      // The new owner submits the task itself: one more route tried here would be a second paid generation.
+      if (lease.lost) return void this.deps.log.warn("task taken over while its routes were tried; not submitted again", { task_id: task.id });
       const route = model.routes[i]!;
       const adapter = this.adapters[route.provider];
       const notifyUrl = `${this.deps.settings.publicBaseUrl}/v1/media/upstream-events/${route.provider}`;
@@ -173,16 +198,24 @@ export class Engine {
         continue;
       }
       const at = { ...task, route_index: i, provider: route.provider };
-      if (r.kind === "done") return this.finishSynchronousResult(at, model, r);
+      if (r.kind === "done") return this.finishSynchronousResult(at, model, r, lease);
       if (r.kind === "failed") {
         await this.deps.db.run(sql`update tasks set route_index = ${i}, provider = ${route.provider} where id = ${task.id} and lease_owner = ${this.deps.owner}`);
-        return this.end(at, model, r);
+        return this.end(at, model, r, lease);
       }
       const now = Date.now();
-      await this.deps.db.run(sql`update tasks set state = ${"generating"}, route_index = ${i}, provider = ${route.provider},
+      const recorded = await this.deps.db.run(sql`update tasks set state = ${"generating"}, route_index = ${i}, provider = ${route.provider},
           upstream_ref = ${r.ref}, attempts = ${0}, next_poll_at = ${now + this.delayMs(adapter, 0)}, updated_at = ${now},
           lease_owner = ${null}, lease_until = ${null}
         where id = ${task.id} and state = ${"waiting"} and lease_owner = ${this.deps.owner}`);
+      if (recorded !== 1) {
+        // The task is no longer ours (its new owner submits it again): this upstream job is paid for and nobody polls
+        // it. Nothing to undo here, but the operator must be able to see it.
+        this.deps.log.warn("task taken over while its upstream accepted it; upstream job orphaned", {
+          task_id: task.id, provider: route.provider, upstream_ref: r.ref,
+        });
+        return;
+      }
       this.deps.log.info("task submitted", { task_id: task.id, provider: route.provider, route: i });
       return;
     }
@@ -197,18 +230,19 @@ export class Engine {
    * result so that only the finish is retried would need its bytes kept somewhere outside the task row — storage,
    * the very step that may have failed — so the row records only the fact that the upstream has answered.
    */
-  private async finishSynchronousResult(task: TaskRow, model: MediaModel, r: Done): Promise<void> {
+  private async finishSynchronousResult(task: TaskRow, model: MediaModel, r: Done, lease: Lease): Promise<void> {
     const now = Date.now();
+    lease.follow("generating"); // the row stays ours in its new state while the result is stored
     const marked = await this.deps.db.run(sql`update tasks set state = ${"generating"}, route_index = ${task.route_index},
         provider = ${task.provider}, upstream_ref = ${ANSWERED_SYNCHRONOUSLY}, updated_at = ${now}
       where id = ${task.id} and state = ${"waiting"} and lease_owner = ${this.deps.owner}`);
     if (marked !== 1) return void this.deps.log.warn("task taken over while its upstream answered; result discarded", { task_id: task.id });
-    return this.end({ ...task, state: "generating", upstream_ref: ANSWERED_SYNCHRONOUSLY }, model, r);
+    return this.end({ ...task, state: "generating", upstream_ref: ANSWERED_SYNCHRONOUSLY }, model, r, lease);
   }
 
-  private async end(task: TaskRow, model: MediaModel, r: Done | Failed): Promise<void> {
+  private async end(task: TaskRow, model: MediaModel, r: Done | Failed, lease: Lease): Promise<void> {
     if (r.kind === "failed") return this.fail(task, r.code, r.message);
-    await this.releaseTokenIf(await completeTask(this.deps, task, model, r), task);
+    await this.releaseTokenIf(await completeTask(this.deps, task, model, r, lease.signal), task);
   }
 
   private async fail(task: TaskRow, code: string, message: string): Promise<void> {

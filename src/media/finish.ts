@@ -26,12 +26,16 @@ interface StoredFile { token: string; key: string; name: string; contentType: st
 
 /**
  * Download (or take) every output and put it into storage. Throws on a failed download (retried at the next poll),
- * after deleting what this attempt had already stored: each retry stores fresh copies under new tokens.
+ * after deleting what this attempt had already stored: each retry stores fresh copies under new tokens. `leaseLost`
+ * (lease.ts) stops the work once the task is another worker's: its copies could never be recorded.
  */
-export async function storeOutputs(deps: FinishDeps, task: TaskRow, model: MediaModel, done: Done): Promise<StoredFile[]> {
+export async function storeOutputs(deps: FinishDeps, task: TaskRow, model: MediaModel, done: Done, leaseLost?: AbortSignal): Promise<StoredFile[]> {
   const files: StoredFile[] = [];
   try {
-    for (const [i, out] of done.outputs.entries()) files.push(await storeOutput(deps, model, out, i));
+    for (const [i, out] of done.outputs.entries()) {
+      leaseLost?.throwIfAborted();
+      files.push(await storeOutput(deps, model, out, i, leaseLost));
+    }
   } catch (e) {
     await deleteStored(deps, files);
     throw e;
@@ -39,11 +43,13 @@ export async function storeOutputs(deps: FinishDeps, task: TaskRow, model: Media
   return files;
 }
 
-async function storeOutput(deps: FinishDeps, model: MediaModel, out: Done["outputs"][number], i: number): Promise<StoredFile> {
+async function storeOutput(deps: FinishDeps, model: MediaModel, out: Done["outputs"][number], i: number, leaseLost?: AbortSignal): Promise<StoredFile> {
   let bytes = out.bytes;
   let header = out.contentType;
   if (!bytes) {
-    const res = await fetch(out.url!, { headers: out.headers, signal: AbortSignal.timeout(300_000) });
+    // Longer than the lease may be: the engine keeps the task's lease while this runs.
+    const timeout = AbortSignal.timeout(300_000);
+    const res = await fetch(out.url!, { headers: out.headers, signal: leaseLost ? AbortSignal.any([timeout, leaseLost]) : timeout });
     if (!res.ok) throw new Error(`result download answered ${res.status}`);
     if (Number(res.headers.get("content-length") ?? 0) > MAX_FILE_BYTES) throw new Error("result file too large");
     bytes = new Uint8Array(await res.arrayBuffer());
@@ -75,8 +81,8 @@ export function factsOf(model: MediaModel, files: StoredFile[], done: Done): Cos
 }
 
 /** success + settle + result files + callback row, atomically. Returns false when the task was no longer ours. */
-export async function completeTask(deps: FinishDeps, task: TaskRow, model: MediaModel, done: Done): Promise<boolean> {
-  const files = await storeOutputs(deps, task, model, done);
+export async function completeTask(deps: FinishDeps, task: TaskRow, model: MediaModel, done: Done, leaseLost?: AbortSignal): Promise<boolean> {
+  const files = await storeOutputs(deps, task, model, done, leaseLost);
   const now = Date.now();
   const expires = now + deps.settings.retentionMs;
   const result: StoredResult = { paths: files.map((f) => `/files/${f.token}/${f.name}`) };

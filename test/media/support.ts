@@ -46,13 +46,16 @@ export interface MediaGateway extends TestGateway {
   storageDir: string;
 }
 
-/** A gateway + media engine (real Bun Workers unless MEDIA_WORKERS=0) against fresh fake upstreams. */
-export async function startMediaGateway(env: Record<string, string> = {}): Promise<MediaGateway> {
+/**
+ * A gateway + media engine (real Bun Workers unless MEDIA_WORKERS=0) against fresh fake upstreams. With
+ * `autostart: false` (in-process mode) the engine only moves when the test calls its tick().
+ */
+export async function startMediaGateway(env: Record<string, string> = {}, opts: { autostart?: boolean } = {}): Promise<MediaGateway> {
   const up = startFakeMediaUpstreams();
   const storageDir = mkdtempSync(join(tmpdir(), "sy-files-"));
   const gw = await startGateway({ ...up.env, STORAGE_DIR: storageDir, ...FAST_ENV, ...env });
   gw.ctx.config.publicBaseUrl = gw.url; // the port is only known after listen
-  const media = await startMedia(gw.ctx);
+  const media = await startMedia(gw.ctx, {}, opts);
   const stop = gw.stop;
   return {
     ...gw, up, media, storageDir,

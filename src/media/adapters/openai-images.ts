@@ -16,7 +16,7 @@ export function openaiImagesAdapter(up: Upstreams): Adapter {
     async submit(route, input) {
       if (!key) return noKey("OPENAI_API_KEY");
       const body = { ...input, model: route.upstream_model };
-      // A generation can take a minute or two; the engine's lease is longer than this.
+      // A generation can take a minute or two; the engine keeps the task's lease while it runs (lease.ts).
       const r = await callJson(`${base}/images/generations`, { headers: { authorization: `Bearer ${key}` }, body, timeoutMs: 110_000 });
       if (r.status === 400 && r.json?.error?.type === "image_generation_user_error") {
         return { kind: "failed", code: String(r.json.error.code ?? "moderation_blocked"), message: String(r.json.error.message) };

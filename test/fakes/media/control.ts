@@ -38,6 +38,10 @@ export interface Behavior {
   file?: { contentType: string; body: string };
   /** Indexes of result files whose download answers 404 (a download failing partway through the outputs). */
   missingFiles?: number[];
+  /** Every result file's body arrives this many ms after its headers (a slow download). */
+  fileDelayMs?: number;
+  /** kie Market: awaited after a submission is accepted, before it is answered (a test changes the gateway meanwhile). */
+  onAccepted?: (task: FakeTask) => void | Promise<void>;
 }
 
 export type Phase = "queued" | "running" | "succeeded" | "failed" | "canceled";

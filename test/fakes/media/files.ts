@@ -75,11 +75,12 @@ export function bytesFor(kind: OutputKind, seconds: number): Uint8Array {
 
 /** Files a fake serves, by id (auth, where a protocol wants it, is the handler's business: Veo). */
 export class FileStore {
-  private files = new Map<string, { bytes: Uint8Array; type: string }>();
+  private files = new Map<string, { bytes: Uint8Array; type: string; delayMs?: number }>();
 
-  put(kind: OutputKind, seconds = 5): string {
+  /** A result file; with delayMs its body arrives that long after the headers. */
+  put(kind: OutputKind, seconds = 5, delayMs?: number): string {
     const id = crypto.randomUUID().replaceAll("-", "");
-    this.files.set(id, { bytes: bytesFor(kind, seconds), type: CONTENT_TYPE[kind] });
+    this.files.set(id, { bytes: bytesFor(kind, seconds), type: CONTENT_TYPE[kind], delayMs });
     return id;
   }
 
@@ -97,7 +98,17 @@ export class FileStore {
   response(id: string): Response | undefined {
     const f = this.files.get(id.replace(/\.[a-z0-9]+$/, ""));
     if (!f) return undefined;
-    return new Response(f.bytes, { headers: { "content-type": f.type, "content-length": String(f.bytes.length) } });
+    const headers = { "content-type": f.type, "content-length": String(f.bytes.length) };
+    if (!f.delayMs) return new Response(f.bytes, { headers });
+    const { bytes, delayMs } = f;
+    const slow = new ReadableStream<Uint8Array>({
+      async start(c) {
+        await new Promise((r) => setTimeout(r, delayMs));
+        c.enqueue(bytes);
+        c.close();
+      },
+    });
+    return new Response(slow, { headers });
   }
 }
 

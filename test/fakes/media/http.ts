@@ -58,7 +58,7 @@ export function produce(ctx: FakeContext, t: FakeTask, input: Record<string, unk
   const make = (i: number) =>
     b.missingFiles?.includes(i) ? `missing${i}` // never stored: its download answers 404
     : b.file ? ctx.files.putRaw(b.file.body, b.file.contentType)
-    : ctx.files.put(kind, seconds);
+    : ctx.files.put(kind, seconds, b.fileDelayMs);
   t.files ??= Array.from({ length: count }, (_, i) => make(i));
   return { kind, ids: t.files, seconds };
 }

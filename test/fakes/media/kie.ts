@@ -31,7 +31,7 @@ function refusal(t: { refuse?: { status?: number; code?: number | string; messag
 
 // ---------- Market ----------
 
-function createTask(body: unknown, ctx: FakeContext): Response {
+async function createTask(body: unknown, ctx: FakeContext): Promise<Response> {
   if (!isObject(body)) return envelope(422, "Request body must be JSON");
   if (typeof body.model !== "string" || !body.model) return envelope(422, "model is required");
   if (!isObject(body.input)) return envelope(422, "input is required");
@@ -45,6 +45,7 @@ function createTask(body: unknown, ctx: FakeContext): Response {
       void ctx.control.post(body.callBackUrl as string, { code: rec.state === "success" ? 200 : 501, msg: rec.state === "success" ? "success" : rec.failMsg, data: rec });
     };
   }
+  await behavior.onAccepted?.(t);
   return envelope(200, "success", { taskId: t.id });
 }
 
