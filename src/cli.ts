@@ -5,6 +5,7 @@ import { ConfigError, loadConfig } from "./config";
 import type { AppContext } from "./context";
 import { Users } from "./dashboard/users";
 import { ApiError } from "./http/errors";
+import { SWEPT_HOLD_KINDS } from "./ledger/service";
 import { creditsToMicros, microsToCredits } from "./ledger/units";
 import { silentLogger } from "./log";
 
@@ -23,7 +24,7 @@ const usage = `Usage: bun run cli <command> [options]   (or: switchyard cli <com
   webhook-key ACCOUNT_ID                          generate or rotate the webhook signing key (printed once)
   user:create ACCOUNT_ID --email E --password P   create a dashboard user (sign-in at /dashboard)
   ledger:check [ACCOUNT_ID]                       recompute balances from entries; exit 1 on a mismatch
-  holds:sweep                                     release expired holds now`;
+  holds:sweep                                     release expired LLM holds and floats now (not media tasks')`;
 
 type Command = (ctx: AppContext, args: string[], o: Record<string, any>) => Promise<unknown>;
 
@@ -56,7 +57,7 @@ const commands: Record<string, Command> = {
     if (mismatches.length) process.exitCode = 1;
     return { ok: mismatches.length === 0, mismatches };
   },
-  "holds:sweep": async (ctx) => ({ released: await ctx.ledger.sweepExpired() }),
+  "holds:sweep": async (ctx) => ({ released: await ctx.ledger.sweepExpired(Date.now(), SWEPT_HOLD_KINDS) }),
 };
 
 function need(v: string | undefined, name: string): string {

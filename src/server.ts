@@ -1,6 +1,7 @@
 import { buildApp } from "./app";
 import { closeContext, createContext } from "./bootstrap";
 import { ConfigError, loadConfig, type Config } from "./config";
+import { SWEPT_HOLD_KINDS } from "./ledger/service";
 import { createLogger } from "./log";
 import { startMedia } from "./media/workers";
 import { gracefulStop, onShutdown } from "./ops/shutdown";
@@ -33,11 +34,10 @@ log.info("switchyard listening", {
 const media = await startMedia(ctx);
 onShutdown(() => media.stop(), "media workers");
 
-// LLM holds and floats (ledger/float.ts) left behind by a crash are released once they expire. Task holds are not swept here: the media engine
-// fails a task past its deadline and releases its hold in the same transaction, so a running task's hold is never
-// voided under it.
+// LLM holds and floats (ledger/float.ts) left behind by a crash are released once they expire (SWEPT_HOLD_KINDS says
+// why task holds are not).
 const sweeper = setInterval(() => {
-  ctx.ledger.sweepExpired(Date.now(), ["llm", "float"]).then(
+  ctx.ledger.sweepExpired(Date.now(), SWEPT_HOLD_KINDS).then(
     (n) => n && log.info("released expired holds", { count: n }),
     (e) => log.error("hold sweep failed", { error: String(e) }),
   );

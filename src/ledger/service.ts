@@ -33,6 +33,13 @@ export const INSERT_ENTRY = sql`insert into entries (id, account_id, hold_id, ki
 
 /** llm: one LLM call's own hold; float: a process's reservations for a wallet's LLM calls (float.ts); task: a media task */
 export type HoldKind = "llm" | "float" | "task";
+
+/**
+ * The holds a sweep may release once they expire (the server's sweeper and `cli holds:sweep`): LLM holds and floats
+ * left behind by a crash. Task holds are the media engine's: it fails a task past its deadline and releases its hold
+ * in the same transaction, so sweeping one could void the hold under a task that then succeeds uncharged.
+ */
+export const SWEPT_HOLD_KINDS: HoldKind[] = ["llm", "float"];
 export interface Hold { id: string; accountId: string; amount: number }
 export interface FinalizeResult { applied: boolean; amount: number; charged: number }
 export interface Balance { balance: number; held: number; available: number }
