@@ -211,3 +211,14 @@ describe("the charge is capped at the estimate held at creation", () => {
     expect(entries.map((e: any) => Number(e.amount))).toEqual([-atCreation]);
   });
 });
+
+test("OpenAI Images answering without an image: the task fails as no_output and is refunded, not a success with no files", async () => {
+  const { key } = await gw.account(1000);
+  const c = client(gw, key);
+  gw.up.control.set({ count: 0 }, { provider: "openai-images" });
+  const { json } = await c.createTask("gpt-image-1", { prompt: "nothing comes back" });
+  const rec = await c.waitRecord(json.data.taskId);
+  expect(rec).toMatchObject({ state: "fail", failCode: "no_output", creditsConsumed: 0 });
+  await expectRefunded(json.data.taskId);
+  expect((await c.credits()).credits).toBe(1000);
+});

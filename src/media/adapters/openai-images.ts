@@ -2,7 +2,7 @@
 // result, so submit returns it at once (the engine stores the base64 as files). GPT image models are billed by
 // tokens: the usage is turned into a USD cost with the model's published token prices, which pricing uses when the
 // catalog rule says `settle: upstream_cost` (never above the estimate that was held).
-import { callJson, noKey, refusedFrom, type Adapter, type UpstreamFacts, type Upstreams } from "./types.ts";
+import { callJson, noKey, refusedFrom, type Adapter, type UpstreamFacts, type UpstreamOutput, type Upstreams } from "./types.ts";
 
 // USD per million tokens: text input, image input, image output (OpenAI's published gpt-image-1 prices).
 const TOKEN_USD: Record<string, { text: number; imageIn: number; out: number }> = {
@@ -23,9 +23,13 @@ export function openaiImagesAdapter(up: Upstreams): Adapter {
       }
       if (r.status !== 200 || !Array.isArray(r.json?.data)) return refusedFrom(r.status, r.json, r.text);
       const format = String(r.json.output_format ?? input.output_format ?? "png");
-      const outputs = (r.json.data as any[]).map((d) =>
-        d.b64_json ? { bytes: new Uint8Array(Buffer.from(String(d.b64_json), "base64")), contentType: `image/${format}` } : { url: String(d.url) },
+      const outputs = (r.json.data as any[]).flatMap((d): UpstreamOutput[] =>
+        typeof d?.b64_json === "string" && d.b64_json ? [{ bytes: new Uint8Array(Buffer.from(d.b64_json, "base64")), contentType: `image/${format}` }]
+        : typeof d?.url === "string" && d.url ? [{ url: d.url }]
+        : [],
       );
+      // An answer without a single image is a failure, whatever it cost upstream: the caller gets nothing to pay for.
+      if (!outputs.length) return { kind: "failed", code: "no_output", message: "The upstream answered without an image." };
       return { kind: "done", outputs, facts: costFacts(route.upstream_model, r.json.usage) };
     },
     async poll() {
