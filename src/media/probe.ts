@@ -31,6 +31,8 @@ function mp4Seconds(b: Uint8Array): number | undefined {
   if (!mvhd) return undefined;
   const p = mvhd[0];
   const version = b[p];
+  // A truncated mvhd is an unknown length (the requested one is charged), not an error that retries the task.
+  if (p + (version === 1 ? 32 : 20) > mvhd[1]) return undefined;
   const timescale = version === 1 ? v.getUint32(p + 20) : v.getUint32(p + 12);
   const duration = version === 1 ? Number(v.getBigUint64(p + 24)) : v.getUint32(p + 16);
   return timescale ? duration / timescale : undefined;

@@ -12,6 +12,20 @@ describe("result file probing", () => {
     expect(mediaSeconds(new Uint8Array(50), "video/mp4")).toBeUndefined();
   });
 
+  test("a truncated mvhd is an unknown length, not an error (which would retry the task until its deadline)", () => {
+    // moov (24 bytes) holding an mvhd box (16 bytes) whose body stops after 8 of the 20 bytes a version-0 one needs.
+    const bytes = new Uint8Array(24);
+    const v = new DataView(bytes.buffer);
+    v.setUint32(0, 24);
+    bytes.set(new TextEncoder().encode("moov"), 4);
+    v.setUint32(8, 16);
+    bytes.set(new TextEncoder().encode("mvhd"), 12);
+    expect(mediaSeconds(bytes, "video/mp4")).toBeUndefined();
+    // A version-1 header cut the same way.
+    bytes[16] = 1;
+    expect(mediaSeconds(bytes, "video/mp4")).toBeUndefined();
+  });
+
   test("content type: a specific header wins, else the bytes say", () => {
     expect(contentTypeOf(pngBytes(), "application/octet-stream", "image/jpeg")).toBe("image/png");
     expect(contentTypeOf(mp4Bytes(5), null, "image/png")).toBe("video/mp4");
