@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import type { Db } from "../db/client";
+import { isUniqueViolation, type Db } from "../db/client";
 import { newId, randomToken, sha256Hex } from "../db/ids";
 import { ApiError } from "../http/errors";
 
@@ -30,12 +30,18 @@ export class Users {
       throw new ApiError(422, "invalid_request", `password must have at least ${MIN_PASSWORD_LENGTH} characters.`, { param: "password" });
     const account = await this.db.get(sql`select id from accounts where id = ${accountId}`);
     if (!account) throw new ApiError(404, "not_found", `Account ${accountId} not found.`);
-    if (await this.db.get(sql`select id from users where email = ${normalized}`))
-      throw new ApiError(409, "email_taken", "A user with this email already exists.", { param: "email" });
+    const taken = () => new ApiError(409, "email_taken", "A user with this email already exists.", { param: "email" });
+    if (await this.db.get(sql`select id from users where email = ${normalized}`)) throw taken();
     const id = newId("user");
     const now = Date.now();
     const hash = await Bun.password.hash(password);
-    await this.db.run(sql`insert into users (id, account_id, email, password_hash, created_at) values (${id}, ${accountId}, ${normalized}, ${hash}, ${now})`);
+    // Two creations of one email can both pass the check above while hashing: the unique index decides, and the
+    // loser gets the same 409.
+    await this.db
+      .run(sql`insert into users (id, account_id, email, password_hash, created_at) values (${id}, ${accountId}, ${normalized}, ${hash}, ${now})`)
+      .catch((e) => {
+        throw isUniqueViolation(e) ? taken() : e;
+      });
     return { id, account_id: accountId, email: normalized, created_at: new Date(now).toISOString() };
   }
 

@@ -185,6 +185,12 @@ function openPostgres(url: string, max: number): Db & { raw: BunSQL } {
   };
 }
 
+/** A unique index refused the row (SQLite's SQLITE_CONSTRAINT_UNIQUE, Postgres' 23505): the caller's conflict. */
+export function isUniqueViolation(e: unknown): boolean {
+  const err = e as { code?: unknown; errno?: unknown };
+  return err?.code === "SQLITE_CONSTRAINT_UNIQUE" || err?.errno === "23505";
+}
+
 // Bun.SQL returns int8 and numeric (e.g. SUM) as strings; every number in our schema is a safe 64-bit integer.
 function numericRow(row: Row): Row {
   for (const k in row) {
