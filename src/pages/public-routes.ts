@@ -1,6 +1,7 @@
 import { Elysia } from "elysia";
 import type { AppContext } from "../context";
 import { bodyType } from "../discovery/openapi";
+import { decodedPathParam } from "../http/path-param";
 import { htmlResponse } from "./layout";
 import { renderLlmsTxt } from "./llms-txt";
 import { renderCard, renderNotFound } from "./model-card";
@@ -24,9 +25,9 @@ export function publicPageRoutes(ctx: AppContext) {
     })
     // Ids contain slashes (google/nano-banana), hence the wildcard.
     .get("/models/*", ({ params, request }) => {
-      const id = decodeURIComponent(params["*"]);
-      const facts = cards.get(id);
-      if (!facts) return htmlResponse(renderNotFound(id), { status: 404 });
+      const id = decodedPathParam(params["*"]);
+      const facts = id === null ? undefined : cards.get(id);
+      if (!facts || id === null) return htmlResponse(renderNotFound(id ?? params["*"]), { status: 404 });
       // An alias (claude-haiku-4-5-20251001) has no card of its own: send the reader to the model's.
       if (facts.id !== id) return new Response(null, { status: 301, headers: { location: cardPath(facts.id) } });
       const etag = `"${ctx.catalog.version}-${Bun.hash(facts.id).toString(36)}"`;

@@ -158,6 +158,15 @@ describe("unknown ids and caching", () => {
     expect(err.request_id).toBeString();
   });
 
+  test("an id with a malformed escape (%ZZ) is the same 404 on both, not a 500", async () => {
+    const page = await fetch(`${gw.url}/models/acme/x%ZZ`);
+    expect(page.status).toBe(404);
+    expect(await page.text()).toContain("Model not found");
+    const api = await fetch(`${gw.url}/v1/models/acme/x%ZZ`);
+    expect(api.status).toBe(404);
+    expect(((await api.json()) as any).error).toMatchObject({ code: "not_found", type: "not_found_error" });
+  });
+
   test("cards carry an ETag from the catalog fingerprint and answer 304", async () => {
     const r = await fetch(`${gw.url}/models/gpt-5.1`);
     const etag = r.headers.get("etag")!;
