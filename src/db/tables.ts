@@ -148,7 +148,9 @@ export function defineTables(b: ColumnBuilders) {
       resultsExpireAt: int("results_expire_at"),
       resultsExpired: int("results_expired").notNull(),
     },
-    (t) => [index("tasks_due").on(t.state, t.nextPollAt), index("tasks_account").on(t.accountId, t.createdAt)],
+    // tasks_upstream_ref: an upstream's completion notice names the task by its ref (media/routes.ts), and that
+    // endpoint is public: without the index every notice, real or forged, scanned the whole table.
+    (t) => [index("tasks_due").on(t.state, t.nextPollAt), index("tasks_account").on(t.accountId, t.createdAt), index("tasks_upstream_ref").on(t.upstreamRef)],
   );
 
   // Callback outbox: one row per delivery attempt.

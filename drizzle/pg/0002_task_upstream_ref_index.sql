@@ -1,0 +1,1 @@
+CREATE INDEX "tasks_upstream_ref" ON "tasks" USING btree ("upstream_ref");

@@ -1,0 +1,1 @@
+CREATE INDEX `tasks_upstream_ref` ON `tasks` (`upstream_ref`);
