@@ -11,6 +11,8 @@ export interface Row {
   rounds: number[];
   lat: { n: number; errors: number; p50: number; p99: number; ttfb50: number; ttfb99: number };
   mem: { rssMb: number; peakMb: number } | null;
+  /** CPU µs per request, all threads, median of the rounds: the target's process (NaN for direct) and the fake's */
+  cpuUs: { target: number; upstream: number };
 }
 
 interface Input {
@@ -64,18 +66,20 @@ export function renderReport(i: Input): string {
     "  byte is forwarded before the upstream finishes is covered by test/llm/streaming.e2e.test.ts). Added = target −",
     "  direct at the same percentile.",
     "- Memory: the gateway's resident set after its runs (peak in brackets).",
+    "- CPU: time used per request during the throughput rounds (median), all threads, from /proc: the gateway's own",
+    "  (\"CPU µs\") and the fake upstream's while it served that gateway (\"upstream µs\"). wrk's share is not counted.",
     "",
     "## Results",
     "",
-    "| target | mode | rps | vs portkey | p50 ms | p99 ms | added p50 | added p99 | TTFB p50 | TTFB p99 | RSS MB | errors |",
-    "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+    "| target | mode | rps | vs portkey | p50 ms | p99 ms | added p50 | added p99 | TTFB p50 | TTFB p99 | RSS MB | CPU µs | upstream µs | errors |",
+    "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
   ];
   for (const r of i.rows) {
     const d = direct(r.mode);
     const isDirect = r.target === "direct";
     const ratio = vsPortkey(r);
     lines.push(
-      `| ${r.target} | ${r.mode} | ${r.wrk.rps.toFixed(0)} | ${r.target === "portkey" || !Number.isFinite(ratio) ? "" : f(ratio, 1) + "×"} | ${f(r.lat.p50)} | ${f(r.lat.p99)} | ${isDirect ? "" : signed(r.lat.p50 - d!.lat.p50)} | ${isDirect ? "" : signed(r.lat.p99 - d!.lat.p99)} | ${f(r.lat.ttfb50)} | ${f(r.lat.ttfb99)} | ${r.mem ? `${f(r.mem.rssMb, 0)} (${f(r.mem.peakMb, 0)})` : ""} | ${r.wrk.non2xx + r.wrk.errors + r.lat.errors} |`,
+      `| ${r.target} | ${r.mode} | ${r.wrk.rps.toFixed(0)} | ${r.target === "portkey" || !Number.isFinite(ratio) ? "" : f(ratio, 1) + "×"} | ${f(r.lat.p50)} | ${f(r.lat.p99)} | ${isDirect ? "" : signed(r.lat.p50 - d!.lat.p50)} | ${isDirect ? "" : signed(r.lat.p99 - d!.lat.p99)} | ${f(r.lat.ttfb50)} | ${f(r.lat.ttfb99)} | ${r.mem ? `${f(r.mem.rssMb, 0)} (${f(r.mem.peakMb, 0)})` : ""} | ${isDirect ? "" : f(r.cpuUs.target, 0)} | ${f(r.cpuUs.upstream, 0)} | ${r.wrk.non2xx + r.wrk.errors + r.lat.errors} |`,
     );
   }
   lines.push("", "wrk's own latency under saturation (queueing included):", "", "| target | mode | p50 ms | p99 ms |", "|---|---|---:|---:|");
@@ -89,6 +93,23 @@ export function renderReport(i: Input): string {
     lines.push(
       `- ${r.mode}: added p50 ${signed(r.lat.p50 - d.lat.p50)} ms (${verdict(r.lat.p50 - d.lat.p50 < 1)}), added p99 ${signed(r.lat.p99 - d.lat.p99)} ms (${verdict(r.lat.p99 - d.lat.p99 < 5)}), ` +
         (Number.isFinite(ratio) ? `${f(ratio, 1)}× Portkey (${verdict(ratio >= 3)}; per round ${roundRatios(r).map((x) => f(x, 1) + "×").join(", ")})` : "Portkey not measured"),
+    );
+  }
+  const cpuLines = i.rows
+    .filter((r) => r.target === "switchyard")
+    .flatMap((r) => {
+      const pk = i.rows.find((p) => p.target === "portkey" && p.mode === r.mode);
+      if (!pk || !Number.isFinite(pk.cpuUs.target / r.cpuUs.target)) return [];
+      return [`- ${r.mode}: Switchyard ${f(r.cpuUs.target, 0)} µs, Portkey ${f(pk.cpuUs.target, 0)} µs: ${f(pk.cpuUs.target / r.cpuUs.target, 1)}× less CPU per request`];
+    });
+  if (cpuLines.length) {
+    lines.push(
+      "",
+      "CPU per request (all threads of the gateway process). Not the target above, which is measured in requests per second",
+      "on this shared machine; where a gateway has the machine to itself and is CPU-bound, its throughput would follow",
+      "this ratio instead (an inference, not a measurement):",
+      "",
+      ...cpuLines,
     );
   }
   if (i.notes.length) lines.push("", ...i.notes.map((n) => `- ${n}`));

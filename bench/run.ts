@@ -12,12 +12,13 @@
 //   latency     bench/paced.ts, 64 connections at a fixed total rate (BENCH_RATE, default 1000/s), so latency is
 //               the cost of a request rather than queueing; added latency = target − direct, per percentile
 //   memory      the gateway's resident set after its runs (and its peak)
+//   CPU         per request, all threads, from /proc: the gateway's and the fake upstream's (median of the rounds)
 // Writes BENCHMARKS.md. Options: --quick (1 round of 2 s), --no-portkey.
 
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { paced } from "./paced.ts";
-import { ensurePortkey, machine, memoryOf, ROOT, SCRATCH, startBareProxy, startFake, startPortkey, startSwitchyard, type Proc } from "./targets.ts";
+import { cpuMicros, ensurePortkey, machine, memoryOf, ROOT, SCRATCH, startBareProxy, startFake, startPortkey, startSwitchyard, type Proc } from "./targets.ts";
 import { haveWrk, runWrk, type Request, type WrkResult } from "./wrk.ts";
 import { renderReport, type Row } from "./report.ts";
 
@@ -40,11 +41,23 @@ interface Target {
   pid: number | null;
 }
 
+/** What one wrk run cost in CPU, µs per request, all threads: the target's process and the fake upstream's. */
+interface CpuCost { target: number; upstream: number }
+
 /** Every target once per mode per round; then latency and memory per target. */
-async function measureAll(targets: Target[]): Promise<Row[]> {
-  const wrk = (t: Target, mode: string, seconds: number) =>
-    runWrk(t.req(mode === "stream"), { connections: CONNECTIONS, seconds, scratch: SCRATCH, name: `${t.name.replace(" ", "-")}-${mode}` });
+async function measureAll(targets: Target[], upstreamPid: number): Promise<Row[]> {
+  const cpu = new Map<string, CpuCost[]>();
+  const wrk = async (t: Target, mode: string, seconds: number) => {
+    const before = { target: t.pid ? cpuMicros(t.pid) : NaN, upstream: cpuMicros(upstreamPid) };
+    const r = await runWrk(t.req(mode === "stream"), { connections: CONNECTIONS, seconds, scratch: SCRATCH, name: `${t.name.replace(" ", "-")}-${mode}` });
+    const perRequest = (after: number, was: number) => (r.requests ? (after - was) / r.requests : NaN);
+    const cost = { target: t.pid ? perRequest(cpuMicros(t.pid), before.target) : NaN, upstream: perRequest(cpuMicros(upstreamPid), before.upstream) };
+    const key = `${t.name}|${mode}`;
+    (cpu.get(key) ?? cpu.set(key, []).get(key)!).push(cost);
+    return r;
+  };
   for (const t of targets) for (const mode of MODES) await wrk(t, mode, WARMUP);
+  cpu.clear(); // warm-up runs include JIT compilation
   const runs = new Map<string, WrkResult[]>();
   for (let round = 0; round < REPEATS; round++) {
     for (const mode of MODES) {
@@ -61,12 +74,16 @@ async function measureAll(targets: Target[]): Promise<Row[]> {
       const rounds = runs.get(`${t.name}|${mode}`)!;
       const median = [...rounds].sort((a, b) => a.rps - b.rps)[Math.floor(rounds.length / 2)]!;
       const lat = await runPaced(t.req(mode === "stream"));
-      rows.push({ target: t.name, mode, wrk: median, rounds: rounds.map((r) => r.rps), lat, mem: t.pid ? memoryOf(t.pid) : null });
+      const costs = cpu.get(`${t.name}|${mode}`) ?? [];
+      const cpuUs = { target: medianOf(costs.map((c) => c.target)), upstream: medianOf(costs.map((c) => c.upstream)) };
+      rows.push({ target: t.name, mode, wrk: median, rounds: rounds.map((r) => r.rps), lat, mem: t.pid ? memoryOf(t.pid) : null, cpuUs });
       console.log(`${t.name.padEnd(11)} ${mode.padEnd(6)} ${median.rps.toFixed(0).padStart(6)} rps  p50 ${lat.p50.toFixed(2)} ms  p99 ${lat.p99.toFixed(2)} ms  ttfb ${lat.ttfb50.toFixed(2)} ms  non2xx ${rounds.reduce((a, r) => a + r.non2xx, 0)}`);
     }
   }
   return rows;
 }
+
+const medianOf = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? NaN;
 
 async function runPaced(r: Request) {
   // A process of its own, so the probe's work is not the runner's and its event loop is not shared.
@@ -121,7 +138,7 @@ async function main() {
         });
       }
     }
-    rows = await measureAll(targets);
+    rows = await measureAll(targets, fake.proc.pid);
   } finally {
     for (const p of procs) await p.stop().catch(() => {});
   }

@@ -103,6 +103,19 @@ export function memoryOf(pid: number): { rssMb: number; peakMb: number } {
   }
 }
 
+/** CPU time a process has used so far, all its threads, in µs (utime + stime of /proc/<pid>/stat); NaN if unreadable. */
+export function cpuMicros(pid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" "); // the name may contain spaces
+    return ((Number(fields[11]) + Number(fields[12])) * 1e6) / CLOCK_TICKS;
+  } catch {
+    return NaN;
+  }
+}
+
+const CLOCK_TICKS = Number(Bun.spawnSync(["getconf", "CLK_TCK"]).stdout.toString().trim()) || 100;
+
 export function machine(): { cpus: number; model: string; bun: string } {
   let model = "unknown";
   try {
