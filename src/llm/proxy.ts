@@ -117,7 +117,7 @@ async function forwardMetered(call: Call): Promise<Response> {
   const { proto, request } = call;
   const { raw: prepared, stripUsageChunk } = proto.prepareUpstreamBody(call.body, call.raw);
   // The client's own signal: Bun fires it the moment the client disconnects, which aborts the upstream request
-  // (headers or body) at once. No AbortController or listener of our own per request.
+  // (headers or body) at once. No AbortController of our own; a listener only for answers that are pumped (pump.ts).
   const signal = request.signal;
   let res: Response;
   try {

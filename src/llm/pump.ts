@@ -106,9 +106,33 @@ export async function readHead(res: Response, limit: number): Promise<Head> {
 
 /**
  * Forwards the head's chunks (already read and accounted for: through the tap for a stream, collected for a body),
- * then the rest of the upstream's body through the tap.
+ * then the rest of the upstream's body through the tap. `onEnd` is called exactly once, also for a client that
+ * left before the body was first read: Bun never starts a body generator for a client already gone (checked: its
+ * `finally` never runs), which would leave the call unsettled and its credits held; the client's signal covers
+ * that case (one listener per pumped answer; answers in one piece never get here).
  */
-export async function* pump(head: Head, clientSignal: AbortSignal, h: PumpHooks): AsyncGenerator<Uint8Array> {
+export function pump(head: Head, clientSignal: AbortSignal, h: PumpHooks): AsyncGenerator<Uint8Array> {
+  let started = false;
+  let ended = false;
+  const onEnd = (how: PumpEnd) => {
+    if (ended) return;
+    ended = true;
+    clientSignal.removeEventListener("abort", leftBeforeStart);
+    h.onEnd(how);
+  };
+  const leftBeforeStart = () => {
+    if (started) return; // the running pump sees the abort itself
+    head.reader!.cancel().catch(() => {});
+    onEnd("client_abort");
+  };
+  const body = steps(head, clientSignal, { ...h, onEnd }, () => void (started = true));
+  if (clientSignal.aborted) leftBeforeStart();
+  else clientSignal.addEventListener("abort", leftBeforeStart, { once: true });
+  return body;
+}
+
+async function* steps(head: Head, clientSignal: AbortSignal, h: PumpHooks, start: () => void): AsyncGenerator<Uint8Array> {
+  start();
   const reader = head.reader!;
   let how: PumpEnd | null = null;
   let first = head.firstByteAt === null;

@@ -9,8 +9,9 @@ const text = (chunks: Uint8Array[]) => new TextDecoder().decode(Buffer.concat(ch
 /** A body the test feeds by hand: `push` a chunk, `close` or `fail` it. */
 function handFed() {
   let c!: ReadableStreamDefaultController<Uint8Array>;
-  const body = new ReadableStream<Uint8Array>({ start: (ctrl) => void (c = ctrl) });
-  return { body, push: (s: string) => c.enqueue(bytes(s)), close: () => c.close(), fail: (e: unknown) => c.error(e) };
+  let cancelled = false;
+  const body = new ReadableStream<Uint8Array>({ start: (ctrl) => void (c = ctrl), cancel: () => void (cancelled = true) });
+  return { body, push: (s: string) => c.enqueue(bytes(s)), close: () => c.close(), fail: (e: unknown) => c.error(e), cancelled: () => cancelled };
 }
 
 async function drain(gen: AsyncGenerator<Uint8Array>): Promise<Uint8Array[]> {
@@ -78,4 +79,34 @@ test("a body that breaks while the pump waits on the read in flight: the pump en
   up.fail(new Error("reset"));
   await expect(next).rejects.toThrow("reset");
   expect(ended).toBe("dropped");
+});
+
+test("a client gone before the body is first read (Bun then never starts it): settled once as client_abort, upstream cancelled", async () => {
+  for (const abortFirst of [true, false]) {
+    const up = handFed();
+    up.push("data: a\n\n");
+    const head = await readArrived(up.body);
+    const ac = new AbortController();
+    if (abortFirst) ac.abort();
+    const ends: PumpEnd[] = [];
+    const gen = pump(head, ac.signal, { tap: null, collect: null, onFirstByte() {}, onEnd: (how) => void ends.push(how) });
+    if (!abortFirst) ac.abort();
+    expect(ends).toEqual(["client_abort"]);
+    await Bun.sleep(0);
+    expect(up.cancelled()).toBe(true); // the upstream body is let go at once
+    await gen.return(undefined); // what Bun may do with a body it never started: no second settle
+    expect(ends).toEqual(["client_abort"]);
+  }
+});
+
+test("a pump that ran to its end settles once; a later abort of the client's signal changes nothing", async () => {
+  const up = handFed();
+  up.push("data: a\n\n");
+  up.close();
+  const ac = new AbortController();
+  const ends: PumpEnd[] = [];
+  const gen = pump({ ...(await readArrived(up.body)), ended: false }, ac.signal, { tap: null, collect: null, onFirstByte() {}, onEnd: (how) => void ends.push(how) });
+  expect(text(await drain(gen))).toBe("data: a\n\n");
+  ac.abort();
+  expect(ends).toEqual(["end"]);
 });
