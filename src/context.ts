@@ -22,4 +22,9 @@ export interface AppContext {
   redis?: RedisClient;
   /** Work to finish before the database closes (the LLM floats go back to their wallets). */
   beforeClose: Array<() => Promise<void> | void>;
+  /**
+   * This process's LLM floats (set by the LLM routes): credits reserved ahead for a wallet's next calls. Media asks
+   * for an idle one back when a task's hold does not fit, rather than refuse credits the wallet has.
+   */
+  llmFloats?: { returnIdle(accountId: string): Promise<boolean> };
 }

@@ -72,6 +72,19 @@ export class LedgerBatch {
     this.schedule();
   }
 
+  /**
+   * Gives the wallet's float back now if no call is using it (true when one went back): another feature's hold
+   * (a media task) may need what it reserved, before LEDGER_FLOAT_IDLE_MS would return it anyway.
+   */
+  async returnIdle(accountId: string): Promise<boolean> {
+    const f = this.floats.get(accountId);
+    if (!f || f.closed || f.reserved !== 0) return false;
+    this.retire(f);
+    this.schedule();
+    await this.drain();
+    return true;
+  }
+
   /** Resolves once everything queued so far is committed (GET /v1/usage reads after it). */
   async drain(): Promise<void> {
     while (this.running) await this.running;

@@ -113,8 +113,8 @@ export class TaskService {
       lease_until: null, created_at: now, updated_at: now, completed_at: null, results_expire_at: null, results_expired: 0,
     };
     const ledger = ctx.ledger;
-    try {
-      await ctx.db.tx(function* (q) {
+    const insert = () =>
+      ctx.db.tx(function* (q) {
         // The hold outlives the deadline by an hour: the engine fails (and releases) a late task itself, so the
         // hold sweeper never has to void a task hold under a running task.
         const hold = yield* ledger.holdIn(q, caller.accountId, prepared.estimate, "task", id, deadline + HOUR_MS - now);
@@ -123,6 +123,13 @@ export class TaskService {
             route_index, attempts, next_poll_at, deadline_at, created_at, updated_at, results_expired)
           values (${row.id}, ${row.account_id}, ${row.key_id}, ${row.model}, ${row.state}, ${row.param}, ${row.input}, ${row.callback_url},
             ${row.hold_id}, ${row.estimate}, ${0}, ${0}, ${row.next_poll_at}, ${row.deadline_at}, ${now}, ${now}, ${0})`);
+      });
+    try {
+      await insert().catch(async (e) => {
+        // The wallet may look short only because this process's LLM float holds credits ahead for calls not yet
+        // made: give an idle one back and try once more (a float in use, or another process's, stays until idle).
+        if (!(e instanceof ApiError && e.code === "insufficient_credits" && (await ctx.llmFloats?.returnIdle(caller.accountId)))) throw e;
+        await insert();
       });
     } catch (e) {
       await ctx.taskTokens.release(caller.keyId, id);
