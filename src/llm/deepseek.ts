@@ -6,7 +6,7 @@
 import { ApiError } from "../http/errors.ts";
 import { protocols } from "./protocols/index.ts";
 import { chatResponseToResponses, createChatToResponsesStream, createTranslateContext, responsesRequestToChat, TranslationError } from "./translate/responses-chat.ts";
-import { answerHeaders, answerUnread, finish, upstreamError, upstreamFailed, type Call } from "./proxy.ts";
+import { answerHeaders, answerUnread, clientGoneBeforeUpstream, finish, meter, upstreamError, upstreamFailed, type Call } from "./proxy.ts";
 import { callUpstream, upstreamHeaders } from "./upstream.ts";
 import { judgeBody, judgeStream, type Verdict } from "./meter.ts";
 import { headOf, pump } from "./pump.ts";
@@ -26,6 +26,7 @@ export async function translatedResponses(call: Call): Promise<Response> {
   chatBody.model = call.model.upstream_model;
   const tctx = createTranslateContext(body);
   const signal = request.signal; // aborts the upstream the moment the client leaves (see pump.ts)
+  if (signal.aborted) return clientGoneBeforeUpstream(call);
   let res: Response;
   try {
     res = await callUpstream(call.provider, call.url, upstreamHeaders(request.headers, "deepseek"), JSON.stringify(chatBody), signal);
@@ -44,7 +45,7 @@ export async function translatedResponses(call: Call): Promise<Response> {
     } catch (e) {
       return answerUnread(call, e, status, "unreadable upstream answer", "The upstream's answer could not be read.");
     }
-    finish(call, judgeBody(chat.usageFromBody(json), call.model, call.plan), status, performance.now());
+    finish(call, meter(call, () => judgeBody(chat.usageFromBody(json), call.model, call.plan)), status, performance.now());
     const headers = answerHeaders(res, call.baseHeaders);
     headers["content-type"] = "application/json";
     return new Response(JSON.stringify(chatResponseToResponses(json, tctx)), { status, headers });
@@ -57,7 +58,7 @@ export async function translatedResponses(call: Call): Promise<Response> {
     collect: null,
     onFirstByte: () => (firstByteAt = performance.now()),
     onEnd(how) {
-      const verdict: Verdict = judgeStream(tap.end(), how, call.model, call.plan);
+      const verdict: Verdict = meter(call, () => judgeStream(tap.end(), how, call.model, call.plan));
       finish(call, verdict, status, firstByteAt);
     },
   });

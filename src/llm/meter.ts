@@ -4,7 +4,7 @@
 //             input estimate: ceil(body characters / 3) tokens. English runs at about 4 characters per token and the
 //             JSON around the text adds more, so /3 over-reserves; a hold only has to cover the charge, and the
 //             unused part goes back at settle. max output: the request's limit (max_tokens, max_output_tokens,
-//             max_completion_tokens × n), capped at the model's maximum; the model's maximum when absent.
+//             max_completion_tokens), capped at the model's maximum (the model's maximum when absent), × n.
 //   settle  = priceUsage(actual usage)  (the issue's exact formula, see usage.ts)
 //   release = upstream error status, a failure event inside the stream, a dropped upstream connection
 //   client abort mid-answer = input (stated by the stream, else the estimate above) + output so far
@@ -30,7 +30,9 @@ export function planHold(proto: LlmProtocol, body: any, rawLength: number, model
   const inputTokens = Math.ceil(rawLength / INPUT_CHARS_PER_TOKEN);
   const requested = proto.maxOutputTokens(body);
   const modelMax = model.max_output_tokens ?? (model.type === "embedding" ? 0 : FALLBACK_MAX_OUTPUT);
-  const outputTokens = requested === undefined ? modelMax : model.max_output_tokens ? Math.min(requested, modelMax) : requested;
+  const perChoice = requested === undefined ? modelMax : model.max_output_tokens ? Math.min(requested, modelMax) : requested;
+  // The model's maximum is per answer: n choices may each produce that much (and are each billed).
+  const outputTokens = perChoice * (proto.choices?.(body) ?? 1);
   const p = model.prices;
   const amount = inputTokens * Math.max(p.input, p.cacheWrite) + outputTokens * p.output;
   if (!Number.isSafeInteger(amount)) throw new ApiError(400, "request_too_large", "The request is too large to price.");
@@ -73,12 +75,26 @@ export interface Verdict {
   error?: string;
 }
 
+/**
+ * The charge for the usage an answer stated. Usage too large to price exactly (an upstream anomaly: 1e300 tokens,
+ * a charge beyond 2^53 µcr) is charged the hold, the most the caller agreed to, and says so.
+ */
+function statedUsage(usage: TokenUsage, model: LlmModel, plan: HoldPlan): Verdict {
+  try {
+    return { outcome: "ok", charge: priceUsage(usage, model.prices), usage };
+  } catch (e) {
+    if (!(e instanceof RangeError)) throw e;
+    const recorded = Object.fromEntries(Object.entries(usage).map(([k, n]) => [k, Math.min(n, Number.MAX_SAFE_INTEGER)])) as unknown as TokenUsage;
+    return { outcome: "estimated", charge: plan.amount, usage: recorded, error: "upstream usage out of range: charged the hold" };
+  }
+}
+
 /** What a finished stream means for the wallet. `how` is how the byte pump ended. */
 export function judgeStream(r: TapResult, how: "end" | "dropped" | "client_abort", model: LlmModel, plan: HoldPlan): Verdict {
   if (r.failed) return { outcome: "failed", charge: null, usage: r.usage, error: describeTapError(r) };
   // SDKs close the connection as soon as they have read the end (the openai SDK aborts its request after the
   // last event): a stream whose normal end and usage were seen is complete, however the client left.
-  if (r.completed && r.usage) return { outcome: "ok", charge: priceUsage(r.usage, model.prices), usage: r.usage };
+  if (r.completed && r.usage) return statedUsage(r.usage, model, plan);
   if (how === "client_abort") return partial(r, model, plan, "client_abort");
   if (how === "dropped" || !r.completed) return { outcome: "dropped", charge: null, usage: r.usage, error: "upstream connection ended early" };
   // A normal end without usage (an upstream that ignores include_usage): the same estimate as a client abort.
@@ -87,13 +103,27 @@ export function judgeStream(r: TapResult, how: "end" | "dropped" | "client_abort
 
 /** Settle for a non-streaming body: its usage, or the estimate when it stated none. */
 export function judgeBody(usage: TokenUsage | null, model: LlmModel, plan: HoldPlan): Verdict {
-  if (usage) return { outcome: "ok", charge: priceUsage(usage, model.prices), usage };
+  if (usage) return statedUsage(usage, model, plan);
   return partial({ usage: null, outputCharsSoFar: 0 }, model, plan, "estimated");
 }
 
 export function partial(r: { usage: TokenUsage | null; outputCharsSoFar: number }, model: LlmModel, plan: HoldPlan, outcome: Outcome): Verdict {
   const usage = partialUsage(r, plan.inputTokens);
-  return { outcome, charge: Math.min(priceUsage(usage, model.prices), plan.amount), usage };
+  const v = statedUsage(usage, model, plan);
+  return { ...v, outcome, charge: Math.min(v.charge!, plan.amount) };
+}
+
+/**
+ * The verdict, or — should working it out ever throw (a defect) — a release, so the call's reservation is always
+ * finished: an unfinished one would keep its credits held in the float until the process restarts.
+ */
+export function verdictOr(judge: () => Verdict, log: (error: string) => void): Verdict {
+  try {
+    return judge();
+  } catch (e) {
+    log(String((e as Error)?.message ?? e));
+    return { outcome: "failed", charge: null, usage: null, error: "metering failed; released" };
+  }
 }
 
 function describeTapError(r: TapResult): string {

@@ -13,7 +13,7 @@ import type { LlmProtocol, StreamTap } from "./protocols/index.ts";
 import { keySettingOf, type Provider, type Providers } from "./providers.ts";
 import { callUpstream, upstreamHeaders } from "./upstream.ts";
 import { parseRequestBody, usageFromChunks, withUpstreamModel } from "./body.ts";
-import { checkMaxCredits, judgeBody, judgeStream, planHold, type HoldPlan, type Verdict } from "./meter.ts";
+import { checkMaxCredits, judgeBody, judgeStream, planHold, verdictOr, type HoldPlan, type Verdict } from "./meter.ts";
 import type { LedgerBatch } from "./ledger-batch.ts";
 import { pump, readArrived, readHead, WHOLE_ANSWER_BYTES, type Head, type PumpEnd } from "./pump.ts";
 import { joined } from "./bytes.ts";
@@ -119,6 +119,7 @@ async function forwardMetered(call: Call): Promise<Response> {
   // The client's own signal: Bun fires it the moment the client disconnects, which aborts the upstream request
   // (headers or body) at once. No AbortController of our own; a listener only for answers that are pumped (pump.ts).
   const signal = request.signal;
+  if (signal.aborted) return clientGoneBeforeUpstream(call);
   let res: Response;
   try {
     res = await callUpstream(call.provider, call.url + queryOf(request), upstreamHeaders(request.headers, call.provider.name), upstreamBodyFor(call, prepared), signal);
@@ -141,7 +142,7 @@ async function forwardMetered(call: Call): Promise<Response> {
   if (tap) head.chunks = throughTap(tap, head.chunks, head.ended);
   if (head.ended) {
     // All of it is in already: answered in one piece (pump.ts says why).
-    const verdict = tap ? judgeStream(tap.end(), "end", call.model, call.plan) : judgeBody(usageFromChunks(proto, head.chunks), call.model, call.plan);
+    const verdict = meter(call, () => (tap ? judgeStream(tap.end(), "end", call.model, call.plan) : judgeBody(usageFromChunks(proto, head.chunks), call.model, call.plan)));
     finish(call, verdict, status, head.firstByteAt);
     return new Response(joined(head.chunks), { status, headers });
   }
@@ -153,11 +154,12 @@ async function forwardMetered(call: Call): Promise<Response> {
     collect: collected,
     onFirstByte: () => (firstByteAt = performance.now()),
     onEnd(how: PumpEnd) {
-      let verdict: Verdict;
-      if (tap) verdict = judgeStream(tap.end(), how, call.model, call.plan);
-      else if (how === "end") verdict = judgeBody(usageFromChunks(proto, collected!), call.model, call.plan);
-      else if (how === "client_abort") verdict = { ...judgeBody(null, call.model, call.plan), outcome: "client_abort" };
-      else verdict = { outcome: "dropped", charge: null, usage: null, error: "upstream connection ended early" };
+      const verdict = meter(call, (): Verdict => {
+        if (tap) return judgeStream(tap.end(), how, call.model, call.plan);
+        if (how === "end") return judgeBody(usageFromChunks(proto, collected!), call.model, call.plan);
+        if (how === "client_abort") return { ...judgeBody(null, call.model, call.plan), outcome: "client_abort" };
+        return { outcome: "dropped", charge: null, usage: null, error: "upstream connection ended early" };
+      });
       finish(call, verdict, status, firstByteAt);
     },
   });
@@ -194,6 +196,16 @@ export function answerUnread(
   throw new ApiError(502, "upstream_bad_response", message);
 }
 
+/**
+ * The client left before anything went upstream (while its hold waited for a commit, say): nothing was sent, so
+ * nothing is charged. fetch with a signal already aborted sends nothing either, but upstreamFailed cannot tell that
+ * from a request the upstream had begun to read.
+ */
+export function clientGoneBeforeUpstream(call: Call): Response {
+  finish(call, { outcome: "client_abort", charge: null, usage: null, error: "client left before the request went upstream" }, null, null);
+  return new Response(null, { status: 499 });
+}
+
 /** No answer from the upstream: the client left first (settle the input estimate) or it could not be reached. */
 export function upstreamFailed(call: Call, e: unknown): Response {
   if (call.request.signal.aborted) {
@@ -209,6 +221,11 @@ export function upstreamFailed(call: Call, e: unknown): Response {
 export function upstreamError(call: Call, res: Response): Response {
   finish(call, { outcome: "upstream_error", charge: null, usage: null, error: `upstream answered ${res.status}` }, res.status, performance.now());
   return new Response(res.body, { status: res.status, headers: answerHeaders(res, call.baseHeaders) });
+}
+
+/** The verdict, always one: a defect in working it out releases the call (meter.ts verdictOr) and is logged. */
+export function meter(call: Pick<Call, "d" | "requestId">, judge: () => Verdict): Verdict {
+  return verdictOr(judge, (error) => call.d.ctx.log.error("llm metering failed; call released", { request_id: call.requestId, error }));
 }
 
 /** Queue the settle/release and the usage record (records.ts commits them in groups). */

@@ -11,7 +11,10 @@ describe("maxOutputTokens", () => {
     expect(anthropic.maxOutputTokens({})).toBeUndefined();
     expect(chat.maxOutputTokens({ max_completion_tokens: 500, max_tokens: 9 })).toBe(500);
     expect(chat.maxOutputTokens({ max_tokens: 300 })).toBe(300);
-    expect(chat.maxOutputTokens({ max_tokens: 300, n: 3 })).toBe(900); // per choice
+    expect(chat.maxOutputTokens({ max_tokens: 300, n: 3 })).toBe(300); // per choice; choices() says how many
+    expect(chat.choices!({ max_tokens: 300, n: 3 })).toBe(3);
+    expect(chat.choices!({ n: 0 })).toBe(1);
+    expect(anthropic.choices?.({ n: 3 }) ?? 1).toBe(1);
     expect(chat.maxOutputTokens({ max_tokens: "300" })).toBeUndefined();
     expect(chat.maxOutputTokens({ max_tokens: 1.5 })).toBeUndefined();
     expect(responses.maxOutputTokens({ max_output_tokens: 256 })).toBe(256);

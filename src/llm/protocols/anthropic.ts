@@ -63,7 +63,7 @@ function onEvent(ev: { event?: string; data: string }, s: TapState): void {
 /** message_delta totals replace what message_start said; absent or null fields keep the earlier value. */
 function mergeDelta(prev: TokenUsage | null, raw: Record<string, unknown>): TokenUsage {
   const base = prev ?? { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 };
-  const pick = (v: unknown, old: number) => (typeof v === "number" && v >= 0 ? Math.floor(v) : old);
+  const pick = (v: unknown, old: number) => (typeof v === "number" && Number.isFinite(v) && v >= 0 ? Math.floor(v) : old);
   return {
     input: pick(raw.input_tokens, base.input),
     output: pick(raw.output_tokens, base.output),

@@ -73,11 +73,8 @@ export const chat: LlmProtocol = {
   requestIdHeader: "x-request-id",
   isStream: (body) => body?.stream === true,
   // max_completion_tokens is current, max_tokens deprecated; both are per choice, so n choices may produce n×.
-  maxOutputTokens(body) {
-    const perChoice = positiveInt(body?.max_completion_tokens) ?? positiveInt(body?.max_tokens);
-    if (perChoice === undefined) return undefined;
-    return perChoice * (positiveInt(body?.n) ?? 1);
-  },
+  maxOutputTokens: (body) => positiveInt(body?.max_completion_tokens) ?? positiveInt(body?.max_tokens),
+  choices: (body) => positiveInt(body?.n) ?? 1,
   prepareUpstreamBody,
   usageFromBody: (json) => fromChatUsage(json?.usage),
   createStreamTap: ({ stripUsageChunk }) =>

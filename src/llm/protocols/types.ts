@@ -4,7 +4,7 @@
 //
 // How the proxy is expected to use it (issue 3):
 //   body = JSON.parse(raw)                        // once, for `model` and the token limit
-//   hold  = maxOutputTokens(body) ?? model max    // plus an input estimate from raw.length
+//   hold  = min(maxOutputTokens(body) ?? model max, model max) × choices(body)   // plus an input estimate
 //   { raw: upstreamRaw, stripUsageChunk } = prepareUpstreamBody(body, raw)
 //   upstream answers 2xx:
 //     stream (content-type text/event-stream): tap = createStreamTap({ stripUsageChunk });
@@ -85,8 +85,10 @@ export interface LlmProtocol {
   requestIdHeader: string;
   /** whether the client asked for a stream (embeddings never stream) */
   isStream(body: any): boolean;
-  /** max output tokens the request allows, for the hold; undefined → the caller uses the model's maximum */
+  /** max output tokens the request allows per answer choice, for the hold; undefined → the model's maximum */
   maxOutputTokens(body: any): number | undefined;
+  /** how many answer choices the request asks for (chat's `n`), each up to maxOutputTokens; absent → 1 */
+  choices?(body: any): number;
   /** what must change before the body goes upstream (see UpstreamBody); decides with cheap checks */
   prepareUpstreamBody(body: any, raw: string): UpstreamBody;
   /** usage of a non-streaming 2xx answer */
