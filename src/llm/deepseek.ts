@@ -21,7 +21,9 @@ export async function translatedResponses(call: Call): Promise<Response> {
   } catch (e) {
     finish(call, { outcome: "rejected", charge: null, usage: null, error: "request not translatable" }, null, null);
     if (e instanceof TranslationError) throw new ApiError(400, "unsupported_for_model", e.message, { param: e.param });
-    throw e;
+    // Anything else is a shape the translator did not expect: the caller's input, so a 400, logged to be taught.
+    call.d.ctx.log.warn("responses request not translatable", { request_id: call.requestId, error: String((e as Error)?.message ?? e) });
+    throw new ApiError(400, "unsupported_for_model", "This request could not be translated for this model; check the shape of `input`.", { param: "input" });
   }
   chatBody.model = call.model.upstream_model;
   const tctx = createTranslateContext(body);

@@ -157,4 +157,13 @@ describe("DeepSeek on /v1/responses (translated to DeepSeek's chat completions)"
     if (!(final instanceof Error)) expect(final.status).toBe("failed");
     await expectReleased(e.gw, accountId, 100);
   });
+
+  test("odd but valid input items (a reasoning item whose content is not a list) are translated, not a 500", async () => {
+    const { key } = await e.gw.account(100);
+    e.fake.reset();
+    const input = [{ type: "reasoning", id: "rs_1", content: 5, summary: {} }, { role: "user", content: "Hello" }];
+    const r = await post(e.gw.url, key, "/v1/responses", { model: "deepseek-chat", input, max_output_tokens: 200 });
+    expect(r.status).toBe(200);
+    expect(JSON.parse(e.fake.requests[0]!.body).messages).toEqual([{ role: "user", content: "Hello" }]);
+  });
 });

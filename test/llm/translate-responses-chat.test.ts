@@ -70,6 +70,11 @@ describe("responsesRequestToChat", () => {
     expect(out.stream).toBeUndefined();
   });
 
+  test("reasoning items with content or summary that are not lists are read as empty, not a crash", () => {
+    const out = responsesRequestToChat({ model: "m", input: [{ type: "reasoning", content: 5, summary: {} }, { role: "assistant", content: "hi" }] });
+    expect(out.messages).toEqual([{ role: "assistant", content: "hi" }]);
+  });
+
   test("refuses what a stateless translation cannot honour", () => {
     expect(() => responsesRequestToChat({ model: "m", input: "x", previous_response_id: "resp_1" })).toThrow(TranslationError);
     expect(() => responsesRequestToChat({ model: "m", input: [{ role: "user", content: [{ type: "input_file", file_id: "f" }] }] })).toThrow(TranslationError);

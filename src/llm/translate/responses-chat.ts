@@ -91,7 +91,8 @@ function addItems(messages: ChatMessage[], items: any[]): void {
     } else if (type === "function_call_output") {
       messages.push({ role: "tool", tool_call_id: item.call_id, content: typeof item.output === "string" ? item.output : textOf(item.output) });
     } else if (type === "reasoning") {
-      const text = [...(item.content ?? []), ...(item.summary ?? [])].map((p: any) => p?.text ?? "").join("");
+      const parts = [item.content, item.summary].flatMap((v) => (Array.isArray(v) ? v : []));
+      const text = parts.map((p: any) => (typeof p?.text === "string" ? p.text : "")).join("");
       if (text) reasoning = (reasoning ?? "") + text;
     } else if (type === "item_reference") {
       throw new TranslationError("item_reference is not supported for this model (nothing is stored)", "input");
