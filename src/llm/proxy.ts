@@ -62,7 +62,7 @@ export async function handleLlm(d: LlmDeps, proto: LlmProtocol, path: string, re
     });
   }
   const requestId = baseHeaders["x-request-id"]!;
-  if (free) return forwardFree(proto, request, url, provider, raw, body, model, baseHeaders);
+  if (free) return forwardFree(d.ctx, proto, request, url, provider, raw, body, model, baseHeaders);
 
   const plan = planHold(proto, body, raw.length, model);
   checkMaxCredits(body, plan.amount);
@@ -95,9 +95,16 @@ function queryOf(request: Request): string {
 }
 
 /** count_tokens: free, unmetered, passed through. */
-async function forwardFree(proto: LlmProtocol, request: Request, url: string, provider: Provider, raw: string, body: Record<string, any>, model: LlmModel, baseHeaders: Record<string, string>) {
+async function forwardFree(ctx: AppContext, proto: LlmProtocol, request: Request, url: string, provider: Provider, raw: string, body: Record<string, any>, model: LlmModel, baseHeaders: Record<string, string>) {
   const { raw: prepared } = proto.prepareUpstreamBody(body, raw);
-  const res = await callUpstream(provider, url + queryOf(request), upstreamHeaders(request.headers, provider.name), upstreamBodyFor({ raw, body, model }, prepared), request.signal);
+  let res: Response;
+  try {
+    res = await callUpstream(provider, url + queryOf(request), upstreamHeaders(request.headers, provider.name), upstreamBodyFor({ raw, body, model }, prepared), request.signal);
+  } catch (e) {
+    if (request.signal.aborted) return new Response(null, { status: 499 }); // the client left: nothing to answer
+    throw e;
+  }
+  refusedGatewayAccount(ctx, provider.name, res, baseHeaders["x-request-id"]!);
   return new Response(res.body, { status: res.status, headers: answerHeaders(res, baseHeaders) });
 }
 
@@ -217,10 +224,31 @@ export function upstreamFailed(call: Call, e: unknown): Response {
   throw e;
 }
 
-/** An upstream error status: passed through as it came (body, content-type, retry hints); nothing charged. */
+/**
+ * An upstream error status: passed through as it came (body, content-type, retry hints); nothing charged. Except
+ * the statuses about the gateway's own account with the provider (refusedGatewayAccount).
+ */
 export function upstreamError(call: Call, res: Response): Response {
   finish(call, { outcome: "upstream_error", charge: null, usage: null, error: `upstream answered ${res.status}` }, res.status, performance.now());
+  refusedGatewayAccount(call.d.ctx, call.provider.name, res, call.requestId);
   return new Response(res.body, { status: res.status, headers: answerHeaders(res, call.baseHeaders) });
+}
+
+/**
+ * 401, 402 and 403 from an upstream are about the operator's account with the provider (a revoked key, an empty
+ * balance, a model the account may not use), never the caller's: passed through, an SDK would tell the caller that
+ * their own key is invalid or their own credits ran out, and the body may show the operator's masked key or org id.
+ * So the caller gets a 502 in its own protocol's shape, and the operator the status in the log. Throws for those.
+ */
+export function refusedGatewayAccount(ctx: AppContext, provider: string, res: Response, requestId: string): void {
+  const s = res.status;
+  if (s !== 401 && s !== 402 && s !== 403) return;
+  void res.body?.cancel().catch(() => {});
+  ctx.log.warn("upstream refused the gateway's account", { provider, status: s, request_id: requestId });
+  const why = s === 402 ? "refused it for billing reasons on the gateway's account" : "refused the gateway's credentials";
+  throw new ApiError(502, s === 402 ? "upstream_billing_failed" : "upstream_auth_failed", `The ${provider} upstream ${why} (status ${s}); nothing was charged. The operator has been told.`, {
+    type: "service_unavailable",
+  });
 }
 
 /** The verdict, always one: a defect in working it out releases the call (meter.ts verdictOr) and is logged. */

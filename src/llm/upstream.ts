@@ -1,5 +1,5 @@
-// One call to an upstream, with key rotation: keys are used in turn, and a 429, a 5xx or a connection failure is
-// retried once on the next key. Safe because nothing has reached the client yet: the proxy only answers once the
+// One call to an upstream, with key rotation: keys are used in turn, and a 429, a 5xx, a 401/403 (that key refused)
+// or a connection failure is retried once on the next key. Safe because nothing has reached the client yet: the proxy only answers once the
 // upstream's status is known, and a retried attempt's body is discarded unread.
 
 import { metrics } from "../ops/metrics.ts";
@@ -22,8 +22,9 @@ export function upstreamHeaders(client: Headers, provider: string): Record<strin
   return h;
 }
 
+/** Worth the next key: rate limits and server errors, and refusals of this key itself (revoked, no access). */
 export function isRetryableStatus(status: number): boolean {
-  return status === 429 || status >= 500;
+  return status === 429 || status >= 500 || status === 401 || status === 403;
 }
 
 /**

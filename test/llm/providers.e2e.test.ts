@@ -38,7 +38,7 @@ const post = (url: string, key: string, path: string, body: object) =>
   fetch(url + path, { method: "POST", headers: { authorization: `Bearer ${key}`, "content-type": "application/json" }, body: JSON.stringify(body) });
 
 describe("key rotation", () => {
-  for (const status of [429, 500, 503]) {
+  for (const status of [429, 500, 503, 401, 403]) {
     test(`a ${status} on one key is retried once on the next key; the client sees only the success`, async () => {
       const { accountId, key } = await e.gw.account(100);
       e.fake.reset();
@@ -63,6 +63,31 @@ describe("key rotation", () => {
     await r.text();
     expect(e.fake.requests.length).toBe(2);
     await expectReleased(e.gw, accountId, 100);
+  });
+
+  test("the gateway's own account refused (401, 403, 402) on every key: a 502 in the caller's shape, nothing of the upstream's body, nothing charged", async () => {
+    const cases: Array<[number, string, string]> = [
+      [401, "/v1/chat/completions", "upstream_auth_failed"],
+      [403, "/v1/chat/completions", "upstream_auth_failed"],
+      [402, "/v1/chat/completions", "upstream_billing_failed"],
+      [401, "/v1/messages", "upstream_auth_failed"],
+    ];
+    for (const [status, path, code] of cases) {
+      const { accountId, key } = await e.gw.account(100);
+      e.fake.reset();
+      const upstreamBody = JSON.stringify({ error: { message: "Incorrect API key provided: sk-one***********, org-operator", type: "invalid_request_error" } });
+      e.fake.enqueue({ kind: "error", status, body: upstreamBody }, { kind: "error", status, body: upstreamBody });
+      const body = path === "/v1/messages" ? { model: "claude-opus-4-5", max_tokens: 100, messages: [{ role: "user", content: "Hi" }] } : chatAsk;
+      const r = await post(e.gw.url, key, path, body);
+      expect([status, r.status]).toEqual([status, 502]);
+      const text = await r.text();
+      expect(text).not.toContain("sk-one");
+      expect(text).not.toContain("org-operator");
+      const answer = JSON.parse(text);
+      if (path === "/v1/messages") expect(answer).toMatchObject({ type: "error", error: { type: "api_error" } });
+      else expect(answer.error).toMatchObject({ code });
+      await expectReleased(e.gw, accountId, 100);
+    }
   });
 
   test("keys are used in turn", async () => {
