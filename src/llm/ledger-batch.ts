@@ -33,6 +33,10 @@ export class LedgerBatch {
   private releases: Float[] = [];
   private refreshes: Float[] = [];
   private running: Promise<void> | null = null;
+  // For drain(): commits begun and ended (a failed one ends too), and the drain() calls waiting for a commit's end.
+  private started = 0;
+  private ended = 0;
+  private drains: Array<{ until: number; resolve(): void }> = [];
   private timer: Timer;
   private readonly ttlMs: number;
   private readonly idleMs: number;
@@ -85,9 +89,18 @@ export class LedgerBatch {
     return true;
   }
 
-  /** Resolves once everything queued so far is committed (GET /v1/usage reads after it). */
-  async drain(): Promise<void> {
-    while (this.running) await this.running;
+  /**
+   * Resolves once everything queued so far is committed (GET /v1/usage reads after it), or its commit failed.
+   * Not once the loop goes idle: under steady load on Postgres, calls finish while every commit awaits the network,
+   * so the loop may never be idle. Commits take each queue from its head, so what is queued now is in the commit
+   * under way (if any) and in the next ones: one, or more when more than MAX_BATCH finishes or waiters are queued.
+   */
+  drain(): Promise<void> {
+    const backlog = Math.max(this.finishes.length, this.waiters.length, this.releases.length || this.refreshes.length ? 1 : 0);
+    const until = this.started + Math.ceil(backlog / MAX_BATCH);
+    if (this.ended >= until) return Promise.resolve();
+    this.schedule();
+    return new Promise((resolve) => this.drains.push({ until, resolve }));
   }
 
   /** On shutdown: no new floats; each goes back to the wallet once its calls are done (or the deadline passes). */
@@ -142,11 +155,24 @@ export class LedgerBatch {
     await new Promise<void>((r) => setImmediate(r));
     try {
       while (this.waiters.length || this.finishes.length || this.releases.length || this.refreshes.length) {
-        await this.commit(this.waiters.splice(0, MAX_BATCH), this.finishes.splice(0, MAX_BATCH));
+        this.started++;
+        try {
+          await this.commit(this.waiters.splice(0, MAX_BATCH), this.finishes.splice(0, MAX_BATCH));
+        } finally {
+          this.ended++;
+          if (this.drains.length) this.wake();
+        }
       }
     } finally {
       this.running = null;
     }
+  }
+
+  /** Resolves the drain() calls whose commits have all ended. */
+  private wake() {
+    const ready = this.drains.filter((d) => d.until <= this.ended);
+    this.drains = this.drains.filter((d) => d.until > this.ended);
+    for (const d of ready) d.resolve();
   }
 
   private async commit(queued: Waiter[], finishes: Finish[]): Promise<void> {
