@@ -51,7 +51,8 @@ const decoder = new TextDecoder();
 /**
  * Usage of a non-streaming answer. Every protocol puts `usage` at the top level near the end of the body, so only
  * that object is parsed (an embeddings answer can be megabytes of vectors before it); if the look fails, the whole
- * body is parsed.
+ * body is parsed. `chunks` may be only the answer's tail (pump.ts keepTail): then that parse fails and the answer
+ * counts as stating no usage.
  */
 export function usageFromChunks(proto: LlmProtocol, chunks: Uint8Array[]): TokenUsage | null {
   const text = decodeAll(chunks);

@@ -28,7 +28,10 @@ export type PumpEnd = "end" | "dropped" | "client_abort";
 
 export interface PumpHooks {
   tap: StreamTap | null;
-  /** keep references to the chunks (non-streaming bodies: usage is read from the whole body at the end) */
+  /**
+   * Keep the last chunks, at least TAIL_BYTES of them (non-streaming bodies: usage is read at the end, and every
+   * protocol puts it last). Only a tail: a large answer (embeddings of many inputs) is not held whole in memory.
+   */
   collect: Uint8Array[] | null;
   onFirstByte(): void;
   onEnd(how: PumpEnd): void;
@@ -42,6 +45,17 @@ export interface ByteReader {
 
 /** Non-streaming answers up to this size are read whole and answered in one piece (see the header). */
 export const WHOLE_ANSWER_BYTES = 64 * 1024;
+
+/** How much of a larger answer's end is kept for its usage object (a few hundred bytes in practice). */
+export const TAIL_BYTES = 64 * 1024;
+
+/** Appends `chunk`, then drops chunks from the front while the rest still holds TAIL_BYTES. */
+export function keepTail(chunks: Uint8Array[], chunk: Uint8Array): void {
+  chunks.push(chunk);
+  let size = 0;
+  for (const c of chunks) size += c.byteLength;
+  while (chunks.length > 1 && size - chunks[0]!.byteLength >= TAIL_BYTES) size -= chunks.shift()!.byteLength;
+}
 
 export interface Head {
   /** the upstream body's reader, to pump the rest from (null: the body was read whole) */
@@ -161,7 +175,7 @@ async function* steps(head: Head, clientSignal: AbortSignal, h: PumpHooks, start
         first = false;
         h.onFirstByte();
       }
-      if (h.collect) h.collect.push(chunk);
+      if (h.collect) keepTail(h.collect, chunk);
       const out = h.tap ? h.tap.feed(chunk) : null;
       if (out === null) yield chunk;
       else if (out.length) yield out;

@@ -35,8 +35,8 @@ export interface ScenarioSpec {
   pieceBytes?: number;
   /** non-streaming answers: gzip-compressed with content-encoding (as real upstreams answer SDKs) */
   gzip?: boolean;
-  /** non-streaming answers: this many spaces before the final `}`, the same JSON made as large as, say, the
-   * embeddings of many inputs */
+  /** non-streaming answers: this many spaces after the opening `{`, the same JSON made as large as, say, the
+   * embeddings of many inputs, with its usage still last (where every upstream puts it) */
   padBytes?: number;
 }
 
@@ -109,10 +109,10 @@ export function contentFor(protocol: FakeProtocol, body: any, spec: ScenarioSpec
 
 function padded(json: Uint8Array, n: number): Uint8Array {
   if (n <= 0) return json;
-  const end = json.lastIndexOf(0x7d); // the closing brace of the top-level object
+  const start = json.indexOf(0x7b) + 1; // just inside the top-level object
   const out = new Uint8Array(json.length + n).fill(0x20);
-  out.set(json.subarray(0, end), 0);
-  out.set(json.subarray(end), end + n);
+  out.set(json.subarray(0, start), 0);
+  out.set(json.subarray(start), start + n);
   return out;
 }
 

@@ -1,7 +1,7 @@
 // readArrived takes what a stream already holds, never waits for more, and hands the read in flight to the pump,
 // which goes on from it without losing or repeating a byte.
 import { expect, test } from "bun:test";
-import { pump, readArrived, type PumpEnd } from "../../src/llm/pump";
+import { pump, readArrived, TAIL_BYTES, type PumpEnd } from "../../src/llm/pump";
 
 const bytes = (s: string) => new TextEncoder().encode(s);
 const text = (chunks: Uint8Array[]) => new TextDecoder().decode(Buffer.concat(chunks));
@@ -109,4 +109,21 @@ test("a pump that ran to its end settles once; a later abort of the client's sig
   expect(text(await drain(gen))).toBe("data: a\n\n");
   ac.abort();
   expect(ends).toEqual(["end"]);
+});
+
+test("a large body's chunks are kept only as a tail of at least TAIL_BYTES (its usage is at the end), not whole", async () => {
+  const up = handFed();
+  const head = await readArrived(up.body);
+  const kept: Uint8Array[] = [];
+  const gen = pump(head, new AbortController().signal, { tap: null, collect: kept, onFirstByte() {}, onEnd() {} });
+  const piece = new Uint8Array(16 * 1024).fill(0x20);
+  for (let i = 0; i < 64; i++) up.push(new TextDecoder().decode(piece)); // 1 MiB of padding
+  up.push('{"usage":{"prompt_tokens":7}}');
+  up.close();
+  const all = await drain(gen);
+  expect(all.reduce((n, c) => n + c.byteLength, 0)).toBe(64 * 16 * 1024 + 29); // the client got everything
+  const keptBytes = kept.reduce((n, c) => n + c.byteLength, 0);
+  expect(keptBytes).toBeGreaterThanOrEqual(TAIL_BYTES);
+  expect(keptBytes).toBeLessThan(TAIL_BYTES + 16 * 1024 + 29);
+  expect(text(kept).endsWith('{"usage":{"prompt_tokens":7}}')).toBe(true);
 });
