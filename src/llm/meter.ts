@@ -1,9 +1,10 @@
 // Metering rules of the LLM routes, in one place (the README's "Metering" section describes the same):
 //
 //   hold    = input estimate × max(input, cache_write price) + max output × output price
-//             input estimate: ceil(body characters / 3) tokens. English runs at about 4 characters per token and the
-//             JSON around the text adds more, so /3 over-reserves; a hold only has to cover the charge, and the
-//             unused part goes back at settle. max output: the request's limit (max_tokens, max_output_tokens,
+//             input estimate: ceil(body characters / 3) tokens. English runs at about 4 characters per token and
+//             the JSON around the text adds more, so /3 over-reserves; a hold only has to cover the charge, and
+//             the unused part goes back at settle. A request continuing state stored upstream (Responses'
+//             previous_response_id, conversation, stored prompt) holds the model's whole context window instead. max output: the request's limit (max_tokens, max_output_tokens,
 //             max_completion_tokens), capped at the model's maximum (the model's maximum when absent), × n.
 //   settle  = priceUsage(actual usage)  (the issue's exact formula, see usage.ts)
 //   release = upstream error status, a failure event inside the stream, a dropped upstream connection
@@ -27,7 +28,9 @@ export interface HoldPlan {
 }
 
 export function planHold(proto: LlmProtocol, body: any, rawLength: number, model: LlmModel): HoldPlan {
-  const inputTokens = Math.ceil(rawLength / INPUT_CHARS_PER_TOKEN);
+  const fromBody = Math.ceil(rawLength / INPUT_CHARS_PER_TOKEN);
+  // Input stored upstream (a previous response, a conversation) is not in the body: hold the whole context window.
+  const inputTokens = proto.storedInput?.(body) ? Math.max(fromBody, model.context_window ?? fromBody) : fromBody;
   const requested = proto.maxOutputTokens(body);
   const modelMax = model.max_output_tokens ?? (model.type === "embedding" ? 0 : FALLBACK_MAX_OUTPUT);
   const perChoice = requested === undefined ? modelMax : model.max_output_tokens ? Math.min(requested, modelMax) : requested;

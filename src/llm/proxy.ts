@@ -64,6 +64,7 @@ export async function handleLlm(d: LlmDeps, proto: LlmProtocol, path: string, re
   const requestId = baseHeaders["x-request-id"]!;
   if (free) return forwardFree(d.ctx, proto, request, url, provider, raw, body, model, baseHeaders);
 
+  proto.refuseUnmeterable?.(body);
   const plan = planHold(proto, body, raw.length, model);
   checkMaxCredits(body, plan.amount);
   const hold = await d.ledger.hold(auth.accountId, plan.amount, requestId);

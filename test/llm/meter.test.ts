@@ -71,3 +71,21 @@ describe("the hold for chat's n choices", () => {
     expect(hold({ n: 8 }).amount).toBe(hold({}).amount + 7 * max * gpt.prices.output);
   });
 });
+
+describe("Responses requests whose input is stored upstream", () => {
+  const gpt = loadCatalog().llm.get("gpt-4.1")!;
+  const hold = (b: Record<string, unknown>) => planHold(protocols.responses, b, JSON.stringify(b).length, gpt);
+
+  test("previous_response_id, conversation or a stored prompt: the input part of the hold is the context window", () => {
+    expect(gpt.context_window).toBeGreaterThan(100_000);
+    for (const b of [{ previous_response_id: "resp_1" }, { conversation: "conv_1" }, { prompt: { id: "pmpt_1" } }]) {
+      expect(hold({ model: "gpt-4.1", input: "and then?", max_output_tokens: 100, ...b }).inputTokens).toBe(gpt.context_window!);
+    }
+    expect(hold({ model: "gpt-4.1", input: "and then?", max_output_tokens: 100 }).inputTokens).toBeLessThan(100);
+  });
+
+  test("background mode is refused before any hold: it answers without usage", () => {
+    expect(() => protocols.responses.refuseUnmeterable!({ background: true })).toThrow("background");
+    expect(() => protocols.responses.refuseUnmeterable!({ background: false })).not.toThrow();
+  });
+});

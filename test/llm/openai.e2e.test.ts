@@ -181,4 +181,16 @@ describe("errors in the OpenAI shape", () => {
     expect(JSON.parse(e.fake.requests.at(-1)!.body).max_credits).toBeUndefined();
     await expectCharged(e.gw, accountId, 100, B_NONSTREAM);
   });
+
+  test("Responses in background mode → 400 unsupported_parameter in the OpenAI shape, nothing upstream, nothing held", async () => {
+    const { key } = await e.gw.account(100);
+    const before = e.fake.requests.length;
+    const err: any = await client(key).responses.create({ model: "gpt-4.1", input: "x", background: true }).catch((x) => x);
+    expect(err.status).toBe(400);
+    expect(err.code).toBe("unsupported_parameter");
+    expect(err.param).toBe("background");
+    expect(e.fake.requests.length).toBe(before);
+    const credits: any = await (await fetch(e.gw.url + "/v1/credits", { headers: { authorization: `Bearer ${key}` } })).json();
+    expect(credits).toMatchObject({ credits: 100, held_credits: 0 });
+  });
 });

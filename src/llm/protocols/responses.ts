@@ -2,6 +2,7 @@
 // response.incomplete when max_output_tokens cut the answer (a normal, billable end). Failures inside a 200
 // stream: response.failed (its response.error) or an `error` event ({type:"error", code, message}).
 
+import { ApiError } from "../../http/errors.ts";
 import { fromResponsesUsage } from "../usage.ts";
 import { openAiErrorBody, passthroughBody, positiveInt } from "./common.ts";
 import { shortStringValue, sumStringValues } from "./json-scan.ts";
@@ -52,6 +53,16 @@ export const responses: LlmProtocol = {
   isStream: (body) => body?.stream === true,
   // max_output_tokens includes reasoning tokens, as the output price does.
   maxOutputTokens: (body) => positiveInt(body?.max_output_tokens),
+  storedInput: (body) => body?.previous_response_id != null || body?.conversation != null || body?.prompt != null,
+  // Background mode answers at once with a queued response and no usage; the usage only ever appears on a later
+  // GET the gateway does not see, so the call could not be charged.
+  refuseUnmeterable(body) {
+    if (body?.background === true) {
+      throw new ApiError(400, "unsupported_parameter", "background mode is not available through this gateway: its answer carries no usage to meter. Send the request without `background` (stream it for long tasks).", {
+        param: "background",
+      });
+    }
+  },
   prepareUpstreamBody: passthroughBody,
   usageFromBody: (json) => fromResponsesUsage(json?.usage),
   createStreamTap: () => createSseTap(onEvent),

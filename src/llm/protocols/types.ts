@@ -89,6 +89,11 @@ export interface LlmProtocol {
   maxOutputTokens(body: any): number | undefined;
   /** how many answer choices the request asks for (chat's `n`), each up to maxOutputTokens; absent → 1 */
   choices?(body: any): number;
+  /** the request's input includes state stored upstream that its body does not show (Responses' previous_response_id,
+   * conversation, stored prompt): the hold then covers the model's whole context window */
+  storedInput?(body: any): boolean;
+  /** throws an ApiError (4xx) for a request the gateway cannot meter, before any hold or upstream call */
+  refuseUnmeterable?(body: any): void;
   /** what must change before the body goes upstream (see UpstreamBody); decides with cheap checks */
   prepareUpstreamBody(body: any, raw: string): UpstreamBody;
   /** usage of a non-streaming 2xx answer */
