@@ -30,7 +30,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     const value = env[s.name] === undefined || env[s.name] === "" ? s.default : env[s.name];
     if (value === undefined) continue;
     const problem = checkValue(s, value);
-    if (problem) problems.push(`${s.name}=${s.kind === "secret" ? "<hidden>" : JSON.stringify(value)}: ${problem}`);
+    if (problem) problems.push(`${s.name}=${s.kind === "secret" ? "<hidden>" : JSON.stringify(withoutCredentials(value))}: ${problem}`);
     raw[s.name] = value;
   }
   if (problems.length) throw new ConfigError(`Invalid configuration:\n  ${problems.join("\n  ")}`);
@@ -54,6 +54,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     logLevel: raw.LOG_LEVEL as Config["logLevel"],
     raw,
   };
+}
+
+/** A value as it may be printed: a URL's user and password (DATABASE_URL, REDIS_URL) replaced by `***`. */
+function withoutCredentials(value: string): string {
+  return value.replace(/^([a-z][a-z0-9+.-]*:\/\/)[^@/?#]*@/i, "$1***@");
 }
 
 function checkValue(s: Setting, value: string): string | undefined {

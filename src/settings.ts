@@ -18,8 +18,18 @@ export function parseRateSpec(v: string): { requests: number; windowSeconds: num
   const [requests, windowSeconds] = v.replace("s", "").split("/").map(Number);
   return { requests: requests!, windowSeconds: windowSeconds! };
 }
-const rateSpec = (example: string) => (v: string) => (/^\d+\/\d+s$/.test(v) ? undefined : `must look like ${example}`);
+// A window of 0 s would turn the limit off (every window is new), and one over a day is surely a typo.
+const rateSpec = (example: string) => (v: string) => {
+  if (!/^\d+\/\d+s$/.test(v)) return `must look like ${example}`;
+  const { requests, windowSeconds } = parseRateSpec(v);
+  if (requests < 1 || requests > 1_000_000_000) return "must allow from 1 to 1,000,000,000 requests";
+  return windowSeconds >= 1 && windowSeconds <= 86_400 ? undefined : "must have a window of 1 to 86400 seconds";
+};
 const atLeastOne = (v: string) => (+v >= 1 ? undefined : "must be at least 1");
+/** Bounds for a whole-number setting. Durations that become timers must stay under 2^31 ms: Bun (like Node) fires
+ *  a longer timer after 1 ms. */
+const between = (min: number, max: number) => (v: string) => (+v >= min && +v <= max ? undefined : `must be from ${min} to ${max}`);
+const DAY_SECONDS = 86_400;
 
 export const settings: Setting[] = [
   { name: "PORT", kind: "int", default: "3000", doc: "HTTP port to listen on.", check: (v) => (+v >= 0 && +v <= 65535 ? undefined : "must be 0-65535") },
@@ -37,12 +47,12 @@ export const settings: Setting[] = [
   { name: "CATALOG_PATH", kind: "string", doc: "Optional JSON file of model entries that extend or override the built-in catalog (matched by `id`)." },
   { name: "DEFAULT_RATE_LIMIT", kind: "string", default: "5/10s", doc: "Requests per window for keys without their own limit, as `N/Ss` (e.g. `5/10s`).", check: rateSpec("5/10s") },
   { name: "DEFAULT_MAX_CONCURRENT_TASKS", kind: "int", default: "2", doc: "Running media tasks allowed per key without its own limit." },
-  { name: "HOLD_TTL_SECONDS", kind: "int", default: "900", doc: "How long an LLM hold or float may stay pending, unused, before the sweeper releases it (a crash left it behind); a float in use keeps moving its expiry ahead." },
-  { name: "LEDGER_FLOAT_IDLE_MS", kind: "int", default: "1000", doc: "How long a wallet's LLM float (credits this process reserves ahead for that wallet's next calls, shown as held) is kept after its last call before it goes back to the wallet." },
-  { name: "SWEEP_INTERVAL_SECONDS", kind: "int", default: "30", doc: "How often expired holds are swept." },
-  { name: "SHUTDOWN_GRACE_SECONDS", kind: "int", default: "30", doc: "On SIGTERM/SIGINT: how long in-flight requests (streams included) and background workers may take to finish before they are cut off." },
+  { name: "HOLD_TTL_SECONDS", kind: "int", default: "900", doc: "How long an LLM hold or float may stay pending, unused, before the sweeper releases it (a crash left it behind); a float in use keeps moving its expiry ahead. 60 to 86400.", check: between(60, DAY_SECONDS) },
+  { name: "LEDGER_FLOAT_IDLE_MS", kind: "int", default: "1000", doc: "How long a wallet's LLM float (credits this process reserves ahead for that wallet's next calls, shown as held) is kept after its last call before it goes back to the wallet. At most 3600000.", check: between(0, 3_600_000) },
+  { name: "SWEEP_INTERVAL_SECONDS", kind: "int", default: "30", doc: "How often expired holds are swept (1 to 86400).", check: between(1, DAY_SECONDS) },
+  { name: "SHUTDOWN_GRACE_SECONDS", kind: "int", default: "30", doc: "On SIGTERM/SIGINT: how long in-flight requests (streams included) and background workers may take to finish before they are cut off (at most 86400).", check: between(0, DAY_SECONDS) },
   { name: "METRICS_TOKEN", kind: "secret", doc: "Optional bearer token for `/metrics`. Unset: `/metrics` is open (keep it on a private network).", check: (v) => (v.length >= 16 ? undefined : "must be at least 16 characters") },
-  { name: "SESSION_TTL_HOURS", kind: "int", default: "12", doc: "How long a dashboard sign-in lasts.", check: atLeastOne },
+  { name: "SESSION_TTL_HOURS", kind: "int", default: "12", doc: "How long a dashboard sign-in lasts (1 to 8760).", check: between(1, 8_760) },
   { name: "LOGIN_RATE_LIMIT", kind: "string", default: "5/60s", doc: "Dashboard sign-in attempts allowed per email and IP address, as `N/Ss`.", check: rateSpec("5/60s") },
   { name: "LOGIN_ADDRESS_RATE_LIMIT", kind: "string", default: "20/60s", doc: "Dashboard sign-in attempts allowed per IP address across all emails, as `N/Ss`.", check: rateSpec("20/60s") },
   { name: "TRUSTED_PROXY_HOPS", kind: "int", default: "0", doc: "Reverse proxies in front of the gateway that append the client's address to `X-Forwarded-For`; the dashboard's sign-in limits take the address that many entries from the right. `0`: the connection's address, header ignored (behind a proxy, every client then shares the proxy's address)." },
@@ -54,10 +64,10 @@ export const settings: Setting[] = [
   { name: "REPLICATE_API_TOKEN", kind: "secret", doc: "Replicate API token." },
   { name: "REPLICATE_BASE_URL", kind: "url", default: "https://api.replicate.com/v1", doc: "Replicate API base." },
   { name: "MEDIA_WORKERS", kind: "int", default: "1", doc: "Bun Workers that poll upstreams, store results and send callbacks. `0` runs that work on the main thread (also used for `:memory:` databases)." },
-  { name: "MEDIA_LEASE_SECONDS", kind: "int", default: "120", doc: "How long a worker owns a task while working on it; a crashed process's tasks are picked up after this. Renewed while a step runs.", check: atLeastOne },
+  { name: "MEDIA_LEASE_SECONDS", kind: "int", default: "120", doc: "How long a worker owns a task while working on it; a crashed process's tasks are picked up after this. Renewed while a step runs. 1 to 86400.", check: between(1, DAY_SECONDS) },
   { name: "MEDIA_POLL_SCALE", kind: "string", default: "1", doc: "Multiplier on every provider's poll backoff (1 = kie's advice, 2 s growing to 30 s). Tests use `0.01`.", check: positiveDecimal },
   { name: "MEDIA_MAX_DEADLINE_SECONDS", kind: "int", doc: "Optional cap on every model's deadline (a task still unfinished then fails and is refunded)." },
-  { name: "MEDIA_HOUSEKEEPING_SECONDS", kind: "int", default: "30", doc: "How often concurrency tokens of running tasks are refreshed and expired result files deleted.", check: atLeastOne },
+  { name: "MEDIA_HOUSEKEEPING_SECONDS", kind: "int", default: "30", doc: "How often concurrency tokens of running tasks are refreshed and expired result files deleted (1 to 86400).", check: between(1, DAY_SECONDS) },
   { name: "CALLBACK_ALLOW_PRIVATE", kind: "bool", default: "false", doc: "Allow callback URLs that resolve to loopback, private, link-local or metadata addresses (tests, trusted networks)." },
   { name: "CALLBACK_MAX_ATTEMPTS", kind: "int", default: "6", doc: "Delivery attempts per callback before giving up.", check: atLeastOne },
   { name: "CALLBACK_RETRY_BASE_MS", kind: "int", default: "15000", doc: "Wait before the first retry; doubles each time (6 attempts span about 8 minutes)." },

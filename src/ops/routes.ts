@@ -40,7 +40,7 @@ export function opsRoutes(ctx: AppContext) {
         request_id: requestIdFor(c.request),
         method,
         route,
-        path: c.path,
+        path: loggedPath(c.path),
         status,
         duration_ms: Math.round(seconds * 1000 * 10) / 10,
       });
@@ -80,6 +80,11 @@ export function opsRoutes(ctx: AppContext) {
         },
       },
     );
+}
+
+/** The path as logged: a result file's token is a credential (whoever has the URL has the file), so it is masked. */
+export function loggedPath(path: string): string {
+  return path.replace(/^\/files\/[^/]+/, "/files/***");
 }
 
 function statusOf(response: unknown, setStatus: number | string | undefined): number {

@@ -24,6 +24,39 @@ describe("configuration", () => {
     expect(err!.message).not.toContain("short");
   });
 
+  test("a database URL that fails the check is printed without its user and password", () => {
+    let message = "";
+    try {
+      loadConfig({ DATABASE_URL: "mysql://app:S3cretPW@db.internal/x" });
+    } catch (e) {
+      message = (e as Error).message;
+    }
+    expect(message).toContain("DATABASE_URL");
+    expect(message).toContain("mysql://***@db.internal/x");
+    expect(message).not.toContain("S3cretPW");
+    expect(message).not.toContain("app:");
+  });
+
+  test("rate limits need a window of 1 s to a day (0 s would turn them off); timers stay under 2^31 ms", () => {
+    const refused = (env: Record<string, string>) => {
+      try {
+        loadConfig(env);
+        return "";
+      } catch (e) {
+        return (e as Error).message;
+      }
+    };
+    for (const [name, value] of [
+      ["DEFAULT_RATE_LIMIT", "5/0s"], ["LOGIN_RATE_LIMIT", "5/0s"], ["LOGIN_ADDRESS_RATE_LIMIT", "0/60s"], ["DEFAULT_RATE_LIMIT", "5/100000s"],
+      ["SWEEP_INTERVAL_SECONDS", "0"], ["SWEEP_INTERVAL_SECONDS", "2592000"], ["SHUTDOWN_GRACE_SECONDS", "99999999"],
+      ["HOLD_TTL_SECONDS", "0"], ["LEDGER_FLOAT_IDLE_MS", "99999999"], ["MEDIA_LEASE_SECONDS", "99999999"],
+      ["MEDIA_HOUSEKEEPING_SECONDS", "0"], ["SESSION_TTL_HOURS", "100000"],
+    ]) {
+      expect([name, value, refused({ [name!]: value! })]).toEqual([name, value, expect.stringContaining(name!)]);
+    }
+    expect(refused({ DEFAULT_RATE_LIMIT: "1/86400s", HOLD_TTL_SECONDS: "60", SHUTDOWN_GRACE_SECONDS: "0", LEDGER_FLOAT_IDLE_MS: "0" })).toBe("");
+  });
+
   test("a bad setting makes the server exit 1 with the message", async () => {
     const p = Bun.spawn(["bun", "src/main.ts"], { env: { ...process.env, PORT: "99999" }, stderr: "pipe", stdout: "pipe" });
     expect(await p.exited).toBe(1);

@@ -64,9 +64,12 @@ describe("structured access logs", () => {
     const session = /sy_session=([^;]+)/.exec(login.headers.get("set-cookie")!)![1]!;
     await fetch(url + "/dashboard/settings/api-keys", { headers: { cookie: `sy_session=${session}` } });
     const webhook: any = await (await fetch(url + `/admin/v1/accounts/${acct.id}/webhook-key`, { method: "POST", headers: admin })).json();
+    const fileToken = "t0ken-of-a-result-file-9f8e7d";
+    expect((await fetch(url + `/files/${fileToken}/image-1.png`)).status).toBe(404); // a result file URL is a credential
+    await Bun.sleep(20); // the access log line is written once the answer has gone out
 
     const output = lines.join("\n");
-    for (const secret of [key, key.slice(6), password, session, ADMIN_TOKEN, webhook.key]) expect(output).not.toContain(secret);
+    for (const secret of [key, key.slice(6), password, session, ADMIN_TOKEN, webhook.key, fileToken]) expect(output).not.toContain(secret);
     expect(output).not.toMatch(/sk-sy-|whsec_|authorization|cookie/i);
 
     const entries = lines.map((l) => JSON.parse(l));
@@ -76,5 +79,6 @@ describe("structured access logs", () => {
     expect(first).toMatchObject({ level: "info", method: "GET", route: "/v1/credits", path: "/v1/credits", status: 200 });
     expect(typeof first.duration_ms).toBe("number");
     expect(access.some((e) => e.route === "/dashboard/login" && e.status === 401)).toBe(true);
+    expect(access.some((e) => e.path === "/files/***/image-1.png" && e.status === 404)).toBe(true);
   });
 });
