@@ -163,7 +163,7 @@ function openPostgres(url: string, max: number): Db & { raw: BunSQL } {
   const exec = async (client: BunSQL, s: SQL, mode: "all" | "run", values?: Values) => {
     const { text, params } = compile(s, values);
     const result: any = await client.unsafe(text, params as any[]);
-    return mode === "all" ? result.map(numericRow) : result.count;
+    return mode === "all" ? numericRows(result) : result.count;
   };
   const orm = drizzlePg({ client: raw, schema: sqliteSchema as any }) as any;
   return {
@@ -191,11 +191,33 @@ export function isUniqueViolation(e: unknown): boolean {
   return err?.code === "SQLITE_CONSTRAINT_UNIQUE" || err?.errno === "23505";
 }
 
-// Bun.SQL returns int8 and numeric (e.g. SUM) as strings; every number in our schema is a safe 64-bit integer.
-function numericRow(row: Row): Row {
-  for (const k in row) {
-    const v = row[k];
-    if (typeof v === "string" && /^-?\d+$/.test(v) && v.length < 17) row[k] = Number(v);
-  }
-  return row;
+// Bun.SQL returns int8 (COUNT, our integer columns) and numeric (SUM) as strings; int2/int4/float4/float8 already come
+// back as numbers. Which values to convert is decided by the column's type OID, which Bun.SQL reports on the result
+// (`result.columns[i].type`): converting every string that looks like digits would turn a text column holding "007"
+// into 7, and SQLite returns such text as it is. (Bun.SQL has no option to parse int8 as a number: `bigint: true`
+// gives BigInts, and numeric stays a string either way.) Every number in our schema is a safe 64-bit integer, so
+// Number() is exact; it is also what bun:sqlite returns for an integer. null stays null.
+const NUMBER_OIDS = new Set([
+  21, // int2
+  23, // int4
+  20, // int8
+  1700, // numeric
+  700, // float4
+  701, // float8
+]);
+
+function numericRows(result: Row[] & { columns?: Array<{ name: string; type: number }> | null }): Row[] {
+  // Two columns of one name (a join's `select *`): the row holds the last one's value, so its type decides.
+  const isNumber = new Map<string, boolean>();
+  for (const c of result.columns ?? []) isNumber.set(c.name, NUMBER_OIDS.has(c.type));
+  const names: string[] = [];
+  for (const [name, yes] of isNumber) if (yes) names.push(name);
+  // A plain array of the rows, as before (not Bun's result array with its metadata accessors).
+  return result.map((row) => {
+    for (const k of names) {
+      const v = row[k];
+      if (typeof v === "string") row[k] = Number(v);
+    }
+    return row;
+  });
 }
