@@ -9,14 +9,19 @@ import { connectRedis } from "./limits/redis";
 import { MemoryTaskTokens, RedisTaskTokens } from "./limits/task-tokens";
 import { createLogger, type Logger } from "./log";
 
-/** Opens the database (applying migrations), Redis when configured, and builds the services. */
-export async function createContext(config: Config, log: Logger = createLogger(config.logLevel)): Promise<AppContext> {
+/**
+ * Opens the database (applying migrations), Redis when configured, and builds the services. `redis: false` leaves
+ * Redis out whatever REDIS_URL says (the CLI: it neither limits requests nor runs tasks, and must work while Redis
+ * is down); the limits are then the in-process ones.
+ */
+export async function createContext(config: Config, log: Logger = createLogger(config.logLevel), opts: { redis?: boolean } = {}): Promise<AppContext> {
   const catalog = loadCatalog(config.catalogPath);
   const db = await openDatabase(config.databaseUrl, { backgroundCheckpoints: { onError: (message) => log.error("sqlite checkpoints", { error: message }) } });
   const ledger = new Ledger(db);
   const accounts = new Accounts(db, ledger);
-  const redis = config.redisUrl ? await connectRedis(config.redisUrl) : undefined;
-  const limiter = redis ? new RedisRateLimiter(redis) : new MemoryRateLimiter();
+  // Never fails: a gateway started while Redis is down serves, and picks Redis up when it comes (limits/redis.ts).
+  const redis = config.redisUrl && opts.redis !== false ? await connectRedis(config.redisUrl, log) : undefined;
+  const limiter = redis ? new RedisRateLimiter(redis, { log }) : new MemoryRateLimiter();
   const taskTokens = redis ? new RedisTaskTokens(redis) : new MemoryTaskTokens();
   return { config, db, ledger, accounts, limiter, taskTokens, catalog, log, redis, beforeClose: [] };
 }

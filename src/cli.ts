@@ -87,7 +87,9 @@ export async function runCli(argv: string[]): Promise<number> {
         email: { type: "string" }, password: { type: "string" },
       },
     });
-    ctx = await createContext(loadConfig(), silentLogger);
+    // No Redis: no command limits requests or takes task tokens, and an operator must be able to run these while
+    // Redis is down.
+    ctx = await createContext(loadConfig(), silentLogger, { redis: false });
     console.log(JSON.stringify(await command(ctx, positionals, values), null, 2));
     return typeof process.exitCode === "number" ? process.exitCode : 0;
   } catch (e) {

@@ -1,10 +1,10 @@
-import type { RedisClient } from "bun";
 import type { Accounts } from "./accounts/service";
 import type { Catalog } from "./catalog/service";
 import type { Config } from "./config";
 import type { Db } from "./db/client";
 import type { Ledger } from "./ledger/service";
 import type { RateLimiter } from "./limits/rate-limit";
+import type { RedisConnection } from "./limits/redis-connection";
 import type { TaskTokens } from "./limits/task-tokens";
 import type { Logger } from "./log";
 
@@ -19,7 +19,8 @@ export interface AppContext {
   taskTokens: TaskTokens;
   catalog: Catalog;
   log: Logger;
-  redis?: RedisClient;
+  /** Set when REDIS_URL is: the self-healing link every Redis user goes through (limits/redis-connection.ts). */
+  redis?: RedisConnection;
   /** Work to finish before the database closes (the LLM floats go back to their wallets). */
   beforeClose: Array<() => Promise<void> | void>;
   /**

@@ -1,6 +1,8 @@
 import { Ratelimit } from "@upstash/ratelimit";
-import type { RedisClient } from "bun";
+import { silentLogger, type Logger } from "../log";
 import { UpstashRedisAdapter } from "./redis";
+import type { RedisCommands } from "./redis-connection";
+import { reportRedisFallback } from "./redis-fallbacks";
 
 // A sliding window per key. With Redis: @upstash/ratelimit's sliding window (shared by every gateway process).
 // Without: the same algorithm in process memory, so one process behaves exactly as the Redis-backed version.
@@ -8,6 +10,14 @@ import { UpstashRedisAdapter } from "./redis";
 // The algorithm (Upstash's): two fixed windows; the previous window's count is weighted by how much of it still
 // overlaps the sliding window. A request is refused when weighted(previous) + current >= limit. `reset` is the end
 // of the current fixed window, which is when a refused caller can next be sure of a slot.
+//
+// When Redis cannot answer (down, or slower than the connection's command timeout), the Redis limiter does not
+// fail the request and does not wait: it counts the key in this process instead, with the same algorithm. A
+// per-key request limit protects the gateway from a flood, not money (every call is held and metered), so refusing
+// every caller because the limit store is away would be the worse outage; counting in process keeps a bound on
+// each key meanwhile (the limit per process, so at most N times the limit across N processes) instead of none.
+// The dashboard's sign-in limits use the same limiter, so they too keep a per-process bound during an outage
+// rather than either locking every user out or leaving password guessing unlimited.
 
 export interface LimitResult { success: boolean; limit: number; remaining: number; reset: number }
 export interface RateLimiter {
@@ -49,9 +59,15 @@ export class MemoryRateLimiter implements RateLimiter {
 export class RedisRateLimiter implements RateLimiter {
   private limiters = new Map<string, Ratelimit>();
   private redis: UpstashRedisAdapter;
+  /** Where keys are counted while Redis is unavailable. */
+  private local = new MemoryRateLimiter();
+  private log: Logger;
+  private prefix: string;
 
-  constructor(client: RedisClient, private prefix = "switchyard:rl") {
+  constructor(client: RedisCommands, opts: { log?: Logger; prefix?: string } = {}) {
     this.redis = new UpstashRedisAdapter(client);
+    this.log = opts.log ?? silentLogger;
+    this.prefix = opts.prefix ?? "switchyard:rl";
   }
 
   async limit(identifier: string, requests: number, windowSeconds: number): Promise<LimitResult> {
@@ -65,11 +81,19 @@ export class RedisRateLimiter implements RateLimiter {
         // No ephemeral cache: the verdict must come from Redis so every process agrees.
         ephemeralCache: false,
         analytics: false,
+        // Off: the library's timeout would answer "success, limit 0" after 5 s. The connection bounds every command
+        // itself (COMMAND_TIMEOUT_MS) and a failure lands in the fallback below.
+        timeout: 0,
       });
       this.limiters.set(spec, rl);
     }
-    const r = await rl.limit(identifier);
-    return { success: r.success, limit: r.limit, remaining: r.remaining, reset: r.reset };
+    try {
+      const r = await rl.limit(identifier);
+      return { success: r.success, limit: r.limit, remaining: r.remaining, reset: r.reset };
+    } catch (e) {
+      reportRedisFallback(this.log, "rate_limit", e);
+      return this.local.limit(identifier, requests, windowSeconds);
+    }
   }
 }
 

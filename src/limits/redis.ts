@@ -1,4 +1,5 @@
-import { RedisClient } from "bun";
+import type { Logger } from "../log";
+import { RedisConnection, type RedisCommands } from "./redis-connection";
 
 // The thin adapter that lets @upstash/ratelimit run on a stock Redis through Bun's built-in client.
 // @upstash/ratelimit only needs evalsha/eval. Its Lua scripts start with `#!lua flags=allow-key-locking`, a flag
@@ -8,7 +9,7 @@ import { RedisClient } from "bun";
 export class UpstashRedisAdapter {
   private shaMap = new Map<string, string>(); // library's SHA (with shebang) -> SHA of the stripped script
 
-  constructor(readonly client: RedisClient) {}
+  constructor(readonly client: RedisCommands) {}
 
   async evalsha(sha: string, keys: string[], args: unknown[]): Promise<unknown> {
     const stripped = this.shaMap.get(sha);
@@ -27,8 +28,13 @@ function sha1(text: string): string {
   return new Bun.CryptoHasher("sha1").update(text).digest("hex");
 }
 
-export async function connectRedis(url: string): Promise<RedisClient> {
-  const client = new RedisClient(url, { autoReconnect: true, enableOfflineQueue: true });
-  await client.connect();
-  return client;
+/**
+ * The gateway's Redis link (see redis-connection.ts). Waits for one first attempt so a healthy Redis is in use from
+ * the first request, but never fails: a gateway started while Redis is down serves (limits in process, /readyz 503)
+ * and picks Redis up when it comes.
+ */
+export async function connectRedis(url: string, log?: Logger): Promise<RedisConnection> {
+  const connection = new RedisConnection(url, { log });
+  await connection.connect();
+  return connection;
 }

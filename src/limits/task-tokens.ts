@@ -1,4 +1,4 @@
-import type { RedisClient } from "bun";
+import type { RedisCommands } from "./redis-connection";
 
 // Concurrency tokens: at most N running media tasks per API key. A task takes a token when it is created and gives
 // it back when it ends. Tokens carry an expiry that the media engine keeps pushing forward while the task runs, so a
@@ -9,7 +9,19 @@ import type { RedisClient } from "bun";
 
 export type AcquireResult = { ok: true } | { ok: false; retryAfterSeconds: number };
 
+/**
+ * Redis could not say whether the key has a free slot. The caller refuses the task (503 limits_unavailable): unlike
+ * a request limit, this one bounds how much costly upstream work a key runs at once, and a task is cheap to retry
+ * a few seconds later, while tasks let through blind could not be taken back once they run.
+ */
+export class TaskTokensUnavailableError extends Error {
+  override name = "TaskTokensUnavailableError";
+  /** Redis reconnects within seconds of coming back (redis-connection.ts). */
+  readonly retryAfterSeconds = 5;
+}
+
 export interface TaskTokens {
+  /** Takes a slot for the task, or says when to retry; throws TaskTokensUnavailableError when it cannot tell. */
   acquire(keyId: string, taskId: string, limit: number, ttlMs: number): Promise<AcquireResult>;
   /** Push the token's expiry forward (re-creating it if it was lost, e.g. after a restart). */
   refresh(keyId: string, taskId: string, ttlMs: number): Promise<void>;
@@ -67,13 +79,25 @@ return 1`;
 export class RedisTaskTokens implements TaskTokens {
   private sha?: string;
 
-  constructor(private redis: RedisClient, private prefix = "switchyard:task-tokens") {}
+  constructor(private redis: RedisCommands, private prefix = "switchyard:task-tokens") {}
 
   private key(keyId: string) {
     return `${this.prefix}:${keyId}`;
   }
 
+  /** Throws TaskTokensUnavailableError when Redis fails; a token a timed-out command may still have taken goes back or expires. */
   async acquire(keyId: string, taskId: string, limit: number, ttlMs: number): Promise<AcquireResult> {
+    try {
+      return await this.acquireOnRedis(keyId, taskId, limit, ttlMs);
+    } catch (e) {
+      // A command that timed out may still have run: give the token back, best effort (if Redis is gone, the
+      // token expires with its TTL: nobody refreshes a task that was never created).
+      this.release(keyId, taskId).catch(() => {});
+      throw new TaskTokensUnavailableError(`concurrency tokens unavailable: ${String((e as Error)?.message ?? e)}`, { cause: e });
+    }
+  }
+
+  private async acquireOnRedis(keyId: string, taskId: string, limit: number, ttlMs: number): Promise<AcquireResult> {
     const now = Date.now();
     const args = [String(now), String(now + ttlMs), String(limit), taskId, String(ttlMs)];
     this.sha ??= (await this.redis.send("SCRIPT", ["LOAD", ACQUIRE])) as string;

@@ -7,6 +7,8 @@ import type { AppContext } from "../context.ts";
 import { newId } from "../db/ids.ts";
 import { ApiError, notFound } from "../http/errors.ts";
 import { creditsToMicros, MICROS_PER_CREDIT, microsToCredits } from "../ledger/units.ts";
+import { reportRedisFallback } from "../limits/redis-fallbacks.ts";
+import { TaskTokensUnavailableError } from "../limits/task-tokens.ts";
 import type { MediaModel } from "./model.ts";
 import type { MediaSettings } from "./settings.ts";
 import { checkCallbackUrl } from "./ssrf.ts";
@@ -96,7 +98,14 @@ export class TaskService {
 
     const id = newId("task");
     const limit = caller.maxConcurrentTasks ?? settings.defaultMaxConcurrentTasks;
-    const token = await ctx.taskTokens.acquire(caller.keyId, id, limit, tokenTtlMs(settings));
+    const token = await ctx.taskTokens.acquire(caller.keyId, id, limit, tokenTtlMs(settings)).catch((e) => {
+      // Redis is away: refuse rather than run tasks nobody counts (task-tokens.ts says why); nothing exists yet.
+      if (!(e instanceof TaskTokensUnavailableError)) throw e;
+      reportRedisFallback(ctx.log, "task_tokens", e);
+      throw new ApiError(503, "limits_unavailable", "The gateway cannot check this key's running tasks just now; nothing was created or charged. Retry shortly.", {
+        headers: { "retry-after": String(e.retryAfterSeconds) },
+      });
+    });
     if (!token.ok) {
       throw new ApiError(429, "too_many_running_tasks", `This key already runs ${limit} media task(s); retry when one finishes.`, {
         headers: { "retry-after": String(token.retryAfterSeconds) },

@@ -50,7 +50,8 @@ export function opsRoutes(ctx: AppContext) {
       async ({ set }) => {
         const checks: Record<string, string> = {};
         checks.database = await probe(() => ctx.db.ping(), "database", ctx);
-        checks.redis = ctx.redis ? await probe(() => ctx.redis!.send("PING", []), "redis", ctx) : "not configured";
+        // ping() also starts a reconnect when Redis is down, so readiness comes back as soon as Redis does.
+        checks.redis = ctx.redis ? await probe(() => ctx.redis!.ping(), "redis", ctx) : "not configured";
         const failed = Object.keys(checks).filter((k) => checks[k] === "error");
         if (failed.length) {
           set.status = 503;
