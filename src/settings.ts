@@ -39,7 +39,8 @@ export const settings: Setting[] = [
     kind: "string",
     default: "./data/switchyard.sqlite",
     doc: "SQLite file path (created if missing; `:memory:` for a throwaway database) or a `postgres://` URL.",
-    check: (v) => (/^[a-z]+:\/\//i.test(v) && !/^postgres(ql)?:\/\//i.test(v) ? "must be a file path or a postgres:// URL" : undefined),
+    // A URL of another scheme, or a mistyped postgres URL (`postgres:/host`), would otherwise become a SQLite file name.
+    check: (v) => ((/^[a-z]+:\/\//i.test(v) || /^postgres(ql)?:/i.test(v)) && !/^postgres(ql)?:\/\//i.test(v) ? "must be a file path or a postgres:// URL" : undefined),
   },
   { name: "REDIS_URL", kind: "url", doc: "Optional `redis://` URL. When set, rate limits and task concurrency tokens live in Redis and hold across processes." },
   { name: "ADMIN_TOKEN", kind: "secret", doc: "Bearer token for the admin API under `/admin/v1`. Unset: the admin API answers 403 (the CLI still works).", check: (v) => (v.length >= 16 ? undefined : "must be at least 16 characters") },

@@ -22,7 +22,11 @@ export class Catalog {
     for (const e of llmEntries) {
       const m = compileLlm(e);
       this.llmList.push(m);
-      for (const name of [m.id, ...(m.aliases ?? [])]) this.llm.set(name, m);
+      for (const name of [m.id, ...(m.aliases ?? [])]) {
+        // An alias equal to another model's id (or alias) would silently take that name over: refuse at startup.
+        if (this.llm.has(name)) throw new CatalogError(`catalog entry ${JSON.stringify(m.id)}: ${JSON.stringify(name)} already names ${this.llm.get(name)!.id}`);
+        this.llm.set(name, m);
+      }
     }
     for (const e of mediaEntries) {
       let m: MediaModel;

@@ -67,7 +67,7 @@ const taskStates = new Gauge({
 });
 
 // Known label values are always exported (as 0) so dashboards and alerts see the series before the first event.
-const HOLD_KINDS = ["llm", "task"];
+const HOLD_KINDS = ["float", "llm", "task"];
 const TASK_STATES = ["waiting", "generating", "success", "fail"];
 
 /** What other features call. Each is cheap (an in-memory increment) and never throws. */

@@ -72,5 +72,9 @@ describe("catalog data", () => {
     const notJson = join(dir, `catalog-nj-${Date.now()}.json`);
     writeFileSync(notJson, "{");
     expect(() => loadCatalog(notJson)).toThrow(/CATALOG_PATH/);
+    // An alias that is another model's id would silently take the name over: refused, naming both.
+    const shadow = join(dir, `catalog-shadow-${Date.now()}.json`);
+    writeFileSync(shadow, JSON.stringify([{ id: "house-model", aliases: ["gpt-5.2"], type: "llm", name: "x", description: "x", endpoint: "/v1/chat/completions", provider: "openai", upstream_model: "x", capabilities: [], pricing: { input: 1, output: 1 } }]));
+    expect(() => loadCatalog(shadow)).toThrow(/house-model.*"gpt-5.2" already names gpt-5.2|gpt-5.2.*already names/);
   });
 });

@@ -50,7 +50,7 @@ describe("configuration", () => {
       ["DEFAULT_RATE_LIMIT", "5/0s"], ["LOGIN_RATE_LIMIT", "5/0s"], ["LOGIN_ADDRESS_RATE_LIMIT", "0/60s"], ["DEFAULT_RATE_LIMIT", "5/100000s"],
       ["SWEEP_INTERVAL_SECONDS", "0"], ["SWEEP_INTERVAL_SECONDS", "2592000"], ["SHUTDOWN_GRACE_SECONDS", "99999999"],
       ["HOLD_TTL_SECONDS", "0"], ["LEDGER_FLOAT_IDLE_MS", "99999999"], ["MEDIA_LEASE_SECONDS", "99999999"],
-      ["MEDIA_HOUSEKEEPING_SECONDS", "0"], ["SESSION_TTL_HOURS", "100000"],
+      ["MEDIA_HOUSEKEEPING_SECONDS", "0"], ["SESSION_TTL_HOURS", "100000"], ["DATABASE_URL", "postgres:/db.internal/x"],
     ]) {
       expect([name, value, refused({ [name!]: value! })]).toEqual([name, value, expect.stringContaining(name!)]);
     }

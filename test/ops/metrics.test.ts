@@ -98,6 +98,8 @@ describe("/metrics", () => {
       values (${"task_m1"}, ${accountId}, ${"key_x"}, ${"m"}, ${"generating"}, ${"{}"}, ${"{}"}, ${1}, ${0}, ${0}, ${now}, ${now}, ${now}, ${now}, ${0})`);
     s = (await scrape()).samples;
     expect(value(s, "switchyard_holds_open", { kind: "llm" })).toBe(0);
+    // The LLM floats' series exists (as 0) before the first float, so dashboards and alerts can rely on it.
+    expect(s.some((x) => x.name === "switchyard_holds_open" && x.labels.kind === "float" && x.value === 0)).toBe(true);
     expect(value(s, "switchyard_tasks", { state: "generating" })).toBe(1);
   });
 
