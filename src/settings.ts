@@ -78,6 +78,7 @@ export const settings: Setting[] = [
   { name: "S3_REGION", kind: "string", doc: "S3 region." },
   { name: "S3_ACCESS_KEY_ID", kind: "secret", doc: "S3 access key id." },
   { name: "S3_SECRET_ACCESS_KEY", kind: "secret", doc: "S3 secret access key." },
+  { name: "RESULT_MAX_FILE_MB", kind: "int", default: "2048", doc: "The largest result file the gateway copies from an upstream, in MiB (1 to 1048576); a larger one fails its download as it arrives, whether or not the upstream stated its length.", check: between(1, 1_048_576) },
   { name: "RESULT_RETENTION_DAYS", kind: "string", default: "14", doc: "Days result files are kept and served (decimals allowed); then they are deleted and the task record says so.", check: positiveDecimal },
   // LLM upstreams (issue 3). Base URLs follow each vendor SDK's own convention; a key setting may hold several
   // comma-separated keys, used in turn (see src/llm/providers.ts).

@@ -20,7 +20,6 @@ export interface FinishDeps { db: Db; ledger: Ledger; storage: Storage; settings
 class LostLease extends Error {}
 
 const FALLBACK_TYPE = { images: "image/png", video: "video/mp4", audio: "audio/mpeg" } as const;
-const MAX_FILE_BYTES = 2 * 1024 ** 3; // a 4K clip is a few hundred MB; anything near this is a runaway download
 
 interface StoredFile { token: string; key: string; name: string; contentType: string; bytes: number; seconds?: number }
 
@@ -51,8 +50,7 @@ async function storeOutput(deps: FinishDeps, model: MediaModel, out: Done["outpu
     const timeout = AbortSignal.timeout(300_000);
     const res = await fetch(out.url!, { headers: out.headers, signal: leaseLost ? AbortSignal.any([timeout, leaseLost]) : timeout });
     if (!res.ok) throw new Error(`result download answered ${res.status}`);
-    if (Number(res.headers.get("content-length") ?? 0) > MAX_FILE_BYTES) throw new Error("result file too large");
-    bytes = new Uint8Array(await res.arrayBuffer());
+    bytes = await bodyUpTo(res, deps.settings.maxFileBytes);
     header = res.headers.get("content-type") ?? header;
   }
   const contentType = contentTypeOf(bytes, header, FALLBACK_TYPE[model.output]);
@@ -61,6 +59,24 @@ async function storeOutput(deps: FinishDeps, model: MediaModel, out: Done["outpu
   const key = `${token}/${name}`;
   await deps.storage.put(key, bytes, contentType);
   return { token, key, name, contentType, bytes: bytes.length, seconds: out.seconds ?? mediaSeconds(bytes, contentType) };
+}
+
+/**
+ * The body of a result download, refused once it passes `limit` bytes: by its stated length before reading, else
+ * as it arrives (a chunked answer states none, and reading it whole first could take any amount of memory).
+ */
+async function bodyUpTo(res: Response, limit: number): Promise<Uint8Array> {
+  const stated = res.headers.get("content-length");
+  if (stated !== null && Number(stated) > limit) throw new Error("result file too large");
+  if (stated !== null) return new Uint8Array(await res.arrayBuffer());
+  const parts: Uint8Array[] = [];
+  let size = 0;
+  for await (const part of res.body as unknown as AsyncIterable<Uint8Array>) {
+    size += part.byteLength;
+    if (size > limit) throw new Error("result file too large"); // leaving the loop cancels the download
+    parts.push(part);
+  }
+  return new Uint8Array(Bun.concatArrayBuffers(parts));
 }
 
 /** Best effort: a file that cannot be deleted now is only wasted space, never a wrong answer. */

@@ -24,6 +24,8 @@ export interface MediaSettings {
   callbacks: { allowPrivate: boolean; maxAttempts: number; retryBaseMs: number; timeoutMs: number };
   storage: { dir: string; s3?: { bucket: string; endpoint?: string; region?: string; accessKeyId?: string; secretAccessKey?: string } };
   retentionMs: number;
+  /** the largest result file copied from an upstream */
+  maxFileBytes: number;
 }
 
 type Raw = Record<string, string | undefined>;
@@ -60,6 +62,7 @@ export function mediaSettings(raw: Raw, base: { publicBaseUrl: string; databaseU
         : undefined,
     },
     retentionMs: Math.round(num("RESULT_RETENTION_DAYS") * 86_400_000),
+    maxFileBytes: num("RESULT_MAX_FILE_MB") * 1024 * 1024,
   };
 }
 

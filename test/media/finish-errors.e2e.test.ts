@@ -81,3 +81,21 @@ describe("files stored by a failed attempt are deleted", () => {
     expect(storedFiles()).toEqual([]);
   });
 });
+
+describe("a result file larger than RESULT_MAX_FILE_MB", () => {
+  test("sent chunked (no length stated) is refused as it arrives, never stored: the task fails and is refunded", async () => {
+    const small = await startMediaGateway({ MEDIA_WORKERS: "0", MEDIA_MAX_DEADLINE_SECONDS: "1", RESULT_MAX_FILE_MB: "1" });
+    try {
+      const { key } = await small.account(1000);
+      const c = client(small, key);
+      small.up.control.set({ file: { contentType: "image/png", body: "x".repeat(3 * 1024 * 1024), chunked: true } }, { model: "google/nano-banana" });
+      const { json } = await c.createTask("google/nano-banana", { prompt: "too big" });
+      const rec = await c.waitRecord(json.data.taskId, 10_000);
+      expect(rec).toMatchObject({ state: "fail", creditsConsumed: 0 });
+      expect(readdirSync(small.storageDir)).toEqual([]);
+      expect(await c.credits()).toMatchObject({ credits: 1000, held_credits: 0 });
+    } finally {
+      await small.stop();
+    }
+  });
+});

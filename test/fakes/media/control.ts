@@ -35,7 +35,7 @@ export interface Behavior {
   /** OpenAI Images: the usage object to report. */
   usage?: Record<string, unknown>;
   /** Every result file is served with these bytes and this content type (e.g. an upstream's HTML or SVG). */
-  file?: { contentType: string; body: string };
+  file?: { contentType: string; body: string; /** served chunked, without a content-length */ chunked?: boolean };
   /** Indexes of result files whose download answers 404 (a download failing partway through the outputs). */
   missingFiles?: number[];
   /** Every result file's body arrives this many ms after its headers (a slow download). */

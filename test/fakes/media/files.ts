@@ -75,7 +75,7 @@ export function bytesFor(kind: OutputKind, seconds: number): Uint8Array {
 
 /** Files a fake serves, by id (auth, where a protocol wants it, is the handler's business: Veo). */
 export class FileStore {
-  private files = new Map<string, { bytes: Uint8Array; type: string; delayMs?: number }>();
+  private files = new Map<string, { bytes: Uint8Array; type: string; delayMs?: number; chunked?: boolean }>();
 
   /** A result file; with delayMs its body arrives that long after the headers. */
   put(kind: OutputKind, seconds = 5, delayMs?: number): string {
@@ -84,10 +84,10 @@ export class FileStore {
     return id;
   }
 
-  /** A file with exactly these bytes and content type. */
-  putRaw(body: string | Uint8Array, type: string): string {
+  /** A file with exactly these bytes and content type; `chunked`: sent without a content-length. */
+  putRaw(body: string | Uint8Array, type: string, chunked?: boolean): string {
     const id = crypto.randomUUID().replaceAll("-", "");
-    this.files.set(id, { bytes: typeof body === "string" ? new TextEncoder().encode(body) : body, type });
+    this.files.set(id, { bytes: typeof body === "string" ? new TextEncoder().encode(body) : body, type, chunked });
     return id;
   }
 
@@ -98,6 +98,18 @@ export class FileStore {
   response(id: string): Response | undefined {
     const f = this.files.get(id.replace(/\.[a-z0-9]+$/, ""));
     if (!f) return undefined;
+    if (f.chunked) {
+      const { bytes } = f;
+      const half = bytes.length >> 1;
+      const body = new ReadableStream<Uint8Array>({
+        start(c) {
+          c.enqueue(bytes.subarray(0, half));
+          c.enqueue(bytes.subarray(half));
+          c.close();
+        },
+      });
+      return new Response(body, { headers: { "content-type": f.type } });
+    }
     const headers = { "content-type": f.type, "content-length": String(f.bytes.length) };
     if (!f.delayMs) return new Response(f.bytes, { headers });
     const { bytes, delayMs } = f;

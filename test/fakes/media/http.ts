@@ -57,7 +57,7 @@ export function produce(ctx: FakeContext, t: FakeTask, input: Record<string, unk
   const count = b.count ?? asked ?? defaults.count ?? 1;
   const make = (i: number) =>
     b.missingFiles?.includes(i) ? `missing${i}` // never stored: its download answers 404
-    : b.file ? ctx.files.putRaw(b.file.body, b.file.contentType)
+    : b.file ? ctx.files.putRaw(b.file.body, b.file.contentType, b.file.chunked)
     : ctx.files.put(kind, seconds, b.fileDelayMs);
   t.files ??= Array.from({ length: count }, (_, i) => make(i));
   return { kind, ids: t.files, seconds };
