@@ -1,7 +1,7 @@
 import { Elysia } from "elysia";
 import type { AppContext } from "../context";
 import { notFound } from "../http/errors";
-import { decodedPathParam } from "../http/path-param";
+import { percentDecoded } from "../http/percent";
 import { cardsFor } from "../pages/model-card-facts";
 
 // Public (no key): prices are public anyway, and agents discover models before they hold a key.
@@ -12,7 +12,7 @@ export function catalogRoutes(ctx: AppContext) {
   return new Elysia({ name: "catalog", detail: { tags: ["Models"] } })
     .get("/v1/models", () => list, { detail: { summary: "Every model with its endpoint, capabilities and USD pricing" } })
     .get("/v1/models/*", ({ params }) => {
-      const id = decodedPathParam(params["*"]);
+      const id = percentDecoded(params["*"]);
       const card = id === null ? undefined : cards.get(id);
       if (!card) throw notFound(`Model ${id ?? params["*"]}`);
       return card.json;

@@ -1,3 +1,4 @@
+import { percentDecoded } from "../http/percent";
 import { safeEqual } from "../http/tokens";
 import type { AppContext } from "../context";
 import { randomToken } from "../db/ids";
@@ -15,17 +16,9 @@ const COOKIE_PATH = "/dashboard";
 export function cookieValue(request: Request, name = COOKIE): string | undefined {
   for (const part of (request.headers.get("cookie") ?? "").split(";")) {
     const i = part.indexOf("=");
-    if (i > 0 && part.slice(0, i).trim() === name) return decodedOrNothing(part.slice(i + 1).trim());
-  }
-}
-
-// Our own cookies only ever hold base64url text (encoded anyway by flashCookie), so a value that does not decode
-// (`%zz`) was not set by us: it counts as no cookie, i.e. signed out, rather than a URIError and a 500.
-function decodedOrNothing(value: string): string | undefined {
-  try {
-    return decodeURIComponent(value);
-  } catch {
-    return undefined;
+    // Our cookies hold base64url text (flashCookie encodes anyway): one that does not decode was not set by us,
+    // and counts as no cookie, i.e. signed out.
+    if (i > 0 && part.slice(0, i).trim() === name) return percentDecoded(part.slice(i + 1).trim()) ?? undefined;
   }
 }
 

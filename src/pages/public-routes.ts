@@ -1,7 +1,7 @@
 import { Elysia } from "elysia";
 import type { AppContext } from "../context";
 import { bodyType } from "../discovery/openapi";
-import { decodedPathParam } from "../http/path-param";
+import { percentDecoded } from "../http/percent";
 import { htmlResponse } from "./layout";
 import { renderLlmsTxt } from "./llms-txt";
 import { renderCard, renderNotFound } from "./model-card";
@@ -25,7 +25,7 @@ export function publicPageRoutes(ctx: AppContext) {
     })
     // Ids contain slashes (google/nano-banana), hence the wildcard.
     .get("/models/*", ({ params, request }) => {
-      const id = decodedPathParam(params["*"]);
+      const id = percentDecoded(params["*"]);
       const facts = id === null ? undefined : cards.get(id);
       if (!facts || id === null) return htmlResponse(renderNotFound(id ?? params["*"]), { status: 404 });
       // An alias (claude-haiku-4-5-20251001) has no card of its own: send the reader to the model's.
