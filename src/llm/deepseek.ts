@@ -6,7 +6,7 @@
 import { ApiError } from "../http/errors.ts";
 import { protocols } from "./protocols/index.ts";
 import { chatResponseToResponses, createChatToResponsesStream, createTranslateContext, responsesRequestToChat, TranslationError } from "./translate/responses-chat.ts";
-import { answerHeaders, answerUnread, clientGoneBeforeUpstream, finish, meter, upstreamError, upstreamFailed, type Call } from "./proxy.ts";
+import { answerHeaders, answerUnread, finish, meter, upstreamError, upstreamFailed, type Call } from "./proxy.ts";
 import { callUpstream, upstreamHeaders } from "./upstream.ts";
 import { judgeBody, judgeStream, type Verdict } from "./meter.ts";
 import { headOf, pump } from "./pump.ts";
@@ -28,7 +28,6 @@ export async function translatedResponses(call: Call): Promise<Response> {
   chatBody.model = call.model.upstream_model;
   const tctx = createTranslateContext(body);
   const signal = request.signal; // aborts the upstream the moment the client leaves (see pump.ts)
-  if (signal.aborted) return clientGoneBeforeUpstream(call);
   let res: Response;
   try {
     res = await callUpstream(call.provider, call.url, upstreamHeaders(request.headers, "deepseek"), JSON.stringify(chatBody), signal);

@@ -69,6 +69,8 @@ export async function handleLlm(d: LlmDeps, proto: LlmProtocol, path: string, re
   checkMaxCredits(body, plan.amount);
   const hold = await d.ledger.hold(auth.accountId, plan.amount, requestId);
   const call: Call = { d, proto, path, request, auth, requestId, baseHeaders, body, raw, model, provider, url, plan, hold, started };
+  // The hold may have waited for a commit; a client gone meanwhile is released here, before either path sends.
+  if (request.signal.aborted) return clientGoneBeforeUpstream(call);
   if (provider.translated.has(path)) return d.translated(call);
   return forwardMetered(call);
 }
@@ -127,7 +129,6 @@ async function forwardMetered(call: Call): Promise<Response> {
   // The client's own signal: Bun fires it the moment the client disconnects, which aborts the upstream request
   // (headers or body) at once. No AbortController of our own; a listener only for answers that are pumped (pump.ts).
   const signal = request.signal;
-  if (signal.aborted) return clientGoneBeforeUpstream(call);
   let res: Response;
   try {
     res = await callUpstream(call.provider, call.url + queryOf(request), upstreamHeaders(request.headers, call.provider.name), upstreamBodyFor(call, prepared), signal);
@@ -209,7 +210,7 @@ export function answerUnread(
  * nothing is charged. fetch with a signal already aborted sends nothing either, but upstreamFailed cannot tell that
  * from a request the upstream had begun to read.
  */
-export function clientGoneBeforeUpstream(call: Call): Response {
+function clientGoneBeforeUpstream(call: Call): Response {
   finish(call, { outcome: "client_abort", charge: null, usage: null, error: "client left before the request went upstream" }, null, null);
   return new Response(null, { status: 499 });
 }
