@@ -9,13 +9,13 @@ import type { AuthContext } from "../accounts/service.ts";
 import type { Reservation } from "../ledger/float.ts";
 import type { LlmModel } from "../catalog/model.ts";
 import { ApiError } from "../http/errors.ts";
-import type { LlmProtocol, StreamTap } from "./protocols/index.ts";
+import type { LlmProtocol } from "./protocols/index.ts";
 import { keySettingOf, type Provider, type Providers } from "./providers.ts";
 import { callUpstream, upstreamHeaders } from "./upstream.ts";
 import { parseRequestBody, usageFromChunks, withUpstreamModel } from "./body.ts";
 import { checkMaxCredits, judgeBody, judgeStream, planHold, verdictOr, type HoldPlan, type Verdict } from "./meter.ts";
 import type { LedgerBatch } from "./ledger-batch.ts";
-import { pump, readArrived, readHead, WHOLE_ANSWER_BYTES, type Head, type PumpEnd } from "./pump.ts";
+import { pump, readArrived, readHead, throughTap, WHOLE_ANSWER_BYTES, type Head, type PumpEnd } from "./pump.ts";
 import { joined } from "./bytes.ts";
 
 export interface LlmDeps {
@@ -173,19 +173,6 @@ async function forwardMetered(call: Call): Promise<Response> {
     },
   });
   return new Response(body as any, { status, headers });
-}
-
-/** The bytes the client gets for chunks the tap has seen (the chat strip may replace some); at the end, its tail. */
-function throughTap(tap: StreamTap, chunks: Uint8Array[], ended: boolean): Uint8Array[] {
-  const out: Uint8Array[] = [];
-  for (const chunk of chunks) {
-    const replaced = tap.feed(chunk);
-    if (replaced === null) out.push(chunk);
-    else if (replaced.length) out.push(replaced);
-  }
-  const tail = ended ? tap.flush() : null;
-  if (tail?.length) out.push(tail);
-  return out;
 }
 
 /**

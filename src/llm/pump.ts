@@ -49,6 +49,25 @@ export const WHOLE_ANSWER_BYTES = 64 * 1024;
 /** How much of a larger answer's end is kept for its usage object (a few hundred bytes in practice). */
 export const TAIL_BYTES = 64 * 1024;
 
+/** What the client gets for an upstream chunk: the chunk itself, the tap's replacement (the chat strip), or nothing. */
+function clientBytes(tap: StreamTap | null, chunk: Uint8Array): Uint8Array | null {
+  const replaced = tap ? tap.feed(chunk) : null;
+  if (replaced === null) return chunk;
+  return replaced.length ? replaced : null;
+}
+
+/** The bytes the client gets for chunks already read (readArrived), through the tap; if the stream ended, its tail. */
+export function throughTap(tap: StreamTap, chunks: Uint8Array[], ended: boolean): Uint8Array[] {
+  const out: Uint8Array[] = [];
+  for (const chunk of chunks) {
+    const bytes = clientBytes(tap, chunk);
+    if (bytes) out.push(bytes);
+  }
+  const tail = ended ? tap.flush() : null;
+  if (tail?.length) out.push(tail);
+  return out;
+}
+
 /** Appends `chunk`, then drops chunks from the front while the rest still holds TAIL_BYTES. */
 export function keepTail(chunks: Uint8Array[], chunk: Uint8Array): void {
   chunks.push(chunk);
@@ -176,9 +195,8 @@ async function* steps(head: Head, clientSignal: AbortSignal, h: PumpHooks, start
         h.onFirstByte();
       }
       if (h.collect) keepTail(h.collect, chunk);
-      const out = h.tap ? h.tap.feed(chunk) : null;
-      if (out === null) yield chunk;
-      else if (out.length) yield out;
+      const out = clientBytes(h.tap, chunk);
+      if (out) yield out;
     }
   } finally {
     // Stopped at a yield without an ending of its own: the client went away.
