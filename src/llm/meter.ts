@@ -4,8 +4,9 @@
 //             input estimate: ceil(body characters / 3) tokens. English runs at about 4 characters per token and
 //             the JSON around the text adds more, so /3 over-reserves; a hold only has to cover the charge, and
 //             the unused part goes back at settle. A request continuing state stored upstream (Responses'
-//             previous_response_id, conversation, stored prompt) holds the model's whole context window instead. max output: the request's limit (max_tokens, max_output_tokens,
-//             max_completion_tokens), capped at the model's maximum (the model's maximum when absent), × n.
+//             previous_response_id, conversation, stored prompt) holds the model's whole context window instead.
+//             max output: the request's limit (max_tokens, max_output_tokens, max_completion_tokens), capped at
+//             the model's maximum (the model's maximum when absent), × n.
 //   settle  = priceUsage(actual usage)  (the issue's exact formula, see usage.ts)
 //   release = upstream error status, a failure event inside the stream, a dropped upstream connection
 //   client abort mid-answer = input (stated by the stream, else the estimate above) + output so far

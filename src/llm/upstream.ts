@@ -1,6 +1,6 @@
 // One call to an upstream, with key rotation: keys are used in turn, and a 429, a 5xx, a 401/403 (that key refused)
-// or a connection failure is retried once on the next key. Safe because nothing has reached the client yet: the proxy only answers once the
-// upstream's status is known, and a retried attempt's body is discarded unread.
+// or a connection failure is retried once on the next key. Safe because nothing has reached the client yet: the
+// proxy only answers once the upstream's status is known, and a retried attempt's body is discarded unread.
 
 import { metrics } from "../ops/metrics.ts";
 import { ApiError } from "../http/errors.ts";
