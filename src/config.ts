@@ -69,13 +69,19 @@ function checkValue(s: Setting, value: string): string | undefined {
     case "bool":
       if (!["true", "false", "1", "0"].includes(value)) return "must be true or false";
       break;
-    case "url":
+    case "url": {
+      // Every URL setting but REDIS_URL names an HTTP service: a typo such as `htp://` or `localhost:3000` (read as
+      // the scheme `localhost:`) would otherwise surface only at the first request, or in users' links.
+      const schemes = s.schemes ?? ["http:", "https:"];
+      let protocol: string;
       try {
-        new URL(value);
+        protocol = new URL(value).protocol;
       } catch {
         return "must be a URL";
       }
+      if (!schemes.includes(protocol)) return `must be a ${schemes.map((x) => x + "//").join(" or ")} URL`;
       break;
+    }
   }
   return s.check?.(value);
 }

@@ -9,6 +9,8 @@ export interface Setting {
   kind: SettingKind;
   default?: string;
   doc: string;
+  /** kind "url": the schemes allowed (default http: and https:) */
+  schemes?: string[];
   /** Extra validation beyond the kind; return an error message or undefined. */
   check?: (value: string) => string | undefined;
 }
@@ -42,7 +44,7 @@ export const settings: Setting[] = [
     // A URL of another scheme, or a mistyped postgres URL (`postgres:/host`), would otherwise become a SQLite file name.
     check: (v) => ((/^[a-z]+:\/\//i.test(v) || /^postgres(ql)?:/i.test(v)) && !/^postgres(ql)?:\/\//i.test(v) ? "must be a file path or a postgres:// URL" : undefined),
   },
-  { name: "REDIS_URL", kind: "url", doc: "Optional `redis://` URL. When set, rate limits and task concurrency tokens live in Redis and hold across processes." },
+  { name: "REDIS_URL", kind: "url", schemes: ["redis:", "rediss:", "redis+tls:", "redis+unix:", "redis+tls+unix:", "valkey:", "valkeys:"], doc: "Optional `redis://` (or `rediss://`, `valkey://`, `redis+unix://`) URL. When set, rate limits and task concurrency tokens live in Redis and hold across processes." },
   { name: "ADMIN_TOKEN", kind: "secret", doc: "Bearer token for the admin API under `/admin/v1`. Unset: the admin API answers 403 (the CLI still works).", check: (v) => (v.length >= 16 ? undefined : "must be at least 16 characters") },
   { name: "PUBLIC_BASE_URL", kind: "url", doc: "The address users reach the gateway at; used in links, result URLs and discovery documents. Default `http://localhost:$PORT`." },
   { name: "CATALOG_PATH", kind: "string", doc: "Optional JSON file of model entries that extend or override the built-in catalog (matched by `id`)." },

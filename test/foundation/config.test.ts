@@ -24,6 +24,27 @@ describe("configuration", () => {
     expect(err!.message).not.toContain("short");
   });
 
+  test("URL settings need their scheme: http(s) for services and public links, redis for REDIS_URL", () => {
+    const problemOf = (env: Record<string, string>) => {
+      try {
+        loadConfig(env);
+        return "";
+      } catch (e) {
+        return (e as Error).message;
+      }
+    };
+    // `localhost:3000` parses as a URL of the scheme `localhost:`; links built from it would be useless.
+    expect(problemOf({ PUBLIC_BASE_URL: "localhost:3000" })).toContain("PUBLIC_BASE_URL=\"localhost:3000\": must be a http:// or https:// URL");
+    expect(problemOf({ OPENAI_BASE_URL: "ftp://api.example.com/v1" })).toContain("OPENAI_BASE_URL");
+    expect(problemOf({ PUBLIC_BASE_URL: "javascript:alert(1)" })).toContain("PUBLIC_BASE_URL");
+    expect(problemOf({ REDIS_URL: "http://127.0.0.1:6379" })).toContain("REDIS_URL=\"http://127.0.0.1:6379\": must be a redis:// or rediss://");
+    // Each accepted form still loads.
+    for (const env of [{ PUBLIC_BASE_URL: "https://gw.example.com/" }, { REDIS_URL: "rediss://u:p@cache:6380/1" }, { REDIS_URL: "valkey://cache:6379" }, { REDIS_URL: "redis+unix:///run/redis.sock" }]) {
+      expect(problemOf(env)).toBe("");
+    }
+    expect(loadConfig({ PUBLIC_BASE_URL: "https://gw.example.com/" }).publicBaseUrl).toBe("https://gw.example.com");
+  });
+
   test("a database URL that fails the check is printed without its user and password", () => {
     let message = "";
     try {
