@@ -57,7 +57,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
 }
 
 /** A value as it may be printed: a URL's user and password (DATABASE_URL, REDIS_URL) replaced by `***`. */
-function withoutCredentials(value: string): string {
+export function withoutCredentials(value: string): string {
   return value.replace(/^([a-z][a-z0-9+.-]*:\/\/)[^@/?#]*@/i, "$1***@");
 }
 

@@ -1,6 +1,7 @@
 import { buildApp } from "./app";
 import { closeContext, createContext } from "./bootstrap";
-import { ConfigError, loadConfig, type Config } from "./config";
+import { CatalogError } from "./catalog/service";
+import { ConfigError, loadConfig, withoutCredentials, type Config } from "./config";
 import { SWEPT_HOLD_KINDS } from "./ledger/service";
 import { createLogger } from "./log";
 import { startMedia } from "./media/workers";
@@ -19,7 +20,13 @@ try {
   throw e;
 }
 const log = createLogger(config.logLevel);
-const ctx = await createContext(config, log);
+const ctx = await createContext(config, log).catch((e) => {
+  // What an operator must fix (a bad catalog, a database that cannot be reached) in one line, without a stack trace.
+  const what = e instanceof CatalogError ? "invalid model catalog" : (e as { code?: string })?.code?.startsWith("ERR_POSTGRES") ? `cannot open the database ${withoutCredentials(config.databaseUrl)}` : null;
+  if (!what) throw e;
+  console.error(`switchyard could not start: ${what}: ${(e as Error).message}`);
+  process.exit(1);
+});
 const app = buildApp(ctx).listen({ port: config.port, hostname: config.host, idleTimeout: 255 });
 log.info("switchyard listening", {
   url: `http://${config.host === "0.0.0.0" ? "localhost" : config.host}:${app.server!.port}`,

@@ -1,0 +1,35 @@
+import { describe, expect, test } from "bun:test";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+
+// What an operator sees when the gateway cannot start: one line naming what to fix, exit status 1, no stack trace.
+const root = new URL("../..", import.meta.url).pathname;
+
+async function start(env: Record<string, string>) {
+  const proc = Bun.spawn(["bun", "src/main.ts"], { cwd: root, env: { ...process.env, PORT: "0", HOST: "127.0.0.1", DATABASE_URL: ":memory:", ...env }, stdout: "pipe", stderr: "pipe" });
+  const timer = setTimeout(() => proc.kill(), 20_000);
+  const [code, stderr] = await Promise.all([proc.exited, new Response(proc.stderr).text()]);
+  clearTimeout(timer);
+  return { code, lines: stderr.trim().split("\n") };
+}
+
+describe("startup errors", () => {
+  test("a bad CATALOG_PATH entry: one line naming the entry", async () => {
+    const path = join(mkdtempSync(join(tmpdir(), "sy-cat-")), "catalog.json");
+    writeFileSync(path, JSON.stringify([{ id: "house-model", type: "llm", endpoint: "/v1/chat/completions", provider: "openai", upstream_model: "x", pricing: { input: 1 } }]));
+    const { code, lines } = await start({ CATALOG_PATH: path });
+    expect(code).toBe(1);
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toStartWith("switchyard could not start: invalid model catalog: ");
+    expect(lines[0]).toContain('"house-model"');
+  }, 30_000);
+
+  test("a Postgres server that cannot be reached: one line naming it, without its password", async () => {
+    const { code, lines } = await start({ DATABASE_URL: "postgres://app:S3cretPW@127.0.0.1:1/switchyard" });
+    expect(code).toBe(1);
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toStartWith("switchyard could not start: cannot open the database postgres://***@127.0.0.1:1/switchyard: ");
+    expect(lines.join("\n")).not.toContain("S3cretPW");
+  }, 30_000);
+});
