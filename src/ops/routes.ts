@@ -12,11 +12,17 @@ const CHECK_TIMEOUT_MS = 2_000;
 
 const ReadyResponse = t.Object(
   {
-    status: t.Union([t.Literal("ok"), t.Literal("unavailable")]),
+    status: t.Union([t.Literal("ok"), t.Literal("degraded"), t.Literal("unavailable")]),
     checks: t.Record(t.String(), t.String(), { description: "Each dependency: `ok`, `error` or `not configured`." }),
-    failed: t.Optional(t.Array(t.String(), { description: "The dependencies that failed." })),
+    failed: t.Optional(t.Array(t.String(), { description: "The dependencies that failed, without which this instance cannot serve (503)." })),
+    degraded: t.Optional(t.Array(t.String(), { description: "The dependencies that failed but that this instance serves without (200): `redis`." })),
   },
-  { examples: [{ status: "unavailable", checks: { database: "error", redis: "ok" }, failed: ["database"] }] },
+  {
+    examples: [
+      { status: "unavailable", checks: { database: "error", redis: "ok" }, failed: ["database"] },
+      { status: "degraded", checks: { database: "ok", redis: "error" }, degraded: ["redis"] },
+    ],
+  },
 );
 
 export function opsRoutes(ctx: AppContext) {
@@ -52,16 +58,23 @@ export function opsRoutes(ctx: AppContext) {
         checks.database = await probe(() => ctx.db.ping(), "database", ctx);
         // ping() also starts a reconnect when Redis is down, so readiness comes back as soon as Redis does.
         checks.redis = ctx.redis ? await probe(() => ctx.redis!.ping(), "redis", ctx) : "not configured";
+        // Without its database an instance cannot serve: 503. Without Redis it serves with limits counted in process
+        // (README, Limits): still ready, so that an outage of the shared Redis does not take every instance out of
+        // the load balancer at once; `degraded` names it, and the fallback metric counts it.
         const failed = Object.keys(checks).filter((k) => checks[k] === "error");
-        if (failed.length) {
+        const fatal = failed.filter((k) => k !== "redis");
+        if (fatal.length) {
           set.status = 503;
           return { status: "unavailable" as const, checks, failed };
         }
+        if (failed.length) return { status: "degraded" as const, checks, degraded: failed };
         return { status: "ok" as const, checks };
       },
       {
         response: { 200: ReadyResponse, 503: ReadyResponse },
-        detail: { summary: "Ready to serve: the database (and Redis when configured) answer; 503 names what failed" },
+        detail: {
+          summary: "Ready to serve: 200 when the database answers (`degraded` naming Redis when only Redis does not); 503 names what failed",
+        },
       },
     )
     .get(

@@ -29,5 +29,15 @@ describe("compiled binary", () => {
     const cli = Bun.spawnSync([binary, "cli", "account:create", "--name", "bin", "--credits", "5"], { cwd: elsewhere, stdout: "pipe", stderr: "pipe" });
     expect(cli.exitCode, cli.stderr.toString()).toBe(0);
     expect(JSON.parse(cli.stdout.toString())).toMatchObject({ name: "bin", credits: 5 });
+
+    // The image's HEALTHCHECK: 0 while the gateway on PORT is ready, 1 when nothing answers there.
+    const port = new URL(gw.url).port;
+    const healthy = Bun.spawnSync([binary, "healthcheck"], { env: { ...process.env, PORT: port, HOST: "0.0.0.0" }, stdout: "pipe" });
+    expect(healthy.exitCode, healthy.stdout.toString()).toBe(0);
+    expect(healthy.stdout.toString()).toStartWith('200 {"status":"ok"');
+    await gw.stop();
+    gw = undefined;
+    const down = Bun.spawnSync([binary, "healthcheck"], { env: { ...process.env, PORT: port, HOST: "127.0.0.1" }, stdout: "pipe" });
+    expect(down.exitCode).toBe(1);
   }, 120_000);
 });

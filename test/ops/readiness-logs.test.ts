@@ -25,15 +25,21 @@ describe("/readyz", () => {
     expect((await fetch(gw.url + "/healthz")).status).toBe(200);
   });
 
-  test.skipIf(!redisAvailable)("checks Redis with PING when REDIS_URL is set; a dead Redis is named", async () => {
+  test.skipIf(!redisAvailable)("checks Redis with PING when REDIS_URL is set; a dead Redis is named, and the instance stays ready", async () => {
     const gw = await startGateway({ REDIS_URL });
-    stops.push(() => gw.stop());
+    stops.push(async () => void (await gw.app.stop(true))); // its database is closed below
     let r = await fetch(gw.url + "/readyz");
     expect(await r.json()).toMatchObject({ status: "ok", checks: { database: "ok", redis: "ok" } });
     gw.ctx.redis!.close();
     r = await fetch(gw.url + "/readyz");
+    // It serves without Redis (limits in process), so a load balancer must keep it.
+    expect(r.status).toBe(200);
+    expect(await r.json()).toEqual({ status: "degraded", checks: { database: "ok", redis: "error" }, degraded: ["redis"] });
+    // Both gone: the database decides.
+    await gw.ctx.db.close();
+    r = await fetch(gw.url + "/readyz");
     expect(r.status).toBe(503);
-    expect(await r.json()).toMatchObject({ checks: { database: "ok", redis: "error" }, failed: ["redis"] });
+    expect(await r.json()).toEqual({ status: "unavailable", checks: { database: "error", redis: "error" }, failed: ["database", "redis"] });
   });
   skipNote("Redis", redisAvailable, "/readyz Redis check");
 });
