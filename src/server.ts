@@ -55,6 +55,8 @@ onShutdown(() => clearInterval(sweeper), "hold sweeper");
 // registered with onShutdown in ops/shutdown.ts), all within SHUTDOWN_GRACE_SECONDS; then close the database.
 // A second signal while waiting exits at once.
 let stopping = false;
+/** After the grace period: at most this long to commit what is queued and close the database. */
+const CLOSE_DEADLINE_MS = 10_000;
 async function shutdown(signal: string) {
   if (stopping) {
     log.warn("second signal: exiting now", { signal });
@@ -64,7 +66,10 @@ async function shutdown(signal: string) {
   const graceMs = Number(config.raw.SHUTDOWN_GRACE_SECONDS) * 1000;
   log.info("shutting down", { signal, grace_seconds: graceMs / 1000 });
   const result = await gracefulStop(app.server!, graceMs, log);
-  await closeContext(ctx);
+  if (!(await closeContext(ctx, CLOSE_DEADLINE_MS))) {
+    log.error("the database did not close in time: exiting without it", { deadline_ms: CLOSE_DEADLINE_MS });
+    process.exit(1);
+  }
   log.info("stopped", result);
   process.exit(0);
 }

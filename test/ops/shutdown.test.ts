@@ -2,6 +2,8 @@ import { describe, expect, test } from "bun:test";
 import { silentLogger } from "../../src/log";
 import { gracefulStop, onShutdown } from "../../src/ops/shutdown";
 import { spawnGateway } from "../support/process";
+import { startGateway } from "../support/gateway";
+import { closeContext } from "../../src/bootstrap";
 
 // Graceful shutdown: a stream in flight finishes within the grace period, new connections are refused at once,
 // registered hooks run, and a stream longer than the grace period is cut off at its end.
@@ -73,5 +75,25 @@ describe("the gateway process", () => {
     expect(await gw.proc.exited).toBe(0);
     expect(performance.now() - t0).toBeLessThan(5_000);
     await expect(fetch(gw.url + "/healthz")).rejects.toThrow();
+  });
+});
+
+describe("closing the services", () => {
+  test("a close step that never ends is given up at the deadline (false), so the process can still exit", async () => {
+    const gw = await startGateway();
+    await gw.app.stop(true);
+    gw.ctx.beforeClose.unshift(() => new Promise<void>(() => {})); // e.g. a database that stopped answering
+    const t0 = performance.now();
+    expect(await closeContext(gw.ctx, 300)).toBe(false);
+    expect(performance.now() - t0).toBeLessThan(1_500);
+    gw.ctx.beforeClose.splice(0);
+    await gw.ctx.db.close();
+  });
+
+  test("one that ends in time reports true, and the database is closed", async () => {
+    const gw = await startGateway();
+    await gw.app.stop(true);
+    expect(await closeContext(gw.ctx, 5_000)).toBe(true);
+    await expect(gw.ctx.db.ping()).rejects.toThrow();
   });
 });
