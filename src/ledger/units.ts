@@ -21,6 +21,28 @@ export function creditsToMicros(credits: number | string): number {
   return decimalToInteger(credits, 6, "credit amount");
 }
 
+/** The largest budget that is still an exact number of µcr (2^53 − 1 µcr, about 9.0e9 credits). */
+export const MAX_BUDGET_CREDITS = Math.floor(Number.MAX_SAFE_INTEGER / MICROS_PER_CREDIT);
+export const MAX_CREDITS_RULE = `max_credits must be a non-negative number of credits with at most 6 decimals, at most ${MAX_BUDGET_CREDITS}.`;
+
+/**
+ * A caller's `max_credits` (the budget guard of every LLM endpoint and media task) as µcr; undefined when absent.
+ * One rule for both: a non-negative number (or decimal string) of credits with at most 6 decimals, exact, never
+ * rounded (a budget is money). Anything else throws a RangeError, which each surface turns into its own 4xx.
+ */
+export function maxCreditsToMicros(v: unknown): number | undefined {
+  if (v === undefined || v === null) return undefined;
+  if (typeof v !== "number" && typeof v !== "string") throw new RangeError(MAX_CREDITS_RULE);
+  let micros: number;
+  try {
+    micros = creditsToMicros(v);
+  } catch {
+    throw new RangeError(MAX_CREDITS_RULE);
+  }
+  if (micros < 0 || micros > MAX_BUDGET_CREDITS * MICROS_PER_CREDIT) throw new RangeError(MAX_CREDITS_RULE);
+  return micros;
+}
+
 /** µcr → credits as a decimal number for JSON answers (display only; never fed back into money). */
 export function microsToCredits(micros: number): number {
   return micros / MICROS_PER_CREDIT;

@@ -13,7 +13,7 @@
 //             (ceil(characters streamed / 4)), never more than the hold.
 
 import { ApiError } from "../http/errors.ts";
-import { creditsToMicros, microsToCredits } from "../ledger/units.ts";
+import { maxCreditsToMicros, microsToCredits } from "../ledger/units.ts";
 import type { LlmModel } from "../catalog/model.ts";
 import { partialUsage, priceUsage, type TokenUsage } from "./usage.ts";
 import type { LlmProtocol, TapResult } from "./protocols/index.ts";
@@ -49,16 +49,13 @@ export function planHold(proto: LlmProtocol, body: any, rawLength: number, model
  * an empty wallet.
  */
 export function checkMaxCredits(body: any, hold: number): void {
-  const v = body?.max_credits;
-  if (v === undefined || v === null) return;
-  let limit: number;
+  let limit: number | undefined;
   try {
-    if (typeof v !== "number" && typeof v !== "string") throw new RangeError();
-    limit = creditsToMicros(v);
-    if (limit < 0) throw new RangeError();
-  } catch {
-    throw new ApiError(400, "invalid_max_credits", "max_credits must be a non-negative number of credits (at most 6 decimals).", { param: "max_credits" });
+    limit = maxCreditsToMicros(body?.max_credits);
+  } catch (e) {
+    throw new ApiError(400, "invalid_max_credits", (e as Error).message, { param: "max_credits" });
   }
+  if (limit === undefined) return;
   if (limit < hold) {
     throw new ApiError(
       402,

@@ -6,7 +6,7 @@ import { sql } from "drizzle-orm";
 import type { AppContext } from "../context.ts";
 import { newId } from "../db/ids.ts";
 import { ApiError, notFound } from "../http/errors.ts";
-import { creditsToMicros, MICROS_PER_CREDIT, microsToCredits } from "../ledger/units.ts";
+import { maxCreditsToMicros, microsToCredits } from "../ledger/units.ts";
 import { reportRedisFallback } from "../limits/redis-fallbacks.ts";
 import { TaskTokensUnavailableError } from "../limits/task-tokens.ts";
 import type { MediaModel } from "./model.ts";
@@ -55,22 +55,12 @@ export function prepareInput(model: MediaModel, input: unknown, inputPrefix: str
   return p;
 }
 
-/** The largest budget that is still an exact number of µcr (2^53 − 1 µcr, about 9.0e9 credits). */
-const MAX_BUDGET_CREDITS = Math.floor(Number.MAX_SAFE_INTEGER / MICROS_PER_CREDIT);
-
-/** max_credits as µcr (undefined when absent); a malformed or too large value is a 422. */
+/** max_credits as µcr (undefined when absent); a malformed or too large value is a 422 (units.ts has the rule). */
 export function budgetOf(maxCredits: unknown): number | undefined {
-  if (maxCredits === undefined || maxCredits === null) return undefined;
-  const invalid = () => new ApiError(422, "invalid_request",
-    `max_credits must be a non-negative number of credits, at most ${MAX_BUDGET_CREDITS}.`, { param: "max_credits" });
-  if (typeof maxCredits !== "number" || !Number.isFinite(maxCredits) || maxCredits < 0) throw invalid();
-  // creditsToMicros throws a RangeError beyond 2^53 µcr (and on toFixed's exponent form from 1e21 up); that is the
-  // caller's number being too large, not a gateway failure.
   try {
-    return creditsToMicros(maxCredits.toFixed(6));
+    return maxCreditsToMicros(maxCredits);
   } catch (e) {
-    if (e instanceof RangeError) throw invalid();
-    throw e;
+    throw new ApiError(422, "invalid_request", (e as Error).message, { param: "max_credits" });
   }
 }
 

@@ -182,6 +182,21 @@ describe("errors in the OpenAI shape", () => {
     await expectCharged(e.gw, accountId, 100, B_NONSTREAM);
   });
 
+  test("a malformed max_credits → 400 invalid_max_credits naming it (the media API's rule), nothing upstream; a decimal string is a budget", async () => {
+    const { key } = await e.gw.account(100);
+    const before = e.fake.requests.length;
+    for (const max_credits of [-1, "ten", 0.1234567, 9.1e9, true, [5]]) {
+      const err: any = await client(key).chat.completions.create({ ...chatAsk, max_credits } as any).catch((x) => x);
+      expect(err.status).toBe(400);
+      expect(err.code).toBe("invalid_max_credits");
+      expect(err.param).toBe("max_credits");
+      expect(err.message).toContain("at most 6 decimals");
+    }
+    expect(e.fake.requests.length).toBe(before);
+    await client(key).chat.completions.create({ ...chatAsk, max_credits: "50.25" } as any);
+    expect(e.fake.requests.length).toBe(before + 1);
+  });
+
   test("Responses in background mode → 400 unsupported_parameter in the OpenAI shape, nothing upstream, nothing held", async () => {
     const { key } = await e.gw.account(100);
     const before = e.fake.requests.length;

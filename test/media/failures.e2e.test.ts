@@ -105,11 +105,12 @@ describe("refused before anything exists", () => {
     await c.waitStatus(ok.json.task_id); // so its upstream traffic is over before the next test counts requests
   });
 
-  test("max_credits too large to be an exact amount: 422 naming max_credits on both front doors, never a 500, nothing created", async () => {
+  test("max_credits too large to be an exact amount, or finer than 6 decimals: 422 naming max_credits on both front doors, never a 500, nothing created", async () => {
     const { key } = await gw.account(5000);
     const c = client(gw, key);
     const [tasks, holds, reqs] = [await taskCount(), await holdCount(), gw.up.requests.length];
-    for (const max_credits of [9.1e9, 1e21]) {
+    // 0.1234567: rounding it would change the caller's budget; the LLM endpoints refuse it too (one rule, units.ts).
+    for (const max_credits of [9.1e9, 1e21, 0.1234567]) {
       const native = await c.createTask("z-image", { prompt: "x" }, { max_credits });
       expect(native.status).toBe(422);
       expect(native.json).toMatchObject({ code: 422, data: null });
