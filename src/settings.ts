@@ -58,7 +58,8 @@ export const settings: Setting[] = [
   { name: "SESSION_TTL_HOURS", kind: "int", default: "12", doc: "How long a dashboard sign-in lasts (1 to 8760).", check: between(1, 8_760) },
   { name: "LOGIN_RATE_LIMIT", kind: "string", default: "5/60s", doc: "Dashboard sign-in attempts allowed per email and IP address, as `N/Ss`.", check: rateSpec("5/60s") },
   { name: "LOGIN_ADDRESS_RATE_LIMIT", kind: "string", default: "20/60s", doc: "Dashboard sign-in attempts allowed per IP address across all emails, as `N/Ss`.", check: rateSpec("20/60s") },
-  { name: "TRUSTED_PROXY_HOPS", kind: "int", default: "0", doc: "Reverse proxies in front of the gateway that append the client's address to `X-Forwarded-For`; the dashboard's sign-in limits take the address that many entries from the right. `0`: the connection's address, header ignored (behind a proxy, every client then shares the proxy's address)." },
+  { name: "PUBLIC_RATE_LIMIT", kind: "string", default: "120/10s", doc: "Requests per client address to each public endpoint that works without a key (`POST /v1/credits/estimate`, `POST /v1/media/upstream-events/*`), as `N/Ss`.", check: rateSpec("120/10s") },
+  { name: "TRUSTED_PROXY_HOPS", kind: "int", default: "0", doc: "Reverse proxies in front of the gateway that append the client's address to `X-Forwarded-For`; the limits by address (dashboard sign-in, public endpoints) take the address that many entries from the right. `0`: the connection's address, header ignored (behind a proxy, every client then shares the proxy's address)." },
   // Media tasks (src/media). Upstream keys are secrets: never logged, never shown.
   { name: "KIE_API_KEY", kind: "secret", doc: "kie.ai key for the Market and Suno APIs (most media models)." },
   { name: "KIE_BASE_URL", kind: "url", default: "https://api.kie.ai", doc: "kie.ai API base." },

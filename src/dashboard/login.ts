@@ -4,14 +4,14 @@ import type { AppContext } from "../context";
 import { randomToken } from "../db/ids";
 import { retryAfterSeconds } from "../limits/rate-limit";
 import { html } from "../pages/layout";
-import { clientAddress } from "./client-address";
+import { clientAddress } from "../http/client-address";
 import { clearedCookie, cookieValue, csrfMatches, errorPage, formFields, redirect, renderPage, sameOrigin, sessionCookie } from "./guard";
 import { normalizeEmail, type Users } from "./users";
 
 // Sign-in and sign-out. A refused attempt gets the sign-in page with 429 and retry-after. Three limits:
 // - per email + client address (LOGIN_RATE_LIMIT): a password cannot be guessed quickly for one account from one
 //   place. Keyed by address too, so an attacker elsewhere cannot lock the account's owner out (behind a proxy that
-//   needs TRUSTED_PROXY_HOPS, else every client shares the proxy's address: see client-address.ts);
+//   needs TRUSTED_PROXY_HOPS, else every client shares the proxy's address: see http/client-address.ts);
 // - per client address across all emails (LOGIN_ADDRESS_RATE_LIMIT): one place cannot try one password on many
 //   accounts;
 // - password checks at once (MAX_PASSWORD_CHECKS): each is an argon2id verify (Bun's default: 64 MiB, ~0.1-0.2 s

@@ -12,6 +12,7 @@ import { TaskService, type Caller, type CreateRequest } from "./service.ts";
 import { mediaSettingsOf } from "./settings.ts";
 import { createStorage, servableType } from "./storage.ts";
 import { aliasCreated, aliasStatus, taskRecord } from "./views.ts";
+import { limitByAddress } from "../http/by-address";
 
 const security: Array<Record<string, string[]>> = [{ bearer: [] }, { apiKey: [] }];
 const ALIAS_FIELDS = new Set(["model", "max_credits", "callback_url"]);
@@ -42,6 +43,7 @@ export function mediaRoutes(ctx: AppContext) {
   return new Elysia({ name: "media" })
     // ---- public ----
     .post("/v1/credits/estimate", ({ body }) => estimate(ctx, body), {
+      transform: limitByAddress(ctx, "estimate"),
       body: EstimateBody,
       response: EstimateResponse,
       detail: { tags: ["Credits"], summary: "Estimate a media task's credits without charging (no key needed)", description: "Validates like task creation; required fields that cannot change the price (a prompt) may be left out." },
@@ -68,7 +70,7 @@ export function mediaRoutes(ctx: AppContext) {
       const ref = (body as any)?.data?.task_id ?? (body as any)?.data?.taskId;
       if (typeof ref === "string") await ctx.db.run(sql`update tasks set next_poll_at = ${Date.now()} where upstream_ref = ${ref} and state = ${"generating"}`);
       return { code: 200, msg: "success" };
-    }, { detail: { tags: ["Media tasks"], summary: "Completion notices from upstreams (kie Suno's callBackUrl); they only bring the task's next poll forward" } })
+    }, { transform: limitByAddress(ctx, "upstream-events"), detail: { tags: ["Media tasks"], summary: "Completion notices from upstreams (kie Suno's callBackUrl); they only bring the task's next poll forward" } })
     // ---- with a key ----
     .use(protect(ctx))
     .post("/api/v1/jobs/createTask", async ({ body, auth }) => {

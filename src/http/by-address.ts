@@ -1,0 +1,25 @@
+import type { AppContext } from "../context";
+import { parseRateSpec } from "../settings";
+import { retryAfterSeconds } from "../limits/rate-limit";
+import { ApiError } from "./errors";
+import { clientAddress } from "./client-address";
+
+// The limit of the public endpoints that do work on a caller's behalf without a key (the media price estimate,
+// upstreams' completion notices): per client address (TRUSTED_PROXY_HOPS), PUBLIC_RATE_LIMIT, in Redis when
+// configured like every other limit. Without it anyone could keep the gateway's CPU or database busy for free.
+
+type Ctx = { request: Request; server: { requestIP(r: Request): { address: string } | null } | null; set: { headers: Record<string, any> } };
+
+export function limitByAddress(ctx: AppContext, bucket: string) {
+  const { requests, windowSeconds } = parseRateSpec(ctx.config.raw.PUBLIC_RATE_LIMIT!);
+  const hops = Number(ctx.config.raw.TRUSTED_PROXY_HOPS);
+  return async ({ request, server }: Ctx) => {
+    const ip = clientAddress(request, server?.requestIP(request)?.address, hops);
+    const r = await ctx.limiter.limit(`public:${bucket}:${ip}`, requests, windowSeconds);
+    if (r.success) return;
+    const wait = retryAfterSeconds(r.reset);
+    throw new ApiError(429, "rate_limit_exceeded", `Too many requests from your address (${requests} per ${windowSeconds} s); retry in ${wait} s.`, {
+      headers: { "retry-after": String(wait) },
+    });
+  };
+}
