@@ -15,7 +15,7 @@ import type { TaskTokens } from "../limits/task-tokens.ts";
 import { createAdapters, type Adapter } from "./adapters/index.ts";
 import type { Done, Failed } from "./adapters/types.ts";
 import { deliverDue, type CallbackDeps } from "./callbacks.ts";
-import { completeTask, failTask, type FinishDeps } from "./finish.ts";
+import { completeTask, failTask, ResultTooLarge, type FinishDeps } from "./finish.ts";
 import { keepLease, type Lease } from "./lease.ts";
 import type { MediaModel, MediaProvider } from "./model.ts";
 import { tokenTtlMs } from "./service.ts";
@@ -242,7 +242,15 @@ export class Engine {
 
   private async end(task: TaskRow, model: MediaModel, r: Done | Failed, lease: Lease): Promise<void> {
     if (r.kind === "failed") return this.fail(task, r.code, r.message);
-    await this.releaseTokenIf(await completeTask(this.deps, task, model, r, lease.signal), task);
+    let completed: boolean;
+    try {
+      completed = await completeTask(this.deps, task, model, r, lease.signal);
+    } catch (e) {
+      if (!(e instanceof ResultTooLarge)) throw e; // anything else may pass: retried at the next poll
+      const mb = Math.round(e.limit / 1024 / 1024);
+      return this.fail(task, "result_too_large", `The upstream's result is larger than this gateway stores (${mb} MB); nothing was charged.`);
+    }
+    await this.releaseTokenIf(completed, task);
   }
 
   private async fail(task: TaskRow, code: string, message: string): Promise<void> {

@@ -19,6 +19,13 @@ export interface FinishDeps { db: Db; ledger: Ledger; storage: Storage; settings
 
 class LostLease extends Error {}
 
+/** A result over RESULT_MAX_FILE_MB: it will be as large at every retry, so the task fails (refunded) at once. */
+export class ResultTooLarge extends Error {
+  constructor(readonly limit: number) {
+    super("result file too large");
+  }
+}
+
 const FALLBACK_TYPE = { images: "image/png", video: "video/mp4", audio: "audio/mpeg" } as const;
 
 interface StoredFile { token: string; key: string; name: string; contentType: string; bytes: number; seconds?: number }
@@ -67,13 +74,13 @@ async function storeOutput(deps: FinishDeps, model: MediaModel, out: Done["outpu
  */
 async function bodyUpTo(res: Response, limit: number): Promise<Uint8Array> {
   const stated = res.headers.get("content-length");
-  if (stated !== null && Number(stated) > limit) throw new Error("result file too large");
+  if (stated !== null && Number(stated) > limit) throw new ResultTooLarge(limit);
   if (stated !== null) return new Uint8Array(await res.arrayBuffer());
   const parts: Uint8Array[] = [];
   let size = 0;
   for await (const part of res.body as unknown as AsyncIterable<Uint8Array>) {
     size += part.byteLength;
-    if (size > limit) throw new Error("result file too large"); // leaving the loop cancels the download
+    if (size > limit) throw new ResultTooLarge(limit); // leaving the loop cancels the download
     parts.push(part);
   }
   return new Uint8Array(Bun.concatArrayBuffers(parts));

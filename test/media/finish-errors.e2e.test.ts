@@ -83,15 +83,19 @@ describe("files stored by a failed attempt are deleted", () => {
 });
 
 describe("a result file larger than RESULT_MAX_FILE_MB", () => {
-  test("sent chunked (no length stated) is refused as it arrives, never stored: the task fails and is refunded", async () => {
-    const small = await startMediaGateway({ MEDIA_WORKERS: "0", MEDIA_MAX_DEADLINE_SECONDS: "1", RESULT_MAX_FILE_MB: "1" });
+  test("refused by its stated length, or as it arrives when sent chunked; never stored: the task fails at once (result_too_large) and is refunded", async () => {
+    // The default deadline (minutes): the task must fail at its first download, not by retrying until the deadline.
+    const small = await startMediaGateway({ MEDIA_WORKERS: "0", RESULT_MAX_FILE_MB: "1" });
     try {
       const { key } = await small.account(1000);
       const c = client(small, key);
-      small.up.control.set({ file: { contentType: "image/png", body: "x".repeat(3 * 1024 * 1024), chunked: true } }, { model: "google/nano-banana" });
-      const { json } = await c.createTask("google/nano-banana", { prompt: "too big" });
-      const rec = await c.waitRecord(json.data.taskId, 10_000);
-      expect(rec).toMatchObject({ state: "fail", creditsConsumed: 0 });
+      for (const chunked of [true, false]) {
+        small.up.control.set({ file: { contentType: "image/png", body: "x".repeat(3 * 1024 * 1024), chunked } }, { model: "google/nano-banana" });
+        const { json } = await c.createTask("google/nano-banana", { prompt: "too big" });
+        const rec = await c.waitRecord(json.data.taskId, 5_000);
+        expect(rec).toMatchObject({ state: "fail", failCode: "result_too_large", creditsConsumed: 0 });
+        expect(rec.failMsg).toContain("1 MB");
+      }
       expect(readdirSync(small.storageDir)).toEqual([]);
       expect(await c.credits()).toMatchObject({ credits: 1000, held_credits: 0 });
     } finally {
