@@ -20,8 +20,8 @@ let fakes: { env: Record<string, string>; stop(): Promise<void> | void } | undef
 beforeAll(async () => {
   if (reason) return;
   fakes = (await import(fakesPath.href)).startFakeMediaUpstreams();
-  // Generous limits: this test creates two tasks per model, one after another.
-  gw = await startGateway({ ...fakes!.env, DEFAULT_RATE_LIMIT: "100000/10s", DEFAULT_MAX_CONCURRENT_TASKS: "100000" });
+  // Generous limits: this test creates two tasks and asks one estimate per model, one after another.
+  gw = await startGateway({ ...fakes!.env, DEFAULT_RATE_LIMIT: "100000/10s", DEFAULT_MAX_CONCURRENT_TASKS: "100000", PUBLIC_RATE_LIMIT: "100000/10s" });
 });
 afterAll(async () => {
   await gw?.stop();
