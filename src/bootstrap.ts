@@ -28,22 +28,11 @@ export async function createContext(config: Config, log: Logger = createLogger(c
 
 /**
  * Finishes what the services hold in memory (beforeClose: the LLM ledger commits its queued settles and gives its
- * floats back) and closes Redis and the database. Resolves false when that did not end within `deadlineMs` (a
- * database that stopped answering): the caller exits anyway, so a deploy never hangs on it. What was not committed
- * then is what a crash leaves (ledger/float.ts): floats stay held until they expire, calls are not charged.
+ * floats back) and closes Redis and the database. The server bounds it with a deadline (server.ts): what was not
+ * committed then is what a crash leaves (ledger/float.ts): floats stay held until they expire, calls are not charged.
  */
-export async function closeContext(ctx: AppContext, deadlineMs = Infinity): Promise<boolean> {
-  const closing = (async () => {
-    for (const f of ctx.beforeClose.splice(0)) await f();
-    ctx.redis?.close();
-    await ctx.db.close();
-  })();
-  if (deadlineMs === Infinity) return closing.then(() => true);
-  let timer: Timer | undefined;
-  const late = new Promise<boolean>((r) => (timer = setTimeout(() => r(false), deadlineMs)));
-  try {
-    return await Promise.race([closing.then(() => true), late]);
-  } finally {
-    clearTimeout(timer);
-  }
+export async function closeContext(ctx: AppContext) {
+  for (const f of ctx.beforeClose.splice(0)) await f();
+  ctx.redis?.close();
+  await ctx.db.close();
 }

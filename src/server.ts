@@ -5,7 +5,7 @@ import { ConfigError, loadConfig, withoutCredentials, type Config } from "./conf
 import { SWEPT_HOLD_KINDS } from "./ledger/service";
 import { createLogger } from "./log";
 import { startMedia } from "./media/workers";
-import { gracefulStop, onShutdown } from "./ops/shutdown";
+import { gracefulStop, onShutdown, within } from "./ops/shutdown";
 
 // Entry: read config → open db (+ migrate) → build app → listen → start background work; stop gracefully.
 
@@ -66,7 +66,8 @@ async function shutdown(signal: string) {
   const graceMs = Number(config.raw.SHUTDOWN_GRACE_SECONDS) * 1000;
   log.info("shutting down", { signal, grace_seconds: graceMs / 1000 });
   const result = await gracefulStop(app.server!, graceMs, log);
-  if (!(await closeContext(ctx, CLOSE_DEADLINE_MS))) {
+  const closing = closeContext(ctx).catch((e) => log.error("closing the services failed", { error: String(e) }));
+  if (!(await within(closing, CLOSE_DEADLINE_MS))) {
     log.error("the database did not close in time: exiting without it", { deadline_ms: CLOSE_DEADLINE_MS });
     process.exit(1);
   }

@@ -8,7 +8,7 @@ import { clientAddress } from "./client-address";
 // upstreams' completion notices): per client address (TRUSTED_PROXY_HOPS), PUBLIC_RATE_LIMIT, in Redis when
 // configured like every other limit. Without it anyone could keep the gateway's CPU or database busy for free.
 
-type Ctx = { request: Request; server: { requestIP(r: Request): { address: string } | null } | null; set: { headers: Record<string, any> } };
+type Ctx = { request: Request; server: { requestIP(r: Request): { address: string } | null } | null };
 
 export function limitByAddress(ctx: AppContext, bucket: string) {
   const { requests, windowSeconds } = parseRateSpec(ctx.config.raw.PUBLIC_RATE_LIMIT!);

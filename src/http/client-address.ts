@@ -1,6 +1,7 @@
 // The address a request came from, for the limits by address (dashboard sign-in, and the public endpoints of
-// http/by-address.ts). Without a proxy it is the connection's address. Behind a load balancer every connection comes from the balancer, so every client would share one
-// address (and one client's failures would lock everyone out): TRUSTED_PROXY_HOPS says how many proxies append
+// http/by-address.ts). Without a proxy it is the connection's address. Behind a load balancer every connection
+// comes from the balancer, so every client would share one address (and one client's failures would lock everyone
+// out): TRUSTED_PROXY_HOPS says how many proxies append
 // to X-Forwarded-For, and the address is taken that many entries from the right. Entries further left were sent
 // by the client and can be anything, so they are never used; with 0 hops the header is ignored altogether.
 

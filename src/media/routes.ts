@@ -5,6 +5,7 @@ import { sql } from "drizzle-orm";
 import { Elysia, t } from "elysia";
 import type { AppContext } from "../context.ts";
 import { ApiError, notFound } from "../http/errors.ts";
+import { limitByAddress } from "../http/by-address.ts";
 import { protect } from "../http/protect.ts";
 import { estimate } from "./estimate.ts";
 import { AliasBody, AliasCreated, AliasStatus, CreateTaskBody, Envelope, EstimateBody, EstimateResponse, TaskRecord } from "./schemas.ts";
@@ -12,7 +13,6 @@ import { TaskService, type Caller, type CreateRequest } from "./service.ts";
 import { mediaSettingsOf } from "./settings.ts";
 import { createStorage, servableType } from "./storage.ts";
 import { aliasCreated, aliasStatus, taskRecord } from "./views.ts";
-import { limitByAddress } from "../http/by-address";
 
 const security: Array<Record<string, string[]>> = [{ bearer: [] }, { apiKey: [] }];
 const ALIAS_FIELDS = new Set(["model", "max_credits", "callback_url"]);

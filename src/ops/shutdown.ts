@@ -25,7 +25,7 @@ export interface Stoppable {
 }
 
 /** Resolves true when `p` settles within `ms`, false when the deadline came first. */
-async function within(p: Promise<unknown>, ms: number): Promise<boolean> {
+export async function within(p: Promise<unknown>, ms: number): Promise<boolean> {
   let timer: Timer | undefined;
   const deadline = new Promise<false>((r) => (timer = setTimeout(() => r(false), ms)));
   try {

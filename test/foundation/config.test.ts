@@ -4,6 +4,16 @@ import { ConfigError, loadConfig } from "../../src/config";
 import { settings } from "../../src/settings";
 import { creditsToMicros, decimalToInteger, usdPerMillionToMicrosPerToken, usdToMicros } from "../../src/ledger/units";
 
+/** The message loadConfig stops with for `env`, or "" when it loads. */
+function refused(env: Record<string, string>): string {
+  try {
+    loadConfig(env);
+    return "";
+  } catch (e) {
+    return (e as Error).message;
+  }
+}
+
 describe("configuration", () => {
   test("defaults give an embedded SQLite gateway with in-process limits", () => {
     const c = loadConfig({});
@@ -25,33 +35,20 @@ describe("configuration", () => {
   });
 
   test("URL settings need their scheme: http(s) for services and public links, redis for REDIS_URL", () => {
-    const problemOf = (env: Record<string, string>) => {
-      try {
-        loadConfig(env);
-        return "";
-      } catch (e) {
-        return (e as Error).message;
-      }
-    };
     // `localhost:3000` parses as a URL of the scheme `localhost:`; links built from it would be useless.
-    expect(problemOf({ PUBLIC_BASE_URL: "localhost:3000" })).toContain("PUBLIC_BASE_URL=\"localhost:3000\": must be a http:// or https:// URL");
-    expect(problemOf({ OPENAI_BASE_URL: "ftp://api.example.com/v1" })).toContain("OPENAI_BASE_URL");
-    expect(problemOf({ PUBLIC_BASE_URL: "javascript:alert(1)" })).toContain("PUBLIC_BASE_URL");
-    expect(problemOf({ REDIS_URL: "http://127.0.0.1:6379" })).toContain("REDIS_URL=\"http://127.0.0.1:6379\": must be a redis:// or rediss://");
+    expect(refused({ PUBLIC_BASE_URL: "localhost:3000" })).toContain("PUBLIC_BASE_URL=\"localhost:3000\": must be a http:// or https:// URL");
+    expect(refused({ OPENAI_BASE_URL: "ftp://api.example.com/v1" })).toContain("OPENAI_BASE_URL");
+    expect(refused({ PUBLIC_BASE_URL: "javascript:alert(1)" })).toContain("PUBLIC_BASE_URL");
+    expect(refused({ REDIS_URL: "http://127.0.0.1:6379" })).toContain("REDIS_URL=\"http://127.0.0.1:6379\": must be a redis:// or rediss://");
     // Each accepted form still loads.
     for (const env of [{ PUBLIC_BASE_URL: "https://gw.example.com/" }, { REDIS_URL: "rediss://u:p@cache:6380/1" }, { REDIS_URL: "valkey://cache:6379" }, { REDIS_URL: "redis+unix:///run/redis.sock" }]) {
-      expect(problemOf(env)).toBe("");
+      expect(refused(env)).toBe("");
     }
     expect(loadConfig({ PUBLIC_BASE_URL: "https://gw.example.com/" }).publicBaseUrl).toBe("https://gw.example.com");
   });
 
   test("a database URL that fails the check is printed without its user and password", () => {
-    let message = "";
-    try {
-      loadConfig({ DATABASE_URL: "mysql://app:S3cretPW@db.internal/x" });
-    } catch (e) {
-      message = (e as Error).message;
-    }
+    const message = refused({ DATABASE_URL: "mysql://app:S3cretPW@db.internal/x" });
     expect(message).toContain("DATABASE_URL");
     expect(message).toContain("mysql://***@db.internal/x");
     expect(message).not.toContain("S3cretPW");
@@ -59,14 +56,6 @@ describe("configuration", () => {
   });
 
   test("rate limits need a window of 1 s to a day (0 s would turn them off); timers stay under 2^31 ms", () => {
-    const refused = (env: Record<string, string>) => {
-      try {
-        loadConfig(env);
-        return "";
-      } catch (e) {
-        return (e as Error).message;
-      }
-    };
     for (const [name, value] of [
       ["DEFAULT_RATE_LIMIT", "5/0s"], ["LOGIN_RATE_LIMIT", "5/0s"], ["LOGIN_ADDRESS_RATE_LIMIT", "0/60s"], ["DEFAULT_RATE_LIMIT", "5/100000s"],
       ["SWEEP_INTERVAL_SECONDS", "0"], ["SWEEP_INTERVAL_SECONDS", "2592000"], ["SHUTDOWN_GRACE_SECONDS", "99999999"],
