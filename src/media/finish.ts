@@ -50,14 +50,18 @@ export async function storeOutputs(deps: FinishDeps, task: TaskRow, model: Media
 }
 
 async function storeOutput(deps: FinishDeps, model: MediaModel, out: Done["outputs"][number], i: number, leaseLost?: AbortSignal): Promise<StoredFile> {
+  const limit = deps.settings.maxFileBytes;
   let bytes = out.bytes;
   let header = out.contentType;
-  if (!bytes) {
+  if (bytes) {
+    // Handed over inline (OpenAI Images' base64): the limit bounds what is stored, however it arrived.
+    if (bytes.length > limit) throw new ResultTooLarge(limit);
+  } else {
     // Longer than the lease may be: the engine keeps the task's lease while this runs.
     const timeout = AbortSignal.timeout(300_000);
     const res = await fetch(out.url!, { headers: out.headers, signal: leaseLost ? AbortSignal.any([timeout, leaseLost]) : timeout });
     if (!res.ok) throw new Error(`result download answered ${res.status}`);
-    bytes = await bodyUpTo(res, deps.settings.maxFileBytes);
+    bytes = await bodyUpTo(res, limit);
     header = res.headers.get("content-type") ?? header;
   }
   const contentType = contentTypeOf(bytes, header, FALLBACK_TYPE[model.output]);

@@ -1,10 +1,10 @@
 // Errors while finishing a task (storing its files, pricing it, writing its rows): a synchronous result that
 // cannot be finished is never generated again (the operator pays per generation), and files stored by a failed
 // attempt are deleted (every retry would otherwise leave another orphaned copy in storage).
-import { afterAll, beforeEach, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
 import { sql } from "drizzle-orm";
 import { readdirSync } from "node:fs";
-import { client, ledgerOf, startMediaGateway, waitFor } from "./support";
+import { client, ledgerOf, startMediaGateway, waitFor, type MediaGateway } from "./support";
 
 // Main-thread engine; a 1 s deadline bounds the tasks that keep retrying.
 const gw = await startMediaGateway({ MEDIA_WORKERS: "0", MEDIA_MAX_DEADLINE_SECONDS: "1" });
@@ -83,23 +83,56 @@ describe("files stored by a failed attempt are deleted", () => {
 });
 
 describe("a result file larger than RESULT_MAX_FILE_MB", () => {
+  // The fake OpenAI Images always answers a 1×1 PNG: this proxy in front of it swaps in a 2 MB one, base64 as OpenAI
+  // sends it. The default deadline (minutes): a task must fail at once, not by retrying until the deadline.
+  const big = Buffer.alloc(2 * 1024 * 1024, 7).toString("base64");
+  let openai = ""; // the fake's base, known once the gateway has started it
+  const proxy = Bun.serve({
+    port: 0,
+    hostname: "127.0.0.1",
+    async fetch(req) {
+      const headers = { authorization: req.headers.get("authorization") ?? "", "content-type": "application/json" };
+      const res = await fetch(openai + new URL(req.url).pathname, { method: req.method, headers, body: await req.text() });
+      const json: any = await res.json();
+      for (const d of json.data ?? []) d.b64_json = big;
+      return Response.json(json, { status: res.status });
+    },
+  });
+  let small: MediaGateway;
+  beforeAll(async () => {
+    small = await startMediaGateway({ MEDIA_WORKERS: "0", RESULT_MAX_FILE_MB: "1", OPENAI_BASE_URL: `http://127.0.0.1:${proxy.port}` });
+    openai = small.up.urls.openai;
+  });
+  afterAll(async () => {
+    await small.stop();
+    await proxy.stop(true);
+  });
+
   test("refused by its stated length, or as it arrives when sent chunked; never stored: the task fails at once (result_too_large) and is refunded", async () => {
-    // The default deadline (minutes): the task must fail at its first download, not by retrying until the deadline.
-    const small = await startMediaGateway({ MEDIA_WORKERS: "0", RESULT_MAX_FILE_MB: "1" });
-    try {
-      const { key } = await small.account(1000);
-      const c = client(small, key);
-      for (const chunked of [true, false]) {
-        small.up.control.set({ file: { contentType: "image/png", body: "x".repeat(3 * 1024 * 1024), chunked } }, { model: "google/nano-banana" });
-        const { json } = await c.createTask("google/nano-banana", { prompt: "too big" });
-        const rec = await c.waitRecord(json.data.taskId, 5_000);
-        expect(rec).toMatchObject({ state: "fail", failCode: "result_too_large", creditsConsumed: 0 });
-        expect(rec.failMsg).toContain("1 MB");
-      }
-      expect(readdirSync(small.storageDir)).toEqual([]);
-      expect(await c.credits()).toMatchObject({ credits: 1000, held_credits: 0 });
-    } finally {
-      await small.stop();
+    const { key } = await small.account(1000);
+    const c = client(small, key);
+    for (const chunked of [true, false]) {
+      small.up.control.set({ file: { contentType: "image/png", body: "x".repeat(3 * 1024 * 1024), chunked } }, { model: "google/nano-banana" });
+      const { json } = await c.createTask("google/nano-banana", { prompt: "too big" });
+      const rec = await c.waitRecord(json.data.taskId, 5_000);
+      expect(rec).toMatchObject({ state: "fail", failCode: "result_too_large", creditsConsumed: 0 });
+      expect(rec.failMsg).toContain("1 MB");
     }
+    expect(readdirSync(small.storageDir)).toEqual([]);
+    expect(await c.credits()).toMatchObject({ credits: 1000, held_credits: 0 });
+  });
+
+  test("handed over inline as base64 (OpenAI Images): never stored, the task fails at once (result_too_large) and is refunded", async () => {
+    const { key } = await small.account(1000);
+    const c = client(small, key);
+    const prompt = `inline too big ${crypto.randomUUID()}`;
+    const { json } = await c.createTask("gpt-image-1", { prompt, quality: "low" });
+    const rec = await c.waitRecord(json.data.taskId, 5_000);
+    expect(rec).toMatchObject({ state: "fail", failCode: "result_too_large", creditsConsumed: 0 });
+    expect(rec.failMsg).toContain("1 MB");
+    const generations = small.up.requests.filter((r) => r.provider === "openai-images" && (r.body as any)?.prompt === prompt);
+    expect(generations).toHaveLength(1); // failed at once: not generated (and paid upstream) again
+    expect(readdirSync(small.storageDir)).toEqual([]);
+    expect(await c.credits()).toMatchObject({ credits: 1000, held_credits: 0 });
   });
 });
