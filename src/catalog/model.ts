@@ -17,12 +17,17 @@ export interface LlmEntry {
   context_window?: number;
   max_output_tokens?: number;
   capabilities: string[];
-  pricing: { input: number; output?: number; cache_read?: number; cache_write?: number };
+  /**
+   * USD per million tokens, except web_search_per_1k_calls (USD per 1,000 web searches the upstream runs; absent:
+   * requests offering the model a web-search tool are refused). cache_write_1h: cache writes with a one-hour
+   * lifetime (absent: priced as cache_write).
+   */
+  pricing: { input: number; output?: number; cache_read?: number; cache_write?: number; cache_write_1h?: number; web_search_per_1k_calls?: number };
 }
 
 /** An LLM entry ready for the hot path: integer µcr per token, looked up once at startup. */
 export interface LlmModel extends LlmEntry {
-  prices: { input: number; output: number; cacheRead: number; cacheWrite: number };
+  prices: { input: number; output: number; cacheRead: number; cacheWrite: number; cacheWrite1h: number; webSearch?: number };
 }
 
 export const LLM_ENDPOINTS: LlmEndpoint[] = ["/v1/messages", "/v1/responses", "/v1/chat/completions", "/v1/embeddings"];

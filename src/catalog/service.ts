@@ -1,5 +1,5 @@
 import { readFileSync } from "node:fs";
-import { usdPerMillionToMicrosPerToken } from "../ledger/units";
+import { usdPerMillionToMicrosPerToken, usdPerThousandToMicrosPerCall } from "../ledger/units";
 import builtinLlm from "./models.json";
 import builtinMedia from "./media-models.json";
 import { LLM_ENDPOINTS, TASK_ENDPOINT, type LlmEntry, type LlmModel } from "./model";
@@ -75,6 +75,8 @@ function publicLlm(m: LlmModel) {
   if (m.type === "llm") pricing.output = m.pricing.output!;
   if (m.pricing.cache_read != null) pricing.cache_read = m.pricing.cache_read;
   if (m.pricing.cache_write != null) pricing.cache_write = m.pricing.cache_write;
+  if (m.pricing.cache_write_1h != null) pricing.cache_write_1h = m.pricing.cache_write_1h;
+  if (m.pricing.web_search_per_1k_calls != null) pricing.web_search_per_1k_calls = m.pricing.web_search_per_1k_calls;
   return {
     id: m.id,
     object: "model",
@@ -104,8 +106,12 @@ function compileLlm(e: LlmEntry): LlmModel {
     const output = e.pricing.output == null ? 0 : usdPerMillionToMicrosPerToken(e.pricing.output);
     const cacheRead = e.pricing.cache_read == null ? input : usdPerMillionToMicrosPerToken(e.pricing.cache_read);
     const cacheWrite = e.pricing.cache_write == null ? input : usdPerMillionToMicrosPerToken(e.pricing.cache_write);
-    for (const v of [input, output, cacheRead, cacheWrite]) if (v < 0) throw new RangeError("prices must not be negative");
-    return { ...e, capabilities: e.capabilities ?? [], prices: { input, output, cacheRead, cacheWrite } };
+    const cacheWrite1h = e.pricing.cache_write_1h == null ? cacheWrite : usdPerMillionToMicrosPerToken(e.pricing.cache_write_1h);
+    const webSearch = e.pricing.web_search_per_1k_calls == null ? undefined : usdPerThousandToMicrosPerCall(e.pricing.web_search_per_1k_calls);
+    for (const v of [input, output, cacheRead, cacheWrite, cacheWrite1h, webSearch ?? 0]) if (v < 0) throw new RangeError("prices must not be negative");
+    const prices: LlmModel["prices"] = { input, output, cacheRead, cacheWrite, cacheWrite1h };
+    if (webSearch !== undefined) prices.webSearch = webSearch;
+    return { ...e, capabilities: e.capabilities ?? [], prices };
   } catch (err) {
     throw new CatalogError(`${where}: ${(err as Error).message}`);
   }

@@ -31,7 +31,7 @@ export function usageRoutes(ctx: AppContext, users: Users) {
           sum(cost) as cost, sum(input_tokens) as input, sum(output_tokens) as output, sum(cache_read_tokens) as cache_read, sum(cache_write_tokens) as cache_write
         from usage_records where ${where} group by day_number, model`);
       const log = await ctx.db.all<any>(sql`select request_id, model, endpoint, provider, status, upstream_status, input_tokens, output_tokens,
-          cache_read_tokens, cache_write_tokens, cost, latency_ms, ttfb_ms, created_at
+          cache_read_tokens, cache_write_tokens, web_search_calls, cost, latency_ms, ttfb_ms, created_at
         from usage_records where ${where} order by created_at desc, id desc limit ${LOG_LIMIT}`);
       const models = (await ctx.db.all<{ model: string }>(sql`select distinct model from usage_records where account_id = ${accountId} order by model`)).map((r) => r.model);
 
@@ -68,10 +68,10 @@ ${[...byModel].sort((a, b) => b[1].cost - a[1].cost).map(([m, t]) => html`<tr><t
   : html`<p class="muted">No requests in this range.</p>`}
 <h2>Request log <span class="muted">(latest ${LOG_LIMIT}, UTC)</span></h2>
 ${log.length
-  ? html`<table id="request-log"><tr><th>Time</th><th>Request id</th><th>Model</th><th>Endpoint</th><th>Status</th><th>In</th><th>Out</th><th>Cache r/w</th><th>Credits</th><th>Latency ms</th><th>TTFB ms</th></tr>
+  ? html`<table id="request-log"><tr><th>Time</th><th>Request id</th><th>Model</th><th>Endpoint</th><th>Status</th><th>In</th><th>Out</th><th>Cache r/w</th><th>Searches</th><th>Credits</th><th>Latency ms</th><th>TTFB ms</th></tr>
 ${log.map((r) => html`<tr><td>${when(r.created_at)}</td><td><code>${r.request_id}</code></td><td>${r.model}</td><td>${r.endpoint}</td>
 <td>${r.status}${r.upstream_status ? ` (${r.upstream_status})` : ""}</td><td>${int(r.input_tokens)}</td><td>${int(r.output_tokens)}</td>
-<td>${int(r.cache_read_tokens)}/${int(r.cache_write_tokens)}</td><td>${credits(r.cost)}</td><td>${r.latency_ms ?? ""}</td><td>${r.ttfb_ms ?? ""}</td></tr>`)}</table>`
+<td>${int(r.cache_read_tokens)}/${int(r.cache_write_tokens)}</td><td>${int(r.web_search_calls)}</td><td>${credits(r.cost)}</td><td>${r.latency_ms ?? ""}</td><td>${r.ttfb_ms ?? ""}</td></tr>`)}</table>`
   : html`<p class="muted">No requests match. LLM and embeddings requests made with this account's keys appear here.</p>`}`,
       });
     }),

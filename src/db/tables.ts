@@ -107,6 +107,10 @@ export function defineTables(b: ColumnBuilders) {
       outputTokens: int("output_tokens").notNull(),
       cacheReadTokens: int("cache_read_tokens").notNull(),
       cacheWriteTokens: int("cache_write_tokens").notNull(),
+      /** of cache_write_tokens, those written with a one-hour lifetime (priced apart) */
+      cacheWrite1hTokens: int("cache_write_1h_tokens").notNull().default(0),
+      /** web searches the upstream ran for the call, each priced on top of tokens */
+      webSearchCalls: int("web_search_calls").notNull().default(0),
       cost: int("cost").notNull(),
       latencyMs: int("latency_ms"),
       ttfbMs: int("ttfb_ms"),

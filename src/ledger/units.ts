@@ -16,6 +16,11 @@ export function usdPerMillionToMicrosPerToken(usdPerMillion: number | string): n
   return decimalToInteger(usdPerMillion, 3, "USD per million tokens");
 }
 
+/** USD per 1,000 calls (a tool's per-use fee) → µcr per call (exact; at most six decimals allowed). */
+export function usdPerThousandToMicrosPerCall(usdPerThousand: number | string): number {
+  return decimalToInteger(usdPerThousand, 6, "USD per 1,000 calls");
+}
+
 /** Whole or fractional credits (as a user types them in JSON) → µcr, exact to six decimals. */
 export function creditsToMicros(credits: number | string): number {
   return decimalToInteger(credits, 6, "credit amount");

@@ -52,10 +52,15 @@ const decoder = new TextDecoder();
  * Usage of a non-streaming answer. Every protocol puts `usage` at the top level near the end of the body, so only
  * that object is parsed (an embeddings answer can be megabytes of vectors before it); if the look fails, the whole
  * body is parsed. `chunks` may be only the answer's tail (pump.ts keepTail): then that parse fails and the answer
- * counts as stating no usage.
+ * counts as stating no usage. `whole`: the whole body is parsed first, for what lies outside the usage object (a
+ * Responses answer's web searches are its output items); a tail still gives its usage object.
  */
-export function usageFromChunks(proto: LlmProtocol, chunks: Uint8Array[]): TokenUsage | null {
+export function usageFromChunks(proto: LlmProtocol, chunks: Uint8Array[], whole = false): TokenUsage | null {
   const text = decodeAll(chunks);
+  if (whole) {
+    const u = usageOfWhole(proto, text);
+    if (u) return u;
+  }
   const key = text.lastIndexOf('"usage"');
   if (key !== -1) {
     const v = findValue(text, '"usage"', key);
@@ -71,6 +76,10 @@ export function usageFromChunks(proto: LlmProtocol, chunks: Uint8Array[]): Token
       }
     }
   }
+  return whole ? null : usageOfWhole(proto, text);
+}
+
+function usageOfWhole(proto: LlmProtocol, text: string): TokenUsage | null {
   try {
     return proto.usageFromBody(JSON.parse(text));
   } catch {

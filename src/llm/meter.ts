@@ -7,6 +7,8 @@
 //             previous_response_id, conversation, stored prompt) holds the model's whole context window instead.
 //             max output: the request's limit (max_tokens, max_output_tokens, max_completion_tokens), capped at
 //             the model's maximum (the model's maximum when absent), × n.
+//             plus, for a request offering a priced web-search tool, its search limit (else 5) × the search price
+//   refused = tools and tiers billed in ways the gateway cannot meter (protocols/paid-tools.ts), before the hold
 //   settle  = priceUsage(actual usage)  (the exact formula, see usage.ts)
 //   release = upstream error status, a failure event inside the stream, a dropped upstream connection
 //   client abort mid-answer = input (stated by the stream, else the estimate above) + output so far
@@ -17,6 +19,7 @@ import { maxCreditsToMicros, microsToCredits } from "../ledger/units.ts";
 import type { LlmModel } from "../catalog/model.ts";
 import { partialUsage, priceUsage, type TokenUsage } from "./usage.ts";
 import type { LlmProtocol, TapResult } from "./protocols/index.ts";
+import type { PaidToolUse } from "./protocols/paid-tools.ts";
 
 export const INPUT_CHARS_PER_TOKEN = 3;
 /** Output to hold for a model that states no maximum (none in the built-in catalog does so for chat models). */
@@ -26,9 +29,11 @@ export interface HoldPlan {
   amount: number;
   inputTokens: number;
   outputTokens: number;
+  /** the request offers a priced web search: a JSON answer is read whole for its search count */
+  webSearch: boolean;
 }
 
-export function planHold(proto: LlmProtocol, body: any, rawLength: number, model: LlmModel): HoldPlan {
+export function planHold(proto: LlmProtocol, body: any, rawLength: number, model: LlmModel, paid: PaidToolUse): HoldPlan {
   const fromBody = Math.ceil(rawLength / INPUT_CHARS_PER_TOKEN);
   // Input stored upstream (a previous response, a conversation) is not in the body: hold the whole context window.
   const inputTokens = proto.storedInput?.(body) ? Math.max(fromBody, model.context_window ?? fromBody) : fromBody;
@@ -38,9 +43,9 @@ export function planHold(proto: LlmProtocol, body: any, rawLength: number, model
   // The model's maximum is per answer: n choices may each produce that much (and are each billed).
   const outputTokens = perChoice * (proto.choices?.(body) ?? 1);
   const p = model.prices;
-  const amount = inputTokens * Math.max(p.input, p.cacheWrite) + outputTokens * p.output;
+  const amount = inputTokens * Math.max(p.input, p.cacheWrite, p.cacheWrite1h) + outputTokens * p.output + paid.heldSearches * (p.webSearch ?? 0);
   if (!Number.isSafeInteger(amount)) throw new ApiError(400, "request_too_large", "The request is too large to price.");
-  return { amount, inputTokens, outputTokens };
+  return { amount, inputTokens, outputTokens, webSearch: paid.webSearch };
 }
 
 /**

@@ -10,6 +10,7 @@ import type { Reservation } from "../ledger/float.ts";
 import type { LlmModel } from "../catalog/model.ts";
 import { ApiError } from "../http/errors.ts";
 import type { LlmProtocol } from "./protocols/index.ts";
+import { NO_PAID_TOOLS, paidToolUse } from "./protocols/paid-tools.ts";
 import { keySettingOf, type Provider, type Providers } from "./providers.ts";
 import { callUpstream, upstreamHeaders } from "./upstream.ts";
 import { parseRequestBody, usageFromChunks, withUpstreamModel } from "./body.ts";
@@ -65,13 +66,16 @@ export async function handleLlm(d: LlmDeps, proto: LlmProtocol, path: string, re
   if (free) return forwardFree(d.ctx, proto, request, url, provider, raw, body, model, baseHeaders);
 
   proto.refuseUnmeterable?.(body);
-  const plan = planHold(proto, body, raw.length, model);
+  // A translated call's hosted tools never reach the upstream (translate/responses-chat.ts drops them): no fees.
+  const translated = provider.translated.has(path);
+  const paid = translated || !proto.paidTools ? NO_PAID_TOOLS : paidToolUse(proto.paidTools, body, model);
+  const plan = planHold(proto, body, raw.length, model, paid);
   checkMaxCredits(body, plan.amount);
   const hold = await d.ledger.hold(auth.accountId, plan.amount, requestId);
   const call: Call = { d, proto, path, request, auth, requestId, baseHeaders, body, raw, model, provider, url, plan, hold, started };
   // The hold may have waited for a commit; a client gone meanwhile is released here, before either path sends.
   if (request.signal.aborted) return clientGoneBeforeUpstream(call);
-  if (provider.translated.has(path)) return d.translated(call);
+  if (translated) return d.translated(call);
   return forwardMetered(call);
 }
 
@@ -151,7 +155,7 @@ async function forwardMetered(call: Call): Promise<Response> {
   if (tap) head.chunks = throughTap(tap, head.chunks, head.ended);
   if (head.ended) {
     // All of it is in already: answered in one piece (pump.ts says why).
-    const verdict = meter(call, () => (tap ? judgeStream(tap.end(), "end", call.model, call.plan) : judgeBody(usageFromChunks(proto, head.chunks), call.model, call.plan)));
+    const verdict = meter(call, () => (tap ? judgeStream(tap.end(), "end", call.model, call.plan) : judgeBody(usageFromChunks(proto, head.chunks, call.plan.webSearch), call.model, call.plan)));
     finish(call, verdict, status, head.firstByteAt);
     return new Response(joined(head.chunks), { status, headers });
   }
@@ -165,7 +169,7 @@ async function forwardMetered(call: Call): Promise<Response> {
     onEnd(how: PumpEnd) {
       const verdict = meter(call, (): Verdict => {
         if (tap) return judgeStream(tap.end(), how, call.model, call.plan);
-        if (how === "end") return judgeBody(usageFromChunks(proto, collected!), call.model, call.plan);
+        if (how === "end") return judgeBody(usageFromChunks(proto, collected!, call.plan.webSearch), call.model, call.plan);
         if (how === "client_abort") return { ...judgeBody(null, call.model, call.plan), outcome: "client_abort" };
         return { outcome: "dropped", charge: null, usage: null, error: "upstream connection ended early" };
       });

@@ -30,7 +30,7 @@ export interface Finish {
 }
 
 const p = sql.placeholder;
-const COLUMNS = ["id", "request_id", "account_id", "key_id", "model", "endpoint", "provider", "status", "upstream_status", "input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens", "cost", "latency_ms", "ttfb_ms", "error", "created_at"];
+const COLUMNS = ["id", "request_id", "account_id", "key_id", "model", "endpoint", "provider", "status", "upstream_status", "input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens", "cache_write_1h_tokens", "web_search_calls", "cost", "latency_ms", "ttfb_ms", "error", "created_at"];
 /** Compiled once (db/client.ts): it runs for every LLM call. */
 const INSERT_RECORD = sql`insert into usage_records (${sql.raw(COLUMNS.join(", "))}) values (${sql.join(COLUMNS.map((c) => p(c)), sql`, `)})`;
 
@@ -39,6 +39,6 @@ export function* insertRecord(q: TxQueries, r: UsageRecord) {
   yield* q.run(INSERT_RECORD, {
     id: newId("use"), request_id: r.requestId, account_id: r.accountId, key_id: r.keyId, model: r.model, endpoint: r.endpoint, provider: r.provider,
     status: r.status, upstream_status: r.upstreamStatus, input_tokens: u?.input ?? 0, output_tokens: u?.output ?? 0, cache_read_tokens: u?.cacheRead ?? 0,
-    cache_write_tokens: u?.cacheWrite ?? 0, cost: r.cost, latency_ms: r.latencyMs, ttfb_ms: r.ttfbMs, error: r.error, created_at: Date.now(),
+    cache_write_tokens: u?.cacheWrite ?? 0, cache_write_1h_tokens: u?.cacheWrite1h ?? 0, web_search_calls: u?.webSearches ?? 0, cost: r.cost, latency_ms: r.latencyMs, ttfb_ms: r.ttfbMs, error: r.error, created_at: Date.now(),
   });
 }

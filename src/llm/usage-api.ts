@@ -54,6 +54,8 @@ function view(r: any) {
       output_tokens: r.output_tokens,
       cache_read_tokens: r.cache_read_tokens,
       cache_write_tokens: r.cache_write_tokens,
+      cache_write_1h_tokens: r.cache_write_1h_tokens,
+      web_search_calls: r.web_search_calls,
     },
     cost: { micro_credits: r.cost, credits: microsToCredits(r.cost), usd: r.cost / MICROS_PER_USD },
     latency_ms: r.latency_ms,

@@ -3,7 +3,10 @@
 // `input` is the UNCACHED input: the tokens billed at the input price. Each protocol reports cached tokens
 // differently (Anthropic beside input, OpenAI inside it), so the normalisers below are the one place that
 // knows; everything after them only ever computes
-//   input×inputPrice + cacheRead×cacheReadPrice + cacheWrite×cacheWritePrice + output×outputPrice.
+//   input×inputPrice + cacheRead×cacheReadPrice + cacheWrite×cacheWritePrice + output×outputPrice
+// plus, where an answer states them, the parts the issue's formula leaves out and an upstream bills on top: cache
+// writes with a one-hour lifetime at their own price (Anthropic, 2× input instead of 1.25×) and web searches the
+// upstream ran, per search (protocols/paid-tools.ts). Absent, they add nothing and the formula is the issue's.
 
 export interface TokenUsage {
   /** uncached input tokens, billed at the input price */
@@ -14,6 +17,10 @@ export interface TokenUsage {
   cacheRead: number;
   /** input tokens written to the prompt cache (Anthropic only today) */
   cacheWrite: number;
+  /** of `cacheWrite`, the tokens written with a one-hour lifetime (Anthropic `ttl: "1h"`); absent: none */
+  cacheWrite1h?: number;
+  /** web searches the upstream ran for the answer (each billed at the model's web-search price); absent: none */
+  webSearches?: number;
 }
 
 /** Integer µcr per token. A missing cache price means "billed like ordinary input". */
@@ -22,6 +29,10 @@ export interface TokenPrices {
   output: number;
   cacheRead?: number;
   cacheWrite?: number;
+  /** one-hour cache writes; absent: billed like other cache writes */
+  cacheWrite1h?: number;
+  /** µcr per web search; absent: the model prices none (requests offering the tool are refused, paid-tools.ts) */
+  webSearch?: number;
 }
 
 export const ZERO_USAGE: Readonly<TokenUsage> = Object.freeze({ input: 0, output: 0, cacheRead: 0, cacheWrite: 0 });
@@ -30,10 +41,16 @@ export const ZERO_USAGE: Readonly<TokenUsage> = Object.freeze({ input: 0, output
 export function priceUsage(u: TokenUsage, p: TokenPrices): number {
   const cacheRead = p.cacheRead ?? p.input;
   const cacheWrite = p.cacheWrite ?? p.input;
-  for (const n of [u.input, u.output, u.cacheRead, u.cacheWrite, p.input, p.output, cacheRead, cacheWrite]) {
+  const cacheWrite1h = p.cacheWrite1h ?? cacheWrite;
+  const webSearch = p.webSearch ?? 0;
+  const written1h = u.cacheWrite1h ?? 0;
+  const searches = u.webSearches ?? 0;
+  for (const n of [u.input, u.output, u.cacheRead, u.cacheWrite, written1h, searches, p.input, p.output, cacheRead, cacheWrite, cacheWrite1h, webSearch]) {
     if (!Number.isSafeInteger(n) || n < 0) throw new RangeError(`priceUsage: not a non-negative integer: ${n}`);
   }
-  const total = u.input * p.input + u.cacheRead * cacheRead + u.cacheWrite * cacheWrite + u.output * p.output;
+  if (written1h > u.cacheWrite) throw new RangeError(`priceUsage: one-hour cache writes (${written1h}) above all cache writes (${u.cacheWrite})`);
+  const total =
+    u.input * p.input + u.cacheRead * cacheRead + (u.cacheWrite - written1h) * cacheWrite + written1h * cacheWrite1h + u.output * p.output + searches * webSearch;
   if (!Number.isSafeInteger(total)) throw new RangeError(`priceUsage: charge beyond 2^53: ${total}`);
   return total;
 }
@@ -53,12 +70,15 @@ export function estimateTokensFromChars(chars: number): number {
  * stated and the estimate from the characters streamed so far.
  */
 export function partialUsage(
-  tap: { usage: TokenUsage | null; outputCharsSoFar: number },
+  tap: { usage: TokenUsage | null; outputCharsSoFar: number; webSearchesSoFar?: number },
   inputEstimate: number,
 ): TokenUsage {
   const estimatedOutput = estimateTokensFromChars(tap.outputCharsSoFar);
-  if (!tap.usage) return { input: inputEstimate, output: estimatedOutput, cacheRead: 0, cacheWrite: 0 };
-  return { ...tap.usage, output: Math.max(tap.usage.output, estimatedOutput) };
+  const u: TokenUsage = tap.usage ? { ...tap.usage, output: Math.max(tap.usage.output, estimatedOutput) } : { input: inputEstimate, output: estimatedOutput, cacheRead: 0, cacheWrite: 0 };
+  // Searches the stream showed before it was cut were run, and billed upstream, whatever came after.
+  const searches = Math.max(u.webSearches ?? 0, tap.webSearchesSoFar ?? 0);
+  if (searches) u.webSearches = searches;
+  return u;
 }
 
 // ---- normalisers: vendor usage object → TokenUsage (null when the object is missing or not usage) ----
@@ -71,15 +91,28 @@ function isObject(v: unknown): v is Record<string, any> {
   return typeof v === "object" && v !== null;
 }
 
-/** Anthropic: input_tokens already excludes cached; the cache counts stand beside it. */
+/**
+ * Anthropic: input_tokens already excludes cached; the cache counts stand beside it. cache_creation splits the
+ * cache writes by lifetime; server_tool_use counts the web searches Anthropic ran (and bills per search).
+ */
 export function fromAnthropicUsage(u: unknown): TokenUsage | null {
   if (!isObject(u)) return null;
-  return {
+  const usage: TokenUsage = {
     input: count(u.input_tokens),
     output: count(u.output_tokens),
     cacheRead: count(u.cache_read_input_tokens),
     cacheWrite: count(u.cache_creation_input_tokens),
   };
+  withAnthropicExtras(usage, u);
+  return usage;
+}
+
+/** Adds the one-hour cache writes and web searches `raw` states (only when non-zero: the common usage stays four numbers). */
+export function withAnthropicExtras(usage: TokenUsage, raw: Record<string, any>): void {
+  const written1h = Math.min(usage.cacheWrite, count(raw.cache_creation?.ephemeral_1h_input_tokens));
+  if (written1h) usage.cacheWrite1h = written1h;
+  const searches = count(raw.server_tool_use?.web_search_requests);
+  if (searches) usage.webSearches = searches;
 }
 
 /**
@@ -95,13 +128,17 @@ export function fromChatUsage(u: unknown): TokenUsage | null {
 
 /**
  * Responses: input_tokens includes the cached ones. input_tokens_details.cache_write_tokens is reported by
- * OpenAI but not priced separately (issue 3's formula); it stays inside `input`.
+ * OpenAI but not priced separately (issue 3's formula); it stays inside `input`. Web searches are not in the usage
+ * object but in the response's output, one `web_search_call` item per search: `output` counts them when given.
  */
-export function fromResponsesUsage(u: unknown): TokenUsage | null {
+export function fromResponsesUsage(u: unknown, output?: unknown): TokenUsage | null {
   if (!isObject(u)) return null;
   const input = count(u.input_tokens);
   const cached = Math.min(input, count(u.input_tokens_details?.cached_tokens));
-  return { input: input - cached, output: count(u.output_tokens), cacheRead: cached, cacheWrite: 0 };
+  const usage: TokenUsage = { input: input - cached, output: count(u.output_tokens), cacheRead: cached, cacheWrite: 0 };
+  const searches = Array.isArray(output) ? output.filter((item) => item?.type === "web_search_call").length : 0;
+  if (searches) usage.webSearches = searches;
+  return usage;
 }
 
 /** Embeddings: only prompt_tokens. */

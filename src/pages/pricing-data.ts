@@ -47,6 +47,11 @@ export function llmListing(m: LlmModel): Listing {
   // Cache prices are listed only where the catalog names them; otherwise cached tokens bill at the input price.
   if (m.pricing.cache_read != null) rows.push(row("cache read", m.prices.cacheRead));
   if (m.pricing.cache_write != null) rows.push(row("cache write", m.prices.cacheWrite));
+  if (m.pricing.cache_write_1h != null) rows.push(row("cache write, 1 hour", m.prices.cacheWrite1h));
+  if (m.prices.webSearch !== undefined) {
+    const per1k = m.prices.webSearch * 1000;
+    rows.push({ label: "web search", usd: formatMicros(per1k, 9, 2), credits: formatMicros(per1k, 6, 0), unit: "per 1,000 searches" });
+  }
   return { id: m.id, name: m.name, type: m.type, provider: m.provider, endpoint: m.endpoint, description: m.description, rows };
 }
 

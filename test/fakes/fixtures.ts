@@ -29,10 +29,14 @@ export const RECORDED = [
 ] as const;
 
 export const SYNTHESIZED = [
+  "A_nonstream_search.json",
+  "A_stream_search.sse",
   "B_nonstream_tool.json",
   "B_stream_cache.sse",
   "B_stream_tool.sse",
+  "C_nonstream_search.json",
   "C_nonstream_tool.json",
+  "C_stream_search.sse",
   "C_stream_tool.sse",
 ] as const;
 

@@ -6,7 +6,7 @@ import { fixtureBytes, type FixtureName } from "./fixtures.ts";
 
 export type FakeProtocol = "anthropic" | "chat" | "responses" | "embeddings";
 
-export type ScenarioKind = "ok" | "tool" | "cache" | "error" | "stream-error" | "stream-failed" | "drop" | "slow" | "fast";
+export type ScenarioKind = "ok" | "tool" | "cache" | "search" | "error" | "stream-error" | "stream-failed" | "drop" | "slow" | "fast";
 
 export interface ScenarioSpec {
   kind: ScenarioKind;
@@ -17,7 +17,7 @@ export interface ScenarioSpec {
   /** error: raw body to send instead of the protocol's error body */
   body?: string;
   /** slow / fast / drop: which answer to send (default ok) */
-  variant?: "ok" | "tool" | "cache";
+  variant?: "ok" | "tool" | "cache" | "search";
   /** delay before the status line and headers */
   headersDelayMs?: number;
   /** delay after the headers, before the first body byte (slow: 300) */
@@ -59,21 +59,25 @@ export interface Answer {
 }
 
 type Pick = { stream: FixtureName; json: FixtureName };
-const CONTENT: Record<Exclude<FakeProtocol, "embeddings">, Record<"ok" | "tool" | "cache", Pick>> = {
+// search: the upstream ran two web searches (and, Anthropic, wrote 1000 of its 1200 cache tokens for an hour).
+const CONTENT: Record<Exclude<FakeProtocol, "embeddings">, Record<"ok" | "tool" | "cache" | "search", Pick>> = {
   anthropic: {
     ok: { stream: "A_stream_text.sse", json: "A_nonstream.json" },
     tool: { stream: "A_stream_tool.sse", json: "A_nonstream.json" },
     cache: { stream: "A_stream_text.sse", json: "A_nonstream.json" }, // cache write 1450 / cache read 2113
+    search: { stream: "A_stream_search.sse", json: "A_nonstream_search.json" },
   },
   chat: {
     ok: { stream: "B_stream.sse", json: "B_nonstream.json" },
     tool: { stream: "B_stream_tool.sse", json: "B_nonstream_tool.json" },
     cache: { stream: "B_stream_cache.sse", json: "B_nonstream.json" },
+    search: { stream: "B_stream.sse", json: "B_nonstream.json" }, // chat has no hosted search
   },
   responses: {
     ok: { stream: "C_stream.sse", json: "C_nonstream.json" },
     tool: { stream: "C_stream_tool.sse", json: "C_nonstream_tool.json" },
     cache: { stream: "C_stream.sse", json: "C_nonstream.json" },
+    search: { stream: "C_stream_search.sse", json: "C_nonstream_search.json" },
   },
 };
 
@@ -99,7 +103,7 @@ export function contentFor(protocol: FakeProtocol, body: any, spec: ScenarioSpec
     if (!stream) return null; // no stream to fail inside: answer as an HTTP 500 instead
     name = MIDSTREAM[protocol][spec.kind === "stream-error" ? "error" : "failed"];
   } else {
-    const variant = spec.kind === "tool" || spec.kind === "cache" ? spec.kind : (spec.variant ?? "ok");
+    const variant = spec.kind === "tool" || spec.kind === "cache" || spec.kind === "search" ? spec.kind : (spec.variant ?? "ok");
     name = CONTENT[protocol][variant][stream ? "stream" : "json"];
   }
   const includeUsage = body?.stream_options?.include_usage === true;

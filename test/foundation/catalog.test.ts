@@ -51,8 +51,10 @@ describe("GET /v1/models", () => {
 describe("catalog data", () => {
   test("prices become exact integer micro-credits per token", () => {
     const c = loadCatalog();
-    expect(c.llm.get("claude-sonnet-4-5")!.prices).toEqual({ input: 3000, output: 15000, cacheRead: 300, cacheWrite: 3750 });
-    expect(c.llm.get("deepseek-chat")!.prices).toEqual({ input: 280, output: 420, cacheRead: 28, cacheWrite: 280 });
+    // one-hour cache writes at $6 per million; web search at $10 per 1,000 searches = 10^7 µcr per search
+    expect(c.llm.get("claude-sonnet-4-5")!.prices).toEqual({ input: 3000, output: 15000, cacheRead: 300, cacheWrite: 3750, cacheWrite1h: 6000, webSearch: 10_000_000 });
+    // absent prices: cache writes as input, one-hour writes as cache writes, no web search
+    expect(c.llm.get("deepseek-chat")!.prices).toEqual({ input: 280, output: 420, cacheRead: 28, cacheWrite: 280, cacheWrite1h: 280 });
     expect(c.llm.get("gpt-5-nano")!.prices.cacheRead).toBe(5);
   });
 

@@ -152,7 +152,7 @@ test("usage records: one per call with tokens, cost, statuses and timings; filte
   expect(all.data.length).toBe(2);
   const [emb, msg] = all.data;
   expect(msg).toMatchObject({ request_id: ok.headers.get("x-request-id"), model: "claude-opus-4-5", endpoint: "/v1/messages", provider: "anthropic", status: "ok", upstream_status: 200 });
-  expect(msg.usage).toEqual({ input_tokens: 38, output_tokens: 74, cache_read_tokens: 2113, cache_write_tokens: 0 });
+  expect(msg.usage).toEqual({ input_tokens: 38, output_tokens: 74, cache_read_tokens: 2113, cache_write_tokens: 0, cache_write_1h_tokens: 0, web_search_calls: 0 });
   expect(msg.cost.micro_credits).toBe(38 * P.input + 2113 * P.cacheRead + 74 * P.output);
   expect(msg.latency_ms).toBeNumber();
   expect(msg.ttfb_ms).toBeNumber();

@@ -8,15 +8,18 @@ import mediaData from "../../src/catalog/media-models.json";
 export const llmEntries = llmData as any[];
 export const mediaEntries = mediaData as any[];
 
-export interface ExpectedRow { label: string; usd: number; creditsMicros: number }
+export interface ExpectedRow { label: string; usd: number; creditsMicros: number; unit?: string }
 
-/** LLM: per million tokens; credits per million = µcr per token. */
+/** LLM: per million tokens; credits per million = µcr per token. Web search: per 1,000 searches. */
 export function expectedLlmRows(e: any): ExpectedRow[] {
-  const row = (label: string, usd: number) => ({ label, usd, creditsMicros: usdPerMillionToMicrosPerToken(usd) * 1_000_000 });
+  const row = (label: string, usd: number) => ({ label, usd, creditsMicros: usdPerMillionToMicrosPerToken(usd) * 1_000_000, unit: "per million tokens" });
   const rows = [row("input", e.pricing.input)];
   if (e.type === "llm") rows.push(row("output", e.pricing.output));
   if (e.pricing.cache_read != null) rows.push(row("cache read", e.pricing.cache_read));
   if (e.pricing.cache_write != null) rows.push(row("cache write", e.pricing.cache_write));
+  if (e.pricing.cache_write_1h != null) rows.push(row("cache write, 1 hour", e.pricing.cache_write_1h));
+  // per 1,000 searches: the credits shown are the USD amount in µcr
+  if (e.pricing.web_search_per_1k_calls != null) rows.push({ label: "web search", usd: e.pricing.web_search_per_1k_calls, creditsMicros: usdToMicros(e.pricing.web_search_per_1k_calls), unit: "per 1,000 searches" });
   return rows;
 }
 

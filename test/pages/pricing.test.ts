@@ -26,7 +26,7 @@ describe("/pricing", () => {
     for (const m of shown) expect(m.href).toBe("/models/" + m.id.split("/").map(encodeURIComponent).join("/"));
   });
 
-  test("every LLM and embedding price shown equals the catalog's, in USD and credits per million tokens", async () => {
+  test("every LLM and embedding price shown equals the catalog's, in USD and credits per million tokens (web search per 1,000)", async () => {
     const shown = new Map((await pricingModels(await page("/pricing"))).map((m) => [m.id, m]));
     for (const e of llmEntries) {
       const m = shown.get(e.id)!;
@@ -37,7 +37,7 @@ describe("/pricing", () => {
       m.rows.forEach((r, i) => {
         expect(num(r.usd)).toBe(expected[i]!.usd);
         expect(creditsTextToMicros(r.credits)).toBe(expected[i]!.creditsMicros);
-        expect(r.unit).toBe("per million tokens");
+        expect(r.unit).toBe(expected[i]!.unit!);
       });
     }
   });

@@ -3,8 +3,9 @@
 // totals, cumulative, never increments. So: input counts from message_start, replaced by any non-null ones in
 // a message_delta; output from the last message_delta. Never add.
 
-import { fromAnthropicUsage, type TokenUsage } from "../usage.ts";
+import { fromAnthropicUsage, withAnthropicExtras, type TokenUsage } from "../usage.ts";
 import { passthroughBody, positiveInt } from "./common.ts";
+import type { PaidToolRules } from "./paid-tools.ts";
 import { shortStringValue, sumStringValues } from "./json-scan.ts";
 import { createSseTap, toTapError, type TapState } from "./sse-tap.ts";
 import type { ErrorInfo, LlmProtocol } from "./types.ts";
@@ -40,6 +41,11 @@ function onEvent(ev: { event?: string; data: string }, s: TapState): void {
       for (const k of DELTA_KEYS) s.outputChars += sumStringValues(ev.data, k);
       return;
     }
+    case "content_block_start": {
+      // A web search Anthropic runs shows as a server_tool_use block named web_search (billed per search).
+      if (ev.data.includes('"server_tool_use"') && shortStringValue(ev.data, '"name"') === "web_search") s.webSearches++;
+      return;
+    }
     case "message_start": {
       const u = fromAnthropicUsage(JSON.parse(ev.data)?.message?.usage);
       if (u) s.usage = u;
@@ -64,13 +70,27 @@ function onEvent(ev: { event?: string; data: string }, s: TapState): void {
 function mergeDelta(prev: TokenUsage | null, raw: Record<string, unknown>): TokenUsage {
   const base = prev ?? { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 };
   const pick = (v: unknown, old: number) => (typeof v === "number" && Number.isFinite(v) && v >= 0 ? Math.floor(v) : old);
-  return {
+  const merged: TokenUsage = {
     input: pick(raw.input_tokens, base.input),
     output: pick(raw.output_tokens, base.output),
     cacheRead: pick(raw.cache_read_input_tokens, base.cacheRead),
     cacheWrite: pick(raw.cache_creation_input_tokens, base.cacheWrite),
   };
+  // The one-hour split and the search count are totals too: a delta that states them replaces the earlier ones.
+  if (base.cacheWrite1h) merged.cacheWrite1h = Math.min(base.cacheWrite1h, merged.cacheWrite);
+  if (base.webSearches) merged.webSearches = base.webSearches;
+  withAnthropicExtras(merged, raw);
+  return merged;
 }
+
+// Server tools: web_search_<version> is priced per search (usage.server_tool_use.web_search_requests); web_fetch
+// costs only the tokens it brings in; code execution is billed by container time.
+const paidTools: PaidToolRules = {
+  isWebSearch: (tool) => (tool.type as string).startsWith("web_search_"),
+  searchLimit: (_body, tool) => positiveInt(tool.max_uses),
+  refusedTools: [["code_execution_", "by container time"]],
+  refusedFields: [],
+};
 
 export const anthropic: LlmProtocol = {
   name: "anthropic",
@@ -79,6 +99,7 @@ export const anthropic: LlmProtocol = {
   requestIdHeader: "request-id",
   isStream: (body) => body?.stream === true,
   maxOutputTokens: (body) => positiveInt(body?.max_tokens),
+  paidTools,
   // Nothing to change for usage: Anthropic always reports it.
   prepareUpstreamBody: passthroughBody,
   usageFromBody: (json) => fromAnthropicUsage(json?.usage),

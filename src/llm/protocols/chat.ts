@@ -8,6 +8,7 @@ import { hasMaxCredits, openAiErrorBody, passthroughBody, positiveInt, withoutMa
 import { findValue, hasObjectValue, sumStringValues } from "./json-scan.ts";
 import { createEventStripper } from "./sse-strip.ts";
 import { createSseTap, toTapError, type TapState } from "./sse-tap.ts";
+import { priorityTier, type PaidToolRules } from "./paid-tools.ts";
 import type { LlmProtocol, UpstreamBody } from "./types.ts";
 
 const INCLUDE_USAGE = '"stream_options":{"include_usage":true},';
@@ -66,6 +67,18 @@ function prepareUpstreamBody(body: any, raw: string): UpstreamBody {
   return { raw: JSON.stringify(out), stripUsageChunk: true };
 }
 
+// Chat tools are the client's own functions; web search here is `web_search_options` on OpenAI's search models,
+// billed per search with no count in the answer.
+const paidTools: PaidToolRules = {
+  isWebSearch: () => false,
+  searchLimit: () => undefined,
+  refusedTools: [],
+  refusedFields: [
+    ["web_search_options", () => "web search on chat completions is billed per search"],
+    ["service_tier", priorityTier],
+  ],
+};
+
 export const chat: LlmProtocol = {
   name: "chat",
   usageBearingPaths: ["/v1/chat/completions"],
@@ -75,6 +88,7 @@ export const chat: LlmProtocol = {
   // max_completion_tokens is current, max_tokens deprecated; both are per choice, so n choices may produce n×.
   maxOutputTokens: (body) => positiveInt(body?.max_completion_tokens) ?? positiveInt(body?.max_tokens),
   choices: (body) => positiveInt(body?.n) ?? 1,
+  paidTools,
   prepareUpstreamBody,
   usageFromBody: (json) => fromChatUsage(json?.usage),
   createStreamTap: ({ stripUsageChunk }) =>

@@ -7,6 +7,7 @@ import { fromResponsesUsage } from "../usage.ts";
 import { openAiErrorBody, passthroughBody, positiveInt } from "./common.ts";
 import { shortStringValue, sumStringValues } from "./json-scan.ts";
 import { createSseTap, toTapError, type TapState } from "./sse-tap.ts";
+import { priorityTier, type PaidToolRules } from "./paid-tools.ts";
 import type { LlmProtocol } from "./types.ts";
 
 function onEvent(ev: { event?: string; data: string }, s: TapState): void {
@@ -19,9 +20,13 @@ function onEvent(ev: { event?: string; data: string }, s: TapState): void {
     return;
   }
   switch (type) {
+    case "response.web_search_call.completed":
+      s.webSearches++;
+      return;
     case "response.completed":
     case "response.incomplete": {
-      const u = fromResponsesUsage(JSON.parse(ev.data)?.response?.usage);
+      const r = JSON.parse(ev.data)?.response;
+      const u = fromResponsesUsage(r?.usage, r?.output);
       if (u) s.usage = u;
       s.completed = true;
       return;
@@ -30,7 +35,7 @@ function onEvent(ev: { event?: string; data: string }, s: TapState): void {
       const r = JSON.parse(ev.data)?.response;
       s.failed = true;
       s.error = toTapError(r?.error);
-      const u = fromResponsesUsage(r?.usage);
+      const u = fromResponsesUsage(r?.usage, r?.output);
       if (u) s.usage = u;
       return;
     }
@@ -45,6 +50,25 @@ function onEvent(ev: { event?: string; data: string }, s: TapState): void {
   }
 }
 
+// Hosted tools: web_search (and its _preview versions) is priced per search, one web_search_call output item
+// each; max_tool_calls caps the built-in tool calls of a response. The others have fees of their own (OpenAI's
+// file search and code interpreter, image generation at image rates; xAI's X search, code execution and
+// collection search); function, custom, MCP and client-side tools cost only tokens.
+const paidTools: PaidToolRules = {
+  isWebSearch: (tool) => (tool.type as string).startsWith("web_search"),
+  searchLimit: (body) => positiveInt(body.max_tool_calls),
+  refusedTools: [
+    ["file_search", "per call"],
+    ["code_interpreter", "per container"],
+    ["image_generation", "at image-generation rates"],
+    ["x_search", "per call"],
+    ["code_execution", "per call"],
+    ["collections_search", "per call"],
+    ["attachment_search", "per call"],
+  ],
+  refusedFields: [["service_tier", priorityTier]],
+};
+
 export const responses: LlmProtocol = {
   name: "responses",
   usageBearingPaths: ["/v1/responses"],
@@ -53,6 +77,7 @@ export const responses: LlmProtocol = {
   isStream: (body) => body?.stream === true,
   // max_output_tokens includes reasoning tokens, as the output price does.
   maxOutputTokens: (body) => positiveInt(body?.max_output_tokens),
+  paidTools,
   storedInput: (body) => body?.previous_response_id != null || body?.conversation != null || body?.prompt != null,
   // Background mode answers at once with a queued response and no usage; the usage only ever appears on a later
   // GET the gateway does not see, so the call could not be charged.
@@ -64,7 +89,7 @@ export const responses: LlmProtocol = {
     }
   },
   prepareUpstreamBody: passthroughBody,
-  usageFromBody: (json) => fromResponsesUsage(json?.usage),
+  usageFromBody: (json) => fromResponsesUsage(json?.usage, json?.output),
   createStreamTap: () => createSseTap(onEvent),
   errorBody: openAiErrorBody,
 };

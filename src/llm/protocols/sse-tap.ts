@@ -13,6 +13,8 @@ export interface TapState {
   error?: TapError;
   completed: boolean;
   outputChars: number;
+  /** web searches the stream showed as they ran (for a stream cut before its final usage) */
+  webSearches: number;
 }
 
 export type EventHandler = (event: EventSourceMessage, state: TapState) => void;
@@ -22,7 +24,7 @@ export function createSseTap(
   onEvent: EventHandler,
   transform?: { feed(chunk: Uint8Array): Uint8Array | null; flush(): Uint8Array | null },
 ): StreamTap {
-  const state: TapState = { usage: null, failed: false, completed: false, outputChars: 0 };
+  const state: TapState = { usage: null, failed: false, completed: false, outputChars: 0, webSearches: 0 };
   const decoder = new TextDecoder();
   const parser = createParser({ onEvent: (ev) => handle(ev) });
   let ended = false;
@@ -57,6 +59,7 @@ export function createSseTap(
         completed: state.completed && !state.failed,
         outputCharsSoFar: state.outputChars,
       };
+      if (state.webSearches) r.webSearchesSoFar = state.webSearches;
       if (state.error) r.error = state.error;
       return r;
     },

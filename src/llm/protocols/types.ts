@@ -17,6 +17,7 @@
 //   errors the gateway raises itself: errorBody({...}) with header requestIdHeader.
 
 import type { TokenUsage } from "../usage.ts";
+import type { PaidToolRules } from "./paid-tools.ts";
 
 export type ProtocolName = "anthropic" | "chat" | "responses" | "embeddings";
 
@@ -49,6 +50,9 @@ export interface TapResult {
   /** characters of generated text, tool-call arguments and thinking seen in deltas (decoded, JS string length).
    *  Partial-output estimate: tokens ≈ ceil(chars / 4), see usage.ts estimateTokensFromChars. */
   outputCharsSoFar: number;
+  /** web searches the stream showed running before it ended (the final usage states them too, when it comes);
+   *  absent: none */
+  webSearchesSoFar?: number;
 }
 
 export interface StreamTap {
@@ -92,6 +96,8 @@ export interface LlmProtocol {
   /** the request's input includes state stored upstream that its body does not show (Responses' previous_response_id,
    * conversation, stored prompt): the hold then covers the model's whole context window */
   storedInput?(body: any): boolean;
+  /** fees beyond tokens: which tools and tiers are priced, and which refused (paid-tools.ts); absent: none */
+  paidTools?: PaidToolRules;
   /** throws an ApiError (4xx) for a request the gateway cannot meter, before any hold or upstream call */
   refuseUnmeterable?(body: any): void;
   /** what must change before the body goes upstream (see UpstreamBody); decides with cheap checks */

@@ -1,0 +1,71 @@
+// Fees an upstream bills on top of tokens, decided from the request before anything is held or sent: tools the
+// upstream runs on its own side and bills per use, and service tiers billed above the list price.
+//
+// The gateway prices web search: the model's catalog price per search (`web_search_per_1k_calls`), the count
+// coming back in the answer (Anthropic's usage.server_tool_use, a Responses answer's web_search_call items).
+// Codex CLI offers the web_search tool in every request, so refusing it would refuse Codex. Every other tool with
+// a fee of its own (code execution by container time, file search per call, image generation at image rates) is
+// refused with a clear 400 rather than run at the operator's expense; so is a request for web search on a model
+// the catalog gives no search price.
+//
+// Each protocol states its rules as data (PaidToolRules); paidToolUse applies them.
+
+import { ApiError } from "../../http/errors.ts";
+
+export interface PaidToolRules {
+  /** whether a `tools[]` entry is a web search the upstream runs */
+  isWebSearch(tool: Record<string, unknown>): boolean;
+  /** the most searches the request allows, when it says (Anthropic `max_uses`, Responses `max_tool_calls`) */
+  searchLimit(body: Record<string, any>, tool: Record<string, any>): number | undefined;
+  /** tool type prefixes the gateway cannot meter, and how the upstream bills them */
+  refusedTools: ReadonlyArray<readonly [prefix: string, billed: string]>;
+  /** request fields the gateway cannot meter, and what a value costs (undefined: that value is fine) */
+  refusedFields: ReadonlyArray<readonly [field: string, cost: (value: unknown) => string | undefined]>;
+}
+
+export interface PaidToolUse {
+  /** the request offers the model a web search it prices */
+  webSearch: boolean;
+  /** searches to hold for: the request's own limit, else DEFAULT_HELD_SEARCHES */
+  heldSearches: number;
+}
+
+/** Searches held for when the request states no limit. More are still charged (an overrun, ledger/service.ts). */
+export const DEFAULT_HELD_SEARCHES = 5;
+
+export const NO_PAID_TOOLS: Readonly<PaidToolUse> = Object.freeze({ webSearch: false, heldSearches: 0 });
+
+/** What the request will be billed beyond tokens; throws a 400 for what cannot be metered. */
+export function paidToolUse(rules: PaidToolRules, body: Record<string, any>, model: { id: string; prices: { webSearch?: number } }): PaidToolUse {
+  for (const [field, cost] of rules.refusedFields) {
+    if (body[field] === undefined) continue;
+    const why = cost(body[field]);
+    if (why) refuse(field, `\`${field}\`: ${why}, which this gateway does not meter. Send the request without it.`);
+  }
+  const tools = body.tools;
+  if (!Array.isArray(tools)) return NO_PAID_TOOLS;
+  let use: PaidToolUse = NO_PAID_TOOLS;
+  for (const tool of tools) {
+    if (typeof tool !== "object" || tool === null || typeof tool.type !== "string") continue;
+    if (rules.isWebSearch(tool)) {
+      if (model.prices.webSearch === undefined) {
+        refuse("tools", `Model ${model.id} has no web-search price on this gateway, so its \`${tool.type}\` tool cannot be billed. Send the request without it, or use a model that lists web_search_per_1k_calls in GET /v1/models.`);
+      }
+      use = { webSearch: true, heldSearches: rules.searchLimit(body, tool) ?? DEFAULT_HELD_SEARCHES };
+      continue;
+    }
+    for (const [prefix, billed] of rules.refusedTools) {
+      if (tool.type.startsWith(prefix)) refuse("tools", `The \`${tool.type}\` tool is billed by the upstream ${billed}, which this gateway does not meter. Send the request without it.`);
+    }
+  }
+  return use;
+}
+
+function refuse(param: string, message: string): never {
+  throw new ApiError(400, "unsupported_parameter", message, { param });
+}
+
+/** `service_tier: "priority"` on OpenAI-family APIs: billed above the list prices the catalog holds. */
+export function priorityTier(value: unknown): string | undefined {
+  return value === "priority" ? "priority processing is billed above the list price" : undefined;
+}
