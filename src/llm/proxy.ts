@@ -111,7 +111,7 @@ async function forwardFree(ctx: AppContext, proto: LlmProtocol, request: Request
     if (request.signal.aborted) return new Response(null, { status: 499 }); // the client left: nothing to answer
     throw e;
   }
-  refusedGatewayAccount(ctx, provider.name, res, baseHeaders["x-request-id"]!);
+  throwIfGatewaySide(ctx, provider.name, res, baseHeaders["x-request-id"]!);
   return new Response(res.body, { status: res.status, headers: answerHeaders(res, baseHeaders) });
 }
 
@@ -219,24 +219,35 @@ export function upstreamFailed(call: Call, e: unknown): Response {
 
 /**
  * An upstream error status: passed through as it came (body, content-type, retry hints); nothing charged. Except
- * the statuses about the gateway's own account with the provider (refusedGatewayAccount).
+ * the statuses about the gateway's side: its account with the provider, a redirecting base URL (throwIfGatewaySide).
  */
 export function upstreamError(call: Call, res: Response): Response {
   finish(call, { outcome: "upstream_error", charge: null, usage: null, error: `upstream answered ${res.status}` }, res.status, performance.now());
-  refusedGatewayAccount(call.d.ctx, call.provider.name, res, call.requestId);
+  throwIfGatewaySide(call.d.ctx, call.provider.name, res, call.requestId);
   return new Response(res.body, { status: res.status, headers: answerHeaders(res, call.baseHeaders) });
 }
 
 /**
- * 401, 402 and 403 from an upstream are about the operator's account with the provider (a revoked key, an empty
- * balance, a model the account may not use), never the caller's: passed through, an SDK would tell the caller that
- * their own key is invalid or their own credits ran out, and the body may show the operator's masked key or org id.
- * So the caller gets a 502 in its own protocol's shape, and the operator the status in the log. Throws for those.
+ * Upstream answers about the gateway's side, never the caller's; each becomes a 502 in the caller's protocol
+ * (throws for those), and the operator learns the detail from the log:
+ * - 401, 402, 403 are about the operator's account with the provider (a revoked key, an empty balance, a model the
+ *   account may not use). Passed through, an SDK would tell the caller that their own key is invalid or their own
+ *   credits ran out, and the body may show the operator's masked key or org id.
+ * - a 3xx means the provider's base URL (*_BASE_URL) points at something that redirects: the gateway never follows
+ *   (that would send the provider key wherever the redirect points), and a redirect passed on would point the
+ *   caller's SDK, with the caller's gateway key, at the upstream.
  */
-export function refusedGatewayAccount(ctx: AppContext, provider: string, res: Response, requestId: string): void {
+export function throwIfGatewaySide(ctx: AppContext, provider: string, res: Response, requestId: string): void {
   const s = res.status;
-  if (s !== 401 && s !== 402 && s !== 403) return;
+  const redirect = s >= 300 && s < 400;
+  if (!redirect && s !== 401 && s !== 402 && s !== 403) return;
   void res.body?.cancel().catch(() => {});
+  if (redirect) {
+    ctx.log.warn("upstream answered a redirect; check its base URL setting", { provider, status: s, location: res.headers.get("location"), request_id: requestId });
+    throw new ApiError(502, "upstream_bad_response", `The ${provider} upstream answered a redirect (status ${s}), which the gateway does not follow; nothing was charged. The operator has been told.`, {
+      type: "service_unavailable",
+    });
+  }
   ctx.log.warn("upstream refused the gateway's account", { provider, status: s, request_id: requestId });
   const why = s === 402 ? "refused it for billing reasons on the gateway's account" : "refused the gateway's credentials";
   throw new ApiError(502, s === 402 ? "upstream_billing_failed" : "upstream_auth_failed", `The ${provider} upstream ${why} (status ${s}); nothing was charged. The operator has been told.`, {

@@ -142,6 +142,34 @@ test("a provider without a key answers 503 in the caller's shape, and an unreach
   }
 });
 
+test("an upstream base URL that redirects: a 502 in the caller's shape, the redirect not followed nor passed on; nothing charged", async () => {
+  let followed = 0;
+  const target = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: () => (followed++, new Response("{}")) });
+  const redirector = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: (req) => Response.redirect(`${target.url}moved${new URL(req.url).pathname}`, 301) });
+  const base = `http://127.0.0.1:${redirector.port}`;
+  const gw = await startGateway({ ...providerEnv(e.fake.url), OPENAI_BASE_URL: base + "/v1", ANTHROPIC_BASE_URL: base });
+  try {
+    const { accountId, key } = await gw.account(100);
+    const o = await post(gw.url, key, "/v1/chat/completions", chatAsk);
+    expect(o.status).toBe(502);
+    expect(o.headers.get("location")).toBeNull();
+    const ob = await o.text();
+    expect(JSON.parse(ob).error.code).toBe("upstream_bad_response");
+    expect(ob).not.toContain("moved");
+    const a = await post(gw.url, key, "/v1/messages", { model: "claude-opus-4-5", max_tokens: 10, messages: [{ role: "user", content: "Hi" }] });
+    expect(a.status).toBe(502);
+    expect(await a.json()).toMatchObject({ type: "error", error: { type: "api_error", code: "upstream_bad_response" } });
+    const count = await post(gw.url, key, "/v1/messages/count_tokens", { model: "claude-opus-4-5", messages: [{ role: "user", content: "Hi" }] });
+    expect(count.status).toBe(502);
+    expect(followed).toBe(0);
+    await expectReleased(gw, accountId, 100, 2);
+  } finally {
+    await gw.stop();
+    redirector.stop(true);
+    target.stop(true);
+  }
+});
+
 describe("DeepSeek on /v1/responses (translated to DeepSeek's chat completions)", () => {
   const D = PRICES["deepseek-chat"];
   const client = (key: string) => new OpenAI({ apiKey: key, baseURL: e.gw.url + "/v1", maxRetries: 0 });
