@@ -1,6 +1,7 @@
+import { SecretBox } from "./accounts/secret-box";
 import { Accounts } from "./accounts/service";
 import { loadCatalog } from "./catalog/service";
-import type { Config } from "./config";
+import { ConfigError, type Config } from "./config";
 import type { AppContext } from "./context";
 import { openDatabase } from "./db/client";
 import { Ledger } from "./ledger/service";
@@ -18,7 +19,13 @@ export async function createContext(config: Config, log: Logger = createLogger(c
   const catalog = loadCatalog(config.catalogPath);
   const db = await openDatabase(config.databaseUrl, { backgroundCheckpoints: { onError: (message) => log.error("sqlite checkpoints", { error: message }) } });
   const ledger = new Ledger(db);
-  const accounts = new Accounts(db, ledger);
+  const accounts = new Accounts(db, ledger, await SecretBox.fromSetting(config.raw.SECRETS_KEY));
+  const unknown = await accounts.unknownSealingKeys();
+  if (unknown.length) {
+    await db.close();
+    // Started anyway, every callback of those accounts would go out unsigned or not at all.
+    throw new ConfigError(`SECRETS_KEY does not hold the key(s) ${unknown.join(", ")} that sealed stored webhook signing keys: list them after the new key (SECRETS_KEY=new,old)`);
+  }
   // Never fails: a gateway started while Redis is down serves, and picks Redis up when it comes (limits/redis.ts).
   const redis = config.redisUrl && opts.redis !== false ? await connectRedis(config.redisUrl, log) : undefined;
   const limiter = redis ? new RedisRateLimiter(redis, { log }) : new MemoryRateLimiter();

@@ -22,6 +22,7 @@ const usage = `Usage: bun run cli <command> [options]   (or: switchyard cli <com
   credits:add ACCOUNT_ID --credits N [--reason R] [--correction]
                                                   top up; with --correction N may be negative (--credits=-5)
   webhook-key ACCOUNT_ID                          generate or rotate the webhook signing key (printed once)
+  secrets:reseal                                  seal stored webhook signing keys with SECRETS_KEY's first key
   user:create ACCOUNT_ID --email E --password P   create a dashboard user (sign-in at /dashboard)
   ledger:check [ACCOUNT_ID]                       recompute balances from entries; exit 1 on a mismatch
   holds:sweep                                     release expired LLM holds and floats now (not media tasks')`;
@@ -51,6 +52,7 @@ const commands: Record<string, Command> = {
     return { account_id: id, credits: microsToCredits(b.available), held_credits: microsToCredits(b.held) };
   },
   "webhook-key": (ctx, [id]) => ctx.accounts.rotateWebhookKey(need(id, "ACCOUNT_ID")),
+  "secrets:reseal": (ctx) => ctx.accounts.resealWebhookSecrets(),
   "user:create": (ctx, [id], o) => new Users(ctx.db).create(need(id, "ACCOUNT_ID"), need(o.email, "--email"), need(o.password, "--password")),
   "ledger:check": async (ctx, [id]) => {
     const mismatches = await ctx.ledger.check(id);

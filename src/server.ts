@@ -22,7 +22,11 @@ try {
 const log = createLogger(config.logLevel);
 const ctx = await createContext(config, log).catch((e) => {
   // What an operator must fix (a bad catalog, a database that cannot be reached) in one line, without a stack trace.
-  const what = e instanceof CatalogError ? "invalid model catalog" : (e as { code?: string })?.code?.startsWith("ERR_POSTGRES") ? `cannot open the database ${withoutCredentials(config.databaseUrl)}` : null;
+  const what =
+    e instanceof CatalogError ? "invalid model catalog"
+    : e instanceof ConfigError ? "invalid configuration"
+    : (e as { code?: string })?.code?.startsWith("ERR_POSTGRES") ? `cannot open the database ${withoutCredentials(config.databaseUrl)}`
+    : null;
   if (!what) throw e;
   console.error(`switchyard could not start: ${what}: ${(e as Error).message}`);
   process.exit(1);

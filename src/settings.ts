@@ -2,6 +2,8 @@
 // checked against this list by a test, so a setting cannot exist without being documented.
 // A feature adds its settings here (one row each) rather than reading process.env itself.
 
+import { checkSecretsKey } from "./accounts/secret-box";
+
 export type SettingKind = "int" | "string" | "url" | "bool" | "secret" | "list";
 
 export interface Setting {
@@ -54,6 +56,12 @@ export const settings: Setting[] = [
   { name: "LEDGER_FLOAT_IDLE_MS", kind: "int", default: "1000", doc: "How long a wallet's LLM float (credits this process reserves ahead for that wallet's next calls, shown as held) is kept after its last call before it goes back to the wallet. At most 3600000.", check: between(0, 3_600_000) },
   { name: "SWEEP_INTERVAL_SECONDS", kind: "int", default: "30", doc: "How often expired holds are swept (1 to 86400).", check: between(1, DAY_SECONDS) },
   { name: "SHUTDOWN_GRACE_SECONDS", kind: "int", default: "30", doc: "On SIGTERM/SIGINT: how long in-flight requests (streams included) and background workers may take to finish before they are cut off (at most 86400).", check: between(0, DAY_SECONDS) },
+  {
+    name: "SECRETS_KEY",
+    kind: "secret",
+    doc: "Optional key(s) that seal webhook signing keys at rest (AES-256-GCM): 32 random bytes in base64 (`openssl rand -base64 32`). Several, comma-separated and newest first, during a rotation: the first seals, all open. Unset: signing keys are stored as they are.",
+    check: checkSecretsKey,
+  },
   { name: "METRICS_TOKEN", kind: "secret", doc: "Optional bearer token for `/metrics`. Unset: `/metrics` is open (keep it on a private network).", check: (v) => (v.length >= 16 ? undefined : "must be at least 16 characters") },
   { name: "SESSION_TTL_HOURS", kind: "int", default: "12", doc: "How long a dashboard sign-in lasts (1 to 8760).", check: between(1, 8_760) },
   { name: "LOGIN_RATE_LIMIT", kind: "string", default: "5/60s", doc: "Dashboard sign-in attempts allowed per email and IP address, as `N/Ss`.", check: rateSpec("5/60s") },

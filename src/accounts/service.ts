@@ -3,13 +3,15 @@ import type { Db } from "../db/client";
 import { newId, randomToken, sha256Hex } from "../db/ids";
 import { notFound } from "../http/errors";
 import type { Ledger } from "../ledger/service";
+import { SecretBox, sealedKeyId } from "./secret-box";
 
-// Accounts, API keys and webhook signing keys. A key is shown once at creation and stored only as a SHA-256 hash
+// Accounts, API keys and webhook signing keys. An API key is shown once at creation and stored only as a SHA-256 hash
 // (keys are 256-bit random, so a fast hash is the right tool; password hashing is for low-entropy secrets).
 // Authentication looks a key up by hash through a small cache, so the hot path does not touch the database on
 // every request; a revocation reaches every process within KEY_CACHE_MS. A key's last use is written at most once
 // per LAST_USED_STEP_MS per process, off the answer's path: precise enough to tell which keys are unused, and no
-// write per request.
+// write per request. A webhook signing key is shown once too, and stored sealed when SECRETS_KEY is set
+// (secret-box.ts): signing needs the key itself, so it cannot be hashed.
 
 export const KEY_PREFIX = "sk-sy-";
 const KEY_CACHE_MS = 5_000;
@@ -34,7 +36,11 @@ export class Accounts {
   /** key id → when this process last wrote its last_used_at */
   private lastUseWritten = new Map<string, number>();
 
-  constructor(private db: Db, private ledger: Ledger) {}
+  constructor(
+    private db: Db,
+    private ledger: Ledger,
+    private box: SecretBox = SecretBox.none,
+  ) {}
 
   async createAccount(name: string, initialMicros: number): Promise<{ id: string; name: string; created_at: string }> {
     const id = newId("acct");
@@ -95,13 +101,38 @@ export class Accounts {
   async rotateWebhookKey(accountId: string): Promise<{ key: string }> {
     await this.requireAccount(accountId);
     const key = "whsec_" + randomToken(32);
-    await this.db.run(sql`update accounts set webhook_secret = ${key} where id = ${accountId}`);
+    await this.db.run(sql`update accounts set webhook_secret = ${await this.box.seal(key, accountId)} where id = ${accountId}`);
     return { key };
   }
 
   async webhookSecret(accountId: string): Promise<string | null> {
     const a = await this.db.get<{ webhook_secret: string | null }>(sql`select webhook_secret from accounts where id = ${accountId}`);
-    return a?.webhook_secret ?? null;
+    return a?.webhook_secret == null ? null : this.box.open(a.webhook_secret, accountId);
+  }
+
+  /**
+   * Seals every webhook signing key that is stored in plaintext or under a key other than the sealing one (after
+   * SECRETS_KEY was set or a new key put first). The keys themselves do not change, so receivers need do nothing.
+   */
+  async resealWebhookSecrets(): Promise<{ resealed: number; sealing_key_id: string | null }> {
+    const current = this.box.sealingKeyId;
+    if (current === null) throw new RangeError("SECRETS_KEY is not set: there is no key to seal with");
+    const rows = await this.db.all<{ id: string; webhook_secret: string }>(sql`select id, webhook_secret from accounts where webhook_secret is not null`);
+    let resealed = 0;
+    for (const r of rows) {
+      if (sealedKeyId(r.webhook_secret) === current) continue;
+      const sealed = await this.box.seal(await this.box.open(r.webhook_secret, r.id), r.id);
+      // Only if unchanged meanwhile: a rotation in between already sealed its new key.
+      resealed += await this.db.run(sql`update accounts set webhook_secret = ${sealed} where id = ${r.id} and webhook_secret = ${r.webhook_secret}`);
+    }
+    return { resealed, sealing_key_id: current };
+  }
+
+  /** The ids of keys that sealed stored secrets but are missing from SECRETS_KEY (checked at startup). */
+  async unknownSealingKeys(): Promise<string[]> {
+    const rows = await this.db.all<{ webhook_secret: string }>(sql`select webhook_secret from accounts where webhook_secret like ${"sy1.%"}`);
+    const ids = new Set(rows.map((r) => sealedKeyId(r.webhook_secret)).filter((id): id is string => id !== null));
+    return [...ids].filter((id) => !this.box.knows(id));
   }
 
   /** Resolves a presented key to its account, or null for unknown and revoked keys. */

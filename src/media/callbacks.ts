@@ -11,6 +11,7 @@
 // (ssrf.ts, pinned-fetch.ts), never to a second DNS answer. A DNS failure or timeout fails the attempt like a
 // receiver error does (retried); a URL that now resolves to a non-public address is refused for good.
 import { sql } from "drizzle-orm";
+import { SealedSecretError } from "../accounts/secret-box.ts";
 import { signCallback } from "../discovery/webhook-signing.ts";
 import type { MediaMetrics } from "./metrics.ts";
 import type { Db } from "../db/client.ts";
@@ -50,6 +51,29 @@ export async function deliverDue(deps: CallbackDeps, limit = 20): Promise<Promis
   return mine.map((d) => deliver(deps, d).catch((e) => deps.log.error("callback send failed", { delivery: d.id, error: String(e) })));
 }
 
+/** One signed POST of the task's record: [the receiver's status, the attempt's error or null]. */
+async function send(deps: CallbackDeps, task: TaskRow, target: { url: URL; addresses: string[] }): Promise<[number | null, string | null]> {
+  const { settings } = deps;
+  const headers: Record<string, string> = { "content-type": "application/json", "user-agent": "Switchyard-Webhook/1" };
+  let secret: string | null;
+  try {
+    secret = await deps.webhookSecret(task.account_id);
+  } catch (e) {
+    // Never sent unsigned: a failed attempt the operator sees (SECRETS_KEY lost a key the database still uses).
+    if (e instanceof SealedSecretError) return [null, `not sent: the account's webhook signing key could not be opened (${e.message})`];
+    throw e;
+  }
+  if (secret) Object.assign(headers, signCallback(secret, task.id, Date.now() / 1000));
+  try {
+    const init = { method: "POST", headers, body: JSON.stringify(taskRecord(task, settings.publicBaseUrl)), signal: AbortSignal.timeout(settings.callbacks.timeoutMs) };
+    const res = await pinnedFetch(target.url, target.addresses, init, deps.callbackNetwork?.tls);
+    await res.body?.cancel().catch(() => {});
+    return [res.status, res.status < 200 || res.status >= 300 ? `receiver answered ${res.status}` : null];
+  } catch (e) {
+    return [null, (e as Error).name === "TimeoutError" ? `no answer within ${settings.callbacks.timeoutMs / 1000} s` : String((e as Error).message ?? e)];
+  }
+}
+
 async function deliver(deps: CallbackDeps, d: DeliveryRow): Promise<void> {
   const { settings, db } = deps;
   const started = Date.now();
@@ -65,21 +89,7 @@ async function deliver(deps: CallbackDeps, d: DeliveryRow): Promise<void> {
     // Refused: the address turned private after creation. Not resolving (yet) is a failed attempt like any other.
     [error, retry] = target.retryable ? [`callback URL ${target.reason}`, true] : [`refused: callback URL ${target.reason}`, false];
   } else {
-    const body = JSON.stringify(taskRecord(task, settings.publicBaseUrl));
-    const headers: Record<string, string> = { "content-type": "application/json", "user-agent": "Switchyard-Webhook/1" };
-    const secret = await deps.webhookSecret(task.account_id);
-    if (secret) {
-      Object.assign(headers, signCallback(secret, task.id, Date.now() / 1000));
-    }
-    try {
-      const init = { method: "POST", headers, body, signal: AbortSignal.timeout(settings.callbacks.timeoutMs) };
-      const res = await pinnedFetch(target.url, target.addresses, init, net.tls);
-      status = res.status;
-      await res.body?.cancel().catch(() => {});
-      if (res.status < 200 || res.status >= 300) error = `receiver answered ${res.status}`;
-    } catch (e) {
-      error = (e as Error).name === "TimeoutError" ? `no answer within ${settings.callbacks.timeoutMs / 1000} s` : String((e as Error).message ?? e);
-    }
+    [status, error] = await send(deps, task, target);
   }
   const now = Date.now();
   const ok = error === null;

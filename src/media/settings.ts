@@ -26,6 +26,8 @@ export interface MediaSettings {
   retentionMs: number;
   /** the largest result file copied from an upstream */
   maxFileBytes: number;
+  /** SECRETS_KEY, for the workers to open the webhook signing keys they sign callbacks with */
+  secretsKey?: string;
 }
 
 type Raw = Record<string, string | undefined>;
@@ -63,6 +65,7 @@ export function mediaSettings(raw: Raw, base: { publicBaseUrl: string; databaseU
     },
     retentionMs: Math.round(num("RESULT_RETENTION_DAYS") * 86_400_000),
     maxFileBytes: num("RESULT_MAX_FILE_MB") * 1024 * 1024,
+    secretsKey: raw.SECRETS_KEY,
   };
 }
 

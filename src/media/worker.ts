@@ -1,6 +1,7 @@
 // Entry of a media Bun Worker (listed as an extra entrypoint of `bun run build`, so the compiled binary has it).
 // It opens its own database connection (and Redis, when configured) and runs the engine until told to stop. With
 // in-process concurrency tokens the tokens live on the main thread, so token changes are sent there as messages.
+import { SecretBox } from "../accounts/secret-box.ts";
 import { Accounts } from "../accounts/service.ts";
 import { loadCatalog } from "../catalog/service.ts";
 import { openDatabase } from "../db/client.ts";
@@ -51,7 +52,7 @@ self.onmessage = async (e: MessageEvent<ToWorker>) => {
   // A small pool: every gateway process runs MEDIA_WORKERS of these next to its own pool of 20.
   const db = await openDatabase(settings.databaseUrl, { poolSize: 4 });
   const ledger = new Ledger(db);
-  const accounts = new Accounts(db, ledger);
+  const accounts = new Accounts(db, ledger, await SecretBox.fromSetting(settings.secretsKey));
   const redis = settings.redisUrl ? await connectRedis(settings.redisUrl) : undefined;
   const engine = new Engine({
     db, ledger, log, owner, settings,
