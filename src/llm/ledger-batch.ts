@@ -14,6 +14,7 @@ import { ApiError } from "../http/errors.ts";
 import { insufficient } from "../ledger/service.ts";
 import { Float, floatBatchIn, type FloatBatch, type FloatFinish, type FloatGrow, type GrowOutcome, type Reservation } from "../ledger/float.ts";
 import { newId } from "../db/ids.ts";
+import { metrics } from "../ops/metrics.ts";
 import { insertRecord, type Finish } from "./records.ts";
 
 interface Waiter {
@@ -205,6 +206,7 @@ export class LedgerBatch {
       for (const r of batch.releases) await this.retry({ ...emptyBatch(), releases: [r] }, null);
       return;
     }
+    countSettled(finishes);
     for (const o of outcomes) this.settleGrowth(o, waiters.filter((w) => w.accountId === o.accountId));
   }
 
@@ -216,6 +218,7 @@ export class LedgerBatch {
         yield* floatBatchIn(q, ledger, piece, ttl);
         if (f) yield* insertRecord(q, f.record);
       })
+      .then(() => f && countSettled([f]))
       .catch((err) => this.ctx.log.error("llm ledger write failed", { request_id: f?.record.requestId, error: String(err) }));
   }
 
@@ -258,6 +261,11 @@ export class LedgerBatch {
     });
     if (this.waiters.length) this.schedule();
   }
+}
+
+/** The settled-credits metric counts charges once committed: a finish whose writes failed charged nobody. */
+function countSettled(finishes: Finish[]) {
+  for (const f of finishes) if (f.charge) metrics.creditsSettled(f.charge, "llm");
 }
 
 const emptyBatch = (): FloatBatch => ({ finishes: [], releases: [], refreshes: [], grows: [] });

@@ -263,8 +263,6 @@ export function meter(call: Pick<Call, "d" | "requestId">, judge: () => Verdict)
 /** Queue the settle/release and the usage record (records.ts commits them in groups). */
 export function finish(call: Pick<Call, "d" | "hold" | "requestId" | "auth" | "model" | "path" | "started">, v: Verdict, upstreamStatus: number | null, firstByteAt: number | null) {
   const now = performance.now();
-  // Counted when queued: the batch commits it within this event-loop turn (a hold is posted exactly once).
-  if (v.charge) metrics.creditsSettled(v.charge, "llm");
   if (upstreamStatus !== null && upstreamStatus >= 400) metrics.upstreamError(call.model.provider, `status_${Math.floor(upstreamStatus / 100)}xx`);
   else if (v.outcome === "failed" || v.outcome === "dropped") metrics.upstreamError(call.model.provider, v.outcome);
   call.d.ledger.finish({

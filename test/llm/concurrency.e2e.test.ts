@@ -76,7 +76,11 @@ for (const d of dialects) {
       const client = new OpenAI({ apiKey: key, baseURL: e.gw.url + "/v1", maxRetries: 0 });
       const settledBefore = await sample("switchyard_credits_settled_micro_credits_total", 'kind="llm"');
       await client.chat.completions.create({ model: "gpt-5.2", max_completion_tokens: 64, messages: [{ role: "user", content: "hi" }] });
-      expect((await sample("switchyard_credits_settled_micro_credits_total", 'kind="llm"')) - settledBefore).toBe((1543 - 1408) * C.input + 1408 * C.cacheRead + 10 * C.output);
+      // Counted once committed, which may be just after the answer (a Postgres commit awaits the network).
+      const charged = (1543 - 1408) * C.input + 1408 * C.cacheRead + 10 * C.output;
+      let settled = 0;
+      for (let i = 0; i < 100 && settled !== charged; i++, await Bun.sleep(10)) settled = (await sample("switchyard_credits_settled_micro_credits_total", 'kind="llm"')) - settledBefore;
+      expect(settled).toBe(charged);
       const errorsBefore = await sample("switchyard_upstream_errors_total", 'provider="openai",kind="status_5xx"');
       e.fake.enqueue({ kind: "error", status: 500 });
       await client.chat.completions.create({ model: "gpt-5.2", max_completion_tokens: 64, messages: [{ role: "user", content: "hi" }] }).catch(() => {});

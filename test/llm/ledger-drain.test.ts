@@ -13,6 +13,7 @@ import { Ledger } from "../../src/ledger/service";
 import { MICROS_PER_CREDIT as C } from "../../src/ledger/units";
 import { silentLogger } from "../../src/log";
 import { LedgerBatch } from "../../src/llm/ledger-batch";
+import { registry } from "../../src/ops/metrics";
 import type { UsageRecord } from "../../src/llm/records";
 import { startGateway, type TestGateway } from "../support/gateway";
 import { databaseFor, ledgerDatabase, pgAvailable, skipNote } from "../support/services";
@@ -120,6 +121,25 @@ describe("drain() under steady load (SQLite, transactions made to await as on Po
     expect(errors).toContain("llm ledger batch failed");
     expect(errors).toContain("llm ledger write failed");
     duringCommit = () => {};
+  });
+
+  test("the settled-credits metric counts a charge once committed, never one whose writes failed", async () => {
+    const settled = async () => {
+      const text = await registry.getSingleMetricAsString("switchyard_credits_settled_micro_credits_total");
+      return Number(/kind="llm"} (\d+)/.exec(text)?.[1] ?? 0);
+    };
+    const a = await accounts.createAccount("metric", 10 * C);
+    const failing = processOf({ tx: () => Promise.reject(new Error("connection reset")) } as unknown as Db);
+    const charged = (b: LedgerBatch, ref: string) => b.finish({ hold: b.hold("acct_y", 0, ref) as Reservation, charge: 7, record: record("acct_y", ref) });
+    const before = await settled();
+    charged(failing, "lost");
+    await failing.drain();
+    expect(await settled()).toBe(before);
+
+    const working = processOf();
+    await working.hold(a.id, C, "grow").then((r) => working.finish({ hold: r, charge: 5, record: record(a.id, "grow") }));
+    await working.drain();
+    expect(await settled()).toBe(before + 5);
   });
 });
 
