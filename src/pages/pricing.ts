@@ -51,7 +51,7 @@ export class PricingPage {
 
   respond(query: Record<string, unknown>, ifNoneMatch: string | null): Response {
     const f = this.parse(query);
-    const key = `type=${f.type}&provider=${f.provider}&q=${f.q.toLowerCase()}`;
+    const key = `type=${f.type}&provider=${f.provider}&q=${f.q}`; // q as typed: the page shows it back in the search box
     let hit = this.cache.get(key);
     if (!hit) {
       if (this.cache.size >= MAX_CACHED) this.cache.delete(this.cache.keys().next().value!);

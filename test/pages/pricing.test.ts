@@ -76,6 +76,9 @@ describe("/pricing", () => {
     expect(form).toContain('<option value="llm" selected>');
     expect(form).toContain('value="&lt;script&gt;"');
     expect((await texts(form, "#count"))[0]).toMatch(/^Showing 0 of \d+ models\.$/);
+    // ... as typed: the same search in another case (answered from the page cache) shows its own text
+    expect(await page("/pricing?q=Haiku")).toContain('value="Haiku"');
+    expect(await page("/pricing?q=HAIKU")).toContain('value="HAIKU"');
     if (mediaEntries.length) {
       expect(await ids("type=video")).toEqual(where((e) => e.type === "video"));
       expect(await ids("provider=fal&type=image")).toEqual(where((e) => e.type === "image" && e.routes[0].provider === "fal"));
