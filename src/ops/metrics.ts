@@ -70,6 +70,9 @@ const taskStates = new Gauge({
 const HOLD_KINDS = ["float", "llm", "task"];
 const TASK_STATES = ["waiting", "generating", "success", "fail"];
 
+// Bound once: every settled LLM call counts here (see requestSeries below for why).
+const settledSeries = { llm: creditsSettled.labels({ kind: "llm" }), task: creditsSettled.labels({ kind: "task" }) };
+
 /** What other features call. Each is cheap (an in-memory increment) and never throws. */
 export const metrics = {
   /** An upstream call failed: `kind` is e.g. "status_5xx", "status_4xx", "timeout", "network". */
@@ -78,7 +81,7 @@ export const metrics = {
   },
   /** A hold was posted for `micros` micro-credits (call after a settle that applied). */
   creditsSettled(micros: number, kind: "llm" | "task" = "llm") {
-    if (micros > 0) creditsSettled.inc({ kind }, micros);
+    if (micros > 0) settledSeries[kind].inc(micros);
   },
   /** A callback delivery attempt ended: e.g. "delivered", "failed", "retry", "gave_up". */
   callback(outcome: string) {
@@ -87,7 +90,7 @@ export const metrics = {
 };
 
 // The request series, bound once per label set: given a labels object, prom-client hashes it on every inc and
-// observe (about 1% of a proxied call's CPU). The sets are few: methods × route patterns (never raw paths) × statuses.
+// observe (about 1% of a proxied call's CPU, profiled). The sets are few: methods × route patterns (never raw paths) × statuses.
 const requestSeries = new Map<string, { count: ReturnType<typeof httpRequests.labels>; duration: ReturnType<typeof httpDuration.labels> }>();
 
 /** Called by the request hook in ops/routes.ts for every answered request. */
