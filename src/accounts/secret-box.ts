@@ -8,7 +8,8 @@
 // every one opens. Rotation: put the new key first, run `secrets:reseal`, then drop the old one. A value without the
 // prefix is plaintext (written before SECRETS_KEY was set) and is read as it is until resealed.
 
-const PREFIX = "sy1.";
+/** What every sealed value starts with (a plaintext one never does: signing keys start `whsec_`). */
+export const SEALED_PREFIX = "sy1.";
 const NONCE_BYTES = 12;
 
 export class SealedSecretError extends Error {}
@@ -52,7 +53,7 @@ export class SecretBox {
     if (!k) return plain;
     const nonce = crypto.getRandomValues(new Uint8Array(NONCE_BYTES));
     const sealed = new Uint8Array(await crypto.subtle.encrypt({ name: "AES-GCM", iv: nonce, additionalData: encode(context) }, k.key, encode(plain)));
-    return `${PREFIX}${k.id}.${Buffer.concat([nonce, sealed]).toString("base64")}`;
+    return `${SEALED_PREFIX}${k.id}.${Buffer.concat([nonce, sealed]).toString("base64")}`;
   }
 
   /** The plaintext of a stored value; throws SealedSecretError when its key is not configured or it was tampered with. */
@@ -61,10 +62,10 @@ export class SecretBox {
     if (keyId === null) return stored;
     const k = this.keys.find((x) => x.id === keyId);
     if (!k) throw new SealedSecretError(`a secret is sealed with key ${keyId}, which SECRETS_KEY does not hold`);
-    const bytes = Buffer.from(stored.slice(PREFIX.length + keyId.length + 1), "base64");
+    const bytes = Buffer.from(stored.slice(SEALED_PREFIX.length + keyId.length + 1), "base64");
     try {
       const plain = await crypto.subtle.decrypt({ name: "AES-GCM", iv: bytes.subarray(0, NONCE_BYTES), additionalData: encode(context) }, k.key, bytes.subarray(NONCE_BYTES));
-      return new TextDecoder().decode(plain);
+      return decoder.decode(plain);
     } catch {
       throw new SealedSecretError(`a secret sealed with key ${keyId} does not open: altered, or stored on another row`);
     }
@@ -73,9 +74,9 @@ export class SecretBox {
 
 /** The id of the key a stored value is sealed with, or null for a plaintext value. */
 export function sealedKeyId(stored: string): string | null {
-  if (!stored.startsWith(PREFIX)) return null;
-  const dot = stored.indexOf(".", PREFIX.length);
-  return dot === -1 ? null : stored.slice(PREFIX.length, dot);
+  if (!stored.startsWith(SEALED_PREFIX)) return null;
+  const dot = stored.indexOf(".", SEALED_PREFIX.length);
+  return dot === -1 ? null : stored.slice(SEALED_PREFIX.length, dot);
 }
 
 function splitKeys(value: string): string[] {
@@ -90,6 +91,9 @@ export function checkSecretsKey(value: string): string | undefined {
   return bad ? "each key must be 32 random bytes in base64 (openssl rand -base64 32)" : undefined;
 }
 
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+
 function encode(s: string): Uint8Array {
-  return new TextEncoder().encode(s);
+  return encoder.encode(s);
 }

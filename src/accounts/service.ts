@@ -3,7 +3,7 @@ import type { Db } from "../db/client";
 import { newId, randomToken, sha256Hex } from "../db/ids";
 import { notFound } from "../http/errors";
 import type { Ledger } from "../ledger/service";
-import { SecretBox, sealedKeyId } from "./secret-box";
+import { SEALED_PREFIX, SecretBox, sealedKeyId } from "./secret-box";
 
 // Accounts, API keys and webhook signing keys. An API key is shown once at creation and stored only as a SHA-256 hash
 // (keys are 256-bit random, so a fast hash is the right tool; password hashing is for low-entropy secrets).
@@ -130,7 +130,7 @@ export class Accounts {
 
   /** The ids of keys that sealed stored secrets but are missing from SECRETS_KEY (checked at startup). */
   async unknownSealingKeys(): Promise<string[]> {
-    const rows = await this.db.all<{ webhook_secret: string }>(sql`select webhook_secret from accounts where webhook_secret like ${"sy1.%"}`);
+    const rows = await this.db.all<{ webhook_secret: string }>(sql`select webhook_secret from accounts where webhook_secret like ${SEALED_PREFIX + "%"}`);
     const ids = new Set(rows.map((r) => sealedKeyId(r.webhook_secret)).filter((id): id is string => id !== null));
     return [...ids].filter((id) => !this.box.knows(id));
   }

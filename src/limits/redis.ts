@@ -30,8 +30,8 @@ function sha1(text: string): string {
 
 /**
  * The gateway's Redis link (see redis-connection.ts). Waits for one first attempt so a healthy Redis is in use from
- * the first request, but never fails: a gateway started while Redis is down serves (limits in process, /readyz 503)
- * and picks Redis up when it comes.
+ * the first request, but never fails: a gateway started while Redis is down serves (limits in process, /readyz
+ * 200 "degraded") and picks Redis up when it comes.
  */
 export async function connectRedis(url: string, log?: Logger): Promise<RedisConnection> {
   const connection = new RedisConnection(url, { log });

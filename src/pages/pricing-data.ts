@@ -35,23 +35,17 @@ export const TYPE_LABEL: Record<ModelType, string> = { llm: "LLM", embedding: "E
 const PER_MILLION = "per million tokens";
 
 export function llmListing(m: LlmModel): Listing {
-  // µcr per token is numerically the price in credits per million tokens (10^6 tokens × µcr / 10^6 µcr per credit).
-  const row = (label: string, microsPerToken: number): PriceRow => ({
-    label,
-    usd: formatMicros(microsPerToken * 1_000_000, 9, 2),
-    credits: formatMicros(microsPerToken * 1_000_000, 6, 0),
-    unit: PER_MILLION,
-  });
-  const rows = [row("input", m.prices.input)];
-  if (m.type === "llm") rows.push(row("output", m.prices.output));
+  // A row from what `unit` costs in µcr: USD and credits are the same integer at 9 and 6 decimals.
+  const row = (label: string, micros: number, unit: string): PriceRow => ({ label, usd: formatMicros(micros, 9, 2), credits: formatMicros(micros, 6, 0), unit });
+  // A million tokens at µcr per token; the amount is numerically the price in credits per million tokens.
+  const perMillion = (label: string, microsPerToken: number) => row(label, microsPerToken * 1_000_000, PER_MILLION);
+  const rows = [perMillion("input", m.prices.input)];
+  if (m.type === "llm") rows.push(perMillion("output", m.prices.output));
   // Cache prices are listed only where the catalog names them; otherwise cached tokens bill at the input price.
-  if (m.pricing.cache_read != null) rows.push(row("cache read", m.prices.cacheRead));
-  if (m.pricing.cache_write != null) rows.push(row("cache write", m.prices.cacheWrite));
-  if (m.pricing.cache_write_1h != null) rows.push(row("cache write, 1 hour", m.prices.cacheWrite1h));
-  if (m.prices.webSearch !== undefined) {
-    const per1k = m.prices.webSearch * 1000;
-    rows.push({ label: "web search", usd: formatMicros(per1k, 9, 2), credits: formatMicros(per1k, 6, 0), unit: "per 1,000 searches" });
-  }
+  if (m.pricing.cache_read != null) rows.push(perMillion("cache read", m.prices.cacheRead));
+  if (m.pricing.cache_write != null) rows.push(perMillion("cache write", m.prices.cacheWrite));
+  if (m.pricing.cache_write_1h != null) rows.push(perMillion("cache write, 1 hour", m.prices.cacheWrite1h));
+  if (m.prices.webSearch !== undefined) rows.push(row("web search", m.prices.webSearch * 1000, "per 1,000 searches"));
   return { id: m.id, name: m.name, type: m.type, provider: m.provider, endpoint: m.endpoint, description: m.description, rows };
 }
 
