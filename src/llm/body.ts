@@ -1,7 +1,7 @@
 // Reading the few things the gateway needs from a request or answer body, as cheaply as it can.
 
 import { ApiError } from "../http/errors.ts";
-import { findValue } from "./protocols/json-scan.ts";
+import { findValue, objectEnd } from "./protocols/json-scan.ts";
 import { joined } from "./bytes.ts";
 import type { LlmProtocol } from "./protocols/index.ts";
 import type { TokenUsage } from "./usage.ts";
@@ -48,15 +48,28 @@ function isModelValue(raw: string, valueAt: number): boolean {
 
 const decoder = new TextDecoder();
 
+/** What metering reads from a non-streaming answer: its stated usage, and (only when it states none) the basis of
+ *  the estimate, the characters of generated content it carries. */
+export interface AnswerFacts {
+  usage: TokenUsage | null;
+  outputChars: number;
+}
+
+/** The answer's usage, or, when it states none, the characters of generated content it carries. */
+export function answerFacts(proto: LlmProtocol, chunks: Uint8Array[], whole = false): AnswerFacts {
+  const text = decodeAll(chunks);
+  const usage = usageOfText(proto, text, whole);
+  return { usage, outputChars: usage ? 0 : proto.outputCharsOfBody(text) };
+}
+
 /**
  * Usage of a non-streaming answer. Every protocol puts `usage` at the top level near the end of the body, so only
  * that object is parsed (an embeddings answer can be megabytes of vectors before it); if the look fails, the whole
- * body is parsed. `chunks` may be only the answer's tail (pump.ts keepTail): then that parse fails and the answer
+ * body is parsed. The text may be only the answer's tail (pump.ts keepTail): then that parse fails and the answer
  * counts as stating no usage. `whole`: the whole body is parsed first, for what lies outside the usage object (a
  * Responses answer's web searches are its output items); a tail still gives its usage object.
  */
-export function usageFromChunks(proto: LlmProtocol, chunks: Uint8Array[], whole = false): TokenUsage | null {
-  const text = decodeAll(chunks);
+function usageOfText(proto: LlmProtocol, text: string, whole: boolean): TokenUsage | null {
   if (whole) {
     const u = usageOfWhole(proto, text);
     if (u) return u;
@@ -89,24 +102,4 @@ function usageOfWhole(proto: LlmProtocol, text: string): TokenUsage | null {
 
 function decodeAll(chunks: Uint8Array[]): string {
   return decoder.decode(joined(chunks));
-}
-
-/** Index just past the object starting at `start` (a `{`), string-aware; -1 if unterminated. */
-function objectEnd(text: string, start: number): number {
-  let depth = 0;
-  for (let i = start; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c === 0x22) {
-      for (i++; i < text.length; i++) {
-        const d = text.charCodeAt(i);
-        if (d === 0x5c) i++;
-        else if (d === 0x22) break;
-      }
-    } else if (c === 0x7b || c === 0x5b) depth++;
-    else if (c === 0x7d || c === 0x5d) {
-      depth--;
-      if (depth === 0) return i + 1;
-    }
-  }
-  return -1;
 }

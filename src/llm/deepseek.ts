@@ -46,7 +46,10 @@ export async function translatedResponses(call: Call): Promise<Response> {
     } catch (e) {
       return answerUnread(call, e, status, "unreadable upstream answer", "The upstream's answer could not be read.");
     }
-    finish(call, meter(call, () => judgeBody(chat.usageFromBody(json), call.model, call.plan)), status, performance.now());
+    finish(call, meter(call, () => {
+      const usage = chat.usageFromBody(json);
+      return judgeBody(usage, call.model, call.plan, usage ? 0 : chat.outputCharsOfBody(JSON.stringify(json)));
+    }), status, performance.now());
     const headers = answerHeaders(res, call.baseHeaders);
     headers["content-type"] = "application/json";
     return new Response(JSON.stringify(chatResponseToResponses(json, tctx)), { status, headers });

@@ -107,10 +107,13 @@ export function judgeStream(r: TapResult, how: "end" | "dropped" | "client_abort
   return partial(r, model, plan, "estimated");
 }
 
-/** Settle for a non-streaming body: its usage, or the estimate when it stated none. */
-export function judgeBody(usage: TokenUsage | null, model: LlmModel, plan: HoldPlan): Verdict {
+/**
+ * Settle for a non-streaming body: its usage, or, when it stated none (an upstream that leaves usage out, or was
+ * asked to), the estimate: input plus the generated content it carries (`outputChars`), never above the hold.
+ */
+export function judgeBody(usage: TokenUsage | null, model: LlmModel, plan: HoldPlan, outputChars = 0): Verdict {
   if (usage) return statedUsage(usage, model, plan);
-  return partial({ usage: null, outputCharsSoFar: 0 }, model, plan, "estimated");
+  return partial({ usage: null, outputCharsSoFar: outputChars }, model, plan, "estimated");
 }
 
 export function partial(r: { usage: TokenUsage | null; outputCharsSoFar: number }, model: LlmModel, plan: HoldPlan, outcome: Outcome): Verdict {

@@ -2,7 +2,8 @@
 // length, byte for byte; a larger one is forwarded as it arrives (memory stays bounded); a broken upstream
 // connection before any of it was sent is a clean 502 in the caller's protocol; a client leaving mid-answer stops
 // the upstream. Charges are read from the ledger.
-import { afterAll, beforeAll, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { sql } from "drizzle-orm";
 import { WHOLE_ANSWER_BYTES } from "../../src/llm/pump";
 import { fixtureBytes } from "../fakes/fixtures";
 import { expectCharged, expectReleased, leaveAfter, ledgerOf, startEnv, stopEnv, PRICES, type Env } from "./support";
@@ -101,4 +102,80 @@ test("the client leaves while a JSON answer is being read: the upstream stops wi
   expect(Number(holds[0]!.settled)).toBeGreaterThan(0);
   expect(Number(holds[0]!.settled)).toBeLessThanOrEqual(Number(holds[0]!.amount));
   expect(Number(wallet.held)).toBe(0);
+});
+
+describe("a 200 answer that states no usage (an upstream that leaves it out, or was asked to)", () => {
+  // Not free output: the input estimate plus ceil(characters of generated content / 4) output tokens, never above
+  // the hold. The content lengths below are counted by hand from the bodies.
+  const text40 = "The capital of France is Paris, of cour."; // 40 characters
+  const cases = [
+    {
+      path: "/v1/messages",
+      model: "claude-opus-4-5",
+      body: { model: "claude-opus-4-5", max_tokens: 1000, messages: [{ role: "user", content: "Hi" }] },
+      answer: {
+        id: "msg_1", type: "message", role: "assistant", model: "claude-opus-4-5", stop_reason: "tool_use",
+        content: [{ type: "text", text: text40 }, { type: "tool_use", id: "toolu_1", name: "weather", input: { city: "Paris" } }],
+      },
+      chars: 40 + '{"city":"Paris"}'.length,
+    },
+    {
+      path: "/v1/chat/completions",
+      model: "gpt-5.2",
+      body: { model: "gpt-5.2", max_completion_tokens: 1000, messages: [{ role: "user", content: "Hi" }] },
+      answer: {
+        id: "chatcmpl-1", object: "chat.completion", model: "gpt-5.2",
+        choices: [{ index: 0, message: { role: "assistant", content: text40, refusal: null }, finish_reason: "stop" }],
+      },
+      chars: 40,
+    },
+    {
+      path: "/v1/responses",
+      model: "gpt-4.1",
+      body: { model: "gpt-4.1", max_output_tokens: 1000, instructions: "Be brief.", input: "Hi" },
+      answer: {
+        id: "resp_1", object: "response", status: "completed", model: "gpt-4.1", instructions: "Be brief.", text: { format: { type: "text" } },
+        output: [
+          { type: "message", id: "msg_1", role: "assistant", content: [{ type: "output_text", text: text40, annotations: [] }] },
+          { type: "function_call", id: "fc_1", call_id: "call_1", name: "weather", arguments: '{"city":"Paris"}' },
+        ],
+      },
+      chars: 40 + 16,
+    },
+  ] as const;
+
+  for (const c of cases) {
+    test(`${c.path}: charged the input estimate and the output its content shows`, async () => {
+      const { accountId, key } = await e.gw.account(100);
+      e.fake.enqueue({ kind: "error", status: 200, body: JSON.stringify(c.answer) });
+      const r = await post(key, c.path, c.body);
+      expect(r.status).toBe(200);
+      expect(await r.json()).toEqual(c.answer as any);
+      const { holds } = await ledgerOf(e.gw, accountId);
+      const rec = (await e.gw.ctx.db.get<any>(sql`select status, input_tokens, output_tokens, cost from usage_records where account_id = ${accountId}`))!;
+      expect(rec.status).toBe("estimated");
+      const output = Math.ceil(c.chars / 4);
+      expect(Number(rec.output_tokens)).toBe(output);
+      const P = PRICES[c.model];
+      const charge = Number(rec.input_tokens) * P.input + output * P.output;
+      expect(Number(rec.input_tokens)).toBeGreaterThan(0);
+      await expectCharged(e.gw, accountId, 100, charge);
+      expect(charge).toBeLessThanOrEqual(Number(holds[0]!.amount));
+    });
+  }
+});
+
+test("DeepSeek on /v1/responses (translated), a chat answer without usage: the same estimate, from the chat content", async () => {
+  const { accountId, key } = await e.gw.account(100);
+  const answer = { id: "c1", object: "chat.completion", model: "deepseek-chat", choices: [{ index: 0, message: { role: "assistant", content: "x".repeat(41) }, finish_reason: "stop" }] };
+  e.fake.enqueue({ kind: "error", status: 200, body: JSON.stringify(answer) });
+  const r = await post(key, "/v1/responses", { model: "deepseek-chat", max_output_tokens: 1000, input: "Hi" });
+  expect(r.status).toBe(200);
+  expect((await r.json()).output[0].content[0].text).toBe("x".repeat(41));
+  await ledgerOf(e.gw, accountId);
+  const rec = (await e.gw.ctx.db.get<any>(sql`select status, input_tokens, output_tokens from usage_records where account_id = ${accountId}`))!;
+  expect(rec.status).toBe("estimated");
+  expect(Number(rec.output_tokens)).toBe(11); // ceil(41 / 4)
+  const P = PRICES["deepseek-chat"];
+  await expectCharged(e.gw, accountId, 100, Number(rec.input_tokens) * P.input + 11 * P.output);
 });

@@ -6,7 +6,7 @@
 import { fromAnthropicUsage, withAnthropicExtras, type TokenUsage } from "../usage.ts";
 import { passthroughBody, positiveInt } from "./common.ts";
 import type { PaidToolRules } from "./paid-tools.ts";
-import { shortStringValue, sumStringValues } from "./json-scan.ts";
+import { shortStringValue, sumObjectValues, sumStringValues } from "./json-scan.ts";
 import { createSseTap, toTapError, type TapState } from "./sse-tap.ts";
 import type { ErrorInfo, LlmProtocol } from "./types.ts";
 
@@ -103,6 +103,8 @@ export const anthropic: LlmProtocol = {
   // Nothing to change for usage: Anthropic always reports it.
   prepareUpstreamBody: passthroughBody,
   usageFromBody: (json) => fromAnthropicUsage(json?.usage),
+  // Content blocks: text, thinking, and tool_use whose `input` is an object (its JSON text, as the deltas stream it).
+  outputCharsOfBody: (text) => sumStringValues(text, '"text"') + sumStringValues(text, '"thinking"') + sumObjectValues(text, '"input"'),
   createStreamTap: () => createSseTap(onEvent),
   errorBody: (e: ErrorInfo) => ({
     type: "error",

@@ -91,6 +91,8 @@ export const chat: LlmProtocol = {
   paidTools,
   prepareUpstreamBody,
   usageFromBody: (json) => fromChatUsage(json?.usage),
+  // The answer's message carries the same keys as the deltas.
+  outputCharsOfBody: (text) => CONTENT_KEYS.reduce((n, k) => n + sumStringValues(text, k), 0),
   createStreamTap: ({ stripUsageChunk }) =>
     createSseTap(onEvent, stripUsageChunk ? createEventStripper(isUsageOnlyEvent) : undefined),
   errorBody: openAiErrorBody,

@@ -22,6 +22,7 @@ export const embeddings: LlmProtocol = {
   maxOutputTokens: () => 0,
   prepareUpstreamBody: passthroughBody,
   usageFromBody: (json) => fromEmbeddingsUsage(json?.usage),
+  outputCharsOfBody: () => 0,
   createStreamTap: idleTap,
   errorBody: openAiErrorBody,
 };

@@ -70,3 +70,40 @@ export function hasObjectValue(text: string, quotedKey: string): boolean {
   const v = findValue(text, quotedKey);
   return v !== -1 && text.charCodeAt(v) === 0x7b /* { */;
 }
+
+/** Index just past the object or array starting at `start` (a `{` or `[`), string-aware; -1 if unterminated. */
+export function objectEnd(text: string, start: number): number {
+  let depth = 0;
+  for (let i = start; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0x22) {
+      for (i++; i < text.length; i++) {
+        const d = text.charCodeAt(i);
+        if (d === 0x5c) i++;
+        else if (d === 0x22) break;
+      }
+    } else if (c === 0x7b || c === 0x5b) depth++;
+    else if (c === 0x7d || c === 0x5d) {
+      depth--;
+      if (depth === 0) return i + 1;
+    }
+  }
+  return -1;
+}
+
+/** Sum of the raw text lengths of every object value of `"key"` (Anthropic's tool_use `input`); others skipped. */
+export function sumObjectValues(text: string, quotedKey: string): number {
+  let total = 0;
+  let from = 0;
+  for (;;) {
+    const v = findValue(text, quotedKey, from);
+    if (v === -1) return total;
+    const end = text.charCodeAt(v) === 0x7b ? objectEnd(text, v) : -1;
+    if (end === -1) {
+      from = v;
+      continue;
+    }
+    total += end - v;
+    from = end;
+  }
+}

@@ -10,6 +10,8 @@ import { createSseTap, toTapError, type TapState } from "./sse-tap.ts";
 import { priorityTier, type PaidToolRules } from "./paid-tools.ts";
 import type { LlmProtocol } from "./types.ts";
 
+const OUTPUT_KEYS = ['"text"', '"arguments"', '"input"', '"refusal"'];
+
 function onEvent(ev: { event?: string; data: string }, s: TapState): void {
   const type = ev.event ?? shortStringValue(ev.data, '"type"');
   if (type === undefined) return;
@@ -90,6 +92,9 @@ export const responses: LlmProtocol = {
   },
   prepareUpstreamBody: passthroughBody,
   usageFromBody: (json) => fromResponsesUsage(json?.usage, json?.output),
+  // Output items: output_text and summary `text`, function_call `arguments`, custom_tool_call `input`, `refusal`.
+  // (The answer's `text` setting is an object, skipped; its `instructions` echo the request and are not counted.)
+  outputCharsOfBody: (text) => OUTPUT_KEYS.reduce((n, k) => n + sumStringValues(text, k), 0),
   createStreamTap: () => createSseTap(onEvent),
   errorBody: openAiErrorBody,
 };

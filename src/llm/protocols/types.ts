@@ -13,7 +13,7 @@
 //        client went away: r = tap.end() (no flush needed; nobody is listening)
 //        r.failed → release; r.completed && r.usage → settle usage; client abort → partialUsage(r, inputEstimate)
 //        upstream ended without r.completed (dropped) → release
-//     json: usage = usageFromBody(JSON.parse(text))
+//     json: usage = usageFromBody(JSON.parse(text)); none stated → estimate from outputCharsOfBody(text)
 //   errors the gateway raises itself: errorBody({...}) with header requestIdHeader.
 
 import type { TokenUsage } from "../usage.ts";
@@ -104,6 +104,9 @@ export interface LlmProtocol {
   prepareUpstreamBody(body: any, raw: string): UpstreamBody;
   /** usage of a non-streaming 2xx answer */
   usageFromBody(json: any): TokenUsage | null;
+  /** characters of generated content in a non-streaming 2xx answer's text (as the tap counts deltas): the estimate's
+   *  basis when the answer states no usage */
+  outputCharsOfBody(text: string): number;
   createStreamTap(opts: { stripUsageChunk: boolean }): StreamTap;
   /** the protocol's error body for an error the gateway itself raises */
   errorBody(e: ErrorInfo): object;
