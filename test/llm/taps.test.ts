@@ -14,8 +14,9 @@ function run(p: ProtocolName, parts: Uint8Array[]): TapResult {
 const cases: [ProtocolName, FixtureName, TapResult][] = [
   ["anthropic", "A_stream_text.sse", { usage: { input: 21, cacheWrite: 1450, cacheRead: 0, output: 12 }, failed: false, completed: true, outputCharsSoFar: 32 }],
   ["anthropic", "A_stream_tool.sse", { usage: { input: 472, cacheWrite: 0, cacheRead: 0, output: 89 }, failed: false, completed: true, outputCharsSoFar: 97 }],
-  // Failure: usage is what message_start stated (output still its placeholder); the proxy releases anyway.
-  ["anthropic", "A_stream_error.sse", { usage: { input: 15, cacheWrite: 0, cacheRead: 0, output: 1 }, failed: true, error: { type: "overloaded_error", message: "Overloaded" }, completed: false, outputCharsSoFar: 9 }],
+  // Failure: usage is what message_start stated, its output placeholder (1) never restated, so the estimate from the
+  // 9 characters seen (3); the proxy releases anyway.
+  ["anthropic", "A_stream_error.sse", { usage: { input: 15, cacheWrite: 0, cacheRead: 0, output: 3 }, failed: true, error: { type: "overloaded_error", message: "Overloaded" }, completed: false, outputCharsSoFar: 9 }],
   ["chat", "B_stream.sse", { usage: { input: 19, cacheRead: 0, cacheWrite: 0, output: 7 }, failed: false, completed: true, outputCharsSoFar: 22 }],
   ["chat", "B_stream_cache.sse", { usage: { input: 135, cacheRead: 1408, cacheWrite: 0, output: 7 }, failed: false, completed: true, outputCharsSoFar: 22 }],
   ["chat", "B_stream_tool.sse", { usage: { input: 82, cacheRead: 0, cacheWrite: 0, output: 17 }, failed: false, completed: true, outputCharsSoFar: 28 }],
@@ -50,6 +51,16 @@ describe("tap edge cases", () => {
       'event: message_delta\ndata: {"type":"message_delta","delta":{},"usage":{"input_tokens":12,"cache_read_input_tokens":null,"output_tokens":50}}\n\n' +
       "event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n";
     expect(run("anthropic", [enc(s)]).usage).toEqual({ input: 12, cacheWrite: 5, cacheRead: 7, output: 50 });
+  });
+
+  test("anthropic: an output count never restated by a message_delta (message_start's placeholder) gives way to the content's estimate", () => {
+    const start = 'event: message_start\ndata: {"type":"message_start","message":{"usage":{"input_tokens":10,"output_tokens":1}}}\n\n';
+    const delta = `event: content_block_delta\ndata: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"${"x".repeat(80)}"}}\n\n`;
+    const stop = 'event: message_stop\ndata: {"type":"message_stop"}\n\n';
+    const restated = 'event: message_delta\ndata: {"type":"message_delta","delta":{},"usage":{"output_tokens":5}}\n\n';
+    expect(run("anthropic", [enc(start + delta + stop)])).toMatchObject({ completed: true, usage: { input: 10, output: 20 } });
+    // stated totals are taken as stated, even below what the characters suggest
+    expect(run("anthropic", [enc(start + delta + restated + stop)]).usage).toMatchObject({ input: 10, output: 5 });
   });
 
   test("anthropic: thinking deltas count, signatures do not; escapes count as one character", () => {

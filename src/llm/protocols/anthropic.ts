@@ -49,11 +49,15 @@ function onEvent(ev: { event?: string; data: string }, s: TapState): void {
     case "message_start": {
       const u = fromAnthropicUsage(JSON.parse(ev.data)?.message?.usage);
       if (u) s.usage = u;
+      s.outputProvisional = true; // its output_tokens is a placeholder; message_delta states the total
       return;
     }
     case "message_delta": {
       const raw = JSON.parse(ev.data)?.usage;
-      if (raw && typeof raw === "object") s.usage = mergeDelta(s.usage, raw);
+      if (raw && typeof raw === "object") {
+        s.usage = mergeDelta(s.usage, raw);
+        if (typeof raw.output_tokens === "number" && Number.isFinite(raw.output_tokens) && raw.output_tokens >= 0) s.outputProvisional = false;
+      }
       return;
     }
     case "message_stop":

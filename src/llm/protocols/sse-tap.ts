@@ -5,7 +5,7 @@
 
 import { createParser, type EventSourceMessage } from "eventsource-parser";
 import type { StreamTap, TapError, TapResult } from "./types.ts";
-import type { TokenUsage } from "../usage.ts";
+import { estimateTokensFromChars, type TokenUsage } from "../usage.ts";
 
 export interface TapState {
   usage: TokenUsage | null;
@@ -15,6 +15,9 @@ export interface TapState {
   outputChars: number;
   /** web searches the stream showed as they ran (for a stream cut before its final usage) */
   webSearches: number;
+  /** the usage's output count is a placeholder the stream should restate (Anthropic's message_start says 1 and its
+   *  message_delta the total): never restated, the estimate from the content seen counts when it is larger */
+  outputProvisional?: boolean;
 }
 
 export type EventHandler = (event: EventSourceMessage, state: TapState) => void;
@@ -53,8 +56,10 @@ export function createSseTap(
         const rest = decoder.decode();
         if (rest) parser.feed(rest);
       }
+      let usage = state.usage;
+      if (usage && state.outputProvisional) usage = { ...usage, output: Math.max(usage.output, estimateTokensFromChars(state.outputChars)) };
       const r: TapResult = {
-        usage: state.usage,
+        usage,
         failed: state.failed,
         completed: state.completed && !state.failed,
         outputCharsSoFar: state.outputChars,
