@@ -47,8 +47,14 @@ describe.skipIf(!chromiumPresent)("dashboard in Chromium", () => {
     expect(new URL(page.url()).pathname).toBe("/dashboard/login");
     await page.fill('input[name="email"]', email);
     await page.fill('input[name="password"]', "not the password");
-    await page.click('button[type="submit"]');
-    await expect(page.textContent('[role="alert"]')).resolves.toContain("Wrong email or password");
+    // Waiting on the answer itself, and no `expect(...).resolves`: should this step fail again (it timed out twice in
+    // full runs on a loaded machine, never alone), Playwright's own error says what it waited for.
+    const [wrongPassword] = await Promise.all([
+      page.waitForResponse((r) => r.request().method() === "POST" && new URL(r.url()).pathname === "/dashboard/login"),
+      page.click('button[type="submit"]'),
+    ]);
+    expect(wrongPassword.status()).toBe(401);
+    expect(await page.textContent('[role="alert"]')).toContain("Wrong email or password");
     await shot("01-sign-in");
     await page.fill('input[name="password"]', PASSWORD);
     await Promise.all([page.waitForURL("**/dashboard/settings/api-keys"), page.click('button[type="submit"]')]);
@@ -63,7 +69,7 @@ describe.skipIf(!chromiumPresent)("dashboard in Chromium", () => {
     expect(key).toStartWith("sk-sy-");
     expect(await page.isVisible('button[data-copy="new-key"]')).toBe(true);
     const row = page.locator("tr", { hasText: "browser test" });
-    await expect(row.textContent()).resolves.toContain("50 / 10 s, 3 concurrent tasks");
+    expect(await row.textContent()).toContain("50 / 10 s, 3 concurrent tasks");
     expect(await row.textContent()).not.toContain(key); // the list shows the prefix only
     await shot("02-api-keys-created");
     await page.reload(); // a reload re-submits nothing and shows no key
@@ -77,7 +83,7 @@ describe.skipIf(!chromiumPresent)("dashboard in Chromium", () => {
 
     // Usage page: the request is in the log, and the charts have data.
     await page.goto(gw.url + "/dashboard/usage?request_id=" + requestId);
-    await expect(page.textContent("#request-log")).resolves.toContain(requestId);
+    expect(await page.textContent("#request-log")).toContain(requestId);
     expect(await page.locator("figure").count()).toBe(2); // spend and tokens charts
     expect(await page.locator("svg[role=img]").count()).toBe(2);
     await shot("03-usage");
@@ -100,7 +106,7 @@ describe.skipIf(!chromiumPresent)("dashboard in Chromium", () => {
     await page.goto(gw.url + "/dashboard/settings/api-keys");
     await page.locator("tr", { hasText: "browser test" }).locator('button:has-text("Revoke")').click();
     await page.waitForURL("**/dashboard/settings/api-keys");
-    await expect(page.locator("tr", { hasText: "browser test" }).textContent()).resolves.toContain("revoked");
+    expect(await page.locator("tr", { hasText: "browser test" }).textContent()).toContain("revoked");
     await shot("08-api-keys-revoked");
     const refused = client.chat.completions.create({ model: "gpt-5.2", max_completion_tokens: 100, messages: [{ role: "user", content: "again" }] });
     // (the SDK's APIPromise is a lazy thenable, so it is awaited explicitly rather than through expect().rejects)
