@@ -4,10 +4,12 @@ import sqlite0 from "./sqlite/0000_init.sql" with { type: "text" };
 import sqlite1 from "./sqlite/0001_pending_hold_indexes.sql" with { type: "text" };
 import sqlite2 from "./sqlite/0002_task_upstream_ref_index.sql" with { type: "text" };
 import sqlite3 from "./sqlite/0003_usage_fees.sql" with { type: "text" };
+import sqlite4 from "./sqlite/0004_usage_lines.sql" with { type: "text" };
 import pg0 from "./pg/0000_init.sql" with { type: "text" };
 import pg1 from "./pg/0001_pending_hold_indexes.sql" with { type: "text" };
 import pg2 from "./pg/0002_task_upstream_ref_index.sql" with { type: "text" };
 import pg3 from "./pg/0003_usage_fees.sql" with { type: "text" };
+import pg4 from "./pg/0004_usage_lines.sql" with { type: "text" };
 
 export interface EmbeddedMigration { tag: string; when: number; breakpoints: boolean; sql: string }
 export const migrations: Record<"sqlite" | "pg", EmbeddedMigration[]> = {
@@ -16,11 +18,13 @@ export const migrations: Record<"sqlite" | "pg", EmbeddedMigration[]> = {
   { tag: "0001_pending_hold_indexes", when: 1795242049751, breakpoints: true, sql: sqlite1 },
   { tag: "0002_task_upstream_ref_index", when: 1795253042147, breakpoints: true, sql: sqlite2 },
   { tag: "0003_usage_fees", when: 1795260331873, breakpoints: true, sql: sqlite3 },
+  { tag: "0004_usage_lines", when: 1795263320881, breakpoints: true, sql: sqlite4 },
   ],
   pg: [
   { tag: "0000_init", when: 1795233968003, breakpoints: true, sql: pg0 },
   { tag: "0001_pending_hold_indexes", when: 1795242050098, breakpoints: true, sql: pg1 },
   { tag: "0002_task_upstream_ref_index", when: 1795253042695, breakpoints: true, sql: pg2 },
   { tag: "0003_usage_fees", when: 1795260332339, breakpoints: true, sql: pg3 },
+  { tag: "0004_usage_lines", when: 1795263321386, breakpoints: true, sql: pg4 },
   ],
 };

@@ -24,7 +24,7 @@ const usage = `Usage: bun run cli <command> [options]   (or: switchyard cli <com
   webhook-key ACCOUNT_ID                          generate or rotate the webhook signing key (printed once)
   secrets:reseal                                  seal stored webhook signing keys with SECRETS_KEY's first key
   user:create ACCOUNT_ID --email E --password P   create a dashboard user (sign-in at /dashboard)
-  ledger:check [ACCOUNT_ID]                       recompute balances from entries; exit 1 on a mismatch
+  ledger:check [ACCOUNT_ID]                       recompute balances and usage entries; exit 1 on a mismatch
   holds:sweep                                     release expired LLM holds and floats now (not media tasks')`;
 
 type Command = (ctx: AppContext, args: string[], o: Record<string, any>) => Promise<unknown>;

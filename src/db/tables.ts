@@ -90,7 +90,11 @@ export function defineTables(b: ColumnBuilders) {
     (t) => [index("entries_account").on(t.accountId, t.createdAt), uniqueIndex("entries_hold").on(t.holdId)],
   );
 
-  // One row per LLM / embeddings request, readable by its caller through GET /v1/usage.
+  // One row per LLM / embeddings request, readable by its caller through GET /v1/usage. It is also the call's line in
+  // the ledger: what the call reserved (`held`) and was charged (`cost`), and the `usage` entry that took the charge
+  // together with the other calls of its wallet committed in the same batch (entry_id; null when nothing was
+  // charged). For every usage entry, the costs of its lines sum to minus its amount (Ledger.check). Records written
+  // before these columns existed have held 0 and no entry_id: their calls have a hold row and an entry of their own.
   const usageRecords = table(
     "usage_records",
     {
@@ -112,6 +116,8 @@ export function defineTables(b: ColumnBuilders) {
       /** web searches the upstream ran for the call, each priced on top of tokens */
       webSearchCalls: int("web_search_calls").notNull().default(0),
       cost: int("cost").notNull(),
+      held: int("held").notNull().default(0),
+      entryId: text("entry_id"),
       latencyMs: int("latency_ms"),
       ttfbMs: int("ttfb_ms"),
       error: text("error"),

@@ -10,6 +10,8 @@ import { microsToCredits } from "./units";
 //   release = void it: the reservation is returned in full;
 //   credit  = a top-up or correction: a plain entry.
 // Every change of `balance` writes an entry, so balance = SUM(entries.amount) always; held = SUM(pending holds).
+// Entry kinds: topup, correction, charge (a posted hold), usage (one wallet's LLM calls committed together; its
+// lines are the calls' usage records, see float.ts).
 // Settle and release are guarded by `status = 'pending'`, so doing either twice (or both) changes nothing the second
 // time. All amounts are integer micro-credits (see units.ts).
 
@@ -31,7 +33,10 @@ const VOID_WALLET = sql`update wallets set held = held - ${p("amount")}, updated
 export const INSERT_ENTRY = sql`insert into entries (id, account_id, hold_id, kind, amount, reason, created_at)
   values (${p("id")}, ${p("account")}, ${p("hold")}, ${p("kind")}, ${p("amount")}, ${p("reason")}, ${p("now")})`;
 
-/** llm: one LLM call's own hold; float: a process's reservations for a wallet's LLM calls (float.ts); task: a media task */
+/**
+ * float: a process's reservations for a wallet's LLM calls (float.ts); task: a media task; llm: one LLM call's own
+ * hold, written settled, by versions before usage entries (a call's line is now its usage record)
+ */
 export type HoldKind = "llm" | "float" | "task";
 
 /**
@@ -41,6 +46,10 @@ export type HoldKind = "llm" | "float" | "task";
  */
 export const SWEPT_HOLD_KINDS: HoldKind[] = ["llm", "float"];
 export interface Hold { id: string; accountId: string; amount: number }
+/** What Ledger.check finds: a wallet that disagrees with its entries or pending holds, or a usage entry with its lines. */
+export type LedgerMismatch =
+  | { accountId: string; balance: number; entriesSum: number; held: number; pendingSum: number }
+  | { accountId: string; entryId: string; entryAmount: number; linesSum: number };
 export interface FinalizeResult { applied: boolean; amount: number; charged: number }
 export interface Balance { balance: number; held: number; available: number }
 
@@ -155,18 +164,25 @@ export class Ledger {
   }
 
   /**
-   * Recomputes every wallet from the entries and the pending holds and lists the ones that disagree.
-   * An empty list means the books balance.
+   * Recomputes every wallet from the entries and the pending holds, and every usage entry from its lines (the usage
+   * records of the LLM calls it charged), and lists what disagrees. An empty list means the books balance.
    */
-  async check(accountId?: string): Promise<Array<{ accountId: string; balance: number; entriesSum: number; held: number; pendingSum: number }>> {
+  async check(accountId?: string): Promise<LedgerMismatch[]> {
     const filter = accountId ? sql`where w.account_id = ${accountId}` : sql``;
     const rows = await this.db.all<any>(sql`select w.account_id, w.balance, w.held,
         coalesce((select sum(e.amount) from entries e where e.account_id = w.account_id), 0) as entries_sum,
         coalesce((select sum(h.amount) from holds h where h.account_id = w.account_id and h.status = ${"pending"}), 0) as pending_sum
       from wallets w ${filter}`);
-    return rows
+    const wallets: LedgerMismatch[] = rows
       .map((r) => ({ accountId: r.account_id, balance: Number(r.balance), entriesSum: Number(r.entries_sum), held: Number(r.held), pendingSum: Number(r.pending_sum) }))
       .filter((r) => r.balance !== r.entriesSum || r.held !== r.pendingSum);
+    const entryFilter = accountId ? sql`and e.account_id = ${accountId}` : sql``;
+    const unlined = await this.db.all<any>(sql`select e.account_id, e.id, e.amount, coalesce(sum(u.cost), 0) as lines_sum
+      from entries e left join usage_records u on u.entry_id = e.id
+      where e.kind = ${"usage"} ${entryFilter}
+      group by e.account_id, e.id, e.amount
+      having coalesce(sum(u.cost), 0) <> -e.amount`);
+    return [...wallets, ...unlined.map((r) => ({ accountId: r.account_id, entryId: r.id, entryAmount: Number(r.amount), linesSum: Number(r.lines_sum) }))];
   }
 }
 

@@ -121,7 +121,8 @@ export class LedgerBatch {
     const now = Date.now();
     f.reserved += amount;
     f.lastActive = now;
-    return { id: newId("hold"), accountId: f.accountId, amount, float: f, ref, createdAt: now, finished: false };
+    // The id is the call's usage record's (its line in the ledger): records.ts writes it once.
+    return { id: newId("use"), accountId: f.accountId, amount, float: f, ref, createdAt: now, finished: false };
   }
 
   private retire(f: Float) {
@@ -182,7 +183,7 @@ export class LedgerBatch {
     // Finishes since they queued may have freed enough: those are served now, the rest grow the float.
     const waiters = queued.filter((w) => !this.tryReserve(w));
     const batch: FloatBatch = {
-      finishes: finishes.map((f): FloatFinish => ({ res: f.hold, charge: f.charge, reason: "llm usage" })),
+      finishes: finishes.map((f): FloatFinish => ({ res: f.hold, charge: f.charge })),
       releases: this.releases.splice(0),
       refreshes: this.refreshes.splice(0),
       grows: this.growsFor(waiters),
@@ -190,9 +191,9 @@ export class LedgerBatch {
     let outcomes: GrowOutcome[];
     try {
       outcomes = await this.ctx.db.tx(function* (q) {
-        const out = yield* floatBatchIn(q, ledger, batch, ttl);
-        for (const f of finishes) yield* insertRecord(q, f.record);
-        return out;
+        const { outcomes, entries } = yield* floatBatchIn(q, ledger, batch, ttl);
+        for (const f of finishes) yield* insertRecord(q, f, entries);
+        return outcomes;
       });
     } catch (e) {
       // Nothing of the batch was committed. Waiting calls fail; the rest is retried one piece at a time, so that a
@@ -215,8 +216,8 @@ export class LedgerBatch {
     const ttl = this.ttlMs;
     await this.ctx.db
       .tx(function* (q) {
-        yield* floatBatchIn(q, ledger, piece, ttl);
-        if (f) yield* insertRecord(q, f.record);
+        const { entries } = yield* floatBatchIn(q, ledger, piece, ttl);
+        if (f) yield* insertRecord(q, f, entries);
       })
       .then(() => f && countSettled([f]))
       .catch((err) => this.ctx.log.error("llm ledger write failed", { request_id: f?.record.requestId, error: String(err) }));

@@ -1,7 +1,8 @@
-// The usage record of one LLM call, and what to do with its hold. Committed in groups by ledger-batch.ts.
+// The usage record of one LLM call, and what to do with its reservation. Committed in groups by ledger-batch.ts.
+// The record is also the call's line in the ledger (db/tables.ts): its id is the reservation's, `held` what the call
+// reserved, `cost` what it was charged, `entry_id` the wallet's usage entry of the batch that charged it.
 
 import { sql } from "drizzle-orm";
-import { newId } from "../db/ids.ts";
 import type { TxQueries } from "../db/client.ts";
 import type { Reservation } from "../ledger/float.ts";
 import type { TokenUsage } from "./usage.ts";
@@ -30,14 +31,16 @@ export interface Finish {
 }
 
 const p = sql.placeholder;
-const COLUMNS = ["id", "request_id", "account_id", "key_id", "model", "endpoint", "provider", "status", "upstream_status", "input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens", "cache_write_1h_tokens", "web_search_calls", "cost", "latency_ms", "ttfb_ms", "error", "created_at"];
+const COLUMNS = ["id", "request_id", "account_id", "key_id", "model", "endpoint", "provider", "status", "upstream_status", "input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens", "cache_write_1h_tokens", "web_search_calls", "cost", "held", "entry_id", "latency_ms", "ttfb_ms", "error", "created_at"];
 /** Compiled once (db/client.ts): it runs for every LLM call. */
 const INSERT_RECORD = sql`insert into usage_records (${sql.raw(COLUMNS.join(", "))}) values (${sql.join(COLUMNS.map((c) => p(c)), sql`, `)})`;
 
-export function* insertRecord(q: TxQueries, r: UsageRecord) {
+/** `entries`: the usage entry of each wallet the batch charged (ledger/float.ts floatBatchIn). */
+export function* insertRecord(q: TxQueries, f: Finish, entries: Map<string, string>) {
+  const r = f.record;
   const u = r.usage;
   yield* q.run(INSERT_RECORD, {
-    id: newId("use"), request_id: r.requestId, account_id: r.accountId, key_id: r.keyId, model: r.model, endpoint: r.endpoint, provider: r.provider,
+    id: f.hold.id, held: f.hold.amount, entry_id: f.charge ? entries.get(f.hold.accountId)! : null, request_id: r.requestId, account_id: r.accountId, key_id: r.keyId, model: r.model, endpoint: r.endpoint, provider: r.provider,
     status: r.status, upstream_status: r.upstreamStatus, input_tokens: u?.input ?? 0, output_tokens: u?.output ?? 0, cache_read_tokens: u?.cacheRead ?? 0,
     cache_write_tokens: u?.cacheWrite ?? 0, cache_write_1h_tokens: u?.cacheWrite1h ?? 0, web_search_calls: u?.webSearches ?? 0, cost: r.cost, latency_ms: r.latencyMs, ttfb_ms: r.ttfbMs, error: r.error, created_at: Date.now(),
   });

@@ -1,7 +1,8 @@
 // The LLM path's float (src/ledger/float.ts, driven by src/llm/ledger-batch.ts), on SQLite and Postgres: calls
 // reserve from a durable per-process hold in memory, and the ledger's guarantees still hold at every commit:
-// no overspend (also across two processes on one database), each call settled once with its own hold row, the
-// books balancing, the float going back when idle, and a crashed process's float swept after its expiry.
+// no overspend (also across two processes on one database), each call settled once with its own line (its usage
+// record: held, cost, and the usage entry of its batch), the books balancing (Ledger.check, which also sums every
+// usage entry's lines), the float going back when idle, and a crashed process's float swept after its expiry.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { sql } from "drizzle-orm";
 import type { Accounts } from "../../src/accounts/service";
@@ -52,11 +53,18 @@ for (const d of dialects) {
       (await db.all<any>(sql`select id, amount, status, settled from holds where account_id = ${id} and kind = ${kind} order by created_at, id`)).map((h) => ({
         id: h.id, amount: Number(h.amount), status: h.status, settled: h.settled === null ? null : Number(h.settled),
       }));
+    /** The calls' lines: their usage records, with what each reserved and was charged and the entry charging it. */
+    const linesOf = async (id: string) =>
+      (await db.all<any>(sql`select id, held, cost, entry_id from usage_records where account_id = ${id} order by created_at, id`)).map((l) => ({
+        id: l.id, held: Number(l.held), cost: Number(l.cost), entry: l.entry_id,
+      }));
+    const usageEntriesOf = async (id: string) =>
+      (await db.all<any>(sql`select id, amount from entries where account_id = ${id} and kind = 'usage' order by created_at, id`)).map((e) => ({ id: e.id, amount: Number(e.amount) }));
     const idle = async (id: string) => {
       for (let i = 0; i < 200 && (await wallet(id)).held !== 0; i++) await Bun.sleep(10);
     };
 
-    test("the first call grows the float; the next ones reserve in memory; each settles once with its own hold row", async () => {
+    test("the first call grows the float; the next ones reserve in memory; each settles once with its own line", async () => {
       const a = await accounts.createAccount("float-basic", 100 * C);
       const b = processOf();
       const first = b.hold(a.id, C, "r1");
@@ -72,15 +80,36 @@ for (const d of dialects) {
       finish(b, r1, C); // a second finish of the same call changes nothing
       finish(b, r2 as Reservation, null);
       await b.drain();
-      expect(await holdsOf(a.id, "llm")).toEqual([
-        { id: r1.id, amount: C, status: "posted", settled: C / 2 },
-        { id: (r2 as Reservation).id, amount: C, status: "voided", settled: null },
+      const [entry] = await usageEntriesOf(a.id);
+      expect(entry!.amount).toBe(-C / 2);
+      expect(await linesOf(a.id)).toEqual([
+        { id: r1.id, held: C, cost: C / 2, entry: entry!.id },
+        { id: (r2 as Reservation).id, held: C, cost: 0, entry: null },
       ]);
+      expect(await holdsOf(a.id, "llm")).toEqual([]); // no hold row per call: the float is the only hold
       expect(await ledger.check(a.id)).toEqual([]); // held = the float's amount, balance = the entries
       await idle(a.id); // LEDGER_FLOAT_IDLE_MS later the float goes back
       expect(await wallet(a.id)).toEqual({ balance: 100 * C - C / 2, held: 0 });
       expect((await holdsOf(a.id, "float")).map((h) => h.status)).toEqual(["voided"]);
       expect(await ledger.check(a.id)).toEqual([]);
+    });
+
+    test("Ledger.check finds a usage entry its lines do not add up to (a line altered, or lost)", async () => {
+      const a = await accounts.createAccount("float-lines", 10 * C);
+      const b = processOf();
+      const [r1, r2] = [await b.hold(a.id, C, "l1"), await b.hold(a.id, C, "l2")];
+      finish(b, r1, 300);
+      finish(b, r2, 200);
+      await b.drain();
+      const [entry] = await usageEntriesOf(a.id);
+      expect(entry!.amount).toBe(-500); // both calls in one commit: one entry
+      expect(await ledger.check(a.id)).toEqual([]);
+      await db.run(sql`update usage_records set cost = 250 where id = ${r2.id}`);
+      expect(await ledger.check(a.id)).toEqual([{ accountId: a.id, entryId: entry!.id, entryAmount: -500, linesSum: 550 }]);
+      await db.run(sql`delete from usage_records where id = ${r2.id}`);
+      expect(await ledger.check(a.id)).toEqual([{ accountId: a.id, entryId: entry!.id, entryAmount: -500, linesSum: 300 }]);
+      await db.run(sql`update entries set amount = -300 where id = ${entry!.id}`); // leave the books as they were
+      await db.run(sql`update wallets set balance = balance + 200 where account_id = ${a.id}`);
     });
 
     test("two processes on one database, 60 calls against a wallet covering 20: never overspent, no deadlock", async () => {
@@ -102,6 +131,9 @@ for (const d of dialects) {
       for (const e of refused) expect(e).toMatchObject({ status: 402, code: "insufficient_credits" });
       for (const { b, r } of granted) finish(b, r, C);
       await Promise.all([p1.drain(), p2.drain()]);
+      // Each process commits its calls in batches: per wallet and commit one usage entry, summing its lines.
+      expect((await linesOf(a.id)).map((l) => l.cost)).toEqual(Array(20).fill(C));
+      expect((await usageEntriesOf(a.id)).reduce((n, e) => n - e.amount, 0)).toBe(20 * C);
       await idle(a.id);
       await idle(other.id);
       expect(await wallet(a.id)).toEqual({ balance: Math.floor(20.5 * C) - 20 * C, held: 0 });
@@ -117,7 +149,7 @@ for (const d of dialects) {
       finish(b, r as Reservation, 5);
       await b.drain();
       expect(await wallet(a.id)).toEqual({ balance: -5, held: 0 });
-      expect(await holdsOf(a.id, "llm")).toEqual([{ id: (r as Reservation).id, amount: 0, status: "posted", settled: 5 }]);
+      expect(await linesOf(a.id)).toEqual([{ id: (r as Reservation).id, held: 0, cost: 5, entry: (await usageEntriesOf(a.id))[0]!.id }]);
       expect(await holdsOf(a.id, "float")).toEqual([]);
       expect(await ledger.check(a.id)).toEqual([]);
     });
@@ -129,8 +161,7 @@ for (const d of dialects) {
       const floatBefore = (await holdsOf(a.id, "float"))[0]!.amount;
       finish(b, r, C + C / 2);
       await b.drain();
-      const row = await db.get<any>(sql`select settled, overrun from holds where id = ${r.id}`);
-      expect([Number(row.settled), Number(row.overrun)]).toEqual([C + C / 2, C / 2]);
+      expect((await linesOf(a.id)).map((l) => [l.held, l.cost])).toEqual([[C, C + C / 2]]); // the overrun: cost − held
       expect((await holdsOf(a.id, "float"))[0]!.amount).toBe(floatBefore - C);
       expect((await wallet(a.id)).balance).toBe(10 * C - C - C / 2);
       expect(await ledger.check(a.id)).toEqual([]);

@@ -48,9 +48,9 @@ test.skipIf(!haveClaude)("Claude Code (claude -p) completes a prompt through the
   expect(calls.length).toBeGreaterThan(0);
   expect(calls.every((q) => q.headers["x-api-key"] === "sk-ant-upstream-secret")).toBe(true);
   // Every call streams A_stream_text.sse: 21 input + 1450 cache-write + 12 output tokens at Opus 4.5 prices.
-  const { holds } = await ledgerOf(e.gw, accountId);
-  expect(holds.length).toBe(calls.length);
-  for (const h of holds) expect(Number(h.settled)).toBe(21 * 5000 + 1450 * 6250 + 12 * 25000);
+  const lines = (await ledgerOf(e.gw, accountId)).calls;
+  expect(lines.length).toBe(calls.length);
+  for (const c of lines) expect(c.cost).toBe(21 * 5000 + 1450 * 6250 + 12 * 25000);
 }, 120_000);
 
 test.skipIf(!haveCodex)("Codex CLI (codex exec, custom provider on /v1/responses) completes a prompt; charged exactly", async () => {
@@ -79,7 +79,7 @@ test.skipIf(!haveCodex)("Codex CLI (codex exec, custom provider on /v1/responses
   expect(calls.length).toBeGreaterThan(0);
   expect(calls.every((q) => q.headers.authorization === "Bearer sk-openai-upstream-secret")).toBe(true);
   // C_stream.sse: 1320 input of which 1152 cached, 8 output, at GPT-5.1 Codex prices (1.25 / 0.125 / 10 USD per M).
-  const { holds } = await ledgerOf(e.gw, accountId);
-  expect(holds.length).toBe(calls.length);
-  for (const h of holds) expect(Number(h.settled)).toBe((1320 - 1152) * 1250 + 1152 * 125 + 8 * 10000);
+  const lines = (await ledgerOf(e.gw, accountId)).calls;
+  expect(lines.length).toBe(calls.length);
+  for (const c of lines) expect(c.cost).toBe((1320 - 1152) * 1250 + 1152 * 125 + 8 * 10000);
 }, 120_000);

@@ -83,7 +83,7 @@ describe("drain() under steady load (SQLite, transactions made to await as on Po
     await b.drain();
     expect(await count("during-%")).toBe(n);
     // Each call settled once, and the books balance: the float's accounting is the same as without the load.
-    expect(Number((await db.get<any>(sql`select count(*) as n from holds where account_id = ${a.id} and kind = 'llm'`))!.n)).toBe(1101 + n);
+    expect(Number((await db.get<any>(sql`select count(*) as n from usage_records where account_id = ${a.id}`))!.n)).toBe(1101 + n);
     expect(await ledger.check(a.id)).toEqual([]);
     await b.close(1000); // the float goes back to the wallet
     expect(await db.get<any>(sql`select balance, held from wallets where account_id = ${a.id}`)).toMatchObject({ balance: 1000 * C - 1100 - n, held: 0 });

@@ -2,7 +2,7 @@
 // fake upstream. Each charge is checked in the ledger against the fixture's usage × catalog prices.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import OpenAI from "openai";
-import { countingFetch, expectCharged, expectReleased, PRICES, startEnv, stopEnv, type Env } from "./support";
+import { countingFetch, earlyInASecond, expectCharged, expectReleased, PRICES, startEnv, stopEnv, type Env } from "./support";
 
 const C = PRICES["gpt-5.2"]; // chat completions
 const R = PRICES["gpt-4.1"]; // responses
@@ -161,6 +161,7 @@ describe("errors in the OpenAI shape", () => {
     const { key } = await e.gw.account(100, { rateRequests: 1, rateWindowSeconds: 1 });
     const counter = countingFetch();
     const c = client(key, { maxRetries: 1, fetch: counter.fetch });
+    await earlyInASecond();
     await c.embeddings.create({ model: "text-embedding-3-small", input: "x" });
     const raw = await fetch(e.gw.url + "/v1/embeddings", { method: "POST", headers: { authorization: `Bearer ${key}` }, body: "{}" });
     expect(raw.status).toBe(429);

@@ -100,10 +100,10 @@ test("client abort mid-stream: upstream aborted within 100 ms; charged input + o
   const complete = received.slice(0, received.lastIndexOf("\n\n") + 2); // a tap only sees whole events
   const chars = [...complete.matchAll(/"text_delta","text":"((?:[^"\\]|\\.)*)"/g)].reduce((n, m) => n + JSON.parse(`"${m[1]}"`).length, 0);
   const expected = 21 * P.input + 1450 * P.cacheWrite + Math.max(1, Math.ceil(chars / 4)) * P.output;
-  const { holds, wallet } = await ledgerOf(e.gw, accountId);
-  expect(holds[0]!.status).toBe("posted");
-  expect(Number(holds[0]!.settled)).toBe(expected);
-  expect(Number(holds[0]!.settled)).toBeLessThanOrEqual(Number(holds[0]!.amount));
+  const { calls, wallet } = await ledgerOf(e.gw, accountId);
+  expect(calls[0]!.status).toBe("client_abort");
+  expect(calls[0]!.cost).toBe(expected);
+  expect(calls[0]!.cost).toBeLessThanOrEqual(calls[0]!.held);
   expect(Number(wallet.balance)).toBe(100 * MICROS - expected);
 });
 
@@ -112,9 +112,10 @@ test("client abort before the upstream answered (slow headers): upstream aborted
   e.fake.enqueue({ kind: "ok", headersDelayMs: 400 });
   const chat = { model: "gpt-5.2", max_completion_tokens: 100, stream: true, messages: [{ role: "user", content: "Hi" }] };
   expect(await leaveAfter(e.fake, 100, (signal) => post(key, "/v1/chat/completions", chat, signal))).toBeLessThan(100);
-  const { holds } = await ledgerOf(e.gw, accountId);
-  expect(holds[0]!.status).toBe("posted");
-  expect(Number(holds[0]!.settled)).toBeLessThanOrEqual(Number(holds[0]!.amount));
+  const { calls } = await ledgerOf(e.gw, accountId);
+  expect(calls[0]!.status).toBe("client_abort");
+  expect(calls[0]!.cost).toBeGreaterThan(0); // the input estimate: the upstream may have read the prompt
+  expect(calls[0]!.cost).toBeLessThanOrEqual(calls[0]!.held);
 });
 
 describe("upstream failures release the hold", () => {

@@ -54,18 +54,20 @@ export async function stopEnv(e: Env) {
   await e.fake.stop();
 }
 
-export interface HoldRow {
+/** A call's line in the ledger: its usage record (what it reserved, what it was charged, the entry that took it). */
+export interface CallLine {
   id: string;
-  amount: number;
+  request_id: string;
   status: string;
-  settled: number | null;
-  ref: string;
+  held: number;
+  cost: number;
+  entry_id: string | null;
 }
 
 /**
  * Waits until the account has no pending hold (settles run after the answer; the LLM float goes back to the wallet
- * LEDGER_FLOAT_IDLE_MS, 20 ms in tests, after the last call), then reads the ledger: the calls' own holds (kind
- * llm; the float is the process's, not a call's), the charge entries and the wallet.
+ * LEDGER_FLOAT_IDLE_MS, 20 ms in tests, after the last call), then reads the ledger: the calls' lines (their usage
+ * records), the entries that charged them (kind usage: one per wallet and commit) and the wallet.
  */
 export async function ledgerOf(gw: TestGateway, accountId: string, timeoutMs = 3000) {
   const deadline = Date.now() + timeoutMs;
@@ -74,36 +76,38 @@ export async function ledgerOf(gw: TestGateway, accountId: string, timeoutMs = 3
     if (pending.length === 0 || Date.now() > deadline) break;
     await Bun.sleep(5);
   }
-  const holds = await gw.ctx.db.all<HoldRow>(sql`select id, amount, status, settled, ref from holds where account_id = ${accountId} and kind = 'llm' order by created_at, id`);
-  const charges = await gw.ctx.db.all<{ hold_id: string; amount: number }>(
-    sql`select hold_id, amount from entries where account_id = ${accountId} and kind = 'charge' order by created_at`,
-  );
+  const calls = (
+    await gw.ctx.db.all<CallLine>(sql`select id, request_id, status, held, cost, entry_id from usage_records where account_id = ${accountId} order by created_at, id`)
+  ).map((c) => ({ ...c, held: Number(c.held), cost: Number(c.cost) }));
+  const charges = (
+    await gw.ctx.db.all<{ id: string; amount: number }>(sql`select id, amount from entries where account_id = ${accountId} and kind = 'usage' order by created_at, id`)
+  ).map((e) => ({ ...e, amount: Number(e.amount) }));
   const wallet = (await gw.ctx.db.get<{ balance: number; held: number }>(sql`select balance, held from wallets where account_id = ${accountId}`))!;
-  return { holds, charges, wallet };
+  return { calls, charges, wallet };
 }
 
 /**
- * Asserts from the ledger that the account's only request was charged exactly `expected` µcr: one posted hold
- * settled at that amount, one charge entry of minus that amount, and the balance down by exactly that much.
+ * Asserts from the ledger that the account's only request was charged exactly `expected` µcr: its line says so,
+ * one usage entry of minus that amount names it, and the balance is down by exactly that much.
  */
 export async function expectCharged(gw: TestGateway, accountId: string, initialCredits: number, expected: number) {
-  const { holds, charges, wallet } = await ledgerOf(gw, accountId);
+  const { calls, charges, wallet } = await ledgerOf(gw, accountId);
   const { expect } = await import("bun:test");
-  expect(holds.length).toBe(1);
-  expect(holds[0]!.status).toBe("posted");
-  expect(Number(holds[0]!.settled)).toBe(expected);
-  expect(charges.map((c) => Number(c.amount))).toEqual(expected > 0 ? [-expected] : []);
+  expect(calls.length).toBe(1);
+  expect(calls[0]!.cost).toBe(expected);
+  expect(charges.map((c) => c.amount)).toEqual(expected > 0 ? [-expected] : []);
+  expect(calls[0]!.entry_id).toBe(expected > 0 ? charges[0]!.id : null);
   expect(Number(wallet.balance)).toBe(initialCredits * MICROS - expected);
   expect(Number(wallet.held)).toBe(0);
-  return holds[0]!;
+  return calls[0]!;
 }
 
-/** Asserts the account's holds were all released: nothing charged, balance unchanged, nothing held. */
-export async function expectReleased(gw: TestGateway, accountId: string, initialCredits: number, holdsExpected = 1) {
-  const { holds, charges, wallet } = await ledgerOf(gw, accountId);
+/** Asserts the account's calls were all released: nothing charged, balance unchanged, nothing held. */
+export async function expectReleased(gw: TestGateway, accountId: string, initialCredits: number, callsExpected = 1) {
+  const { calls, charges, wallet } = await ledgerOf(gw, accountId);
   const { expect } = await import("bun:test");
-  expect(holds.length).toBe(holdsExpected);
-  for (const h of holds) expect(h.status).toBe("voided");
+  expect(calls.length).toBe(callsExpected);
+  for (const c of calls) expect([c.cost, c.entry_id]).toEqual([0, null]);
   expect(charges).toEqual([]);
   expect(Number(wallet.balance)).toBe(initialCredits * MICROS);
   expect(Number(wallet.held)).toBe(0);
@@ -130,4 +134,13 @@ export function countingFetch() {
     return fetch(input, init);
   }) as typeof fetch;
   return { fetch: f, calls };
+}
+
+/**
+ * Waits until early in a whole second. Rate-limit windows are whole seconds, and with a limit of 1 request the
+ * previous window weighs nothing once a new one begins: a test sending two calls that must fall in the same window
+ * starts here (two calls straddling the boundary made such tests fail about once in two hundred runs).
+ */
+export async function earlyInASecond() {
+  while (Date.now() % 1000 > 500) await Bun.sleep(10);
 }

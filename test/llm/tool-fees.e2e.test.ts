@@ -86,18 +86,19 @@ describe("web searches and one-hour cache writes are charged", () => {
     const r = await openai(key).responses.create({ model: "deepseek-chat", input: "Hi", max_output_tokens: 100, tools: [{ type: "web_search" }] });
     expect(r.status).toBe("completed");
     expect(JSON.parse(e.fake.requests.at(-1)!.body).tools).toBeUndefined();
-    const { holds } = await ledgerOf(e.gw, accountId);
-    expect(holds).toHaveLength(1);
-    expect(holds[0]!.status).toBe("posted");
-    expect(Number(holds[0]!.settled)).toBeLessThan(SEARCH);
+    const { calls } = await ledgerOf(e.gw, accountId);
+    expect(calls).toHaveLength(1);
+    expect(calls[0]!.status).toBe("ok");
+    expect(calls[0]!.cost).toBeGreaterThan(0);
+    expect(calls[0]!.cost).toBeLessThan(SEARCH);
   });
 });
 
 describe("refused before anything is held or sent", () => {
   async function expectUntouched(accountId: string, credits: number) {
     expect(e.fake.requests).toHaveLength(0);
-    const { holds, wallet } = await ledgerOf(e.gw, accountId);
-    expect(holds).toHaveLength(0);
+    const { calls, wallet } = await ledgerOf(e.gw, accountId);
+    expect(calls).toHaveLength(0);
     expect(Number(wallet.balance)).toBe(credits * MICROS);
   }
 
