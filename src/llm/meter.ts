@@ -1,15 +1,19 @@
 // Metering rules of the LLM routes, in one place (the README's "Metering" section describes the same):
 //
 //   hold    = input estimate × max(input, cache_write price) + max output × output price
-//             input estimate: ceil(body characters / 3) tokens. English runs at about 4 characters per token and
-//             the JSON around the text adds more, so /3 over-reserves; a hold only has to cover the charge, and
-//             the unused part goes back at settle. A request continuing state stored upstream (Responses'
-//             previous_response_id, conversation, stored prompt) holds the model's whole context window instead.
+//             input estimate: ceil(body bytes (UTF-8) / 3) tokens. English runs at about 4 characters per token
+//             and the JSON around the text adds more, so /3 over-reserves; CJK text runs near one token per
+//             character, three bytes each. A hold only has to cover the charge, and the unused part goes back at
+//             settle. Input the body does not show (protocols/unseen-input.ts): a document or file by reference,
+//             state stored upstream (Responses' previous_response_id), an MCP server or web_fetch hold the model's
+//             whole context window instead; an image by reference IMAGE_INPUT_TOKENS, a held web search
+//             SEARCH_INPUT_TOKENS (its results are input).
 //             max output: the request's limit (max_tokens, max_output_tokens, max_completion_tokens), capped at
 //             the model's maximum (the model's maximum when absent), × n.
 //             plus, for a request offering a priced web-search tool, its search limit (else 5) × the search price
 //   refused = tools and tiers billed in ways the gateway cannot meter (protocols/paid-tools.ts), before the hold
-//   settle  = priceUsage(actual usage)  (the issue's exact formula, see usage.ts)
+//   settle  = priceUsage(actual usage)  (the issue's exact formula, see usage.ts); never above max_credits when
+//             the request states it (the caller's own ceiling), even should the upstream bill more than was held
 //   release = upstream error status, a failure event inside the stream, a dropped upstream connection
 //   client abort mid-answer = input (stated by the stream, else the estimate above) + output so far
 //             (ceil(characters streamed / 4)), never more than the hold.
@@ -20,8 +24,9 @@ import type { LlmModel } from "../catalog/model.ts";
 import { partialUsage, priceUsage, type TokenUsage } from "./usage.ts";
 import type { LlmProtocol, TapResult } from "./protocols/index.ts";
 import type { PaidToolUse } from "./protocols/paid-tools.ts";
+import { IMAGE_INPUT_TOKENS, SEARCH_INPUT_TOKENS } from "./protocols/unseen-input.ts";
 
-export const INPUT_CHARS_PER_TOKEN = 3;
+export const INPUT_BYTES_PER_TOKEN = 3;
 /** Output to hold for a model that states no maximum (none in the built-in catalog does so for chat models). */
 export const FALLBACK_MAX_OUTPUT = 4096;
 
@@ -31,12 +36,16 @@ export interface HoldPlan {
   outputTokens: number;
   /** the request offers a priced web search: a JSON answer is read whole for its search count */
   webSearch: boolean;
+  /** the request's max_credits in µcr (checkMaxCredits): the most the call is charged, whatever the upstream states */
+  cap?: number;
 }
 
-export function planHold(proto: LlmProtocol, body: any, rawLength: number, model: LlmModel, paid: PaidToolUse): HoldPlan {
-  const fromBody = Math.ceil(rawLength / INPUT_CHARS_PER_TOKEN);
-  // Input stored upstream (a previous response, a conversation) is not in the body: hold the whole context window.
-  const inputTokens = proto.storedInput?.(body) ? Math.max(fromBody, model.context_window ?? fromBody) : fromBody;
+export function planHold(proto: LlmProtocol, body: any, raw: string, model: LlmModel, paid: PaidToolUse): HoldPlan {
+  const fromBody = Math.ceil((Buffer.byteLength(raw) - maxCreditsFieldBytes(body)) / INPUT_BYTES_PER_TOKEN);
+  const unseen = proto.unseenInput?.(body, raw);
+  // Input the body does not show (unseen-input.ts): a document the upstream fetches may fill the context window.
+  const seen = fromBody + (unseen?.images ?? 0) * IMAGE_INPUT_TOKENS + paid.heldSearches * SEARCH_INPUT_TOKENS;
+  const inputTokens = unseen?.unbounded ? Math.max(seen, model.context_window ?? seen) : seen;
   const requested = proto.maxOutputTokens(body);
   const modelMax = model.max_output_tokens ?? (model.type === "embedding" ? 0 : FALLBACK_MAX_OUTPUT);
   const perChoice = requested === undefined ? modelMax : model.max_output_tokens ? Math.min(requested, modelMax) : requested;
@@ -49,18 +58,27 @@ export function planHold(proto: LlmProtocol, body: any, rawLength: number, model
 }
 
 /**
- * `max_credits` (credits, accepted on every LLM endpoint): the most the caller is willing to have reserved. Below
- * the hold the request is refused before anything goes upstream, with its own code so a client can tell it from
- * an empty wallet.
+ * The bytes of `"max_credits":<value>,` in the body, which is removed before the body goes upstream: not input, and
+ * counting it would make the 402 that quotes the hold quote a figure the same request with that max_credits exceeds.
  */
-export function checkMaxCredits(body: any, hold: number): void {
+function maxCreditsFieldBytes(body: any): number {
+  const v = body?.max_credits;
+  return v === undefined ? 0 : '"max_credits":,'.length + Buffer.byteLength(JSON.stringify(v) ?? "");
+}
+
+/**
+ * `max_credits` (credits, accepted on every LLM endpoint): the most the caller is willing to pay for the call. Below
+ * the hold the request is refused before anything goes upstream, with its own code so a client can tell it from
+ * an empty wallet; otherwise it is returned (µcr) and caps the charge (capAtMaxCredits).
+ */
+export function checkMaxCredits(body: any, hold: number): number | undefined {
   let limit: number | undefined;
   try {
     limit = maxCreditsToMicros(body?.max_credits);
   } catch (e) {
     throw new ApiError(400, "invalid_max_credits", (e as Error).message, { param: "max_credits" });
   }
-  if (limit === undefined) return;
+  if (limit === undefined) return undefined;
   if (limit < hold) {
     throw new ApiError(
       402,
@@ -69,6 +87,16 @@ export function checkMaxCredits(body: any, hold: number): void {
       { type: "insufficient_quota", param: "max_credits" },
     );
   }
+  return limit;
+}
+
+/**
+ * The caller's max_credits is a ceiling on the charge, not only on the hold: an upstream that bills more than was
+ * held (input the gateway could not see) is charged at most max_credits, and the record says so.
+ */
+export function capAtMaxCredits(v: Verdict, plan: HoldPlan): Verdict {
+  if (plan.cap === undefined || v.charge === null || v.charge <= plan.cap) return v;
+  return { ...v, charge: plan.cap, error: [v.error, `charge capped at max_credits (the usage stated came to ${microsToCredits(v.charge)} credits)`].filter(Boolean).join("; ") };
 }
 
 export type Outcome = "ok" | "estimated" | "client_abort" | "failed" | "dropped" | "upstream_error" | "rejected";

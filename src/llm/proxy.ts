@@ -14,7 +14,7 @@ import { NO_PAID_TOOLS, paidToolUse } from "./protocols/paid-tools.ts";
 import { keySettingOf, type Provider, type Providers } from "./providers.ts";
 import { callUpstream, upstreamHeaders } from "./upstream.ts";
 import { answerFacts, parseRequestBody, withUpstreamModel } from "./body.ts";
-import { checkMaxCredits, judgeBody, judgeStream, planHold, verdictOr, type HoldPlan, type Verdict } from "./meter.ts";
+import { capAtMaxCredits, checkMaxCredits, judgeBody, judgeStream, planHold, verdictOr, type HoldPlan, type Verdict } from "./meter.ts";
 import type { LedgerBatch } from "./ledger-batch.ts";
 import { pump, readArrived, readHead, throughTap, WHOLE_ANSWER_BYTES, type Head, type PumpEnd } from "./pump.ts";
 import { joined } from "./bytes.ts";
@@ -69,8 +69,8 @@ export async function handleLlm(d: LlmDeps, proto: LlmProtocol, path: string, re
   // A translated call's hosted tools never reach the upstream (translate/responses-chat.ts drops them): no fees.
   const translated = provider.translated.has(path);
   const paid = translated || !proto.paidTools ? NO_PAID_TOOLS : paidToolUse(proto.paidTools, body, model);
-  const plan = planHold(proto, body, raw.length, model, paid);
-  checkMaxCredits(body, plan.amount);
+  const plan = planHold(proto, body, raw, model, paid);
+  plan.cap = checkMaxCredits(body, plan.amount);
   const hold = await d.ledger.hold(auth.accountId, plan.amount, requestId);
   const call: Call = { d, proto, path, request, auth, requestId, baseHeaders, body, raw, model, provider, url, plan, hold, started };
   // The hold may have waited for a commit; a client gone meanwhile is released here, before either path sends.
@@ -262,8 +262,9 @@ export function throwIfGatewaySide(ctx: AppContext, provider: string, res: Respo
 }
 
 /** The verdict, always one: a defect in working it out releases the call (meter.ts verdictOr) and is logged. */
-export function meter(call: Pick<Call, "d" | "requestId">, judge: () => Verdict): Verdict {
-  return verdictOr(judge, (error) => call.d.ctx.log.error("llm metering failed; call released", { request_id: call.requestId, error }));
+export function meter(call: Pick<Call, "d" | "requestId" | "plan">, judge: () => Verdict): Verdict {
+  const v = verdictOr(judge, (error) => call.d.ctx.log.error("llm metering failed; call released", { request_id: call.requestId, error }));
+  return capAtMaxCredits(v, call.plan);
 }
 
 /** Queue the settle/release and the usage record (records.ts commits them in groups). */

@@ -179,3 +179,23 @@ test("DeepSeek on /v1/responses (translated), a chat answer without usage: the s
   const P = PRICES["deepseek-chat"];
   await expectCharged(e.gw, accountId, 100, Number(rec.input_tokens) * P.input + 11 * P.output);
 });
+
+test("max_credits caps the charge: an upstream stating far more usage than was held charges max_credits, and the record says why", async () => {
+  const { accountId, key } = await e.gw.account(100);
+  // A million prompt tokens the body never showed (a file the upstream fetched, say): 1.75 USD at gpt-5.2's price.
+  const answer = { id: "c1", object: "chat.completion", model: "gpt-5.2", choices: [{ index: 0, message: { role: "assistant", content: "ok" }, finish_reason: "stop" }], usage: { prompt_tokens: 1_000_000, completion_tokens: 10, total_tokens: 1_000_010 } };
+  e.fake.enqueue({ kind: "error", status: 200, body: JSON.stringify(answer) });
+  const r = await post(key, "/v1/chat/completions", { model: "gpt-5.2", max_completion_tokens: 100, max_credits: 5, messages: [{ role: "user", content: "Hi" }] });
+  expect(r.status).toBe(200);
+  await expectCharged(e.gw, accountId, 100, 5 * 1000 * 1000);
+  const rec = (await e.gw.ctx.db.get<any>(sql`select status, input_tokens, error from usage_records where account_id = ${accountId}`))!;
+  expect([rec.status, Number(rec.input_tokens)]).toEqual(["ok", 1_000_000]);
+  expect(rec.error).toContain("capped at max_credits");
+
+  // Without max_credits the stated usage is what is charged (the issue's formula), beyond the hold.
+  const other = await e.gw.account(3000);
+  e.fake.enqueue({ kind: "error", status: 200, body: JSON.stringify(answer) });
+  await post(other.key, "/v1/chat/completions", { model: "gpt-5.2", max_completion_tokens: 100, messages: [{ role: "user", content: "Hi" }] });
+  const line = await expectCharged(e.gw, other.accountId, 3000, 1_000_000 * PRICES["gpt-5.2"].input + 10 * PRICES["gpt-5.2"].output);
+  expect(line.cost).toBeGreaterThan(line.held);
+});

@@ -76,8 +76,9 @@ describe("web searches and one-hour cache writes are charged", () => {
         .catch((x) => x);
       return Number(/hold of up to ([\d.]+) credits/.exec(err.message)![1]);
     };
-    // same body length, 7 searches held instead of 2: five searches (10 credits each) more
-    expect((await need(7)) - (await need(2))).toBeCloseTo(50, 6);
+    // same body length, 7 searches held instead of 2: five searches more, each its fee (10 credits) and its results
+    // as input (10,000 tokens at Opus 4.5's highest input rate, the one-hour cache write: 100 credits)
+    expect((await need(7)) - (await need(2))).toBeCloseTo(5 * (SEARCH + 10_000 * OPUS.cacheWrite1h) / 1_000_000, 6);
   });
 
   test("DeepSeek on /v1/responses (translated): hosted tools never reach chat completions, so Codex's web_search costs nothing extra", async () => {

@@ -9,6 +9,7 @@ import type { PaidToolRules } from "./paid-tools.ts";
 import { shortStringValue, sumObjectValues, sumStringValues } from "./json-scan.ts";
 import { createSseTap, toTapError, type TapState } from "./sse-tap.ts";
 import type { ErrorInfo, LlmProtocol } from "./types.ts";
+import { anthropicUnseenInput } from "./unseen-input.ts";
 
 // Anthropic's error type follows the status; the SDK picks its error class by status as well.
 const TYPE_BY_STATUS: Record<number, string> = {
@@ -104,6 +105,7 @@ export const anthropic: LlmProtocol = {
   isStream: (body) => body?.stream === true,
   maxOutputTokens: (body) => positiveInt(body?.max_tokens),
   paidTools,
+  unseenInput: anthropicUnseenInput,
   // Nothing to change for usage: Anthropic always reports it.
   prepareUpstreamBody: passthroughBody,
   usageFromBody: (json) => fromAnthropicUsage(json?.usage),

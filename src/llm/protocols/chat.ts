@@ -10,6 +10,7 @@ import { createEventStripper } from "./sse-strip.ts";
 import { createSseTap, toTapError, type TapState } from "./sse-tap.ts";
 import { priorityTier, type PaidToolRules } from "./paid-tools.ts";
 import type { LlmProtocol, UpstreamBody } from "./types.ts";
+import { chatUnseenInput } from "./unseen-input.ts";
 
 const INCLUDE_USAGE = '"stream_options":{"include_usage":true},';
 
@@ -89,6 +90,7 @@ export const chat: LlmProtocol = {
   maxOutputTokens: (body) => positiveInt(body?.max_completion_tokens) ?? positiveInt(body?.max_tokens),
   choices: (body) => positiveInt(body?.n) ?? 1,
   paidTools,
+  unseenInput: chatUnseenInput,
   prepareUpstreamBody,
   usageFromBody: (json) => fromChatUsage(json?.usage),
   // The answer's message carries the same keys as the deltas.

@@ -9,6 +9,7 @@ import { shortStringValue, sumStringValues } from "./json-scan.ts";
 import { createSseTap, toTapError, type TapState } from "./sse-tap.ts";
 import { priorityTier, type PaidToolRules } from "./paid-tools.ts";
 import type { LlmProtocol } from "./types.ts";
+import { responsesUnseenInput } from "./unseen-input.ts";
 
 const OUTPUT_KEYS = ['"text"', '"arguments"', '"input"', '"refusal"'];
 
@@ -80,7 +81,12 @@ export const responses: LlmProtocol = {
   // max_output_tokens includes reasoning tokens, as the output price does.
   maxOutputTokens: (body) => positiveInt(body?.max_output_tokens),
   paidTools,
-  storedInput: (body) => body?.previous_response_id != null || body?.conversation != null || body?.prompt != null,
+  unseenInput(body, raw) {
+    const u = responsesUnseenInput(body, raw);
+    // State stored upstream (a previous response, a conversation, a stored prompt) is input the body does not show.
+    if (body?.previous_response_id != null || body?.conversation != null || body?.prompt != null) u.unbounded = true;
+    return u;
+  },
   // Background mode answers at once with a queued response and no usage; the usage only ever appears on a later
   // GET the gateway does not see, so the call could not be charged.
   refuseUnmeterable(body) {

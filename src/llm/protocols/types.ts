@@ -18,6 +18,7 @@
 
 import type { TokenUsage } from "../usage.ts";
 import type { PaidToolRules } from "./paid-tools.ts";
+import type { UnseenInput } from "./unseen-input.ts";
 
 export type ProtocolName = "anthropic" | "chat" | "responses" | "embeddings";
 
@@ -93,9 +94,10 @@ export interface LlmProtocol {
   maxOutputTokens(body: any): number | undefined;
   /** how many answer choices the request asks for (chat's `n`), each up to maxOutputTokens; absent → 1 */
   choices?(body: any): number;
-  /** the request's input includes state stored upstream that its body does not show (Responses' previous_response_id,
-   * conversation, stored prompt): the hold then covers the model's whole context window */
-  storedInput?(body: any): boolean;
+  /** input the upstream bills that the body does not show (unseen-input.ts): content it fetches by URL or file id,
+   * state stored upstream (Responses' previous_response_id); absent: none. `raw` is the body's text, for a cheap
+   * look before the parsed body is walked */
+  unseenInput?(body: any, raw: string): UnseenInput;
   /** fees beyond tokens: which tools and tiers are priced, and which refused (paid-tools.ts); absent: none */
   paidTools?: PaidToolRules;
   /** throws an ApiError (4xx) for a request the gateway cannot meter, before any hold or upstream call */

@@ -1,0 +1,85 @@
+// Input the upstream bills that the request body does not show, for the hold. The hold's input estimate comes from
+// the body's size; content the upstream fetches itself (an image or a PDF by URL or file id, a remote MCP server's
+// tool results, Anthropic's web_fetch) would otherwise be charged far above what was held (a 2 KB body naming a
+// 300-page PDF). So:
+//   - a document or file by reference, a remote MCP server, web_fetch: the input part of the hold is the model's
+//     whole context window (as for input stored upstream, Responses' previous_response_id);
+//   - an image by reference: IMAGE_INPUT_TOKENS each (vendors resize images; Anthropic bills at most ~1,600 tokens
+//     for one, OpenAI's larger models ~1,100 at high detail, Gemini 258 per tile);
+//   - each web search held (paid-tools.ts) brings its results in as input: SEARCH_INPUT_TOKENS each.
+// Allowances, not bounds: a call can still cost more than its hold (the charge is what the upstream states), but
+// not by a whole document.
+//
+// Cost: a substring look at the raw body first; the parsed body is walked only when it could hold a reference.
+
+export interface UnseenInput {
+  /** images the upstream fetches by URL or file id */
+  images: number;
+  /** a document, file, MCP server or fetch tool: as much input as the context window */
+  unbounded: boolean;
+}
+
+export const IMAGE_INPUT_TOKENS = 8_000;
+export const SEARCH_INPUT_TOKENS = 10_000;
+
+export const NO_UNSEEN_INPUT: Readonly<UnseenInput> = Object.freeze({ images: 0, unbounded: false });
+
+const isObject = (v: unknown): v is Record<string, any> => typeof v === "object" && v !== null;
+const fetched = (url: unknown) => typeof url === "string" && !url.startsWith("data:");
+
+/**
+ * Walks a message list: each element, then what `nested` finds in it (a message's content, a tool result's parts),
+ * three levels deep at most, calling `part` on every object.
+ */
+function overParts(messages: unknown, nested: (p: Record<string, any>) => unknown, part: (p: Record<string, any>, u: UnseenInput) => void): UnseenInput {
+  const u: UnseenInput = { images: 0, unbounded: false };
+  const visit = (list: unknown, depth: number) => {
+    if (!Array.isArray(list) || depth > 3) return;
+    for (const p of list) {
+      if (!isObject(p)) continue;
+      part(p, u);
+      visit(nested(p), depth + 1);
+    }
+  };
+  visit(messages, 0);
+  return u;
+}
+
+/** Anthropic Messages: image / document blocks whose source is a URL or a Files API id; web_fetch; mcp_servers. */
+export function anthropicUnseenInput(body: any, raw: string): UnseenInput {
+  const u = raw.includes('"source"')
+    ? overParts(body?.messages, (p) => p.content, (p, u) => {
+        const kind = p.source?.type;
+        if (kind !== "url" && kind !== "file") return;
+        if (p.type === "image") u.images++;
+        else u.unbounded = true;
+      })
+    : { ...NO_UNSEEN_INPUT };
+  if (Array.isArray(body?.mcp_servers) && body.mcp_servers.length) u.unbounded = true;
+  if (raw.includes('"web_fetch') && Array.isArray(body?.tools) && body.tools.some((t: any) => typeof t?.type === "string" && t.type.startsWith("web_fetch"))) {
+    u.unbounded = true;
+  }
+  return u;
+}
+
+/** OpenAI Responses: input_image / input_file parts by URL or file id (also inside function outputs); mcp tools. */
+export function responsesUnseenInput(body: any, raw: string): UnseenInput {
+  const u =
+    raw.includes('"file_id"') || raw.includes('"file_url"') || raw.includes('"image_url"')
+      ? overParts(body?.input, (p) => p.content ?? p.output, (p, u) => {
+          if (p.type === "input_image" && (p.file_id != null || fetched(p.image_url))) u.images++;
+          else if (p.type === "input_file" && (p.file_id != null || p.file_url != null)) u.unbounded = true;
+        })
+      : { ...NO_UNSEEN_INPUT };
+  if (Array.isArray(body?.tools) && body.tools.some((t: any) => t?.type === "mcp")) u.unbounded = true;
+  return u;
+}
+
+/** Chat Completions: image_url parts with a URL (not a data: URL), file parts by file id. */
+export function chatUnseenInput(body: any, raw: string): UnseenInput {
+  if (!raw.includes('"image_url"') && !raw.includes('"file_id"')) return { ...NO_UNSEEN_INPUT };
+  return overParts(body?.messages, (p) => p.content, (p, u) => {
+    if (p.type === "image_url" && fetched(isObject(p.image_url) ? p.image_url.url : p.image_url)) u.images++;
+    else if (p.type === "file" && isObject(p.file) && p.file.file_id != null) u.unbounded = true;
+  });
+}
