@@ -38,7 +38,13 @@ export function basePlugin(log: Logger) {
       const p = path ?? new URL(request.url).pathname;
       const e = toApiError(code, error);
       set.status = e.status; // so the access log and metrics (onAfterResponse) see the status actually sent
-      if (e.status >= 500) log.error("unhandled error", { path: p, request_id: requestIdOf(set), error: String((error as Error)?.stack ?? error) });
+      // An ApiError is an answer the gateway chose (an upstream refused or unreachable: 502/503/504): a warning with
+      // its code. Anything else is a defect: an error with its stack.
+      if (error instanceof ApiError) {
+        if (e.status >= 500) log.warn("request failed", { path: p, request_id: requestIdOf(set), status: e.status, code: e.code, error: e.message });
+      } else if (e.status >= 500) {
+        log.error("unhandled error", { path: p, request_id: requestIdOf(set), error: String((error as Error)?.stack ?? error) });
+      }
       return errorResponse(p, e, requestIdOf(set), set.headers);
     });
 }

@@ -3,6 +3,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import OpenAI from "openai";
 import { buildProviders } from "../../src/llm/providers";
+import { createLogger } from "../../src/log";
 import { startGateway } from "../support/gateway";
 import { expectCharged, expectReleased, PRICES, providerEnv, startEnv, stopEnv, type Env } from "./support";
 
@@ -117,12 +118,16 @@ test("Gemini and xAI models go to their providers' paths with their keys", async
   expect(JSON.parse(xq!.body).model).toBe("grok-4-fast-reasoning");
 });
 
-test("a provider without a key answers 503 in the caller's shape, and an unreachable upstream 502; nothing charged", async () => {
-  const gw = await startGateway({
-    ...providerEnv(e.fake.url, { ANTHROPIC_API_KEY: undefined, GEMINI_API_KEY: undefined }),
-    OPENAI_BASE_URL: "http://127.0.0.1:9/v1", // nothing listens on the discard port
-    OPENAI_API_KEY: "k1,k2",
-  });
+test("a provider without a key answers 503 in the caller's shape, and an unreachable upstream 502; nothing charged; logged as warnings", async () => {
+  const lines: string[] = [];
+  const gw = await startGateway(
+    {
+      ...providerEnv(e.fake.url, { ANTHROPIC_API_KEY: undefined, GEMINI_API_KEY: undefined }),
+      OPENAI_BASE_URL: "http://127.0.0.1:9/v1", // nothing listens on the discard port
+      OPENAI_API_KEY: "k1,k2",
+    },
+    createLogger("info", (l) => lines.push(l)),
+  );
   try {
     const { accountId, key } = await gw.account(100);
     const a = await post(gw.url, key, "/v1/messages", { model: "claude-opus-4-5", max_tokens: 10, messages: [] });
@@ -137,6 +142,15 @@ test("a provider without a key answers 503 in the caller's shape, and an unreach
     expect(o.status).toBe(502);
     expect((await o.json()).error.code).toBe("upstream_unreachable");
     await expectReleased(gw, accountId, 100);
+    // Answers the gateway chose, not defects: a warning each with its code, never "unhandled error" with a stack.
+    const logged = lines.map((l) => JSON.parse(l));
+    expect(logged.filter((l) => l.msg === "unhandled error")).toEqual([]);
+    const warned = logged.filter((l) => l.msg === "request failed");
+    expect(warned.map((l) => [l.level, l.status, l.code])).toEqual([
+      ["warn", 503, "provider_not_configured"],
+      ["warn", 503, "provider_not_configured"],
+      ["warn", 502, "upstream_unreachable"],
+    ]);
   } finally {
     await gw.stop();
   }

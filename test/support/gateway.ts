@@ -2,7 +2,7 @@ import { buildApp } from "../../src/app";
 import { closeContext, createContext } from "../../src/bootstrap";
 import { loadConfig } from "../../src/config";
 import type { AppContext } from "../../src/context";
-import { silentLogger } from "../../src/log";
+import { silentLogger, type Logger } from "../../src/log";
 import { tempSqlitePath } from "./services";
 
 export const ADMIN_TOKEN = "test-admin-token-0123456789";
@@ -18,9 +18,10 @@ export interface TestGateway {
 }
 
 /** A gateway on a random port with its own database (SQLite temp file unless DATABASE_URL is given). */
-export async function startGateway(env: Record<string, string> = {}): Promise<TestGateway> {
+/** `log`: where the gateway logs (silent by default; createLogger with a sink to read what it logged). */
+export async function startGateway(env: Record<string, string> = {}, log: Logger = silentLogger): Promise<TestGateway> {
   const config = loadConfig({ DATABASE_URL: tempSqlitePath(), ADMIN_TOKEN, PORT: "0", DEFAULT_RATE_LIMIT: "1000/10s", LEDGER_FLOAT_IDLE_MS: "20", ...env });
-  const ctx = await createContext(config, silentLogger);
+  const ctx = await createContext(config, log);
   const app = buildApp(ctx).listen({ port: 0, hostname: "127.0.0.1" });
   const url = `http://127.0.0.1:${app.server!.port}`;
   return {
