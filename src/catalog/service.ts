@@ -42,6 +42,15 @@ export class Catalog {
     this.version = new Bun.CryptoHasher("sha1").update(JSON.stringify([llmEntries, mediaEntries])).digest("hex").slice(0, 16);
   }
 
+  /** A media model by id; a unique "vendor/" suffix match is accepted too ("seedance-2-fast" → "bytedance/seedance-2-fast"). */
+  findMedia(id: unknown): MediaModel | undefined {
+    if (typeof id !== "string" || !id) return undefined;
+    const exact = this.media.get(id);
+    if (exact) return exact;
+    const hits = this.mediaList.filter((m) => m.id.endsWith("/" + id));
+    return hits.length === 1 ? hits[0] : undefined;
+  }
+
   /** The model list of GET /v1/models (OpenAI list shape plus our fields). */
   publicList(): object[] {
     return [...this.llmList.map(publicLlm), ...this.mediaList.map((m) => this.publicMedia(m))];

@@ -9,6 +9,7 @@ import type { AuthContext } from "../accounts/service.ts";
 import type { Reservation } from "../ledger/float.ts";
 import type { LlmModel } from "../catalog/model.ts";
 import { ApiError } from "../http/errors.ts";
+import { ALIAS_PATH } from "../media/model.ts";
 import type { LlmProtocol } from "./protocols/index.ts";
 import { NO_PAID_TOOLS, paidToolUse } from "./protocols/paid-tools.ts";
 import { keySettingOf, type Provider, type Providers } from "./providers.ts";
@@ -84,7 +85,13 @@ function lookupModel(d: LlmDeps, body: Record<string, any>, path: string, proto:
   const name = body.model;
   if (typeof name !== "string" || !name) throw new ApiError(400, "missing_model", "The request body needs a `model`. GET /v1/models lists them.", { param: "model" });
   const model = d.ctx.catalog.llm.get(name);
-  if (!model) throw new ApiError(404, "model_not_found", `Unknown model ${JSON.stringify(name)}. GET /v1/models lists the models and the endpoint serving each.`, { param: "model" });
+  if (!model) {
+    const media = d.ctx.catalog.findMedia(name);
+    if (media) {
+      throw new ApiError(400, "wrong_endpoint", `Model ${media.id} makes ${media.type} as an asynchronous task: create it with POST ${ALIAS_PATH[media.type]} or POST /api/v1/jobs/createTask.`, { param: "model" });
+    }
+    throw new ApiError(404, "model_not_found", `Unknown model ${JSON.stringify(name)}. GET /v1/models lists the models and the endpoint serving each.`, { param: "model" });
+  }
   const servedHere = free ? proto.usageBearingPaths.includes(model.endpoint) : model.endpoint === path;
   if (!servedHere) {
     throw new ApiError(400, "wrong_endpoint", `Model ${model.id} is served on POST ${model.endpoint}, not on ${path}. Call ${model.endpoint} with it.`, { param: "model" });

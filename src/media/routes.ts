@@ -9,7 +9,8 @@ import { limitByAddress } from "../http/by-address.ts";
 import { protect } from "../http/protect.ts";
 import { estimate } from "./estimate.ts";
 import { AliasBody, AliasCreated, AliasStatus, CreateTaskBody, Envelope, EstimateBody, EstimateResponse, TaskRecord } from "./schemas.ts";
-import { TaskService, type Caller, type CreateRequest } from "./service.ts";
+import { requireModel, TaskService, type Caller, type CreateRequest } from "./service.ts";
+import { ALIAS_PATH, type MediaType } from "./model.ts";
 import { mediaSettingsOf } from "./settings.ts";
 import { createStorage, servableType } from "./storage.ts";
 import { aliasCreated, aliasStatus, taskRecord } from "./views.ts";
@@ -30,7 +31,12 @@ export function mediaRoutes(ctx: AppContext) {
     response: AliasCreated,
     detail: { tags: ["Media tasks"], summary, security, description: "Creates an asynchronous task: `model`, `max_credits` and `callback_url` are the gateway's; every other field becomes the model's task input. Poll `GET /v1/tasks/{task_id}` or wait for the callback." },
   });
-  const createAlias = async ({ body, auth }: { body: Record<string, unknown>; auth: Caller }) => {
+  /** An alias creates tasks of its own media type only: a video model on the images route is pointed to /v1/videos. */
+  const createAlias = (type: MediaType) => async ({ body, auth }: { body: Record<string, unknown>; auth: Caller }) => {
+    const model = requireModel(ctx, body.model);
+    if (model.type !== type) {
+      throw new ApiError(422, "wrong_endpoint", `Model ${model.id} makes ${model.type}, not ${type}: create its task with POST ${ALIAS_PATH[model.type]} (or POST /api/v1/jobs/createTask).`, { param: "model" });
+    }
     const input = Object.fromEntries(Object.entries(body).filter(([k]) => !ALIAS_FIELDS.has(k)));
     const req: CreateRequest = {
       model: body.model, input, callbackUrl: body.callback_url, maxCredits: body.max_credits, param: body,
@@ -92,9 +98,9 @@ export function mediaRoutes(ctx: AppContext) {
       response: Envelope(TaskRecord),
       detail: { tags: ["Media tasks"], summary: "A task's record (native API)", security },
     })
-    .post("/v1/images/generations", createAlias, alias("Create an image task"))
-    .post("/v1/videos", createAlias, alias("Create a video task"))
-    .post("/v1/music/generations", createAlias, alias("Create a music or audio task"))
+    .post(ALIAS_PATH.image, createAlias("image"), alias("Create an image task"))
+    .post(ALIAS_PATH.video, createAlias("video"), alias("Create a video task"))
+    .post(ALIAS_PATH.audio, createAlias("audio"), alias("Create a music or audio task"))
     .get("/v1/tasks/:task_id", async ({ params, auth }) => {
       const row = await tasks.get(auth.accountId, params.task_id);
       return aliasStatus(row, typeOf(row.model), base());

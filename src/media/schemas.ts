@@ -2,12 +2,16 @@
 import { t } from "elysia";
 
 const Money = { description: "Credits (1 credit = 0.001 USD)." };
+/** max_credits: a number or a decimal string of credits (at most 6 decimals), as on the LLM endpoints (ledger/units.ts
+ *  checks it: a malformed one is a 422 invalid_max_credits); null is the same as absent. */
+const Budget = (description?: string) =>
+  t.Optional(t.Nullable(t.Union([t.Number(), t.String()], { ...Money, ...(description && { description }) })));
 
 export const CreateTaskBody = t.Object({
   model: t.String({ description: "A media model id from GET /v1/models (type image, video or audio)." }),
   input: t.Optional(t.Record(t.String(), t.Any(), { description: "The model's input fields (see its model card); checked before anything is charged." })),
   callBackUrl: t.Optional(t.String({ description: "POSTed the task record on success or failure; must be a public http(s) address." })),
-  max_credits: t.Optional(t.Number({ ...Money, description: "Budget guard: refuse (nothing created) when the estimate is higher." })),
+  max_credits: Budget("Budget guard: refuse (nothing created) when the estimate is higher. A number or a decimal string."),
 }, { additionalProperties: true });
 
 export const Envelope = (data: any) => t.Object({ code: t.Integer({ description: "200, or the error's HTTP status" }), msg: t.String(), data });
@@ -35,7 +39,7 @@ export const AliasBody = t.Object({
   prompt: t.Optional(t.String({ description: "Text prompt (most models)." })),
   duration: t.Optional(t.Number({ description: "Seconds (video and some audio models)." })),
   resolution: t.Optional(t.String({ description: "e.g. 720p, 1K (model dependent)." })),
-  max_credits: t.Optional(t.Number({ ...Money, description: "Budget guard: refuse (nothing created) when the estimate is higher." })),
+  max_credits: Budget("Budget guard: refuse (nothing created) when the estimate is higher. A number or a decimal string."),
   callback_url: t.Optional(t.String({ description: "POSTed the task record on success or failure; must be a public http(s) address." })),
 }, { additionalProperties: true, description: "model, max_credits and callback_url; every other field becomes the task input." });
 
@@ -67,7 +71,7 @@ export const EstimateBody = t.Object({
   duration: t.Optional(t.Number({ description: "Seconds." })),
   resolution: t.Optional(t.String()),
   input_mode: t.Optional(t.String({ description: "e.g. text-to-video; echoed back." })),
-  max_credits: t.Optional(t.Number(Money)),
+  max_credits: Budget(),
   input: t.Optional(t.Record(t.String(), t.Any(), { description: "Task input fields (may also be given at the top level)." })),
 }, { additionalProperties: true });
 

@@ -29,20 +29,14 @@ export interface CreateRequest {
 
 export interface Caller { keyId: string; accountId: string; maxConcurrentTasks: number | null }
 
-/** A model by id; a unique "vendor/" suffix match is accepted too ("seedance-2-fast" → "bytedance/seedance-2-fast"). */
-export function findModel(ctx: AppContext, id: unknown): MediaModel | undefined {
-  if (typeof id !== "string" || !id) return undefined;
-  const exact = ctx.catalog.media.get(id);
-  if (exact) return exact;
-  const hits = ctx.catalog.mediaList.filter((m) => m.id.endsWith("/" + id));
-  return hits.length === 1 ? hits[0] : undefined;
-}
 
 export function requireModel(ctx: AppContext, id: unknown): MediaModel {
   if (typeof id !== "string" || !id) throw new ApiError(422, "invalid_request", "model is required.", { param: "model" });
-  const m = findModel(ctx, id);
-  if (!m) throw new ApiError(422, "model_not_found", `Unknown media model ${JSON.stringify(id)}; GET /v1/models lists them.`, { param: "model" });
-  return m;
+  const m = ctx.catalog.findMedia(id);
+  if (m) return m;
+  const llm = ctx.catalog.llm.get(id);
+  if (llm) throw new ApiError(422, "wrong_endpoint", `Model ${llm.id} is a language model, not a media task: call POST ${llm.endpoint} with it.`, { param: "model" });
+  throw new ApiError(422, "model_not_found", `Unknown media model ${JSON.stringify(id)}; GET /v1/models lists them.`, { param: "model" });
 }
 
 /** Validated input and its estimate, or a 422 naming the field. */
@@ -60,7 +54,7 @@ export function budgetOf(maxCredits: unknown): number | undefined {
   try {
     return maxCreditsToMicros(maxCredits);
   } catch (e) {
-    throw new ApiError(422, "invalid_request", (e as Error).message, { param: "max_credits" });
+    throw new ApiError(422, "invalid_max_credits", (e as Error).message, { param: "max_credits" });
   }
 }
 

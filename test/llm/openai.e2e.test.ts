@@ -134,6 +134,14 @@ describe("errors in the OpenAI shape", () => {
     expect(b.message).toContain("/v1/responses");
     const c: any = await client(key).embeddings.create({ model: "gpt-4.1", input: "x" }).catch((x) => x);
     expect(c.status).toBe(400);
+    // a media model: pointed to its task endpoints (by id, or by the short name media endpoints accept)
+    for (const model of ["google/nano-banana", "seedance-2-fast"]) {
+      const m: any = await client(key).chat.completions.create({ ...chatAsk, model }).catch((x) => x);
+      expect([m.status, m.code]).toEqual([400, "wrong_endpoint"]);
+      expect(m.message).toContain("/api/v1/jobs/createTask");
+    }
+    const v: any = await client(key).chat.completions.create({ ...chatAsk, model: "kling-3.0/video" }).catch((x) => x);
+    expect(v.message).toContain("POST /v1/videos");
     await expectReleased(e.gw, accountId, 100, 0);
   });
 

@@ -42,7 +42,7 @@ describe("POST /v1/credits/estimate", () => {
     for (const max_credits of [9.1e9, 1e21]) {
       const r = await estimate({ model: "kling-3.0/video", duration: 5, max_credits });
       expect(r.status).toBe(422);
-      expect(r.json.error).toMatchObject({ code: "invalid_request", param: "max_credits" });
+      expect(r.json.error).toMatchObject({ code: "invalid_max_credits", param: "max_credits" });
       expect(r.json.error.message).toContain("at most 9007199254");
     }
     expect((await estimate({ model: "kling-3.0/video", duration: 5, max_credits: 9007199254 })).json)

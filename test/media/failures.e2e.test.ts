@@ -117,8 +117,43 @@ describe("refused before anything exists", () => {
       expect(native.json.msg).toContain("max_credits");
       const alias = await c.call("POST", "/v1/images/generations", { model: "z-image", prompt: "x", max_credits });
       expect(alias.status).toBe(422);
-      expect(alias.json.error).toMatchObject({ code: "invalid_request", param: "max_credits" });
+      expect(alias.json.error).toMatchObject({ code: "invalid_max_credits", param: "max_credits" });
     }
+    expect([await taskCount(), await holdCount(), gw.up.requests.length]).toEqual([tasks, holds, reqs]);
+  });
+
+  test("max_credits as a decimal string is a budget on every media front door (as on the LLM endpoints); null is none", async () => {
+    const { key } = await gw.account(5000);
+    const c = client(gw, key);
+    const [tasks, holds] = [await taskCount(), await holdCount()];
+    const native = await c.createTask("kling-3.0/video", { prompt: "x", duration: 10 }, { max_credits: "699.5" });
+    expect(native.status).toBe(402);
+    expect(native.json.msg).toContain("above max_credits 699.5");
+    const alias = await c.call("POST", "/v1/videos", { model: "kling-3.0/video", prompt: "x", duration: 10, max_credits: "699" });
+    expect(alias.json.error).toMatchObject({ code: "max_credits_exceeded" });
+    const estimate = await c.call("POST", "/v1/credits/estimate", { model: "kling-3.0/video", duration: 10, max_credits: "700" });
+    expect(estimate.json).toMatchObject({ estimated_credits: 700, max_credits: 700, within_budget: true });
+    const bad = await c.call("POST", "/v1/images/generations", { model: "z-image", prompt: "x", max_credits: "12abc" });
+    expect([bad.status, bad.json.error.code]).toEqual([422, "invalid_max_credits"]);
+    expect([await taskCount(), await holdCount()]).toEqual([tasks, holds]);
+    const none = await c.createTask("z-image", { prompt: "x" }, { max_credits: null });
+    expect(none.status).toBe(200);
+    await c.waitStatus(none.json.data.taskId);
+  });
+
+  test("a model on the wrong front door is pointed to the right one, nothing created", async () => {
+    const { key } = await gw.account(5000);
+    const c = client(gw, key);
+    const [tasks, holds, reqs] = [await taskCount(), await holdCount(), gw.up.requests.length];
+    const video = await c.call("POST", "/v1/images/generations", { model: "kling-3.0/video", prompt: "fox", duration: 5 });
+    expect(video.status).toBe(422);
+    expect(video.json.error).toMatchObject({ code: "wrong_endpoint", param: "model" });
+    expect(video.json.error.message).toContain("POST /v1/videos");
+    const image = await c.call("POST", "/v1/music/generations", { model: "z-image", prompt: "x" });
+    expect(image.json.error.message).toContain("POST /v1/images/generations");
+    const llm = await c.createTask("gpt-5.2", { prompt: "x" });
+    expect(llm.status).toBe(422);
+    expect(llm.json.msg).toContain("POST /v1/chat/completions");
     expect([await taskCount(), await holdCount(), gw.up.requests.length]).toEqual([tasks, holds, reqs]);
   });
 
