@@ -15,6 +15,8 @@ export interface Config {
   defaultMaxConcurrentTasks: number;
   holdTtlSeconds: number;
   floatIdleMs: number;
+  /** REQUEST_BODY_TIMEOUT_SECONDS: how long a request body may take to arrive (http/body-deadline.ts) */
+  bodyTimeoutSeconds: number;
   sweepIntervalSeconds: number;
   logLevel: "debug" | "info" | "warn" | "error";
   /** Every setting's raw value, for features that read their own rows of the table. */
@@ -51,6 +53,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     holdTtlSeconds: Number(raw.HOLD_TTL_SECONDS),
     floatIdleMs: Number(raw.LEDGER_FLOAT_IDLE_MS),
     sweepIntervalSeconds: Number(raw.SWEEP_INTERVAL_SECONDS),
+    bodyTimeoutSeconds: Number(raw.REQUEST_BODY_TIMEOUT_SECONDS),
     logLevel: raw.LOG_LEVEL as Config["logLevel"],
     raw,
   };

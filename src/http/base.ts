@@ -54,8 +54,11 @@ function toApiError(code: string | number, error: unknown): ApiError {
   switch (code) {
     case "NOT_FOUND":
       return new ApiError(404, "not_found", "No such route.");
-    case "PARSE":
-      return new ApiError(400, "invalid_json", "The request body is not valid JSON.");
+    case "PARSE": {
+      // Elysia wraps what a parse hook throws (http/body-deadline.ts: a 408 for a body that stalls) in its ParseError.
+      const cause = (error as { cause?: unknown })?.cause;
+      return cause instanceof ApiError ? cause : new ApiError(400, "invalid_json", "The request body is not valid JSON.");
+    }
     case "VALIDATION": {
       const v = error as any;
       const first = v?.all?.[0] ?? v?.valueError;

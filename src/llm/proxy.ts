@@ -19,6 +19,7 @@ import { capAtMaxCredits, checkMaxCredits, judgeBody, judgeStream, planHold, ver
 import type { LedgerBatch } from "./ledger-batch.ts";
 import { pump, readArrived, readHead, throughTap, WHOLE_ANSWER_BYTES, type Head, type PumpEnd } from "./pump.ts";
 import { joined } from "./bytes.ts";
+import { bodyText } from "../http/body-deadline.ts";
 
 export interface LlmDeps {
   ctx: AppContext;
@@ -51,7 +52,7 @@ export interface Call {
 
 export async function handleLlm(d: LlmDeps, proto: LlmProtocol, path: string, request: Request, auth: AuthContext, baseHeaders: Record<string, string>): Promise<Response> {
   const started = performance.now();
-  const raw = await request.text();
+  const raw = await bodyText(request, d.ctx.config.bodyTimeoutSeconds);
   const body = parseRequestBody(raw);
   const free = proto.freePaths.includes(path);
   const model = lookupModel(d, body, path, proto, free);

@@ -1,0 +1,75 @@
+// A request whose body stalls after its headers gets 408 request_timeout within REQUEST_BODY_TIMEOUT_SECONDS, in the
+// caller's protocol shape, instead of holding a connection and a handler until Bun's idle timeout (255 s): on the
+// public estimate endpoint (no key), an LLM endpoint (nothing charged, nothing sent upstream), a media task route,
+// and the dashboard's sign-in form. Sent over a raw TCP socket, since fetch always finishes its bodies.
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { sql } from "drizzle-orm";
+import { startGateway, type TestGateway } from "../support/gateway";
+
+let gw: TestGateway;
+let key: string;
+let accountId: string;
+beforeAll(async () => {
+  gw = await startGateway({ REQUEST_BODY_TIMEOUT_SECONDS: "1", OPENAI_API_KEY: "sk-x", OPENAI_BASE_URL: "http://127.0.0.1:9/v1" });
+  ({ key, accountId } = await gw.account(100));
+});
+afterAll(() => gw.stop());
+
+/** Sends the headers and the first part of a body that claims 100 bytes; returns what came back, and when. */
+async function stalled(path: string, contentType: string, part: string, headers: Record<string, string> = {}) {
+  const port = new URL(gw.url).port;
+  const chunks: Buffer[] = [];
+  const started = performance.now();
+  let closedAt = 0;
+  let done: () => void = () => {};
+  const closed = new Promise<void>((r) => (done = r));
+  const socket = await Bun.connect({
+    hostname: "127.0.0.1",
+    port: Number(port),
+    socket: {
+      data: (_s, d) => void chunks.push(Buffer.from(d)),
+      close: () => {
+        closedAt = performance.now();
+        done();
+      },
+    },
+  });
+  const extra = Object.entries(headers).map(([k, v]) => `${k}: ${v}\r\n`).join("");
+  socket.write(`POST ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: ${contentType}\r\nContent-Length: 100\r\n${extra}\r\n${part}`);
+  // Wait for an answer (or 5 s, well past the 1 s deadline but far below Bun's idle timeout).
+  for (let i = 0; i < 100 && !Buffer.concat(chunks).includes("\r\n\r\n"); i++) await Bun.sleep(50);
+  await Promise.race([closed, Bun.sleep(300)]);
+  const answeredAfter = performance.now() - started;
+  socket.end();
+  const text = Buffer.concat(chunks).toString();
+  const [head, body] = [text.slice(0, text.indexOf("\r\n\r\n")), text.slice(text.indexOf("\r\n\r\n") + 4)];
+  return { status: Number(/^HTTP\/1\.1 (\d+)/.exec(head)?.[1]), head, body, answeredAfter, closedAt };
+}
+
+test("the public estimate endpoint: 408 request_timeout after about a second, in the OpenAI error shape", async () => {
+  const r = await stalled("/v1/credits/estimate", "application/json", '{"model":');
+  expect(r.status).toBe(408);
+  expect(r.answeredAfter).toBeGreaterThan(900);
+  expect(r.answeredAfter).toBeLessThan(4000);
+  expect(JSON.parse(r.body.slice(r.body.indexOf("{"), r.body.lastIndexOf("}") + 1)).error).toMatchObject({ code: "request_timeout" });
+});
+
+test("an LLM endpoint with a valid key: 408 in its protocol's shape; nothing held, charged or recorded", async () => {
+  const auth = { authorization: `Bearer ${key}` };
+  const chat = await stalled("/v1/chat/completions", "application/json", '{"model":"gpt-5.2","messages":[', auth);
+  expect(chat.status).toBe(408);
+  expect(chat.body).toContain('"request_timeout"');
+  const messages = await stalled("/v1/messages", "application/json", '{"model":"claude-opus', auth);
+  expect(messages.status).toBe(408);
+  expect(messages.body).toContain('"type":"error"');
+  expect(await gw.ctx.db.all(sql`select id from usage_records where account_id = ${accountId}`)).toEqual([]);
+  expect(await gw.ctx.db.get<any>(sql`select balance, held from wallets where account_id = ${accountId}`)).toEqual({ balance: 100_000_000, held: 0 });
+});
+
+test("a media task route and the dashboard sign-in form: 408 too", async () => {
+  const task = await stalled("/api/v1/jobs/createTask", "application/json", '{"model":"google/nano-banana"', { authorization: `Bearer ${key}` });
+  expect(task.status).toBe(408);
+  expect(task.body).toContain('"code":408');
+  const login = await stalled("/dashboard/login", "application/x-www-form-urlencoded", "email=a%40b.c&pass", { origin: gw.url });
+  expect(login.status).toBe(408);
+});
