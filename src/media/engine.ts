@@ -15,7 +15,7 @@ import type { TaskTokens } from "../limits/task-tokens.ts";
 import { createAdapters, type Adapter } from "./adapters/index.ts";
 import type { Done, Failed } from "./adapters/types.ts";
 import { deliverDue, type CallbackDeps } from "./callbacks.ts";
-import { completeTask, failTask, ResultTooLarge, type FinishDeps } from "./finish.ts";
+import { completeTask, failTask, ResultMissing, ResultTooLarge, type FinishDeps } from "./finish.ts";
 import { keepLease, type Lease } from "./lease.ts";
 import type { MediaModel, MediaProvider } from "./model.ts";
 import { tokenTtlMs } from "./service.ts";
@@ -163,7 +163,8 @@ export class Engine {
     const model = this.deps.catalog.media.get(task.model);
     if (!model) return this.fail(task, "model_unavailable", `Model ${task.model} is no longer in the catalog`);
     if (Date.now() >= task.deadline_at) {
-      return this.fail(task, "deadline_exceeded", `The upstream did not finish within ${Math.round((task.deadline_at - task.created_at) / 1000)} s`);
+      // Not always the upstream's slowness: a result that could not be stored is retried until this deadline too.
+      return this.fail(task, "deadline_exceeded", `The task did not complete within ${Math.round((task.deadline_at - task.created_at) / 1000)} s; nothing was charged.`);
     }
     if (task.state === "waiting") return this.submit(task, model, lease);
     if (task.upstream_ref === ANSWERED_SYNCHRONOUSLY) {
@@ -246,6 +247,9 @@ export class Engine {
     try {
       completed = await completeTask(this.deps, task, model, r, lease.signal);
     } catch (e) {
+      if (e instanceof ResultMissing) {
+        return this.fail(task, "result_not_stored", `The upstream reported the task done, but its result file answered ${e.status}; nothing was charged.`);
+      }
       if (!(e instanceof ResultTooLarge)) throw e; // anything else may pass: retried at the next poll
       const mb = Math.round(e.limit / 1024 / 1024);
       return this.fail(task, "result_too_large", `The upstream's result is larger than this gateway stores (${mb} MB); nothing was charged.`);

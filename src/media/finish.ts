@@ -19,6 +19,20 @@ export interface FinishDeps { db: Db; ledger: Ledger; storage: Storage; settings
 
 class LostLease extends Error {}
 
+/**
+ * A result URL that answers 404 or 410 (the file is not there) on every try of one step: the upstream said the task
+ * is done, yet it has no file to give, and polling again would only hand over the same URL until the deadline. The
+ * task fails (refunded) as result_not_stored. A few tries a second or two apart first: a CDN may lag a moment
+ * behind the upstream's "done".
+ */
+export class ResultMissing extends Error {
+  constructor(readonly status: number) {
+    super(`result download answered ${status}`);
+  }
+}
+const MISSING_TRIES = 3;
+const MISSING_STATUSES = new Set([404, 410]);
+
 /** A result over RESULT_MAX_FILE_MB: it will be as large at every retry, so the task fails (refunded) at once. */
 export class ResultTooLarge extends Error {
   constructor(readonly limit: number) {
@@ -59,8 +73,14 @@ async function storeOutput(deps: FinishDeps, model: MediaModel, out: Done["outpu
   } else {
     // Longer than the lease may be: the engine keeps the task's lease while this runs.
     const timeout = AbortSignal.timeout(300_000);
-    const res = await fetch(out.url!, { headers: out.headers, signal: leaseLost ? AbortSignal.any([timeout, leaseLost]) : timeout });
-    if (!res.ok) throw new Error(`result download answered ${res.status}`);
+    const signal = leaseLost ? AbortSignal.any([timeout, leaseLost]) : timeout;
+    let res = await fetch(out.url!, { headers: out.headers, signal });
+    for (let tried = 1; MISSING_STATUSES.has(res.status) && tried < MISSING_TRIES; tried++) {
+      await Bun.sleep(tried * 1000 * deps.settings.pollScale);
+      res = await fetch(out.url!, { headers: out.headers, signal });
+    }
+    if (MISSING_STATUSES.has(res.status)) throw new ResultMissing(res.status);
+    if (!res.ok) throw new Error(`result download answered ${res.status}`); // anything else: retried at the next poll
     bytes = await bodyUpTo(res, limit);
     header = res.headers.get("content-type") ?? header;
   }

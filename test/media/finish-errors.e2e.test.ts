@@ -51,17 +51,19 @@ describe("a synchronous result that cannot be finished", () => {
 });
 
 describe("files stored by a failed attempt are deleted", () => {
-  test("a download failing partway through the outputs leaves no copy of the earlier ones, however often it is retried", async () => {
+  test("an output whose file is not there (404) fails the task as result_not_stored after a few tries, and leaves no copy of the earlier ones", async () => {
     const { key } = await gw.account(1000);
     const c = client(gw, key);
     gw.up.control.set({ count: 3, missingFiles: [1] }, { model: "google/nano-banana" });
     const { json } = await c.createTask("google/nano-banana", { prompt: "x" });
     const rec = await c.waitRecord(json.data.taskId, 10_000);
-    expect(rec).toMatchObject({ state: "fail", failCode: "deadline_exceeded", creditsConsumed: 0 });
-    // The first file was downloaded (and stored) on several attempts before the second one failed each time.
+    // Not retried until the deadline: the upstream said done, and would give the same missing file at every poll.
+    expect(rec).toMatchObject({ state: "fail", failCode: "result_not_stored", creditsConsumed: 0 });
+    expect(rec.failMsg).toContain("answered 404");
+    // The first file was downloaded and stored, the second tried three times; the stored copy was deleted.
     const downloads = gw.up.requests.filter((r) => r.provider === "kie" && r.path.startsWith("/files/"));
-    expect(downloads.filter((r) => r.path.startsWith("/files/missing1")).length).toBeGreaterThan(1);
-    expect(downloads.filter((r) => !r.path.includes("missing")).length).toBeGreaterThan(1);
+    expect(downloads.filter((r) => r.path.startsWith("/files/missing1")).length).toBe(3);
+    expect(downloads.filter((r) => !r.path.includes("missing")).length).toBe(1);
     await expectRefunded(json.data.taskId);
     expect(storedFiles()).toEqual([]);
   });
