@@ -5,7 +5,7 @@ import type { AppContext } from "./context";
 import { dashboardAdminRoutes } from "./dashboard/admin-routes";
 import { dashboardRoutes } from "./dashboard/routes";
 import { discoveryRoutes } from "./discovery/routes";
-import { basePlugin } from "./http/base";
+import { basePlugin, setRouteMethods } from "./http/base";
 import { creditRoutes } from "./ledger/routes";
 import { mediaRoutes } from "./media/routes";
 import { opsRoutes } from "./ops/routes";
@@ -14,7 +14,7 @@ import { publicPageRoutes } from "./pages/public-routes";
 
 /** Composes the feature plugins. Nothing else lives here. */
 export function buildApp(ctx: AppContext) {
-  return new Elysia()
+  const app = new Elysia()
     .use(basePlugin(ctx.log))
     .use(opsRoutes(ctx))
     .get("/healthz", () => ({ status: "ok" }), { detail: { tags: ["Operations"], summary: "The process is up" } })
@@ -27,6 +27,8 @@ export function buildApp(ctx: AppContext) {
     .use(dashboardRoutes(ctx))
     .use(discoveryRoutes(ctx))
     .use(llmRoutes(ctx));
+  setRouteMethods(app.routes);
+  return app;
 }
 
 export type App = ReturnType<typeof buildApp>;

@@ -26,6 +26,25 @@ export function errorResponse(path: string, e: ApiError, requestId: string, extr
   return new Response(JSON.stringify(errorBody(surfaceFor(path), e, requestId)), { status: e.status, headers });
 }
 
+/**
+ * The methods each fixed path answers (filled by buildApp once every route is in): a path called with another
+ * method gets 405 with `allow`, not a 404 that says the route does not exist.
+ */
+const methodsByPath = new Map<string, string[]>();
+export function setRouteMethods(routes: ReadonlyArray<{ method: string; path: string }>) {
+  methodsByPath.clear();
+  for (const r of routes) {
+    if (r.path.includes(":") || r.path.includes("*")) continue;
+    (methodsByPath.get(r.path) ?? methodsByPath.set(r.path, []).get(r.path)!).push(r.method);
+  }
+}
+
+function methodNotAllowed(path: string, method: string): ApiError | undefined {
+  const allowed = methodsByPath.get(path);
+  if (!allowed || allowed.includes(method) || (method === "HEAD" && allowed.includes("GET"))) return undefined;
+  return new ApiError(405, "method_not_allowed", `${path} answers ${allowed.join(", ")}, not ${method}.`, { headers: { allow: allowed.join(", ") } });
+}
+
 export function basePlugin(log: Logger) {
   return new Elysia({ name: "base" })
     .onRequest(({ request, set }) => {
@@ -36,7 +55,7 @@ export function basePlugin(log: Logger) {
     })
     .onError({ as: "global" }, ({ code, error, set, request, path }) => {
       const p = path ?? new URL(request.url).pathname;
-      const e = toApiError(code, error);
+      const e = (code === "NOT_FOUND" && methodNotAllowed(p, request.method)) || toApiError(code, error);
       set.status = e.status; // so the access log and metrics (onAfterResponse) see the status actually sent
       // An ApiError is an answer the gateway chose (an upstream refused or unreachable: 502/503/504): a warning with
       // its code. Anything else is a defect: an error with its stack.
