@@ -26,7 +26,7 @@ export function usageRoutes(ctx: AppContext, users: Users) {
       const requestId = typeof query.request_id === "string" && query.request_id.trim() ? query.request_id.trim().slice(0, 200) : undefined;
 
       const where = sql`account_id = ${accountId} and created_at >= ${from * DAY_MS} and created_at < ${(to + 1) * DAY_MS}
-        ${model ? sql`and model = ${model}` : sql``} ${requestId ? sql`and request_id = ${requestId}` : sql``}`;
+        ${model ? sql`and model = ${model}` : sql``} ${requestId ? sql`and id = ${requestId}` : sql``}`;
       const perDay = await ctx.db.all<any>(sql`select created_at / ${sql.raw(String(DAY_MS))} as day_number, model, count(*) as n,
           sum(cost) as cost, sum(input_tokens) as input, sum(output_tokens) as output, sum(cache_read_tokens) as cache_read, sum(cache_write_tokens) as cache_write
         from usage_records where ${where} group by day_number, model`);

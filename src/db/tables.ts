@@ -123,7 +123,9 @@ export function defineTables(b: ColumnBuilders) {
       error: text("error"),
       createdAt: createdAt(),
     },
-    (t) => [index("usage_account_time").on(t.accountId, t.createdAt), index("usage_request").on(t.requestId)],
+    // The primary key is the request id (also in request_id, as GET /v1/usage shows it): a lookup by request id
+    // uses the key, and no second index is written per call (migration 0005 gave older rows their request id).
+    (t) => [index("usage_account_time").on(t.accountId, t.createdAt)],
   );
 
   // Media tasks: the row is the source of truth, moved with compare-and-set on `state`.

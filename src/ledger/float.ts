@@ -6,7 +6,7 @@
 //     so another process (or a media task) can never spend what it covers; in memory the reservations of this
 //     process never exceed its size (one thread: reserve is synchronous);
 //   - exactly once: a call's settle or release happens once in memory (a flag) and writes the call's line: its usage
-//     record (llm/records.ts), whose primary key is the reservation's id, with what it reserved (`held`) and was
+//     record (llm/records.ts), whose primary key is the call's request id, with what it reserved (`held`) and was
 //     charged (`cost`);
 //   - the books: the float's `amount` is what it still covers. A batch's settles take min(charge, reserved) off the
 //     float and off `held`, and the charges off `balance`, in one transaction, with ONE entry per wallet (kind
@@ -57,7 +57,7 @@ export class Float {
   }
 }
 
-/** A call's reservation carved from a float: id (its usage record's), account, amount. */
+/** A call's reservation carved from a float: id (the call's request id, which keys its usage record), account, amount. */
 export interface Reservation extends Hold {
   float: Float;
   ref: string;

@@ -13,7 +13,6 @@ import type { AppContext } from "../context.ts";
 import { ApiError } from "../http/errors.ts";
 import { insufficient } from "../ledger/service.ts";
 import { Float, floatBatchIn, type FloatBatch, type FloatFinish, type FloatGrow, type GrowOutcome, type Reservation } from "../ledger/float.ts";
-import { newId } from "../db/ids.ts";
 import { metrics } from "../ops/metrics.ts";
 import { insertRecord, type Finish } from "./records.ts";
 
@@ -121,8 +120,8 @@ export class LedgerBatch {
     const now = Date.now();
     f.reserved += amount;
     f.lastActive = now;
-    // The id is the call's usage record's (its line in the ledger): records.ts writes it once.
-    return { id: newId("use"), accountId: f.accountId, amount, float: f, ref, createdAt: now, finished: false };
+    // No id of its own: the call's line in the ledger is its usage record, keyed by the request id (`ref`).
+    return { id: ref, accountId: f.accountId, amount, float: f, ref, createdAt: now, finished: false };
   }
 
   private retire(f: Float) {

@@ -1,6 +1,6 @@
 // The usage record of one LLM call, and what to do with its reservation. Committed in groups by ledger-batch.ts.
-// The record is also the call's line in the ledger (db/tables.ts): its id is the reservation's, `held` what the call
-// reserved, `cost` what it was charged, `entry_id` the wallet's usage entry of the batch that charged it.
+// The record is also the call's line in the ledger (db/tables.ts): its id is the call's request id, `held` what the
+// call reserved, `cost` what it was charged, `entry_id` the wallet's usage entry of the batch that charged it.
 
 import { sql } from "drizzle-orm";
 import type { TxQueries } from "../db/client.ts";
@@ -40,7 +40,7 @@ export function* insertRecord(q: TxQueries, f: Finish, entries: Map<string, stri
   const r = f.record;
   const u = r.usage;
   yield* q.run(INSERT_RECORD, {
-    id: f.hold.id, held: f.hold.amount, entry_id: f.charge ? entries.get(f.hold.accountId)! : null, request_id: r.requestId, account_id: r.accountId, key_id: r.keyId, model: r.model, endpoint: r.endpoint, provider: r.provider,
+    id: r.requestId, held: f.hold.amount, entry_id: f.charge ? entries.get(f.hold.accountId)! : null, request_id: r.requestId, account_id: r.accountId, key_id: r.keyId, model: r.model, endpoint: r.endpoint, provider: r.provider,
     status: r.status, upstream_status: r.upstreamStatus, input_tokens: u?.input ?? 0, output_tokens: u?.output ?? 0, cache_read_tokens: u?.cacheRead ?? 0,
     cache_write_tokens: u?.cacheWrite ?? 0, cache_write_1h_tokens: u?.cacheWrite1h ?? 0, web_search_calls: u?.webSearches ?? 0, cost: r.cost, latency_ms: r.latencyMs, ttfb_ms: r.ttfbMs, error: r.error, created_at: Date.now(),
   });

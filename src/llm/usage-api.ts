@@ -30,7 +30,7 @@ function toMs(v: string, param: string): number {
 
 export async function listUsage(ctx: AppContext, accountId: string, f: UsageFilter) {
   const where: SQL[] = [sql`account_id = ${accountId}`];
-  if (f.request_id) where.push(sql`request_id = ${f.request_id}`);
+  if (f.request_id) where.push(sql`id = ${f.request_id}`); // the primary key (db/tables.ts)
   if (f.model) where.push(sql`model = ${f.model}`);
   if (f.from) where.push(sql`created_at >= ${toMs(f.from, "from")}`);
   if (f.to) where.push(sql`created_at < ${toMs(f.to, "to")}`);

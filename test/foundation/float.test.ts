@@ -40,11 +40,13 @@ for (const d of dialects) {
       batches.push(b);
       return b;
     };
-    const record = (accountId: string, cost: number): UsageRecord => ({
-      requestId: `req_${Math.random()}`, accountId, keyId: "key_t", model: "m", endpoint: "/v1/chat/completions", provider: "openai",
+    /** A request id of its own for each call: the reservation's id, which keys the call's usage record. */
+    const rid = (label: string) => `req_${label}_${Bun.randomUUIDv7()}`;
+    const record = (accountId: string, cost: number, requestId: string): UsageRecord => ({
+      requestId, accountId, keyId: "key_t", model: "m", endpoint: "/v1/chat/completions", provider: "openai",
       status: "ok", upstreamStatus: 200, usage: null, cost, latencyMs: 1, ttfbMs: 1, error: null,
     });
-    const finish = (b: LedgerBatch, r: Reservation, charge: number | null) => b.finish({ hold: r, charge, record: record(r.accountId, charge ?? 0) });
+    const finish = (b: LedgerBatch, r: Reservation, charge: number | null) => b.finish({ hold: r, charge, record: record(r.accountId, charge ?? 0, r.id) });
     const wallet = async (id: string) => {
       const w = (await db.get<any>(sql`select balance, held from wallets where account_id = ${id}`))!;
       return { balance: Number(w.balance), held: Number(w.held) };
@@ -67,14 +69,14 @@ for (const d of dialects) {
     test("the first call grows the float; the next ones reserve in memory; each settles once with its own line", async () => {
       const a = await accounts.createAccount("float-basic", 100 * C);
       const b = processOf();
-      const first = b.hold(a.id, C, "r1");
+      const first = b.hold(a.id, C, rid("r1"));
       expect(first).toBeInstanceOf(Promise); // no float yet: it waits for the commit that creates one
       const r1 = await first;
       const [float] = await holdsOf(a.id, "float");
       expect(float!.status).toBe("pending");
       expect(float!.amount).toBeGreaterThanOrEqual(C);
       expect((await wallet(a.id)).held).toBe(float!.amount);
-      const r2 = b.hold(a.id, C, "r2");
+      const r2 = b.hold(a.id, C, rid("r2"));
       expect(r2).not.toBeInstanceOf(Promise); // served from the float, no database work
       finish(b, r1, C / 2);
       finish(b, r1, C); // a second finish of the same call changes nothing
@@ -97,7 +99,7 @@ for (const d of dialects) {
     test("Ledger.check finds a usage entry its lines do not add up to (a line altered, or lost)", async () => {
       const a = await accounts.createAccount("float-lines", 10 * C);
       const b = processOf();
-      const [r1, r2] = [await b.hold(a.id, C, "l1"), await b.hold(a.id, C, "l2")];
+      const [r1, r2] = [await b.hold(a.id, C, rid("l1")), await b.hold(a.id, C, rid("l2"))];
       finish(b, r1, 300);
       finish(b, r2, 200);
       await b.drain();
@@ -118,7 +120,7 @@ for (const d of dialects) {
       const [p1, p2] = [processOf(), processOf()];
       // Each process asks for both wallets, in opposite orders: their batches must still not deadlock on Postgres.
       const ask = (b: LedgerBatch, n: number, first: string, second: string) =>
-        Array.from({ length: n }, (_, i) => Promise.resolve(b.hold(i % 2 ? first : second, C, `x${i}`)).then((r) => ({ b, r }), (e) => e));
+        Array.from({ length: n }, (_, i) => Promise.resolve(b.hold(i % 2 ? first : second, C, rid(`x${i}`))).then((r) => ({ b, r }), (e) => e));
       const results = await Promise.all([
         ...ask(p1, 30, a.id, other.id), ...ask(p1, 30, a.id, a.id),
         ...ask(p2, 30, other.id, a.id), ...ask(p2, 30, a.id, a.id),
@@ -144,7 +146,7 @@ for (const d of dialects) {
     test("a call that reserves nothing is served at once, even from an empty wallet; what it is charged still counts", async () => {
       const a = await accounts.createAccount("float-zero", 0);
       const b = processOf();
-      const r = b.hold(a.id, 0, "free");
+      const r = b.hold(a.id, 0, rid("free"));
       expect(r).not.toBeInstanceOf(Promise);
       finish(b, r as Reservation, 5);
       await b.drain();
@@ -157,7 +159,7 @@ for (const d of dialects) {
     test("a call charged above what it reserved: the float gives its reservation, the balance the rest", async () => {
       const a = await accounts.createAccount("float-overrun", 10 * C);
       const b = processOf();
-      const r = await b.hold(a.id, C, "r1");
+      const r = await b.hold(a.id, C, rid("r1"));
       const floatBefore = (await holdsOf(a.id, "float"))[0]!.amount;
       finish(b, r, C + C / 2);
       await b.drain();
@@ -170,8 +172,8 @@ for (const d of dialects) {
     test("a refusal states what the float and the wallet have together", async () => {
       const a = await accounts.createAccount("float-402", 3 * C);
       const b = processOf();
-      await b.hold(a.id, 2 * C, "r1");
-      await expect(Promise.resolve(b.hold(a.id, 2 * C, "r2"))).rejects.toMatchObject({
+      await b.hold(a.id, 2 * C, rid("r1"));
+      await expect(Promise.resolve(b.hold(a.id, 2 * C, rid("r2")))).rejects.toMatchObject({
         status: 402,
         message: expect.stringContaining("needs up to 2 credits and 1 are available"),
       });
@@ -180,11 +182,11 @@ for (const d of dialects) {
     test("a crashed process's float is swept after its expiry; a live one keeps its expiry ahead", async () => {
       const a = await accounts.createAccount("float-crash", 10 * C);
       const crashed = processOf({ ttlSeconds: 0.2 });
-      const r = await crashed.hold(a.id, C, "r1");
+      const r = await crashed.hold(a.id, C, rid("r1"));
       clearInterval((crashed as any).timer); // the process is gone: nothing refreshes or returns its float
       const live = processOf({ ttlSeconds: 0.2 });
       const b = await accounts.createAccount("float-live", 10 * C);
-      const rl = await live.hold(b.id, C, "r2");
+      const rl = await live.hold(b.id, C, rid("r2"));
       await Bun.sleep(400);
       expect(await ledger.sweepExpired(Date.now(), ["float"])).toBe(1);
       expect(await wallet(a.id)).toEqual({ balance: 10 * C, held: 0 });
