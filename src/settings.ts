@@ -55,7 +55,7 @@ export const settings: Setting[] = [
   { name: "HOLD_TTL_SECONDS", kind: "int", default: "900", doc: "How long an LLM hold or float may stay pending, unused, before the sweeper releases it (a crash left it behind); a float in use keeps moving its expiry ahead. 60 to 86400.", check: between(60, DAY_SECONDS) },
   { name: "LEDGER_FLOAT_IDLE_MS", kind: "int", default: "1000", doc: "How long a wallet's LLM float (credits this process reserves ahead for that wallet's next calls, shown as held) is kept after its last call before it goes back to the wallet. At most 3600000.", check: between(0, 3_600_000) },
   { name: "SWEEP_INTERVAL_SECONDS", kind: "int", default: "30", doc: "How often expired holds are swept (1 to 86400).", check: between(1, DAY_SECONDS) },
-  { name: "REQUEST_BODY_TIMEOUT_SECONDS", kind: "int", default: "30", doc: "How long a request's body may take to arrive once its headers have; a slower one gets 408 `request_timeout` (1 to 255).", check: between(1, 255) },
+  { name: "REQUEST_BODY_TIMEOUT_SECONDS", kind: "int", default: "30", doc: "How long a request's body may take to arrive once its headers have, plus a second per 64 KiB of its stated length; a slower one gets 408 `request_timeout` (1 to 255).", check: between(1, 255) },
   { name: "SHUTDOWN_GRACE_SECONDS", kind: "int", default: "30", doc: "On SIGTERM/SIGINT: how long in-flight requests (streams included) and background workers may take to finish before they are cut off (at most 86400).", check: between(0, DAY_SECONDS) },
   {
     name: "SECRETS_KEY",

@@ -1,11 +1,16 @@
-// A request body must arrive within REQUEST_BODY_TIMEOUT_SECONDS of the handler asking for it. Bun closes a silent
-// connection only after the server's idleTimeout (255 s, the most it allows, since an LLM answer may take minutes
-// to start), so a client that sends headers and then part of a body, or a byte now and then, held a connection
-// and a handler for minutes: on the public estimate endpoint, for anyone. Now it gets a 408 in its protocol's shape.
+// A request body must arrive within REQUEST_BODY_TIMEOUT_SECONDS of the handler asking for it, plus a second for
+// every 64 KiB its content-length states (a 30 MB request of inline PDFs on a slow uplink still gets through). Bun
+// closes a silent connection only after the server's idleTimeout (255 s, the most it allows, since an LLM answer
+// may take minutes to start), so a client that sends headers and then part of a body, or a byte now and then, held
+// a connection and a handler for minutes: on the public estimate endpoint, for anyone. Now it gets a 408 in its
+// protocol's shape.
 
 import { Elysia } from "elysia";
 import { parseQuery } from "elysia/parse-query";
 import { ApiError } from "./errors.ts";
+
+/** Bytes per second a stated length is allowed on top of the base deadline. */
+const MIN_BYTES_PER_SECOND = 64 * 1024;
 
 export function bodyTimeout(seconds: number): ApiError {
   return new ApiError(408, "request_timeout", `The request body did not arrive within ${seconds} s. Send it whole, then wait for the answer.`, {
@@ -13,45 +18,77 @@ export function bodyTimeout(seconds: number): ApiError {
   });
 }
 
-/**
- * The body's text, or a 408 when it has not all arrived within `seconds`. A body already in (nearly every one) is
- * returned without arming a timer.
- */
-export async function bodyText(request: Request, seconds: number): Promise<string> {
-  const text = request.text();
-  if (Bun.peek.status(text) !== "pending") return text;
+/** The deadline for this request's body, in seconds. */
+function deadlineOf(request: Request, seconds: number): number {
+  const stated = Number(request.headers.get("content-length"));
+  return Number.isFinite(stated) && stated > 0 ? seconds + Math.floor(stated / MIN_BYTES_PER_SECOND) : seconds;
+}
+
+/** `read` of the body, or a 408 when it has not all arrived in time. A body already in needs no timer. */
+async function withDeadline<T>(request: Request, seconds: number, read: Promise<T>): Promise<T> {
+  if (Bun.peek.status(read) !== "pending") return read;
+  const limit = deadlineOf(request, seconds);
   let timer: Timer | undefined;
   const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(bodyTimeout(seconds)), seconds * 1000);
+    timer = setTimeout(() => reject(bodyTimeout(limit)), limit * 1000);
   });
   try {
-    return await Promise.race([text, late]);
+    return await Promise.race([read, late]);
   } finally {
     clearTimeout(timer);
   }
 }
 
+/** The body's text, or a 408 when it has not all arrived in time. */
+export function bodyText(request: Request, seconds: number): Promise<string> {
+  return withDeadline(request, seconds, request.text());
+}
+
 /**
  * An Elysia parse hook with the deadline, for the instances whose routes parse bodies (media, admin, dashboard;
- * the LLM routes read their bodies themselves, with bodyText). JSON and urlencoded forms are read as Elysia reads
- * them (request.json(), parseQuery), only with the deadline; any other type goes on to Elysia's own parsers.
- * Elysia takes a falsy result for "not parsed" and would read the body again: a JSON `null`, `0` or `false` body
- * is handed on boxed (every JSON body here must be an object; the route's schema then refuses it).
+ * the LLM routes read their bodies themselves, with bodyText). Every body is read under the deadline, whatever
+ * its type, and then given the meaning Elysia's own parsers would: JSON (an empty body counts as none: a route
+ * that takes no body ignores it, one that needs a body refuses `{}` by its schema), urlencoded and multipart forms
+ * (a name given once is its value, given more often an array of them, as Elysia's parsers give them; a file field is
+ * a File), text, bytes. A result is Elysia's body whenever it is not undefined; undefined would send Elysia to read
+ * the body a second time.
  */
 export function deadlineParser(seconds: number) {
   return async ({ request, contentType }: { request: Request; contentType: string }) => {
-    const type = (contentType ?? "").split(";")[0]!.trim().toLowerCase();
-    if (type === "application/x-www-form-urlencoded") return parseQuery(await bodyText(request, seconds));
-    if (type !== "application/json") return undefined;
+    if (!request.body) return undefined; // nothing to read; Elysia reads nothing either
+    const type = (contentType ?? "").trim().toLowerCase(); // Elysia has cut off `; charset=…`
+    if (type === "multipart/form-data") return formFields(request, await withDeadline(request, seconds, request.arrayBuffer()));
+    if (type === "application/octet-stream") return withDeadline(request, seconds, request.arrayBuffer());
     const text = await bodyText(request, seconds);
-    let value: unknown;
+    if (type === "application/x-www-form-urlencoded") return parseQuery(text);
+    if (type.startsWith("text/")) return text;
+    if (type !== "application/json" && !type.endsWith("+json")) return {}; // read, and of no type a route takes
+    if (!text.trim()) return {};
     try {
-      value = JSON.parse(text);
+      return JSON.parse(text);
     } catch {
       throw new ApiError(400, "invalid_json", "The request body is not valid JSON.");
     }
-    return value || Object(value);
   };
+}
+
+const DANGEROUS_KEYS = new Set(["__proto__", "constructor", "prototype"]);
+
+/** A multipart body already read, as an object of its fields. */
+async function formFields(request: Request, bytes: ArrayBuffer): Promise<Record<string, unknown>> {
+  let form: Awaited<ReturnType<Response["formData"]>>;
+  try {
+    form = await new Response(bytes, { headers: { "content-type": request.headers.get("content-type") ?? "" } }).formData();
+  } catch {
+    throw new ApiError(400, "invalid_form", "The request body is not a well-formed multipart form.");
+  }
+  const fields: Record<string, unknown> = {};
+  for (const key of new Set(form.keys())) {
+    if (DANGEROUS_KEYS.has(key)) continue;
+    const values = form.getAll(key);
+    fields[key] = values.length === 1 ? values[0] : values;
+  }
+  return fields;
 }
 
 /** The parse hook as a plugin: `.use(bodyDeadline(ctx))` in an instance applies it to that instance's routes. */

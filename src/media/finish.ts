@@ -76,7 +76,9 @@ async function storeOutput(deps: FinishDeps, model: MediaModel, out: Done["outpu
     const signal = leaseLost ? AbortSignal.any([timeout, leaseLost]) : timeout;
     let res = await fetch(out.url!, { headers: out.headers, signal });
     for (let tried = 1; MISSING_STATUSES.has(res.status) && tried < MISSING_TRIES; tried++) {
+      void res.body?.cancel().catch(() => {});
       await Bun.sleep(tried * 1000 * deps.settings.pollScale);
+      leaseLost?.throwIfAborted(); // the task is another worker's now: its copies could never be recorded
       res = await fetch(out.url!, { headers: out.headers, signal });
     }
     if (MISSING_STATUSES.has(res.status)) throw new ResultMissing(res.status);

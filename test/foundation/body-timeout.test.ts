@@ -4,7 +4,7 @@
 // and the dashboard's sign-in form. Sent over a raw TCP socket, since fetch always finishes its bodies.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { sql } from "drizzle-orm";
-import { startGateway, type TestGateway } from "../support/gateway";
+import { ADMIN_TOKEN, startGateway, type TestGateway } from "../support/gateway";
 
 let gw: TestGateway;
 let key: string;
@@ -17,6 +17,11 @@ afterAll(() => gw.stop());
 
 /** Sends the headers and the first part of a body that claims 100 bytes; returns what came back, and when. */
 async function stalled(path: string, contentType: string, part: string, headers: Record<string, string> = {}) {
+  return sendSlowly(path, contentType, [part], 0, { "content-length": "100", ...headers });
+}
+
+/** Sends the headers, then `parts` `gapMs` apart; returns what came back, and when. */
+async function sendSlowly(path: string, contentType: string, parts: string[], gapMs: number, headers: Record<string, string>) {
   const port = new URL(gw.url).port;
   const chunks: Buffer[] = [];
   const started = performance.now();
@@ -35,7 +40,11 @@ async function stalled(path: string, contentType: string, part: string, headers:
     },
   });
   const extra = Object.entries(headers).map(([k, v]) => `${k}: ${v}\r\n`).join("");
-  socket.write(`POST ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: ${contentType}\r\nContent-Length: 100\r\n${extra}\r\n${part}`);
+  socket.write(`POST ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: ${contentType}\r\n${extra}\r\n`);
+  for (const [i, part] of parts.entries()) {
+    if (i) await Bun.sleep(gapMs);
+    socket.write(part);
+  }
   // Wait for an answer (or 5 s, well past the 1 s deadline but far below Bun's idle timeout).
   for (let i = 0; i < 100 && !Buffer.concat(chunks).includes("\r\n\r\n"); i++) await Bun.sleep(50);
   await Promise.race([closed, Bun.sleep(300)]);
@@ -52,7 +61,7 @@ test("the public estimate endpoint: 408 request_timeout after about a second, in
   expect(r.answeredAfter).toBeGreaterThan(900);
   expect(r.answeredAfter).toBeLessThan(4000);
   expect(JSON.parse(r.body.slice(r.body.indexOf("{"), r.body.lastIndexOf("}") + 1)).error).toMatchObject({ code: "request_timeout" });
-});
+}, 20_000); // each stalled request waits out the 1 s deadline, longer on a loaded machine
 
 test("an LLM endpoint with a valid key: 408 in its protocol's shape; nothing held, charged or recorded", async () => {
   const auth = { authorization: `Bearer ${key}` };
@@ -64,7 +73,7 @@ test("an LLM endpoint with a valid key: 408 in its protocol's shape; nothing hel
   expect(messages.body).toContain('"type":"error"');
   expect(await gw.ctx.db.all(sql`select id from usage_records where account_id = ${accountId}`)).toEqual([]);
   expect(await gw.ctx.db.get<any>(sql`select balance, held from wallets where account_id = ${accountId}`)).toEqual({ balance: 100_000_000, held: 0 });
-});
+}, 20_000); // each stalled request waits out the 1 s deadline, longer on a loaded machine
 
 test("a media task route and the dashboard sign-in form: 408 too", async () => {
   const task = await stalled("/api/v1/jobs/createTask", "application/json", '{"model":"google/nano-banana"', { authorization: `Bearer ${key}` });
@@ -72,4 +81,28 @@ test("a media task route and the dashboard sign-in form: 408 too", async () => {
   expect(task.body).toContain('"code":408');
   const login = await stalled("/dashboard/login", "application/x-www-form-urlencoded", "email=a%40b.c&pass", { origin: gw.url });
   expect(login.status).toBe(408);
-});
+}, 20_000); // each stalled request waits out the 1 s deadline, longer on a loaded machine
+
+test("every content type is read under the deadline", async () => {
+  for (const type of ["text/plain", "application/octet-stream", "application/xml", "multipart/form-data; boundary=x"]) {
+    expect((await stalled("/v1/credits/estimate", type, "abc")).status).toBe(408);
+  }
+}, 20_000); // each stalled request waits out the 1 s deadline, longer on a loaded machine
+
+test("a large body is given a second per 64 KiB it states: 256 KiB arriving over 2 s is read (base deadline 1 s)", async () => {
+  const body = JSON.stringify({ model: "kling-3.0/video", duration: 5, pad: "x".repeat(256 * 1024) });
+  const quarter = Math.ceil(body.length / 4);
+  const parts = [0, 1, 2, 3].map((i) => body.slice(i * quarter, (i + 1) * quarter));
+  const r = await sendSlowly("/v1/credits/estimate", "application/json", parts, 650, { "content-length": String(body.length) });
+  // read whole and judged on its content (the padding is no field of the model's: 422 naming it), not a 408
+  expect(r.status).toBe(422);
+  expect(r.body).toContain("pad");
+}, 20_000); // each stalled request waits out the 1 s deadline, longer on a loaded machine
+
+test("a route that takes no body ignores an empty one, even chunked with a JSON content type", async () => {
+  const r = await sendSlowly(`/admin/v1/accounts/${accountId}/webhook-key`, "application/json", ["0\r\n\r\n"], 0, {
+    "transfer-encoding": "chunked",
+    authorization: `Bearer ${ADMIN_TOKEN}`,
+  });
+  expect(r.status).toBe(201);
+}, 20_000); // each stalled request waits out the 1 s deadline, longer on a loaded machine

@@ -21,13 +21,23 @@ for (const d of dialects) {
       let db = await openDatabase(url);
       (migrations as any)[d.name] = all;
       try {
-        await db.run(sql`insert into usage_records (id, request_id, account_id, key_id, model, endpoint, provider, status, input_tokens, output_tokens,
-            cache_read_tokens, cache_write_tokens, cost, created_at)
-          values (${"use_0190aaaa"}, ${"req_0190bbbb"}, ${"acct_1"}, ${"key_1"}, ${"gpt-5.2"}, ${"/v1/chat/completions"}, ${"openai"}, ${"ok"}, ${1}, ${2}, ${0}, ${0}, ${42}, ${1})`);
+        const insert = (id: string, requestId: string, cost: number) =>
+          db.run(sql`insert into usage_records (id, request_id, account_id, key_id, model, endpoint, provider, status, input_tokens, output_tokens,
+              cache_read_tokens, cache_write_tokens, cost, created_at)
+            values (${id}, ${requestId}, ${"acct_1"}, ${"key_1"}, ${"gpt-5.2"}, ${"/v1/chat/completions"}, ${"openai"}, ${"ok"}, ${1}, ${2}, ${0}, ${0}, ${cost}, ${1})`);
+        await insert("use_0190aaaa", "req_0190bbbb", 42);
+        // Two records of one request (an older version's retry after a lost commit acknowledgement): the first by id
+        // takes the key, the other keeps its own, and the migration does not fail.
+        await insert("use_0190cccc", "req_0190dddd", 7);
+        await insert("use_0190eeee", "req_0190dddd", 7);
         await db.close();
         db = await openDatabase(url);
         await applyMigrations(db); // again: nothing left to do
-        expect(await db.all(sql`select id, request_id, cost from usage_records`)).toEqual([{ id: "req_0190bbbb", request_id: "req_0190bbbb", cost: 42 }]);
+        expect(await db.all(sql`select id, request_id, cost from usage_records order by request_id, id`)).toEqual([
+          { id: "req_0190bbbb", request_id: "req_0190bbbb", cost: 42 },
+          { id: "req_0190dddd", request_id: "req_0190dddd", cost: 7 },
+          { id: "use_0190eeee", request_id: "req_0190dddd", cost: 7 },
+        ]);
         const indexes = d.name === "sqlite"
           ? await db.all<{ name: string }>(sql`select name from sqlite_master where type = 'index' and tbl_name = 'usage_records'`)
           : await db.all<{ name: string }>(sql`select indexname as name from pg_indexes where tablename = 'usage_records'`);

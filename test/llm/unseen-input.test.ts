@@ -113,3 +113,21 @@ test("max_credits caps the charge when the upstream states more than was held", 
   expect(capAtMaxCredits({ outcome: "failed", charge: null, usage: null }, plan).charge).toBeNull();
   expect(capAtMaxCredits({ outcome: "ok", charge: 9_000_000, usage }, { ...plan, cap: undefined }).charge).toBe(9_000_000);
 });
+
+describe("references the cheap look at the raw body must not miss", () => {
+  // The upstream parses the body as sent: an escaped key is the same key to it.
+  test("keys written with escapes are still found (the body goes upstream as sent)", () => {
+    const pdf = '{"type":"document","\\u0073ource":{"type":"url","url":"https://example.com/300-pages.pdf"}}';
+    const anthropicRaw = `{"model":"claude-opus-4-5","max_tokens":100,"messages":[{"role":"user","content":[${pdf}]}]}`;
+    expect(planHold(protocols.anthropic, JSON.parse(anthropicRaw), anthropicRaw, opus, NO_PAID_TOOLS).inputTokens).toBe(opus.context_window!);
+    const responsesRaw = '{"model":"gpt-4.1","input":[{"role":"user","content":[{"type":"input_file","file\\u005furl":"https://example.com/r.pdf"}]}]}';
+    expect(planHold(protocols.responses, JSON.parse(responsesRaw), responsesRaw, gpt41, NO_PAID_TOOLS).inputTokens).toBe(gpt41.context_window!);
+    const chatRaw = '{"model":"gpt-5.2","messages":[{"role":"user","content":[{"type":"file","file":{"file\\u005fid":"file-abc"}}]}]}';
+    expect(planHold(protocols.chat, JSON.parse(chatRaw), chatRaw, gpt52, NO_PAID_TOOLS).inputTokens).toBe(gpt52.context_window!);
+  });
+
+  test("Responses: an item_reference (an item stored upstream) holds the context window", () => {
+    const body = { model: "gpt-4.1", input: [{ type: "item_reference", id: "msg_abc" }, { role: "user", content: "and?" }] };
+    expect(planHold(protocols.responses, body, JSON.stringify(body), gpt41, NO_PAID_TOOLS).inputTokens).toBe(gpt41.context_window!);
+  });
+});
