@@ -92,14 +92,15 @@ export function startFakeLlmUpstream(opts: FakeLlmUpstreamOptions = {}): FakeLlm
         method: req.method,
         path: url.pathname,
         query: url.search,
-        headers: Object.fromEntries(req.headers),
+        headers: record ? Object.fromEntries(req.headers) : {}, // the benchmark's fake keeps nothing: no copy
         body: await req.text(),
         scenario: isLlm ? (queue.shift() ?? fallback) : null,
         startedAt: performance.now(),
         aborted: false,
       };
       if (record) requests.push(rec);
-      req.signal.addEventListener("abort", () => markAborted(rec));
+      // Bun makes a request's AbortSignal on first use: the benchmark's fake (nothing recorded, no delays) needs none.
+      if (record || !opts.fast) req.signal.addEventListener("abort", () => markAborted(rec));
 
       if (req.method === "HEAD") return done(rec, new Response(null, { status: 200 }));
       if (route === undefined || req.method !== "POST") {
