@@ -176,12 +176,15 @@ export class Ledger {
     const wallets: LedgerMismatch[] = rows
       .map((r) => ({ accountId: r.account_id, balance: Number(r.balance), entriesSum: Number(r.entries_sum), held: Number(r.held), pendingSum: Number(r.pending_sum) }))
       .filter((r) => r.balance !== r.entriesSum || r.held !== r.pendingSum);
+    // The lines are summed per entry first, within the account when one is asked for (usage records are indexed
+    // by account, not by entry_id: an index written per call for a check is what the one-row ledger saved).
     const entryFilter = accountId ? sql`and e.account_id = ${accountId}` : sql``;
-    const unlined = await this.db.all<any>(sql`select e.account_id, e.id, e.amount, coalesce(sum(u.cost), 0) as lines_sum
-      from entries e left join usage_records u on u.entry_id = e.id
-      where e.kind = ${"usage"} ${entryFilter}
-      group by e.account_id, e.id, e.amount
-      having coalesce(sum(u.cost), 0) <> -e.amount`);
+    const lineFilter = accountId ? sql`and account_id = ${accountId}` : sql``;
+    const unlined = await this.db.all<any>(sql`select e.account_id, e.id, e.amount, coalesce(l.lines_sum, 0) as lines_sum
+      from entries e
+      left join (select entry_id, sum(cost) as lines_sum from usage_records where entry_id is not null ${lineFilter} group by entry_id) l
+        on l.entry_id = e.id
+      where e.kind = ${"usage"} ${entryFilter} and coalesce(l.lines_sum, 0) <> -e.amount`);
     return [...wallets, ...unlined.map((r) => ({ accountId: r.account_id, entryId: r.id, entryAmount: Number(r.amount), linesSum: Number(r.lines_sum) }))];
   }
 }
