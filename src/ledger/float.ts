@@ -13,7 +13,6 @@
 //     `usage`) for the batch's charges, which the calls' lines name (entry_id) and sum to. So held = Σ pending holds,
 //     balance = Σ entries, and each usage entry = −Σ its lines, at every commit (Ledger.check). One entry per batch
 //     instead of a hold row and an entry per call: those two rows were ~15% of a json call's CPU (bench A/B);
-
 //   - a crash: the float stays pending until its expiry (refreshed while it is in use) and the sweeper returns it,
 //     like any hold a crash left; calls in flight at the crash are not charged.
 // What changes for a customer: `held` shows the float (the calls in flight plus spare room) while this process
