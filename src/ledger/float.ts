@@ -59,8 +59,6 @@ export class Float {
 /** A call's reservation carved from a float: id (the call's request id, which keys its usage record), account, amount. */
 export interface Reservation extends Hold {
   float: Float;
-  ref: string;
-  createdAt: number;
   finished: boolean;
 }
 

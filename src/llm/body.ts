@@ -56,8 +56,7 @@ export interface AnswerFacts {
 }
 
 /** The answer's usage, or, when it states none, the characters of generated content it carries. */
-export function answerFacts(proto: LlmProtocol, chunks: Uint8Array[], whole = false): AnswerFacts {
-  const text = decodeAll(chunks);
+export function answerFacts(proto: LlmProtocol, text: string, whole = false): AnswerFacts {
   const usage = usageOfText(proto, text, whole);
   return { usage, outputChars: usage ? 0 : proto.outputCharsOfBody(text) };
 }
@@ -100,6 +99,7 @@ function usageOfWhole(proto: LlmProtocol, text: string): TokenUsage | null {
   }
 }
 
-function decodeAll(chunks: Uint8Array[]): string {
+/** The text of an answer read in chunks. */
+export function textOf(chunks: Uint8Array[]): string {
   return decoder.decode(joined(chunks));
 }

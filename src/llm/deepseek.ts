@@ -6,9 +6,9 @@
 import { ApiError } from "../http/errors.ts";
 import { protocols } from "./protocols/index.ts";
 import { chatResponseToResponses, createChatToResponsesStream, createTranslateContext, responsesRequestToChat, TranslationError } from "./translate/responses-chat.ts";
-import { answerHeaders, answerUnread, finish, meter, upstreamError, upstreamFailed, type Call } from "./proxy.ts";
+import { answerHeaders, answerUnread, finish, judgeAnswer, meter, upstreamError, upstreamFailed, type Call } from "./proxy.ts";
 import { callUpstream, upstreamHeaders } from "./upstream.ts";
-import { judgeBody, judgeStream, type Verdict } from "./meter.ts";
+import { judgeStream, type Verdict } from "./meter.ts";
 import { headOf, pump } from "./pump.ts";
 
 const chat = protocols.chat;
@@ -40,16 +40,15 @@ export async function translatedResponses(call: Call): Promise<Response> {
   const status = res.status;
   if (body.stream !== true) {
     // The whole chat answer is needed before its Responses form exists: this path buffers by nature.
+    let text: string;
     let json: any;
     try {
-      json = await res.json();
+      text = await res.text();
+      json = JSON.parse(text);
     } catch (e) {
       return answerUnread(call, e, status, "unreadable upstream answer", "The upstream's answer could not be read.");
     }
-    finish(call, meter(call, () => {
-      const usage = chat.usageFromBody(json);
-      return judgeBody(usage, call.model, call.plan, usage ? 0 : chat.outputCharsOfBody(JSON.stringify(json)));
-    }), status, performance.now());
+    finish(call, meter(call, () => judgeAnswer(call, chat, text)), status, performance.now());
     const headers = answerHeaders(res, call.baseHeaders);
     headers["content-type"] = "application/json";
     return new Response(JSON.stringify(chatResponseToResponses(json, tctx)), { status, headers });

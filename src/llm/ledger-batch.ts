@@ -117,11 +117,10 @@ export class LedgerBatch {
   }
 
   private reserve(f: Float, amount: number, ref: string): Reservation {
-    const now = Date.now();
     f.reserved += amount;
-    f.lastActive = now;
+    f.lastActive = Date.now();
     // No id of its own: the call's line in the ledger is its usage record, keyed by the request id (`ref`).
-    return { id: ref, accountId: f.accountId, amount, float: f, ref, createdAt: now, finished: false };
+    return { id: ref, accountId: f.accountId, amount, float: f, finished: false };
   }
 
   private retire(f: Float) {

@@ -14,7 +14,7 @@ import type { LlmProtocol } from "./protocols/index.ts";
 import { NO_PAID_TOOLS, paidToolUse } from "./protocols/paid-tools.ts";
 import { keySettingOf, type Provider, type Providers } from "./providers.ts";
 import { callUpstream, upstreamHeaders } from "./upstream.ts";
-import { answerFacts, parseRequestBody, withUpstreamModel } from "./body.ts";
+import { answerFacts, parseRequestBody, textOf, withUpstreamModel } from "./body.ts";
 import { capAtMaxCredits, checkMaxCredits, judgeBody, judgeStream, planHold, verdictOr, type HoldPlan, type Verdict } from "./meter.ts";
 import type { LedgerBatch } from "./ledger-batch.ts";
 import { pump, readArrived, readHead, throughTap, WHOLE_ANSWER_BYTES, type Head, type PumpEnd } from "./pump.ts";
@@ -163,7 +163,7 @@ async function forwardMetered(call: Call): Promise<Response> {
   if (tap) head.chunks = throughTap(tap, head.chunks, head.ended);
   if (head.ended) {
     // All of it is in already: answered in one piece (pump.ts says why).
-    const verdict = meter(call, () => (tap ? judgeStream(tap.end(), "end", call.model, call.plan) : judgeAnswer(call, head.chunks)));
+    const verdict = meter(call, () => (tap ? judgeStream(tap.end(), "end", call.model, call.plan) : judgeAnswer(call, proto, textOf(head.chunks))));
     finish(call, verdict, status, head.firstByteAt);
     return new Response(joined(head.chunks), { status, headers });
   }
@@ -177,7 +177,7 @@ async function forwardMetered(call: Call): Promise<Response> {
     onEnd(how: PumpEnd) {
       const verdict = meter(call, (): Verdict => {
         if (tap) return judgeStream(tap.end(), how, call.model, call.plan);
-        if (how === "end") return judgeAnswer(call, collected!);
+        if (how === "end") return judgeAnswer(call, proto, textOf(collected!));
         if (how === "client_abort") return { ...judgeBody(null, call.model, call.plan), outcome: "client_abort" };
         return { outcome: "dropped", charge: null, usage: null, error: "upstream connection ended early" };
       });
@@ -187,9 +187,12 @@ async function forwardMetered(call: Call): Promise<Response> {
   return new Response(body as any, { status, headers });
 }
 
-/** Settle for a whole non-streaming answer (or the tail of a large one): its usage, else the estimate. */
-function judgeAnswer(call: Call, chunks: Uint8Array[]): Verdict {
-  const a = answerFacts(call.proto, chunks, call.plan.webSearch);
+/**
+ * Settle for a whole non-streaming answer (or the tail of a large one) in `proto`'s shape: its usage, else the
+ * estimate from its content.
+ */
+export function judgeAnswer(call: Pick<Call, "model" | "plan">, proto: LlmProtocol, text: string): Verdict {
+  const a = answerFacts(proto, text, call.plan.webSearch);
   return judgeBody(a.usage, call.model, call.plan, a.outputChars);
 }
 

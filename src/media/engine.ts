@@ -15,7 +15,7 @@ import type { TaskTokens } from "../limits/task-tokens.ts";
 import { createAdapters, type Adapter } from "./adapters/index.ts";
 import type { Done, Failed } from "./adapters/types.ts";
 import { deliverDue, type CallbackDeps } from "./callbacks.ts";
-import { completeTask, failTask, ResultMissing, ResultTooLarge, type FinishDeps } from "./finish.ts";
+import { completeTask, failTask, ResultRefused, type FinishDeps } from "./finish.ts";
 import { keepLease, type Lease } from "./lease.ts";
 import type { MediaModel, MediaProvider } from "./model.ts";
 import { tokenTtlMs } from "./service.ts";
@@ -247,12 +247,8 @@ export class Engine {
     try {
       completed = await completeTask(this.deps, task, model, r, lease.signal);
     } catch (e) {
-      if (e instanceof ResultMissing) {
-        return this.fail(task, "result_not_stored", `The upstream reported the task done, but its result file answered ${e.status}; nothing was charged.`);
-      }
-      if (!(e instanceof ResultTooLarge)) throw e; // anything else may pass: retried at the next poll
-      const mb = Math.round(e.limit / 1024 / 1024);
-      return this.fail(task, "result_too_large", `The upstream's result is larger than this gateway stores (${mb} MB); nothing was charged.`);
+      if (!(e instanceof ResultRefused)) throw e; // anything else may pass: retried at the next poll
+      return this.fail(task, e.failCode, e.message);
     }
     await this.releaseTokenIf(completed, task);
   }

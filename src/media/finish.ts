@@ -20,23 +20,33 @@ export interface FinishDeps { db: Db; ledger: Ledger; storage: Storage; settings
 class LostLease extends Error {}
 
 /**
+ * A result that will be the same at every retry: the task fails at once (refunded) with `failCode` and `message`,
+ * instead of being polled again until its deadline.
+ */
+export class ResultRefused extends Error {
+  constructor(readonly failCode: string, message: string) {
+    super(message);
+  }
+}
+
+/**
  * A result URL that answers 404 or 410 (the file is not there) on every try of one step: the upstream said the task
  * is done, yet it has no file to give, and polling again would only hand over the same URL until the deadline. The
  * task fails (refunded) as result_not_stored. A few tries a second or two apart first: a CDN may lag a moment
  * behind the upstream's "done".
  */
-export class ResultMissing extends Error {
-  constructor(readonly status: number) {
-    super(`result download answered ${status}`);
+class ResultMissing extends ResultRefused {
+  constructor(status: number) {
+    super("result_not_stored", `The upstream reported the task done, but its result file answered ${status}; nothing was charged.`);
   }
 }
 const MISSING_TRIES = 3;
 const MISSING_STATUSES = new Set([404, 410]);
 
-/** A result over RESULT_MAX_FILE_MB: it will be as large at every retry, so the task fails (refunded) at once. */
-export class ResultTooLarge extends Error {
-  constructor(readonly limit: number) {
-    super("result file too large");
+/** A result over RESULT_MAX_FILE_MB: it will be as large at every retry. */
+class ResultTooLarge extends ResultRefused {
+  constructor(limit: number) {
+    super("result_too_large", `The upstream's result is larger than this gateway stores (${Math.round(limit / 1024 / 1024)} MB); nothing was charged.`);
   }
 }
 

@@ -9,7 +9,6 @@ import type { Db } from "../db/client";
 export const registry = new Registry();
 collectDefaultMetrics({ register: registry, prefix: "switchyard_" });
 
-
 const upstreamErrors = new Counter({
   name: "switchyard_upstream_errors_total",
   help: "Failed upstream calls (LLM providers, media providers), by provider and kind.",
@@ -56,9 +55,6 @@ const taskStates = new Gauge({
 const HOLD_KINDS = ["float", "llm", "task"];
 const TASK_STATES = ["waiting", "generating", "success", "fail"];
 
-// Bound once: every settled LLM call counts here (see requestSeries below for why).
-const settledSeries = { llm: creditsSettled.labels({ kind: "llm" }), task: creditsSettled.labels({ kind: "task" }) };
-
 /** What other features call. Each is cheap (an in-memory increment) and never throws. */
 export const metrics = {
   /** An upstream call failed: `kind` is e.g. "status_5xx", "status_4xx", "timeout", "network". */
@@ -67,7 +63,7 @@ export const metrics = {
   },
   /** A hold was posted for `micros` micro-credits (call after a settle that applied). */
   creditsSettled(micros: number, kind: "llm" | "task" = "llm") {
-    if (micros > 0) settledSeries[kind].inc(micros);
+    if (micros > 0) creditsSettled.inc({ kind }, micros);
   },
   /** A callback delivery attempt ended: e.g. "delivered", "failed", "retry", "gave_up". */
   callback(outcome: string) {
@@ -106,8 +102,8 @@ export function observeRequest(method: string, route: string, status: number, se
   s.buckets[i]!++;
 }
 
-/** A metric the registry renders from `values()` when scraped (the shape prom-client's own metrics give it). */
-function scrapedMetric(name: string, help: string, type: "counter" | "histogram", values: () => Array<{ labels: Record<string, string | number>; value: number; metricName?: string }>) {
+/** A request metric the registry renders from `values()` when scraped (the shape prom-client's own metrics give it). */
+function requestMetric(name: string, help: string, type: "counter" | "histogram", values: () => Array<{ labels: Record<string, string | number>; value: number; metricName?: string }>) {
   registry.registerMetric({
     name,
     help,
@@ -118,11 +114,11 @@ function scrapedMetric(name: string, help: string, type: "counter" | "histogram"
   } as any);
 }
 
-scrapedMetric("switchyard_http_requests_total", "HTTP requests answered, by method, route pattern and status.", "counter", () =>
+requestMetric("switchyard_http_requests_total", "HTTP requests answered, by method, route pattern and status.", "counter", () =>
   [...requestSeries.values()].map((s) => ({ labels: s.labels, value: s.count })),
 );
 
-scrapedMetric(
+requestMetric(
   "switchyard_http_request_duration_seconds",
   "Time from request to response headers, by method, route pattern and status (streams: time to first byte).",
   "histogram",

@@ -40,21 +40,25 @@ export function stringLengthAt(text: string, start: number): { length: number; e
   return { length: n, end: len };
 }
 
-/** Sum of decoded lengths of every string value of `"key"` in the text (non-string values are skipped). */
-export function sumStringValues(text: string, quotedKey: string): number {
+/**
+ * Sum over every value of `"key"` in the text of what `measure` makes of it: its length and where it ends, or null
+ * to skip a value of another kind.
+ */
+function sumValues(text: string, quotedKey: string, measure: (text: string, at: number) => { length: number; end: number } | null): number {
   let total = 0;
   let from = 0;
   for (;;) {
     const v = findValue(text, quotedKey, from);
     if (v === -1) return total;
-    if (text.charCodeAt(v) === 0x22) {
-      const s = stringLengthAt(text, v);
-      total += s.length;
-      from = s.end;
-    } else {
-      from = v;
-    }
+    const m = measure(text, v);
+    total += m?.length ?? 0;
+    from = m?.end ?? v;
   }
+}
+
+/** Sum of decoded lengths of every string value of `"key"` in the text (non-string values are skipped). */
+export function sumStringValues(text: string, quotedKey: string): number {
+  return sumValues(text, quotedKey, (t, v) => (t.charCodeAt(v) === 0x22 ? stringLengthAt(t, v) : null));
 }
 
 /** The string value of the first `"key"` (unescaped only if it has no escapes; used for short type names). */
@@ -93,17 +97,8 @@ export function objectEnd(text: string, start: number): number {
 
 /** Sum of the raw text lengths of every object value of `"key"` (Anthropic's tool_use `input`); others skipped. */
 export function sumObjectValues(text: string, quotedKey: string): number {
-  let total = 0;
-  let from = 0;
-  for (;;) {
-    const v = findValue(text, quotedKey, from);
-    if (v === -1) return total;
-    const end = text.charCodeAt(v) === 0x7b ? objectEnd(text, v) : -1;
-    if (end === -1) {
-      from = v;
-      continue;
-    }
-    total += end - v;
-    from = end;
-  }
+  return sumValues(text, quotedKey, (t, v) => {
+    const end = t.charCodeAt(v) === 0x7b ? objectEnd(t, v) : -1;
+    return end === -1 ? null : { length: end - v, end };
+  });
 }
