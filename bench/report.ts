@@ -92,7 +92,8 @@ export function renderReport(i: Input): string {
     const verdict = (ok: boolean) => (ok ? "met" : "**missed**");
     lines.push(
       `- ${r.mode}: added p50 ${signed(r.lat.p50 - d.lat.p50)} ms (${verdict(r.lat.p50 - d.lat.p50 < 1)}), added p99 ${signed(r.lat.p99 - d.lat.p99)} ms (${verdict(r.lat.p99 - d.lat.p99 < 5)}), ` +
-        (Number.isFinite(ratio) ? `${f(ratio, 1)}× Portkey (${verdict(ratio >= 3)}; per round ${roundRatios(r).map((x) => f(x, 1) + "×").join(", ")})` : "Portkey not measured"),
+        // two decimals in the verdict: 2.97× shown as "3.0×" beside "missed" reads as a contradiction
+        (Number.isFinite(ratio) ? `${f(ratio, 2)}× Portkey (${verdict(ratio >= 3)}; per round ${roundRatios(r).map((x) => f(x, 2) + "×").join(", ")})` : "Portkey not measured"),
     );
   }
   const cpuLines = i.rows
