@@ -6,7 +6,7 @@
 import { ApiError } from "../http/errors.ts";
 import { protocols } from "./protocols/index.ts";
 import { chatResponseToResponses, createChatToResponsesStream, createTranslateContext, responsesRequestToChat, TranslationError } from "./translate/responses-chat.ts";
-import { answerHeaders, answerUnread, finish, judgeAnswer, meter, upstreamError, upstreamFailed, type Call } from "./proxy.ts";
+import { answerHeaders, answerUnread, dropNoticeFor, finish, judgeAnswer, meter, upstreamError, upstreamFailed, type Call } from "./proxy.ts";
 import { callUpstream, upstreamHeaders } from "./upstream.ts";
 import { judgeStream, type Verdict } from "./meter.ts";
 import { headOf, pump } from "./pump.ts";
@@ -59,6 +59,8 @@ export async function translatedResponses(call: Call): Promise<Response> {
   const chatBytes = pump(headOf(res.body), signal, {
     tap,
     collect: null,
+    // In chat's shape: the translator turns it into response.failed, as it does any chat error chunk.
+    dropNotice: dropNoticeFor(chat, call.requestId),
     onFirstByte: () => (firstByteAt = performance.now()),
     onEnd(how) {
       const verdict: Verdict = meter(call, () => judgeStream(tap.end(), how, call.model, call.plan));

@@ -173,6 +173,7 @@ async function forwardMetered(call: Call): Promise<Response> {
   const body = pump(head, signal, {
     tap,
     collect: collected,
+    dropNotice: sse ? dropNoticeFor(proto, call.requestId) : undefined,
     onFirstByte: () => (firstByteAt = performance.now()),
     onEnd(how: PumpEnd) {
       const verdict = meter(call, (): Verdict => {
@@ -196,6 +197,16 @@ export function judgeAnswer(call: Pick<Call, "model" | "plan">, proto: LlmProtoc
   return judgeBody(a.usage, call.model, call.plan, a.outputChars);
 }
 
+const UPSTREAM_BROKE = "The upstream's connection broke before its answer was complete; nothing was charged. Retry the request.";
+
+/** The event that ends a stream whose upstream dropped, in `proto`'s in-stream error shape (pump.ts sends it). */
+export function dropNoticeFor(proto: LlmProtocol, requestId: string): ((lastSent: Uint8Array | null) => Uint8Array) | undefined {
+  const event = proto.droppedStreamEvent;
+  if (!event) return undefined;
+  const e = { status: 502, type: "server_error", code: "upstream_bad_response", message: UPSTREAM_BROKE, requestId };
+  return (lastSent) => new TextEncoder().encode(event(e, lastSent));
+}
+
 /**
  * Reading an answer failed before any of it reached the client: the client left (input estimate, as
  * for any abort), or the answer could not be read (a connection broken mid-body), which gets a clean 502 instead
@@ -206,7 +217,7 @@ export function answerUnread(
   e: unknown,
   status: number,
   error = "upstream connection ended early",
-  message = "The upstream's connection broke before its answer was complete; nothing was charged. Retry the request.",
+  message = UPSTREAM_BROKE,
 ): Response {
   if (call.request.signal.aborted) return upstreamFailed(call, e);
   finish(call, { outcome: "dropped", charge: null, usage: null, error }, status, null);

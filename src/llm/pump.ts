@@ -23,6 +23,7 @@
 // chunked framing). A larger answer (embeddings of many inputs) goes on through the pump, so memory stays bounded.
 
 import type { StreamTap } from "./protocols/index.ts";
+import { joined } from "./bytes.ts";
 
 export type PumpEnd = "end" | "dropped" | "client_abort";
 
@@ -35,6 +36,12 @@ export interface PumpHooks {
   collect: Uint8Array[] | null;
   onFirstByte(): void;
   onEnd(how: PumpEnd): void;
+  /**
+   * Streams: the closing event to send when the upstream drops (the protocol's in-stream error), given the last
+   * bytes the client got. Sent only when those end between two events; mid-event, no event can follow that the
+   * client could read, so its connection is cut as the upstream's was.
+   */
+  dropNotice?: (lastSent: Uint8Array | null) => Uint8Array;
 }
 
 /** What the pump needs of the upstream body's reader. */
@@ -66,6 +73,14 @@ export function throughTap(tap: StreamTap, chunks: Uint8Array[], ended: boolean)
   const tail = ended ? tap.flush() : null;
   if (tail?.length) out.push(tail);
   return out;
+}
+
+/** Whether SSE bytes sent so far end between two events (a blank line ends an event), or nothing was sent. */
+export function endsBetweenEvents(last: Uint8Array | null): boolean {
+  if (last === null || last.length === 0) return true;
+  const n = last.length;
+  if (last[n - 1] === 0x0a) return n >= 2 && (last[n - 2] === 0x0a || (last[n - 2] === 0x0d && n >= 4 && last[n - 3] === 0x0a && last[n - 4] === 0x0d));
+  return last[n - 1] === 0x0d && n >= 2 && last[n - 2] === 0x0d;
 }
 
 /** Appends `chunk`, then drops chunks from the front while the rest still holds TAIL_BYTES. */
@@ -170,8 +185,15 @@ async function* steps(head: Head, clientSignal: AbortSignal, h: PumpHooks, start
   let how: PumpEnd | null = null;
   let first = head.firstByteAt === null;
   let pending = head.pending ?? null;
+  // The last two chunks the client got: a drop's closing event depends on how they end (an event's closing blank
+  // line may come as a chunk of its own).
+  let prev: Uint8Array | null = null;
+  let last: Uint8Array | null = null;
   try {
-    for (const chunk of head.chunks) yield chunk;
+    for (const chunk of head.chunks) {
+      prev = last;
+      yield (last = chunk);
+    }
     for (;;) {
       let r: { done: boolean; value?: Uint8Array };
       try {
@@ -179,9 +201,15 @@ async function* steps(head: Head, clientSignal: AbortSignal, h: PumpHooks, start
         pending = null;
       } catch (e) {
         how = clientSignal.aborted ? "client_abort" : "dropped";
-        // Dropped: end the client's answer abruptly too; a truncated answer must not look complete.
-        if (how === "dropped") throw e;
-        return;
+        if (how === "client_abort") return;
+        // Dropped: a stream between events ends with the protocol's error event (an SDK raises it as an API error);
+        // otherwise the client's answer ends abruptly too. A truncated answer must never look complete.
+        const sent = prev && last ? joined([prev, last]) : last;
+        if (h.dropNotice && endsBetweenEvents(sent)) {
+          yield h.dropNotice(sent);
+          return;
+        }
+        throw e;
       }
       if (r.done) {
         how = "end";
@@ -196,7 +224,10 @@ async function* steps(head: Head, clientSignal: AbortSignal, h: PumpHooks, start
       }
       if (h.collect) keepTail(h.collect, chunk);
       const out = clientBytes(h.tap, chunk);
-      if (out) yield out;
+      if (out) {
+        prev = last;
+        yield (last = out);
+      }
     }
   } finally {
     // Stopped at a yield without an ending of its own: the client went away.

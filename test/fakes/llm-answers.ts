@@ -26,6 +26,8 @@ export interface ScenarioSpec {
   chunkDelayMs?: number;
   /** drop: body bytes sent before the connection is cut (default half the body) */
   dropAfterBytes?: number;
+  /** drop: cut right after this many whole SSE events instead (a stream that breaks between two events) */
+  dropAfterEvents?: number;
   /** non-streaming answers: sent in irregular pieces, as streams are, instead of in one write */
   chunked?: boolean;
   /** streams: the whole stream in one write with its headers, as a fast upstream's short stream reaches a busy

@@ -189,7 +189,7 @@ function writeStream(
   next: () => number,
   markAborted: (rec: RecordedRequest) => void,
 ) {
-  const cutAt = spec.kind === "drop" ? Math.min(spec.dropAfterBytes ?? Math.floor(bytes.length / 2), bytes.length) : -1;
+  const cutAt = spec.kind === "drop" ? Math.min(spec.dropAfterEvents !== undefined ? afterEvents(bytes, spec.dropAfterEvents) : (spec.dropAfterBytes ?? Math.floor(bytes.length / 2)), bytes.length) : -1;
   const body = cutAt >= 0 ? bytes.subarray(0, cutAt) : bytes;
   const pieces = fast ? eventPieces(body) : randomPieces(body, next, spec.pieceBytes ?? 160);
   return new ReadableStream<Uint8Array>({
@@ -221,6 +221,18 @@ function writeStream(
       markAborted(rec);
     },
   });
+}
+
+/** The offset just after the `n`th event's closing blank line (the recorded streams use LF). */
+function afterEvents(bytes: Uint8Array, n: number): number {
+  const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  let at = 0;
+  for (let seen = 0; seen < n; seen++) {
+    const blank = text.indexOf("\n\n", at);
+    if (blank === -1) return bytes.length;
+    at = blank + 2;
+  }
+  return at;
 }
 
 function newRequestId(protocol: FakeProtocol): string {

@@ -1,7 +1,7 @@
 // readArrived takes what a stream already holds, never waits for more, and hands the read in flight to the pump,
 // which goes on from it without losing or repeating a byte.
 import { expect, test } from "bun:test";
-import { pump, readArrived, TAIL_BYTES, type PumpEnd } from "../../src/llm/pump";
+import { endsBetweenEvents, pump, readArrived, TAIL_BYTES, type PumpEnd } from "../../src/llm/pump";
 
 const bytes = (s: string) => new TextEncoder().encode(s);
 const text = (chunks: Uint8Array[]) => new TextDecoder().decode(Buffer.concat(chunks));
@@ -79,6 +79,51 @@ test("a body that breaks while the pump waits on the read in flight: the pump en
   up.fail(new Error("reset"));
   await expect(next).rejects.toThrow("reset");
   expect(ended).toBe("dropped");
+});
+
+test("a stream that drops between events ends with the protocol's closing event, cleanly; mid-event it is cut", async () => {
+  for (const [pieces, noticed] of [
+    [["data: a\n\n", "data: b\n\n"], true],
+    [["data: a\n", "\n"], true], // the blank line that ends the event came as a chunk of its own
+    [["data: a\r\n\r\n"], true],
+    [["data: a\n\n", "data: {\"par"], false],
+    [["data: a\n"], false],
+  ] as const) {
+    const up = handFed();
+    up.push(pieces[0]);
+    const head = await readArrived(up.body);
+    let ended: PumpEnd | null = null;
+    let seen: string | null = null;
+    const gen = pump(head, new AbortController().signal, {
+      tap: null,
+      collect: null,
+      onFirstByte() {},
+      onEnd: (how) => void (ended = how),
+      dropNotice: (last) => ((seen = text([last!])), bytes("event: error\n\n")),
+    });
+    const out: Uint8Array[] = [];
+    const done = (async () => {
+      for await (const chunk of gen) out.push(chunk);
+    })();
+    for (const p of pieces.slice(1)) up.push(p);
+    await Bun.sleep(1);
+    up.fail(new Error("reset"));
+    if (noticed) {
+      await done;
+      expect(text(out)).toBe(pieces.join("") + "event: error\n\n");
+      expect(seen!).toBe(pieces.join("").slice(-seen!.length)); // the last bytes sent, across the last two chunks
+    } else {
+      await expect(done).rejects.toThrow("reset");
+      expect(seen).toBeNull();
+    }
+    expect(ended).toBe("dropped");
+  }
+});
+
+test("endsBetweenEvents: a blank line (LF, CRLF or CR) ends an event; nothing sent is between events too", () => {
+  for (const s of ["x\n\n", "x\r\n\r\n", "x\r\r", "\n\n"]) expect(endsBetweenEvents(bytes(s))).toBe(true);
+  for (const s of ["x\n", "x", "x\r\n", "\n", "x\n\r\n"]) expect(endsBetweenEvents(bytes(s))).toBe(false);
+  expect(endsBetweenEvents(null)).toBe(true);
 });
 
 test("a client gone before the body is first read (Bun then never starts it): settled once as client_abort, upstream cancelled", async () => {

@@ -112,9 +112,11 @@ export const anthropic: LlmProtocol = {
   // Content blocks: text, thinking, and tool_use whose `input` is an object (its JSON text, as the deltas stream it).
   outputCharsOfBody: (text) => sumStringValues(text, '"text"') + sumStringValues(text, '"thinking"') + sumObjectValues(text, '"input"'),
   createStreamTap: () => createSseTap(onEvent),
-  errorBody: (e: ErrorInfo) => ({
-    type: "error",
-    error: { type: anthropicErrorType(e.status), message: e.message, code: e.code },
-    request_id: e.requestId,
-  }),
+  errorBody,
+  // The event Anthropic itself sends when a stream fails (fixtures/A_stream_error.sse): its data is the error body.
+  droppedStreamEvent: (e) => `event: error\ndata: ${JSON.stringify(errorBody(e))}\n\n`,
 };
+
+function errorBody(e: ErrorInfo): object {
+  return { type: "error", error: { type: anthropicErrorType(e.status), message: e.message, code: e.code }, request_id: e.requestId };
+}

@@ -98,4 +98,6 @@ export const chat: LlmProtocol = {
   createStreamTap: ({ stripUsageChunk }) =>
     createSseTap(onEvent, stripUsageChunk ? createEventStripper(isUsageOnlyEvent) : undefined),
   errorBody: openAiErrorBody,
+  // A chunk that is an error body, as OpenAI sends one mid-stream (fixtures/B_stream_midstream_error.sse).
+  droppedStreamEvent: (e) => `data: ${JSON.stringify(openAiErrorBody(e))}\n\n`,
 };

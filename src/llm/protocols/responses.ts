@@ -103,4 +103,16 @@ export const responses: LlmProtocol = {
   outputCharsOfBody: (text) => OUTPUT_KEYS.reduce((n, k) => n + sumStringValues(text, k), 0),
   createStreamTap: () => createSseTap(onEvent),
   errorBody: openAiErrorBody,
+  // The `error` event (fixtures/C_stream_error.sse), numbered after the last event the client got.
+  droppedStreamEvent: (e, lastSent) => {
+    const event = { type: "error", code: e.code, message: e.message, param: null, sequence_number: nextSequenceNumber(lastSent) };
+    return `event: error\ndata: ${JSON.stringify(event)}\n\n`;
+  },
 };
+
+/** One more than the last `sequence_number` in `bytes` (a stream's last bytes sent); 0 when none shows there. */
+function nextSequenceNumber(bytes: Uint8Array | null): number {
+  const text = bytes ? new TextDecoder().decode(bytes.subarray(-2048)) : "";
+  const all = [...text.matchAll(/"sequence_number":(\d+)/g)];
+  return all.length ? Number(all.at(-1)![1]) + 1 : 0;
+}

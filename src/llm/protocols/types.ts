@@ -112,4 +112,11 @@ export interface LlmProtocol {
   createStreamTap(opts: { stripUsageChunk: boolean }): StreamTap;
   /** the protocol's error body for an error the gateway itself raises */
   errorBody(e: ErrorInfo): object;
+  /**
+   * Streaming protocols: the SSE event, in the protocol's own in-stream error shape, that ends a stream whose
+   * upstream connection dropped between two events, so that the client's SDK raises an API error saying what
+   * happened instead of a bare connection reset. `lastSent`: the last bytes the client got (Responses numbers its
+   * events). Absent: embeddings, which never stream.
+   */
+  droppedStreamEvent?(e: ErrorInfo, lastSent: Uint8Array | null): string;
 }
