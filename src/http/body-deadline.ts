@@ -39,6 +39,11 @@ async function withDeadline<T>(request: Request, seconds: number, read: Promise<
   }
 }
 
+/** The body's bytes, or a 408 when they have not all arrived in time. */
+export function bodyBytes(request: Request, seconds: number): Promise<Uint8Array> {
+  return withDeadline(request, seconds, request.bytes());
+}
+
 /** The body's text, or a 408 when it has not all arrived in time. */
 export function bodyText(request: Request, seconds: number): Promise<string> {
   return withDeadline(request, seconds, request.text());
@@ -46,7 +51,7 @@ export function bodyText(request: Request, seconds: number): Promise<string> {
 
 /**
  * An Elysia parse hook with the deadline, for the instances whose routes parse bodies (media, admin, dashboard;
- * the LLM routes read their bodies themselves, with bodyText). Every body is read under the deadline, whatever
+ * the LLM routes read their bodies themselves, with bodyBytes). Every body is read under the deadline, whatever
  * its type, and then given the meaning Elysia's own parsers would: JSON (an empty body counts as none: a route
  * that takes no body ignores it, one that needs a body refuses `{}` by its schema), urlencoded and multipart forms
  * (a name given once is its value, given more often an array of them, as Elysia's parsers give them; a file field is

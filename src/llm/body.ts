@@ -2,6 +2,7 @@
 
 import { ApiError } from "../http/errors.ts";
 import { findValue, objectEnd } from "./protocols/json-scan.ts";
+import { reserialised } from "./protocols/common.ts";
 import { joined } from "./bytes.ts";
 import type { LlmProtocol } from "./protocols/index.ts";
 import type { TokenUsage } from "./usage.ts";
@@ -21,7 +22,8 @@ export function parseRequestBody(raw: string): Record<string, any> {
 /**
  * The body with its top-level `model` replaced by the upstream's name for it (the catalog may sell a model under
  * another id). Splices the string when `"model":"<name>"` occurs exactly once, which keeps every other byte the
- * client's; re-serialises otherwise.
+ * client's; re-serialises otherwise, and whenever the body holds a `\u` escape: a key may be written with one
+ * (`"mod\u0065l"` is `model` to every parser), and then the one literal occurrence may be a nested field's.
  */
 export function withUpstreamModel(raw: string, clientModel: string, upstreamModel: string): string {
   const needle = JSON.stringify(clientModel);
@@ -33,8 +35,8 @@ export function withUpstreamModel(raw: string, clientModel: string, upstreamMode
       count++;
     }
   }
-  if (count === 1) return raw.slice(0, at) + JSON.stringify(upstreamModel) + raw.slice(at + needle.length);
-  return JSON.stringify({ ...JSON.parse(raw), model: upstreamModel });
+  if (count === 1 && !raw.includes("\\u")) return raw.slice(0, at) + JSON.stringify(upstreamModel) + raw.slice(at + needle.length);
+  return reserialised({ ...JSON.parse(raw), model: upstreamModel });
 }
 
 function isModelValue(raw: string, valueAt: number): boolean {

@@ -5,6 +5,7 @@
 
 import { ApiError } from "../http/errors.ts";
 import { protocols } from "./protocols/index.ts";
+import { reserialised } from "./protocols/common.ts";
 import { chatResponseToResponses, createChatToResponsesStream, createTranslateContext, responsesRequestToChat, TranslationError } from "./translate/responses-chat.ts";
 import { answerHeaders, answerUnread, dropNoticeFor, finish, judgeAnswer, meter, upstreamError, upstreamFailed, type Call } from "./proxy.ts";
 import { callUpstream, upstreamHeaders } from "./upstream.ts";
@@ -15,22 +16,24 @@ const chat = protocols.chat;
 
 export async function translatedResponses(call: Call): Promise<Response> {
   const { request, body } = call;
-  let chatBody: Record<string, unknown>;
+  let chatText: string;
   try {
-    chatBody = responsesRequestToChat(body);
+    const chatBody = responsesRequestToChat(body);
+    chatBody.model = call.model.upstream_model;
+    chatText = reserialised(chatBody);
   } catch (e) {
     finish(call, { outcome: "rejected", charge: null, usage: null, error: "request not translatable" }, null, null);
     if (e instanceof TranslationError) throw new ApiError(400, "unsupported_for_model", e.message, { param: e.param });
+    if (e instanceof ApiError) throw e;
     // Anything else is a shape the translator did not expect: the caller's input, so a 400, logged to be taught.
     call.d.ctx.log.warn("responses request not translatable", { request_id: call.requestId, error: String((e as Error)?.message ?? e) });
     throw new ApiError(400, "unsupported_for_model", "This request could not be translated for this model; check the shape of `input`.", { param: "input" });
   }
-  chatBody.model = call.model.upstream_model;
   const tctx = createTranslateContext(body);
   const signal = request.signal; // aborts the upstream the moment the client leaves (see pump.ts)
   let res: Response;
   try {
-    res = await callUpstream(call.provider, call.url, upstreamHeaders(request.headers, "deepseek"), JSON.stringify(chatBody), signal);
+    res = await callUpstream(call.provider, call.url, upstreamHeaders(request.headers, "deepseek"), chatText, signal);
   } catch (e) {
     return upstreamFailed(call, e);
   }

@@ -40,9 +40,10 @@ export interface HoldPlan {
   cap?: number;
 }
 
-export function planHold(proto: LlmProtocol, body: any, raw: string, model: LlmModel, paid: PaidToolUse): HoldPlan {
-  const fromBody = Math.ceil((Buffer.byteLength(raw) - maxCreditsFieldBytes(body)) / INPUT_BYTES_PER_TOKEN);
-  const unseen = proto.unseenInput?.(body, raw);
+/** `bodyBytes`: the request body's size in bytes (UTF-8, as it came), the input estimate's basis. */
+export function planHold(proto: LlmProtocol, body: any, bodyBytes: number, model: LlmModel, paid: PaidToolUse): HoldPlan {
+  const fromBody = Math.ceil((bodyBytes - maxCreditsFieldBytes(body)) / INPUT_BYTES_PER_TOKEN);
+  const unseen = proto.unseenInput?.(body);
   // Input the body does not show (unseen-input.ts): a document the upstream fetches may fill the context window.
   const seen = fromBody + (unseen?.images ?? 0) * IMAGE_INPUT_TOKENS + paid.heldSearches * SEARCH_INPUT_TOKENS;
   const inputTokens = unseen?.unbounded ? Math.max(seen, model.context_window ?? seen) : seen;

@@ -19,7 +19,7 @@ import { capAtMaxCredits, checkMaxCredits, judgeBody, judgeStream, planHold, ver
 import type { LedgerBatch } from "./ledger-batch.ts";
 import { pump, readArrived, readHead, throughTap, WHOLE_ANSWER_BYTES, type Head, type PumpEnd } from "./pump.ts";
 import { joined } from "./bytes.ts";
-import { bodyText } from "../http/body-deadline.ts";
+import { bodyBytes } from "../http/body-deadline.ts";
 
 export interface LlmDeps {
   ctx: AppContext;
@@ -41,18 +41,30 @@ export interface Call {
   /** headers every answer carries: request ids, rate-limit state */
   baseHeaders: Record<string, string>;
   body: Record<string, any>;
-  raw: string;
+  /** what goes upstream (upstreamRequestOf); null on a translated call, which builds its own */
+  upstream: UpstreamRequest | null;
   model: LlmModel;
   provider: Provider;
   url: string;
   plan: HoldPlan;
   hold: Reservation;
   started: number;
+  /** set by finish: the call's hold has been settled or released */
+  finished: boolean;
 }
+
+interface UpstreamRequest {
+  /** the client's bytes as they came, or the text that had to change */
+  body: string | Uint8Array;
+  stripUsageChunk: boolean;
+}
+
+const utf8 = new TextDecoder();
 
 export async function handleLlm(d: LlmDeps, proto: LlmProtocol, path: string, request: Request, auth: AuthContext, baseHeaders: Record<string, string>): Promise<Response> {
   const started = performance.now();
-  const raw = await bodyText(request, d.ctx.config.bodyTimeoutSeconds);
+  const bytes = await bodyBytes(request, d.ctx.config.bodyTimeoutSeconds);
+  const raw = utf8.decode(bytes);
   const body = parseRequestBody(raw);
   const free = proto.freePaths.includes(path);
   const model = lookupModel(d, body, path, proto, free);
@@ -65,20 +77,38 @@ export async function handleLlm(d: LlmDeps, proto: LlmProtocol, path: string, re
     });
   }
   const requestId = baseHeaders["x-request-id"]!;
-  if (free) return forwardFree(d.ctx, proto, request, url, provider, raw, body, model, baseHeaders);
+  if (free) return forwardFree(d.ctx, request, url, provider, upstreamRequestOf(proto, body, raw, bytes, model).body, baseHeaders);
 
   proto.refuseUnmeterable?.(body);
   // A translated call's hosted tools never reach the upstream (translate/responses-chat.ts drops them): no fees.
   const translated = provider.translated.has(path);
   const paid = translated || !proto.paidTools ? NO_PAID_TOOLS : paidToolUse(proto.paidTools, body, model);
-  const plan = planHold(proto, body, raw, model, paid);
+  const plan = planHold(proto, body, bytes.byteLength, model, paid);
   plan.cap = checkMaxCredits(body, plan.amount);
+  const upstream = translated ? null : upstreamRequestOf(proto, body, raw, bytes, model);
   const hold = await d.ledger.hold(auth.accountId, plan.amount, requestId);
-  const call: Call = { d, proto, path, request, auth, requestId, baseHeaders, body, raw, model, provider, url, plan, hold, started };
+  const call: Call = { d, proto, path, request, auth, requestId, baseHeaders, body, upstream, model, provider, url, plan, hold, started, finished: false };
   // The hold may have waited for a commit; a client gone meanwhile is released here, before either path sends.
   if (request.signal.aborted) return clientGoneBeforeUpstream(call);
-  if (translated) return d.translated(call);
-  return forwardMetered(call);
+  try {
+    return await (translated ? d.translated(call) : forwardMetered(call));
+  } catch (e) {
+    // Every path above settles or releases before it throws; should one not, the hold must not stay held.
+    if (!call.finished) finish(call, { outcome: "failed", charge: null, usage: null, error: `gateway error; released: ${(e as Error)?.message ?? e}` }, null, null);
+    throw e;
+  }
+}
+
+/**
+ * What goes upstream, worked out before any hold: the client's bytes as they came, unless something had to change
+ * (max_credits removed, chat streams' include_usage, the upstream's name for the model), then that text. Sending the
+ * bytes saves encoding the text again (~60 µs for the 200 KB bodies coding agents send). A body that cannot be
+ * serialised again (protocols/common.ts reserialised) is refused here, before anything is held.
+ */
+function upstreamRequestOf(proto: LlmProtocol, body: Record<string, any>, raw: string, bytes: Uint8Array, model: LlmModel): UpstreamRequest {
+  const prepared = proto.prepareUpstreamBody(body, raw);
+  const text = body.model === model.upstream_model ? prepared.raw : withUpstreamModel(prepared.raw, body.model, model.upstream_model);
+  return { body: text === raw ? bytes : text, stripUsageChunk: prepared.stripUsageChunk };
 }
 
 /** `free`: the path is one of the protocol's free ones (count_tokens), allowed for any model of the protocol. */
@@ -100,21 +130,16 @@ function lookupModel(d: LlmDeps, body: Record<string, any>, path: string, proto:
   return model;
 }
 
-function upstreamBodyFor(call: { raw: string; body: Record<string, any>; model: LlmModel }, raw: string): string {
-  return call.body.model === call.model.upstream_model ? raw : withUpstreamModel(raw, call.body.model, call.model.upstream_model);
-}
-
 function queryOf(request: Request): string {
   const i = request.url.indexOf("?");
   return i === -1 ? "" : request.url.slice(i);
 }
 
 /** count_tokens: free, unmetered, passed through. */
-async function forwardFree(ctx: AppContext, proto: LlmProtocol, request: Request, url: string, provider: Provider, raw: string, body: Record<string, any>, model: LlmModel, baseHeaders: Record<string, string>) {
-  const { raw: prepared } = proto.prepareUpstreamBody(body, raw);
+async function forwardFree(ctx: AppContext, request: Request, url: string, provider: Provider, body: string | Uint8Array, baseHeaders: Record<string, string>) {
   let res: Response;
   try {
-    res = await callUpstream(provider, url + queryOf(request), upstreamHeaders(request.headers, provider.name), upstreamBodyFor({ raw, body, model }, prepared), request.signal);
+    res = await callUpstream(provider, url + queryOf(request), upstreamHeaders(request.headers, provider.name), body, request.signal);
   } catch (e) {
     if (request.signal.aborted) return new Response(null, { status: 499 }); // the client left: nothing to answer
     throw e;
@@ -137,13 +162,13 @@ export function answerHeaders(res: Response, base: Record<string, string>): Reco
 
 async function forwardMetered(call: Call): Promise<Response> {
   const { proto, request } = call;
-  const { raw: prepared, stripUsageChunk } = proto.prepareUpstreamBody(call.body, call.raw);
+  const { body: upstreamBody, stripUsageChunk } = call.upstream!;
   // The client's own signal: Bun fires it the moment the client disconnects, which aborts the upstream request
   // (headers or body) at once. No AbortController of our own; a listener only for answers that are pumped (pump.ts).
   const signal = request.signal;
   let res: Response;
   try {
-    res = await callUpstream(call.provider, call.url + queryOf(request), upstreamHeaders(request.headers, call.provider.name), upstreamBodyFor(call, prepared), signal);
+    res = await callUpstream(call.provider, call.url + queryOf(request), upstreamHeaders(request.headers, call.provider.name), upstreamBody, signal);
   } catch (e) {
     return upstreamFailed(call, e);
   }
@@ -290,7 +315,8 @@ export function meter(call: Pick<Call, "d" | "requestId" | "plan">, judge: () =>
 }
 
 /** Queue the settle/release and the usage record (records.ts commits them in groups). */
-export function finish(call: Pick<Call, "d" | "hold" | "requestId" | "auth" | "model" | "path" | "started">, v: Verdict, upstreamStatus: number | null, firstByteAt: number | null) {
+export function finish(call: Pick<Call, "d" | "hold" | "requestId" | "auth" | "model" | "path" | "started" | "finished">, v: Verdict, upstreamStatus: number | null, firstByteAt: number | null) {
+  call.finished = true;
   const now = performance.now();
   if (upstreamStatus !== null && upstreamStatus >= 400) metrics.upstreamError(call.model.provider, `status_${Math.floor(upstreamStatus / 100)}xx`);
   else if (v.outcome === "failed" || v.outcome === "dropped") metrics.upstreamError(call.model.provider, v.outcome);

@@ -35,7 +35,7 @@ export async function callUpstream(
   provider: Provider,
   url: string,
   headers: Record<string, string>,
-  body: string,
+  body: string | Uint8Array,
   signal: AbortSignal,
 ): Promise<Response> {
   const attempts = provider.auth.length > 1 ? 2 : 1;

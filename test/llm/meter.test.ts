@@ -9,7 +9,7 @@ import { NO_PAID_TOOLS } from "../../src/llm/protocols/paid-tools";
 
 const model = loadCatalog().llm.get("claude-opus-4-5")!;
 const body = { model: "claude-opus-4-5", max_tokens: 1000, messages: [{ role: "user", content: "Hi" }] };
-const plan = planHold(protocols.anthropic, body, JSON.stringify(body), model, NO_PAID_TOOLS);
+const plan = planHold(protocols.anthropic, body, Buffer.byteLength(JSON.stringify(body)), model, NO_PAID_TOOLS);
 const tap = (events: string) => {
   const t = protocols.anthropic.createStreamTap({ stripUsageChunk: false });
   t.feed(new TextEncoder().encode(events));
@@ -55,7 +55,7 @@ test("a verdict that cannot be worked out releases the call (and is reported), n
 
 describe("the hold for chat's n choices", () => {
   const gpt = loadCatalog().llm.get("gpt-5.2")!;
-  const hold = (b: Record<string, unknown>) => planHold(protocols.chat, b, "x".repeat(100), gpt, NO_PAID_TOOLS);
+  const hold = (b: Record<string, unknown>) => planHold(protocols.chat, b, 100, gpt, NO_PAID_TOOLS);
   const max = gpt.max_output_tokens!;
 
   test("each choice may produce its limit: the output part of the hold is limit × n", () => {
@@ -75,7 +75,7 @@ describe("the hold for chat's n choices", () => {
 
 describe("Responses requests whose input is stored upstream", () => {
   const gpt = loadCatalog().llm.get("gpt-4.1")!;
-  const hold = (b: Record<string, unknown>) => planHold(protocols.responses, b, JSON.stringify(b), gpt, NO_PAID_TOOLS);
+  const hold = (b: Record<string, unknown>) => planHold(protocols.responses, b, Buffer.byteLength(JSON.stringify(b)), gpt, NO_PAID_TOOLS);
 
   test("previous_response_id, conversation or a stored prompt: the input part of the hold is the context window", () => {
     expect(gpt.context_window).toBeGreaterThan(100_000);

@@ -81,7 +81,7 @@ describe("what answers state", () => {
       const part = protocols[proto].createStreamTap({ stripUsageChunk: false });
       part.feed(bytes.subarray(0, cut));
       const model = proto === "anthropic" ? sonnet : gpt51;
-      const plan = planHold(protocols[proto], {}, "x".repeat(3000), model, { webSearch: true, heldSearches: 5 });
+      const plan = planHold(protocols[proto], {}, 3000, model, { webSearch: true, heldSearches: 5 });
       const v = judgeStream(part.end(), "client_abort", model, plan);
       expect(v.outcome).toBe("client_abort");
       expect(v.usage!.webSearches).toBe(2);
@@ -98,8 +98,8 @@ describe("the hold of a request offering web search", () => {
     expect(use(body({ type: "web_search_20250305", name: "web_search", max_uses: 2 }))).toEqual({ webSearch: true, heldSearches: 2 });
     expect(use(body({ type: "web_search_20250305", name: "web_search" }))).toEqual({ webSearch: true, heldSearches: DEFAULT_HELD_SEARCHES });
     expect(paidToolUse(protocols.responses.paidTools!, { tools: [{ type: "web_search" }], max_tool_calls: 3 }, gpt51)).toEqual({ webSearch: true, heldSearches: 3 });
-    const withSearch = planHold(protocols.anthropic, {}, "x".repeat(300), sonnet, { webSearch: true, heldSearches: 3 });
-    const without = planHold(protocols.anthropic, {}, "x".repeat(300), sonnet, NO_PAID_TOOLS);
+    const withSearch = planHold(protocols.anthropic, {}, 300, sonnet, { webSearch: true, heldSearches: 3 });
+    const without = planHold(protocols.anthropic, {}, 300, sonnet, NO_PAID_TOOLS);
     // each search's fee, and its results as input (SEARCH_INPUT_TOKENS = 10,000 tokens each, at Sonnet 4.5's highest
     // input rate, the one-hour cache write: $6 per million = 6,000 µcr per token)
     expect(withSearch.amount - without.amount).toBe(3 * SEARCH + 3 * 10_000 * 6_000);

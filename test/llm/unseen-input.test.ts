@@ -17,7 +17,7 @@ const IMAGE = 8_000;
 /** The hold's input tokens for `body`, and what the same body's bytes alone give. */
 function inputOf(proto: keyof typeof protocols, body: Record<string, unknown>, model = opus) {
   const raw = JSON.stringify(body);
-  return { held: planHold(protocols[proto], body, raw, model, NO_PAID_TOOLS).inputTokens, fromBytes: Math.ceil(Buffer.byteLength(raw) / 3) };
+  return { held: planHold(protocols[proto], body, Buffer.byteLength(raw), model, NO_PAID_TOOLS).inputTokens, fromBytes: Math.ceil(Buffer.byteLength(raw) / 3) };
 }
 
 const user = (content: unknown) => ({ messages: [{ role: "user", content }] });
@@ -90,13 +90,13 @@ describe("the estimate from the body", () => {
     const text = "東京の天気を教えてください".repeat(30); // 390 characters, 1,170 bytes
     const body = { model: "gpt-5.2", max_completion_tokens: 100, ...user(text) };
     const raw = JSON.stringify(body);
-    expect(planHold(protocols.chat, body, raw, gpt52, NO_PAID_TOOLS).inputTokens).toBe(Math.ceil(Buffer.byteLength(raw) / 3));
-    expect(planHold(protocols.chat, body, raw, gpt52, NO_PAID_TOOLS).inputTokens).toBeGreaterThan(390);
+    expect(planHold(protocols.chat, body, Buffer.byteLength(raw), gpt52, NO_PAID_TOOLS).inputTokens).toBe(Math.ceil(Buffer.byteLength(raw) / 3));
+    expect(planHold(protocols.chat, body, Buffer.byteLength(raw), gpt52, NO_PAID_TOOLS).inputTokens).toBeGreaterThan(390);
   });
 
   test("the max_credits field is not input: the hold quoted in a 402 is enough to resend with", () => {
     const base = { model: "gpt-5.2", max_completion_tokens: 100, ...user("Hi") };
-    const hold = (b: object) => planHold(protocols.chat, b, JSON.stringify(b), gpt52, NO_PAID_TOOLS).amount;
+    const hold = (b: object) => planHold(protocols.chat, b, Buffer.byteLength(JSON.stringify(b)), gpt52, NO_PAID_TOOLS).amount;
     expect(hold({ ...base, max_credits: 0 })).toBe(hold(base));
     expect(hold({ ...base, max_credits: "12.345678" })).toBe(hold(base));
   });
@@ -104,7 +104,7 @@ describe("the estimate from the body", () => {
 
 test("max_credits caps the charge when the upstream states more than was held", () => {
   const body = { model: "gpt-5.2", max_completion_tokens: 100, ...user("Hi") };
-  const plan = { ...planHold(protocols.chat, body, JSON.stringify(body), gpt52, NO_PAID_TOOLS), cap: 5_000_000 };
+  const plan = { ...planHold(protocols.chat, body, Buffer.byteLength(JSON.stringify(body)), gpt52, NO_PAID_TOOLS), cap: 5_000_000 };
   const usage = { input: 1_000_000, output: 10, cacheRead: 0, cacheWrite: 0 };
   const v = capAtMaxCredits({ outcome: "ok", charge: 1_750_140_000, usage }, plan);
   expect(v).toMatchObject({ outcome: "ok", charge: 5_000_000, usage });
@@ -119,15 +119,15 @@ describe("references the cheap look at the raw body must not miss", () => {
   test("keys written with escapes are still found (the body goes upstream as sent)", () => {
     const pdf = '{"type":"document","\\u0073ource":{"type":"url","url":"https://example.com/300-pages.pdf"}}';
     const anthropicRaw = `{"model":"claude-opus-4-5","max_tokens":100,"messages":[{"role":"user","content":[${pdf}]}]}`;
-    expect(planHold(protocols.anthropic, JSON.parse(anthropicRaw), anthropicRaw, opus, NO_PAID_TOOLS).inputTokens).toBe(opus.context_window!);
+    expect(planHold(protocols.anthropic, JSON.parse(anthropicRaw), Buffer.byteLength(anthropicRaw), opus, NO_PAID_TOOLS).inputTokens).toBe(opus.context_window!);
     const responsesRaw = '{"model":"gpt-4.1","input":[{"role":"user","content":[{"type":"input_file","file\\u005furl":"https://example.com/r.pdf"}]}]}';
-    expect(planHold(protocols.responses, JSON.parse(responsesRaw), responsesRaw, gpt41, NO_PAID_TOOLS).inputTokens).toBe(gpt41.context_window!);
+    expect(planHold(protocols.responses, JSON.parse(responsesRaw), Buffer.byteLength(responsesRaw), gpt41, NO_PAID_TOOLS).inputTokens).toBe(gpt41.context_window!);
     const chatRaw = '{"model":"gpt-5.2","messages":[{"role":"user","content":[{"type":"file","file":{"file\\u005fid":"file-abc"}}]}]}';
-    expect(planHold(protocols.chat, JSON.parse(chatRaw), chatRaw, gpt52, NO_PAID_TOOLS).inputTokens).toBe(gpt52.context_window!);
+    expect(planHold(protocols.chat, JSON.parse(chatRaw), Buffer.byteLength(chatRaw), gpt52, NO_PAID_TOOLS).inputTokens).toBe(gpt52.context_window!);
   });
 
   test("Responses: an item_reference (an item stored upstream) holds the context window", () => {
     const body = { model: "gpt-4.1", input: [{ type: "item_reference", id: "msg_abc" }, { role: "user", content: "and?" }] };
-    expect(planHold(protocols.responses, body, JSON.stringify(body), gpt41, NO_PAID_TOOLS).inputTokens).toBe(gpt41.context_window!);
+    expect(planHold(protocols.responses, body, Buffer.byteLength(JSON.stringify(body)), gpt41, NO_PAID_TOOLS).inputTokens).toBe(gpt41.context_window!);
   });
 });

@@ -4,7 +4,7 @@
 // usage-only chunk (`"choices":[]`) back out so the client's stream looks as if the gateway were not there.
 
 import { fromChatUsage } from "../usage.ts";
-import { hasMaxCredits, openAiErrorBody, passthroughBody, positiveInt, withoutMaxCredits } from "./common.ts";
+import { hasMaxCredits, openAiErrorBody, passthroughBody, positiveInt, reserialised, withoutMaxCredits } from "./common.ts";
 import { findValue, hasObjectValue, sumStringValues } from "./json-scan.ts";
 import { createEventStripper } from "./sse-strip.ts";
 import { createSseTap, toTapError, type TapState } from "./sse-tap.ts";
@@ -65,7 +65,7 @@ function prepareUpstreamBody(body: any, raw: string): UpstreamBody {
   const out = withoutMaxCredits(body);
   const prev = typeof body.stream_options === "object" && body.stream_options !== null ? body.stream_options : {};
   out.stream_options = { ...prev, include_usage: true };
-  return { raw: JSON.stringify(out), stripUsageChunk: true };
+  return { raw: reserialised(out), stripUsageChunk: true };
 }
 
 // Chat tools are the client's own functions; web search here is `web_search_options` on OpenAI's search models,

@@ -1,7 +1,30 @@
 // Small pieces the protocol modules share: reading a token limit, dropping the gateway's own `max_credits`
 // field, and the OpenAI-family error body.
 
+import { ApiError } from "../../http/errors.ts";
 import type { ErrorInfo } from "./types.ts";
+
+/** Deeper than any real request (tool schemas included); far shallower than JSON.stringify's recursion can take. */
+export const MAX_NESTING = 256;
+
+/** Whether `v` nests objects or arrays more than `limit` levels deep (stops looking at the limit). */
+export function deeperThan(v: unknown, limit: number): boolean {
+  if (typeof v !== "object" || v === null) return false;
+  if (limit === 0) return true;
+  for (const child of Array.isArray(v) ? v : Object.values(v)) if (deeperThan(child, limit - 1)) return true;
+  return false;
+}
+
+/**
+ * A parsed request body (or part of one) as JSON text again, for the rare bodies that must change before they go
+ * upstream. JSON.parse takes any depth; JSON.stringify recurses and, on a body nested some 50,000 levels deep
+ * (100 KB of brackets), overflows the stack after blocking the event loop for over a second: such a body is the
+ * caller's 400, found before any of that.
+ */
+export function reserialised(v: unknown): string {
+  if (deeperThan(v, MAX_NESTING)) throw new ApiError(400, "invalid_request", `The request body is nested more than ${MAX_NESTING} levels deep.`);
+  return JSON.stringify(v);
+}
 
 /** A usable token limit: a positive safe integer; anything else is left for the upstream to reject. */
 export function positiveInt(v: unknown): number | undefined {
@@ -24,7 +47,7 @@ export function withoutMaxCredits(body: Record<string, unknown>): Record<string,
 /** The common case for every protocol but chat streams: nothing to change except maybe `max_credits`. */
 export function passthroughBody(body: any, raw: string): { raw: string; stripUsageChunk: boolean } {
   if (!hasMaxCredits(body)) return { raw, stripUsageChunk: false };
-  return { raw: JSON.stringify(withoutMaxCredits(body)), stripUsageChunk: false };
+  return { raw: reserialised(withoutMaxCredits(body)), stripUsageChunk: false };
 }
 
 const OPENAI_TYPE_BY_STATUS: Record<number, string> = {

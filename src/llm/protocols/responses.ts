@@ -81,8 +81,8 @@ export const responses: LlmProtocol = {
   // max_output_tokens includes reasoning tokens, as the output price does.
   maxOutputTokens: (body) => positiveInt(body?.max_output_tokens),
   paidTools,
-  unseenInput(body, raw) {
-    const u = responsesUnseenInput(body, raw);
+  unseenInput(body) {
+    const u = responsesUnseenInput(body);
     // State stored upstream (a previous response, a conversation, a stored prompt) is input the body does not show.
     if (body?.previous_response_id != null || body?.conversation != null || body?.prompt != null) u.unbounded = true;
     return u;

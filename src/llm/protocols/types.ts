@@ -95,9 +95,8 @@ export interface LlmProtocol {
   /** how many answer choices the request asks for (chat's `n`), each up to maxOutputTokens; absent → 1 */
   choices?(body: any): number;
   /** input the upstream bills that the body does not show (unseen-input.ts): content it fetches by URL or file id,
-   * state stored upstream (Responses' previous_response_id); absent: none. `raw` is the body's text, for a cheap
-   * look before the parsed body is walked */
-  unseenInput?(body: any, raw: string): UnseenInput;
+   * state stored upstream (Responses' previous_response_id); absent: none */
+  unseenInput?(body: any): UnseenInput;
   /** fees beyond tokens: which tools and tiers are priced, and which refused (paid-tools.ts); absent: none */
   paidTools?: PaidToolRules;
   /** throws an ApiError (4xx) for a request the gateway cannot meter, before any hold or upstream call */

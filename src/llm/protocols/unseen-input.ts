@@ -10,9 +10,10 @@
 // Allowances, not bounds: a call can still cost more than its hold (the charge is what the upstream states), but
 // not by a whole document.
 //
-// Cost: a substring look at the raw body first; the parsed body is walked only when it could hold a reference. A
-// key may be written with escapes (`"\u0073ource"` is `"source"` to every JSON parser, the upstream's included): a
-// body with any `\u` escape is always walked.
+// Cost: the parsed body is walked (its message parts, three levels deep), which is cheap however long the texts in
+// it: a substring look at the raw text first cost more than the walk on the large bodies coding agents send (each
+// look a scan of the whole text: ~70 µs per key on a 200 KB body), and had to walk anyway whenever a key could be
+// written with escapes (`"\u0073ource"` is `"source"` to every JSON parser, the upstream's included).
 
 export interface UnseenInput {
   /** images the upstream fetches by URL or file id */
@@ -27,8 +28,6 @@ export const SEARCH_INPUT_TOKENS = 10_000;
 export const NO_UNSEEN_INPUT: Readonly<UnseenInput> = Object.freeze({ images: 0, unbounded: false });
 
 const isObject = (v: unknown): v is Record<string, any> => typeof v === "object" && v !== null;
-/** Whether the raw body may name one of `keys` (or hide any key behind an escape). */
-const mayName = (raw: string, keys: string[]) => raw.includes("\\u") || keys.some((k) => raw.includes(k));
 const fetched = (url: unknown) => typeof url === "string" && !url.startsWith("data:");
 
 /**
@@ -50,15 +49,13 @@ function overParts(messages: unknown, nested: (p: Record<string, any>) => unknow
 }
 
 /** Anthropic Messages: image / document blocks whose source is a URL or a Files API id; web_fetch; mcp_servers. */
-export function anthropicUnseenInput(body: any, raw: string): UnseenInput {
-  const u = mayName(raw, ['"source"'])
-    ? overParts(body?.messages, (p) => p.content, (p, u) => {
-        const kind = p.source?.type;
-        if (kind !== "url" && kind !== "file") return;
-        if (p.type === "image") u.images++;
-        else u.unbounded = true;
-      })
-    : { ...NO_UNSEEN_INPUT };
+export function anthropicUnseenInput(body: any): UnseenInput {
+  const u = overParts(body?.messages, (p) => p.content, (p, u) => {
+    const kind = p.source?.type;
+    if (kind !== "url" && kind !== "file") return;
+    if (p.type === "image") u.images++;
+    else u.unbounded = true;
+  });
   if (Array.isArray(body?.mcp_servers) && body.mcp_servers.length) u.unbounded = true;
   if (Array.isArray(body?.tools) && body.tools.some((t: any) => typeof t?.type === "string" && t.type.startsWith("web_fetch"))) {
     u.unbounded = true;
@@ -70,21 +67,18 @@ export function anthropicUnseenInput(body: any, raw: string): UnseenInput {
  * OpenAI Responses: input_image / input_file parts by URL or file id (also inside function outputs); an
  * item_reference (an item stored upstream, like previous_response_id); mcp tools.
  */
-export function responsesUnseenInput(body: any, raw: string): UnseenInput {
-  const u = mayName(raw, ['"file_id"', '"file_url"', '"image_url"', '"item_reference"'])
-    ? overParts(body?.input, (p) => p.content ?? p.output, (p, u) => {
-        if (p.type === "input_image" && (p.file_id != null || fetched(p.image_url))) u.images++;
-        else if (p.type === "input_file" && (p.file_id != null || p.file_url != null)) u.unbounded = true;
-        else if (p.type === "item_reference") u.unbounded = true;
-      })
-    : { ...NO_UNSEEN_INPUT };
+export function responsesUnseenInput(body: any): UnseenInput {
+  const u = overParts(body?.input, (p) => p.content ?? p.output, (p, u) => {
+    if (p.type === "input_image" && (p.file_id != null || fetched(p.image_url))) u.images++;
+    else if (p.type === "input_file" && (p.file_id != null || p.file_url != null)) u.unbounded = true;
+    else if (p.type === "item_reference") u.unbounded = true;
+  });
   if (Array.isArray(body?.tools) && body.tools.some((t: any) => t?.type === "mcp")) u.unbounded = true;
   return u;
 }
 
 /** Chat Completions: image_url parts with a URL (not a data: URL), file parts by file id. */
-export function chatUnseenInput(body: any, raw: string): UnseenInput {
-  if (!mayName(raw, ['"image_url"', '"file_id"'])) return { ...NO_UNSEEN_INPUT };
+export function chatUnseenInput(body: any): UnseenInput {
   return overParts(body?.messages, (p) => p.content, (p, u) => {
     if (p.type === "image_url" && fetched(isObject(p.image_url) ? p.image_url.url : p.image_url)) u.images++;
     else if (p.type === "file" && isObject(p.file) && p.file.file_id != null) u.unbounded = true;

@@ -15,6 +15,7 @@
 // - Stateless: previous_response_id cannot be honoured (nothing is stored) and is refused with TranslationError,
 //   as are input parts chat cannot carry (files, audio). The caller answers those with a 400.
 
+import { deeperThan, MAX_NESTING } from "../protocols/common.ts";
 import { chatUsageToResponses, functionCallItem, itemId, messageItem, reasoningItem, responseObject, statusFor, type TranslateContext } from "./responses-shape.ts";
 
 export { createChatToResponsesStream } from "./responses-chat-stream.ts";
@@ -29,7 +30,14 @@ export class TranslationError extends Error {
 
 type ChatMessage = Record<string, any>;
 
+/** The request fields every translated answer repeats (responses-shape.ts responseObject). */
+const ECHOED = ["instructions", "text", "tool_choice", "tools", "metadata"] as const;
+
 export function responsesRequestToChat(body: Record<string, any>): Record<string, unknown> {
+  // Checked first: the answer, its stream events included, is serialised only after the upstream has been paid for.
+  for (const field of ECHOED) {
+    if (deeperThan(body[field], MAX_NESTING)) throw new TranslationError(`${field} is nested more than ${MAX_NESTING} levels deep`, field);
+  }
   if (body.previous_response_id != null) {
     throw new TranslationError("previous_response_id is not supported for this model; send the full conversation in input", "previous_response_id");
   }
