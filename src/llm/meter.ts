@@ -145,7 +145,7 @@ export function judgeBody(usage: TokenUsage | null, model: LlmModel, plan: HoldP
   return partial({ usage: null, outputCharsSoFar: outputChars }, model, plan, "estimated");
 }
 
-export function partial(r: { usage: TokenUsage | null; outputCharsSoFar: number }, model: LlmModel, plan: HoldPlan, outcome: Outcome): Verdict {
+export function partial(r: { usage: TokenUsage | null; outputCharsSoFar: number; webSearchesSoFar?: number }, model: LlmModel, plan: HoldPlan, outcome: Outcome): Verdict {
   const usage = partialUsage(r, plan.inputTokens);
   const v = statedUsage(usage, model, plan);
   return { ...v, outcome, charge: Math.min(v.charge!, plan.amount) };

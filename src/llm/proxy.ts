@@ -15,10 +15,10 @@ import { NO_PAID_TOOLS, paidToolUse } from "./protocols/paid-tools.ts";
 import { keySettingOf, type Provider, type Providers } from "./providers.ts";
 import { callUpstream, upstreamHeaders } from "./upstream.ts";
 import { answerFacts, parseRequestBody, textOf, withUpstreamModel } from "./body.ts";
-import { capAtMaxCredits, checkMaxCredits, judgeBody, judgeStream, planHold, verdictOr, type HoldPlan, type Verdict } from "./meter.ts";
+import { capAtMaxCredits, checkMaxCredits, judgeBody, judgeStream, partial, planHold, verdictOr, type HoldPlan, type Verdict } from "./meter.ts";
 import type { LedgerBatch } from "./ledger-batch.ts";
 import { pump, readArrived, readHead, throughTap, WHOLE_ANSWER_BYTES, type Head, type PumpEnd } from "./pump.ts";
-import { joined } from "./bytes.ts";
+import { joined, tokenCounter } from "./bytes.ts";
 import { bodyBytes } from "../http/body-deadline.ts";
 
 export interface LlmDeps {
@@ -194,16 +194,20 @@ async function forwardMetered(call: Call): Promise<Response> {
   }
 
   const collected: Uint8Array[] | null = sse ? null : head.chunks;
+  // A long JSON answer is kept only as its tail; web searches it lists before that are counted on the way.
+  const searches = !sse && call.plan.webSearch && proto.searchItemToken ? tokenCounter(proto.searchItemToken) : null;
+  if (searches) for (const chunk of head.chunks) searches.feed(chunk);
   let firstByteAt = head.firstByteAt;
   const body = pump(head, signal, {
     tap,
     collect: collected,
+    watch: searches?.feed,
     dropNotice: sse ? dropNoticeFor(proto, call.requestId) : undefined,
     onFirstByte: () => (firstByteAt = performance.now()),
     onEnd(how: PumpEnd) {
       const verdict = meter(call, (): Verdict => {
         if (tap) return judgeStream(tap.end(), how, call.model, call.plan);
-        if (how === "end") return judgeAnswer(call, proto, textOf(collected!));
+        if (how === "end") return judgeAnswer(call, proto, textOf(collected!), searches?.count);
         if (how === "client_abort") return { ...judgeBody(null, call.model, call.plan), outcome: "client_abort" };
         return { outcome: "dropped", charge: null, usage: null, error: "upstream connection ended early" };
       });
@@ -215,11 +219,14 @@ async function forwardMetered(call: Call): Promise<Response> {
 
 /**
  * Settle for a whole non-streaming answer (or the tail of a large one) in `proto`'s shape: its usage, else the
- * estimate from its content.
+ * estimate from its content. `searchesSeen`: web searches counted as a long answer passed (its tail may not show
+ * them).
  */
-export function judgeAnswer(call: Pick<Call, "model" | "plan">, proto: LlmProtocol, text: string): Verdict {
+export function judgeAnswer(call: Pick<Call, "model" | "plan">, proto: LlmProtocol, text: string, searchesSeen = 0): Verdict {
   const a = answerFacts(proto, text, call.plan.webSearch);
-  return judgeBody(a.usage, call.model, call.plan, a.outputChars);
+  if (!a.usage) return partial({ usage: null, outputCharsSoFar: a.outputChars, webSearchesSoFar: searchesSeen }, call.model, call.plan, "estimated");
+  if (searchesSeen > (a.usage.webSearches ?? 0)) a.usage.webSearches = searchesSeen;
+  return judgeBody(a.usage, call.model, call.plan);
 }
 
 const UPSTREAM_BROKE = "The upstream's connection broke before its answer was complete; nothing was charged. Retry the request.";

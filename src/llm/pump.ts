@@ -34,6 +34,8 @@ export interface PumpHooks {
    * protocol puts it last). Only a tail: a large answer (embeddings of many inputs) is not held whole in memory.
    */
   collect: Uint8Array[] | null;
+  /** sees every chunk of a body as it passes (the head's chunks are the caller's to show it) */
+  watch?: (chunk: Uint8Array) => void;
   onFirstByte(): void;
   onEnd(how: PumpEnd): void;
   /**
@@ -223,6 +225,7 @@ async function* steps(head: Head, clientSignal: AbortSignal, h: PumpHooks, start
         h.onFirstByte();
       }
       if (h.collect) keepTail(h.collect, chunk);
+      h.watch?.(chunk);
       const out = clientBytes(h.tap, chunk);
       if (out) {
         prev = last;

@@ -40,6 +40,9 @@ export interface ScenarioSpec {
   /** non-streaming answers: this many spaces after the opening `{`, the same JSON made as large as, say, the
    * embeddings of many inputs, with its usage still last (where every upstream puts it) */
   padBytes?: number;
+  /** padBytes go just before the top-level `"usage"` key instead: what comes earlier (a Responses answer's output
+   * items) is then far from the end, as in a long answer */
+  padBeforeUsage?: boolean;
 }
 
 export type Scenario = ScenarioKind | ScenarioSpec;
@@ -98,7 +101,7 @@ export function contentFor(protocol: FakeProtocol, body: any, spec: ScenarioSpec
   if (protocol === "embeddings") {
     if (spec.kind === "stream-error" || spec.kind === "stream-failed") return null;
     const name = body?.encoding_format === "base64" ? "D_base64.json" : "D_float.json";
-    return { status: 200, contentType: type, body: padded(fixtureBytes(name), spec.padBytes ?? 0), headers: {} };
+    return { status: 200, contentType: type, body: padded(fixtureBytes(name), spec), headers: {} };
   }
   let name: FixtureName;
   if (spec.kind === "stream-error" || spec.kind === "stream-failed") {
@@ -110,12 +113,14 @@ export function contentFor(protocol: FakeProtocol, body: any, spec: ScenarioSpec
   }
   const includeUsage = body?.stream_options?.include_usage === true;
   const bytes = adjusted(name, protocol, stream, includeUsage, body?.model);
-  return { status: 200, contentType: type, body: stream ? bytes : padded(bytes, spec.padBytes ?? 0), headers: {} };
+  return { status: 200, contentType: type, body: stream ? bytes : padded(bytes, spec), headers: {} };
 }
 
-function padded(json: Uint8Array, n: number): Uint8Array {
+function padded(json: Uint8Array, spec: ScenarioSpec): Uint8Array {
+  const n = spec.padBytes ?? 0;
   if (n <= 0) return json;
-  const start = json.indexOf(0x7b) + 1; // just inside the top-level object
+  // Just inside the top-level object, or just before its usage key (the last one: usage objects come last).
+  const start = spec.padBeforeUsage ? Buffer.from(json).lastIndexOf('"usage"') : json.indexOf(0x7b) + 1;
   const out = new Uint8Array(json.length + n).fill(0x20);
   out.set(json.subarray(0, start), 0);
   out.set(json.subarray(start), start + n);

@@ -68,6 +68,18 @@ describe("web searches and one-hour cache writes are charged", () => {
     await expectCharged(e.gw, other.accountId, 1000, C_SEARCH);
   });
 
+  test("Responses, a long non-streaming answer (its searches listed long before the end, only the end kept): each search charged", async () => {
+    const body = { model: "gpt-5.1", input: "What is new in Bun 1.4?", max_output_tokens: 1000, tools: [{ type: "web_search" as const }] };
+    for (const chunked of [true, false]) {
+      const { accountId, key } = await e.gw.account(1000);
+      e.fake.enqueue({ kind: "search", chunked, pieceBytes: 4096, padBytes: 100_000, padBeforeUsage: true });
+      const r = await openai(key).responses.create(body);
+      expect(r.output.filter((i) => i.type === "web_search_call")).toHaveLength(2);
+      await expectCharged(e.gw, accountId, 1000, C_SEARCH);
+      expect((await usageRecord(key)).usage).toMatchObject({ web_search_calls: 2 });
+    }
+  });
+
   test("the hold covers the request's search limit: max_credits between the token hold and the full hold is refused", async () => {
     const { key } = await e.gw.account(1000);
     const need = async (max_uses: number) => {

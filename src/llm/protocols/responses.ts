@@ -102,6 +102,8 @@ export const responses: LlmProtocol = {
   // (The answer's `text` setting is an object, skipped; its `instructions` echo the request and are not counted.)
   outputCharsOfBody: (text) => OUTPUT_KEYS.reduce((n, k) => n + sumStringValues(text, k), 0),
   createStreamTap: () => createSseTap(onEvent),
+  // The item's type, as a JSON string: inside any text it would be written `\"web_search_call\"`.
+  searchItemToken: '"web_search_call"',
   errorBody: openAiErrorBody,
   // The `error` event (fixtures/C_stream_error.sse), numbered after the last event the client got.
   droppedStreamEvent: (e, lastSent) => {

@@ -109,6 +109,10 @@ export interface LlmProtocol {
    *  basis when the answer states no usage */
   outputCharsOfBody(text: string): number;
   createStreamTap(opts: { stripUsageChunk: boolean }): StreamTap;
+  /** the JSON token each web search leaves in a non-streaming answer's output, where the answer's usage object does
+   *  not count them (Responses' `web_search_call` items): counted as a long answer passes, since only its tail is
+   *  kept; absent: searches are stated in the usage object, or never priced */
+  searchItemToken?: string;
   /** the protocol's error body for an error the gateway itself raises */
   errorBody(e: ErrorInfo): object;
   /**
