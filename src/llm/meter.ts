@@ -42,7 +42,7 @@ export interface HoldPlan {
 
 /** `bodyBytes`: the request body's size in bytes (UTF-8, as it came), the input estimate's basis. */
 export function planHold(proto: LlmProtocol, body: any, bodyBytes: number, model: LlmModel, paid: PaidToolUse): HoldPlan {
-  const fromBody = Math.ceil((bodyBytes - maxCreditsFieldBytes(body)) / INPUT_BYTES_PER_TOKEN);
+  const fromBody = Math.max(Math.ceil((bodyBytes - maxCreditsFieldBytes(body)) / INPUT_BYTES_PER_TOKEN), proto.statedInputTokens?.(body) ?? 0);
   const unseen = proto.unseenInput?.(body);
   // Input the body does not show (unseen-input.ts): a document the upstream fetches may fill the context window.
   const seen = fromBody + (unseen?.images ?? 0) * IMAGE_INPUT_TOKENS + paid.heldSearches * SEARCH_INPUT_TOKENS;

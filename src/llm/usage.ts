@@ -123,7 +123,11 @@ export function fromChatUsage(u: unknown): TokenUsage | null {
   if (!isObject(u)) return null;
   const prompt = count(u.prompt_tokens);
   const cached = Math.min(prompt, count(u.prompt_tokens_details?.cached_tokens ?? u.prompt_cache_hit_tokens));
-  return { input: prompt - cached, output: count(u.completion_tokens), cacheRead: cached, cacheWrite: 0 };
+  // OpenAI's completion_tokens includes reasoning. Some OpenAI-compatible upstreams (Gemini's thinking models, by
+  // several gateways' reports) leave reasoning out of it yet count it in total_tokens, and bill it as output: so
+  // output is the larger of the two readings (equal wherever total = prompt + completion, as on OpenAI).
+  const output = Math.max(count(u.completion_tokens), count(u.total_tokens) - prompt);
+  return { input: prompt - cached, output, cacheRead: cached, cacheWrite: 0 };
 }
 
 /**

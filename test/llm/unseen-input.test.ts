@@ -1,5 +1,5 @@
 // The hold's input part when the upstream bills input the body does not show (src/llm/protocols/unseen-input.ts):
-// a document or file by reference, an MCP server or web_fetch hold the context window; an image by reference
+// a document or file (by reference or inline), an MCP server or web_fetch hold the context window; an image by reference
 // 8,000 tokens; an inline (base64 or data: URL) one nothing beyond its bytes. And the estimate from the body
 // itself: UTF-8 bytes / 3, without the max_credits field (removed before the body goes upstream).
 import { describe, expect, test } from "bun:test";
@@ -25,9 +25,12 @@ const user = (content: unknown) => ({ messages: [{ role: "user", content }] });
 describe("Anthropic Messages", () => {
   const anthropic = (content: unknown, extra: object = {}) => inputOf("anthropic", { model: "claude-opus-4-5", max_tokens: 100, ...user(content), ...extra });
 
-  test("a PDF by URL or by Files API id: the context window", () => {
+  test("a PDF by URL, by Files API id or inline: the context window; a plain-text document only its bytes", () => {
     expect(anthropic([{ type: "document", source: { type: "url", url: "https://example.com/big.pdf" } }, { type: "text", text: "Summarise" }]).held).toBe(opus.context_window!);
     expect(anthropic([{ type: "document", source: { type: "file", file_id: "file_011" } }]).held).toBe(opus.context_window!);
+    expect(anthropic([{ type: "document", source: { type: "base64", media_type: "application/pdf", data: "JVBERi0xLjQ=" } }]).held).toBe(opus.context_window!);
+    const text = anthropic([{ type: "document", source: { type: "text", media_type: "text/plain", data: "The grass is green." } }]);
+    expect(text.held).toBe(text.fromBytes);
   });
 
   test("images by URL: 8,000 tokens each, also inside a tool result; a base64 image only its bytes", () => {
@@ -52,11 +55,10 @@ describe("OpenAI Responses", () => {
   const responses = (input: unknown, extra: object = {}) => inputOf("responses", { model: "gpt-4.1", max_output_tokens: 100, input, ...extra }, gpt41);
   const message = (content: unknown[]) => [{ role: "user", content }];
 
-  test("a file by id or URL: the context window; an inline file only its bytes", () => {
+  test("a file by id, by URL or inline: the context window (a PDF is billed per page, far beyond its bytes)", () => {
     expect(responses(message([{ type: "input_file", file_id: "file-abc" }])).held).toBe(gpt41.context_window!);
     expect(responses(message([{ type: "input_file", file_url: "https://example.com/r.pdf" }])).held).toBe(gpt41.context_window!);
-    const inline = responses(message([{ type: "input_file", filename: "a.pdf", file_data: "data:application/pdf;base64,JVBERi0=" }]));
-    expect(inline.held).toBe(inline.fromBytes);
+    expect(responses(message([{ type: "input_file", filename: "a.pdf", file_data: "data:application/pdf;base64,JVBERi0=" }])).held).toBe(gpt41.context_window!);
   });
 
   test("images by URL or file id: 8,000 tokens each, also in a function call's output; a data: URL only its bytes", () => {
@@ -76,12 +78,13 @@ describe("OpenAI Responses", () => {
 describe("Chat Completions", () => {
   const chat = (content: unknown) => inputOf("chat", { model: "gpt-5.2", max_completion_tokens: 100, ...user(content) }, gpt52);
 
-  test("image_url parts with a URL: 8,000 tokens each; data: URLs only their bytes; a file by id: the context window", () => {
+  test("image_url parts with a URL: 8,000 tokens each; data: URLs only their bytes; a file by id or inline: the context window", () => {
     const two = chat([{ type: "text", text: "compare" }, { type: "image_url", image_url: { url: "https://example.com/a.png" } }, { type: "image_url", image_url: { url: "https://example.com/b.png" } }]);
     expect(two.held).toBe(two.fromBytes + 2 * IMAGE);
     const data = chat([{ type: "image_url", image_url: { url: "data:image/png;base64,iVBORw0KGgo=" } }]);
     expect(data.held).toBe(data.fromBytes);
     expect(chat([{ type: "file", file: { file_id: "file-abc" } }]).held).toBe(gpt52.context_window!);
+    expect(chat([{ type: "file", file: { filename: "a.pdf", file_data: "data:application/pdf;base64,JVBERi0=" } }]).held).toBe(gpt52.context_window!);
   });
 });
 
@@ -130,4 +133,16 @@ describe("references the cheap look at the raw body must not miss", () => {
     const body = { model: "gpt-4.1", input: [{ type: "item_reference", id: "msg_abc" }, { role: "user", content: "and?" }] };
     expect(planHold(protocols.responses, body, Buffer.byteLength(JSON.stringify(body)), gpt41, NO_PAID_TOOLS).inputTokens).toBe(gpt41.context_window!);
   });
+});
+
+test("embeddings given as token ids: one token per id, where the bytes would count two bytes per token", () => {
+  const small = catalog.get("text-embedding-3-small")!;
+  const ids = Array.from({ length: 30_000 }, (_, i) => i % 10);
+  for (const input of [ids, [ids.slice(0, 10_000), ids.slice(10_000)]]) {
+    const body = { model: "text-embedding-3-small", input };
+    const plan = planHold(protocols.embeddings, body, Buffer.byteLength(JSON.stringify(body)), small, NO_PAID_TOOLS);
+    expect(plan.inputTokens).toBe(30_000);
+  }
+  const text = { model: "text-embedding-3-small", input: ["some text", "more"] };
+  expect(planHold(protocols.embeddings, text, Buffer.byteLength(JSON.stringify(text)), small, NO_PAID_TOOLS).inputTokens).toBe(Math.ceil(Buffer.byteLength(JSON.stringify(text)) / 3));
 });

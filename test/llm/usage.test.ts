@@ -36,6 +36,12 @@ describe("normalisers", () => {
     expect(fromChatUsage({ prompt_tokens: 100, completion_tokens: 3, prompt_cache_hit_tokens: 64, prompt_cache_miss_tokens: 36 })).toEqual({ input: 36, output: 3, cacheRead: 64, cacheWrite: 0 });
     expect(fromChatUsage({ prompt_tokens: 19, completion_tokens: 7 })).toEqual({ input: 19, output: 7, cacheRead: 0, cacheWrite: 0 });
   });
+  test("chat: reasoning counted in total_tokens but left out of completion_tokens is output too; OpenAI's readings agree", () => {
+    const gemini = { prompt_tokens: 21, completion_tokens: 0, total_tokens: 81, completion_tokens_details: { reasoning_tokens: 60 } };
+    expect(fromChatUsage(gemini)).toEqual({ input: 21, output: 60, cacheRead: 0, cacheWrite: 0 });
+    const openai = { prompt_tokens: 1543, completion_tokens: 10, total_tokens: 1553, prompt_tokens_details: { cached_tokens: 1408 } };
+    expect(fromChatUsage(openai)).toEqual({ input: 135, output: 10, cacheRead: 1408, cacheWrite: 0 });
+  });
   test("responses and embeddings", () => {
     expect(fromResponsesUsage({ input_tokens: 1320, input_tokens_details: { cached_tokens: 1152 }, output_tokens: 8 })).toEqual({ input: 168, output: 8, cacheRead: 1152, cacheWrite: 0 });
     expect(fromEmbeddingsUsage({ prompt_tokens: 9, total_tokens: 9 })).toEqual({ input: 9, output: 0, cacheRead: 0, cacheWrite: 0 });

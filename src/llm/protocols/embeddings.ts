@@ -20,9 +20,22 @@ export const embeddings: LlmProtocol = {
   isStream: () => false,
   // Zero, not undefined: "absent" would make the caller hold the model's maximum output.
   maxOutputTokens: () => 0,
+  statedInputTokens: tokenIdsOf,
   prepareUpstreamBody: passthroughBody,
   usageFromBody: (json) => fromEmbeddingsUsage(json?.usage),
   outputCharsOfBody: () => 0,
   createStreamTap: idleTap,
   errorBody: openAiErrorBody,
 };
+
+/** `input` given as token ids (an array of numbers, or an array of such arrays): how many. */
+function tokenIdsOf(body: any): number {
+  const input = body?.input;
+  if (!Array.isArray(input)) return 0;
+  let n = 0;
+  for (const item of input) {
+    if (typeof item === "number") n++;
+    else if (Array.isArray(item)) n += item.length;
+  }
+  return n;
+}

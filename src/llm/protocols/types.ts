@@ -94,6 +94,9 @@ export interface LlmProtocol {
   maxOutputTokens(body: any): number | undefined;
   /** how many answer choices the request asks for (chat's `n`), each up to maxOutputTokens; absent → 1 */
   choices?(body: any): number;
+  /** input tokens the body states exactly (embeddings given as token ids: each number one token, where the byte
+   *  estimate counts two bytes, "0,"); the hold takes the larger of this and the byte estimate; absent: none */
+  statedInputTokens?(body: any): number;
   /** input the upstream bills that the body does not show (unseen-input.ts): content it fetches by URL or file id,
    * state stored upstream (Responses' previous_response_id); absent: none */
   unseenInput?(body: any): UnseenInput;

@@ -2,8 +2,10 @@
 // the body's size; content the upstream fetches itself (an image or a PDF by URL or file id, a remote MCP server's
 // tool results, Anthropic's web_fetch) would otherwise be charged far above what was held (a 2 KB body naming a
 // 300-page PDF). So:
-//   - a document or file by reference, a remote MCP server, web_fetch: the input part of the hold is the model's
-//     whole context window (as for input stored upstream, Responses' previous_response_id);
+//   - a document or file, by reference or inline (a PDF's pages are billed as text and as images: a 10 KB base64
+//     PDF of 100 pages sharing one content stream bills some 150,000 tokens), a remote MCP server, web_fetch: the
+//     input part of the hold is the model's whole context window (as for input stored upstream, Responses'
+//     previous_response_id); an Anthropic document whose source is plain text or content blocks is in the body;
 //   - an image by reference: IMAGE_INPUT_TOKENS each (vendors resize images; Anthropic bills at most ~1,600 tokens
 //     for one, OpenAI's larger models ~1,100 at high detail, Gemini 258 per tile);
 //   - each web search held (paid-tools.ts) brings its results in as input: SEARCH_INPUT_TOKENS each.
@@ -48,13 +50,12 @@ function overParts(messages: unknown, nested: (p: Record<string, any>) => unknow
   return u;
 }
 
-/** Anthropic Messages: image / document blocks whose source is a URL or a Files API id; web_fetch; mcp_servers. */
+/** Anthropic Messages: images by URL or Files API id; documents (but plain-text ones); web_fetch; mcp_servers. */
 export function anthropicUnseenInput(body: any): UnseenInput {
   const u = overParts(body?.messages, (p) => p.content, (p, u) => {
     const kind = p.source?.type;
-    if (kind !== "url" && kind !== "file") return;
-    if (p.type === "image") u.images++;
-    else u.unbounded = true;
+    if (p.type === "image" && (kind === "url" || kind === "file")) u.images++;
+    else if (p.type === "document" && kind !== "text" && kind !== "content") u.unbounded = true;
   });
   if (Array.isArray(body?.mcp_servers) && body.mcp_servers.length) u.unbounded = true;
   if (Array.isArray(body?.tools) && body.tools.some((t: any) => typeof t?.type === "string" && t.type.startsWith("web_fetch"))) {
@@ -64,23 +65,23 @@ export function anthropicUnseenInput(body: any): UnseenInput {
 }
 
 /**
- * OpenAI Responses: input_image / input_file parts by URL or file id (also inside function outputs); an
- * item_reference (an item stored upstream, like previous_response_id); mcp tools.
+ * OpenAI Responses: input_image parts by URL or file id, input_file parts however given (also inside function
+ * outputs); an item_reference (an item stored upstream, like previous_response_id); mcp tools.
  */
 export function responsesUnseenInput(body: any): UnseenInput {
   const u = overParts(body?.input, (p) => p.content ?? p.output, (p, u) => {
     if (p.type === "input_image" && (p.file_id != null || fetched(p.image_url))) u.images++;
-    else if (p.type === "input_file" && (p.file_id != null || p.file_url != null)) u.unbounded = true;
+    else if (p.type === "input_file") u.unbounded = true;
     else if (p.type === "item_reference") u.unbounded = true;
   });
   if (Array.isArray(body?.tools) && body.tools.some((t: any) => t?.type === "mcp")) u.unbounded = true;
   return u;
 }
 
-/** Chat Completions: image_url parts with a URL (not a data: URL), file parts by file id. */
+/** Chat Completions: image_url parts with a URL (not a data: URL), file parts (by file id or inline). */
 export function chatUnseenInput(body: any): UnseenInput {
   return overParts(body?.messages, (p) => p.content, (p, u) => {
     if (p.type === "image_url" && fetched(isObject(p.image_url) ? p.image_url.url : p.image_url)) u.images++;
-    else if (p.type === "file" && isObject(p.file) && p.file.file_id != null) u.unbounded = true;
+    else if (p.type === "file") u.unbounded = true;
   });
 }
