@@ -20,14 +20,37 @@ export interface LlmEntry {
   /**
    * USD per million tokens, except web_search_per_1k_calls (USD per 1,000 web searches the upstream runs; absent:
    * requests offering the model a web-search tool are refused). cache_write_1h: cache writes with a one-hour
-   * lifetime (absent: priced as cache_write).
+   * lifetime (absent: priced as cache_write). long_context: the prices of every token of a call whose prompt
+   * (input, cached or not) is longer than `above_input_tokens`, as Gemini Pro (200k), Claude Sonnet with its 1M
+   * context (200k) and Grok (128k) bill; a kind it leaves out keeps its ordinary price.
    */
-  pricing: { input: number; output?: number; cache_read?: number; cache_write?: number; cache_write_1h?: number; web_search_per_1k_calls?: number };
+  pricing: {
+    input: number;
+    output?: number;
+    cache_read?: number;
+    cache_write?: number;
+    cache_write_1h?: number;
+    web_search_per_1k_calls?: number;
+    long_context?: { above_input_tokens: number; input: number; output?: number; cache_read?: number; cache_write?: number; cache_write_1h?: number };
+  };
+}
+
+/** Integer µcr per token of each kind. */
+export interface TokenPriceSet {
+  input: number;
+  output: number;
+  cacheRead: number;
+  cacheWrite: number;
+  cacheWrite1h: number;
 }
 
 /** An LLM entry ready for the hot path: integer µcr per token, looked up once at startup. */
 export interface LlmModel extends LlmEntry {
-  prices: { input: number; output: number; cacheRead: number; cacheWrite: number; cacheWrite1h: number; webSearch?: number };
+  prices: TokenPriceSet & {
+    webSearch?: number;
+    /** the prices of a call whose prompt is longer than `aboveInputTokens` (pricing.long_context) */
+    longContext?: TokenPriceSet & { aboveInputTokens: number };
+  };
 }
 
 export const LLM_ENDPOINTS: LlmEndpoint[] = ["/v1/messages", "/v1/responses", "/v1/chat/completions", "/v1/embeddings"];

@@ -86,6 +86,7 @@ function publicLlm(m: LlmModel) {
   if (m.pricing.cache_write != null) pricing.cache_write = m.pricing.cache_write;
   if (m.pricing.cache_write_1h != null) pricing.cache_write_1h = m.pricing.cache_write_1h;
   if (m.pricing.web_search_per_1k_calls != null) pricing.web_search_per_1k_calls = m.pricing.web_search_per_1k_calls;
+  const long = m.pricing.long_context;
   return {
     id: m.id,
     object: "model",
@@ -98,7 +99,7 @@ function publicLlm(m: LlmModel) {
     context_window: m.context_window ?? null,
     max_output_tokens: m.max_output_tokens ?? null,
     capabilities: m.capabilities,
-    pricing: { currency: "USD", unit: "per_million_tokens", ...pricing },
+    pricing: { currency: "USD", unit: "per_million_tokens", ...pricing, ...(long && { long_context: long }) },
   };
 }
 
@@ -120,10 +121,29 @@ function compileLlm(e: LlmEntry): LlmModel {
     for (const v of [input, output, cacheRead, cacheWrite, cacheWrite1h, webSearch ?? 0]) if (v < 0) throw new RangeError("prices must not be negative");
     const prices: LlmModel["prices"] = { input, output, cacheRead, cacheWrite, cacheWrite1h };
     if (webSearch !== undefined) prices.webSearch = webSearch;
+    const long = e.pricing.long_context;
+    if (long != null) prices.longContext = compileLongContext(long, prices);
     return { ...e, capabilities: e.capabilities ?? [], prices };
   } catch (err) {
     throw new CatalogError(`${where}: ${(err as Error).message}`);
   }
+}
+
+/** Long-context prices: each kind the entry leaves out keeps its ordinary price. */
+function compileLongContext(l: NonNullable<LlmEntry["pricing"]["long_context"]>, base: LlmModel["prices"]): NonNullable<LlmModel["prices"]["longContext"]> {
+  if (!Number.isSafeInteger(l.above_input_tokens) || l.above_input_tokens <= 0) throw new RangeError("long_context.above_input_tokens must be a positive integer");
+  if (l.input == null) throw new RangeError("long_context needs input (USD per million tokens)");
+  const price = (usd: number | undefined, otherwise: number) => (usd == null ? otherwise : usdPerMillionToMicrosPerToken(usd));
+  const p = {
+    aboveInputTokens: l.above_input_tokens,
+    input: price(l.input, base.input),
+    output: price(l.output, base.output),
+    cacheRead: price(l.cache_read, base.cacheRead),
+    cacheWrite: price(l.cache_write, base.cacheWrite),
+    cacheWrite1h: price(l.cache_write_1h, base.cacheWrite1h),
+  };
+  for (const v of [p.input, p.output, p.cacheRead, p.cacheWrite, p.cacheWrite1h]) if (v < 0) throw new RangeError("prices must not be negative");
+  return p;
 }
 
 /** Built-in data merged with the operator's CATALOG_PATH file (same id replaces, new id adds). */

@@ -21,7 +21,7 @@
 import { ApiError } from "../http/errors.ts";
 import { maxCreditsToMicros, microsToCredits } from "../ledger/units.ts";
 import type { LlmModel } from "../catalog/model.ts";
-import { partialUsage, priceUsage, type TokenUsage } from "./usage.ts";
+import { partialUsage, priceUsage, pricesFor, promptTokens, type TokenUsage } from "./usage.ts";
 import type { LlmProtocol, TapResult } from "./protocols/index.ts";
 import type { PaidToolUse } from "./protocols/paid-tools.ts";
 import { IMAGE_INPUT_TOKENS, SEARCH_INPUT_TOKENS } from "./protocols/unseen-input.ts";
@@ -52,7 +52,7 @@ export function planHold(proto: LlmProtocol, body: any, bodyBytes: number, model
   const perChoice = requested === undefined ? modelMax : model.max_output_tokens ? Math.min(requested, modelMax) : requested;
   // The model's maximum is per answer: n choices may each produce that much (and are each billed).
   const outputTokens = perChoice * (proto.choices?.(body) ?? 1);
-  const p = model.prices;
+  const p = pricesFor(model.prices, inputTokens);
   const amount = inputTokens * Math.max(p.input, p.cacheWrite, p.cacheWrite1h) + outputTokens * p.output + paid.heldSearches * (p.webSearch ?? 0);
   if (!Number.isSafeInteger(amount)) throw new ApiError(400, "request_too_large", "The request is too large to price.");
   return { amount, inputTokens, outputTokens, webSearch: paid.webSearch };
@@ -116,7 +116,7 @@ export interface Verdict {
  */
 function statedUsage(usage: TokenUsage, model: LlmModel, plan: HoldPlan): Verdict {
   try {
-    return { outcome: "ok", charge: priceUsage(usage, model.prices), usage };
+    return { outcome: "ok", charge: priceUsage(usage, pricesFor(model.prices, promptTokens(usage))), usage };
   } catch (e) {
     if (!(e instanceof RangeError)) throw e;
     const recorded = Object.fromEntries(Object.entries(usage).map(([k, n]) => [k, Math.min(n, Number.MAX_SAFE_INTEGER)])) as unknown as TokenUsage;

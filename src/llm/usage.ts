@@ -8,6 +8,8 @@
 // writes with a one-hour lifetime at their own price (Anthropic, 2× input instead of 1.25×) and web searches the
 // upstream ran, per search (protocols/paid-tools.ts). Absent, they add nothing and the formula is the issue's.
 
+import type { LlmModel, TokenPriceSet } from "../catalog/model.ts";
+
 export interface TokenUsage {
   /** uncached input tokens, billed at the input price */
   input: number;
@@ -36,6 +38,20 @@ export interface TokenPrices {
 }
 
 export const ZERO_USAGE: Readonly<TokenUsage> = Object.freeze({ input: 0, output: 0, cacheRead: 0, cacheWrite: 0 });
+
+/** The tokens of a call's prompt, cached or not: what long-context prices are decided by. */
+export function promptTokens(u: TokenUsage): number {
+  return u.input + u.cacheRead + u.cacheWrite;
+}
+
+/**
+ * The prices of a call whose prompt is `prompt` tokens long: the model's long-context prices above their threshold
+ * (every token of the call, as the upstreams bill), else its ordinary ones.
+ */
+export function pricesFor(prices: LlmModel["prices"], prompt: number): TokenPriceSet & { webSearch?: number } {
+  const long = prices.longContext;
+  return long && prompt > long.aboveInputTokens ? { ...long, webSearch: prices.webSearch } : prices;
+}
 
 /** Exact charge in µcr. Throws on non-integer inputs rather than letting a float into the ledger. */
 export function priceUsage(u: TokenUsage, p: TokenPrices): number {

@@ -45,6 +45,16 @@ export function llmListing(m: LlmModel): Listing {
   if (m.pricing.cache_read != null) rows.push(perMillion("cache read", m.prices.cacheRead));
   if (m.pricing.cache_write != null) rows.push(perMillion("cache write", m.prices.cacheWrite));
   if (m.pricing.cache_write_1h != null) rows.push(perMillion("cache write, 1 hour", m.prices.cacheWrite1h));
+  const long = m.prices.longContext;
+  if (long) {
+    // Every token of a call whose prompt is longer than the threshold bills at these.
+    const over = `, prompts over ${long.aboveInputTokens.toLocaleString("en-US")} tokens`;
+    rows.push(perMillion("input" + over, long.input));
+    if (m.type === "llm") rows.push(perMillion("output" + over, long.output));
+    if (m.pricing.long_context?.cache_read != null) rows.push(perMillion("cache read" + over, long.cacheRead));
+    if (m.pricing.long_context?.cache_write != null) rows.push(perMillion("cache write" + over, long.cacheWrite));
+    if (m.pricing.long_context?.cache_write_1h != null) rows.push(perMillion("cache write, 1 hour" + over, long.cacheWrite1h));
+  }
   if (m.prices.webSearch !== undefined) rows.push(row("web search", m.prices.webSearch * 1000, "per 1,000 searches"));
   return { id: m.id, name: m.name, type: m.type, provider: m.provider, endpoint: m.endpoint, description: m.description, rows };
 }

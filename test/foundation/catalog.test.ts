@@ -21,6 +21,7 @@ describe("GET /v1/models", () => {
       type: "llm",
       pricing: { currency: "USD", unit: "per_million_tokens", input: 3, output: 15, cache_read: 0.3, cache_write: 3.75 },
     });
+    expect(sonnet.pricing.long_context).toEqual({ above_input_tokens: 200000, input: 6, output: 22.5, cache_read: 0.6, cache_write: 7.5, cache_write_1h: 12 });
     expect(sonnet.capabilities).toContain("tools");
     const gpt = data.find((m: any) => m.id === "gpt-5.1");
     expect(gpt.endpoint).toBe("/v1/responses");
@@ -52,7 +53,13 @@ describe("catalog data", () => {
   test("prices become exact integer micro-credits per token", () => {
     const c = loadCatalog();
     // one-hour cache writes at $6 per million; web search at $10 per 1,000 searches = 10^7 µcr per search
-    expect(c.llm.get("claude-sonnet-4-5")!.prices).toEqual({ input: 3000, output: 15000, cacheRead: 300, cacheWrite: 3750, cacheWrite1h: 6000, webSearch: 10_000_000 });
+    expect(c.llm.get("claude-sonnet-4-5")!.prices).toEqual({
+      input: 3000, output: 15000, cacheRead: 300, cacheWrite: 3750, cacheWrite1h: 6000, webSearch: 10_000_000,
+      // prompts over 200k tokens (its 1M context): $6 / $22.50, cache read $0.60, writes $7.50 and $12
+      longContext: { aboveInputTokens: 200_000, input: 6000, output: 22500, cacheRead: 600, cacheWrite: 7500, cacheWrite1h: 12000 },
+    });
+    // a long-context kind left out keeps its ordinary price (Gemini 2.5 Pro names no cache writes at all)
+    expect(c.llm.get("gemini-2.5-pro")!.prices.longContext).toEqual({ aboveInputTokens: 200_000, input: 2500, output: 15000, cacheRead: 250, cacheWrite: 1250, cacheWrite1h: 1250 });
     // absent prices: cache writes as input, one-hour writes as cache writes, no web search
     expect(c.llm.get("deepseek-chat")!.prices).toEqual({ input: 280, output: 420, cacheRead: 28, cacheWrite: 280, cacheWrite1h: 280 });
     expect(c.llm.get("gpt-5-nano")!.prices.cacheRead).toBe(5);
@@ -78,5 +85,8 @@ describe("catalog data", () => {
     const shadow = join(dir, `catalog-shadow-${Date.now()}.json`);
     writeFileSync(shadow, JSON.stringify([{ id: "house-model", aliases: ["gpt-5.2"], type: "llm", name: "x", description: "x", endpoint: "/v1/chat/completions", provider: "openai", upstream_model: "x", capabilities: [], pricing: { input: 1, output: 1 } }]));
     expect(() => loadCatalog(shadow)).toThrow(/house-model.*"gpt-5.2" already names gpt-5.2|gpt-5.2.*already names/);
+    const badLong = join(dir, `catalog-long-${Date.now()}.json`);
+    writeFileSync(badLong, JSON.stringify([{ id: "long-model", type: "llm", name: "x", description: "x", endpoint: "/v1/messages", provider: "anthropic", upstream_model: "x", capabilities: [], pricing: { input: 1, output: 1, long_context: { above_input_tokens: 0, input: 2 } } }]));
+    expect(() => loadCatalog(badLong)).toThrow(/long-model.*above_input_tokens must be a positive integer/);
   });
 });

@@ -18,6 +18,15 @@ export function expectedLlmRows(e: any): ExpectedRow[] {
   if (e.pricing.cache_read != null) rows.push(row("cache read", e.pricing.cache_read));
   if (e.pricing.cache_write != null) rows.push(row("cache write", e.pricing.cache_write));
   if (e.pricing.cache_write_1h != null) rows.push(row("cache write, 1 hour", e.pricing.cache_write_1h));
+  const long = e.pricing.long_context;
+  if (long) {
+    const over = `, prompts over ${long.above_input_tokens.toLocaleString("en-US")} tokens`;
+    rows.push(row("input" + over, long.input));
+    if (e.type === "llm") rows.push(row("output" + over, long.output ?? e.pricing.output));
+    if (long.cache_read != null) rows.push(row("cache read" + over, long.cache_read));
+    if (long.cache_write != null) rows.push(row("cache write" + over, long.cache_write));
+    if (long.cache_write_1h != null) rows.push(row("cache write, 1 hour" + over, long.cache_write_1h));
+  }
   // per 1,000 searches: the credits shown are the USD amount in µcr
   if (e.pricing.web_search_per_1k_calls != null) rows.push({ label: "web search", usd: e.pricing.web_search_per_1k_calls, creditsMicros: usdToMicros(e.pricing.web_search_per_1k_calls), unit: "per 1,000 searches" });
   return rows;
