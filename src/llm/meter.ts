@@ -64,7 +64,10 @@ export function planHold(proto: LlmProtocol, body: any, bodyBytes: number, model
  */
 function maxCreditsFieldBytes(body: any): number {
   const v = body?.max_credits;
-  return v === undefined ? 0 : '"max_credits":,'.length + Buffer.byteLength(JSON.stringify(v) ?? "");
+  // Only the shapes max_credits may take (a number, a decimal string, null) are measured: anything else is refused
+  // by checkMaxCredits, and serialising it could cost more than the request is worth (a deeply nested array).
+  if (typeof v !== "number" && typeof v !== "string" && v !== null) return 0;
+  return '"max_credits":,'.length + Buffer.byteLength(JSON.stringify(v));
 }
 
 /**

@@ -69,6 +69,15 @@ describe("a body nested too deeply to serialise again: 400 in the caller's shape
     });
   }
 
+  test("max_credits itself nested deep: refused as invalid_max_credits at once, nothing held", async () => {
+    const { accountId, key } = await e.gw.account(100);
+    // (serialising it to measure it overflowed the stack after blocking the event loop for over a second: a 500)
+    const r = await post(key, "/v1/chat/completions", `{"model":"gpt-5.2","max_completion_tokens":10,"messages":[{"role":"user","content":"hi"}],"max_credits":${deep(60_000)}}`);
+    expect(r.status).toBe(400);
+    expect(await r.json()).toMatchObject({ error: { code: "invalid_max_credits", param: "max_credits" } });
+    await expectReleased(e.gw, accountId, 100, 0);
+  });
+
   test("DeepSeek on /v1/responses (translated): 400, the call recorded as rejected and released, nothing upstream", async () => {
     const { accountId, key } = await e.gw.account(100);
     const before = e.fake.requests.length;
