@@ -31,7 +31,7 @@ export class TranslationError extends Error {
 type ChatMessage = Record<string, any>;
 
 /** The request fields every translated answer repeats (responses-shape.ts responseObject). */
-const ECHOED = ["instructions", "text", "tool_choice", "tools", "metadata"] as const;
+const ECHOED = ["instructions", "max_output_tokens", "parallel_tool_calls", "reasoning", "temperature", "text", "tool_choice", "tools", "top_p", "metadata"] as const;
 
 export function responsesRequestToChat(body: Record<string, any>): Record<string, unknown> {
   // Checked first: the answer, its stream events included, is serialised only after the upstream has been paid for.
