@@ -1,4 +1,4 @@
-// The latency probe, run as its own process (bun bench/paced.ts '<json spec>'): 64 connections, each sending
+// The latency probe, run as its own process (bun bench/paced.ts <file holding the JSON spec>): 64 connections, each sending
 // its next request on a fixed schedule, so the total rate is fixed well below saturation. Latency then measures
 // what a request costs in each path, not how long it queued — which is what "added latency" means. Per request:
 // time to the first body byte (TTFB) and to the last. Prints one JSON line with percentiles.
@@ -63,5 +63,5 @@ export async function paced(s: Spec) {
 }
 
 if (import.meta.main) {
-  console.log(JSON.stringify(await paced(JSON.parse(process.argv[2]!))));
+  console.log(JSON.stringify(await paced(JSON.parse(await Bun.file(process.argv[2]!).text()))));
 }

@@ -51,6 +51,10 @@ export function renderReport(i: Input): string {
     "",
     "- Upstream: the fake LLM upstream (`test/fakes/llm-upstream.ts --fast`), answering chat completions at once from the",
     "  recorded fixtures (non-streaming: one JSON body; streaming: one write per SSE event).",
+    "- Requests: chat completions to gpt-5.2 in three modes: **json** (a short request, answered whole), **stream** (the",
+    "  same, streamed) and **agent** (what a coding agent sends on each turn of a long session, streamed: a ~180 KB body",
+    "  with a long system prompt, 20 tools with JSON schemas and 80 turns of code, tool output and non-ASCII text;",
+    "  bench/agent-body.ts).",
     "- Targets: **direct** (the fake itself), **bare proxy** (bench/bare-proxy.ts: a Bun proxy with no logic at all —",
     "  request → fetch → the upstream's body — the floor the runtime sets), **switchyard** (this gateway: SQLite, in-process rate limits, a key whose",
     "  limit never bites, full metering — hold, stream tap, settle, usage record), **portkey** (`@portkey-ai/gateway` on",
@@ -60,7 +64,7 @@ export function renderReport(i: Input): string {
     "  and mode: each round runs every target once per mode, so a slow spell of the shared machine hits all of them",
     "  alike. rps is the median of a target's rounds; \"vs portkey\" is the median of the per-round ratios (each pair",
     "  measured seconds apart), and every round's ratio is listed with the verdicts at the end.",
-    `- Latency: ${i.connections} connections sending at a fixed total rate of ${i.rate} requests/s for ${i.latencySeconds} s (bench/paced.ts, its own`,
+    `- Latency: ${i.connections} connections sending at a fixed total rate of ${i.rate} requests/s (agent: ${i.rate / 5}/s) for ${i.latencySeconds} s (bench/paced.ts, its own`,
     "  process), so latency is what a request costs rather than how long it queued. TTFB is the time to the first body",
     "  byte (with `--fast` the upstream sends its whole answer at once, so TTFB is close to the total; that the first",
     "  byte is forwarded before the upstream finishes is covered by test/llm/streaming.e2e.test.ts). Added = target −",
@@ -84,12 +88,18 @@ export function renderReport(i: Input): string {
   }
   lines.push("", "wrk's own latency under saturation (queueing included):", "", "| target | mode | p50 ms | p99 ms |", "|---|---|---:|---:|");
   for (const r of i.rows) lines.push(`| ${r.target} | ${r.mode} | ${f(r.wrk.p50)} | ${f(r.wrk.p99)} |`);
-  lines.push("", "Targets (issue 3): added p50 < 1 ms and p99 < 5 ms at 64 connections; at least 3× Portkey's requests per second.", "");
+  lines.push(
+    "",
+    "Targets (issue 3, for the short requests: json and stream): added p50 < 1 ms and p99 < 5 ms at 64 connections; at least 3× Portkey's requests per second.",
+    "",
+  );
   lines.push("In this run:", "");
   for (const r of i.rows.filter((r) => r.target === "switchyard")) {
     const d = direct(r.mode)!;
     const ratio = vsPortkey(r);
-    const verdict = (ok: boolean) => (ok ? "met" : "**missed**");
+    // The agent mode has no target: its verdicts would judge a ~180 KB request by the short requests' bounds.
+    const targeted = r.mode !== "agent";
+    const verdict = (ok: boolean) => (!targeted ? "no target" : ok ? "met" : "**missed**");
     lines.push(
       `- ${r.mode}: added p50 ${signed(r.lat.p50 - d.lat.p50)} ms (${verdict(r.lat.p50 - d.lat.p50 < 1)}), added p99 ${signed(r.lat.p99 - d.lat.p99)} ms (${verdict(r.lat.p99 - d.lat.p99 < 5)}), ` +
         // two decimals in the verdict: 2.97× shown as "3.0×" beside "missed" reads as a contradiction

@@ -3,14 +3,16 @@
 //   bare proxy  → a Bun proxy with no logic (bench/bare-proxy.ts): the floor the runtime sets
 //   switchyard  → this gateway (SQLite, in-process limits, full metering: hold, tap, settle, usage record)
 //   portkey     → Portkey's open-source gateway on Bun (x-portkey-provider: openai, x-portkey-custom-host)
-// Chat completions, non-streaming and streaming. All targets are started first and stay up (idle when not measured).
+// Chat completions in three modes: json (a short request, answered whole), stream (the same, streamed) and agent (a
+// coding agent's request of ~180 KB, bench/agent-body.ts, streamed). All targets are started first and stay up.
 //   throughput  wrk, 1 thread, 64 connections, saturating, in BENCH_REPEATS interleaved rounds (default 5) of
 //               BENCH_SECONDS (default 4 s) after a 2 s warm-up per target and mode: each round runs every target
 //               once per mode, so a slow spell of the shared machine hits all of them alike. A target's rps is the
 //               median of its rounds; "vs portkey" is the median of the per-round ratios (each pair measured within
 //               seconds of each other), and every round's ratio is listed
-//   latency     bench/paced.ts, 64 connections at a fixed total rate (BENCH_RATE, default 1000/s), so latency is
-//               the cost of a request rather than queueing; added latency = target − direct, per percentile
+//   latency     bench/paced.ts, 64 connections at a fixed total rate (BENCH_RATE, default 1000/s; agent requests
+//               at a fifth of it), so latency is the cost of a request rather than queueing; added latency =
+//               target − direct, per percentile
 //   memory      the gateway's resident set after its runs (and its peak)
 //   CPU         per request, all threads, from /proc: the gateway's and the fake upstream's (median of the rounds)
 // Writes BENCHMARKS.md. Options: --quick (1 round of 2 s), --no-portkey.
@@ -21,6 +23,7 @@ import { paced } from "./paced.ts";
 import { cpuMicros, ensurePortkey, machine, memoryOf, ROOT, SCRATCH, startBareProxy, startFake, startPortkey, startSwitchyard, type Proc } from "./targets.ts";
 import { haveWrk, runWrk, type Request, type WrkResult } from "./wrk.ts";
 import { renderReport, type Row } from "./report.ts";
+import { agentBody } from "./agent-body.ts";
 
 const args = process.argv.slice(2);
 const quick = args.includes("--quick");
@@ -30,14 +33,19 @@ const WARMUP = quick ? 1 : 2;
 const RATE = Number(process.env.BENCH_RATE ?? 1000);
 const CONNECTIONS = 64;
 const LATENCY_SECONDS = quick ? 2 : 5;
-const MODES = ["json", "stream"] as const;
+const MODES = ["json", "stream", "agent"] as const;
+type Mode = (typeof MODES)[number];
 
-const body = (stream: boolean) =>
+const short = (stream: boolean) =>
   JSON.stringify({ model: "gpt-5.2", max_completion_tokens: 256, ...(stream && { stream: true }), messages: [{ role: "user", content: "Say hello." }] });
+const BODIES: Record<Mode, string> = { json: short(false), stream: short(true), agent: agentBody() };
+const body = (mode: Mode) => BODIES[mode];
+/** Agent requests are ~1,500 times larger: at the short requests' rate the probe would measure queueing. */
+const rateOf = (mode: Mode) => (mode === "agent" ? RATE / 5 : RATE);
 
 interface Target {
   name: string;
-  req(stream: boolean): Request;
+  req(mode: Mode): Request;
   pid: number | null;
 }
 
@@ -47,9 +55,9 @@ interface CpuCost { target: number; upstream: number }
 /** Every target once per mode per round; then latency and memory per target. */
 async function measureAll(targets: Target[], upstreamPid: number): Promise<Row[]> {
   const cpu = new Map<string, CpuCost[]>();
-  const wrk = async (t: Target, mode: string, seconds: number) => {
+  const wrk = async (t: Target, mode: Mode, seconds: number) => {
     const before = { target: t.pid ? cpuMicros(t.pid) : NaN, upstream: cpuMicros(upstreamPid) };
-    const r = await runWrk(t.req(mode === "stream"), { connections: CONNECTIONS, seconds, scratch: SCRATCH, name: `${t.name.replace(" ", "-")}-${mode}` });
+    const r = await runWrk(t.req(mode), { connections: CONNECTIONS, seconds, scratch: SCRATCH, name: `${t.name.replace(" ", "-")}-${mode}` });
     const perRequest = (after: number, was: number) => (r.requests ? (after - was) / r.requests : NaN);
     const cost = { target: t.pid ? perRequest(cpuMicros(t.pid), before.target) : NaN, upstream: perRequest(cpuMicros(upstreamPid), before.upstream) };
     const key = `${t.name}|${mode}`;
@@ -73,7 +81,7 @@ async function measureAll(targets: Target[], upstreamPid: number): Promise<Row[]
     for (const mode of MODES) {
       const rounds = runs.get(`${t.name}|${mode}`)!;
       const median = [...rounds].sort((a, b) => a.rps - b.rps)[Math.floor(rounds.length / 2)]!;
-      const lat = await runPaced(t.req(mode === "stream"));
+      const lat = await runPaced(t.req(mode), rateOf(mode));
       const costs = cpu.get(`${t.name}|${mode}`) ?? [];
       const cpuUs = { target: medianOf(costs.map((c) => c.target)), upstream: medianOf(costs.map((c) => c.upstream)) };
       rows.push({ target: t.name, mode, wrk: median, rounds: rounds.map((r) => r.rps), lat, mem: t.pid ? memoryOf(t.pid) : null, cpuUs });
@@ -85,10 +93,12 @@ async function measureAll(targets: Target[], upstreamPid: number): Promise<Row[]
 
 const medianOf = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? NaN;
 
-async function runPaced(r: Request) {
-  // A process of its own, so the probe's work is not the runner's and its event loop is not shared.
-  const spec = { ...r, connections: CONNECTIONS, rate: RATE, seconds: LATENCY_SECONDS };
-  const p = Bun.spawn(["bun", join(ROOT, "bench/paced.ts"), JSON.stringify(spec)], { stdout: "pipe", stderr: "inherit" });
+async function runPaced(r: Request, rate: number) {
+  // A process of its own, so the probe's work is not the runner's and its event loop is not shared. The spec goes
+  // in a file: an agent body is larger than one command-line argument may be.
+  const spec = join(SCRATCH, "paced-spec.json");
+  writeFileSync(spec, JSON.stringify({ ...r, connections: CONNECTIONS, rate, seconds: LATENCY_SECONDS }));
+  const p = Bun.spawn(["bun", join(ROOT, "bench/paced.ts"), spec], { stdout: "pipe", stderr: "inherit" });
   const out = await new Response(p.stdout).text();
   await p.exited;
   try {
@@ -109,17 +119,17 @@ async function main() {
   let rows: Row[];
   try {
     const targets: Target[] = [
-      { name: "direct", pid: null, req: (stream) => ({ url: `${fake.url}/v1/chat/completions`, headers: { "content-type": "application/json", authorization: "Bearer sk-bench" }, body: body(stream) }) },
+      { name: "direct", pid: null, req: (mode) => ({ url: `${fake.url}/v1/chat/completions`, headers: { "content-type": "application/json", authorization: "Bearer sk-bench" }, body: body(mode) }) },
     ];
     const bare = await startBareProxy(19150, fake.url);
     procs.push(bare);
-    targets.push({ name: "bare proxy", pid: bare.proc.pid, req: (stream) => ({ url: `${bare.url}/v1/chat/completions`, headers: { "content-type": "application/json" }, body: body(stream) }) });
+    targets.push({ name: "bare proxy", pid: bare.proc.pid, req: (mode) => ({ url: `${bare.url}/v1/chat/completions`, headers: { "content-type": "application/json" }, body: body(mode) }) });
     const sy = await startSwitchyard(19200, fake.url);
     procs.push(sy);
     targets.push({
       name: "switchyard",
       pid: sy.proc.pid,
-      req: (stream) => ({ url: `${sy.url}/v1/chat/completions`, headers: { "content-type": "application/json", authorization: `Bearer ${sy.key}` }, body: body(stream) }),
+      req: (mode) => ({ url: `${sy.url}/v1/chat/completions`, headers: { "content-type": "application/json", authorization: `Bearer ${sy.key}` }, body: body(mode) }),
     });
     if (!args.includes("--no-portkey")) {
       const pk = ensurePortkey();
@@ -130,10 +140,10 @@ async function main() {
         targets.push({
           name: "portkey",
           pid: p.proc.pid,
-          req: (stream) => ({
+          req: (mode) => ({
             url: `${p.url}/v1/chat/completions`,
             headers: { "content-type": "application/json", authorization: "Bearer sk-bench", "x-portkey-provider": "openai", "x-portkey-custom-host": `${fake.url}/v1` },
-            body: body(stream),
+            body: body(mode),
           }),
         });
       }

@@ -2,7 +2,7 @@
 
 import { ApiError } from "../http/errors.ts";
 import { findValue, objectEnd } from "./protocols/json-scan.ts";
-import { reserialised } from "./protocols/common.ts";
+import { reserialised, splicedBytes } from "./protocols/common.ts";
 import { joined } from "./bytes.ts";
 import type { LlmProtocol } from "./protocols/index.ts";
 import type { TokenUsage } from "./usage.ts";
@@ -21,31 +21,39 @@ export function parseRequestBody(raw: string): Record<string, any> {
 
 /**
  * The body with its top-level `model` replaced by the upstream's name for it (the catalog may sell a model under
- * another id). Splices the string when `"model":"<name>"` occurs exactly once, which keeps every other byte the
- * client's; re-serialises otherwise, and whenever the body holds a `\u` escape: a key may be written with one
- * (`"mod\u0065l"` is `model` to every parser), and then the one literal occurrence may be a nested field's.
+ * another id). Splices the bytes when `"model":"<name>"` occurs exactly once, which keeps every other byte the
+ * client's and encodes nothing (Claude Code's 200 KB bodies take this path on every turn); re-serialises otherwise,
+ * and whenever the body holds a `\u` escape: a key may be written with one (`"mod\u0065l"` is `model` to every
+ * parser), and then the one literal occurrence may be a nested field's.
  */
-export function withUpstreamModel(raw: string, clientModel: string, upstreamModel: string): string {
-  const needle = JSON.stringify(clientModel);
+export function withUpstreamModel(body: string | Uint8Array, clientModel: string, upstreamModel: string): string | Uint8Array {
+  if (typeof body === "string") return reserialised({ ...JSON.parse(body), model: upstreamModel }); // already re-serialised once
+  const bytes = Buffer.from(body.buffer, body.byteOffset, body.byteLength);
+  const needle = Buffer.from(JSON.stringify(clientModel));
   let at = -1;
   let count = 0;
-  for (let i = raw.indexOf(needle); i !== -1; i = raw.indexOf(needle, i + 1)) {
-    if (isModelValue(raw, i)) {
+  for (let i = bytes.indexOf(needle); i !== -1; i = bytes.indexOf(needle, i + 1)) {
+    if (isModelValue(bytes, i)) {
       at = i;
       count++;
     }
   }
-  if (count === 1 && !raw.includes("\\u")) return raw.slice(0, at) + JSON.stringify(upstreamModel) + raw.slice(at + needle.length);
-  return reserialised({ ...JSON.parse(raw), model: upstreamModel });
+  if (count === 1 && bytes.indexOf("\\u") === -1) return splicedBytes(body, at, needle.length, JSON.stringify(upstreamModel));
+  return reserialised({ ...JSON.parse(decoder.decode(body)), model: upstreamModel });
 }
 
-function isModelValue(raw: string, valueAt: number): boolean {
+const MODEL_KEY = Buffer.from('"model"');
+const isSpace = (b: number | undefined) => b === 0x20 || b === 0x09 || b === 0x0a || b === 0x0d;
+
+/** Whether the JSON string at `valueAt` is the value of a `"model"` key (whitespace allowed around the colon). */
+function isModelValue(bytes: Buffer, valueAt: number): boolean {
   let j = valueAt - 1;
-  while (j >= 0 && /\s/.test(raw[j]!)) j--;
-  if (raw[j] !== ":") return false;
+  while (j >= 0 && isSpace(bytes[j])) j--;
+  if (bytes[j] !== 0x3a /* : */) return false;
   j--;
-  while (j >= 0 && /\s/.test(raw[j]!)) j--;
-  return raw.slice(j - 6, j + 1) === '"model"';
+  while (j >= 0 && isSpace(bytes[j])) j--;
+  const start = j - MODEL_KEY.length + 1;
+  return start >= 0 && bytes.subarray(start, j + 1).equals(MODEL_KEY);
 }
 
 const decoder = new TextDecoder();

@@ -10,7 +10,7 @@ import type { Reservation } from "../ledger/float.ts";
 import type { LlmModel } from "../catalog/model.ts";
 import { ApiError } from "../http/errors.ts";
 import { ALIAS_PATH } from "../media/model.ts";
-import type { LlmProtocol } from "./protocols/index.ts";
+import type { LlmProtocol, UpstreamBody } from "./protocols/index.ts";
 import { NO_PAID_TOOLS, paidToolUse } from "./protocols/paid-tools.ts";
 import { keySettingOf, type Provider, type Providers } from "./providers.ts";
 import { callUpstream, upstreamHeaders } from "./upstream.ts";
@@ -42,7 +42,7 @@ export interface Call {
   baseHeaders: Record<string, string>;
   body: Record<string, any>;
   /** what goes upstream (upstreamRequestOf); null on a translated call, which builds its own */
-  upstream: UpstreamRequest | null;
+  upstream: UpstreamBody | null;
   model: LlmModel;
   provider: Provider;
   url: string;
@@ -51,12 +51,6 @@ export interface Call {
   started: number;
   /** set by finish: the call's hold has been settled or released */
   finished: boolean;
-}
-
-interface UpstreamRequest {
-  /** the client's bytes as they came, or the text that had to change */
-  body: string | Uint8Array;
-  stripUsageChunk: boolean;
 }
 
 const utf8 = new TextDecoder();
@@ -77,7 +71,7 @@ export async function handleLlm(d: LlmDeps, proto: LlmProtocol, path: string, re
     });
   }
   const requestId = baseHeaders["x-request-id"]!;
-  if (free) return forwardFree(d.ctx, request, url, provider, upstreamRequestOf(proto, body, raw, bytes, model).body, baseHeaders);
+  if (free) return forwardFree(d.ctx, request, url, provider, upstreamRequestOf(proto, body, bytes, model).body, baseHeaders);
 
   proto.refuseUnmeterable?.(body);
   // A translated call's hosted tools never reach the upstream (translate/responses-chat.ts drops them): no fees.
@@ -85,7 +79,7 @@ export async function handleLlm(d: LlmDeps, proto: LlmProtocol, path: string, re
   const paid = translated || !proto.paidTools ? NO_PAID_TOOLS : paidToolUse(proto.paidTools, body, model);
   const plan = planHold(proto, body, bytes.byteLength, model, paid);
   plan.cap = checkMaxCredits(body, plan.amount);
-  const upstream = translated ? null : upstreamRequestOf(proto, body, raw, bytes, model);
+  const upstream = translated ? null : upstreamRequestOf(proto, body, bytes, model);
   const hold = await d.ledger.hold(auth.accountId, plan.amount, requestId);
   const call: Call = { d, proto, path, request, auth, requestId, baseHeaders, body, upstream, model, provider, url, plan, hold, started, finished: false };
   // The hold may have waited for a commit; a client gone meanwhile is released here, before either path sends.
@@ -100,15 +94,15 @@ export async function handleLlm(d: LlmDeps, proto: LlmProtocol, path: string, re
 }
 
 /**
- * What goes upstream, worked out before any hold: the client's bytes as they came, unless something had to change
- * (max_credits removed, chat streams' include_usage, the upstream's name for the model), then that text. Sending the
- * bytes saves encoding the text again (~60 µs for the 200 KB bodies coding agents send). A body that cannot be
- * serialised again (protocols/common.ts reserialised) is refused here, before anything is held.
+ * What goes upstream, worked out before any hold: the client's bytes as they came; chat streams' include_usage and
+ * the upstream's name for the model spliced into a copy of them; re-serialised text only when max_credits must go
+ * or a splice cannot be trusted. Bytes save encoding the text again (~60 µs for the 200 KB bodies coding agents
+ * send). A body that cannot be serialised again (protocols/common.ts reserialised) is refused here, before any hold.
  */
-function upstreamRequestOf(proto: LlmProtocol, body: Record<string, any>, raw: string, bytes: Uint8Array, model: LlmModel): UpstreamRequest {
-  const prepared = proto.prepareUpstreamBody(body, raw);
-  const text = body.model === model.upstream_model ? prepared.raw : withUpstreamModel(prepared.raw, body.model, model.upstream_model);
-  return { body: text === raw ? bytes : text, stripUsageChunk: prepared.stripUsageChunk };
+function upstreamRequestOf(proto: LlmProtocol, body: Record<string, any>, bytes: Uint8Array, model: LlmModel): UpstreamBody {
+  const prepared = proto.prepareUpstreamBody(body, bytes);
+  if (body.model === model.upstream_model) return prepared;
+  return { body: withUpstreamModel(prepared.body, body.model, model.upstream_model), stripUsageChunk: prepared.stripUsageChunk };
 }
 
 /** `free`: the path is one of the protocol's free ones (count_tokens), allowed for any model of the protocol. */

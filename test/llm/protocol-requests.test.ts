@@ -2,8 +2,16 @@
 import { describe, expect, test } from "bun:test";
 import { anthropic, chat, embeddings, protocolForPath, protocols, responses } from "../../src/llm/protocols/index.ts";
 import { fixtureJson } from "../fakes/fixtures.ts";
+import { withUpstreamModel } from "../../src/llm/body.ts";
 
-const prep = (p: typeof chat, raw: string) => p.prepareUpstreamBody(JSON.parse(raw), raw);
+const bytesOf = (s: string) => new TextEncoder().encode(s);
+const textOf = (b: string | Uint8Array) => (typeof b === "string" ? b : new TextDecoder().decode(b));
+/** What goes upstream for `raw`, as text; `same`: the client's very bytes came back. */
+const prep = (p: typeof chat, raw: string) => {
+  const bytes = bytesOf(raw);
+  const out = p.prepareUpstreamBody(JSON.parse(raw), bytes);
+  return { raw: textOf(out.body), same: out.body === bytes, stripUsageChunk: out.stripUsageChunk };
+};
 
 describe("maxOutputTokens", () => {
   test("each protocol's field; undefined when absent or unusable", () => {
@@ -24,7 +32,7 @@ describe("maxOutputTokens", () => {
 });
 
 describe("prepareUpstreamBody", () => {
-  test("nothing to change: the very same raw string comes back", () => {
+  test("nothing to change: the client's very bytes come back", () => {
     const cases: [typeof chat, string][] = [
       [anthropic, ' {"model":"claude-sonnet-4-5","max_tokens":64000,"stream":true,"messages":[]}'],
       [chat, '{"model":"gpt-4o","stream":false,"messages":[]}'],
@@ -34,7 +42,7 @@ describe("prepareUpstreamBody", () => {
     ];
     for (const [p, raw] of cases) {
       const out = prep(p, raw);
-      expect(out.raw).toBe(raw);
+      expect(out.same).toBe(true);
       expect(out.stripUsageChunk).toBe(false);
     }
   });
@@ -65,7 +73,7 @@ describe("prepareUpstreamBody", () => {
   test("max_credits never goes upstream, on any protocol", () => {
     for (const p of Object.values(protocols)) {
       const raw = '{"model":"m","max_credits":12.5,"max_tokens":10,"input":"x","messages":[],"stream":true}';
-      const out = p.prepareUpstreamBody(JSON.parse(raw), raw);
+      const out = prep(p, raw);
       expect(out.raw).not.toContain("max_credits");
       expect(JSON.parse(out.raw).model).toBe("m");
       expect(out.stripUsageChunk).toBe(p.name === "chat");
@@ -106,5 +114,38 @@ describe("errorBody", () => {
     expect(protocolForPath("/v1/messages/count_tokens")?.name).toBe("anthropic");
     expect(protocolForPath("/v1/responses")?.name).toBe("responses");
     expect(protocolForPath("/v1/nope")).toBeUndefined();
+  });
+});
+
+describe("withUpstreamModel: the catalog's id for a model replaced by the upstream's name for it", () => {
+  const renamed = (raw: string) => {
+    const out = withUpstreamModel(bytesOf(raw), "claude-opus-4-5", "claude-opus-4-5-20251101");
+    return { text: textOf(out), spliced: typeof out !== "string" };
+  };
+
+  test("one top-level occurrence: spliced into the bytes, every other byte the client's (spacing, non-ASCII)", () => {
+    const raw = '{ "model" :\n "claude-opus-4-5", "max_tokens": 10, "messages": [{"role":"user","content":"héllo ✓ — 漢字"}] }';
+    expect(renamed(raw)).toEqual({ text: raw.replace('"claude-opus-4-5"', '"claude-opus-4-5-20251101"'), spliced: true });
+  });
+
+  test("the name also elsewhere, or any \\u escape in the body: re-serialised with the top-level model set", () => {
+    for (const raw of [
+      '{"model":"claude-opus-4-5","metadata":{"model":"claude-opus-4-5"},"messages":[]}',
+      '{"model":"claude-opus-4-5","messages":[{"role":"user","content":"caf\\u00e9"}]}',
+      '{"mod\\u0065l":"claude-opus-4-5","metadata":{"model":"claude-opus-4-5"},"messages":[]}',
+    ]) {
+      const out = renamed(raw);
+      expect(out.spliced).toBe(false);
+      const parsed = JSON.parse(out.text);
+      expect(parsed.model).toBe("claude-opus-4-5-20251101");
+      if (parsed.metadata) expect(parsed.metadata.model).toBe("claude-opus-4-5"); // nested fields untouched
+    }
+  });
+
+  test("after a chat stream's include_usage splice, both changes are in", () => {
+    const raw = '{"model":"claude-opus-4-5","stream":true,"messages":[]}';
+    const prepared = chat.prepareUpstreamBody(JSON.parse(raw), bytesOf(raw));
+    const out = JSON.parse(textOf(withUpstreamModel(prepared.body, "claude-opus-4-5", "claude-opus-4-5-20251101")));
+    expect(out).toEqual({ stream_options: { include_usage: true }, model: "claude-opus-4-5-20251101", stream: true, messages: [] });
   });
 });

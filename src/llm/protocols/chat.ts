@@ -4,7 +4,7 @@
 // usage-only chunk (`"choices":[]`) back out so the client's stream looks as if the gateway were not there.
 
 import { fromChatUsage } from "../usage.ts";
-import { hasMaxCredits, openAiErrorBody, passthroughBody, positiveInt, reserialised, withoutMaxCredits } from "./common.ts";
+import { hasMaxCredits, openAiErrorBody, passthroughBody, positiveInt, reserialised, splicedBytes, withoutMaxCredits } from "./common.ts";
 import { findValue, hasObjectValue, sumStringValues } from "./json-scan.ts";
 import { createEventStripper } from "./sse-strip.ts";
 import { createSseTap, toTapError, type TapState } from "./sse-tap.ts";
@@ -53,19 +53,18 @@ export function isUsageOnlyEvent(text: string): boolean {
   return text.charCodeAt(j) === 0x5d /* ] */;
 }
 
-function prepareUpstreamBody(body: any, raw: string): UpstreamBody {
+function prepareUpstreamBody(body: any, bytes: Uint8Array): UpstreamBody {
   const needsUsage = body?.stream === true && body.stream_options?.include_usage !== true;
-  if (!needsUsage) return passthroughBody(body, raw);
+  if (!needsUsage) return passthroughBody(body, bytes);
   if (!hasMaxCredits(body) && !("stream_options" in body)) {
     // The common case: splice the option in after the opening brace. The body parsed as an object with at least
     // `stream` in it, so the first `{` opens it and a comma is always right. Every other byte stays the client's.
-    const i = raw.indexOf("{") + 1;
-    return { raw: raw.slice(0, i) + INCLUDE_USAGE + raw.slice(i), stripUsageChunk: true };
+    return { body: splicedBytes(bytes, bytes.indexOf(0x7b /* { */) + 1, 0, INCLUDE_USAGE), stripUsageChunk: true };
   }
   const out = withoutMaxCredits(body);
   const prev = typeof body.stream_options === "object" && body.stream_options !== null ? body.stream_options : {};
   out.stream_options = { ...prev, include_usage: true };
-  return { raw: reserialised(out), stripUsageChunk: true };
+  return { body: reserialised(out), stripUsageChunk: true };
 }
 
 // Chat tools are the client's own functions; web search here is `web_search_options` on OpenAI's search models,

@@ -2,7 +2,7 @@
 // field, and the OpenAI-family error body.
 
 import { ApiError } from "../../http/errors.ts";
-import type { ErrorInfo } from "./types.ts";
+import type { ErrorInfo, UpstreamBody } from "./types.ts";
 
 /** Deeper than any real request (tool schemas included); far shallower than JSON.stringify's recursion can take. */
 export const MAX_NESTING = 256;
@@ -45,9 +45,19 @@ export function withoutMaxCredits(body: Record<string, unknown>): Record<string,
 }
 
 /** The common case for every protocol but chat streams: nothing to change except maybe `max_credits`. */
-export function passthroughBody(body: any, raw: string): { raw: string; stripUsageChunk: boolean } {
-  if (!hasMaxCredits(body)) return { raw, stripUsageChunk: false };
-  return { raw: reserialised(withoutMaxCredits(body)), stripUsageChunk: false };
+export function passthroughBody(body: any, bytes: Uint8Array): UpstreamBody {
+  if (!hasMaxCredits(body)) return { body: bytes, stripUsageChunk: false };
+  return { body: reserialised(withoutMaxCredits(body)), stripUsageChunk: false };
+}
+
+/** `bytes` with `removed` bytes at `at` replaced by `insert` (a short text, UTF-8): one copy of the rest. */
+export function splicedBytes(bytes: Uint8Array, at: number, removed: number, insert: string): Uint8Array {
+  const middle = Buffer.from(insert);
+  const out = new Uint8Array(bytes.length - removed + middle.length);
+  out.set(bytes.subarray(0, at), 0);
+  out.set(middle, at);
+  out.set(bytes.subarray(at + removed), at + middle.length);
+  return out;
 }
 
 const OPENAI_TYPE_BY_STATUS: Record<number, string> = {

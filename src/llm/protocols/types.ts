@@ -5,7 +5,7 @@
 // How the proxy is expected to use it (issue 3):
 //   body = JSON.parse(raw)                        // once, for `model` and the token limit
 //   hold  = min(maxOutputTokens(body) ?? model max, model max) × choices(body)   // plus an input estimate
-//   { raw: upstreamRaw, stripUsageChunk } = prepareUpstreamBody(body, raw)
+//   { body: upstreamBody, stripUsageChunk } = prepareUpstreamBody(body, bytes)
 //   upstream answers 2xx:
 //     stream (content-type text/event-stream): tap = createStreamTap({ stripUsageChunk });
 //        per chunk: out = tap.feed(chunk); forward out ?? chunk (skip empty arrays);
@@ -23,8 +23,8 @@ import type { UnseenInput } from "./unseen-input.ts";
 export type ProtocolName = "anthropic" | "chat" | "responses" | "embeddings";
 
 export interface UpstreamBody {
-  /** the text to send upstream: the client's raw text, untouched, unless something had to change */
-  raw: string;
+  /** what to send upstream: the client's bytes, untouched (the very same array), unless something had to change */
+  body: string | Uint8Array;
   /** chat streams only: the gateway asked for usage the client did not ask for, so the tap must remove it */
   stripUsageChunk: boolean;
 }
@@ -104,8 +104,9 @@ export interface LlmProtocol {
   paidTools?: PaidToolRules;
   /** throws an ApiError (4xx) for a request the gateway cannot meter, before any hold or upstream call */
   refuseUnmeterable?(body: any): void;
-  /** what must change before the body goes upstream (see UpstreamBody); decides with cheap checks */
-  prepareUpstreamBody(body: any, raw: string): UpstreamBody;
+  /** what must change before the body goes upstream (see UpstreamBody); decides with cheap checks. `bytes`: the
+   *  request body as it came, `body` it parsed */
+  prepareUpstreamBody(body: any, bytes: Uint8Array): UpstreamBody;
   /** usage of a non-streaming 2xx answer */
   usageFromBody(json: any): TokenUsage | null;
   /** characters of generated content in a non-streaming 2xx answer's text (as the tap counts deltas): the estimate's
