@@ -1,9 +1,11 @@
 // Structured JSON logs, one line per event. Callers pass fields, never secrets: keys, tokens and upstream
 // credentials are not logged anywhere (a test greps the output for them).
-type Level = "debug" | "info" | "warn" | "error";
+export type Level = "debug" | "info" | "warn" | "error";
 const order: Record<Level, number> = { debug: 10, info: 20, warn: 30, error: 40 };
 
 export interface Logger {
+  /** whether lines of `level` are written (the level is fixed at start: callers may ask once) */
+  enabled(level: Level): boolean;
   debug(msg: string, fields?: object): void;
   info(msg: string, fields?: object): void;
   warn(msg: string, fields?: object): void;
@@ -16,7 +18,7 @@ export function createLogger(level: Level = "info", write: (line: string) => voi
     if (order[lvl] < min) return;
     write(JSON.stringify({ time: new Date().toISOString(), level: lvl, msg, ...fields }));
   };
-  return { debug: emit("debug"), info: emit("info"), warn: emit("warn"), error: emit("error") };
+  return { enabled: (lvl) => order[lvl] >= min, debug: emit("debug"), info: emit("info"), warn: emit("warn"), error: emit("error") };
 }
 
-export const silentLogger: Logger = { debug() {}, info() {}, warn() {}, error() {} };
+export const silentLogger: Logger = { enabled: () => false, debug() {}, info() {}, warn() {}, error() {} };

@@ -11,12 +11,17 @@ export function requestIdOf(set: { headers: Record<string, any> }): string {
   return set.headers["x-request-id"] as string;
 }
 
-// Also kept by request, for the access log: a handler that puts the headers on its own Response empties
-// `set.headers` (llm/routes.ts says why), and Bun has taken a sent Response's headers by the time it is logged.
-const idByRequest = new WeakMap<Request, string>();
+// What is known of a request from its first moment, kept by request for the access log and request metrics
+// (ops/routes.ts): its id (a handler that puts the headers on its own Response empties `set.headers`, llm/routes.ts
+// says why, and Bun has taken a sent Response's headers by the time it is logged) and when it arrived.
+interface RequestMark {
+  id: string;
+  startedAt: number;
+}
+const marks = new WeakMap<Request, RequestMark>();
 
-export function requestIdFor(request: Request): string | undefined {
-  return idByRequest.get(request);
+export function requestMarkOf(request: Request): RequestMark | undefined {
+  return marks.get(request);
 }
 
 export function errorResponse(path: string, e: ApiError, requestId: string, extraHeaders?: Record<string, any>): Response {
@@ -49,7 +54,7 @@ export function basePlugin(log: Logger) {
   return new Elysia({ name: "base" })
     .onRequest(({ request, set }) => {
       const id = "req_" + Bun.randomUUIDv7().replaceAll("-", "");
-      idByRequest.set(request, id);
+      marks.set(request, { id, startedAt: performance.now() });
       set.headers["x-request-id"] = id;
       set.headers["request-id"] = id;
     })

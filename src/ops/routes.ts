@@ -2,7 +2,7 @@ import { Elysia, StatusMap, t } from "elysia";
 import { bearerToken, safeEqual } from "../http/tokens";
 import type { AppContext } from "../context";
 import { ApiError } from "../http/errors";
-import { requestIdFor } from "../http/base";
+import { requestMarkOf } from "../http/base";
 import { metricsContentType, observeRequest, scrape } from "./metrics";
 
 // What an operator runs the gateway with: an access log line and request metrics for every answer, readiness
@@ -26,24 +26,23 @@ const ReadyResponse = t.Object(
 );
 
 export function opsRoutes(ctx: AppContext) {
-  const started = new WeakMap<Request, number>();
   const metricsToken = ctx.config.raw.METRICS_TOKEN;
+  // At LOG_LEVEL=warn and above there is no access log: its line is not even put together (the hot path's hook).
+  const logRequests = ctx.log.enabled("info");
 
   return new Elysia({ name: "ops", detail: { tags: ["Operations"] } })
-    .onRequest(({ request }) => {
-      started.set(request, performance.now());
-    })
     .onAfterResponse({ as: "global" }, (c: any) => {
-      const t0 = started.get(c.request);
-      const seconds = t0 === undefined ? 0 : (performance.now() - t0) / 1000;
+      const mark = requestMarkOf(c.request); // set by http/base.ts when the request arrived
+      const seconds = mark === undefined ? 0 : (performance.now() - mark.startedAt) / 1000;
       const status = statusOf(c.response, c.set.status);
       // Label by the matched pattern (`/v1/models/*`), never the raw path: raw paths would explode the series.
       const route = c.route || "unmatched";
       const method = c.request.method;
       observeRequest(method, route, status, seconds);
+      if (!logRequests) return;
       // Only these fields: headers (keys, cookies), bodies and query strings never reach the log.
       ctx.log.info("request", {
-        request_id: requestIdFor(c.request),
+        request_id: mark?.id,
         method,
         route,
         path: loggedPath(c.path),

@@ -30,7 +30,7 @@ function upstreamCalls() {
 function capturedLog() {
   const lines: Array<{ level: string; msg: string; fields?: any }> = [];
   const at = (level: string) => (msg: string, fields?: object) => void lines.push({ level, msg, fields });
-  const logger: Logger = { debug: at("debug"), info: at("info"), warn: at("warn"), error: at("error") };
+  const logger: Logger = { enabled: () => true, debug: at("debug"), info: at("info"), warn: at("warn"), error: at("error") };
   return { lines, logger };
 }
 
