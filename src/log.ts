@@ -4,7 +4,7 @@ export type Level = "debug" | "info" | "warn" | "error";
 const order: Record<Level, number> = { debug: 10, info: 20, warn: 30, error: 40 };
 
 export interface Logger {
-  /** whether lines of `level` are written (the level is fixed at start: callers may ask once) */
+  /** whether lines of `level` are written: a caller skips putting together a line nobody will see */
   enabled(level: Level): boolean;
   debug(msg: string, fields?: object): void;
   info(msg: string, fields?: object): void;

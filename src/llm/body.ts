@@ -7,7 +7,15 @@ import { joined } from "./bytes.ts";
 import type { LlmProtocol } from "./protocols/index.ts";
 import type { TokenUsage } from "./usage.ts";
 
-/** The request body as an object (parsed once; the raw text is what goes upstream). */
+/**
+ * The body's bytes without a leading UTF-8 byte-order mark: decoding drops it for the parse, and the bytes go
+ * upstream as they are, where a strict parser (Go's, Python's json.loads on bytes) would refuse it.
+ */
+export function withoutBom(bytes: Uint8Array): Uint8Array {
+  return bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? bytes.subarray(3) : bytes;
+}
+
+/** The request body as an object (parsed once; the client's bytes are what goes upstream, proxy.ts). */
 export function parseRequestBody(raw: string): Record<string, any> {
   let body: unknown;
   try {
@@ -23,8 +31,8 @@ export function parseRequestBody(raw: string): Record<string, any> {
  * The body with its top-level `model` replaced by the upstream's name for it (the catalog may sell a model under
  * another id). Splices the bytes when `"model":"<name>"` occurs exactly once, which keeps every other byte the
  * client's and encodes nothing (Claude Code's 200 KB bodies take this path on every turn); re-serialises otherwise,
- * and whenever the body holds a `\u` escape: a key may be written with one (`"mod\u0065l"` is `model` to every
- * parser), and then the one literal occurrence may be a nested field's.
+ * and whenever the body holds an escape that could spell the key or the name another way (`"mod\u0065l"` is
+ * `model` to every parser, `acme\/gpt` is `acme/gpt`): the one literal occurrence may then be a nested field's.
  */
 export function withUpstreamModel(body: string | Uint8Array, clientModel: string, upstreamModel: string): string | Uint8Array {
   if (typeof body === "string") return reserialised({ ...JSON.parse(body), model: upstreamModel }); // already re-serialised once
@@ -38,7 +46,9 @@ export function withUpstreamModel(body: string | Uint8Array, clientModel: string
       count++;
     }
   }
-  if (count === 1 && bytes.indexOf("\\u") === -1) return splicedBytes(body, at, needle.length, JSON.stringify(upstreamModel));
+  // Any escape that can spell the same name another way (`\u`, or `\/` for a `/`) could hide the top-level value.
+  const escaped = bytes.indexOf("\\u") !== -1 || (clientModel.includes("/") && bytes.indexOf("\\/") !== -1);
+  if (count === 1 && !escaped) return splicedBytes(body, at, needle.length, JSON.stringify(upstreamModel));
   return reserialised({ ...JSON.parse(decoder.decode(body)), model: upstreamModel });
 }
 

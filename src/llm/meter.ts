@@ -32,7 +32,11 @@ export const FALLBACK_MAX_OUTPUT = 4096;
 
 export interface HoldPlan {
   amount: number;
+  /** input tokens held for: the estimate, or the context window for input the body does not show in full */
   inputTokens: number;
+  /** the input estimate itself (the body's bytes and the allowances for images and searches): what an answer that
+   *  states no usage is charged for input, never the context window held for a document that may be small */
+  inputEstimate: number;
   outputTokens: number;
   /** the request offers a priced web search: a JSON answer is read whole for its search count */
   webSearch: boolean;
@@ -55,7 +59,7 @@ export function planHold(proto: LlmProtocol, body: any, bodyBytes: number, model
   const p = pricesFor(model.prices, inputTokens);
   const amount = inputTokens * Math.max(p.input, p.cacheWrite, p.cacheWrite1h) + outputTokens * p.output + paid.heldSearches * (p.webSearch ?? 0);
   if (!Number.isSafeInteger(amount)) throw new ApiError(400, "request_too_large", "The request is too large to price.");
-  return { amount, inputTokens, outputTokens, webSearch: paid.webSearch };
+  return { amount, inputTokens, inputEstimate: seen, outputTokens, webSearch: paid.webSearch };
 }
 
 /**
@@ -149,7 +153,7 @@ export function judgeBody(usage: TokenUsage | null, model: LlmModel, plan: HoldP
 }
 
 export function partial(r: { usage: TokenUsage | null; outputCharsSoFar: number; webSearchesSoFar?: number }, model: LlmModel, plan: HoldPlan, outcome: Outcome): Verdict {
-  const usage = partialUsage(r, plan.inputTokens);
+  const usage = partialUsage(r, plan.inputEstimate);
   const v = statedUsage(usage, model, plan);
   return { ...v, outcome, charge: Math.min(v.charge!, plan.amount) };
 }

@@ -14,7 +14,7 @@ import type { LlmProtocol, UpstreamBody } from "./protocols/index.ts";
 import { NO_PAID_TOOLS, paidToolUse } from "./protocols/paid-tools.ts";
 import { keySettingOf, type Provider, type Providers } from "./providers.ts";
 import { callUpstream, upstreamHeaders } from "./upstream.ts";
-import { answerFacts, parseRequestBody, textOf, withUpstreamModel } from "./body.ts";
+import { answerFacts, parseRequestBody, textOf, withoutBom, withUpstreamModel } from "./body.ts";
 import { capAtMaxCredits, checkMaxCredits, judgeBody, judgeStream, partial, planHold, verdictOr, type HoldPlan, type Verdict } from "./meter.ts";
 import type { LedgerBatch } from "./ledger-batch.ts";
 import { pump, readArrived, readHead, throughTap, WHOLE_ANSWER_BYTES, type Head, type PumpEnd } from "./pump.ts";
@@ -57,7 +57,7 @@ const utf8 = new TextDecoder();
 
 export async function handleLlm(d: LlmDeps, proto: LlmProtocol, path: string, request: Request, auth: AuthContext, baseHeaders: Record<string, string>): Promise<Response> {
   const started = performance.now();
-  const bytes = await bodyBytes(request, d.ctx.config.bodyTimeoutSeconds);
+  const bytes = withoutBom(await bodyBytes(request, d.ctx.config.bodyTimeoutSeconds));
   const raw = utf8.decode(bytes);
   const body = parseRequestBody(raw);
   const free = proto.freePaths.includes(path);

@@ -1,6 +1,7 @@
 // The byte pump between the upstream body and the client: every chunk is forwarded as it arrives (the same
 // Uint8Array, untouched), and the tap watches on the side. Only the chat usage-chunk strip may replace bytes
-// (the tap says so by returning them).
+// (the tap says so by returning them), and a stream whose upstream drops before its end gets the protocol's
+// error event added (see steps).
 //
 // It is an async generator used directly as the Response body: Bun drives it with far less machinery than a
 // pull-based ReadableStream (measured: about 1.5× the requests per second). The upstream fetch runs with the
@@ -188,7 +189,8 @@ async function* steps(head: Head, clientSignal: AbortSignal, h: PumpHooks, start
   let first = head.firstByteAt === null;
   let pending = head.pending ?? null;
   // The last two chunks the client got: a drop's closing event depends on how they end (an event's closing blank
-  // line may come as a chunk of its own).
+  // line may come as a chunk of its own; one split over three chunks counts as mid-event: the connection is cut,
+  // which is safe).
   let prev: Uint8Array | null = null;
   let last: Uint8Array | null = null;
   try {
@@ -204,8 +206,11 @@ async function* steps(head: Head, clientSignal: AbortSignal, h: PumpHooks, start
       } catch (e) {
         how = clientSignal.aborted ? "client_abort" : "dropped";
         if (how === "client_abort") return;
-        // Dropped: a stream between events ends with the protocol's error event (an SDK raises it as an API error);
-        // otherwise the client's answer ends abruptly too. A truncated answer must never look complete.
+        // Dropped after the stream's own end (or error) was seen: the client has the whole answer, which is
+        // metered as such (meter.ts judgeStream), so it ends cleanly. Dropped before it, between events: the
+        // protocol's error event (an SDK raises it as an API error, nothing charged); mid-event: cut, as the
+        // upstream's was. A truncated answer must never look complete.
+        if (h.tap?.sawEnd()) return;
         const sent = prev && last ? joined([prev, last]) : last;
         if (h.dropNotice && endsBetweenEvents(sent)) {
           yield h.dropNotice(sent);

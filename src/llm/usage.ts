@@ -139,10 +139,14 @@ export function fromChatUsage(u: unknown): TokenUsage | null {
   if (!isObject(u)) return null;
   const prompt = count(u.prompt_tokens);
   const cached = Math.min(prompt, count(u.prompt_tokens_details?.cached_tokens ?? u.prompt_cache_hit_tokens));
-  // OpenAI's completion_tokens includes reasoning. Some OpenAI-compatible upstreams (Gemini's thinking models, by
-  // several gateways' reports) leave reasoning out of it yet count it in total_tokens, and bill it as output: so
-  // output is the larger of the two readings (equal wherever total = prompt + completion, as on OpenAI).
-  const output = Math.max(count(u.completion_tokens), count(u.total_tokens) - prompt);
+  // OpenAI's completion_tokens includes reasoning, and total = prompt + completion. Some OpenAI-compatible upstreams
+  // (Gemini's thinking models, by several gateways' reports) leave reasoning out of completion_tokens yet count it
+  // in total_tokens, and bill it as output. When total says there is more than completion, the reasoning stated
+  // beside it is added (at most up to total: anything else total counts, such as tool-use prompt tokens, is not).
+  const completion = count(u.completion_tokens);
+  const beyond = count(u.total_tokens) - prompt;
+  const reasoning = count(u.completion_tokens_details?.reasoning_tokens);
+  const output = beyond <= completion ? completion : reasoning ? Math.min(beyond, completion + reasoning) : beyond;
   return { input: prompt - cached, output, cacheRead: cached, cacheWrite: 0 };
 }
 

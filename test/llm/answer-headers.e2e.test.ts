@@ -25,7 +25,7 @@ function expectGatewayHeaders(r: Response) {
 test("JSON, whole and pumped streams, and upstream errors all carry the request id and rate-limit state once; the access log has each", async () => {
   const logged: any[] = [];
   const log = e.gw.ctx.log;
-  (e.gw.ctx as any).log = { ...log, info: (msg: string, fields: any) => msg === "request" && logged.push(fields) };
+  (e.gw.ctx as any).log = { ...log, enabled: () => true, info: (msg: string, fields: any) => msg === "request" && logged.push(fields) };
   try {
     const { key } = await e.gw.account(100);
     const cases: Array<[string, object, object, number, string]> = [

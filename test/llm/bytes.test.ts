@@ -15,3 +15,10 @@ test("every occurrence once, including those split between chunks, at any cut", 
     }
   }
 });
+
+test("fed one byte at a time: still every occurrence once", () => {
+  const bytes = new TextEncoder().encode('{"a":"web_search_call","output":[{"type":"web_search_call"},{"x":"\\"web_search_call\\""}]}');
+  const c = tokenCounter('"web_search_call"');
+  for (let i = 0; i < bytes.length; i++) c.feed(bytes.subarray(i, i + 1));
+  expect(c.count).toBe(2);
+});

@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import Anthropic from "@anthropic-ai/sdk";
 import OpenAI from "openai";
-import { expectReleased, startEnv, stopEnv, type Env } from "./support";
+import { expectReleased, ledgerOf, startEnv, stopEnv, type Env } from "./support";
 
 let e: Env;
 beforeAll(async () => {
@@ -94,6 +94,22 @@ describe("dropped between two events: the protocol's error event, then a clean e
     expect(failed.error.message).toContain(NOTHING_CHARGED);
     await expectReleased(e.gw, accountId, 100);
   });
+});
+
+test("dropped after the stream's own end: the whole answer, a clean end, no error event; charged as answered", async () => {
+  for (const [path, body, last] of [
+    ["/v1/messages", { model: "claude-opus-4-5", max_tokens: 100, stream: true, messages: [] }, "event: message_stop"],
+    ["/v1/responses", { ...responsesAsk, stream: true }, "event: response.completed"],
+  ] as const) {
+    const { accountId, key } = await e.gw.account(100);
+    e.fake.enqueue({ kind: "drop", dropAfterEvents: 999 }); // every event sent, then the connection cut
+    const text = await raw(key, path, body);
+    expect(events(text).at(-1)!.split("\n")[0]).toBe(last);
+    expect(text).not.toContain("nothing was charged");
+    const { calls } = await ledgerOf(e.gw, accountId);
+    expect(calls[0]!.status).toBe("ok");
+    expect(calls[0]!.cost).toBeGreaterThan(0);
+  }
 });
 
 test("dropped in the middle of an event: the client's connection is cut (no event could follow), not an API error", async () => {

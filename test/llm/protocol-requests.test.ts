@@ -2,7 +2,7 @@
 import { describe, expect, test } from "bun:test";
 import { anthropic, chat, embeddings, protocolForPath, protocols, responses } from "../../src/llm/protocols/index.ts";
 import { fixtureJson } from "../fakes/fixtures.ts";
-import { withUpstreamModel } from "../../src/llm/body.ts";
+import { withoutBom, withUpstreamModel } from "../../src/llm/body.ts";
 
 const bytesOf = (s: string) => new TextEncoder().encode(s);
 const textOf = (b: string | Uint8Array) => (typeof b === "string" ? b : new TextDecoder().decode(b));
@@ -140,6 +140,21 @@ describe("withUpstreamModel: the catalog's id for a model replaced by the upstre
       expect(parsed.model).toBe("claude-opus-4-5-20251101");
       if (parsed.metadata) expect(parsed.metadata.model).toBe("claude-opus-4-5"); // nested fields untouched
     }
+  });
+
+  test("a name with a `/` written `\\/` somewhere: re-serialised (the one literal occurrence may be a nested one)", () => {
+    const raw = '{"model":"acme\\/gpt","metadata":{"model":"acme/gpt"}}';
+    const out = withUpstreamModel(bytesOf(raw), "acme/gpt", "gpt-upstream");
+    expect(typeof out).toBe("string");
+    expect(JSON.parse(textOf(out))).toEqual({ model: "gpt-upstream", metadata: { model: "acme/gpt" } });
+  });
+
+  test("a leading byte-order mark is not sent upstream (decoding drops it for the parse)", () => {
+    const raw = bytesOf('\ufeff{"model":"m"}');
+    expect(raw.length).toBe(16);
+    expect(textOf(withoutBom(raw))).toBe('{"model":"m"}');
+    const plain = bytesOf('{"model":"m"}');
+    expect(withoutBom(plain)).toBe(plain);
   });
 
   test("after a chat stream's include_usage splice, both changes are in", () => {

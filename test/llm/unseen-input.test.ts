@@ -4,7 +4,7 @@
 // itself: UTF-8 bytes / 3, without the max_credits field (removed before the body goes upstream).
 import { describe, expect, test } from "bun:test";
 import { loadCatalog } from "../../src/catalog/service";
-import { capAtMaxCredits, planHold } from "../../src/llm/meter";
+import { capAtMaxCredits, partial, planHold } from "../../src/llm/meter";
 import { protocols } from "../../src/llm/protocols/index";
 import { NO_PAID_TOOLS } from "../../src/llm/protocols/paid-tools";
 
@@ -117,16 +117,16 @@ test("max_credits caps the charge when the upstream states more than was held", 
   expect(capAtMaxCredits({ outcome: "ok", charge: 9_000_000, usage }, { ...plan, cap: undefined }).charge).toBe(9_000_000);
 });
 
-describe("references the cheap look at the raw body must not miss", () => {
-  // The upstream parses the body as sent: an escaped key is the same key to it.
+describe("references written with escapes", () => {
+  // The upstream parses the body as sent: an escaped key is the same key to it, and the walk sees parsed keys.
   test("keys written with escapes are still found (the body goes upstream as sent)", () => {
     const pdf = '{"type":"document","\\u0073ource":{"type":"url","url":"https://example.com/300-pages.pdf"}}';
     const anthropicRaw = `{"model":"claude-opus-4-5","max_tokens":100,"messages":[{"role":"user","content":[${pdf}]}]}`;
     expect(planHold(protocols.anthropic, JSON.parse(anthropicRaw), Buffer.byteLength(anthropicRaw), opus, NO_PAID_TOOLS).inputTokens).toBe(opus.context_window!);
     const responsesRaw = '{"model":"gpt-4.1","input":[{"role":"user","content":[{"type":"input_file","file\\u005furl":"https://example.com/r.pdf"}]}]}';
     expect(planHold(protocols.responses, JSON.parse(responsesRaw), Buffer.byteLength(responsesRaw), gpt41, NO_PAID_TOOLS).inputTokens).toBe(gpt41.context_window!);
-    const chatRaw = '{"model":"gpt-5.2","messages":[{"role":"user","content":[{"type":"file","file":{"file\\u005fid":"file-abc"}}]}]}';
-    expect(planHold(protocols.chat, JSON.parse(chatRaw), Buffer.byteLength(chatRaw), gpt52, NO_PAID_TOOLS).inputTokens).toBe(gpt52.context_window!);
+    const chatRaw = '{"model":"gpt-5.2","messages":[{"role":"user","content":[{"type":"image\\u005furl","image\\u005furl":{"url":"https://example.com/a.png"}}]}]}';
+    expect(planHold(protocols.chat, JSON.parse(chatRaw), Buffer.byteLength(chatRaw), gpt52, NO_PAID_TOOLS).inputTokens).toBe(Math.ceil(Buffer.byteLength(chatRaw) / 3) + IMAGE);
   });
 
   test("Responses: an item_reference (an item stored upstream) holds the context window", () => {
@@ -145,4 +145,14 @@ test("embeddings given as token ids: one token per id, where the bytes would cou
   }
   const text = { model: "text-embedding-3-small", input: ["some text", "more"] };
   expect(planHold(protocols.embeddings, text, Buffer.byteLength(JSON.stringify(text)), small, NO_PAID_TOOLS).inputTokens).toBe(Math.ceil(Buffer.byteLength(JSON.stringify(text)) / 3));
+});
+
+test("an answer that states no usage is charged the input estimate, not the context window held for a document", () => {
+  const gemini = catalog.get("gemini-2.5-pro")!; // $1.25 / $10; over 200k tokens $2.50 / $15
+  const body = { model: "gemini-2.5-pro", max_completion_tokens: 100, messages: [{ role: "user", content: [{ type: "file", file: { file_data: "data:application/pdf;base64,JVBERi0=" } }] }] };
+  const bytes = Buffer.byteLength(JSON.stringify(body));
+  const plan = planHold(protocols.chat, body, bytes, gemini, NO_PAID_TOOLS);
+  expect(plan.inputTokens).toBe(gemini.context_window!); // held for
+  const aborted = partial({ usage: null, outputCharsSoFar: 40 }, gemini, plan, "client_abort");
+  expect(aborted.charge).toBe(Math.ceil(bytes / 3) * 1250 + 10 * 10_000); // charged: the estimate, ordinary prices
 });

@@ -39,6 +39,11 @@ describe("normalisers", () => {
   test("chat: reasoning counted in total_tokens but left out of completion_tokens is output too; OpenAI's readings agree", () => {
     const gemini = { prompt_tokens: 21, completion_tokens: 0, total_tokens: 81, completion_tokens_details: { reasoning_tokens: 60 } };
     expect(fromChatUsage(gemini)).toEqual({ input: 21, output: 60, cacheRead: 0, cacheWrite: 0 });
+    // total also counts 10 tokens that are not output (tool-use prompt): only the stated reasoning is added
+    const withTools = { prompt_tokens: 21, completion_tokens: 10, total_tokens: 101, completion_tokens_details: { reasoning_tokens: 60 } };
+    expect(fromChatUsage(withTools)!.output).toBe(70);
+    // no reasoning stated: what total says lies beyond the prompt
+    expect(fromChatUsage({ prompt_tokens: 21, completion_tokens: 0, total_tokens: 81 })!.output).toBe(60);
     const openai = { prompt_tokens: 1543, completion_tokens: 10, total_tokens: 1553, prompt_tokens_details: { cached_tokens: 1408 } };
     expect(fromChatUsage(openai)).toEqual({ input: 135, output: 10, cacheRead: 1408, cacheWrite: 0 });
   });

@@ -9,6 +9,7 @@ import type { LlmProtocol, StreamTap } from "./types.ts";
 const idleTap = (): StreamTap => ({
   feed: () => null,
   flush: () => null,
+  sawEnd: () => false,
   end: () => ({ usage: null, failed: false, completed: false, outputCharsSoFar: 0 }),
 });
 

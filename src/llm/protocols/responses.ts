@@ -114,7 +114,7 @@ export const responses: LlmProtocol = {
 
 /** One more than the last `sequence_number` in `bytes` (a stream's last bytes sent); 0 when none shows there. */
 function nextSequenceNumber(bytes: Uint8Array | null): number {
-  const text = bytes ? new TextDecoder().decode(bytes.subarray(-2048)) : "";
+  const text = bytes ? new TextDecoder().decode(bytes.subarray(-16_384)) : "";
   const all = [...text.matchAll(/"sequence_number":(\d+)/g)];
   return all.length ? Number(all.at(-1)![1]) + 1 : 0;
 }

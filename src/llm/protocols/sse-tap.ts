@@ -50,6 +50,7 @@ export function createSseTap(
     flush() {
       return transform ? transform.flush() : null;
     },
+    sawEnd: () => state.completed || state.failed,
     end(): TapResult {
       if (!ended) {
         ended = true;

@@ -65,6 +65,8 @@ export interface StreamTap {
   feed(chunk: Uint8Array): Uint8Array | null;
   /** Bytes still held back when the upstream ends (only in strip mode); forward them before closing. */
   flush(): Uint8Array | null;
+  /** Whether the stream's end, or its error, has been seen so far (what the client got is then an answer whole). */
+  sawEnd(): boolean;
   /** Final verdict. Call once, after the last feed (and flush). */
   end(): TapResult;
 }

@@ -27,8 +27,6 @@ export interface UnseenInput {
 export const IMAGE_INPUT_TOKENS = 8_000;
 export const SEARCH_INPUT_TOKENS = 10_000;
 
-export const NO_UNSEEN_INPUT: Readonly<UnseenInput> = Object.freeze({ images: 0, unbounded: false });
-
 const isObject = (v: unknown): v is Record<string, any> => typeof v === "object" && v !== null;
 const fetched = (url: unknown) => typeof url === "string" && !url.startsWith("data:");
 
