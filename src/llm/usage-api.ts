@@ -11,7 +11,8 @@ export const UsageQuery = t.Object({
   model: t.Optional(t.String({ description: "Only this model id." })),
   from: t.Optional(t.String({ description: "Earliest time, inclusive: ISO 8601 or Unix milliseconds." })),
   to: t.Optional(t.String({ description: "Latest time, exclusive: ISO 8601 or Unix milliseconds." })),
-  limit: t.Optional(t.Numeric({ minimum: 1, maximum: 1000, description: "At most this many records (default 100)." })),
+  // The range is checked in listUsage: a bound here fails as a bare "property" error that names no parameter.
+  limit: t.Optional(t.Numeric({ description: "At most this many records: 1 to 1000 (default 100)." })),
 });
 
 export interface UsageFilter {
@@ -24,7 +25,7 @@ export interface UsageFilter {
 
 function toMs(v: string, param: string): number {
   const ms = /^\d+$/.test(v) ? Number(v) : Date.parse(v);
-  if (!Number.isFinite(ms)) throw new ApiError(400, "invalid_request", `${param} must be an ISO 8601 time or Unix milliseconds.`, { param });
+  if (!Number.isFinite(ms)) throw new ApiError(422, "invalid_request", `${param} must be an ISO 8601 time or Unix milliseconds.`, { param });
   return ms;
 }
 
@@ -34,7 +35,8 @@ export async function listUsage(ctx: AppContext, accountId: string, f: UsageFilt
   if (f.model) where.push(sql`model = ${f.model}`);
   if (f.from) where.push(sql`created_at >= ${toMs(f.from, "from")}`);
   if (f.to) where.push(sql`created_at < ${toMs(f.to, "to")}`);
-  const limit = Math.min(Math.max(1, Math.floor(f.limit ?? 100)), 1000);
+  const limit = f.limit ?? 100;
+  if (!Number.isInteger(limit) || limit < 1 || limit > 1000) throw new ApiError(422, "invalid_request", "limit must be a whole number from 1 to 1000.", { param: "limit" });
   const rows = await ctx.db.all<any>(sql`select * from usage_records where ${sql.join(where, sql` and `)} order by created_at desc, id desc limit ${limit}`);
   return { object: "list", data: rows.map(view) };
 }

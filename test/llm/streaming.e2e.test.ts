@@ -165,6 +165,15 @@ test("usage records: one per call with tokens, cost, statuses and timings; filte
   expect((await get(`?to=${new Date(Date.now() + 60_000).toISOString()}`)).data.length).toBe(2);
 });
 
+test("usage records: a bad filter is a 422 in the OpenAI shape naming it, for the schema's checks and the times alike", async () => {
+  const { key } = await e.gw.account(100);
+  for (const [q, param] of [["?limit=0", "limit"], ["?limit=1001", "limit"], ["?limit=2.5", "limit"], ["?limit=x", "limit"], ["?from=yesterday", "from"], ["?to=2026-13-45", "to"]] as const) {
+    const r = await fetch(e.gw.url + "/v1/usage" + q, { headers: { authorization: `Bearer ${key}` } });
+    expect(r.status).toBe(422);
+    expect(await r.json()).toMatchObject({ error: { code: "invalid_request", type: "invalid_request_error", param } });
+  }
+});
+
 // The float (ledger/float.ts) shows as held while calls run; on shutdown it goes back to the wallet, so a restart
 // does not leave credits held until the sweeper's expiry.
 test("the float goes back to the wallet when the gateway shuts down", async () => {
