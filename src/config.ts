@@ -1,3 +1,4 @@
+import type { Level } from "./log";
 import { parseRateSpec, settings, type Setting } from "./settings";
 
 // Every environment setting, parsed and validated once at startup (see settings.ts for the list).
@@ -18,7 +19,7 @@ export interface Config {
   /** REQUEST_BODY_TIMEOUT_SECONDS: how long a request body may take to arrive (http/body-deadline.ts) */
   bodyTimeoutSeconds: number;
   sweepIntervalSeconds: number;
-  logLevel: "debug" | "info" | "warn" | "error";
+  logLevel: Level;
   /** Every setting's raw value, for features that read their own rows of the table. */
   raw: Record<string, string | undefined>;
 }

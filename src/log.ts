@@ -14,11 +14,12 @@ export interface Logger {
 
 export function createLogger(level: Level = "info", write: (line: string) => void = (l) => process.stdout.write(l + "\n")): Logger {
   const min = order[level];
+  const enabled = (lvl: Level) => order[lvl] >= min;
   const emit = (lvl: Level) => (msg: string, fields?: object) => {
-    if (order[lvl] < min) return;
+    if (!enabled(lvl)) return;
     write(JSON.stringify({ time: new Date().toISOString(), level: lvl, msg, ...fields }));
   };
-  return { enabled: (lvl) => order[lvl] >= min, debug: emit("debug"), info: emit("info"), warn: emit("warn"), error: emit("error") };
+  return { enabled, debug: emit("debug"), info: emit("info"), warn: emit("warn"), error: emit("error") };
 }
 
 export const silentLogger: Logger = { enabled: () => false, debug() {}, info() {}, warn() {}, error() {} };

@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { usdPerMillionToMicrosPerToken, usdPerThousandToMicrosPerCall } from "../ledger/units";
 import builtinLlm from "./models.json";
 import builtinMedia from "./media-models.json";
-import { LLM_ENDPOINTS, TASK_ENDPOINT, type LlmEntry, type LlmModel } from "./model";
+import { LLM_ENDPOINTS, TASK_ENDPOINT, type LlmEntry, type LlmModel, type TokenPriceSet } from "./model";
 import { compileMediaModel, type MediaModel } from "../media/model";
 
 // The catalog: every model the gateway sells, loaded and checked once at startup. A bad entry stops startup with a
@@ -112,38 +112,44 @@ function compileLlm(e: LlmEntry): LlmModel {
   if (!e.pricing || e.pricing.input == null || (e.type === "llm" && e.pricing.output == null))
     throw new CatalogError(`${where}: pricing needs input${e.type === "llm" ? " and output" : ""} (USD per million tokens)`);
   try {
-    const input = usdPerMillionToMicrosPerToken(e.pricing.input);
-    const output = e.pricing.output == null ? 0 : usdPerMillionToMicrosPerToken(e.pricing.output);
-    const cacheRead = e.pricing.cache_read == null ? input : usdPerMillionToMicrosPerToken(e.pricing.cache_read);
-    const cacheWrite = e.pricing.cache_write == null ? input : usdPerMillionToMicrosPerToken(e.pricing.cache_write);
-    const cacheWrite1h = e.pricing.cache_write_1h == null ? cacheWrite : usdPerMillionToMicrosPerToken(e.pricing.cache_write_1h);
-    const webSearch = e.pricing.web_search_per_1k_calls == null ? undefined : usdPerThousandToMicrosPerCall(e.pricing.web_search_per_1k_calls);
-    for (const v of [input, output, cacheRead, cacheWrite, cacheWrite1h, webSearch ?? 0]) if (v < 0) throw new RangeError("prices must not be negative");
-    const prices: LlmModel["prices"] = { input, output, cacheRead, cacheWrite, cacheWrite1h };
-    if (webSearch !== undefined) prices.webSearch = webSearch;
+    const prices: LlmModel["prices"] = tokenPrices(e.pricing, null);
+    if (e.pricing.web_search_per_1k_calls != null) {
+      prices.webSearch = usdPerThousandToMicrosPerCall(e.pricing.web_search_per_1k_calls);
+      if (prices.webSearch < 0) throw new RangeError("prices must not be negative");
+    }
     const long = e.pricing.long_context;
-    if (long != null) prices.longContext = compileLongContext(long, prices);
+    if (long != null) {
+      if (!Number.isSafeInteger(long.above_input_tokens) || long.above_input_tokens <= 0) throw new RangeError("long_context.above_input_tokens must be a positive integer");
+      if (long.input == null) throw new RangeError("long_context needs input (USD per million tokens)");
+      prices.longContext = { aboveInputTokens: long.above_input_tokens, ...tokenPrices(long, prices) };
+    }
     return { ...e, capabilities: e.capabilities ?? [], prices };
   } catch (err) {
     throw new CatalogError(`${where}: ${(err as Error).message}`);
   }
 }
 
-/** Long-context prices: each kind the entry leaves out keeps its ordinary price. */
-function compileLongContext(l: NonNullable<LlmEntry["pricing"]["long_context"]>, base: LlmModel["prices"]): NonNullable<LlmModel["prices"]["longContext"]> {
-  if (!Number.isSafeInteger(l.above_input_tokens) || l.above_input_tokens <= 0) throw new RangeError("long_context.above_input_tokens must be a positive integer");
-  if (l.input == null) throw new RangeError("long_context needs input (USD per million tokens)");
+/**
+ * µcr per token of each kind a pricing block names (USD per million tokens). A kind it leaves out: in the ordinary
+ * block (`base` null), cache reads and writes at the input price, one-hour writes as writes, output 0 (embeddings);
+ * in a long-context block, the ordinary price of that kind.
+ */
+function tokenPrices(
+  p: { input: number; output?: number; cache_read?: number; cache_write?: number; cache_write_1h?: number },
+  base: TokenPriceSet | null,
+): TokenPriceSet {
   const price = (usd: number | undefined, otherwise: number) => (usd == null ? otherwise : usdPerMillionToMicrosPerToken(usd));
-  const p = {
-    aboveInputTokens: l.above_input_tokens,
-    input: price(l.input, base.input),
-    output: price(l.output, base.output),
-    cacheRead: price(l.cache_read, base.cacheRead),
-    cacheWrite: price(l.cache_write, base.cacheWrite),
-    cacheWrite1h: price(l.cache_write_1h, base.cacheWrite1h),
+  const input = usdPerMillionToMicrosPerToken(p.input);
+  const cacheWrite = price(p.cache_write, base?.cacheWrite ?? input);
+  const set = {
+    input,
+    output: price(p.output, base?.output ?? 0),
+    cacheRead: price(p.cache_read, base?.cacheRead ?? input),
+    cacheWrite,
+    cacheWrite1h: price(p.cache_write_1h, base?.cacheWrite1h ?? cacheWrite),
   };
-  for (const v of [p.input, p.output, p.cacheRead, p.cacheWrite, p.cacheWrite1h]) if (v < 0) throw new RangeError("prices must not be negative");
-  return p;
+  for (const v of Object.values(set)) if (v < 0) throw new RangeError("prices must not be negative");
+  return set;
 }
 
 /** Built-in data merged with the operator's CATALOG_PATH file (same id replaces, new id adds). */

@@ -144,13 +144,15 @@ export function judgeStream(r: TapResult, how: "end" | "dropped" | "client_abort
 }
 
 /**
- * Settle for a non-streaming body: its usage, or, when it stated none (an upstream that leaves usage out, or was
- * asked to), the estimate: input plus the generated content it carries (`outputChars`), never above the hold.
+ * Settle for the usage a non-streaming body stated. One that states none is charged the estimate instead: `partial`,
+ * with the generated content it carries (proxy.ts judgeAnswer).
  */
-export function judgeBody(usage: TokenUsage | null, model: LlmModel, plan: HoldPlan, outputChars = 0): Verdict {
-  if (usage) return statedUsage(usage, model, plan);
-  return partial({ usage: null, outputCharsSoFar: outputChars }, model, plan, "estimated");
+export function judgeBody(usage: TokenUsage, model: LlmModel, plan: HoldPlan): Verdict {
+  return statedUsage(usage, model, plan);
 }
+
+/** Nothing of the answer seen: what a call the client left before any of it is charged (the input estimate). */
+export const NOTHING_SEEN = Object.freeze({ usage: null, outputCharsSoFar: 0 });
 
 export function partial(r: { usage: TokenUsage | null; outputCharsSoFar: number; webSearchesSoFar?: number }, model: LlmModel, plan: HoldPlan, outcome: Outcome): Verdict {
   const usage = partialUsage(r, plan.inputEstimate);

@@ -15,7 +15,7 @@ import { NO_PAID_TOOLS, paidToolUse } from "./protocols/paid-tools.ts";
 import { keySettingOf, type Provider, type Providers } from "./providers.ts";
 import { callUpstream, upstreamHeaders } from "./upstream.ts";
 import { answerFacts, parseRequestBody, textOf, withoutBom, withUpstreamModel } from "./body.ts";
-import { capAtMaxCredits, checkMaxCredits, judgeBody, judgeStream, partial, planHold, verdictOr, type HoldPlan, type Verdict } from "./meter.ts";
+import { capAtMaxCredits, checkMaxCredits, judgeBody, judgeStream, NOTHING_SEEN, partial, planHold, verdictOr, type HoldPlan, type Verdict } from "./meter.ts";
 import type { LedgerBatch } from "./ledger-batch.ts";
 import { pump, readArrived, readHead, throughTap, WHOLE_ANSWER_BYTES, type Head, type PumpEnd } from "./pump.ts";
 import { joined, tokenCounter } from "./bytes.ts";
@@ -202,7 +202,7 @@ async function forwardMetered(call: Call): Promise<Response> {
       const verdict = meter(call, (): Verdict => {
         if (tap) return judgeStream(tap.end(), how, call.model, call.plan);
         if (how === "end") return judgeAnswer(call, proto, textOf(collected!), searches?.count);
-        if (how === "client_abort") return { ...judgeBody(null, call.model, call.plan), outcome: "client_abort" };
+        if (how === "client_abort") return partial(NOTHING_SEEN, call.model, call.plan, "client_abort");
         return { outcome: "dropped", charge: null, usage: null, error: "upstream connection ended early" };
       });
       finish(call, verdict, status, firstByteAt);
@@ -264,7 +264,7 @@ function clientGoneBeforeUpstream(call: Call): Response {
 export function upstreamFailed(call: Call, e: unknown): Response {
   if (call.request.signal.aborted) {
     // The upstream may already have read the prompt: input estimate, no output, never above the hold.
-    finish(call, { ...judgeBody(null, call.model, call.plan), outcome: "client_abort" }, null, null);
+    finish(call, partial(NOTHING_SEEN, call.model, call.plan, "client_abort"), null, null);
     return new Response(null, { status: 499 });
   }
   finish(call, { outcome: "upstream_error", charge: null, usage: null, error: (e as Error).message }, null, null);

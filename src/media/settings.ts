@@ -2,11 +2,13 @@
 // thread can hand them to a Bun Worker in a message. An upstream without a key refuses every submission, and the
 // route fails over.
 
+import type { Level } from "../log.ts";
+
 export interface MediaSettings {
   databaseUrl: string;
   redisUrl?: string;
   catalogPath?: string;
-  logLevel: "debug" | "info" | "warn" | "error";
+  logLevel: Level;
   publicBaseUrl: string;
   defaultMaxConcurrentTasks: number;
   upstreams: {
