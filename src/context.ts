@@ -24,8 +24,10 @@ export interface AppContext {
   /** Work to finish before the database closes (the LLM floats go back to their wallets). */
   beforeClose: Array<() => Promise<void> | void>;
   /**
-   * This process's LLM floats (set by the LLM routes): credits reserved ahead for a wallet's next calls. Media asks
-   * for an idle one back when a task's hold does not fit, rather than refuse credits the wallet has.
+   * This process's LLM ledger (set by the LLM routes). Finished calls' charges and usage records are written in
+   * batches (every LEDGER_COMMIT_INTERVAL_MS): a page or API that reads them drains it first, so a call just answered
+   * is in what it shows. Its floats are credits reserved ahead for a wallet's next calls; media asks for an idle one
+   * back when a task's hold does not fit, rather than refuse credits the wallet has.
    */
-  llmFloats?: { returnIdle(accountId: string): Promise<boolean> };
+  llmLedger?: { drain(): Promise<void>; returnIdle(accountId: string): Promise<boolean> };
 }

@@ -16,7 +16,7 @@ const security: Array<Record<string, string[]>> = [{ bearer: [] }, { apiKey: [] 
 export function llmRoutes(ctx: AppContext) {
   const ledger = new LedgerBatch(ctx);
   ctx.beforeClose.push(() => ledger.close());
-  ctx.llmFloats = ledger;
+  ctx.llmLedger = ledger;
   const d: LlmDeps = { ctx, providers: buildProviders(ctx.config.raw), ledger, translated: translatedResponses };
 
   // `parse: "none"`: the handler reads the body text itself, once; it goes upstream as it came.

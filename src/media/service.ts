@@ -121,7 +121,7 @@ export class TaskService {
       await insert().catch(async (e) => {
         // The wallet may look short only because this process's LLM float holds credits ahead for calls not yet
         // made: give an idle one back and try once more (a float in use, or another process's, stays until idle).
-        if (!(e instanceof ApiError && e.code === "insufficient_credits" && (await ctx.llmFloats?.returnIdle(caller.accountId)))) throw e;
+        if (!(e instanceof ApiError && e.code === "insufficient_credits" && (await ctx.llmLedger?.returnIdle(caller.accountId)))) throw e;
         await insert();
       });
     } catch (e) {

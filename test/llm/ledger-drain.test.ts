@@ -159,7 +159,7 @@ describe.skipIf(!pgAvailable)("GET /v1/usage under steady load on Postgres", () 
 
   test("answers promptly with the records of calls that finished before it, while others keep finishing", async () => {
     const { accountId, key, keyId } = await gw.account(1000);
-    const b = gw.ctx.llmFloats as unknown as LedgerBatch;
+    const b = gw.ctx.llmLedger as unknown as LedgerBatch;
     await b.hold(accountId, C, "first").then((r) => b.finish({ hold: r, charge: null, record: record(accountId, "first", keyId) }));
     // A steady stream: two calls finish every millisecond, so some always finish while a commit awaits Postgres.
     let n = 0;

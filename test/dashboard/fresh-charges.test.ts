@@ -1,0 +1,69 @@
+// An LLM call's charge and usage record wait up to LEDGER_COMMIT_INTERVAL_MS to be committed with others
+// (src/llm/ledger-batch.ts). Whoever reads them on this instance drains that queue first, so a call just answered is
+// on the dashboard's Usage and Wallet pages and in the admin account view. The interval here is the longest allowed
+// (1 s), far longer than the reads take: what they show was committed because they asked for it.
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import type { LedgerBatch } from "../../src/llm/ledger-batch";
+import type { UsageRecord } from "../../src/llm/records";
+import { MICROS_PER_CREDIT as C } from "../../src/ledger/units";
+import { startGateway, type TestGateway } from "../support/gateway";
+import { dashboardUser, signIn } from "../support/dashboard";
+
+let gw: TestGateway;
+let user: Awaited<ReturnType<typeof dashboardUser>>;
+let session: Awaited<ReturnType<typeof signIn>>;
+let ledger: LedgerBatch;
+
+beforeAll(async () => {
+  gw = await startGateway({ LEDGER_COMMIT_INTERVAL_MS: "1000", LEDGER_FLOAT_IDLE_MS: "60000" });
+  user = await dashboardUser(gw, 100);
+  session = await signIn(gw, user.email);
+  ledger = gw.ctx.llmLedger as unknown as LedgerBatch;
+  // The first call grows the float (committed at once); the calls below reserve from it in memory.
+  await ledger.hold(user.accountId, C, "req_warm").then((r) => ledger.finish({ hold: r, charge: 0, record: record("req_warm", 0) }));
+  await ledger.drain();
+});
+afterAll(() => gw.stop());
+
+const record = (requestId: string, cost: number): UsageRecord => ({
+  requestId, accountId: user.accountId, keyId: user.keyId, model: "gpt-5.2", endpoint: "/v1/chat/completions", provider: "openai",
+  status: "ok", upstreamStatus: 200, usage: null, cost, latencyMs: 1, ttfbMs: 1, error: null,
+});
+
+/** A call answered just now and charged `credits`: its charge and record are queued, not yet committed. */
+async function answered(requestId: string, credits: number) {
+  const hold = await ledger.hold(user.accountId, C, requestId); // the float's, or a growth committed at once
+  ledger.finish({ hold, charge: credits * C, record: record(requestId, credits * C) });
+}
+
+const page = async (path: string) => {
+  const r = await fetch(gw.url + path, { headers: { cookie: session.cookie } });
+  expect(r.status).toBe(200);
+  return r.text();
+};
+
+test("the Usage page shows a call answered a moment ago", async () => {
+  await answered("req_fresh_usage", 3);
+  const started = performance.now();
+  const html = await page("/dashboard/usage?request_id=req_fresh_usage");
+  expect(html).toContain('id="request-log"');
+  expect(html).toContain("req_fresh_usage");
+  expect(performance.now() - started).toBeLessThan(900); // it started the commit, it did not wait for the interval
+});
+
+test("the Wallet page's balance and ledger include a call answered a moment ago", async () => {
+  await answered("req_fresh_wallet", 7);
+  const html = await page("/dashboard");
+  expect(html).toContain("<td>usage</td>");
+  expect(html).toContain(">-7</td>"); // the usage entry; balance 100 - 3 - 7
+  expect(html).toContain("90 credits</td>");
+});
+
+test("the admin account view includes a call answered a moment ago", async () => {
+  await answered("req_fresh_admin", 5);
+  const r = await gw.admin(`/admin/v1/accounts/${user.accountId}`);
+  expect(r.status).toBe(200);
+  const view = await r.json();
+  expect(view.balance_credits).toBe(85);
+  expect(view.ledger.filter((e: any) => e.kind === "usage").map((e: any) => e.credits)).toContain(-5);
+});
