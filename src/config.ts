@@ -16,6 +16,7 @@ export interface Config {
   defaultMaxConcurrentTasks: number;
   holdTtlSeconds: number;
   floatIdleMs: number;
+  ledgerCommitIntervalMs: number;
   /** REQUEST_BODY_TIMEOUT_SECONDS: how long a request body may take to arrive (http/body-deadline.ts) */
   bodyTimeoutSeconds: number;
   sweepIntervalSeconds: number;
@@ -53,6 +54,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     defaultMaxConcurrentTasks: Number(raw.DEFAULT_MAX_CONCURRENT_TASKS),
     holdTtlSeconds: Number(raw.HOLD_TTL_SECONDS),
     floatIdleMs: Number(raw.LEDGER_FLOAT_IDLE_MS),
+    ledgerCommitIntervalMs: Number(raw.LEDGER_COMMIT_INTERVAL_MS),
     sweepIntervalSeconds: Number(raw.SWEEP_INTERVAL_SECONDS),
     bodyTimeoutSeconds: Number(raw.REQUEST_BODY_TIMEOUT_SECONDS),
     logLevel: raw.LOG_LEVEL as Config["logLevel"],

@@ -185,10 +185,13 @@ function openPostgres(url: string, max: number): Db & { raw: BunSQL } {
   };
 }
 
-/** A unique index refused the row (SQLite's SQLITE_CONSTRAINT_UNIQUE, Postgres' 23505): the caller's conflict. */
+/**
+ * A unique index or the primary key refused the row (SQLite's SQLITE_CONSTRAINT_UNIQUE or _PRIMARYKEY, Postgres'
+ * 23505 for both): the caller's conflict.
+ */
 export function isUniqueViolation(e: unknown): boolean {
   const err = e as { code?: unknown; errno?: unknown };
-  return err?.code === "SQLITE_CONSTRAINT_UNIQUE" || err?.errno === "23505";
+  return err?.code === "SQLITE_CONSTRAINT_UNIQUE" || err?.code === "SQLITE_CONSTRAINT_PRIMARYKEY" || err?.errno === "23505";
 }
 
 // Bun.SQL returns int8 (COUNT, our integer columns) and numeric (SUM) as strings; int2/int4/float4/float8 already come

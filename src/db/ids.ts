@@ -12,5 +12,5 @@ export function randomToken(bytes = 32): string {
 }
 
 export function sha256Hex(text: string): string {
-  return new Bun.CryptoHasher("sha256").update(text).digest("hex");
+  return Bun.CryptoHasher.hash("sha256", text, "hex");
 }

@@ -17,8 +17,9 @@
 //     like any hold a crash left; calls in flight at the crash are not charged.
 // What changes for a customer: `held` shows the float (the calls in flight plus spare room) while this process
 // serves the wallet and for LEDGER_FLOAT_IDLE_MS after, then it goes back to the wallet. Meanwhile its credits are
-// not available to media tasks or to other instances; the spare room never takes more than a quarter of what is
-// available beyond the calls that asked for it.
+// not available to media tasks or to other instances. Growth adds spare room of at most a quarter of what is
+// available beyond the calls that asked for it; spare room the calls no longer use beyond that share goes back
+// (llm/ledger-batch.ts `trims`).
 
 import { sql } from "drizzle-orm";
 import type { TxQueries } from "../db/client";
@@ -36,6 +37,12 @@ const REFRESH_FLOAT = sql`update holds set expires_at = ${p("expires")} where id
 /** One wallet's float in this process. `size` never exceeds the durable hold's amount (it shrinks first). */
 export class Float {
   reserved = 0;
+  /** its calls' finishes not yet written (queued, in a commit, or refused and retried): it is not released before */
+  unwritten = 0;
+  /** the last reservation's amount: one call's worth, the least spare room a trim leaves */
+  lastAmount = 0;
+  /** what the wallet had available beside the floats when last read (a commit reads it while trimming is in question) */
+  walletAvailable: number | null = null;
   /** set when it stops taking reservations: released idle, or found swept */
   closed = false;
   constructor(
@@ -68,7 +75,10 @@ export interface FloatFinish {
   charge: number | null;
 }
 
-/** Waiters of one wallet that the float could not cover: grow it by `need` (plus headroom when there is room). */
+/**
+ * Waiters of one wallet that the float could not cover: grow it by `need` (plus headroom when there is room). A
+ * top-up of a float running low has no waiters: `need` 0, `amounts` empty, only headroom.
+ */
 export interface FloatGrow {
   accountId: string;
   float: Float | null;
@@ -91,15 +101,24 @@ export interface GrowOutcome {
   available: number;
 }
 
+/** Spare room a float gives back to its wallet (llm/ledger-batch.ts says when). */
+export interface FloatTrim {
+  float: Float;
+  amount: number;
+}
+
 export interface FloatBatch {
   finishes: FloatFinish[];
   releases: Float[];
   refreshes: Float[];
   grows: FloatGrow[];
+  trims: FloatTrim[];
+  /** accounts whose wallet's available amount the batch reads back (for the next trim) */
+  observe: Set<string>;
 }
 
 /** Headroom is capped at this share of what the wallet has beyond the calls asking. */
-const HEADROOM_SHARE = 4;
+export const HEADROOM_SHARE = 4;
 
 /**
  * The float's database work for one batch, in the caller's transaction. Wallets are visited in sorted order (on
@@ -111,12 +130,13 @@ const HEADROOM_SHARE = 4;
 export function* floatBatchIn(q: TxQueries, ledger: Ledger, b: FloatBatch, ttlMs: number) {
   const now = Date.now();
   const expires = now + ttlMs;
-  const byAccount = new Map<string, { finishes: FloatFinish[]; releases: Float[]; refreshes: Float[]; grow?: FloatGrow }>();
-  const of = (account: string) => byAccount.get(account) ?? byAccount.set(account, { finishes: [], releases: [], refreshes: [] }).get(account)!;
+  const byAccount = new Map<string, { finishes: FloatFinish[]; releases: Float[]; refreshes: Float[]; trims: FloatTrim[]; grow?: FloatGrow }>();
+  const of = (account: string) => byAccount.get(account) ?? byAccount.set(account, { finishes: [], releases: [], refreshes: [], trims: [] }).get(account)!;
   for (const f of b.finishes) of(f.res.accountId).finishes.push(f);
   for (const f of b.releases) of(f.accountId).releases.push(f);
   for (const f of b.refreshes) of(f.accountId).refreshes.push(f);
   for (const g of b.grows) of(g.accountId).grow = g;
+  for (const t of b.trims) of(t.float.accountId).trims.push(t);
   const outcomes: GrowOutcome[] = [];
   const entries = new Map<string, string>();
 
@@ -132,6 +152,8 @@ export function* floatBatchIn(q: TxQueries, ledger: Ledger, b: FloatBatch, ttlMs
       calls++;
       consumed.set(res.float, (consumed.get(res.float) ?? 0) + Math.min(charge, res.amount));
     }
+    // A trim leaves the float and `held` as a charge's share does, and charges nothing.
+    for (const t of mine.trims) consumed.set(t.float, (consumed.get(t.float) ?? 0) + t.amount);
     if (charged) {
       const id = newId("ent");
       entries.set(account, id);
@@ -150,7 +172,12 @@ export function* floatBatchIn(q: TxQueries, ledger: Ledger, b: FloatBatch, ttlMs
     for (const float of mine.refreshes) if (!(yield* q.run(REFRESH_FLOAT, { expires, id: float.holdId }))) float.closed = true;
     if (mine.grow) outcomes.push(yield* grow(q, mine.grow, now, ttlMs));
   }
-  return { outcomes, entries };
+  const available = new Map<string, number>();
+  for (const account of b.observe) {
+    const w = yield* q.get<{ balance: number; held: number }>(WALLET_OF, { account });
+    if (w) available.set(account, Number(w.balance) - Number(w.held));
+  }
+  return { outcomes, entries, available };
 }
 
 function* grow(q: TxQueries, g: FloatGrow, now: number, ttlMs: number) {
@@ -166,13 +193,14 @@ function* grow(q: TxQueries, g: FloatGrow, now: number, ttlMs: number) {
   if (available >= g.need) {
     const extra = Math.min(g.headroom, Math.floor((available - g.need) / HEADROOM_SHARE));
     for (const amount of extra > 0 ? [g.need + extra, g.need] : [g.need]) {
+      if (amount === 0) break; // a top-up with no room for it: nothing to hold
       if (yield* q.run(HOLD_WALLET, { amount, now, account })) {
         granted = amount;
         break;
       }
     }
   }
-  if (!granted) {
+  if (!granted && g.amounts.length) {
     // Not all of them fit: each waiter on its own, in order, so only those that do not fit are refused. What the
     // float has free goes first, so a call is refused only when the float and the wallet together fall short.
     funded = [];

@@ -2,19 +2,21 @@
 // ledger's guarantees), and a group commit for everything that must reach the database.
 //
 // A call whose reservation fits its wallet's float goes upstream at once, with no database work. One that does not
-// waits for the next commit, which grows the float (or refuses the call with 402 when the wallet is short). Settles
-// and releases, with their usage records, are queued and committed in groups: everything asked for in one event-loop
-// turn goes into ONE transaction (profiled: the commit and the pages it writes, not the statements, are what a
-// ledger write costs). An idle float goes back to the wallet after LEDGER_FLOAT_IDLE_MS. A crash loses at most the
-// finishes of one turn; the float stays pending until its expiry and the sweeper returns it, so a customer is never
-// overcharged.
+// waits for the next commit, which is started at once and grows the float (or refuses the call with 402 when the
+// wallet is short). Settles and releases, with their usage records, are queued and committed in groups: everything
+// finished within LEDGER_COMMIT_INTERVAL_MS goes into ONE transaction (profiled: BEGIN, COMMIT and the pages it
+// writes cost as much as the rows, so fewer, larger commits are cheaper per call; nothing waits on them but readers
+// of the records, and drain() starts the commit at once for those). An idle float goes back to the wallet after
+// LEDGER_FLOAT_IDLE_MS. A crash loses at most the finishes of one interval; the float stays pending until its
+// expiry and the sweeper returns it, so a customer is never overcharged.
 
 import type { AppContext } from "../context.ts";
 import { ApiError } from "../http/errors.ts";
 import { insufficient } from "../ledger/service.ts";
-import { Float, floatBatchIn, type FloatBatch, type FloatFinish, type FloatGrow, type GrowOutcome, type Reservation } from "../ledger/float.ts";
+import { Float, HEADROOM_SHARE, type FloatBatch, type FloatFinish, type FloatGrow, type GrowOutcome, type Reservation } from "../ledger/float.ts";
 import { metrics } from "../ops/metrics.ts";
-import { insertRecord, type Finish } from "./records.ts";
+import { batchIn, type Finish } from "./records.ts";
+import { LedgerRetries } from "./ledger-retries.ts";
 
 interface Waiter {
   accountId: string;
@@ -38,12 +40,22 @@ export class LedgerBatch {
   private ended = 0;
   private drains: Array<{ until: number; resolve(): void }> = [];
   private timer: Timer;
+  /** set while run() waits out the commit interval: starts the commit now */
+  private hurry: (() => void) | null = null;
+  private closing = false;
   private readonly ttlMs: number;
   private readonly idleMs: number;
+  private readonly intervalMs: number;
+  private readonly retries: LedgerRetries;
 
   constructor(private ctx: AppContext) {
     this.ttlMs = ctx.config.holdTtlSeconds * 1000;
     this.idleMs = ctx.config.floatIdleMs;
+    this.intervalMs = ctx.config.ledgerCommitIntervalMs;
+    this.retries = new LedgerRetries(ctx, this.ttlMs, {
+      written: (f) => this.written([f]),
+      abandoned: (f) => f.hold.float.unwritten--,
+    });
     this.timer = setInterval(() => this.tend(), Math.max(10, Math.min(250, this.idleMs)));
     this.timer.unref();
   }
@@ -59,7 +71,7 @@ export class LedgerBatch {
     if (f && !f.closed && f.free >= amount) return this.reserve(f, amount, ref);
     return new Promise<Reservation>((resolve, reject) => {
       this.waiters.push({ accountId, amount, ref, resolve, reject });
-      this.schedule();
+      this.schedule(true); // a call waits on this commit
     });
   }
 
@@ -72,8 +84,9 @@ export class LedgerBatch {
     float.reserved -= r.amount;
     if (f.charge) float.size -= Math.min(f.charge, r.amount); // the database follows at the commit
     float.lastActive = Date.now();
+    float.unwritten++;
     this.finishes.push(f);
-    this.schedule();
+    this.schedule(this.finishes.length >= MAX_BATCH); // a full batch does not wait out the interval
   }
 
   /**
@@ -83,6 +96,8 @@ export class LedgerBatch {
   async returnIdle(accountId: string): Promise<boolean> {
     const f = this.floats.get(accountId);
     if (!f || f.closed || f.reserved !== 0) return false;
+    await this.drain(); // its calls' charges first: the hold covers them until they are written
+    if (f.closed || f.reserved !== 0 || f.unwritten !== 0) return false;
     this.retire(f);
     this.schedule();
     await this.drain();
@@ -99,25 +114,32 @@ export class LedgerBatch {
     const backlog = Math.max(this.finishes.length, this.waiters.length, this.releases.length || this.refreshes.length ? 1 : 0);
     const until = this.started + Math.ceil(backlog / MAX_BATCH);
     if (this.ended >= until) return Promise.resolve();
-    this.schedule();
+    this.schedule(true);
     return new Promise((resolve) => this.drains.push({ until, resolve }));
   }
 
   /** On shutdown: no new floats; each goes back to the wallet once its calls are done (or the deadline passes). */
   async close(deadlineMs = 10_000): Promise<void> {
     clearInterval(this.timer);
+    this.closing = true; // what finishes from now on (calls cut off at the end of the grace period) is not held back
     const until = Date.now() + deadlineMs;
     while (this.floats.size && Date.now() < until) {
-      for (const f of this.floats.values()) if (f.reserved === 0) this.retire(f);
+      for (const f of this.floats.values()) if (f.reserved === 0 && f.unwritten === 0) this.retire(f);
       this.schedule();
       await this.drain();
+      await this.retries.runDue(); // charges the database refused before, whose floats wait for them
       if (this.floats.size) await Bun.sleep(20);
     }
     await this.drain();
+    // A last attempt for what the database still refuses, within the deadline; the rest is logged for the operator.
+    // Their floats stay held until the sweeper returns them after their expiry, as after a crash.
+    await this.retries.runDue(true, until);
+    this.retries.abandonAll();
   }
 
   private reserve(f: Float, amount: number, ref: string): Reservation {
     f.reserved += amount;
+    f.lastAmount = amount;
     f.lastActive = Date.now();
     // No id of its own: the call's line in the ledger is its usage record, keyed by the request id (`ref`).
     return { id: ref, accountId: f.accountId, amount, float: f, finished: false };
@@ -129,32 +151,48 @@ export class LedgerBatch {
     this.releases.push(f);
   }
 
-  /** Every few ms: return idle floats, and keep the expiry of floats with calls in flight ahead of the sweeper. */
+  /** Every few ms: return idle floats, and keep the expiry of the others ahead of the sweeper. */
   private tend() {
     const now = Date.now();
     let queued = false;
     for (const f of this.floats.values()) {
-      if (f.reserved === 0 && now - f.lastActive >= this.idleMs) {
+      // Not while a charge of its calls is unwritten (queued, committing, or refused and retried): its hold covers it.
+      if (f.reserved === 0 && f.unwritten === 0 && now - f.lastActive >= this.idleMs) {
         this.retire(f);
         queued = true;
-      } else if (f.reserved > 0 && now - f.refreshedAt >= this.ttlMs / 3) {
+      } else if (now - f.refreshedAt >= this.ttlMs / 3) {
+        // Every float still here, not only one with a call in flight at this moment: calls that come and go between
+        // two looks, all released (an upstream failing fast), keep it from going idle but charge nothing, which
+        // would move its expiry; swept while still in use, it would go on lending credits its hold no longer holds.
         f.refreshedAt = now;
         this.refreshes.push(f);
         queued = true;
       }
     }
     if (queued) this.schedule();
+    if (this.retries.pending) void this.retries.runDue();
   }
 
-  private schedule() {
-    if (!this.running) this.running = this.run();
+  /** `now`: someone waits on the commit (a call for its float, a reader of the records): skip the interval. */
+  private schedule(now = false) {
+    if (this.running) {
+      if (now) this.hurry?.();
+      return;
+    }
+    // Only with something to commit: run() would return at once, and `running` be left set to its settled promise,
+    // which would keep every later schedule() from starting a commit (close() schedules with nothing queued).
+    if (this.queued()) this.running = this.run(now);
   }
 
-  private async run(): Promise<void> {
-    // Let the rest of this turn's requests join the batch.
-    await new Promise<void>((r) => setImmediate(r));
+  private queued(): boolean {
+    return this.waiters.length > 0 || this.finishes.length > 0 || this.releases.length > 0 || this.refreshes.length > 0;
+  }
+
+  private async run(now: boolean): Promise<void> {
     try {
-      while (this.waiters.length || this.finishes.length || this.releases.length || this.refreshes.length) {
+      while (this.queued()) {
+        await this.pause(now);
+        now = false;
         this.started++;
         try {
           await this.commit(this.waiters.splice(0, MAX_BATCH), this.finishes.splice(0, MAX_BATCH));
@@ -166,6 +204,33 @@ export class LedgerBatch {
     } finally {
       this.running = null;
     }
+  }
+
+  /**
+   * Before each commit: let the rest of this turn's requests join it, and unless someone waits on it (a call for
+   * its float, a drain, shutdown) or a full batch is queued, those of the next LEDGER_COMMIT_INTERVAL_MS too. Also
+   * between back-to-back commits, so that on Postgres, where calls keep finishing while a commit awaits the
+   * network, batches stay as large; a backlog of full batches is committed back to back, as fast as it can be.
+   */
+  private pause(now: boolean): Promise<void> {
+    const waitedOn = now || this.waiters.length > 0 || this.drains.length > 0 || this.finishes.length >= MAX_BATCH || this.closing;
+    if (waitedOn || this.intervalMs === 0) return new Promise<void>((r) => setImmediate(r));
+    return this.interval();
+  }
+
+  /** LEDGER_COMMIT_INTERVAL_MS, or less when schedule(true) hurries it (still after the rest of this turn). */
+  private interval(): Promise<void> {
+    return new Promise<void>((resolve) => {
+      const timer = setTimeout(() => {
+        this.hurry = null;
+        resolve();
+      }, this.intervalMs);
+      this.hurry = () => {
+        this.hurry = null;
+        clearTimeout(timer);
+        setImmediate(resolve);
+      };
+    });
   }
 
   /** Resolves the drain() calls whose commits have all ended. */
@@ -180,45 +245,48 @@ export class LedgerBatch {
     const ttl = this.ttlMs;
     // Finishes since they queued may have freed enough: those are served now, the rest grow the float.
     const waiters = queued.filter((w) => !this.tryReserve(w));
+    const growing = new Set(waiters.map((w) => w.accountId)); // their floats are grown; no top-up or trim beside
     const batch: FloatBatch = {
       finishes: finishes.map((f): FloatFinish => ({ res: f.hold, charge: f.charge })),
       releases: this.releases.splice(0),
       refreshes: this.refreshes.splice(0),
-      grows: this.growsFor(waiters),
+      grows: [...this.growsFor(waiters), ...this.refills(growing)],
+      ...this.trims(growing),
     };
     let outcomes: GrowOutcome[];
+    let available: Map<string, number>;
     try {
-      outcomes = await this.ctx.db.tx(function* (q) {
-        const { outcomes, entries } = yield* floatBatchIn(q, ledger, batch, ttl);
-        for (const f of finishes) yield* insertRecord(q, f, entries);
-        return outcomes;
-      });
+      ({ outcomes, available } = await this.ctx.db.tx((q) => batchIn(q, ledger, batch, finishes, ttl)));
     } catch (e) {
-      // Nothing of the batch was committed. Waiting calls fail; the rest is retried one piece at a time, so that a
-      // single bad one cannot keep the others from the ledger (a refresh is simply asked for again by tend()).
+      // Nothing of the batch was committed. Waiting calls fail; the rest is written one piece at a time, so that a
+      // single bad one cannot keep the others from the ledger, and retried until the database takes it
+      // (ledger-retries.ts). A refresh is asked for again by tend(); a top-up, at the next commit.
       this.ctx.log.error("llm ledger batch failed", { error: String(e), waiting: waiters.length, finishes: finishes.length });
       const unavailable = new ApiError(503, "ledger_unavailable", "The gateway could not reserve credits for this request just now; nothing was charged. Retry shortly.", {
         type: "service_unavailable",
       });
       for (const w of waiters) w.reject(unavailable);
-      for (const [i, f] of finishes.entries()) await this.retry({ ...emptyBatch(), finishes: [batch.finishes[i]!] }, f);
-      for (const r of batch.releases) await this.retry({ ...emptyBatch(), releases: [r] }, null);
+      for (const f of batch.refreshes) f.refreshedAt = 0; // asked for again at the tender's next look
+      for (const [i, f] of finishes.entries()) await this.retries.attempt({ batch: { ...emptyBatch(), finishes: [batch.finishes[i]!] }, finish: f });
+      for (const r of batch.releases) await this.retries.attempt({ batch: { ...emptyBatch(), releases: [r] }, finish: null });
       return;
     }
-    countSettled(finishes);
+    this.written(finishes);
+    for (const [account, amount] of available) {
+      const f = this.floats.get(account);
+      if (f) f.walletAvailable = amount;
+    }
     for (const o of outcomes) this.settleGrowth(o, waiters.filter((w) => w.accountId === o.accountId));
   }
 
-  private async retry(piece: FloatBatch, f: Finish | null) {
-    const ledger = this.ctx.ledger;
-    const ttl = this.ttlMs;
-    await this.ctx.db
-      .tx(function* (q) {
-        const { entries } = yield* floatBatchIn(q, ledger, piece, ttl);
-        if (f) yield* insertRecord(q, f, entries);
-      })
-      .then(() => f && countSettled([f]))
-      .catch((err) => this.ctx.log.error("llm ledger write failed", { request_id: f?.record.requestId, error: String(err) }));
+  /** Finishes now in the ledger: counted in the settled-credits metric, and no longer keeping their floats. */
+  private written(finishes: Finish[]): void {
+    let total = 0;
+    for (const f of finishes) {
+      if (f.charge) total += f.charge;
+      f.hold.float.unwritten--;
+    }
+    metrics.creditsSettled(total, "llm");
   }
 
   private tryReserve(w: Waiter): boolean {
@@ -239,6 +307,48 @@ export class LedgerBatch {
       const need = total - free; // > 0: commit() served the waiters the float covers
       return { accountId, float, need, free, headroom: Math.max(need, float?.size ?? 0), amounts };
     });
+  }
+
+  /**
+   * Floats running low, topped up in this commit so that the next calls need not wait for one: a float's spare room
+   * is used up by its calls' charges, and before, a call found it empty every few hundred calls under load and
+   * waited for a commit of its own. Low: less spare room than its calls in flight hold. Topped up by that much again
+   * (grow() caps it, as any headroom, at a quarter of what the wallet has beyond it).
+   */
+  private refills(growing: Set<string>): FloatGrow[] {
+    if (this.closing) return []; // the floats are on their way back
+    const out: FloatGrow[] = [];
+    for (const f of this.floats.values()) {
+      if (f.closed || f.free >= f.reserved || growing.has(f.accountId)) continue;
+      out.push({ accountId: f.accountId, float: f, need: 0, free: Math.max(0, f.free), headroom: f.reserved, amounts: [] });
+    }
+    return out;
+  }
+
+  /**
+   * Floats holding far more spare room than they use, and more than their share of the wallet, trimmed back. A
+   * call's reservation stays in the float when it finishes (only its charge leaves), so a float grown for a burst
+   * kept what the burst needed, and on a small wallet other instances (and media tasks) found it short while one
+   * call at a time ran here. Trimmed: spare room over twice what its calls in flight hold (or one call's worth when
+   * none is) and over a quarter of what the wallet has beyond those calls (the same share growth keeps to), back to
+   * the larger of the two. What the wallet has is read by the commit before (`observe`), so the trim comes one
+   * commit later. The float shrinks now and the database follows in this commit (should it fail, the hold stays
+   * larger than the float, and its release returns it whole).
+   */
+  private trims(growing: Set<string>): Pick<FloatBatch, "trims" | "observe"> {
+    const out: Pick<FloatBatch, "trims" | "observe"> = { trims: [], observe: new Set() };
+    for (const f of this.floats.values()) {
+      const keep = Math.max(f.reserved, f.lastAmount);
+      if (f.closed || growing.has(f.accountId) || f.free <= 2 * keep) continue;
+      out.observe.add(f.accountId);
+      if (f.walletAvailable === null) continue;
+      const share = Math.floor((f.walletAvailable + f.free) / HEADROOM_SHARE);
+      const amount = f.free - Math.max(keep, share);
+      if (amount <= 0) continue;
+      f.size -= amount;
+      out.trims.push({ float: f, amount });
+    }
+    return out;
   }
 
   /** After a commit: apply the growth, then serve the wallet's waiters in order. */
@@ -262,9 +372,4 @@ export class LedgerBatch {
   }
 }
 
-/** The settled-credits metric counts charges once committed: a finish whose writes failed charged nobody. */
-function countSettled(finishes: Finish[]) {
-  for (const f of finishes) if (f.charge) metrics.creditsSettled(f.charge, "llm");
-}
-
-const emptyBatch = (): FloatBatch => ({ finishes: [], releases: [], refreshes: [], grows: [] });
+const emptyBatch = (): FloatBatch => ({ finishes: [], releases: [], refreshes: [], grows: [], trims: [], observe: new Set() });

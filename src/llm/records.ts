@@ -4,7 +4,8 @@
 
 import { sql } from "drizzle-orm";
 import type { TxQueries } from "../db/client.ts";
-import type { Reservation } from "../ledger/float.ts";
+import { floatBatchIn, type FloatBatch, type Reservation } from "../ledger/float.ts";
+import type { Ledger } from "../ledger/service.ts";
 import type { TokenUsage } from "./usage.ts";
 
 export interface UsageRecord {
@@ -36,7 +37,7 @@ const COLUMNS = ["id", "request_id", "account_id", "key_id", "model", "endpoint"
 const INSERT_RECORD = sql`insert into usage_records (${sql.raw(COLUMNS.join(", "))}) values (${sql.join(COLUMNS.map((c) => p(c)), sql`, `)})`;
 
 /** `entries`: the usage entry of each wallet the batch charged (ledger/float.ts floatBatchIn). */
-export function* insertRecord(q: TxQueries, f: Finish, entries: Map<string, string>) {
+function* insertRecord(q: TxQueries, f: Finish, entries: Map<string, string>) {
   const r = f.record;
   const u = r.usage;
   yield* q.run(INSERT_RECORD, {
@@ -44,4 +45,15 @@ export function* insertRecord(q: TxQueries, f: Finish, entries: Map<string, stri
     status: r.status, upstream_status: r.upstreamStatus, input_tokens: u?.input ?? 0, output_tokens: u?.output ?? 0, cache_read_tokens: u?.cacheRead ?? 0,
     cache_write_tokens: u?.cacheWrite ?? 0, cache_write_1h_tokens: u?.cacheWrite1h ?? 0, web_search_calls: u?.webSearches ?? 0, cost: r.cost, latency_ms: r.latencyMs, ttfb_ms: r.ttfbMs, error: r.error, created_at: Date.now(),
   });
+}
+
+/**
+ * A batch's writes, in the caller's transaction: the floats' work (ledger/float.ts) and the finished calls' lines,
+ * which name the usage entry of their wallet. The group commit (ledger-batch.ts) and a retried piece of a failed one
+ * (ledger-retries.ts) write the same way.
+ */
+export function* batchIn(q: TxQueries, ledger: Ledger, batch: FloatBatch, finishes: Finish[], ttlMs: number) {
+  const result = yield* floatBatchIn(q, ledger, batch, ttlMs);
+  for (const f of finishes) yield* insertRecord(q, f, result.entries);
+  return result;
 }

@@ -35,7 +35,7 @@ for (const d of dialects) {
 
     /** A gateway process's LLM ledger (ttl in seconds). */
     const processOf = (opts: { ttlSeconds?: number; idleMs?: number } = {}) => {
-      const ctx = { db, ledger, log: silentLogger, config: { holdTtlSeconds: opts.ttlSeconds ?? 900, floatIdleMs: opts.idleMs ?? 30 } } as unknown as AppContext;
+      const ctx = { db, ledger, log: silentLogger, config: { holdTtlSeconds: opts.ttlSeconds ?? 900, floatIdleMs: opts.idleMs ?? 30, ledgerCommitIntervalMs: 10 } } as unknown as AppContext;
       const b = new LedgerBatch(ctx);
       batches.push(b);
       return b;
@@ -179,6 +179,54 @@ for (const d of dialects) {
       });
     });
 
+    test("a float grown for a burst gives back what it no longer uses, so another process can serve a small wallet", async () => {
+      const a = await accounts.createAccount("float-trim", 20 * C);
+      const one = processOf({ idleMs: 60_000 });
+      const other = processOf({ idleMs: 60_000 });
+      const H = 3.65 * C;
+      // A burst of five calls on one process: its float is grown for all of them (18.25 C, and a quarter of the
+      // 1.75 C beyond as spare).
+      const burst = await Promise.all(Array.from({ length: 5 }, (_, i) => one.hold(a.id, H, rid(`burst${i}`))));
+      for (const r of burst) finish(one, r, 0.6 * C);
+      // Then one call at a time there: the float keeps ~15.7 C, of which 12 C spare.
+      const serveOne = async (label: string) => {
+        const r = one.hold(a.id, H, rid(label));
+        finish(one, r instanceof Promise ? await r : r, 0.1 * C);
+        await one.drain();
+      };
+      const inFlight = one.hold(a.id, H, rid("long")) as Reservation; // a long call, in flight throughout
+      expect(inFlight).not.toBeInstanceOf(Promise);
+      await serveOne("s1"); // this commit reads what the wallet has (1.1 C beside the float)
+      await expect(Promise.resolve(other.hold(a.id, H, rid("o1")))).rejects.toMatchObject({ status: 402 });
+      await serveOne("s2"); // this one trims the float back to twice the call in flight
+      const w = await wallet(a.id);
+      expect(w.held).toBe(2 * H);
+      const served = await other.hold(a.id, H, rid("o2")); // the other process can serve the wallet now
+      finish(other, served, 0.1 * C);
+      finish(one, inFlight, 0.1 * C);
+      await one.drain();
+      await other.drain();
+      expect(await ledger.check(a.id)).toEqual([]);
+    });
+
+    test("a float in use keeps its expiry ahead even when no call is in flight as it is looked at, and none is charged", async () => {
+      // Calls that come and go between two looks of the float's tender, all released (an upstream failing fast):
+      // the float never goes idle, and none of them moves its expiry by a charge.
+      const a = await accounts.createAccount("float-busy-released", 10 * C);
+      const b = processOf({ ttlSeconds: 0.3, idleMs: 60_000 });
+      const first = (await b.hold(a.id, C, rid("r1"))) as Reservation;
+      finish(b, first, null);
+      const until = Date.now() + 700;
+      while (Date.now() < until) {
+        const r = b.hold(a.id, C, rid("rn"));
+        finish(b, r instanceof Promise ? await r : r, null);
+        await Bun.sleep(5);
+      }
+      await b.drain();
+      expect(await ledger.sweepExpired(Date.now(), ["float"])).toBe(0);
+      expect((await holdsOf(a.id, "float")).map((h) => h.status)).toEqual(["pending"]);
+    });
+
     test("a crashed process's float is swept after its expiry; a live one keeps its expiry ahead", async () => {
       const a = await accounts.createAccount("float-crash", 10 * C);
       const crashed = processOf({ ttlSeconds: 0.2 });
@@ -209,7 +257,7 @@ test("when the database fails, a call waiting for its hold gets 503 ledger_unava
   const errors: string[] = [];
   const log = { ...silentLogger, error: (msg: string) => errors.push(msg) };
   const db = { dialect: "sqlite", tx: () => Promise.reject(new Error("disk I/O error")) };
-  const ctx = { db, ledger: {}, log, config: { holdTtlSeconds: 900, floatIdleMs: 30 } } as unknown as AppContext;
+  const ctx = { db, ledger: {}, log, config: { holdTtlSeconds: 900, floatIdleMs: 30, ledgerCommitIntervalMs: 10 } } as unknown as AppContext;
   const b = new LedgerBatch(ctx);
   await expect(Promise.resolve(b.hold("acct_x", 1000, "r1"))).rejects.toMatchObject({ status: 503, code: "ledger_unavailable" });
   expect(errors).toContain("llm ledger batch failed");

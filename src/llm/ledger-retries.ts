@@ -1,0 +1,113 @@
+// The pieces of a failed group commit (one call's finish with its usage record, or one float going back), written
+// on their own and, while the database refuses them, retried with a backoff. A commit can fail for a moment (a
+// Postgres failover or a dropped connection, SQLite busy past its timeout), and a call that was answered must still
+// be charged, once: before, a piece that failed its one retry was only logged, and its charge was gone.
+//
+// Once is kept by the usage record's primary key (the request id), written in the same transaction as the charge:
+// should an attempt have committed although the driver reported an error, the next one is refused whole as a
+// duplicate, which counts as done. A release is guarded by the hold's `pending` status. Pieces still refused after
+// MAX_ATTEMPTS (~3 minutes), or at shutdown, are logged with what they were, for the operator to reconcile.
+
+import type { AppContext } from "../context.ts";
+import { isUniqueViolation } from "../db/client.ts";
+import type { FloatBatch } from "../ledger/float.ts";
+import { batchIn, type Finish } from "./records.ts";
+
+export interface Piece {
+  batch: FloatBatch;
+  finish: Finish | null;
+}
+
+interface Queued extends Piece {
+  attempts: number;
+  due: number;
+}
+
+const MAX_ATTEMPTS = 14;
+const FIRST_BACKOFF_MS = 100;
+const MAX_BACKOFF_MS = 30_000;
+
+const backoffMs = (attempts: number) => Math.min(MAX_BACKOFF_MS, FIRST_BACKOFF_MS * 2 ** (attempts - 1));
+
+export class LedgerRetries {
+  private queue: Queued[] = [];
+  private current: Promise<void> | null = null;
+
+  constructor(
+    private ctx: AppContext,
+    private ttlMs: number,
+    /** a finish's charge is in the ledger; or it was given up (its float may then go back) */
+    private on: { written(f: Finish): void; abandoned(f: Finish): void },
+  ) {}
+
+  get pending(): number {
+    return this.queue.length;
+  }
+
+  /** Writes the piece now; refused, it is queued for a later attempt (or given up after the last one). */
+  async attempt(piece: Piece, attempts = 0): Promise<void> {
+    const { ledger } = this.ctx;
+    const ttl = this.ttlMs;
+    try {
+      await this.ctx.db.tx((q) => batchIn(q, ledger, piece.batch, piece.finish ? [piece.finish] : [], ttl));
+      if (piece.finish) this.on.written(piece.finish);
+    } catch (err) {
+      if (piece.finish && isUniqueViolation(err)) {
+        this.on.written(piece.finish); // an earlier attempt did commit, unseen: the call is charged (and uncounted)
+        return;
+      }
+      const n = attempts + 1;
+      const what = describe(piece);
+      if (n >= MAX_ATTEMPTS) {
+        this.ctx.log.error("llm ledger write abandoned", { ...what, attempts: n, error: String(err) });
+        if (piece.finish) this.on.abandoned(piece.finish);
+        return;
+      }
+      this.ctx.log.error("llm ledger write failed", { ...what, attempt: n, retry_in_ms: backoffMs(n), error: String(err) });
+      this.queue.push({ ...piece, attempts: n, due: Date.now() + backoffMs(n) });
+    }
+  }
+
+  /**
+   * Attempts the pieces whose backoff has passed (every one when `all`), one at a time, in order; not after
+   * `until`. A pass under way is waited for first: at shutdown its attempts must end before the database closes.
+   */
+  async runDue(all = false, until = Infinity): Promise<void> {
+    if (this.current) {
+      await this.current;
+      if (!all) return;
+    }
+    if (this.queue.length === 0) return;
+    this.current = this.pass(all, until);
+    try {
+      await this.current;
+    } finally {
+      this.current = null;
+    }
+  }
+
+  private async pass(all: boolean, until: number): Promise<void> {
+    const now = Date.now();
+    const due = all ? this.queue.splice(0) : this.queue.filter((r) => r.due <= now);
+    if (!all) this.queue = this.queue.filter((r) => r.due > now);
+    for (const [i, r] of due.entries()) {
+      if (Date.now() >= until) {
+        this.queue.push(...due.slice(i)); // out of time: left for abandonAll
+        return;
+      }
+      await this.attempt(r, r.attempts);
+    }
+  }
+
+  /** At shutdown, after a last attempt: what is still refused is logged, one line each, and dropped. */
+  abandonAll(): void {
+    for (const r of this.queue.splice(0)) this.ctx.log.error("llm ledger write abandoned at shutdown", { ...describe(r), attempts: r.attempts });
+  }
+}
+
+/** What the operator needs to charge a call by hand, or to find a float still held. */
+function describe(p: Piece): Record<string, unknown> {
+  const f = p.finish;
+  if (f) return { request_id: f.record.requestId, account_id: f.record.accountId, charge: f.charge, held: f.hold.amount };
+  return { float_holds: p.batch.releases.map((r) => r.holdId) };
+}

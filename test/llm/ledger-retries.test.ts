@@ -1,0 +1,169 @@
+// A group commit the database refuses (src/llm/ledger-retries.ts): the finished calls in it are still charged, once,
+// when the database takes them again; one that committed although the driver reported an error is not charged twice;
+// what is still refused at shutdown is logged, call by call, for the operator.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { sql } from "drizzle-orm";
+import type { Accounts } from "../../src/accounts/service";
+import type { AppContext } from "../../src/context";
+import type { Db } from "../../src/db/client";
+import type { Reservation } from "../../src/ledger/float";
+import type { Ledger } from "../../src/ledger/service";
+import { MICROS_PER_CREDIT as C } from "../../src/ledger/units";
+import { silentLogger } from "../../src/log";
+import { LedgerBatch } from "../../src/llm/ledger-batch";
+import type { UsageRecord } from "../../src/llm/records";
+import { dialects, ledgerDatabase, skipNote } from "../support/services";
+
+for (const d of dialects) {
+  skipNote("Postgres", d.available, "LLM ledger retries on Postgres");
+  describe.skipIf(!d.available)(`LLM ledger retries on ${d.name}`, () => {
+    let db: Db;
+    let ledger: Ledger;
+    let accounts: Accounts;
+    let close: () => Promise<void>;
+    beforeAll(async () => {
+      ({ db, ledger, accounts, close } = await ledgerDatabase(d.name));
+    });
+    afterAll(() => close());
+
+    /** A process whose database can be taken down (every commit refused) or made to report commits as failed. */
+    const processOf = () => {
+      const state = { down: false, ghosts: 0, latencyMs: 0, afterCommit: async () => {} };
+      const logged: Array<{ msg: string; fields: any }> = [];
+      const flaky = {
+        ...db,
+        tx: (async (body) => {
+          if (state.down) throw new Error("connection reset");
+          if (state.latencyMs) await Bun.sleep(state.latencyMs);
+          const r = await db.tx(body);
+          await state.afterCommit();
+          if (state.ghosts > 0 && state.ghosts--) throw new Error("connection reset after COMMIT was sent");
+          return r;
+        }) as Db["tx"],
+      };
+      const log = { ...silentLogger, error: (msg: string, fields: any) => void logged.push({ msg, fields }) };
+      const ctx = { db: flaky, ledger, log, config: { holdTtlSeconds: 900, floatIdleMs: 60_000, ledgerCommitIntervalMs: 10 } } as unknown as AppContext;
+      return { b: new LedgerBatch(ctx), state, logged };
+    };
+    const rid = () => `req_${Bun.randomUUIDv7()}`;
+    const record = (accountId: string, requestId: string, cost: number): UsageRecord => ({
+      requestId, accountId, keyId: "key_t", model: "m", endpoint: "/v1/chat/completions", provider: "openai",
+      status: "ok", upstreamStatus: 200, usage: null, cost, latencyMs: 1, ttfbMs: 1, error: null,
+    });
+    const charge = (b: LedgerBatch, r: Reservation, cost: number) => b.finish({ hold: r, charge: cost, record: record(r.accountId, r.id, cost) });
+    const lines = async (id: string) => Number((await db.get<any>(sql`select count(*) as n from usage_records where account_id = ${id}`))!.n);
+    const balance = async (id: string) => Number((await db.get<any>(sql`select balance from wallets where account_id = ${id}`))!.balance);
+    const until = async (cond: () => Promise<boolean>, ms: number) => {
+      const end = Date.now() + ms;
+      while (!(await cond()) && Date.now() < end) await Bun.sleep(20);
+    };
+
+    test("calls finished while the database refused commits are charged once it takes them again", async () => {
+      const a = await accounts.createAccount("retry-down", 100 * C);
+      const { b, state, logged } = processOf();
+      const calls = [(await b.hold(a.id, 5 * C, rid())) as Reservation]; // a float of 10 C
+      for (let i = 0; i < 4; i++) calls.push(b.hold(a.id, C, rid()) as Reservation); // from its spare room, in memory
+      expect(calls.some((r) => r instanceof Promise)).toBe(false);
+      state.down = true;
+      for (const r of calls) charge(b, r, 1000);
+      await b.drain(); // the group commit fails, and each call's piece on its own
+      expect(await lines(a.id)).toBe(0);
+      expect(logged.map((l) => l.msg)).toContain("llm ledger write failed");
+      state.down = false;
+      await until(async () => (await lines(a.id)) === 5, 5000);
+      expect(await lines(a.id)).toBe(5);
+      expect(await balance(a.id)).toBe(100 * C - 5000);
+      expect(await ledger.check(a.id)).toEqual([]);
+      expect(logged.map((l) => l.msg)).not.toContain("llm ledger write abandoned");
+      await b.close(1000);
+    });
+
+    test("a commit reported failed although it went through is not charged twice", async () => {
+      const a = await accounts.createAccount("retry-ghost", 100 * C);
+      const { b, state, logged } = processOf();
+      const first = (await b.hold(a.id, C, rid())) as Reservation;
+      const second = b.hold(a.id, C, rid()) as Reservation;
+      state.ghosts = 1; // the next commit goes through, and the driver reports an error
+      charge(b, first, 1000);
+      charge(b, second, 2000);
+      await b.drain();
+      await Bun.sleep(300); // any retry would have run by now
+      expect(await lines(a.id)).toBe(2);
+      expect(await balance(a.id)).toBe(100 * C - 3000);
+      expect(await ledger.check(a.id)).toEqual([]);
+      // Each call's line was found already written: done, not a failure to retry.
+      expect(logged.map((l) => l.msg).filter((m) => m.startsWith("llm ledger write"))).toEqual([]);
+      await b.close(1000);
+    });
+
+    const available = async (id: string) => {
+      const w = (await db.get<any>(sql`select balance, held from wallets where account_id = ${id}`))!;
+      return Number(w.balance) - Number(w.held);
+    };
+
+    test("a float whose charge waits for a retry does not go back before it is written (its hold covers it)", async () => {
+      const a = await accounts.createAccount("retry-release", 10 * C);
+      const { b, state } = processOf();
+      const r = (await b.hold(a.id, 8 * C, rid())) as Reservation; // a float of 8.5 C
+      state.down = true;
+      charge(b, r, 8 * C);
+      await b.drain(); // refused: queued for a retry
+      state.down = false;
+      // A media task wanting the float back: not yet, its call's charge is unwritten.
+      expect(await b.returnIdle(a.id)).toBe(false);
+      expect(await available(a.id)).toBe(1.5 * C); // not 10 C: the float still holds the 8 C spent
+      await until(async () => (await lines(a.id)) === 1, 5000);
+      expect(await b.returnIdle(a.id)).toBe(true);
+      expect(await available(a.id)).toBe(2 * C);
+      expect(await ledger.check(a.id)).toEqual([]);
+      await b.close(1000);
+    });
+
+    test("a float goes back only after every charge of its calls queued before, even past one batch", async () => {
+      const a = await accounts.createAccount("retry-split", 100 * C);
+      const { b, state } = processOf();
+      const first = (await b.hold(a.id, 30 * C, rid())) as Reservation; // a float of 47.5 C
+      const calls = [first];
+      for (let i = 0; i < 599; i++) calls.push(b.hold(a.id, 0.02 * C, rid()) as Reservation);
+      expect(calls.some((r) => r instanceof Promise)).toBe(false);
+      const seen: number[] = [];
+      state.afterCommit = async () => void seen.push(await available(a.id));
+      for (const r of calls) charge(b, r, 0.01 * C); // 600 finishes: more than one batch (512)
+      expect(await b.returnIdle(a.id)).toBe(true);
+      state.afterCommit = async () => {};
+      const truth = 100 * C - 600 * 0.01 * C;
+      expect(await available(a.id)).toBe(truth);
+      expect(Math.max(...seen)).toBeLessThanOrEqual(truth); // never more available than the wallet has
+      expect(await ledger.check(a.id)).toEqual([]);
+      await b.close(1000);
+    });
+
+    test("shutdown waits for a retry pass under way: the charges it writes are in when close() returns", async () => {
+      const a = await accounts.createAccount("retry-close-pass", 100 * C);
+      const { b, state } = processOf();
+      const calls = [(await b.hold(a.id, 5 * C, rid())) as Reservation];
+      for (let i = 0; i < 4; i++) calls.push(b.hold(a.id, C, rid()) as Reservation);
+      state.down = true;
+      for (const r of calls) charge(b, r, 1000);
+      await b.drain();
+      state.down = false;
+      state.latencyMs = 150; // the database is back, slowly: a retry pass will be under way when close() is called
+      await Bun.sleep(350);
+      await b.close(5000);
+      expect(await lines(a.id)).toBe(5);
+      expect(await ledger.check(a.id)).toEqual([]);
+    });
+
+    test("what the database still refuses at shutdown is logged call by call", async () => {
+      const a = await accounts.createAccount("retry-abandon", 100 * C);
+      const { b, state, logged } = processOf();
+      const r = (await b.hold(a.id, C, rid())) as Reservation;
+      state.down = true;
+      charge(b, r, 1234);
+      await b.close(500);
+      const abandoned = logged.filter((l) => l.msg === "llm ledger write abandoned at shutdown").map((l) => l.fields);
+      expect(abandoned).toContainEqual({ request_id: r.id, account_id: a.id, charge: 1234, held: C, attempts: expect.any(Number) });
+      state.down = false;
+    });
+  });
+}
