@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { sql } from "drizzle-orm";
 import { sha256Hex } from "../../src/db/ids";
 import { startGateway, type TestGateway } from "../support/gateway";
+import { clearOfWindowEdge } from "../support/rate-windows";
 import { dashboardUser, PASSWORD, signIn } from "../support/dashboard";
 
 // The dashboard's doors: sign-in (wrong password, rate limit), the session cookie (flags, forged, stored hashed),
@@ -44,6 +45,7 @@ describe("sign-in", () => {
 
   test("attempts are rate-limited per email and address: 429 page with retry-after", async () => {
     const { email } = await dashboardUser(gw);
+    await clearOfWindowEdge(60, 3_000); // the five attempts in one window of LOGIN_RATE_LIMIT (3/60s)
     const statuses: number[] = [];
     for (let i = 0; i < 4; i++) {
       const r = await fetch(gw.url + "/dashboard/login", { method: "POST", body: form({ email, password: "wrong-password-" + i }), redirect: "manual" });

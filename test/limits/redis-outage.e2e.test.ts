@@ -11,6 +11,7 @@ import { startFakeMediaUpstreams } from "../fakes/media/index";
 import { providerEnv } from "../llm/support";
 import { client, FAST_ENV } from "../media/support";
 import { startGateway, type TestGateway } from "../support/gateway";
+import { clearOfWindowEdge } from "../support/rate-windows";
 import { OwnRedis, redisServerBinary, skipNoteRedisServer } from "../support/redis-server";
 import { tempSqlitePath } from "../support/services";
 import { Users } from "../../src/dashboard/users";
@@ -50,15 +51,9 @@ async function gateways(redis: OwnRedis, count: number): Promise<TestGateway[]> 
 
 const credits = (gw: TestGateway, key: string) => fetch(gw.url + "/v1/credits", { headers: { authorization: `Bearer ${key}` } });
 
-/** Not within a second of a 60 s window's end: the sliding window would let a third call through just after it. */
-async function awayFromWindowEnd() {
-  const left = 60_000 - (Date.now() % 60_000);
-  if (left < 1_000) await Bun.sleep(left + 50);
-}
-
 /** The statuses of three /v1/credits calls spread over the gateways: [200, 200, 429] only if they share a window. */
 async function threeCalls(gws: TestGateway[], key: string): Promise<number[]> {
-  await awayFromWindowEnd();
+  await clearOfWindowEdge(60, 1_000);
   const out: number[] = [];
   for (let i = 0; i < 3; i++) out.push((await credits(gws[i % gws.length]!, key)).status);
   return out;
@@ -152,7 +147,7 @@ describe.skipIf(!redisServerBinary)("Redis outage", () => {
     await expectServedWithoutRedis(gws, a);
     // Meanwhile each process still bounds a key by itself: the third call to one process is refused...
     const local = await tight();
-    await awayFromWindowEnd();
+    await clearOfWindowEdge(60, 1_000);
     expect([(await credits(g1, local)).status, (await credits(g1, local)).status, (await credits(g1, local)).status]).toEqual([200, 200, 429]);
     // ...but the processes no longer share the window.
     expect(await threeCalls(gws, await tight())).toEqual([200, 200, 200]);
@@ -205,7 +200,7 @@ describe.skipIf(!redisServerBinary)("Redis outage", () => {
     await redis.start();
     expect(await untilBoth(gws, acct.key, RECOVERY_MS)).toBeLessThan(RECOVERY_MS);
     const key = (await gws[0]!.account(10, { rateRequests: 2, rateWindowSeconds: 60 })).key;
-    await awayFromWindowEnd();
+    await clearOfWindowEdge(60, 1_000);
     expect([(await credits(gws[0]!, key)).status, (await credits(gws[0]!, key)).status, (await credits(gws[0]!, key)).status]).toEqual([200, 200, 429]);
     expect((await redis.send("KEYS", ["switchyard:rl:2/60:*"])).length).toBeGreaterThan(0); // counted in Redis
     expect((await fetch(gws[0]!.url + "/readyz")).status).toBe(200);

@@ -3,7 +3,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import Anthropic1 from "@anthropic-ai/sdk";
 import Anthropic0 from "anthropic-sdk-0";
-import { countingFetch, earlyInASecond, expectCharged, expectReleased, PRICES, startEnv, stopEnv, type Env } from "./support";
+import { countingFetch, expectCharged, expectReleased, PRICES, startEnv, stopEnv, type Env } from "./support";
+import { clearOfWindowEdge } from "../support/rate-windows";
 
 const P = PRICES["claude-opus-4-5"];
 // Fixture usage (test/fakes/fixtures): the numbers the upstream states, priced by the issue's formula.
@@ -100,7 +101,7 @@ test("429 from the gateway's own limit is rate_limit_error with retry-after, and
   const { key } = await e.gw.account(100, { rateRequests: 1, rateWindowSeconds: 1 });
   const counter = countingFetch();
   const c = new Anthropic1({ apiKey: key, baseURL: e.gw.url, maxRetries: 1, fetch: counter.fetch });
-  await earlyInASecond();
+  await clearOfWindowEdge(1, 500); // both calls in one 1 s window: with a limit of 1 the previous one weighs nothing
   await c.messages.create(ask);
   const before = counter.calls.length;
   const raw = await fetch(e.gw.url + "/v1/messages", { method: "POST", headers: { authorization: `Bearer ${key}` }, body: JSON.stringify(ask) });

@@ -2,7 +2,8 @@
 // fake upstream. Each charge is checked in the ledger against the fixture's usage × catalog prices.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import OpenAI from "openai";
-import { countingFetch, earlyInASecond, expectCharged, expectReleased, PRICES, startEnv, stopEnv, type Env } from "./support";
+import { countingFetch, expectCharged, expectReleased, PRICES, startEnv, stopEnv, type Env } from "./support";
+import { clearOfWindowEdge } from "../support/rate-windows";
 
 const C = PRICES["gpt-5.2"]; // chat completions
 const R = PRICES["gpt-4.1"]; // responses
@@ -169,7 +170,7 @@ describe("errors in the OpenAI shape", () => {
     const { key } = await e.gw.account(100, { rateRequests: 1, rateWindowSeconds: 1 });
     const counter = countingFetch();
     const c = client(key, { maxRetries: 1, fetch: counter.fetch });
-    await earlyInASecond();
+    await clearOfWindowEdge(1, 500); // both calls in one 1 s window: with a limit of 1 the previous one weighs nothing
     await c.embeddings.create({ model: "text-embedding-3-small", input: "x" });
     const raw = await fetch(e.gw.url + "/v1/embeddings", { method: "POST", headers: { authorization: `Bearer ${key}` }, body: "{}" });
     expect(raw.status).toBe(429);

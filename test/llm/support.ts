@@ -135,12 +135,3 @@ export function countingFetch() {
   }) as typeof fetch;
   return { fetch: f, calls };
 }
-
-/**
- * Waits until early in a whole second. Rate-limit windows are whole seconds, and with a limit of 1 request the
- * previous window weighs nothing once a new one begins: a test sending two calls that must fall in the same window
- * starts here (two calls straddling the boundary made such tests fail about once in two hundred runs).
- */
-export async function earlyInASecond() {
-  while (Date.now() % 1000 > 500) await Bun.sleep(10);
-}
