@@ -55,6 +55,12 @@ export class Float {
   get free(): number {
     return this.size - this.reserved;
   }
+  /** A float hold a commit reported failed may have made: never lent from; releasing it voids it if it exists. */
+  static unseen(accountId: string, holdId: string): Float {
+    const f = new Float(accountId, holdId, 0, 0, 0);
+    f.closed = true;
+    return f;
+  }
   /** What zero-amount reservations hang on: no durable hold, never reserved from. */
   static none(accountId: string): Float {
     const f = new Float(accountId, "", 0, 0, 0);
@@ -88,6 +94,11 @@ export interface FloatGrow {
   headroom: number;
   /** the waiters' amounts, in order (used one by one when `need` does not fit) */
   amounts: number[];
+  /**
+   * The id a new float hold takes, should this growth create one: chosen before the commit, so that when a commit
+   * is reported failed although it went through, the hold it made can still be found and given back.
+   */
+  newHoldId: string;
 }
 
 export interface GrowOutcome {
@@ -218,7 +229,7 @@ function* grow(q: TxQueries, g: FloatGrow, now: number, ttlMs: number) {
   if (granted) {
     const live = g.float && !g.float.closed;
     if (!live || !(yield* q.run(GROW_FLOAT, { amount: granted, expires, id: g.float!.holdId }))) {
-      newHoldId = (yield* insertHold(q, account, granted, "float", null, now, ttlMs)).id;
+      newHoldId = (yield* insertHold(q, account, granted, "float", null, now, ttlMs, g.newHoldId)).id;
     }
   }
   if (funded) available = yield* availableNow();

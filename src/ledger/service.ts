@@ -190,8 +190,8 @@ export class Ledger {
 }
 
 /** Inserts a pending hold (the wallet's `held` is the caller's). */
-export function* insertHold(q: TxQueries, accountId: string, amount: number, kind: HoldKind, ref: string | null, now: number, ttlMs: number) {
-  const id = newId("hold");
+/** `id`: chosen ahead by a caller that must be able to find the hold after a commit it could not confirm. */
+export function* insertHold(q: TxQueries, accountId: string, amount: number, kind: HoldKind, ref: string | null, now: number, ttlMs: number, id = newId("hold")) {
   yield* q.run(INSERT_HOLD, { id, account: accountId, amount, kind, ref, now, expires: now + ttlMs });
   return { id, accountId, amount } satisfies Hold;
 }

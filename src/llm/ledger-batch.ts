@@ -13,9 +13,10 @@
 import type { AppContext } from "../context.ts";
 import { ApiError } from "../http/errors.ts";
 import { insufficient } from "../ledger/service.ts";
-import { Float, HEADROOM_SHARE, type FloatBatch, type FloatFinish, type FloatGrow, type GrowOutcome, type Reservation } from "../ledger/float.ts";
+import { Float, type FloatBatch, type FloatFinish, type GrowOutcome, type Reservation } from "../ledger/float.ts";
 import { metrics } from "../ops/metrics.ts";
 import { batchIn, type Finish } from "./records.ts";
+import { growsFor, refills, trims } from "./float-plans.ts";
 import { LedgerRetries } from "./ledger-retries.ts";
 
 interface Waiter {
@@ -30,6 +31,8 @@ const MAX_BATCH = 512;
 
 export class LedgerBatch {
   private floats = new Map<string, Float>();
+  /** floats no longer lent from (a commit that grew them may or may not have gone through): released once idle */
+  private leaving = new Set<Float>();
   private waiters: Waiter[] = [];
   private finishes: Finish[] = [];
   private releases: Float[] = [];
@@ -123,12 +126,13 @@ export class LedgerBatch {
     clearInterval(this.timer);
     this.closing = true; // what finishes from now on (calls cut off at the end of the grace period) is not held back
     const until = Date.now() + deadlineMs;
-    while (this.floats.size && Date.now() < until) {
+    while ((this.floats.size || this.leaving.size) && Date.now() < until) {
       for (const f of this.floats.values()) if (f.reserved === 0 && f.unwritten === 0) this.retire(f);
+      this.releaseLeaving();
       this.schedule();
       await this.drain();
       await this.retries.runDue(); // charges the database refused before, whose floats wait for them
-      if (this.floats.size) await Bun.sleep(20);
+      if (this.floats.size || this.leaving.size) await Bun.sleep(20);
     }
     await this.drain();
     // A last attempt for what the database still refuses, within the deadline; the rest is logged for the operator.
@@ -151,6 +155,18 @@ export class LedgerBatch {
     this.releases.push(f);
   }
 
+  /** Releases the floats left behind whose calls are all done and written; true if any was queued. */
+  private releaseLeaving(): boolean {
+    let queued = false;
+    for (const f of this.leaving) {
+      if (f.reserved !== 0 || f.unwritten !== 0) continue;
+      this.leaving.delete(f);
+      this.releases.push(f);
+      queued = true;
+    }
+    return queued;
+  }
+
   /** Every few ms: return idle floats, and keep the expiry of the others ahead of the sweeper. */
   private tend() {
     const now = Date.now();
@@ -169,6 +185,7 @@ export class LedgerBatch {
         queued = true;
       }
     }
+    if (this.releaseLeaving()) queued = true;
     if (queued) this.schedule();
     if (this.retries.pending) void this.retries.runDue();
   }
@@ -250,8 +267,9 @@ export class LedgerBatch {
       finishes: finishes.map((f): FloatFinish => ({ res: f.hold, charge: f.charge })),
       releases: this.releases.splice(0),
       refreshes: this.refreshes.splice(0),
-      grows: [...this.growsFor(waiters), ...this.refills(growing)],
-      ...this.trims(growing),
+      // No top-ups while closing: the floats are on their way back.
+      grows: [...growsFor(this.floats, waiters), ...(this.closing ? [] : refills(this.floats, growing))],
+      ...trims(this.floats, growing),
     };
     let outcomes: GrowOutcome[];
     let available: Map<string, number>;
@@ -267,6 +285,17 @@ export class LedgerBatch {
       });
       for (const w of waiters) w.reject(unavailable);
       for (const f of batch.refreshes) f.refreshedAt = 0; // asked for again at the tender's next look
+      // Growth the database may have made unseen: a float grown in place would hold more than this process knows
+      // for as long as it is in use, so it stops lending and goes back whole once its calls are done (the next
+      // call grows a new one); a new float's hold is given back by its id, if it exists.
+      for (const g of batch.grows) {
+        if (g.float && !g.float.closed && this.floats.get(g.accountId) === g.float) {
+          g.float.closed = true;
+          this.floats.delete(g.accountId);
+          this.leaving.add(g.float);
+        }
+        await this.retries.attempt({ batch: { ...emptyBatch(), releases: [Float.unseen(g.accountId, g.newHoldId)] }, finish: null });
+      }
       for (const [i, f] of finishes.entries()) await this.retries.attempt({ batch: { ...emptyBatch(), finishes: [batch.finishes[i]!] }, finish: f });
       for (const r of batch.releases) await this.retries.attempt({ batch: { ...emptyBatch(), releases: [r] }, finish: null });
       return;
@@ -294,61 +323,6 @@ export class LedgerBatch {
     if (!f || f.closed || f.free < w.amount) return false;
     w.resolve(this.reserve(f, w.amount, w.ref));
     return true;
-  }
-
-  /** One growth request per wallet: what its waiters need beyond the float's free part, and room to spare. */
-  private growsFor(waiters: Waiter[]): FloatGrow[] {
-    const byAccount = new Map<string, number[]>();
-    for (const w of waiters) (byAccount.get(w.accountId) ?? byAccount.set(w.accountId, []).get(w.accountId)!).push(w.amount);
-    return [...byAccount].map(([accountId, amounts]) => {
-      const float = this.floats.get(accountId) ?? null;
-      const total = amounts.reduce((a, b) => a + b, 0);
-      const free = float && !float.closed ? Math.max(0, float.free) : 0;
-      const need = total - free; // > 0: commit() served the waiters the float covers
-      return { accountId, float, need, free, headroom: Math.max(need, float?.size ?? 0), amounts };
-    });
-  }
-
-  /**
-   * Floats running low, topped up in this commit so that the next calls need not wait for one: a float's spare room
-   * is used up by its calls' charges, and before, a call found it empty every few hundred calls under load and
-   * waited for a commit of its own. Low: less spare room than its calls in flight hold. Topped up by that much again
-   * (grow() caps it, as any headroom, at a quarter of what the wallet has beyond it).
-   */
-  private refills(growing: Set<string>): FloatGrow[] {
-    if (this.closing) return []; // the floats are on their way back
-    const out: FloatGrow[] = [];
-    for (const f of this.floats.values()) {
-      if (f.closed || f.free >= f.reserved || growing.has(f.accountId)) continue;
-      out.push({ accountId: f.accountId, float: f, need: 0, free: Math.max(0, f.free), headroom: f.reserved, amounts: [] });
-    }
-    return out;
-  }
-
-  /**
-   * Floats holding far more spare room than they use, and more than their share of the wallet, trimmed back. A
-   * call's reservation stays in the float when it finishes (only its charge leaves), so a float grown for a burst
-   * kept what the burst needed, and on a small wallet other instances (and media tasks) found it short while one
-   * call at a time ran here. Trimmed: spare room over twice what its calls in flight hold (or one call's worth when
-   * none is) and over a quarter of what the wallet has beyond those calls (the same share growth keeps to), back to
-   * the larger of the two. What the wallet has is read by the commit before (`observe`), so the trim comes one
-   * commit later. The float shrinks now and the database follows in this commit (should it fail, the hold stays
-   * larger than the float, and its release returns it whole).
-   */
-  private trims(growing: Set<string>): Pick<FloatBatch, "trims" | "observe"> {
-    const out: Pick<FloatBatch, "trims" | "observe"> = { trims: [], observe: new Set() };
-    for (const f of this.floats.values()) {
-      const keep = Math.max(f.reserved, f.lastAmount);
-      if (f.closed || growing.has(f.accountId) || f.free <= 2 * keep) continue;
-      out.observe.add(f.accountId);
-      if (f.walletAvailable === null) continue;
-      const share = Math.floor((f.walletAvailable + f.free) / HEADROOM_SHARE);
-      const amount = f.free - Math.max(keep, share);
-      if (amount <= 0) continue;
-      f.size -= amount;
-      out.trims.push({ float: f, amount });
-    }
-    return out;
   }
 
   /** After a commit: apply the growth, then serve the wallet's waiters in order. */

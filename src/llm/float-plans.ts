@@ -1,0 +1,60 @@
+// What a group commit asks of the floats besides the calls' finishes (llm/ledger-batch.ts): growth for calls the
+// float could not cover, top-ups of floats running low, and trims of floats holding more than they use. Worked out in
+// memory from this process's floats, just before each commit.
+
+import { newId } from "../db/ids.ts";
+import { Float, HEADROOM_SHARE, type FloatBatch, type FloatGrow } from "../ledger/float.ts";
+
+/** One growth request per wallet: what its waiters need beyond the float's free part, and room to spare. */
+export function growsFor(floats: Map<string, Float>, waiters: ReadonlyArray<{ accountId: string; amount: number }>): FloatGrow[] {
+  const byAccount = new Map<string, number[]>();
+  for (const w of waiters) (byAccount.get(w.accountId) ?? byAccount.set(w.accountId, []).get(w.accountId)!).push(w.amount);
+  return [...byAccount].map(([accountId, amounts]) => {
+    const float = floats.get(accountId) ?? null;
+    const total = amounts.reduce((a, b) => a + b, 0);
+    const free = float && !float.closed ? Math.max(0, float.free) : 0;
+    const need = total - free; // > 0: commit() served the waiters the float covers
+    return { accountId, float, need, free, headroom: Math.max(need, float?.size ?? 0), amounts, newHoldId: newId("hold") };
+  });
+}
+
+/**
+ * Floats running low, topped up in this commit so that the next calls need not wait for one: a float's spare room
+ * is used up by its calls' charges, and before, a call found it empty every few hundred calls under load and
+ * waited for a commit of its own. Low: less spare room than its calls in flight hold. Topped up by that much again
+ * (grow() caps it, as any headroom, at a quarter of what the wallet has beyond it).
+ */
+export function refills(floats: Map<string, Float>, growing: Set<string>): FloatGrow[] {
+  const out: FloatGrow[] = [];
+  for (const f of floats.values()) {
+    if (f.closed || f.free >= f.reserved || growing.has(f.accountId)) continue;
+    out.push({ accountId: f.accountId, float: f, need: 0, free: Math.max(0, f.free), headroom: f.reserved, amounts: [], newHoldId: newId("hold") });
+  }
+  return out;
+}
+
+/**
+ * Floats holding far more spare room than they use, and more than their share of the wallet, trimmed back. A
+ * call's reservation stays in the float when it finishes (only its charge leaves), so a float grown for a burst
+ * kept what the burst needed, and on a small wallet other instances (and media tasks) found it short while one
+ * call at a time ran here. Trimmed: spare room over twice what its calls in flight hold (or one call's worth when
+ * none is) and over a quarter of what the wallet has beyond those calls (the same share growth keeps to), back to
+ * the larger of the two. What the wallet has is read by the commit before (`observe`), so the trim comes one
+ * commit later. The float shrinks now and the database follows in this commit (should it fail, the hold stays
+ * larger than the float, and its release returns it whole).
+ */
+export function trims(floats: Map<string, Float>, growing: Set<string>): Pick<FloatBatch, "trims" | "observe"> {
+  const out: Pick<FloatBatch, "trims" | "observe"> = { trims: [], observe: new Set() };
+  for (const f of floats.values()) {
+    const keep = Math.max(f.reserved, f.lastAmount);
+    if (f.closed || growing.has(f.accountId) || f.free <= 2 * keep) continue;
+    out.observe.add(f.accountId);
+    if (f.walletAvailable === null) continue;
+    const share = Math.floor((f.walletAvailable + f.free) / HEADROOM_SHARE);
+    const amount = f.free - Math.max(keep, share);
+    if (amount <= 0) continue;
+    f.size -= amount;
+    out.trims.push({ float: f, amount });
+  }
+  return out;
+}
