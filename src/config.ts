@@ -1,3 +1,4 @@
+import type { BodyLimits } from "./http/body-limits";
 import type { Level } from "./log";
 import { parseRateSpec, settings, type Setting } from "./settings";
 
@@ -17,8 +18,8 @@ export interface Config {
   holdTtlSeconds: number;
   floatIdleMs: number;
   ledgerCommitIntervalMs: number;
-  /** REQUEST_BODY_TIMEOUT_SECONDS: how long a request body may take to arrive (http/body-deadline.ts) */
-  bodyTimeoutSeconds: number;
+  /** REQUEST_BODY_TIMEOUT_SECONDS and MAX_REQUEST_BODY_MB: how long a request body may take to arrive, and how large it may be (http/body-limits.ts) */
+  body: BodyLimits;
   sweepIntervalSeconds: number;
   logLevel: Level;
   /** Every setting's raw value, for features that read their own rows of the table. */
@@ -56,7 +57,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     floatIdleMs: Number(raw.LEDGER_FLOAT_IDLE_MS),
     ledgerCommitIntervalMs: Number(raw.LEDGER_COMMIT_INTERVAL_MS),
     sweepIntervalSeconds: Number(raw.SWEEP_INTERVAL_SECONDS),
-    bodyTimeoutSeconds: Number(raw.REQUEST_BODY_TIMEOUT_SECONDS),
+    body: { seconds: Number(raw.REQUEST_BODY_TIMEOUT_SECONDS), maxBytes: Number(raw.MAX_REQUEST_BODY_MB) * 1024 ** 2 },
     logLevel: raw.LOG_LEVEL as Config["logLevel"],
     raw,
   };

@@ -3,6 +3,7 @@ import { closeContext, createContext } from "./bootstrap";
 import { CatalogError } from "./catalog/service";
 import { ConfigError, loadConfig, withoutCredentials, type Config } from "./config";
 import { SWEPT_HOLD_KINDS } from "./ledger/service";
+import { serverLimitOf } from "./http/body-limits";
 import { createLogger } from "./log";
 import { startMedia } from "./media/workers";
 import { gracefulStop, onShutdown, within } from "./ops/shutdown";
@@ -31,7 +32,9 @@ const ctx = await createContext(config, log).catch((e) => {
   console.error(`switchyard could not start: ${what}: ${(e as Error).message}`);
   process.exit(1);
 });
-const app = buildApp(ctx).listen({ port: config.port, hostname: config.host, idleTimeout: 255 });
+// idleTimeout: the most Bun allows (an LLM answer may take minutes to start); maxRequestBodySize: a backstop above
+// MAX_REQUEST_BODY_MB, whose 413 is ours, in the caller's protocol (http/body-limits.ts).
+const app = buildApp(ctx).listen({ port: config.port, hostname: config.host, idleTimeout: 255, maxRequestBodySize: serverLimitOf(config.body) });
 log.info("switchyard listening", {
   url: `http://${config.host === "0.0.0.0" ? "localhost" : config.host}:${app.server!.port}`,
   database: ctx.db.dialect,

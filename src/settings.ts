@@ -57,6 +57,7 @@ export const settings: Setting[] = [
   { name: "LEDGER_COMMIT_INTERVAL_MS", kind: "int", default: "10", doc: "How long finished LLM calls' usage records and charges may wait to be committed together (one transaction for all of them: fewer, larger commits cost less per call). A call waiting for credits, GET /v1/usage and shutdown start the commit at once; a full batch (512 calls) does not wait. A crash loses at most this interval's charges, and those of a commit under way (never overcharging anyone). 0 commits once per event-loop turn; at most 1000.", check: between(0, 1000) },
   { name: "SWEEP_INTERVAL_SECONDS", kind: "int", default: "30", doc: "How often expired holds are swept (1 to 86400).", check: between(1, DAY_SECONDS) },
   { name: "REQUEST_BODY_TIMEOUT_SECONDS", kind: "int", default: "30", doc: "How long a request's body may take to arrive once its headers have, plus a second per 64 KiB of its stated length; a slower one gets 408 `request_timeout` (1 to 255).", check: between(1, 255) },
+  { name: "MAX_REQUEST_BODY_MB", kind: "int", default: "128", doc: "The largest request body accepted, in MiB; a larger one gets 413 `request_too_large` in its protocol's shape (1 to 1024).", check: between(1, 1024) },
   { name: "SHUTDOWN_GRACE_SECONDS", kind: "int", default: "30", doc: "On SIGTERM/SIGINT: how long in-flight requests (streams included) and background workers may take to finish before they are cut off (at most 86400).", check: between(0, DAY_SECONDS) },
   {
     name: "SECRETS_KEY",

@@ -5,7 +5,7 @@ import { bearerToken, safeEqual } from "../http/tokens";
 import { creditsToMicros, microsToCredits } from "../ledger/units";
 import { CreateAccountBody, CreateKeyBody, CreditsBody } from "./model";
 import { accountView } from "./views";
-import { bodyDeadline } from "../http/body-deadline";
+import { bodyLimits } from "../http/body-limits";
 
 // The operator's API under /admin/v1, authorised by ADMIN_TOKEN. Without ADMIN_TOKEN it refuses everything: an
 // operator then uses the CLI, which talks to the database directly.
@@ -24,7 +24,7 @@ export function adminGuard(ctx: AppContext) {
 export function adminRoutes(ctx: AppContext) {
   const { accounts, ledger } = ctx;
   return new Elysia({ name: "admin", prefix: "/admin/v1", detail: { tags: ["Admin"], security: [{ adminToken: [] }] } })
-    .use(bodyDeadline(ctx))
+    .use(bodyLimits(ctx))
     .use(adminGuard(ctx))
     .post(
       "/accounts",

@@ -2,7 +2,7 @@ import { Elysia, t } from "elysia";
 import { adminGuard } from "../accounts/admin-routes";
 import type { AppContext } from "../context";
 import { MIN_PASSWORD_LENGTH, Users } from "./users";
-import { bodyDeadline } from "../http/body-deadline";
+import { bodyLimits } from "../http/body-limits";
 
 // The operator creates dashboard users (admin API here; CLI `user:create`). There is no self sign-up.
 
@@ -16,7 +16,7 @@ const UserView = t.Object({
 export function dashboardAdminRoutes(ctx: AppContext) {
   const users = new Users(ctx.db);
   return new Elysia({ name: "dashboard-admin", prefix: "/admin/v1", detail: { tags: ["Admin"], security: [{ adminToken: [] }] } })
-    .use(bodyDeadline(ctx))
+    .use(bodyLimits(ctx))
     .use(adminGuard(ctx))
     .post(
       "/accounts/:id/users",

@@ -8,7 +8,7 @@ import { html, raw } from "../pages/layout";
 import { sha256Hex } from "../db/ids";
 import { cookieValue, errorPage, flashCookie, redirect, renderPage, withForm, withSession, type PageContext } from "./guard";
 import type { Users } from "./users";
-import { bodyDeadline } from "../http/body-deadline";
+import { bodyLimits } from "../http/body-limits";
 
 // Settings → API Keys: create (name and per-key limits; the key is shown once with a copy button), list by prefix,
 // revoke. After creating, the browser is redirected (a reload must not create a second key) and the new key rides
@@ -69,7 +69,7 @@ function limitField(v: string | undefined, name: string, bounds: { min: number; 
 export function keysRoutes(ctx: AppContext, users: Users) {
   const path = "/dashboard/settings/api-keys";
   return new Elysia({ name: "dashboard-keys", detail: { hide: true } })
-    .use(bodyDeadline(ctx))
+    .use(bodyLimits(ctx))
     .get(path, ({ request }) =>
       withSession(users, request, async (p) => {
         const keys = await ctx.accounts.listKeys(p.session.accountId);

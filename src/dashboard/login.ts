@@ -7,7 +7,7 @@ import { html } from "../pages/layout";
 import { clientAddress } from "../http/client-address";
 import { clearedCookie, cookieValue, csrfMatches, errorPage, formFields, redirect, renderPage, sameOrigin, sessionCookie } from "./guard";
 import { normalizeEmail, type Users } from "./users";
-import { bodyDeadline } from "../http/body-deadline";
+import { bodyLimits } from "../http/body-limits";
 
 // Sign-in and sign-out. A refused attempt gets the sign-in page with 429 and retry-after. Three limits:
 // - per email + client address (LOGIN_RATE_LIMIT): a password cannot be guessed quickly for one account from one
@@ -63,7 +63,7 @@ export function loginRoutes(ctx: AppContext, users: Users) {
   };
 
   return new Elysia({ name: "dashboard-login", detail: { hide: true } })
-    .use(bodyDeadline(ctx))
+    .use(bodyLimits(ctx))
     .get("/dashboard/login", ({ query }) => loginPage({ next: safeNext(query.next) }))
     .post("/dashboard/login", async ({ request, body, server }) => {
       if (!sameOrigin(ctx, request)) return errorPage(403, "Refused", "This form was sent from another site.");

@@ -79,7 +79,7 @@ function toApiError(code: string | number, error: unknown): ApiError {
     case "NOT_FOUND":
       return new ApiError(404, "not_found", "No such route.");
     case "PARSE": {
-      // Elysia wraps what a parse hook throws (http/body-deadline.ts: a 408 for a body that stalls) in its ParseError.
+      // Elysia wraps what a parse hook throws (http/body-limits.ts: a 408 for a body that stalls) in its ParseError.
       const cause = (error as { cause?: unknown })?.cause;
       return cause instanceof ApiError ? cause : new ApiError(400, "invalid_json", "The request body is not valid JSON.");
     }

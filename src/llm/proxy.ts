@@ -19,7 +19,7 @@ import { capAtMaxCredits, checkMaxCredits, judgeBody, judgeStream, NOTHING_SEEN,
 import type { LedgerBatch } from "./ledger-batch.ts";
 import { pump, readArrived, readHead, throughTap, WHOLE_ANSWER_BYTES, type Head, type PumpEnd } from "./pump.ts";
 import { joined, tokenCounter } from "./bytes.ts";
-import { bodyBytes } from "../http/body-deadline.ts";
+import { bodyBytes } from "../http/body-limits.ts";
 
 export interface LlmDeps {
   ctx: AppContext;
@@ -57,7 +57,7 @@ const utf8 = new TextDecoder();
 
 export async function handleLlm(d: LlmDeps, proto: LlmProtocol, path: string, request: Request, auth: AuthContext, baseHeaders: Record<string, string>): Promise<Response> {
   const started = performance.now();
-  const bytes = withoutBom(await bodyBytes(request, d.ctx.config.bodyTimeoutSeconds));
+  const bytes = withoutBom(await bodyBytes(request, d.ctx.config.body));
   const raw = utf8.decode(bytes);
   const body = parseRequestBody(raw);
   const free = proto.freePaths.includes(path);

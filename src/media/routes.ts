@@ -14,7 +14,7 @@ import { ALIAS_PATH, type MediaType } from "./model.ts";
 import { mediaSettingsOf } from "./settings.ts";
 import { createStorage, servableType } from "./storage.ts";
 import { aliasCreated, aliasStatus, taskRecord } from "./views.ts";
-import { bodyDeadline } from "../http/body-deadline.ts";
+import { bodyLimits } from "../http/body-limits.ts";
 
 const security: Array<Record<string, string[]>> = [{ bearer: [] }, { apiKey: [] }];
 const ALIAS_FIELDS = new Set(["model", "max_credits", "callback_url"]);
@@ -48,7 +48,7 @@ export function mediaRoutes(ctx: AppContext) {
   };
 
   return new Elysia({ name: "media" })
-    .use(bodyDeadline(ctx))
+    .use(bodyLimits(ctx))
     // ---- public ----
     .post("/v1/credits/estimate", ({ body }) => estimate(ctx, body), {
       transform: limitByAddress(ctx, "estimate"),

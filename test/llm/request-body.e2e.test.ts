@@ -92,7 +92,7 @@ describe("a body nested too deeply to serialise again: 400 in the caller's shape
 test("an error that no path settled still releases the call's hold (the proxy's last line of defence)", async () => {
   const finishes: Finish[] = [];
   const d: LlmDeps = {
-    ctx: { catalog: loadCatalog(), config: { bodyTimeoutSeconds: 30 }, log: silentLogger } as any,
+    ctx: { catalog: loadCatalog(), config: { body: { seconds: 30, maxBytes: 128 * 1024 ** 2 } }, log: silentLogger } as any,
     providers: buildProviders(providerEnv("http://127.0.0.1:9")),
     ledger: { hold: async (_a: string, amount: number, id: string) => ({ id, accountId: "acc_1", amount }), finish: (f: Finish) => void finishes.push(f) } as any,
     translated: async () => {

@@ -1,6 +1,7 @@
 import { buildApp } from "../../src/app";
 import { closeContext, createContext } from "../../src/bootstrap";
 import { loadConfig } from "../../src/config";
+import { serverLimitOf } from "../../src/http/body-limits";
 import type { AppContext } from "../../src/context";
 import { silentLogger, type Logger } from "../../src/log";
 import { tempSqlitePath } from "./services";
@@ -22,7 +23,7 @@ export interface TestGateway {
 export async function startGateway(env: Record<string, string> = {}, log: Logger = silentLogger): Promise<TestGateway> {
   const config = loadConfig({ DATABASE_URL: tempSqlitePath(), ADMIN_TOKEN, PORT: "0", DEFAULT_RATE_LIMIT: "1000/10s", LEDGER_FLOAT_IDLE_MS: "20", ...env });
   const ctx = await createContext(config, log);
-  const app = buildApp(ctx).listen({ port: 0, hostname: "127.0.0.1" });
+  const app = buildApp(ctx).listen({ port: 0, hostname: "127.0.0.1", maxRequestBodySize: serverLimitOf(config.body) }); // as src/server.ts
   const url = `http://127.0.0.1:${app.server!.port}`;
   return {
     url,

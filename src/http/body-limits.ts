@@ -1,0 +1,156 @@
+// Limits on a request body, answered in the caller's protocol (an ApiError; each surface shapes it):
+//
+// - Time. A body must arrive within REQUEST_BODY_TIMEOUT_SECONDS of the handler asking for it, plus a second for
+//   every 64 KiB its content-length states (a 30 MB request of inline PDFs on a slow uplink still gets through). Bun
+//   closes a silent connection only after the server's idleTimeout (255 s, the most it allows, since an LLM answer
+//   may take minutes to start), so a client that sends headers and then part of a body, or a byte now and then, held
+//   a connection and a handler for minutes: on the public estimate endpoint, for anyone. Now it gets a 408.
+// - Size. A body over MAX_REQUEST_BODY_MB gets a 413 `request_too_large`: at once when its content-length says so
+//   (nothing is read), else as soon as the bytes read pass it. Bun's own limit (maxRequestBodySize) answers an empty
+//   413 before any handler runs, which an SDK reports as an unknown error; it is set far above ours (serverLimitOf),
+//   as a backstop only.
+
+import { Elysia } from "elysia";
+import { parseQuery } from "elysia/parse-query";
+import { ApiError } from "./errors.ts";
+
+/** Bytes per second a stated length is allowed on top of the base deadline. */
+const MIN_BYTES_PER_SECOND = 64 * 1024;
+
+export function bodyTimeout(seconds: number): ApiError {
+  return new ApiError(408, "request_timeout", `The request body did not arrive within ${seconds} s. Send it whole, then wait for the answer.`, {
+    type: "invalid_request_error",
+  });
+}
+
+/** The deadline for this request's body, in seconds. */
+function deadlineOf(request: Request, seconds: number): number {
+  const stated = Number(request.headers.get("content-length"));
+  return Number.isFinite(stated) && stated > 0 ? seconds + Math.floor(stated / MIN_BYTES_PER_SECOND) : seconds;
+}
+
+/** REQUEST_BODY_TIMEOUT_SECONDS and MAX_REQUEST_BODY_MB, as config.ts reads them. */
+export interface BodyLimits {
+  seconds: number;
+  maxBytes: number;
+}
+
+/** Bun's maxRequestBodySize: a backstop far above MAX_REQUEST_BODY_MB, so that our 413 is the one sent. */
+export function serverLimitOf(limits: BodyLimits): number {
+  return Math.max(4 * limits.maxBytes, 1024 ** 3);
+}
+
+export function bodyTooLarge(maxBytes: number): ApiError {
+  return new ApiError(413, "request_too_large", `The request body is larger than the ${maxBytes / 1024 ** 2} MiB this gateway accepts.`, {
+    type: "invalid_request_error",
+  });
+}
+
+/** `read` of the body, or a 408 when it has not all arrived in time. A body already in needs no timer. */
+async function withDeadline<T>(request: Request, seconds: number, read: Promise<T>): Promise<T> {
+  if (Bun.peek.status(read) !== "pending") return read;
+  const limit = deadlineOf(request, seconds);
+  let timer: Timer | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(bodyTimeout(limit)), limit * 1000);
+  });
+  try {
+    return await Promise.race([read, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
+ * The body's bytes, or a 413 when there are too many, or a 408 when they have not all arrived in time. With a
+ * content-length, Bun reads exactly that much (request.bytes(), the fast path); a chunked body is counted as it
+ * arrives and refused once past the limit, without reading the rest.
+ */
+export function bodyBytes(request: Request, limits: BodyLimits): Promise<Uint8Array> {
+  const stated = request.headers.get("content-length");
+  if (stated !== null && Number(stated) > limits.maxBytes) return Promise.reject(bodyTooLarge(limits.maxBytes));
+  const read = stated !== null || !request.body ? request.bytes() : readCounted(request.body, limits.maxBytes);
+  return withDeadline(request, limits.seconds, read);
+}
+
+async function readCounted(body: ReadableStream<Uint8Array>, maxBytes: number): Promise<Uint8Array> {
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  const reader = body.getReader();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    total += value.byteLength;
+    if (total > maxBytes) {
+      void reader.cancel().catch(() => {});
+      throw bodyTooLarge(maxBytes);
+    }
+    chunks.push(value);
+  }
+  return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, total);
+}
+
+const utf8 = new TextDecoder();
+
+/** The body's text, under the same limits. */
+export async function bodyText(request: Request, limits: BodyLimits): Promise<string> {
+  return utf8.decode(await bodyBytes(request, limits));
+}
+
+/**
+ * An Elysia parse hook with the limits, for the instances whose routes parse bodies (media, admin, dashboard;
+ * the LLM routes read their bodies themselves, with bodyBytes). Every body is read under the limits, whatever
+ * its type, and then given the meaning Elysia's own parsers would: JSON (an empty body counts as none: a route
+ * that takes no body ignores it, one that needs a body refuses `{}` by its schema), urlencoded and multipart forms
+ * (a name given once is its value, given more often an array of them, as Elysia's parsers give them; a file field is
+ * a File), text, bytes. A result is Elysia's body whenever it is not undefined; undefined would send Elysia to read
+ * the body a second time.
+ */
+export function limitedParser(limits: BodyLimits) {
+  return async ({ request, contentType }: { request: Request; contentType: string }) => {
+    if (!request.body) return undefined; // nothing to read; Elysia reads nothing either
+    const type = (contentType ?? "").trim().toLowerCase(); // Elysia has cut off `; charset=…`
+    if (type === "multipart/form-data") return formFields(request, await bodyBytes(request, limits));
+    if (type === "application/octet-stream") return arrayBufferOf(await bodyBytes(request, limits));
+    const text = await bodyText(request, limits);
+    if (type === "application/x-www-form-urlencoded") return parseQuery(text);
+    if (type.startsWith("text/")) return text;
+    if (type !== "application/json" && !type.endsWith("+json")) return {}; // read, and of no type a route takes
+    if (!text.trim()) return {};
+    try {
+      return JSON.parse(text);
+    } catch {
+      throw new ApiError(400, "invalid_json", "The request body is not valid JSON.");
+    }
+  };
+}
+
+const DANGEROUS_KEYS = new Set(["__proto__", "constructor", "prototype"]);
+
+/** A multipart body already read, as an object of its fields. */
+function arrayBufferOf(bytes: Uint8Array): ArrayBuffer {
+  const whole = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength;
+  return (whole ? bytes.buffer : bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength)) as ArrayBuffer;
+}
+
+async function formFields(request: Request, bytes: Uint8Array): Promise<Record<string, unknown>> {
+  let form: Awaited<ReturnType<Response["formData"]>>;
+  try {
+    form = await new Response(bytes, { headers: { "content-type": request.headers.get("content-type") ?? "" } }).formData();
+  } catch {
+    throw new ApiError(400, "invalid_form", "The request body is not a well-formed multipart form.");
+  }
+  const fields: Record<string, unknown> = {};
+  for (const key of new Set(form.keys())) {
+    if (DANGEROUS_KEYS.has(key)) continue;
+    const values = form.getAll(key);
+    fields[key] = values.length === 1 ? values[0] : values;
+  }
+  return fields;
+}
+
+/** The parse hook as a plugin: `.use(bodyLimits(ctx))` in an instance applies it to that instance's routes. */
+export function bodyLimits(ctx: { config: { body: BodyLimits } }) {
+  // No name: Elysia deduplicates named plugins, and each instance that uses this one needs it.
+  return new Elysia().onParse({ as: "scoped" }, limitedParser(ctx.config.body));
+}
