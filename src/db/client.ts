@@ -10,6 +10,7 @@ import { dirname } from "node:path";
 import * as sqliteSchema from "./schema.sqlite";
 import { applyMigrations } from "./migrate";
 import { startCheckpointer } from "./checkpointer";
+import { isBusy, whenUnlocked } from "./sqlite-busy";
 
 // One database facade over bun:sqlite and Bun.SQL (Postgres).
 //
@@ -110,6 +111,8 @@ export async function openDatabase(url: string, opts: OpenOptions = {}): Promise
   }
   const db = openSqlite(url);
   await applyMigrations(db);
+  // From now on a lock held elsewhere is waited for by awaiting (sqlite-busy.ts), not inside the call.
+  db.raw.exec("PRAGMA busy_timeout = 0;");
   if (opts.backgroundCheckpoints && url !== ":memory:") {
     const checkpointer = await startCheckpointer(db.raw, url, opts.backgroundCheckpoints.onError);
     const close = db.close;
@@ -142,14 +145,28 @@ function openSqlite(path: string): Db & { raw: SqliteDatabase } {
     return r.value;
   };
   const orm = drizzleSqlite({ client: raw, schema: sqliteSchema });
+  // A transaction is attempted again only when refused at its BEGIN IMMEDIATE, before its body ran: once begun it
+  // holds the write lock, so a SQLITE_BUSY later (none is expected in WAL mode) is an error like any other.
+  const transaction = <T>(body: TxBody<T>): T => {
+    let began = false;
+    try {
+      return raw.transaction(() => {
+        began = true;
+        return drive(body);
+      }).immediate();
+    } catch (e) {
+      if (began && isBusy(e)) throw new Error(`SQLite was busy inside a transaction: ${(e as Error).message}`, { cause: e });
+      throw e;
+    }
+  };
   return {
     dialect: "sqlite",
     raw,
     orm,
-    all: async (s, v) => exec(s, "all", v) as any,
-    get: async (s, v) => (exec(s, "all", v) as any[])[0],
-    run: async (s, v) => exec(s, "run", v) as number,
-    tx: async (body) => raw.transaction(() => drive(body)).immediate(),
+    all: (s, v) => whenUnlocked(() => exec(s, "all", v) as any),
+    get: (s, v) => whenUnlocked(() => (exec(s, "all", v) as any[])[0]),
+    run: (s, v) => whenUnlocked(() => exec(s, "run", v) as number),
+    tx: (body) => whenUnlocked(() => transaction(body)),
     ping: async () => void raw.query("select 1").get(),
     close: async () => raw.close(),
   };

@@ -1,0 +1,31 @@
+// Waiting for another connection's write lock on a SQLite file without blocking the event loop.
+//
+// SQLite's own busy handler (PRAGMA busy_timeout) sleeps inside the call: on the gateway's main thread that froze
+// every request and stream, for up to the whole timeout, whenever another connection held the write lock (a media
+// worker's commit, another instance on the same file, an operator's `sqlite3` session, a backup), and for at
+// least a millisecond on any contention. The serving connection therefore has busy_timeout 0 and waits here
+// instead, awaiting between attempts, for as long as the busy handler did.
+
+/** As long as PRAGMA busy_timeout waited before. */
+export const BUSY_WAIT_MS = 5000;
+const MAX_DELAY_MS = 20;
+
+export function isBusy(e: unknown): boolean {
+  return (e as { code?: unknown })?.code === "SQLITE_BUSY";
+}
+
+/**
+ * `attempt()`, again after a short await while SQLite answers SQLITE_BUSY, for up to BUSY_WAIT_MS; then its error.
+ * `attempt` must have done nothing when it throws SQLITE_BUSY (a statement, or a transaction refused at its BEGIN).
+ */
+export async function whenUnlocked<T>(attempt: () => T): Promise<T> {
+  const until = performance.now() + BUSY_WAIT_MS;
+  for (let delay = 1; ; delay = Math.min(2 * delay, MAX_DELAY_MS)) {
+    try {
+      return attempt();
+    } catch (e) {
+      if (!isBusy(e) || performance.now() >= until) throw e;
+    }
+    await Bun.sleep(delay);
+  }
+}
