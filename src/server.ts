@@ -6,7 +6,7 @@ import { SWEPT_HOLD_KINDS } from "./ledger/service";
 import { serverLimitOf } from "./http/body-limits";
 import { createLogger } from "./log";
 import { startMedia } from "./media/workers";
-import { gracefulStop, onShutdown, within } from "./ops/shutdown";
+import { CLOSE_DEADLINE_MS, gracefulStop, onShutdown, within } from "./ops/shutdown";
 
 // Entry: read config → open db (+ migrate) → build app → listen → start background work; stop gracefully.
 
@@ -62,8 +62,6 @@ onShutdown(() => clearInterval(sweeper), "hold sweeper");
 // registered with onShutdown in ops/shutdown.ts), all within SHUTDOWN_GRACE_SECONDS; then close the database.
 // A second signal while waiting exits at once.
 let stopping = false;
-/** After the grace period: at most this long to commit what is queued and close the database. */
-const CLOSE_DEADLINE_MS = 10_000;
 async function shutdown(signal: string) {
   if (stopping) {
     log.warn("second signal: exiting now", { signal });

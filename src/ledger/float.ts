@@ -33,6 +33,13 @@ const GROW_FLOAT = sql`update holds set amount = amount + ${p("amount")}, expire
 const CONSUME_FLOAT = sql`update holds set amount = amount - ${p("amount")}, expires_at = ${p("expires")}
   where id = ${p("id")} and status = ${"pending"}`;
 const REFRESH_FLOAT = sql`update holds set expires_at = ${p("expires")} where id = ${p("id")} and status = ${"pending"}`;
+const HOLD_AMOUNT = sql`select amount from holds where id = ${p("id")}`;
+// Takes an unseen float's id before voiding it. A commit reported failed may still be becoming visible (Postgres: its
+// COMMIT under way when the connection dropped): the unique index makes this insert wait for it, and the void after
+// it then finds its hold. One that never happened can no longer make the hold later.
+const TAKE_HOLD_ID = sql`insert into holds (id, account_id, amount, status, kind, ref, created_at, expires_at, finalized_at)
+  values (${p("id")}, ${p("account")}, ${0}, ${"voided"}, ${"float"}, ${null}, ${p("now")}, ${p("now")}, ${p("now")})
+  on conflict (id) do nothing`;
 
 /** One wallet's float in this process. `size` never exceeds the durable hold's amount (it shrinks first). */
 export class Float {
@@ -45,6 +52,10 @@ export class Float {
   walletAvailable: number | null = null;
   /** set when it stops taking reservations: released idle, or found swept */
   closed = false;
+  /** its hold may hold more than `size` (a commit that grew or trimmed it was reported failed): set back at a commit */
+  unsure = false;
+  /** a hold a commit reported failed may have made (Float.unseen): its id is taken before it is voided */
+  unseen = false;
   constructor(
     readonly accountId: string,
     readonly holdId: string,
@@ -59,6 +70,7 @@ export class Float {
   static unseen(accountId: string, holdId: string): Float {
     const f = new Float(accountId, holdId, 0, 0, 0);
     f.closed = true;
+    f.unseen = true;
     return f;
   }
   /** What zero-amount reservations hang on: no durable hold, never reserved from. */
@@ -124,6 +136,8 @@ export interface FloatBatch {
   refreshes: Float[];
   grows: FloatGrow[];
   trims: FloatTrim[];
+  /** floats whose hold is set back to `amount`, their size once this batch's finishes are taken off */
+  resyncs: FloatTrim[];
   /** accounts whose wallet's available amount the batch reads back (for the next trim) */
   observe: Set<string>;
 }
@@ -141,13 +155,14 @@ export const HEADROOM_SHARE = 4;
 export function* floatBatchIn(q: TxQueries, ledger: Ledger, b: FloatBatch, ttlMs: number) {
   const now = Date.now();
   const expires = now + ttlMs;
-  const byAccount = new Map<string, { finishes: FloatFinish[]; releases: Float[]; refreshes: Float[]; trims: FloatTrim[]; grow?: FloatGrow }>();
-  const of = (account: string) => byAccount.get(account) ?? byAccount.set(account, { finishes: [], releases: [], refreshes: [], trims: [] }).get(account)!;
+  const byAccount = new Map<string, { finishes: FloatFinish[]; releases: Float[]; refreshes: Float[]; trims: FloatTrim[]; resyncs: FloatTrim[]; grow?: FloatGrow }>();
+  const of = (account: string) => byAccount.get(account) ?? byAccount.set(account, { finishes: [], releases: [], refreshes: [], trims: [], resyncs: [] }).get(account)!;
   for (const f of b.finishes) of(f.res.accountId).finishes.push(f);
   for (const f of b.releases) of(f.accountId).releases.push(f);
   for (const f of b.refreshes) of(f.accountId).refreshes.push(f);
   for (const g of b.grows) of(g.accountId).grow = g;
   for (const t of b.trims) of(t.float.accountId).trims.push(t);
+  for (const r of b.resyncs) of(r.float.accountId).resyncs.push(r);
   const outcomes: GrowOutcome[] = [];
   const entries = new Map<string, string>();
 
@@ -177,9 +192,21 @@ export function* floatBatchIn(q: TxQueries, ledger: Ledger, b: FloatBatch, ttlMs
       if (yield* q.run(CONSUME_FLOAT, { amount, expires, id: float.holdId })) unheld += amount;
       else float.closed = true;
     }
+    // A hold set back to its float's size: the hold row first (locked by the refresh), then the wallet, as above.
+    for (const { float, amount } of mine.resyncs) {
+      if (float.closed || !(yield* q.run(REFRESH_FLOAT, { expires, id: float.holdId }))) {
+        float.closed = true;
+        continue;
+      }
+      const excess = Number((yield* q.get<{ amount: number }>(HOLD_AMOUNT, { id: float.holdId }))!.amount) - amount;
+      if (excess > 0 && (yield* q.run(CONSUME_FLOAT, { amount: excess, expires, id: float.holdId }))) unheld += excess;
+    }
     if (charged || unheld) yield* q.run(POST_WALLET, { actual: charged, amount: unheld, now, account });
 
-    for (const float of mine.releases) yield* ledger.releaseIn(q, float.holdId);
+    for (const float of mine.releases) {
+      if (float.unseen) yield* q.run(TAKE_HOLD_ID, { id: float.holdId, account, now });
+      yield* ledger.releaseIn(q, float.holdId);
+    }
     for (const float of mine.refreshes) if (!(yield* q.run(REFRESH_FLOAT, { expires, id: float.holdId }))) float.closed = true;
     if (mine.grow) outcomes.push(yield* grow(q, mine.grow, now, ttlMs));
   }

@@ -1,9 +1,11 @@
 // What a group commit asks of the floats besides the calls' finishes (llm/ledger-batch.ts): growth for calls the
-// float could not cover, top-ups of floats running low, and trims of floats holding more than they use. Worked out in
-// memory from this process's floats, just before each commit.
+// float could not cover, top-ups of floats running low, trims of floats holding more than they use, and resyncs of
+// floats whose hold may hold more than they know. Worked out in memory from this process's floats, just before each
+// commit.
 
 import { newId } from "../db/ids.ts";
-import { Float, HEADROOM_SHARE, type FloatBatch, type FloatGrow } from "../ledger/float.ts";
+import { Float, HEADROOM_SHARE, type FloatBatch, type FloatGrow, type FloatTrim } from "../ledger/float.ts";
+import type { Finish } from "./records.ts";
 
 /** One growth request per wallet: what its waiters need beyond the float's free part, and room to spare. */
 export function growsFor(floats: Map<string, Float>, waiters: ReadonlyArray<{ accountId: string; amount: number }>): FloatGrow[] {
@@ -56,5 +58,18 @@ export function trims(floats: Map<string, Float>, growing: Set<string>): Pick<Fl
     f.size -= amount;
     out.trims.push({ float: f, amount });
   }
+  return out;
+}
+
+/**
+ * Floats a commit reported failed may have left holding more than their size (a growth that went through unseen, a
+ * trim that did not), set back to their size in this commit: once every charge of theirs not yet written is in it,
+ * their hold after it should be exactly their size now.
+ */
+export function resyncs(floats: Map<string, Float>, finishes: Finish[]): FloatTrim[] {
+  const inBatch = new Map<Float, number>();
+  for (const f of finishes) inBatch.set(f.hold.float, (inBatch.get(f.hold.float) ?? 0) + 1);
+  const out: FloatTrim[] = [];
+  for (const f of floats.values()) if (f.unsure && !f.closed && f.unwritten === (inBatch.get(f) ?? 0)) out.push({ float: f, amount: f.size });
   return out;
 }

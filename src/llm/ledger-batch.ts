@@ -16,7 +16,7 @@ import { insufficient } from "../ledger/service.ts";
 import { Float, type FloatBatch, type FloatFinish, type GrowOutcome, type Reservation } from "../ledger/float.ts";
 import { metrics } from "../ops/metrics.ts";
 import { batchIn, type Finish } from "./records.ts";
-import { growsFor, refills, trims } from "./float-plans.ts";
+import { growsFor, refills, resyncs, trims } from "./float-plans.ts";
 import { LedgerRetries } from "./ledger-retries.ts";
 
 interface Waiter {
@@ -31,8 +31,6 @@ const MAX_BATCH = 512;
 
 export class LedgerBatch {
   private floats = new Map<string, Float>();
-  /** floats no longer lent from (a commit that grew them may or may not have gone through): released once idle */
-  private leaving = new Set<Float>();
   private waiters: Waiter[] = [];
   private finishes: Finish[] = [];
   private releases: Float[] = [];
@@ -50,15 +48,19 @@ export class LedgerBatch {
   private readonly idleMs: number;
   private readonly intervalMs: number;
   private readonly retries: LedgerRetries;
+  /** the last ledger transaction begun (exclusive) */
+  private turn: Promise<unknown> = Promise.resolve();
 
   constructor(private ctx: AppContext) {
     this.ttlMs = ctx.config.holdTtlSeconds * 1000;
     this.idleMs = ctx.config.floatIdleMs;
     this.intervalMs = ctx.config.ledgerCommitIntervalMs;
-    this.retries = new LedgerRetries(ctx, this.ttlMs, {
-      written: (f) => this.written([f]),
-      abandoned: (f) => f.hold.float.unwritten--,
-    });
+    this.retries = new LedgerRetries(
+      ctx,
+      this.ttlMs,
+      { written: (f) => this.written([f]), abandoned: (f) => f.hold.float.unwritten-- },
+      (run) => this.exclusive(run),
+    );
     this.timer = setInterval(() => this.tend(), Math.max(10, Math.min(250, this.idleMs)));
     this.timer.unref();
   }
@@ -126,19 +128,36 @@ export class LedgerBatch {
     clearInterval(this.timer);
     this.closing = true; // what finishes from now on (calls cut off at the end of the grace period) is not held back
     const until = Date.now() + deadlineMs;
-    while ((this.floats.size || this.leaving.size) && Date.now() < until) {
-      for (const f of this.floats.values()) if (f.reserved === 0 && f.unwritten === 0) this.retire(f);
-      this.releaseLeaving();
+    // The last part of the deadline is kept for a last attempt at what the database refused, and for the log of
+    // what is given up: spent waiting, nothing was attempted and nothing logged before server.ts exits.
+    const waitUntil = until - Math.min(1000, deadlineMs / 4);
+    while (this.floats.size && Date.now() < waitUntil) {
+      this.retireIdle();
       this.schedule();
       await this.drain();
       await this.retries.runDue(); // charges the database refused before, whose floats wait for them
-      if (this.floats.size || this.leaving.size) await Bun.sleep(20);
+      if (this.floats.size) await Bun.sleep(20);
     }
     await this.drain();
-    // A last attempt for what the database still refuses, within the deadline; the rest is logged for the operator.
-    // Their floats stay held until the sweeper returns them after their expiry, as after a crash.
     await this.retries.runDue(true, until);
+    // Floats whose charges that last attempt wrote go back now; the rest is logged for the operator, and their floats
+    // stay held until the sweeper returns them after their expiry, as after a crash.
+    if (this.retireIdle() && Date.now() < until) {
+      this.schedule();
+      await this.drain();
+    }
     this.retries.abandonAll();
+  }
+
+  /**
+   * One ledger transaction of this process at a time: the group commit's or a retried piece's. On Postgres they run
+   * on two connections, and a piece charging a float (its hold row, then the wallet) beside a commit growing it (the
+   * wallet, then its hold row) deadlocked.
+   */
+  private exclusive<T>(run: () => Promise<T>): Promise<T> {
+    const mine = this.turn.then(run, run);
+    this.turn = mine.catch(() => {});
+    return mine;
   }
 
   private reserve(f: Float, amount: number, ref: string): Reservation {
@@ -155,17 +174,17 @@ export class LedgerBatch {
     this.releases.push(f);
   }
 
-  /** Releases the floats left behind whose calls are all done and written; true if any was queued. */
-  private releaseLeaving(): boolean {
-    let queued = false;
-    for (const f of this.leaving) {
+  /** Retires every float no call is using and whose charges are all written; returns how many. */
+  private retireIdle(): number {
+    let n = 0;
+    for (const f of this.floats.values()) {
       if (f.reserved !== 0 || f.unwritten !== 0) continue;
-      this.leaving.delete(f);
-      this.releases.push(f);
-      queued = true;
+      this.retire(f);
+      n++;
     }
-    return queued;
+    return n;
   }
+
 
   /** Every few ms: return idle floats, and keep the expiry of the others ahead of the sweeper. */
   private tend() {
@@ -185,7 +204,6 @@ export class LedgerBatch {
         queued = true;
       }
     }
-    if (this.releaseLeaving()) queued = true;
     if (queued) this.schedule();
     if (this.retries.pending) void this.retries.runDue();
   }
@@ -270,11 +288,12 @@ export class LedgerBatch {
       // No top-ups while closing: the floats are on their way back.
       grows: [...growsFor(this.floats, waiters), ...(this.closing ? [] : refills(this.floats, growing))],
       ...trims(this.floats, growing),
+      resyncs: resyncs(this.floats, finishes),
     };
     let outcomes: GrowOutcome[];
     let available: Map<string, number>;
     try {
-      ({ outcomes, available } = await this.ctx.db.tx((q) => batchIn(q, ledger, batch, finishes, ttl)));
+      ({ outcomes, available } = await this.exclusive(() => this.ctx.db.tx((q) => batchIn(q, ledger, batch, finishes, ttl))));
     } catch (e) {
       // Nothing of the batch was committed. Waiting calls fail; the rest is written one piece at a time, so that a
       // single bad one cannot keep the others from the ledger, and retried until the database takes it
@@ -285,22 +304,19 @@ export class LedgerBatch {
       });
       for (const w of waiters) w.reject(unavailable);
       for (const f of batch.refreshes) f.refreshedAt = 0; // asked for again at the tender's next look
-      // Growth the database may have made unseen: a float grown in place would hold more than this process knows
-      // for as long as it is in use, so it stops lending and goes back whole once its calls are done (the next
-      // call grows a new one); a new float's hold is given back by its id, if it exists.
-      for (const g of batch.grows) {
-        if (g.float && !g.float.closed && this.floats.get(g.accountId) === g.float) {
-          g.float.closed = true;
-          this.floats.delete(g.accountId);
-          this.leaving.add(g.float);
-        }
-        await this.retries.attempt({ batch: { ...emptyBatch(), releases: [Float.unseen(g.accountId, g.newHoldId)] }, finish: null });
-      }
+      // Growth the database may have made unseen, and trims it may not have made: a float's hold may hold more
+      // than its size. It goes on lending (its size never exceeds its hold) and its hold is set back to its size at
+      // a later commit (resyncs). A new float's hold, if the commit made one, is given back by its id.
+      for (const g of batch.grows) if (g.float) g.float.unsure = true;
+      for (const t of batch.trims) t.float.unsure = true;
+      const unseen = batch.grows.map((g) => Float.unseen(g.accountId, g.newHoldId)); // one piece for all of them
+      if (unseen.length) await this.retries.attempt({ batch: { ...emptyBatch(), releases: unseen }, finish: null });
       for (const [i, f] of finishes.entries()) await this.retries.attempt({ batch: { ...emptyBatch(), finishes: [batch.finishes[i]!] }, finish: f });
       for (const r of batch.releases) await this.retries.attempt({ batch: { ...emptyBatch(), releases: [r] }, finish: null });
       return;
     }
     this.written(finishes);
+    for (const r of batch.resyncs) r.float.unsure = false;
     for (const [account, amount] of available) {
       const f = this.floats.get(account);
       if (f) f.walletAvailable = amount;
@@ -346,4 +362,4 @@ export class LedgerBatch {
   }
 }
 
-const emptyBatch = (): FloatBatch => ({ finishes: [], releases: [], refreshes: [], grows: [], trims: [], observe: new Set() });
+const emptyBatch = (): FloatBatch => ({ finishes: [], releases: [], refreshes: [], grows: [], trims: [], resyncs: [], observe: new Set() });

@@ -38,6 +38,8 @@ export class LedgerRetries {
     private ttlMs: number,
     /** a finish's charge is in the ledger; or it was given up (its float may then go back) */
     private on: { written(f: Finish): void; abandoned(f: Finish): void },
+    /** runs a transaction when no other ledger transaction of this process is under way (LedgerBatch.exclusive) */
+    private exclusive: <T>(run: () => Promise<T>) => Promise<T> = (run) => run(),
   ) {}
 
   get pending(): number {
@@ -49,7 +51,7 @@ export class LedgerRetries {
     const { ledger } = this.ctx;
     const ttl = this.ttlMs;
     try {
-      await this.ctx.db.tx((q) => batchIn(q, ledger, piece.batch, piece.finish ? [piece.finish] : [], ttl));
+      await this.exclusive(() => this.ctx.db.tx((q) => batchIn(q, ledger, piece.batch, piece.finish ? [piece.finish] : [], ttl)));
       if (piece.finish) this.on.written(piece.finish);
     } catch (err) {
       if (piece.finish && isUniqueViolation(err)) {

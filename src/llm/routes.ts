@@ -4,6 +4,7 @@
 import { Elysia } from "elysia";
 import type { AppContext } from "../context.ts";
 import { protect } from "../http/protect.ts";
+import { LEDGER_CLOSE_MS } from "../ops/shutdown.ts";
 import { protocols, type LlmProtocol } from "./protocols/index.ts";
 import { buildProviders } from "./providers.ts";
 import { LedgerBatch } from "./ledger-batch.ts";
@@ -15,7 +16,7 @@ const security: Array<Record<string, string[]>> = [{ bearer: [] }, { apiKey: [] 
 
 export function llmRoutes(ctx: AppContext) {
   const ledger = new LedgerBatch(ctx);
-  ctx.beforeClose.push(() => ledger.close());
+  ctx.beforeClose.push(() => ledger.close(LEDGER_CLOSE_MS));
   ctx.llmLedger = ledger;
   const d: LlmDeps = { ctx, providers: buildProviders(ctx.config.raw), ledger, translated: translatedResponses };
 

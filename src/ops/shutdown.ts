@@ -35,6 +35,11 @@ export async function within(p: Promise<unknown>, ms: number): Promise<boolean> 
   }
 }
 
+/** After the grace period: at most this long to commit what is queued and close the database (server.ts). */
+export const CLOSE_DEADLINE_MS = 10_000;
+/** The LLM ledger's part of it: what it still cannot write is logged before the process exits. */
+export const LEDGER_CLOSE_MS = CLOSE_DEADLINE_MS - 2_000;
+
 /**
  * Stops the server and the registered hooks within `graceMs`. Returns what had to be cut off, for the log.
  */
