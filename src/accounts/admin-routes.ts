@@ -66,7 +66,14 @@ export function adminRoutes(ctx: AppContext) {
         const kind = body.kind ?? "topup";
         const micros = toMicros(body.credits, "credits", kind === "correction");
         if (micros === 0) throw new ApiError(422, "invalid_request", "credits must not be zero.", { param: "credits" });
-        const b = await ledger.credit(params.id, micros, kind, body.reason ?? kind);
+        // Calls just answered first: their charges are queued (the balance returned includes them). A correction that
+        // does not fit what is available gets the account's idle LLM float back first, as a media task's hold does.
+        await ctx.llmLedger?.drain();
+        const credit = () => ledger.credit(params.id, micros, kind, body.reason ?? kind);
+        const b = await credit().catch(async (e) => {
+          if (!(e instanceof ApiError && e.code === "correction_exceeds_available" && (await ctx.llmLedger?.returnIdle(params.id)))) throw e;
+          return credit();
+        });
         return { account_id: params.id, credits: microsToCredits(b.available), held_credits: microsToCredits(b.held), balance_credits: microsToCredits(b.balance) };
       },
       { body: CreditsBody, detail: { summary: "Top up credits, or correct them (kind=correction may be negative)" } },

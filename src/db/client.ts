@@ -202,6 +202,11 @@ function openPostgres(url: string, max: number): Db & { raw: BunSQL } {
   };
 }
 
+/** Text from elsewhere (an upstream's error message), storable: Postgres text cannot hold U+0000, SQLite can. */
+export function storableText(s: string): string {
+  return s.includes("\0") ? s.replaceAll("\0", "\uFFFD") : s;
+}
+
 /**
  * A unique index or the primary key refused the row (SQLite's SQLITE_CONSTRAINT_UNIQUE or _PRIMARYKEY, Postgres'
  * 23505 for both): the caller's conflict.

@@ -1,6 +1,6 @@
 import { Elysia } from "elysia";
 import type { Logger } from "../log";
-import { ApiError } from "./errors";
+import { ApiError, nulRefused } from "./errors";
 import { errorBody, surfaceFor } from "./surfaces";
 
 // Cross-cutting plugin applied once at the root: a request id on every response (both header spellings the SDKs
@@ -50,6 +50,7 @@ function methodNotAllowed(path: string, method: string): ApiError | undefined {
   return new ApiError(405, "method_not_allowed", `${path} answers ${allowed.join(", ")}, not ${method}.`, { headers: { allow: allowed.join(", ") } });
 }
 
+
 export function basePlugin(log: Logger) {
   return new Elysia({ name: "base" })
     .onRequest(({ request, set }) => {
@@ -57,6 +58,8 @@ export function basePlugin(log: Logger) {
       marks.set(request, { id, startedAt: performance.now() });
       set.headers["x-request-id"] = id;
       set.headers["request-id"] = id;
+      // A path or query parameter holding U+0000 failed its lookup on Postgres with a 500 (errors.ts nulRefused).
+      if (request.url.includes("%00")) throw nulRefused();
     })
     .onError({ as: "global" }, ({ code, error, set, request, path }) => {
       const p = path ?? new URL(request.url).pathname;

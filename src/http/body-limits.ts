@@ -12,7 +12,7 @@
 
 import { Elysia } from "elysia";
 import { parseQuery } from "elysia/parse-query";
-import { ApiError } from "./errors.ts";
+import { ApiError, nulRefused } from "./errors.ts";
 
 /** Bytes per second a stated length is allowed on top of the base deadline. */
 const MIN_BYTES_PER_SECOND = 64 * 1024;
@@ -110,19 +110,34 @@ export function limitedParser(limits: BodyLimits) {
   return async ({ request, contentType }: { request: Request; contentType: string }) => {
     if (!request.body) return undefined; // nothing to read; Elysia reads nothing either
     const type = (contentType ?? "").trim().toLowerCase(); // Elysia has cut off `; charset=…`
-    if (type === "multipart/form-data") return formFields(request, await bodyBytes(request, limits));
+    if (type === "multipart/form-data") return withoutNul(await formFields(request, await bodyBytes(request, limits)));
     if (type === "application/octet-stream") return arrayBufferOf(await bodyBytes(request, limits));
     const text = await bodyText(request, limits);
-    if (type === "application/x-www-form-urlencoded") return parseQuery(text);
-    if (type.startsWith("text/")) return text;
+    if (type === "application/x-www-form-urlencoded") return withoutNul(parseQuery(text));
+    if (type.startsWith("text/")) return withoutNul(text);
     if (type !== "application/json" && !type.endsWith("+json")) return {}; // read, and of no type a route takes
     if (!text.trim()) return {};
+    let body: unknown;
     try {
-      return JSON.parse(text);
+      body = JSON.parse(text);
     } catch {
       throw new ApiError(400, "invalid_json", "The request body is not valid JSON.");
     }
+    // Only a body whose text escapes a NUL is walked (a literal "\\u0000" in a string is text, and is let through).
+    return text.includes("\\u0000") ? withoutNul(body) : body;
   };
+}
+
+/** `value`, refused with a 400 (errors.ts nulRefused) when a string in it, a key or a value at any depth, holds U+0000. */
+function withoutNul<T>(value: T): T {
+  const holdsNul = (v: unknown): boolean => {
+    if (typeof v === "string") return v.includes("\0");
+    if (Array.isArray(v)) return v.some(holdsNul);
+    if (v && typeof v === "object" && !(v instanceof Blob)) return Object.entries(v).some(([k, x]) => k.includes("\0") || holdsNul(x));
+    return false;
+  };
+  if (holdsNul(value)) throw nulRefused();
+  return value;
 }
 
 const DANGEROUS_KEYS = new Set(["__proto__", "constructor", "prototype"]);

@@ -18,6 +18,14 @@ export class ApiError extends Error {
   }
 }
 
+/**
+ * 400 for text holding U+0000: Postgres cannot store it in a text column, and a name, email, id or filter holding one
+ * failed there with a 500 (refused in the URL by base.ts, in form and JSON bodies by body-limits.ts).
+ */
+export function nulRefused(): ApiError {
+  return new ApiError(400, "invalid_request", "The request contains a NUL character (U+0000), which the gateway does not accept.");
+}
+
 function defaultType(status: number): string {
   if (status === 401) return "authentication_error";
   if (status === 402) return "insufficient_quota";

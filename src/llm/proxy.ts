@@ -338,6 +338,7 @@ export function finish(call: Pick<Call, "d" | "hold" | "requestId" | "auth" | "m
       latencyMs: Math.round(now - call.started),
       ttfbMs: firstByteAt === null ? null : Math.round(firstByteAt - call.started),
       error: v.error ?? null,
+      endedAt: Date.now(),
     },
   });
 }

@@ -3,7 +3,7 @@
 // call reserved, `cost` what it was charged, `entry_id` the wallet's usage entry of the batch that charged it.
 
 import { sql } from "drizzle-orm";
-import type { TxQueries } from "../db/client.ts";
+import { storableText, type TxQueries } from "../db/client.ts";
 import { floatBatchIn, type FloatBatch, type Reservation } from "../ledger/float.ts";
 import type { Ledger } from "../ledger/service.ts";
 import type { TokenUsage } from "./usage.ts";
@@ -22,6 +22,8 @@ export interface UsageRecord {
   latencyMs: number | null;
   ttfbMs: number | null;
   error: string | null;
+  /** when the call ended (Unix ms): the record's created_at, not when a later commit wrote it */
+  endedAt?: number;
 }
 
 export interface Finish {
@@ -43,7 +45,7 @@ function* insertRecord(q: TxQueries, f: Finish, entries: Map<string, string>) {
   yield* q.run(INSERT_RECORD, {
     id: r.requestId, held: f.hold.amount, entry_id: f.charge ? entries.get(f.hold.accountId)! : null, request_id: r.requestId, account_id: r.accountId, key_id: r.keyId, model: r.model, endpoint: r.endpoint, provider: r.provider,
     status: r.status, upstream_status: r.upstreamStatus, input_tokens: u?.input ?? 0, output_tokens: u?.output ?? 0, cache_read_tokens: u?.cacheRead ?? 0,
-    cache_write_tokens: u?.cacheWrite ?? 0, cache_write_1h_tokens: u?.cacheWrite1h ?? 0, web_search_calls: u?.webSearches ?? 0, cost: r.cost, latency_ms: r.latencyMs, ttfb_ms: r.ttfbMs, error: r.error, created_at: Date.now(),
+    cache_write_tokens: u?.cacheWrite ?? 0, cache_write_1h_tokens: u?.cacheWrite1h ?? 0, web_search_calls: u?.webSearches ?? 0, cost: r.cost, latency_ms: r.latencyMs, ttfb_ms: r.ttfbMs, error: r.error && storableText(r.error), created_at: r.endedAt ?? Date.now(),
   });
 }
 

@@ -14,7 +14,7 @@ import { sql } from "drizzle-orm";
 import { SealedSecretError } from "../accounts/secret-box.ts";
 import { signCallback } from "../discovery/webhook-signing.ts";
 import type { MediaMetrics } from "./metrics.ts";
-import type { Db } from "../db/client.ts";
+import { storableText, type Db } from "../db/client.ts";
 import { newId } from "../db/ids.ts";
 import type { Logger } from "../log.ts";
 import type { MediaSettings } from "./settings.ts";
@@ -97,7 +97,7 @@ async function deliver(deps: CallbackDeps, d: DeliveryRow): Promise<void> {
   const wait = settings.callbacks.retryBaseMs * 2 ** (d.attempt - 1);
   deps.metrics.callback(ok ? "delivered" : again ? "retry" : "failed");
   await db.tx(function* (q) {
-    yield* q.run(sql`update callback_deliveries set state = ${ok ? "delivered" : "failed"}, status_code = ${status}, error = ${error},
+    yield* q.run(sql`update callback_deliveries set state = ${ok ? "delivered" : "failed"}, status_code = ${status}, error = ${error && storableText(error)},
       duration_ms = ${now - started}, next_attempt_at = ${null} where id = ${d.id}`);
     if (again) {
       yield* q.run(sql`insert into callback_deliveries (id, task_id, account_id, url, attempt, state, created_at, next_attempt_at)

@@ -10,7 +10,7 @@
 // alone could not tell the two steps apart.
 import { sql } from "drizzle-orm";
 import type { Catalog } from "../catalog/service.ts";
-import type { Db } from "../db/client.ts";
+import { storableText, type Db } from "../db/client.ts";
 import type { TaskTokens } from "../limits/task-tokens.ts";
 import { createAdapters, type Adapter } from "./adapters/index.ts";
 import type { Done, Failed } from "./adapters/types.ts";
@@ -206,7 +206,7 @@ export class Engine {
       }
       const now = Date.now();
       const recorded = await this.deps.db.run(sql`update tasks set state = ${"generating"}, route_index = ${i}, provider = ${route.provider},
-          upstream_ref = ${r.ref}, attempts = ${0}, next_poll_at = ${now + this.delayMs(adapter, 0)}, updated_at = ${now},
+          upstream_ref = ${storableText(r.ref)}, attempts = ${0}, next_poll_at = ${now + this.delayMs(adapter, 0)}, updated_at = ${now},
           lease_owner = ${null}, lease_until = ${null}
         where id = ${task.id} and state = ${"waiting"} and lease_owner = ${this.deps.owner}`);
       if (recorded !== 1) {

@@ -3,7 +3,7 @@
 // callback outbox row. A task therefore ends charged or refunded, never both, and never stays held: if the
 // compare-and-set loses (another worker took the task over), the whole transaction rolls back.
 import { sql } from "drizzle-orm";
-import type { Db } from "../db/client.ts";
+import { storableText, type Db } from "../db/client.ts";
 import { newId, randomToken } from "../db/ids.ts";
 import type { Ledger } from "../ledger/service.ts";
 import type { MediaMetrics } from "./metrics.ts";
@@ -181,7 +181,7 @@ export async function failTask(deps: FinishDeps, task: TaskRow, code: string, me
   const now = Date.now();
   const { ledger, owner } = deps;
   const ok = await deps.db.tx(function* (q) {
-    const changed = yield* q.run(sql`update tasks set state = ${"fail"}, fail_code = ${code}, fail_msg = ${message.slice(0, 1000)},
+    const changed = yield* q.run(sql`update tasks set state = ${"fail"}, fail_code = ${code}, fail_msg = ${storableText(message.slice(0, 1000))},
         cost = ${0}, completed_at = ${now}, updated_at = ${now}, lease_owner = ${null}, lease_until = ${null}
       where id = ${task.id} and state = ${task.state} and lease_owner = ${owner}`);
     if (changed !== 1) return false;

@@ -67,3 +67,25 @@ test("the admin account view includes a call answered a moment ago", async () =>
   expect(view.balance_credits).toBe(85);
   expect(view.ledger.filter((e: any) => e.kind === "usage").map((e: any) => e.credits)).toContain(-5);
 });
+
+test("GET /v1/credits includes a call answered a moment ago, charged above what it reserved", async () => {
+  await answered("req_fresh_credits", 4); // reserved 1 credit, charged 4: the other 3 come off the balance
+  const r = await fetch(gw.url + "/v1/credits", { headers: { authorization: `Bearer ${user.key}` } });
+  expect(r.status).toBe(200);
+  const { credits, held_credits } = await r.json();
+  expect(credits + held_credits).toBe(100 - 3 - 7 - 5 - 4);
+});
+
+test("an admin top-up answers with the balance after calls answered a moment ago; a correction gets the idle float back", async () => {
+  await answered("req_fresh_topup", 2);
+  const topup = await gw.admin(`/admin/v1/accounts/${user.accountId}/credits`, { method: "POST", body: JSON.stringify({ credits: 10 }) });
+  expect(topup.status).toBe(200);
+  expect((await topup.json()).balance_credits).toBe(100 - 3 - 7 - 5 - 4 - 2 + 10);
+  // Take away every credit: more than is available beside the float, which no call is using.
+  const { held } = (await gw.ctx.ledger.balance(user.accountId))!;
+  expect(held).toBeGreaterThan(0);
+  const correction = await gw.admin(`/admin/v1/accounts/${user.accountId}/credits`, { method: "POST", body: JSON.stringify({ credits: -89, kind: "correction" }) });
+  expect(correction.status).toBe(200);
+  expect(await correction.json()).toMatchObject({ balance_credits: 0, held_credits: 0, credits: 0 });
+  expect(await gw.ctx.ledger.check(user.accountId)).toEqual([]);
+});
