@@ -10,8 +10,10 @@
 export const BUSY_WAIT_MS = 5000;
 const MAX_DELAY_MS = 20;
 
+/** SQLITE_BUSY and its extended codes (_RECOVERY, _SNAPSHOT, _TIMEOUT), which SQLite's busy handler retried too. */
 export function isBusy(e: unknown): boolean {
-  return (e as { code?: unknown })?.code === "SQLITE_BUSY";
+  const code = (e as { code?: unknown })?.code;
+  return typeof code === "string" && code.startsWith("SQLITE_BUSY");
 }
 
 /**

@@ -17,7 +17,8 @@ import { Float, type FloatBatch, type FloatFinish, type GrowOutcome, type Reserv
 import { metrics } from "../ops/metrics.ts";
 import { batchIn, type Finish } from "./records.ts";
 import { growsFor, refills, resyncs, trims } from "./float-plans.ts";
-import { LedgerRetries } from "./ledger-retries.ts";
+import { describe, LedgerRetries } from "./ledger-retries.ts";
+import { within } from "../ops/shutdown.ts";
 
 interface Waiter {
   accountId: string;
@@ -48,6 +49,8 @@ export class LedgerBatch {
   private readonly idleMs: number;
   private readonly intervalMs: number;
   private readonly retries: LedgerRetries;
+  /** the finishes of the group commit under way (at shutdown: they may or may not have been written) */
+  private committing: Finish[] = [];
   /** the last ledger transaction begun (exclusive) */
   private turn: Promise<unknown> = Promise.resolve();
 
@@ -123,30 +126,50 @@ export class LedgerBatch {
     return new Promise((resolve) => this.drains.push({ until, resolve }));
   }
 
-  /** On shutdown: no new floats; each goes back to the wallet once its calls are done (or the deadline passes). */
+  /**
+   * On shutdown: no new floats; each goes back to the wallet once its calls are done and their charges written, within
+   * `deadlineMs`. No wait is trusted to end in time (a database that stopped answering, a SQLite lock held
+   * elsewhere): each is bounded, the last part of the deadline is kept for a last attempt at what the database
+   * refused, and whatever is still not written by then is logged call by call for the operator, before server.ts's
+   * own deadline exits the process. Floats left behind stay held until the sweeper returns them, as after a crash.
+   */
   async close(deadlineMs = 10_000): Promise<void> {
     clearInterval(this.timer);
     this.closing = true; // what finishes from now on (calls cut off at the end of the grace period) is not held back
     const until = Date.now() + deadlineMs;
-    // The last part of the deadline is kept for a last attempt at what the database refused, and for the log of
-    // what is given up: spent waiting, nothing was attempted and nothing logged before server.ts exits.
-    const waitUntil = until - Math.min(1000, deadlineMs / 4);
-    while (this.floats.size && Date.now() < waitUntil) {
+    const logBy = until - Math.min(500, deadlineMs / 8);
+    const lastTry = logBy - Math.min(1000, deadlineMs / 4);
+    this.retries.stopBy(logBy);
+    const waited = (p: Promise<unknown>, by: number) => within(p, Math.max(0, by - Date.now()));
+    while ((this.floats.size || this.retries.pending) && Date.now() < logBy) {
       this.retireIdle();
       this.schedule();
-      await this.drain();
-      await this.retries.runDue(); // charges the database refused before, whose floats wait for them
-      if (this.floats.size) await Bun.sleep(20);
+      const last = Date.now() >= lastTry;
+      const by = last ? logBy : lastTry;
+      if (!(await waited(this.drain(), by))) break;
+      // Refused charges wait out their backoff while there is time; in the last part, each pass attempts them all.
+      if (!(await waited(this.retries.runDue(last, by), by))) break;
+      if (this.floats.size || this.retries.pending) await Bun.sleep(20);
     }
-    await this.drain();
-    await this.retries.runDue(true, until);
-    // Floats whose charges that last attempt wrote go back now; the rest is logged for the operator, and their floats
-    // stay held until the sweeper returns them after their expiry, as after a crash.
-    if (this.retireIdle() && Date.now() < until) {
-      this.schedule();
-      await this.drain();
-    }
-    this.retries.abandonAll();
+    this.logUnwritten();
+  }
+
+  /** At shutdown, the calls whose charges are not known to be written: one line each, for the operator. */
+  private logUnwritten() {
+    const logged = new Set(this.retries.abandonAll().map((p) => p.finish)); // refused, not attempted again in time
+    const log = (f: Finish, maybe: boolean) => {
+      if (logged.has(f)) return;
+      logged.add(f);
+      this.ctx.log.error("llm ledger write abandoned at shutdown", {
+        ...describe({ batch: emptyBatch(), finish: f }),
+        ...(maybe ? { may_have_been_written: true } : { never_attempted: true }),
+      });
+    };
+    // In a commit or an attempt still under way: the operator checks for the usage record before charging by hand.
+    for (const f of this.committing) log(f, true);
+    const attempting = this.retries.attempting?.finish;
+    if (attempting) log(attempting, true);
+    for (const f of this.finishes) log(f, false);
   }
 
   /**
@@ -276,6 +299,15 @@ export class LedgerBatch {
   }
 
   private async commit(queued: Waiter[], finishes: Finish[]): Promise<void> {
+    this.committing = finishes;
+    try {
+      await this.commitBatch(queued, finishes);
+    } finally {
+      this.committing = [];
+    }
+  }
+
+  private async commitBatch(queued: Waiter[], finishes: Finish[]): Promise<void> {
     const ledger = this.ctx.ledger;
     const ttl = this.ttlMs;
     // Finishes since they queued may have freed enough: those are served now, the rest grow the float.

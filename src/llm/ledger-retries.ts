@@ -32,6 +32,10 @@ const backoffMs = (attempts: number) => Math.min(MAX_BACKOFF_MS, FIRST_BACKOFF_M
 export class LedgerRetries {
   private queue: Queued[] = [];
   private current: Promise<void> | null = null;
+  /** the piece being attempted now, if any (at shutdown: it may or may not have been written) */
+  attempting: Piece | null = null;
+  /** no attempt starts after this (set by shutdown) */
+  private stopAt = Infinity;
 
   constructor(
     private ctx: AppContext,
@@ -46,16 +50,25 @@ export class LedgerRetries {
     return this.queue.length;
   }
 
-  /** Writes the piece now; refused, it is queued for a later attempt (or given up after the last one). */
-  async attempt(piece: Piece, attempts = 0): Promise<void> {
+  /**
+   * Writes the piece now; refused, it is queued for a later attempt (or given up after the last one). `closing`: an
+   * attempt of shutdown's last passes, which neither counts towards giving up nor logs each refusal (abandonAll
+   * logs what is left, once).
+   */
+  async attempt(piece: Piece, attempts = 0, closing = false): Promise<void> {
     const { ledger } = this.ctx;
     const ttl = this.ttlMs;
     try {
+      this.attempting = piece;
       await this.exclusive(() => this.ctx.db.tx((q) => batchIn(q, ledger, piece.batch, piece.finish ? [piece.finish] : [], ttl)));
       if (piece.finish) this.on.written(piece.finish);
     } catch (err) {
       if (piece.finish && isUniqueViolation(err)) {
         this.on.written(piece.finish); // an earlier attempt did commit, unseen: the call is charged (and uncounted)
+        return;
+      }
+      if (closing) {
+        this.queue.push({ ...piece, attempts, due: Date.now() });
         return;
       }
       const n = attempts + 1;
@@ -67,12 +80,20 @@ export class LedgerRetries {
       }
       this.ctx.log.error("llm ledger write failed", { ...what, attempt: n, retry_in_ms: backoffMs(n), error: String(err) });
       this.queue.push({ ...piece, attempts: n, due: Date.now() + backoffMs(n) });
+    } finally {
+      this.attempting = null;
     }
   }
 
+  /** At shutdown: no attempt starts after `at`, in a pass under way or a later one. */
+  stopBy(at: number): void {
+    this.stopAt = at;
+  }
+
   /**
-   * Attempts the pieces whose backoff has passed (every one when `all`), one at a time, in order; not after
-   * `until`. A pass under way is waited for first: at shutdown its attempts must end before the database closes.
+   * Attempts the pieces whose backoff has passed, one at a time, in order; not after `until`. `all` (shutdown's
+   * last passes): every piece, as `closing` attempts. A pass under way is waited for first: at shutdown its attempts
+   * must end before the database closes.
    */
   async runDue(all = false, until = Infinity): Promise<void> {
     if (this.current) {
@@ -90,25 +111,28 @@ export class LedgerRetries {
 
   private async pass(all: boolean, until: number): Promise<void> {
     const now = Date.now();
+    until = Math.min(until, this.stopAt);
     const due = all ? this.queue.splice(0) : this.queue.filter((r) => r.due <= now);
     if (!all) this.queue = this.queue.filter((r) => r.due > now);
     for (const [i, r] of due.entries()) {
-      if (Date.now() >= until) {
+      if (Date.now() >= Math.min(until, this.stopAt)) {
         this.queue.push(...due.slice(i)); // out of time: left for abandonAll
         return;
       }
-      await this.attempt(r, r.attempts);
+      await this.attempt(r, r.attempts, all);
     }
   }
 
-  /** At shutdown, after a last attempt: what is still refused is logged, one line each, and dropped. */
-  abandonAll(): void {
-    for (const r of this.queue.splice(0)) this.ctx.log.error("llm ledger write abandoned at shutdown", { ...describe(r), attempts: r.attempts });
+  /** At shutdown, after a last attempt: what is still refused is logged, one line each, and dropped. Returns it. */
+  abandonAll(): Piece[] {
+    const left = this.queue.splice(0);
+    for (const r of left) this.ctx.log.error("llm ledger write abandoned at shutdown", { ...describe(r), attempts: r.attempts });
+    return left;
   }
 }
 
 /** What the operator needs to charge a call by hand, or to find a float still held. */
-function describe(p: Piece): Record<string, unknown> {
+export function describe(p: Piece): Record<string, unknown> {
   const f = p.finish;
   if (f) return { request_id: f.record.requestId, account_id: f.record.accountId, charge: f.charge, held: f.hold.amount };
   return { float_holds: p.batch.releases.map((r) => r.holdId) };

@@ -1,0 +1,93 @@
+// Shutdown when the database does not answer at all (helper-28): a SQLite lock held by another process, a Postgres
+// wallet row locked by another session. Every wait in LedgerBatch.close() is bounded, so the charge it cannot write
+// is logged, call by call, before server.ts's own deadline (CLOSE_DEADLINE_MS) exits the process; before, close()
+// waited on the commit and the retries without limit and the process exited with nothing logged.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { SQL } from "bun";
+import { Accounts } from "../../src/accounts/service";
+import type { AppContext } from "../../src/context";
+import { openDatabase, type Db } from "../../src/db/client";
+import type { Reservation } from "../../src/ledger/float";
+import { Ledger } from "../../src/ledger/service";
+import { MICROS_PER_CREDIT as C } from "../../src/ledger/units";
+import { silentLogger } from "../../src/log";
+import { LedgerBatch } from "../../src/llm/ledger-batch";
+import type { UsageRecord } from "../../src/llm/records";
+import { CLOSE_DEADLINE_MS, LEDGER_CLOSE_MS } from "../../src/ops/shutdown";
+import { freshPostgres, pgAvailable, skipNote, tempSqlitePath } from "../support/services";
+
+const record = (accountId: string, requestId: string, cost: number): UsageRecord => ({
+  requestId, accountId, keyId: "key_t", model: "m", endpoint: "/v1/chat/completions", provider: "openai",
+  status: "ok", upstreamStatus: 200, usage: null, cost, latencyMs: 1, ttfbMs: 1, error: null,
+});
+
+function processOf(db: Db, ledger: Ledger) {
+  const logged: Array<{ msg: string; fields: any }> = [];
+  const log = { ...silentLogger, error: (msg: string, fields: any) => void logged.push({ msg, fields }) };
+  const b = new LedgerBatch({ db, ledger, log, config: { holdTtlSeconds: 900, floatIdleMs: 60_000, ledgerCommitIntervalMs: 10 } } as unknown as AppContext);
+  return { b, logged };
+}
+
+/** What server.ts does: the process exits once closing the services has taken CLOSE_DEADLINE_MS. */
+const closesInTime = (closing: Promise<void>) => Promise.race([closing.then(() => true), Bun.sleep(CLOSE_DEADLINE_MS).then(() => false)]);
+
+const abandoned = (logged: Array<{ msg: string; fields: any }>) => logged.filter((l) => l.msg === "llm ledger write abandoned at shutdown").map((l) => l.fields);
+
+describe("shutdown against a database that does not answer", () => {
+  const cleanups: Array<() => unknown> = [];
+  afterAll(async () => {
+    for (const c of cleanups.reverse()) await c();
+  });
+
+  test("SQLite locked by another process: the unwritten charge is logged before server.ts exits", async () => {
+    const path = tempSqlitePath();
+    const db = await openDatabase(path);
+    cleanups.push(() => db.close());
+    const ledger = new Ledger(db);
+    const a = await new Accounts(db, ledger).createAccount("close-locked", 100 * C);
+    const { b, logged } = processOf(db, ledger);
+    const r = (await b.hold(a.id, C, "req_close_locked")) as Reservation;
+    const holder = Bun.spawn(["bun", "-e", `
+      import { Database } from "bun:sqlite";
+      const db = new Database(${JSON.stringify(path)});
+      db.exec("PRAGMA busy_timeout = 5000; BEGIN IMMEDIATE");
+      console.log("locked");
+      await Bun.sleep(20000);
+      db.exec("COMMIT");
+    `], { stdout: "pipe", stderr: "inherit" });
+    cleanups.push(() => holder.kill());
+    await holder.stdout.getReader().read();
+    b.finish({ hold: r, charge: 1234, record: record(a.id, r.id, 1234) });
+    const closing = b.close(LEDGER_CLOSE_MS);
+    expect(await closesInTime(closing)).toBe(true);
+    expect(abandoned(logged)).toContainEqual(expect.objectContaining({ request_id: r.id, account_id: a.id, charge: 1234 }));
+    holder.kill();
+  }, 40_000);
+
+  skipNote("Postgres", pgAvailable, "shutdown against a locked wallet row");
+  test.skipIf(!pgAvailable)("Postgres: the wallet row locked by another session: the charge is logged in time", async () => {
+    const target = await freshPostgres();
+    const db = await openDatabase(target.url, { poolSize: 3 });
+    const other = new SQL(target.url, { max: 1 });
+    cleanups.push(async () => {
+      await other.close();
+      await db.close();
+      await target.drop();
+    });
+    const ledger = new Ledger(db);
+    const a = await new Accounts(db, ledger).createAccount("close-row-lock", 100 * C);
+    const { b, logged } = processOf(db, ledger);
+    const r = (await b.hold(a.id, C, "req_close_row_lock")) as Reservation;
+    const locked = other.begin(async (tx) => {
+      await tx`select * from wallets where account_id = ${a.id} for update`; // an operator's psql session, say
+      await Bun.sleep(CLOSE_DEADLINE_MS + 3000);
+    });
+    await Bun.sleep(200);
+    b.finish({ hold: r, charge: 1234, record: record(a.id, r.id, 1234) });
+    const closing = b.close(LEDGER_CLOSE_MS);
+    expect(await closesInTime(closing)).toBe(true);
+    expect(abandoned(logged)).toContainEqual(expect.objectContaining({ request_id: r.id, account_id: a.id, charge: 1234, may_have_been_written: true }));
+    await locked;
+    await closing;
+  }, 40_000);
+});
