@@ -73,7 +73,8 @@ const EnvelopeErrorSchema = {
   examples: [exampleError("envelope", 429, "rate_limit_exceeded", "Rate limit of 5 requests per 10 s reached for this key; retry in 4 s.")],
 };
 
-const schemaRefFor = { openai: "Error", anthropic: "AnthropicError", envelope: "EnvelopeError" } as const;
+// "page": the dashboard, hidden from the document; its JSON fallback is the OpenAI shape.
+const schemaRefFor = { openai: "Error", anthropic: "AnthropicError", envelope: "EnvelopeError", page: "Error" } as const;
 
 function errorResponse(path: string, description: string, headers?: Json): Json {
   const ref = `#/components/schemas/${schemaRefFor[surfaceFor(path)]}`;

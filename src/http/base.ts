@@ -1,7 +1,7 @@
 import { Elysia } from "elysia";
 import type { Logger } from "../log";
 import { ApiError, nulRefused } from "./errors";
-import { errorBody, surfaceFor } from "./surfaces";
+import { errorBody, pageErrors, surfaceFor } from "./surfaces";
 
 // Cross-cutting plugin applied once at the root: a request id on every response (both header spellings the SDKs
 // read: `x-request-id` for OpenAI, `request-id` for Anthropic), and one mapper from every error to the caller's
@@ -25,10 +25,16 @@ export function requestMarkOf(request: Request): RequestMark | undefined {
 }
 
 export function errorResponse(path: string, e: ApiError, requestId: string, extraHeaders?: Record<string, any>): Response {
+  const surface = surfaceFor(path);
+  if (surface === "page" && pageErrors) {
+    const page = pageErrors(e);
+    for (const [k, v] of Object.entries({ "x-request-id": requestId, "request-id": requestId, ...e.headers })) page.headers.set(k, v);
+    return page;
+  }
   const headers: Record<string, string> = { "content-type": "application/json", "x-request-id": requestId, "request-id": requestId };
   for (const [k, v] of Object.entries(extraHeaders ?? {})) if (typeof v === "string") headers[k] = v;
   Object.assign(headers, e.headers);
-  return new Response(JSON.stringify(errorBody(surfaceFor(path), e, requestId)), { status: e.status, headers });
+  return new Response(JSON.stringify(errorBody(surface, e, requestId)), { status: e.status, headers });
 }
 
 /**
