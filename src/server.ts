@@ -35,18 +35,12 @@ const ctx = await createContext(config, log).catch((e) => {
 // idleTimeout: the most Bun allows (an LLM answer may take minutes to start); maxRequestBodySize: a backstop above
 // MAX_REQUEST_BODY_MB, whose 413 is ours, in the caller's protocol (http/body-limits.ts).
 const app = buildApp(ctx).listen({ port: config.port, hostname: config.host, idleTimeout: 255, maxRequestBodySize: serverLimitOf(config.body) });
-log.info("switchyard listening", {
-  url: `http://${config.host === "0.0.0.0" ? "localhost" : config.host}:${app.server!.port}`,
-  database: ctx.db.dialect,
-  limits: ctx.redis ? "redis" : "in-process",
-  models: ctx.catalog.llmList.length + ctx.catalog.mediaList.length,
-  admin_api: config.adminToken ? "enabled" : "disabled (set ADMIN_TOKEN)",
-});
 
 // Media tasks: polling, completion and callbacks run in Bun Workers (state in the database).
 // A task step in progress finishes (or is cut off at the grace period); anything unfinished resumes at the next start.
-const media = await startMedia(ctx);
-onShutdown(() => media.stop(), "media workers");
+// Its workers take a moment to start: a shutdown meanwhile waits for them, then stops them.
+const mediaStarting = startMedia(ctx);
+onShutdown(async () => (await mediaStarting).stop(), "media workers");
 
 // LLM holds and floats (ledger/float.ts) left behind by a crash are released once they expire (SWEPT_HOLD_KINDS says
 // why task holds are not).
@@ -81,3 +75,14 @@ async function shutdown(signal: string) {
 }
 process.on("SIGTERM", () => void shutdown("SIGTERM"));
 process.on("SIGINT", () => void shutdown("SIGINT"));
+
+// Only now: a signal from here on is handled gracefully (before, one sent right after this line was first printed
+// killed the process outright, cutting its streams without a word).
+log.info("switchyard listening", {
+  url: `http://${config.host === "0.0.0.0" ? "localhost" : config.host}:${app.server!.port}`,
+  database: ctx.db.dialect,
+  limits: ctx.redis ? "redis" : "in-process",
+  models: ctx.catalog.llmList.length + ctx.catalog.mediaList.length,
+  admin_api: config.adminToken ? "enabled" : "disabled (set ADMIN_TOKEN)",
+});
+await mediaStarting;

@@ -24,6 +24,7 @@ import type { LlmModel } from "../catalog/model.ts";
 import { partialUsage, priceUsage, pricesFor, promptTokens, type TokenUsage } from "./usage.ts";
 import type { LlmProtocol, TapResult } from "./protocols/index.ts";
 import type { PaidToolUse } from "./protocols/paid-tools.ts";
+import type { PumpEnd } from "./pump.ts";
 import { IMAGE_INPUT_TOKENS, SEARCH_INPUT_TOKENS } from "./protocols/unseen-input.ts";
 
 export const INPUT_BYTES_PER_TOKEN = 3;
@@ -107,7 +108,7 @@ export function capAtMaxCredits(v: Verdict, plan: HoldPlan): Verdict {
   return { ...v, charge: plan.cap, error: [v.error, `charge capped at max_credits (the usage stated came to ${microsToCredits(v.charge)} credits)`].filter(Boolean).join("; ") };
 }
 
-export type Outcome = "ok" | "estimated" | "client_abort" | "failed" | "dropped" | "upstream_error" | "rejected";
+export type Outcome = "ok" | "estimated" | "client_abort" | "shutdown" | "failed" | "dropped" | "upstream_error" | "rejected";
 
 export interface Verdict {
   outcome: Outcome;
@@ -132,12 +133,13 @@ function statedUsage(usage: TokenUsage, model: LlmModel, plan: HoldPlan): Verdic
 }
 
 /** What a finished stream means for the wallet. `how` is how the byte pump ended. */
-export function judgeStream(r: TapResult, how: "end" | "dropped" | "client_abort", model: LlmModel, plan: HoldPlan): Verdict {
+export function judgeStream(r: TapResult, how: PumpEnd, model: LlmModel, plan: HoldPlan): Verdict {
   if (r.failed) return { outcome: "failed", charge: null, usage: r.usage, error: describeTapError(r) };
   // SDKs close the connection as soon as they have read the end (the openai SDK aborts its request after the
   // last event): a stream whose normal end and usage were seen is complete, however the client left.
   if (r.completed && r.usage) return statedUsage(r.usage, model, plan);
-  if (how === "client_abort") return partial(r, model, plan, "client_abort");
+  // The client got part of the answer: it left, or the gateway's shutdown ended the stream.
+  if (how === "client_abort" || how === "shutdown") return partial(r, model, plan, how);
   if (how === "dropped" || !r.completed) return { outcome: "dropped", charge: null, usage: r.usage, error: "upstream connection ended early" };
   // A normal end without usage (an upstream that ignores include_usage): the same estimate as a client abort.
   return partial(r, model, plan, "estimated");

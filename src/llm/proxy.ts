@@ -202,7 +202,7 @@ async function forwardMetered(call: Call): Promise<Response> {
       const verdict = meter(call, (): Verdict => {
         if (tap) return judgeStream(tap.end(), how, call.model, call.plan);
         if (how === "end") return judgeAnswer(call, proto, textOf(collected!), searches?.count);
-        if (how === "client_abort") return partial(NOTHING_SEEN, call.model, call.plan, "client_abort");
+        if (how === "client_abort" || how === "shutdown") return partial(NOTHING_SEEN, call.model, call.plan, how);
         return { outcome: "dropped", charge: null, usage: null, error: "upstream connection ended early" };
       });
       finish(call, verdict, status, firstByteAt);
@@ -225,12 +225,18 @@ export function judgeAnswer(call: Pick<Call, "model" | "plan">, proto: LlmProtoc
 
 const UPSTREAM_BROKE = "The upstream's connection broke before its answer was complete; nothing was charged. Retry the request.";
 
-/** The event that ends a stream whose upstream dropped, in `proto`'s in-stream error shape (pump.ts sends it). */
-export function dropNoticeFor(proto: LlmProtocol, requestId: string): ((lastSent: Uint8Array | null) => Uint8Array) | undefined {
+const SHUTTING_DOWN = "The gateway is restarting and ended this stream before its answer was complete; what you received is charged. Retry the request.";
+
+/**
+ * The event that ends a stream whose upstream dropped, or that the gateway's shutdown ended, in `proto`'s in-stream
+ * error shape (pump.ts sends it).
+ */
+export function dropNoticeFor(proto: LlmProtocol, requestId: string): ((lastSent: Uint8Array | null, why: "dropped" | "shutdown") => Uint8Array) | undefined {
   const event = proto.droppedStreamEvent;
   if (!event) return undefined;
-  const e = { status: 502, type: "server_error", code: "upstream_bad_response", message: UPSTREAM_BROKE, requestId };
-  return (lastSent) => new TextEncoder().encode(event(e, lastSent));
+  const dropped = { status: 502, type: "server_error", code: "upstream_bad_response", message: UPSTREAM_BROKE, requestId };
+  const shutdown = { status: 503, type: "service_unavailable", code: "gateway_shutting_down", message: SHUTTING_DOWN, requestId };
+  return (lastSent, why) => new TextEncoder().encode(event(why === "shutdown" ? shutdown : dropped, lastSent));
 }
 
 /**

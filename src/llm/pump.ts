@@ -10,6 +10,8 @@
 //   end           the upstream finished its body
 //   dropped       reading the upstream failed (connection reset, truncated chunked body)
 //   client_abort  the client went away (the signal fired, or Bun stopped the generator at a yield)
+//   shutdown      the gateway's shutdown grace period ended with it still open (cutStreams): a stream gets the
+//                 protocol's error event saying so, as for a drop, rather than a connection closed without a word
 //
 // A stream is first read by readArrived: the chunks that are already in (each read settles within a microtask;
 // nothing waits on the network). A stream whose end is already in, as a fast upstream's whole stream usually is
@@ -26,7 +28,7 @@
 import type { StreamTap } from "./protocols/index.ts";
 import { joined } from "./bytes.ts";
 
-export type PumpEnd = "end" | "dropped" | "client_abort";
+export type PumpEnd = "end" | "dropped" | "client_abort" | "shutdown";
 
 export interface PumpHooks {
   tap: StreamTap | null;
@@ -40,11 +42,11 @@ export interface PumpHooks {
   onFirstByte(): void;
   onEnd(how: PumpEnd): void;
   /**
-   * Streams: the closing event to send when the upstream drops (the protocol's in-stream error), given the last
-   * bytes the client got. Sent only when those end between two events; mid-event, no event can follow that the
-   * client could read, so its connection is cut as the upstream's was.
+   * Streams: the closing event to send when the upstream drops or the gateway shuts down (the protocol's in-stream
+   * error), given the last bytes the client got. Sent only when those end between two events; mid-event, no event
+   * can follow that the client could read, so its connection is cut as the upstream's was.
    */
-  dropNotice?: (lastSent: Uint8Array | null) => Uint8Array;
+  dropNotice?: (lastSent: Uint8Array | null, why: "dropped" | "shutdown") => Uint8Array;
 }
 
 /** What the pump needs of the upstream body's reader. */
@@ -182,10 +184,30 @@ export function pump(head: Head, clientSignal: AbortSignal, h: PumpHooks): Async
   return body;
 }
 
+/** The pumps running now, each by the function that ends it at shutdown. */
+const running = new Set<() => void>();
+
+/**
+ * At the end of the shutdown grace period (ops/shutdown.ts onGraceOver), before the server closes what is still
+ * open: every pump stops reading its upstream and ends its stream with the protocol's error event. Resolves once
+ * they have ended, or after `ms`.
+ */
+export async function cutStreams(ms = 500): Promise<void> {
+  for (const cut of running) cut();
+  const until = Date.now() + ms;
+  while (running.size && Date.now() < until) await Bun.sleep(10);
+}
+
 async function* steps(head: Head, clientSignal: AbortSignal, h: PumpHooks, start: () => void): AsyncGenerator<Uint8Array> {
   start();
   const reader = head.reader!;
   let how: PumpEnd | null = null;
+  let cut = false;
+  const stop = () => {
+    cut = true;
+    reader.cancel().catch(() => {}); // a read in flight ends (done), and the loop below sees `cut`
+  };
+  running.add(stop);
   let first = head.firstByteAt === null;
   let pending = head.pending ?? null;
   // The last two chunks the client got: a drop's closing event depends on how they end (an event's closing blank
@@ -193,6 +215,11 @@ async function* steps(head: Head, clientSignal: AbortSignal, h: PumpHooks, start
   // which is safe).
   let prev: Uint8Array | null = null;
   let last: Uint8Array | null = null;
+  /** The closing event for the client, when what it got so far ends between two events; else null (cut it). */
+  const notice = (why: "dropped" | "shutdown") => {
+    const sent = prev && last ? joined([prev, last]) : last;
+    return h.dropNotice && endsBetweenEvents(sent) ? h.dropNotice(sent, why) : null;
+  };
   try {
     for (const chunk of head.chunks) {
       prev = last;
@@ -204,19 +231,30 @@ async function* steps(head: Head, clientSignal: AbortSignal, h: PumpHooks, start
         r = await (pending ?? reader.read());
         pending = null;
       } catch (e) {
-        how = clientSignal.aborted ? "client_abort" : "dropped";
+        how = cut ? "shutdown" : clientSignal.aborted ? "client_abort" : "dropped";
         if (how === "client_abort") return;
         // Dropped after the stream's own end (or error) was seen: the client has the whole answer, which is
         // metered as such (meter.ts judgeStream), so it ends cleanly. Dropped before it, between events: the
         // protocol's error event (an SDK raises it as an API error, nothing charged); mid-event: cut, as the
         // upstream's was. A truncated answer must never look complete.
         if (h.tap?.sawEnd()) return;
-        const sent = prev && last ? joined([prev, last]) : last;
-        if (h.dropNotice && endsBetweenEvents(sent)) {
-          yield h.dropNotice(sent);
+        const n = notice(how);
+        if (n) {
+          yield n;
           return;
         }
         throw e;
+      }
+      if (cut) {
+        // Shutdown: the same ending as a drop, with its own message; the client is charged what it got (meter.ts).
+        how = "shutdown";
+        if (h.tap?.sawEnd()) return;
+        const n = notice(how);
+        if (n) {
+          yield n;
+          return;
+        }
+        throw new Error("cut off at the end of the shutdown grace period");
       }
       if (r.done) {
         how = "end";
@@ -238,6 +276,7 @@ async function* steps(head: Head, clientSignal: AbortSignal, h: PumpHooks, start
       }
     }
   } finally {
+    running.delete(stop);
     // Stopped at a yield without an ending of its own: the client went away.
     if (how === null) how = "client_abort";
     if (how === "client_abort") reader.cancel().catch(() => {});

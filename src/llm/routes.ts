@@ -4,15 +4,19 @@
 import { Elysia } from "elysia";
 import type { AppContext } from "../context.ts";
 import { protect } from "../http/protect.ts";
-import { LEDGER_CLOSE_MS } from "../ops/shutdown.ts";
+import { LEDGER_CLOSE_MS, onGraceOver } from "../ops/shutdown.ts";
 import { protocols, type LlmProtocol } from "./protocols/index.ts";
 import { buildProviders } from "./providers.ts";
 import { LedgerBatch } from "./ledger-batch.ts";
 import { handleLlm, type LlmDeps } from "./proxy.ts";
+import { cutStreams } from "./pump.ts";
 import { listUsage, UsageQuery } from "./usage-api.ts";
 import { translatedResponses } from "./deepseek.ts";
 
 const security: Array<Record<string, string[]>> = [{ bearer: [] }, { apiKey: [] }];
+
+// Once per process: streams still open when the shutdown grace period ends get their protocol's error event.
+onGraceOver(() => cutStreams(), "LLM streams");
 
 export function llmRoutes(ctx: AppContext) {
   const ledger = new LedgerBatch(ctx);

@@ -19,6 +19,21 @@ export function onShutdown(fn: ShutdownHook, name: string = fn.name || "shutdown
   };
 }
 
+const graceOver: Array<{ name: string; fn: ShutdownHook }> = [];
+
+/**
+ * Registers what to do when the grace period ends with requests still open, just before the server closes them
+ * (the LLM streams end with their protocol's error event, llm/pump.ts cutStreams). Each has up to a second.
+ */
+export function onGraceOver(fn: ShutdownHook, name: string = fn.name || "grace-over hook"): () => void {
+  const entry = { name, fn };
+  graceOver.push(entry);
+  return () => {
+    const i = graceOver.indexOf(entry);
+    if (i >= 0) graceOver.splice(i, 1);
+  };
+}
+
 export interface Stoppable {
   /** Bun's server.stop: `false` stops accepting and waits for open requests; `true` closes them now. */
   stop(closeActiveConnections?: boolean): Promise<void> | void;
@@ -57,6 +72,12 @@ export async function gracefulStop(server: Stoppable, graceMs: number, log: Logg
   const [drained, hooksDone] = await Promise.all([within(draining, graceMs), within(stopping, graceMs)]);
   if (!drained) {
     log.warn("grace period over: closing open connections", { grace_ms: graceMs });
+    for (const { name, fn } of graceOver) {
+      const done = Promise.resolve()
+        .then(fn)
+        .catch((e) => log.error("grace-over hook failed", { hook: name, error: String(e) }));
+      if (!(await within(done, 1000))) log.warn("grace-over hook did not finish in time", { hook: name });
+    }
     await server.stop(true);
   }
   if (!hooksDone) log.warn("grace period over: some shutdown hooks did not finish", { grace_ms: graceMs });

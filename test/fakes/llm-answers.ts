@@ -35,6 +35,8 @@ export interface ScenarioSpec {
   whole?: boolean;
   /** the largest piece of an irregularly cut body (default 160 bytes) */
   pieceBytes?: number;
+  /** streams: one piece per SSE event (as `fast` sends them), with the scenario's delays between them */
+  eventPieces?: boolean;
   /** non-streaming answers: gzip-compressed with content-encoding (as real upstreams answer SDKs) */
   gzip?: boolean;
   /** non-streaming answers: this many spaces after the opening `{`, the same JSON made as large as, say, the

@@ -191,7 +191,7 @@ function writeStream(
 ) {
   const cutAt = spec.kind === "drop" ? Math.min(spec.dropAfterEvents !== undefined ? afterEvents(bytes, spec.dropAfterEvents) : (spec.dropAfterBytes ?? Math.floor(bytes.length / 2)), bytes.length) : -1;
   const body = cutAt >= 0 ? bytes.subarray(0, cutAt) : bytes;
-  const pieces = fast ? eventPieces(body) : randomPieces(body, next, spec.pieceBytes ?? 160);
+  const pieces = fast || spec.eventPieces ? eventPieces(body) : randomPieces(body, next, spec.pieceBytes ?? 160);
   return new ReadableStream<Uint8Array>({
     async start(c) {
       try {

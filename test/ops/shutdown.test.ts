@@ -4,6 +4,7 @@ import { gracefulStop, onShutdown, within } from "../../src/ops/shutdown";
 import { spawnGateway } from "../support/process";
 import { startGateway } from "../support/gateway";
 import { closeContext } from "../../src/bootstrap";
+import { tempSqlitePath } from "../support/services";
 
 // Graceful shutdown: a stream in flight finishes within the grace period, new connections are refused at once,
 // registered hooks run, and a stream longer than the grace period is cut off at its end.
@@ -67,6 +68,12 @@ describe("gracefulStop", () => {
 });
 
 describe("the gateway process", () => {
+  test("SIGTERM right after the listening line is handled: a graceful stop, exit 0 (not killed by the signal)", async () => {
+    const gw = await spawnGateway({ DATABASE_URL: tempSqlitePath(), SHUTDOWN_GRACE_SECONDS: "5" });
+    gw.proc.kill("SIGTERM"); // the media workers may still be starting
+    expect(await gw.proc.exited).toBe(0);
+  });
+
   test("SIGTERM: stops listening and exits 0 within the grace period", async () => {
     const gw = await spawnGateway({ DATABASE_URL: ":memory:", SHUTDOWN_GRACE_SECONDS: "5" });
     expect((await fetch(gw.url + "/healthz")).status).toBe(200);
