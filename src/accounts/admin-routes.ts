@@ -68,7 +68,7 @@ export function adminRoutes(ctx: AppContext) {
         if (micros === 0) throw new ApiError(422, "invalid_request", "credits must not be zero.", { param: "credits" });
         // Calls just answered first: their charges are queued (the balance returned includes them). A correction that
         // does not fit what is available gets the account's idle LLM float back first, as a media task's hold does.
-        await ctx.llmLedger?.drain();
+        await ctx.llmLedger?.settledFor(params.id);
         const credit = () => ledger.credit(params.id, micros, kind, body.reason ?? kind);
         const b = await credit().catch(async (e) => {
           if (!(e instanceof ApiError && e.code === "correction_exceeds_available" && (await ctx.llmLedger?.returnIdle(params.id)))) throw e;

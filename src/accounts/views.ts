@@ -5,7 +5,7 @@ import { microsToCredits } from "../ledger/units";
 // The JSON an operator (admin API, CLI) sees for an account.
 export async function accountView(ctx: AppContext, id: string, opts: { withLedger?: boolean } = {}) {
   const a = await ctx.accounts.requireAccount(id);
-  await ctx.llmLedger?.drain(); // calls just answered: their charges are still queued
+  await ctx.llmLedger?.settledFor(id); // calls just answered: their charges may still be queued
   const b = (await ctx.ledger.balance(id))!;
   const view: Record<string, unknown> = {
     id: a.id,

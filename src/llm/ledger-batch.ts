@@ -45,6 +45,8 @@ export class LedgerBatch {
   /** set while run() waits out the commit interval: starts the commit now */
   private hurry: (() => void) | null = null;
   private closing = false;
+  /** set once close() has logged what it could not write (see logUnwritten) */
+  private closed = false;
   private readonly ttlMs: number;
   private readonly idleMs: number;
   private readonly intervalMs: number;
@@ -127,6 +129,18 @@ export class LedgerBatch {
   }
 
   /**
+   * For a reader of one account's records or balance (GET /v1/usage, GET /v1/credits, the dashboard, the admin
+   * API): once that account's calls answered so far are committed, or after `maxMs`. Bounded, and at once when the
+   * account has nothing queued: a commit held up elsewhere (a wallet row locked by another session, a SQLite lock)
+   * must not hold up every account's reads, nor a reader polling its balance cut every commit interval short.
+   */
+  async settledFor(accountId: string, maxMs = 250): Promise<void> {
+    const mine = (f: Finish) => f.hold.accountId === accountId;
+    if (!this.finishes.some(mine) && !this.committing.some(mine)) return;
+    await within(this.drain(), maxMs);
+  }
+
+  /**
    * On shutdown: no new floats; each goes back to the wallet once its calls are done and their charges written, within
    * `deadlineMs`. No wait is trusted to end in time (a database that stopped answering, a SQLite lock held
    * elsewhere): each is bounded, the last part of the deadline is kept for a last attempt at what the database
@@ -167,9 +181,9 @@ export class LedgerBatch {
     };
     // In a commit or an attempt still under way: the operator checks for the usage record before charging by hand.
     for (const f of this.committing) log(f, true);
-    const attempting = this.retries.attempting?.finish;
-    if (attempting) log(attempting, true);
+    for (const p of this.retries.attempting) if (p.finish) log(p.finish, true);
     for (const f of this.finishes) log(f, false);
+    this.closed = true; // a commit still under way ends without retrying or logging again; nothing new is begun
   }
 
   /**
@@ -248,7 +262,7 @@ export class LedgerBatch {
 
   private async run(now: boolean): Promise<void> {
     try {
-      while (this.queued()) {
+      while (this.queued() && !this.closed) {
         await this.pause(now);
         now = false;
         this.started++;
@@ -330,11 +344,13 @@ export class LedgerBatch {
       // Nothing of the batch was committed. Waiting calls fail; the rest is written one piece at a time, so that a
       // single bad one cannot keep the others from the ledger, and retried until the database takes it
       // (ledger-retries.ts). A refresh is asked for again by tend(); a top-up, at the next commit.
-      this.ctx.log.error("llm ledger batch failed", { error: String(e), waiting: waiters.length, finishes: finishes.length });
+      // After shutdown logged its calls (logUnwritten), nothing is logged or retried on a database closing under it.
+      if (!this.closed) this.ctx.log.error("llm ledger batch failed", { error: String(e), waiting: waiters.length, finishes: finishes.length });
       const unavailable = new ApiError(503, "ledger_unavailable", "The gateway could not reserve credits for this request just now; nothing was charged. Retry shortly.", {
         type: "service_unavailable",
       });
       for (const w of waiters) w.reject(unavailable);
+      if (this.closed) return;
       for (const f of batch.refreshes) f.refreshedAt = 0; // asked for again at the tender's next look
       // Growth the database may have made unseen, and trims it may not have made: a float's hold may hold more
       // than its size. It goes on lending (its size never exceeds its hold) and its hold is set back to its size at

@@ -32,10 +32,14 @@ const backoffMs = (attempts: number) => Math.min(MAX_BACKOFF_MS, FIRST_BACKOFF_M
 export class LedgerRetries {
   private queue: Queued[] = [];
   private current: Promise<void> | null = null;
-  /** the piece being attempted now, if any (at shutdown: it may or may not have been written) */
-  attempting: Piece | null = null;
+  /** the pieces being attempted now (at shutdown: they may or may not have been written) */
+  readonly attempting = new Set<Piece>();
+  /** the pieces a pass has taken from the queue and not yet attempted (at shutdown: never attempted again) */
+  private taken: Queued[] = [];
   /** no attempt starts after this (set by shutdown) */
   private stopAt = Infinity;
+  /** set once shutdown has logged what is left: an attempt still under way then ends without a word */
+  private closed = false;
 
   constructor(
     private ctx: AppContext,
@@ -59,10 +63,11 @@ export class LedgerRetries {
     const { ledger } = this.ctx;
     const ttl = this.ttlMs;
     try {
-      this.attempting = piece;
+      this.attempting.add(piece);
       await this.exclusive(() => this.ctx.db.tx((q) => batchIn(q, ledger, piece.batch, piece.finish ? [piece.finish] : [], ttl)));
       if (piece.finish) this.on.written(piece.finish);
     } catch (err) {
+      if (this.closed) return; // shutdown has logged it already (it may have been written)
       if (piece.finish && isUniqueViolation(err)) {
         this.on.written(piece.finish); // an earlier attempt did commit, unseen: the call is charged (and uncounted)
         return;
@@ -81,7 +86,7 @@ export class LedgerRetries {
       this.ctx.log.error("llm ledger write failed", { ...what, attempt: n, retry_in_ms: backoffMs(n), error: String(err) });
       this.queue.push({ ...piece, attempts: n, due: Date.now() + backoffMs(n) });
     } finally {
-      this.attempting = null;
+      this.attempting.delete(piece);
     }
   }
 
@@ -114,18 +119,25 @@ export class LedgerRetries {
     until = Math.min(until, this.stopAt);
     const due = all ? this.queue.splice(0) : this.queue.filter((r) => r.due <= now);
     if (!all) this.queue = this.queue.filter((r) => r.due > now);
-    for (const [i, r] of due.entries()) {
-      if (Date.now() >= Math.min(until, this.stopAt)) {
-        this.queue.push(...due.slice(i)); // out of time: left for abandonAll
-        return;
+    this.taken = due;
+    try {
+      while (this.taken.length) {
+        if (Date.now() >= Math.min(until, this.stopAt)) {
+          this.queue.push(...this.taken.splice(0)); // out of time: left for abandonAll
+          return;
+        }
+        const r = this.taken.shift()!;
+        await this.attempt(r, r.attempts, all);
       }
-      await this.attempt(r, r.attempts, all);
+    } finally {
+      this.taken = [];
     }
   }
 
   /** At shutdown, after a last attempt: what is still refused is logged, one line each, and dropped. Returns it. */
   abandonAll(): Piece[] {
-    const left = this.queue.splice(0);
+    this.closed = true;
+    const left = [...this.queue.splice(0), ...this.taken.splice(0)];
     for (const r of left) this.ctx.log.error("llm ledger write abandoned at shutdown", { ...describe(r), attempts: r.attempts });
     return left;
   }

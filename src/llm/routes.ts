@@ -66,7 +66,7 @@ export function llmRoutes(ctx: AppContext) {
       .get(
         "/v1/usage",
         async ({ auth, query }) => {
-          await ledger.drain(); // records of answers that just ended are still queued
+          await ledger.settledFor(auth.accountId); // records of answers that just ended may still be queued
           return listUsage(ctx, auth.accountId, query);
         },
         {

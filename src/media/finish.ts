@@ -181,7 +181,7 @@ export async function failTask(deps: FinishDeps, task: TaskRow, code: string, me
   const now = Date.now();
   const { ledger, owner } = deps;
   const ok = await deps.db.tx(function* (q) {
-    const changed = yield* q.run(sql`update tasks set state = ${"fail"}, fail_code = ${code}, fail_msg = ${storableText(message.slice(0, 1000))},
+    const changed = yield* q.run(sql`update tasks set state = ${"fail"}, fail_code = ${storableText(code.slice(0, 200))}, fail_msg = ${storableText(message.slice(0, 1000))},
         cost = ${0}, completed_at = ${now}, updated_at = ${now}, lease_owner = ${null}, lease_until = ${null}
       where id = ${task.id} and state = ${task.state} and lease_owner = ${owner}`);
     if (changed !== 1) return false;

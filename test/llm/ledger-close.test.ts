@@ -91,3 +91,57 @@ describe("shutdown against a database that does not answer", () => {
     await closing;
   }, 40_000);
 });
+
+describe("shutdown while the database is slow (helper-29)", () => {
+  let db: Db;
+  let ledger: Ledger;
+  let accounts: Accounts;
+  let closeDb: () => Promise<void>;
+  beforeAll(async () => {
+    db = await openDatabase(tempSqlitePath());
+    ledger = new Ledger(db);
+    accounts = new Accounts(db, ledger);
+    closeDb = () => db.close();
+  });
+  afterAll(() => closeDb());
+
+  const slowProcess = () => {
+    const state = { down: false, stallMs: 0 };
+    const slow = {
+      ...db,
+      tx: (async (body) => {
+        if (state.down) throw new Error("connection reset");
+        if (state.stallMs) await Bun.sleep(state.stallMs);
+        if (state.down) throw new Error("connection reset");
+        return db.tx(body);
+      }) as Db["tx"],
+    };
+    const { b, logged } = processOf(slow, ledger);
+    return { b, logged, state };
+  };
+
+  test("a retry pass stuck on its first piece: every unwritten call is logged, once", async () => {
+    const a = await accounts.createAccount("close-pass", 100 * C);
+    const { b, logged, state } = slowProcess();
+    const calls = [(await b.hold(a.id, 2 * C, "req_pass_1")) as Reservation, b.hold(a.id, C, "req_pass_2") as Reservation, b.hold(a.id, C, "req_pass_3") as Reservation];
+    state.down = true;
+    for (const [i, r] of calls.entries()) b.finish({ hold: r, charge: 1000 + i, record: record(a.id, r.id, 1000 + i) });
+    await b.drain(); // three pieces queued for a retry
+    state.down = false;
+    state.stallMs = 3000; // the database takes each write, after 3 s
+    await b.close(1000);
+    expect(abandoned(logged).map((f) => f.request_id).sort()).toEqual(["req_pass_1", "req_pass_2", "req_pass_3"]);
+  }, 15_000);
+
+  test("a commit still under way when close() returns neither retries nor logs the call again", async () => {
+    const a = await accounts.createAccount("close-after", 100 * C);
+    const { b, logged, state } = slowProcess();
+    const r = (await b.hold(a.id, C, "req_close_after")) as Reservation;
+    state.stallMs = 1500;
+    b.finish({ hold: r, charge: 1234, record: record(a.id, r.id, 1234) });
+    await b.close(1000);
+    state.down = true; // the database closes under the commit still waiting
+    await Bun.sleep(2500);
+    expect(logged.filter((l) => l.fields?.request_id === r.id).map((l) => l.msg)).toEqual(["llm ledger write abandoned at shutdown"]);
+  }, 15_000);
+});

@@ -1,0 +1,66 @@
+// Reads of an account's records or balance wait for that account's queued charges, for a moment at most
+// (LedgerBatch.settledFor): a commit held up elsewhere (here a wallet row locked by another Postgres session) must
+// not hold up every account's GET /v1/credits, GET /v1/usage or top-up; they hung behind it (helper-29).
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { SQL } from "bun";
+import type { LedgerBatch } from "../../src/llm/ledger-batch";
+import type { UsageRecord } from "../../src/llm/records";
+import { MICROS_PER_CREDIT as C } from "../../src/ledger/units";
+import { startGateway, type TestGateway } from "../support/gateway";
+import { freshPostgres, pgAvailable, skipNote } from "../support/services";
+
+skipNote("Postgres", pgAvailable, "reads beside a locked wallet row");
+describe.skipIf(!pgAvailable)("a wallet row locked elsewhere (Postgres)", () => {
+  let gw: TestGateway;
+  let drop = async () => {};
+  let other: SQL;
+  beforeAll(async () => {
+    const target = await freshPostgres();
+    drop = target.drop;
+    other = new SQL(target.url, { max: 1 });
+    gw = await startGateway({ DATABASE_URL: target.url, LEDGER_FLOAT_IDLE_MS: "60000" });
+  });
+  afterAll(async () => {
+    await gw.stop();
+    await other.close();
+    await drop();
+  });
+
+  test("does not hold up another account's reads or top-up; the locked account's own read answers too", async () => {
+    const a = await gw.account(100);
+    const b = await gw.account(100);
+    const ledger = gw.ctx.llmLedger as unknown as LedgerBatch;
+    const record = (requestId: string, cost: number): UsageRecord => ({
+      requestId, accountId: b.accountId, keyId: b.keyId, model: "gpt-5.2", endpoint: "/v1/chat/completions", provider: "openai",
+      status: "ok", upstreamStatus: 200, usage: null, cost, latencyMs: 1, ttfbMs: 1, error: null,
+    });
+    const hold = await ledger.hold(b.accountId, C, "req_locked_b");
+    let release!: () => void;
+    const released = new Promise<void>((r) => (release = r));
+    const locked = other.begin(async (tx) => {
+      await tx`select * from wallets where account_id = ${b.accountId} for update`; // an operator's psql session, say
+      await released;
+    });
+    await Bun.sleep(200);
+    ledger.finish({ hold, charge: C / 2, record: record("req_locked_b", C / 2) }); // its commit waits for the lock
+    await Bun.sleep(50);
+    try {
+      const timed = async (send: () => Promise<Response>) => {
+        const t0 = performance.now();
+        const status = await send().then((r) => r.status, (e) => String(e));
+        return { status, fast: performance.now() - t0 < 1000 };
+      };
+      const opts = (key: string) => ({ headers: { authorization: `Bearer ${key}` }, signal: AbortSignal.timeout(3000) });
+      expect(await timed(() => fetch(gw.url + "/v1/credits", opts(a.key)))).toEqual({ status: 200, fast: true });
+      expect(await timed(() => fetch(gw.url + "/v1/usage", opts(a.key)))).toEqual({ status: 200, fast: true });
+      expect(await timed(() => gw.admin(`/admin/v1/accounts/${a.accountId}/credits`, { method: "POST", body: JSON.stringify({ credits: 5 }), signal: AbortSignal.timeout(3000) }))).toEqual({ status: 200, fast: true });
+      // The locked account's own balance answers too, without the charge still waiting for the lock.
+      expect(await timed(() => fetch(gw.url + "/v1/credits", opts(b.key)))).toEqual({ status: 200, fast: true });
+    } finally {
+      release();
+      await locked;
+    }
+    await ledger.drain();
+    expect(await gw.ctx.ledger.check(b.accountId)).toEqual([]);
+  }, 20_000);
+});
