@@ -7,31 +7,30 @@ import type { Logger } from "../log";
 // deploy never hangs on one slow client.
 
 export type ShutdownHook = () => void | Promise<void>;
-const hooks: Array<{ name: string; fn: ShutdownHook }> = [];
+type Entry = { name: string; fn: ShutdownHook };
+const hooks: Entry[] = [];
+const graceOver: Entry[] = [];
 
-/** Registers background work to stop on shutdown (e.g. `onShutdown(() => pool.stop(), "media workers")`). */
-export function onShutdown(fn: ShutdownHook, name: string = fn.name || "shutdown hook"): () => void {
-  const entry = { name, fn };
-  hooks.push(entry);
+/** Adds `entry` to `list`; returns its removal. */
+function register(list: Entry[], entry: Entry): () => void {
+  list.push(entry);
   return () => {
-    const i = hooks.indexOf(entry);
-    if (i >= 0) hooks.splice(i, 1);
+    const i = list.indexOf(entry);
+    if (i >= 0) list.splice(i, 1);
   };
 }
 
-const graceOver: Array<{ name: string; fn: ShutdownHook }> = [];
+/** Registers background work to stop on shutdown (e.g. `onShutdown(() => pool.stop(), "media workers")`). */
+export function onShutdown(fn: ShutdownHook, name: string = fn.name || "shutdown hook"): () => void {
+  return register(hooks, { name, fn });
+}
 
 /**
  * Registers what to do when the grace period ends with requests still open, just before the server closes them
  * (the LLM streams end with their protocol's error event, llm/pump.ts cutStreams). Each has up to a second.
  */
 export function onGraceOver(fn: ShutdownHook, name: string = fn.name || "grace-over hook"): () => void {
-  const entry = { name, fn };
-  graceOver.push(entry);
-  return () => {
-    const i = graceOver.indexOf(entry);
-    if (i >= 0) graceOver.splice(i, 1);
-  };
+  return register(graceOver, { name, fn });
 }
 
 export interface Stoppable {
