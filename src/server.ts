@@ -40,7 +40,7 @@ const app = buildApp(ctx).listen({ port: config.port, hostname: config.host, idl
 // A task step in progress finishes (or is cut off at the grace period); anything unfinished resumes at the next start.
 // Its workers take a moment to start: a shutdown meanwhile waits for them, then stops them.
 const mediaStarting = startMedia(ctx);
-onShutdown(async () => (await mediaStarting).stop(), "media workers");
+onShutdown(async () => (await mediaStarting.catch(() => null))?.stop(), "media workers");
 
 // LLM holds and floats (ledger/float.ts) left behind by a crash are released once they expire (SWEPT_HOLD_KINDS says
 // why task holds are not).
@@ -76,13 +76,23 @@ async function shutdown(signal: string) {
 process.on("SIGTERM", () => void shutdown("SIGTERM"));
 process.on("SIGINT", () => void shutdown("SIGINT"));
 
-// Only now: a signal from here on is handled gracefully (before, one sent right after this line was first printed
-// killed the process outright, cutting its streams without a word).
-log.info("switchyard listening", {
-  url: `http://${config.host === "0.0.0.0" ? "localhost" : config.host}:${app.server!.port}`,
-  database: ctx.db.dialect,
-  limits: ctx.redis ? "redis" : "in-process",
-  models: ctx.catalog.llmList.length + ctx.catalog.mediaList.length,
-  admin_api: config.adminToken ? "enabled" : "disabled (set ADMIN_TOKEN)",
-});
-await mediaStarting;
+// Only now, with the signal handlers in place and the media workers started: before, a signal sent right after this
+// line killed the process outright, cutting its streams without a word. Workers that cannot start stop the gateway
+// (unless a shutdown is already under way, which ends the process itself).
+try {
+  await mediaStarting;
+} catch (e) {
+  if (stopping) await new Promise(() => {});
+  console.error(`switchyard could not start: media workers: ${(e as Error).message}`);
+  await within(closeContext(ctx), CLOSE_DEADLINE_MS);
+  process.exit(1);
+}
+if (!stopping) {
+  log.info("switchyard listening", {
+    url: `http://${config.host === "0.0.0.0" ? "localhost" : config.host}:${app.server!.port}`,
+    database: ctx.db.dialect,
+    limits: ctx.redis ? "redis" : "in-process",
+    models: ctx.catalog.llmList.length + ctx.catalog.mediaList.length,
+    admin_api: config.adminToken ? "enabled" : "disabled (set ADMIN_TOKEN)",
+  });
+}

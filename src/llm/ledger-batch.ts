@@ -101,17 +101,18 @@ export class LedgerBatch {
 
   /**
    * Gives the wallet's float back now if no call is using it (true when one went back): another feature's hold
-   * (a media task) may need what it reserved, before LEDGER_FLOAT_IDLE_MS would return it anyway.
+   * (a media task, an admin correction) may need what it reserved, before LEDGER_FLOAT_IDLE_MS would return it
+   * anyway. Within `maxMs`: a commit held up elsewhere makes it answer false (the caller refuses), not hang.
    */
-  async returnIdle(accountId: string): Promise<boolean> {
+  async returnIdle(accountId: string, maxMs = 250): Promise<boolean> {
+    const until = Date.now() + maxMs;
     const f = this.floats.get(accountId);
     if (!f || f.closed || f.reserved !== 0) return false;
-    await this.drain(); // its calls' charges first: the hold covers them until they are written
+    await this.settledFor(accountId, maxMs); // its calls' charges first: the hold covers them until they are written
     if (f.closed || f.reserved !== 0 || f.unwritten !== 0) return false;
     this.retire(f);
-    this.schedule();
-    await this.drain();
-    return true;
+    this.schedule(true);
+    return (await within(this.drain(), Math.max(0, until - Date.now()))) && !this.releases.includes(f);
   }
 
   /**
@@ -135,9 +136,15 @@ export class LedgerBatch {
    * must not hold up every account's reads, nor a reader polling its balance cut every commit interval short.
    */
   async settledFor(accountId: string, maxMs = 250): Promise<void> {
+    const until = Date.now() + maxMs;
+    const left = () => Math.max(0, until - Date.now());
     const mine = (f: Finish) => f.hold.accountId === accountId;
-    if (!this.finishes.some(mine) && !this.committing.some(mine)) return;
-    await within(this.drain(), maxMs);
+    if (this.finishes.some(mine) || this.committing.some(mine)) await within(this.drain(), left());
+    // A charge the database refused waits for its retry (the first comes 100 ms after).
+    while (this.retries.hasFor(accountId) && left() > 0) {
+      await within(this.retries.runDue(), left());
+      if (this.retries.hasFor(accountId)) await Bun.sleep(Math.min(10, left()));
+    }
   }
 
   /**
@@ -155,7 +162,8 @@ export class LedgerBatch {
     const lastTry = logBy - Math.min(1000, deadlineMs / 4);
     this.retries.stopBy(logBy);
     const waited = (p: Promise<unknown>, by: number) => within(p, Math.max(0, by - Date.now()));
-    while ((this.floats.size || this.retries.pending) && Date.now() < logBy) {
+    const unfinished = () => this.floats.size || this.retries.pending || this.finishes.length || this.committing.length;
+    while (unfinished() && Date.now() < logBy) {
       this.retireIdle();
       this.schedule();
       const last = Date.now() >= lastTry;
@@ -163,7 +171,7 @@ export class LedgerBatch {
       if (!(await waited(this.drain(), by))) break;
       // Refused charges wait out their backoff while there is time; in the last part, each pass attempts them all.
       if (!(await waited(this.retries.runDue(last, by), by))) break;
-      if (this.floats.size || this.retries.pending) await Bun.sleep(20);
+      if (unfinished()) await Bun.sleep(20);
     }
     this.logUnwritten();
   }
@@ -264,6 +272,7 @@ export class LedgerBatch {
     try {
       while (this.queued() && !this.closed) {
         await this.pause(now);
+        if (this.closed) break; // close() has logged what was queued as never attempted
         now = false;
         this.started++;
         try {

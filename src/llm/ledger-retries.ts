@@ -50,6 +50,14 @@ export class LedgerRetries {
     private exclusive: <T>(run: () => Promise<T>) => Promise<T> = (run) => run(),
   ) {}
 
+  /** Whether a charge of this account waits for a retry (queued, taken by a pass, or being attempted). */
+  hasFor(accountId: string): boolean {
+    const of = (p: Piece) => p.finish?.hold.accountId === accountId;
+    if (this.queue.some(of) || this.taken.some(of)) return true;
+    for (const p of this.attempting) if (of(p)) return true;
+    return false;
+  }
+
   get pending(): number {
     return this.queue.length;
   }

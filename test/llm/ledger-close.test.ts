@@ -4,6 +4,7 @@
 // waited on the commit and the retries without limit and the process exited with nothing logged.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { SQL } from "bun";
+import { sql } from "drizzle-orm";
 import { Accounts } from "../../src/accounts/service";
 import type { AppContext } from "../../src/context";
 import { openDatabase, type Db } from "../../src/db/client";
@@ -144,4 +145,22 @@ describe("shutdown while the database is slow (helper-29)", () => {
     await Bun.sleep(2500);
     expect(logged.filter((l) => l.fields?.request_id === r.id).map((l) => l.msg)).toEqual(["llm ledger write abandoned at shutdown"]);
   }, 15_000);
+});
+
+test("a call logged never_attempted at shutdown is not written afterwards (a zero reservation: no float keeps close() going)", async () => {
+  const db = await openDatabase(tempSqlitePath());
+  try {
+    const ledger = new Ledger(db);
+    const a = await new Accounts(db, ledger).createAccount("close-none", 100 * C);
+    const { b, logged } = processOf(db, ledger);
+    const r = (await b.hold(a.id, 0, "req_close_none")) as Reservation; // a model priced at zero reserves nothing
+    b.finish({ hold: r, charge: 500, record: record(a.id, r.id, 500) });
+    await b.close(2000);
+    await Bun.sleep(100);
+    const neverAttempted = abandoned(logged).some((f) => f.request_id === r.id && f.never_attempted);
+    const written = (await db.all(sql`select request_id from usage_records where request_id = ${r.id}`)).length === 1;
+    expect({ neverAttempted, written }).toEqual({ neverAttempted: false, written: true }); // written by close(), not logged
+  } finally {
+    await db.close();
+  }
 });

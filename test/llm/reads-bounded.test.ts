@@ -63,4 +63,40 @@ describe.skipIf(!pgAvailable)("a wallet row locked elsewhere (Postgres)", () => 
     await ledger.drain();
     expect(await gw.ctx.ledger.check(b.accountId)).toEqual([]);
   }, 20_000);
+
+  test("a correction that needs the account's idle float back answers promptly too (200 or 409, never a hang)", async () => {
+    const a = await gw.account(100);
+    const b = await gw.account(100);
+    const ledger = gw.ctx.llmLedger as unknown as LedgerBatch;
+    const recordOf = (accountId: string, keyId: string, requestId: string, cost: number): UsageRecord => ({
+      requestId, accountId, keyId, model: "gpt-5.2", endpoint: "/v1/chat/completions", provider: "openai",
+      status: "ok", upstreamStatus: 200, usage: null, cost, latencyMs: 1, ttfbMs: 1, error: null,
+    });
+    const ha = await ledger.hold(a.accountId, 10 * C, "req_a_idle");
+    ledger.finish({ hold: ha, charge: C, record: recordOf(a.accountId, a.keyId, "req_a_idle", C) });
+    await ledger.drain();
+    const before = (await gw.ctx.ledger.balance(a.accountId))!;
+    expect(before.held).toBeGreaterThan(0); // the idle float
+    const hb = await ledger.hold(b.accountId, C, "req_b_locked");
+    let release!: () => void;
+    const released = new Promise<void>((r) => (release = r));
+    const locked = other.begin(async (tx) => {
+      await tx`select * from wallets where account_id = ${b.accountId} for update`;
+      await released;
+    });
+    await Bun.sleep(200);
+    ledger.finish({ hold: hb, charge: C / 2, record: recordOf(b.accountId, b.keyId, "req_b_locked", C / 2) });
+    await Bun.sleep(50);
+    try {
+      const t0 = performance.now();
+      const status = await gw
+        .admin(`/admin/v1/accounts/${a.accountId}/credits`, { method: "POST", body: JSON.stringify({ credits: -(before.available / C + 1), kind: "correction" }), signal: AbortSignal.timeout(3000) })
+        .then((r) => r.status, (e) => String(e));
+      expect({ status: [200, 409].includes(status as number), fast: performance.now() - t0 < 1000 }).toEqual({ status: true, fast: true });
+    } finally {
+      release();
+      await locked;
+    }
+    await ledger.drain();
+  }, 20_000);
 });
