@@ -38,8 +38,18 @@ export async function createContext(config: Config, log: Logger = createLogger(c
  * floats back) and closes Redis and the database. The server bounds it with a deadline (server.ts): what was not
  * committed then is what a crash leaves (ledger/float.ts): floats stay held until they expire, calls are not charged.
  */
-export async function closeContext(ctx: AppContext) {
-  for (const f of ctx.beforeClose.splice(0)) await f();
-  ctx.redis?.close();
-  await ctx.db.close();
+export function closeContext(ctx: AppContext): Promise<void> {
+  // Once: a second caller (a signal during a failed start's close) waits for the first, rather than closing the
+  // database under the ledger's own close.
+  let closing = closings.get(ctx);
+  if (!closing) {
+    closing = (async () => {
+      for (const f of ctx.beforeClose.splice(0)) await f();
+      ctx.redis?.close();
+      await ctx.db.close();
+    })();
+    closings.set(ctx, closing);
+  }
+  return closing;
 }
+const closings = new WeakMap<AppContext, Promise<void>>();

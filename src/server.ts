@@ -82,8 +82,10 @@ process.on("SIGINT", () => void shutdown("SIGINT"));
 try {
   await mediaStarting;
 } catch (e) {
-  if (stopping) await new Promise(() => {});
+  if (stopping) await new Promise(() => {}); // the shutdown under way exits the process
+  stopping = true; // a signal from here on exits at once (exit 1), as a second one does
   console.error(`switchyard could not start: media workers: ${(e as Error).message}`);
+  await app.server!.stop(true);
   await within(closeContext(ctx), CLOSE_DEADLINE_MS);
   process.exit(1);
 }

@@ -52,6 +52,8 @@ export class Float {
   walletAvailable: number | null = null;
   /** set when it stops taking reservations: released idle, or found swept */
   closed = false;
+  /** set once its release is committed (its credits are back in the wallet) */
+  released = false;
   /** its hold may hold more than `size` (a commit that grew or trimmed it was reported failed): set back at a commit */
   unsure = false;
   /** a hold a commit reported failed may have made (Float.unseen): its id is taken before it is voided */

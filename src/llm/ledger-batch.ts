@@ -112,7 +112,8 @@ export class LedgerBatch {
     if (f.closed || f.reserved !== 0 || f.unwritten !== 0) return false;
     this.retire(f);
     this.schedule(true);
-    return (await within(this.drain(), Math.max(0, until - Date.now()))) && !this.releases.includes(f);
+    // True only once the release is committed: a commit that fails leaves it to a retry, its credits still held.
+    return (await within(this.drain(), Math.max(0, until - Date.now()))) && f.released;
   }
 
   /**
@@ -373,6 +374,7 @@ export class LedgerBatch {
       return;
     }
     this.written(finishes);
+    for (const f of batch.releases) f.released = true;
     for (const r of batch.resyncs) r.float.unsure = false;
     for (const [account, amount] of available) {
       const f = this.floats.get(account);

@@ -74,6 +74,7 @@ export class LedgerRetries {
       this.attempting.add(piece);
       await this.exclusive(() => this.ctx.db.tx((q) => batchIn(q, ledger, piece.batch, piece.finish ? [piece.finish] : [], ttl)));
       if (piece.finish) this.on.written(piece.finish);
+      for (const f of piece.batch.releases) f.released = true;
     } catch (err) {
       if (this.closed) return; // shutdown has logged it already (it may have been written)
       if (piece.finish && isUniqueViolation(err)) {

@@ -30,7 +30,15 @@ export async function startMedia(ctx: AppContext, overrides: Record<string, stri
     if (opts.autostart !== false) engine.start();
     return { mode: "in-process", engine, stop: () => engine.stop() };
   }
-  const workers = await Promise.all(Array.from({ length: settings.workers }, () => spawn(ctx, settings, owner())));
+  // All of them or none: one that cannot start stops those that did (left running, they would go on taking tasks
+  // with nothing left to stop them, until the process exits mid-step).
+  const spawned = await Promise.allSettled(Array.from({ length: settings.workers }, () => spawn(ctx, settings, owner())));
+  const workers = spawned.flatMap((r) => (r.status === "fulfilled" ? [r.value] : []));
+  const failed = spawned.find((r): r is PromiseRejectedResult => r.status === "rejected");
+  if (failed) {
+    await Promise.all(workers.map((w) => stopWorker(w)));
+    throw failed.reason;
+  }
   return {
     mode: "workers",
     async stop() {

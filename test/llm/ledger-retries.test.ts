@@ -199,6 +199,23 @@ for (const d of dialects) {
       await b.close(1000);
     });
 
+    test("returnIdle answers true only once the float's release is committed (a refused release waits for a retry)", async () => {
+      const a = await accounts.createAccount("retry-return-idle", 10 * C);
+      const { b, state } = processOf();
+      const r = (await b.hold(a.id, 8 * C, rid())) as Reservation;
+      charge(b, r, 1000);
+      await b.drain(); // written; the float is idle
+      const before = await available(a.id);
+      state.down = true; // the release's commit, and its attempt on its own, are refused
+      expect(await b.returnIdle(a.id)).toBe(false);
+      expect(await available(a.id)).toBe(before);
+      state.down = false;
+      await until(async () => (await available(a.id)) > before, 3000); // the retry gives it back
+      expect(await available(a.id)).toBe(10 * C - 1000);
+      expect(await ledger.check(a.id)).toEqual([]);
+      await b.close(1000);
+    });
+
     test("what the database still refuses at shutdown is logged call by call", async () => {
       const a = await accounts.createAccount("retry-abandon", 100 * C);
       const { b, state, logged } = processOf();

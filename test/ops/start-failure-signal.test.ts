@@ -1,0 +1,53 @@
+// Media workers that cannot start end the gateway with exit 1 (server.ts). A SIGTERM while it closes its services
+// (here its ledger waits for a call in flight) must not start a second, concurrent shutdown: that one closed the
+// database under the first close, skipped the ledger's log of unwritten calls, and exited 0 (helper-31).
+import { afterAll, expect, test } from "bun:test";
+import OpenAI from "openai";
+import { startFakeLlmUpstream } from "../fakes/llm-upstream";
+import { providerEnv } from "../llm/support";
+import { ADMIN_TOKEN } from "../support/gateway";
+import { tempSqlitePath } from "../support/services";
+
+const fake = startFakeLlmUpstream({ defaultScenario: { kind: "slow", headersDelayMs: 20_000 } });
+afterAll(() => fake.stop());
+
+function freePort(): number {
+  const s = Bun.listen({ hostname: "127.0.0.1", port: 0, socket: { data() {} } });
+  const port = s.port;
+  s.stop(true);
+  return port;
+}
+
+test("a SIGTERM while the gateway closes after its media workers failed to start: still exit 1", async () => {
+  const root = new URL("../..", import.meta.url).pathname;
+  const preload = new URL("../support/failing-media-worker.ts", import.meta.url).pathname;
+  const port = freePort();
+  const url = `http://127.0.0.1:${port}`;
+  const proc = Bun.spawn(["bun", "--preload", preload, "src/main.ts"], {
+    cwd: root,
+    env: { ...process.env, ...providerEnv(fake.url), HOST: "127.0.0.1", PORT: String(port), LOG_LEVEL: "info", DATABASE_URL: tempSqlitePath(), ADMIN_TOKEN, FAILING_WORKER_MS: "2500", SHUTDOWN_GRACE_SECONDS: "1" },
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  let err = "";
+  const errDone = (async () => {
+    for await (const c of proc.stderr as ReadableStream<Uint8Array>) err += new TextDecoder().decode(c);
+  })();
+  void new Response(proc.stdout).text();
+  const until = Date.now() + 10_000;
+  while (Date.now() < until && !(await fetch(`${url}/healthz`).then((r) => r.ok, () => false))) await Bun.sleep(20);
+  const admin = (p: string, body: unknown) =>
+    fetch(url + p, { method: "POST", headers: { authorization: `Bearer ${ADMIN_TOKEN}`, "content-type": "application/json" }, body: JSON.stringify(body) }).then((r) => r.json() as any);
+  const account = await admin("/admin/v1/accounts", { name: "start-fail", credits: 100 });
+  const { key } = await admin(`/admin/v1/accounts/${account.id}/keys`, { name: "k" });
+  const openai = new OpenAI({ apiKey: key, baseURL: `${url}/v1`, maxRetries: 0 });
+  const call = openai.chat.completions.create({ model: "gpt-5.2", max_completion_tokens: 100, messages: [{ role: "user", content: "hi" }] }).catch(() => null);
+  await Bun.sleep(300); // the call is in flight, its upstream slow to answer
+  while (!err.includes("could not start: media workers") && Date.now() < until + 10_000) await Bun.sleep(10);
+  expect(err).toContain("could not start: media workers");
+  await Bun.sleep(100);
+  proc.kill("SIGTERM");
+  expect(await proc.exited).toBe(1);
+  await errDone;
+  await call;
+}, 40_000);
