@@ -32,13 +32,17 @@ export async function startMedia(ctx: AppContext, overrides: Record<string, stri
   }
   // All of them or none: one that cannot start stops those that did (left running, they would go on taking tasks
   // with nothing left to stop them, until the process exits mid-step).
-  const spawned = await Promise.allSettled(Array.from({ length: settings.workers }, () => spawn(ctx, settings, owner())));
-  const workers = spawned.flatMap((r) => (r.status === "fulfilled" ? [r.value] : []));
-  const failed = spawned.find((r): r is PromiseRejectedResult => r.status === "rejected");
-  if (failed) {
-    await Promise.all(workers.map((w) => stopWorker(w)));
-    throw failed.reason;
+  const spawned = Array.from({ length: settings.workers }, () => spawn(ctx, settings, owner()));
+  const up = new Set<Worker>();
+  for (const s of spawned) void s.started.then(() => up.add(s.worker), () => {});
+  try {
+    await Promise.all(spawned.map((s) => s.started)); // fails at the first failure, not after the slowest
+  } catch (e) {
+    // Those that started are stopped (a step under way ends); those still starting, or failed, are terminated.
+    await Promise.all(spawned.map((s) => (up.has(s.worker) ? stopWorker(s.worker) : s.worker.terminate())));
+    throw e;
   }
+  const workers = spawned.map((s) => s.worker);
   return {
     mode: "workers",
     async stop() {
@@ -47,7 +51,8 @@ export async function startMedia(ctx: AppContext, overrides: Record<string, stri
   };
 }
 
-async function spawn(ctx: AppContext, settings: MediaSettings, owner: string): Promise<Worker> {
+/** A media worker, told to start; `started` settles when it has (or failed to). */
+function spawn(ctx: AppContext, settings: MediaSettings, owner: string): { worker: Worker; started: Promise<void> } {
   const worker = new Worker(WORKER_URL);
   const started = new Promise<void>((resolve, reject) => {
     worker.addEventListener("error", (e) => reject(new Error(`media worker failed to start: ${(e as ErrorEvent).message}`)), { once: true });
@@ -62,8 +67,7 @@ async function spawn(ctx: AppContext, settings: MediaSettings, owner: string): P
   });
   worker.addEventListener("error", (e) => ctx.log.error("media worker error", { error: (e as ErrorEvent).message }));
   worker.postMessage({ type: "start", settings, owner } satisfies ToWorker);
-  await started;
-  return worker;
+  return { worker, started };
 }
 
 async function stopWorker(w: Worker): Promise<void> {

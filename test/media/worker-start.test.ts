@@ -40,3 +40,25 @@ test("one media worker that cannot start: the others are stopped, then startMedi
     globalThis.Worker = RealWorker;
   }
 }, 20_000);
+
+test("one fails while another never finishes starting: startMedia fails at once (not after the slowest), and both are ended", async () => {
+  const RealWorker = globalThis.Worker;
+  const terminated: number[] = [];
+  let media = 0;
+  (globalThis as any).Worker = function (url: string | URL, opts?: WorkerOptions) {
+    if (!String(url).includes("media/worker")) return new RealWorker(url, opts);
+    const i = media++;
+    const w = new EventTarget() as any;
+    w.postMessage = () => {};
+    w.terminate = () => void terminated.push(i);
+    if (i === 0) setTimeout(() => w.dispatchEvent(Object.assign(new Event("error"), { message: "cannot open the database" })), 100);
+    return w; // the other one: neither "started" nor "error"
+  };
+  try {
+    const outcome = await Promise.race([startMedia(gw.ctx).then(() => "started", (e) => String(e)), Bun.sleep(3000).then(() => "still pending after 3 s")]);
+    expect(outcome).toContain("media worker failed to start: cannot open the database");
+    expect(terminated.sort()).toEqual([0, 1]);
+  } finally {
+    globalThis.Worker = RealWorker;
+  }
+}, 10_000);
