@@ -44,9 +44,13 @@ export function closeContext(ctx: AppContext): Promise<void> {
   let closing = closings.get(ctx);
   if (!closing) {
     closing = (async () => {
-      for (const f of ctx.beforeClose.splice(0)) await f();
-      ctx.redis?.close();
-      await ctx.db.close();
+      try {
+        for (const f of ctx.beforeClose.splice(0)) await f();
+      } finally {
+        // Even when a step failed: Redis and the database are closed all the same (the failure is still reported).
+        ctx.redis?.close();
+        await ctx.db.close();
+      }
     })();
     closings.set(ctx, closing);
   }

@@ -97,6 +97,16 @@ describe("closing the services", () => {
     await gw.ctx.db.close();
   });
 
+  test("a close step that fails: the failure is reported, the database closed all the same, and a second call waits for the first", async () => {
+    const gw = await startGateway();
+    await gw.app.stop(true);
+    gw.ctx.beforeClose.unshift(() => Promise.reject(new Error("the ledger could not close")));
+    const first = closeContext(gw.ctx);
+    expect(closeContext(gw.ctx)).toBe(first);
+    await expect(first).rejects.toThrow("the ledger could not close");
+    await expect(gw.ctx.db.ping()).rejects.toThrow();
+  });
+
   test("one that ends in time reports true, and the database is closed", async () => {
     const gw = await startGateway();
     await gw.app.stop(true);
