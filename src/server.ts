@@ -6,7 +6,7 @@ import { SWEPT_HOLD_KINDS } from "./ledger/service";
 import { serverLimitOf } from "./http/body-limits";
 import { createLogger } from "./log";
 import { startMedia } from "./media/workers";
-import { CLOSE_DEADLINE_MS, gracefulStop, onShutdown, within } from "./ops/shutdown";
+import { CLOSE_DEADLINE_MS, closeNow, gracefulStop, onShutdown, within } from "./ops/shutdown";
 
 // Entry: read config → open db (+ migrate) → build app → listen → start background work; stop gracefully.
 
@@ -85,7 +85,7 @@ try {
   if (stopping) await new Promise(() => {}); // the shutdown under way exits the process
   stopping = true; // a signal from here on exits at once (exit 1), as a second one does
   console.error(`switchyard could not start: media workers: ${(e as Error).message}`);
-  await app.server!.stop(true);
+  await closeNow(app.server!, log); // its streams end with their protocol's error event, as at a grace period's end
   await within(closeContext(ctx), CLOSE_DEADLINE_MS);
   process.exit(1);
 }

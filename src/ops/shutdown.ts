@@ -33,6 +33,17 @@ export function onGraceOver(fn: ShutdownHook, name: string = fn.name || "grace-o
   return register(graceOver, { name, fn });
 }
 
+/** Closes what the server still has open, after the grace-over hooks (each up to a second). */
+export async function closeNow(server: Stoppable, log: Logger): Promise<void> {
+  for (const { name, fn } of graceOver) {
+    const done = Promise.resolve()
+      .then(fn)
+      .catch((e) => log.error("grace-over hook failed", { hook: name, error: String(e) }));
+    if (!(await within(done, 1000))) log.warn("grace-over hook did not finish in time", { hook: name });
+  }
+  await server.stop(true);
+}
+
 export interface Stoppable {
   /** Bun's server.stop: `false` stops accepting and waits for open requests; `true` closes them now. */
   stop(closeActiveConnections?: boolean): Promise<void> | void;
@@ -71,13 +82,7 @@ export async function gracefulStop(server: Stoppable, graceMs: number, log: Logg
   const [drained, hooksDone] = await Promise.all([within(draining, graceMs), within(stopping, graceMs)]);
   if (!drained) {
     log.warn("grace period over: closing open connections", { grace_ms: graceMs });
-    for (const { name, fn } of graceOver) {
-      const done = Promise.resolve()
-        .then(fn)
-        .catch((e) => log.error("grace-over hook failed", { hook: name, error: String(e) }));
-      if (!(await within(done, 1000))) log.warn("grace-over hook did not finish in time", { hook: name });
-    }
-    await server.stop(true);
+    await closeNow(server, log);
   }
   if (!hooksDone) log.warn("grace period over: some shutdown hooks did not finish", { grace_ms: graceMs });
   return { drained, hooksDone };

@@ -1,6 +1,7 @@
 // Media workers that cannot start end the gateway with exit 1 (server.ts). A SIGTERM while it closes its services
 // (here its ledger waits for a call in flight) must not start a second, concurrent shutdown: that one closed the
-// database under the first close, skipped the ledger's log of unwritten calls, and exited 0 (helper-31).
+// database under the first close, skipped the ledger's log of unwritten calls, and exited 0 (helper-31). A stream
+// open then ends with its protocol's error event, as at the end of a shutdown's grace period.
 import { afterAll, expect, test } from "bun:test";
 import OpenAI from "openai";
 import { startFakeLlmUpstream } from "../fakes/llm-upstream";
@@ -10,6 +11,8 @@ import { tempSqlitePath } from "../support/services";
 
 const fake = startFakeLlmUpstream({ defaultScenario: { kind: "slow", headersDelayMs: 20_000 } });
 afterAll(() => fake.stop());
+const root = new URL("../..", import.meta.url).pathname;
+const preload = new URL("../support/failing-media-worker.ts", import.meta.url).pathname;
 
 function freePort(): number {
   const s = Bun.listen({ hostname: "127.0.0.1", port: 0, socket: { data() {} } });
@@ -19,8 +22,6 @@ function freePort(): number {
 }
 
 test("a SIGTERM while the gateway closes after its media workers failed to start: still exit 1", async () => {
-  const root = new URL("../..", import.meta.url).pathname;
-  const preload = new URL("../support/failing-media-worker.ts", import.meta.url).pathname;
   const port = freePort();
   const url = `http://127.0.0.1:${port}`;
   const proc = Bun.spawn(["bun", "--preload", preload, "src/main.ts"], {
@@ -50,4 +51,37 @@ test("a SIGTERM while the gateway closes after its media workers failed to start
   expect(await proc.exited).toBe(1);
   await errDone;
   await call;
+}, 40_000);
+
+test("a stream open when the media workers fail to start gets gateway_shutting_down, and the gateway exits 1", async () => {
+  const streams = startFakeLlmUpstream({ defaultScenario: { kind: "slow", firstByteMs: 0, chunkDelayMs: 1000, eventPieces: true } }); // ~10 s
+  try {
+    const port = freePort();
+    const url = `http://127.0.0.1:${port}`;
+    const proc = Bun.spawn(["bun", "--preload", preload, "src/main.ts"], {
+      cwd: root,
+      env: { ...process.env, ...providerEnv(streams.url), HOST: "127.0.0.1", PORT: String(port), LOG_LEVEL: "info", DATABASE_URL: tempSqlitePath(), ADMIN_TOKEN, FAILING_WORKER_MS: "2000" },
+      stdout: "pipe",
+      stderr: "pipe",
+    });
+    void new Response(proc.stdout).text();
+    void new Response(proc.stderr).text();
+    const until = Date.now() + 10_000;
+    while (Date.now() < until && !(await fetch(`${url}/healthz`).then((r) => r.ok, () => false))) await Bun.sleep(20);
+    const admin = (p: string, body: unknown) =>
+      fetch(url + p, { method: "POST", headers: { authorization: `Bearer ${ADMIN_TOKEN}`, "content-type": "application/json" }, body: JSON.stringify(body) }).then((r) => r.json() as any);
+    const account = await admin("/admin/v1/accounts", { name: "start-fail-stream", credits: 100 });
+    const { key } = await admin(`/admin/v1/accounts/${account.id}/keys`, { name: "k" });
+    const openai = new OpenAI({ apiKey: key, baseURL: `${url}/v1`, maxRetries: 0 });
+    const stream = await openai.chat.completions.create({ model: "gpt-5.2", max_completion_tokens: 100, stream: true, messages: [{ role: "user", content: "hi" }] });
+    const error = await (async () => {
+      for await (const _ of stream);
+      return null;
+    })().catch((e) => e);
+    expect(error).toBeInstanceOf(OpenAI.APIError);
+    expect(error.code ?? error.error?.code).toBe("gateway_shutting_down");
+    expect(await proc.exited).toBe(1);
+  } finally {
+    await streams.stop();
+  }
 }, 40_000);
