@@ -6,7 +6,7 @@
 import { ApiError } from "../http/errors.ts";
 import { protocols } from "./protocols/index.ts";
 import { reserialised } from "./protocols/common.ts";
-import { chatResponseToResponses, createChatToResponsesStream, createTranslateContext, responsesRequestToChat, TranslationError } from "./translate/responses-chat.ts";
+import { chatResponseToResponses, createChatToResponsesStream, createTranslateContext, responsesRequestToChat, RESYNC, TranslationError } from "./translate/responses-chat.ts";
 import { answerHeaders, answerUnread, dropNoticeFor, finish, judgeAnswer, meter, upstreamError, upstreamFailed, type Call } from "./proxy.ts";
 import { callUpstream, upstreamHeaders } from "./upstream.ts";
 import { judgeStream, type Verdict } from "./meter.ts";
@@ -64,6 +64,7 @@ export async function translatedResponses(call: Call): Promise<Response> {
     collect: null,
     // In chat's shape: the translator turns it into response.failed, as it does any chat error chunk.
     dropNotice: dropNoticeFor(chat, call.requestId),
+    resync: RESYNC, // the translator writes whole events: a chat event cut in the middle still ends in response.failed
     onFirstByte: () => (firstByteAt = performance.now()),
     onEnd(how) {
       const verdict: Verdict = meter(call, () => judgeStream(tap.end(), how, call.model, call.plan));

@@ -47,6 +47,12 @@ export interface PumpHooks {
    * can follow that the client could read, so its connection is cut as the upstream's was.
    */
   dropNotice?: (lastSent: Uint8Array | null, why: "dropped" | "shutdown") => Uint8Array;
+  /**
+   * Set when the bytes go to a translator that writes whole events of its own (DeepSeek's /v1/responses), not to
+   * the client: sent before the notice when what it got ends mid-event, it makes the translator drop the partial
+   * event (translate/responses-chat-stream.ts RESYNC), so the client still gets its failure event.
+   */
+  resync?: Uint8Array;
 }
 
 /** What the pump needs of the upstream body's reader. */
@@ -216,9 +222,11 @@ async function* steps(head: Head, clientSignal: AbortSignal, h: PumpHooks, start
   let prev: Uint8Array | null = null;
   let last: Uint8Array | null = null;
   /** The closing event for the client, when what it got so far ends between two events; else null (cut it). */
-  const notice = (why: "dropped" | "shutdown") => {
+  const notice = (why: "dropped" | "shutdown"): Uint8Array[] | null => {
     const sent = prev && last ? joined([prev, last]) : last;
-    return h.dropNotice && endsBetweenEvents(sent) ? h.dropNotice(sent, why) : null;
+    if (!h.dropNotice) return null;
+    if (endsBetweenEvents(sent)) return [h.dropNotice(sent, why)];
+    return h.resync ? [h.resync, h.dropNotice(null, why)] : null;
   };
   try {
     for (const chunk of head.chunks) {
@@ -240,7 +248,7 @@ async function* steps(head: Head, clientSignal: AbortSignal, h: PumpHooks, start
         if (h.tap?.sawEnd()) return;
         const n = notice(how);
         if (n) {
-          yield n;
+          yield* n;
           return;
         }
         throw e;
@@ -251,7 +259,7 @@ async function* steps(head: Head, clientSignal: AbortSignal, h: PumpHooks, start
         if (h.tap?.sawEnd()) return;
         const n = notice(how);
         if (n) {
-          yield n;
+          yield* n;
           return;
         }
         throw new Error("cut off at the end of the shutdown grace period");

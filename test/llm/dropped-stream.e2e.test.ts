@@ -130,3 +130,16 @@ test("dropped in the middle of an event: the client's connection is cut (no even
   expect(err).not.toBeInstanceOf(OpenAI.APIError);
   await expectReleased(e.gw, accountId, 100);
 });
+
+test("DeepSeek on /v1/responses (translated), dropped in the middle of a chat event: still response.failed, nothing charged", async () => {
+  const { accountId, key } = await e.gw.account(100);
+  e.fake.enqueue({ kind: "drop", dropAfterBytes: 450 }); // inside the second event of the chat stream
+  // The client's stream is the translator's, made of whole events: it can always be told (before: ECONNRESET).
+  const stream = openai(key).responses.stream({ model: "deepseek-chat", max_output_tokens: 100, input: "Hi" });
+  let failed: any;
+  stream.on("response.failed", (ev) => (failed = ev.response));
+  const outcome = await stream.finalResponse();
+  expect(outcome.status).toBe("failed");
+  expect(failed.error).toMatchObject({ code: "upstream_bad_response" });
+  await expectReleased(e.gw, accountId, 100);
+});

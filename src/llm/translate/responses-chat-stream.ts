@@ -23,6 +23,12 @@ type TextOpen = { kind: "reasoning" | "message"; index: number; id: string; text
 type FunctionOpen = { kind: "function"; index: number; id: string; callId: string; name: string; args: string; chatIndex: number };
 type Open = TextOpen | FunctionOpen;
 
+/**
+ * A chunk the pump sends (by identity) when the chat stream ends in the middle of an event and a failure event
+ * follows: the partial event is dropped, so that the failure is read (and becomes response.failed).
+ */
+export const RESYNC = new Uint8Array(0);
+
 export function createChatToResponsesStream(ctx: TranslateContext): TransformStream<Uint8Array, Uint8Array> {
   const encoder = new TextEncoder();
   const decoder = new TextDecoder();
@@ -161,6 +167,10 @@ export function createChatToResponsesStream(ctx: TranslateContext): TransformStr
       emit("response.in_progress", { response });
     },
     transform(chunk) {
+      if (chunk === RESYNC) {
+        decoder.decode(); // a partial character, dropped with its event
+        return parser.reset();
+      }
       parser.feed(decoder.decode(chunk, { stream: true }));
     },
     flush() {

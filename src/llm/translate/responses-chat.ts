@@ -18,7 +18,7 @@
 import { deeperThan, MAX_NESTING } from "../protocols/common.ts";
 import { chatUsageToResponses, functionCallItem, itemId, messageItem, reasoningItem, responseObject, statusFor, type TranslateContext } from "./responses-shape.ts";
 
-export { createChatToResponsesStream } from "./responses-chat-stream.ts";
+export { createChatToResponsesStream, RESYNC } from "./responses-chat-stream.ts";
 export { chatUsageToResponses, createTranslateContext, type TranslateContext } from "./responses-shape.ts";
 
 export class TranslationError extends Error {
