@@ -26,8 +26,9 @@ export interface AppContext {
   /**
    * This process's LLM ledger (set by the LLM routes). Finished calls' charges and usage records are written in
    * batches (every LEDGER_COMMIT_INTERVAL_MS): a page or API that reads an account's records or balance waits for
-   * that account's (settledFor, bounded), so a call just answered is in what it shows. Its floats are credits reserved ahead for a wallet's next calls; media asks for an idle one
-   * back when a task's hold does not fit, rather than refuse credits the wallet has.
+   * that account's (settledFor, bounded), so a call just answered is in what it shows. Its floats are credits
+   * reserved ahead for a wallet's next calls; a hold that does not fit beside one gets an idle one back first
+   * (withIdleFloatBack), rather than refuse credits the wallet has.
    */
   llmLedger?: { settledFor(accountId: string, maxMs?: number): Promise<void>; returnIdle(accountId: string): Promise<boolean> };
 }

@@ -2,6 +2,7 @@ import { Elysia, t } from "elysia";
 import type { AppContext } from "../context";
 import { ApiError } from "../http/errors";
 import { bearerToken, safeEqual } from "../http/tokens";
+import { withIdleFloatBack } from "../ledger/float";
 import { creditsToMicros, microsToCredits } from "../ledger/units";
 import { CreateAccountBody, CreateKeyBody, CreditsBody } from "./model";
 import { accountView } from "./views";
@@ -69,11 +70,7 @@ export function adminRoutes(ctx: AppContext) {
         // Calls just answered first: their charges are queued (the balance returned includes them). A correction that
         // does not fit what is available gets the account's idle LLM float back first, as a media task's hold does.
         await ctx.llmLedger?.settledFor(params.id);
-        const credit = () => ledger.credit(params.id, micros, kind, body.reason ?? kind);
-        const b = await credit().catch(async (e) => {
-          if (!(e instanceof ApiError && e.code === "correction_exceeds_available" && (await ctx.llmLedger?.returnIdle(params.id)))) throw e;
-          return credit();
-        });
+        const b = await withIdleFloatBack(ctx, params.id, "correction_exceeds_available", () => ledger.credit(params.id, micros, kind, body.reason ?? kind));
         return { account_id: params.id, credits: microsToCredits(b.available), held_credits: microsToCredits(b.held), balance_credits: microsToCredits(b.balance) };
       },
       { body: CreditsBody, detail: { summary: "Top up credits, or correct them (kind=correction may be negative)" } },

@@ -21,12 +21,14 @@ export function isBusy(e: unknown): boolean {
  * `attempt` must have done nothing when it throws SQLITE_BUSY (a statement, or a transaction refused at its BEGIN).
  */
 export async function whenUnlocked<T>(attempt: () => T): Promise<T> {
-  const until = performance.now() + BUSY_WAIT_MS;
+  let until = 0; // set at the first refusal: every statement passes here, and almost none is refused
   for (let delay = 1; ; delay = Math.min(2 * delay, MAX_DELAY_MS)) {
     try {
       return attempt();
     } catch (e) {
-      if (!isBusy(e) || performance.now() >= until) throw e;
+      if (!isBusy(e)) throw e;
+      until ||= performance.now() + BUSY_WAIT_MS;
+      if (performance.now() >= until) throw e;
     }
     await Bun.sleep(delay);
   }

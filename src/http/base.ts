@@ -56,7 +56,6 @@ function methodNotAllowed(path: string, method: string): ApiError | undefined {
   return new ApiError(405, "method_not_allowed", `${path} answers ${allowed.join(", ")}, not ${method}.`, { headers: { allow: allowed.join(", ") } });
 }
 
-
 export function basePlugin(log: Logger) {
   return new Elysia({ name: "base" })
     .onRequest(({ request, set }) => {

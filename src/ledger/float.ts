@@ -22,7 +22,9 @@
 // (llm/ledger-batch.ts `trims`).
 
 import { sql } from "drizzle-orm";
+import type { AppContext } from "../context";
 import type { TxQueries } from "../db/client";
+import { ApiError } from "../http/errors";
 import { newId } from "../db/ids";
 import { HOLD_WALLET, INSERT_ENTRY, insertHold, POST_WALLET, WALLET_OF, type Hold, type Ledger } from "./service";
 
@@ -263,4 +265,18 @@ function* grow(q: TxQueries, g: FloatGrow, now: number, ttlMs: number) {
   }
   if (funded) available = yield* availableNow();
   return { accountId: account, granted, newHoldId, funded, available } satisfies GrowOutcome;
+}
+
+/**
+ * `op` (a media task's hold, an admin correction), once more when it was refused with `refusal` and this process's
+ * idle LLM float for the account went back: the wallet may look short only because the float holds credits ahead
+ * for calls not yet made (a float in use, or another process's, stays until idle).
+ */
+export async function withIdleFloatBack<T>(ctx: Pick<AppContext, "llmLedger">, accountId: string, refusal: string, op: () => Promise<T>): Promise<T> {
+  try {
+    return await op();
+  } catch (e) {
+    if (!(e instanceof ApiError && e.code === refusal && (await ctx.llmLedger?.returnIdle(accountId)))) throw e;
+    return op();
+  }
 }

@@ -189,8 +189,10 @@ export class Ledger {
   }
 }
 
-/** Inserts a pending hold (the wallet's `held` is the caller's). */
-/** `id`: chosen ahead by a caller that must be able to find the hold after a commit it could not confirm. */
+/**
+ * Inserts a pending hold (the wallet's `held` is the caller's). `id`: chosen ahead by a caller that must be able to
+ * find the hold after a commit it could not confirm.
+ */
 export function* insertHold(q: TxQueries, accountId: string, amount: number, kind: HoldKind, ref: string | null, now: number, ttlMs: number, id = newId("hold")) {
   yield* q.run(INSERT_HOLD, { id, account: accountId, amount, kind, ref, now, expires: now + ttlMs });
   return { id, accountId, amount } satisfies Hold;

@@ -17,7 +17,7 @@ import { Float, type FloatBatch, type FloatFinish, type GrowOutcome, type Reserv
 import { metrics } from "../ops/metrics.ts";
 import { batchIn, type Finish } from "./records.ts";
 import { growsFor, refills, resyncs, trims } from "./float-plans.ts";
-import { describe, LedgerRetries } from "./ledger-retries.ts";
+import { describeFinish, LedgerRetries } from "./ledger-retries.ts";
 import { within } from "../ops/shutdown.ts";
 
 interface Waiter {
@@ -184,7 +184,7 @@ export class LedgerBatch {
       if (logged.has(f)) return;
       logged.add(f);
       this.ctx.log.error("llm ledger write abandoned at shutdown", {
-        ...describe({ batch: emptyBatch(), finish: f }),
+        ...describeFinish(f),
         ...(maybe ? { may_have_been_written: true } : { never_attempted: true }),
       });
     };
@@ -230,7 +230,6 @@ export class LedgerBatch {
     }
     return n;
   }
-
 
   /** Every few ms: return idle floats, and keep the expiry of the others ahead of the sweeper. */
   private tend() {

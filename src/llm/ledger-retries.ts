@@ -153,8 +153,10 @@ export class LedgerRetries {
 }
 
 /** What the operator needs to charge a call by hand, or to find a float still held. */
-export function describe(p: Piece): Record<string, unknown> {
-  const f = p.finish;
-  if (f) return { request_id: f.record.requestId, account_id: f.record.accountId, charge: f.charge, held: f.hold.amount };
-  return { float_holds: p.batch.releases.map((r) => r.holdId) };
+function describe(p: Piece): Record<string, unknown> {
+  return p.finish ? describeFinish(p.finish) : { float_holds: p.batch.releases.map((r) => r.holdId) };
+}
+
+export function describeFinish(f: Finish): Record<string, unknown> {
+  return { request_id: f.record.requestId, account_id: f.record.accountId, charge: f.charge, held: f.hold.amount };
 }

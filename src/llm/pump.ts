@@ -221,13 +221,21 @@ async function* steps(head: Head, clientSignal: AbortSignal, h: PumpHooks, start
   // which is safe).
   let prev: Uint8Array | null = null;
   let last: Uint8Array | null = null;
-  /** The closing event for the client, when what it got so far ends between two events; else null (cut it). */
-  const notice = (why: "dropped" | "shutdown"): Uint8Array[] | null => {
+  /**
+   * How a stream ends that its upstream dropped, or that shutdown cut (the client is charged what it got, meter.ts).
+   * After the stream's own end (or error) was seen: the client has the whole answer, which is metered as such
+   * (judgeStream), so it ends cleanly. Before it, between events: the protocol's error event (an SDK raises it as an
+   * API error); mid-event: `failure` is thrown and the connection cut, as the upstream's was, unless a translator
+   * takes the bytes (resync). A truncated answer must never look complete.
+   */
+  function* ending(why: "dropped" | "shutdown", failure: unknown): Generator<Uint8Array> {
+    how = why;
+    if (h.tap?.sawEnd()) return;
     const sent = prev && last ? joined([prev, last]) : last;
-    if (!h.dropNotice) return null;
-    if (endsBetweenEvents(sent)) return [h.dropNotice(sent, why)];
-    return h.resync ? [h.resync, h.dropNotice(null, why)] : null;
-  };
+    if (h.dropNotice && endsBetweenEvents(sent)) yield h.dropNotice(sent, why);
+    else if (h.dropNotice && h.resync) yield* [h.resync, h.dropNotice(null, why)];
+    else throw failure;
+  }
   try {
     for (const chunk of head.chunks) {
       prev = last;
@@ -239,31 +247,13 @@ async function* steps(head: Head, clientSignal: AbortSignal, h: PumpHooks, start
         r = await (pending ?? reader.read());
         pending = null;
       } catch (e) {
-        how = cut ? "shutdown" : clientSignal.aborted ? "client_abort" : "dropped";
-        if (how === "client_abort") return;
-        // Dropped after the stream's own end (or error) was seen: the client has the whole answer, which is
-        // metered as such (meter.ts judgeStream), so it ends cleanly. Dropped before it, between events: the
-        // protocol's error event (an SDK raises it as an API error, nothing charged); mid-event: cut, as the
-        // upstream's was. A truncated answer must never look complete.
-        if (h.tap?.sawEnd()) return;
-        const n = notice(how);
-        if (n) {
-          yield* n;
+        if (!cut && clientSignal.aborted) {
+          how = "client_abort";
           return;
         }
-        throw e;
+        return yield* ending(cut ? "shutdown" : "dropped", e);
       }
-      if (cut) {
-        // Shutdown: the same ending as a drop, with its own message; the client is charged what it got (meter.ts).
-        how = "shutdown";
-        if (h.tap?.sawEnd()) return;
-        const n = notice(how);
-        if (n) {
-          yield* n;
-          return;
-        }
-        throw new Error("cut off at the end of the shutdown grace period");
-      }
+      if (cut) return yield* ending("shutdown", new Error("cut off at the end of the shutdown grace period"));
       if (r.done) {
         how = "end";
         const tail = h.tap?.flush();

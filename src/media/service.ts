@@ -6,6 +6,7 @@ import { sql } from "drizzle-orm";
 import type { AppContext } from "../context.ts";
 import { newId } from "../db/ids.ts";
 import { ApiError, notFound } from "../http/errors.ts";
+import { withIdleFloatBack } from "../ledger/float.ts";
 import { maxCreditsToMicros, microsToCredits } from "../ledger/units.ts";
 import { reportRedisFallback } from "../limits/redis-fallbacks.ts";
 import { TaskTokensUnavailableError } from "../limits/task-tokens.ts";
@@ -118,12 +119,7 @@ export class TaskService {
             ${row.hold_id}, ${row.estimate}, ${0}, ${0}, ${row.next_poll_at}, ${row.deadline_at}, ${now}, ${now}, ${0})`);
       });
     try {
-      await insert().catch(async (e) => {
-        // The wallet may look short only because this process's LLM float holds credits ahead for calls not yet
-        // made: give an idle one back and try once more (a float in use, or another process's, stays until idle).
-        if (!(e instanceof ApiError && e.code === "insufficient_credits" && (await ctx.llmLedger?.returnIdle(caller.accountId)))) throw e;
-        await insert();
-      });
+      await withIdleFloatBack(ctx, caller.accountId, "insufficient_credits", insert);
     } catch (e) {
       await ctx.taskTokens.release(caller.keyId, id);
       throw e;
