@@ -25,6 +25,21 @@ async function raw(key: string, path: string, body: object): Promise<string> {
 
 const events = (text: string) => text.split("\n\n").filter(Boolean);
 
+/** A DeepSeek stream (translated to /v1/responses) whose chat upstream drops as `drop` says: it ends in response.failed
+ * (upstream_bad_response) and nothing is charged. Returns the failed response. */
+async function deepSeekDropped(drop: { kind: "drop"; dropAfterEvents?: number; dropAfterBytes?: number }) {
+  const { accountId, key } = await e.gw.account(100);
+  e.fake.enqueue(drop);
+  const stream = openai(key).responses.stream({ model: "deepseek-chat", max_output_tokens: 100, input: "Hi" });
+  let failed: any;
+  stream.on("response.failed", (ev) => (failed = ev.response));
+  const outcome = await stream.finalResponse();
+  expect(outcome.status).toBe("failed");
+  expect(failed.error).toMatchObject({ code: "upstream_bad_response" });
+  await expectReleased(e.gw, accountId, 100);
+  return failed;
+}
+
 describe("dropped between two events: the protocol's error event, then a clean end", () => {
   test("Anthropic: `event: error` (api_error); the SDK's stream rejects with an APIError", async () => {
     const { accountId, key } = await e.gw.account(100);
@@ -83,16 +98,8 @@ describe("dropped between two events: the protocol's error event, then a clean e
   });
 
   test("DeepSeek on /v1/responses (translated): the error chunk becomes response.failed, as any upstream error does", async () => {
-    const { accountId, key } = await e.gw.account(100);
-    e.fake.enqueue({ kind: "drop", dropAfterEvents: 2 });
-    const stream = openai(key).responses.stream({ model: "deepseek-chat", max_output_tokens: 100, input: "Hi" });
-    let failed: any;
-    stream.on("response.failed", (ev) => (failed = ev.response));
-    const outcome = await stream.finalResponse();
-    expect(outcome.status).toBe("failed");
-    expect(failed.error).toMatchObject({ code: "upstream_bad_response" });
+    const failed = await deepSeekDropped({ kind: "drop", dropAfterEvents: 2 });
     expect(failed.error.message).toContain(NOTHING_CHARGED);
-    await expectReleased(e.gw, accountId, 100);
   });
 });
 
@@ -132,14 +139,6 @@ test("dropped in the middle of an event: the client's connection is cut (no even
 });
 
 test("DeepSeek on /v1/responses (translated), dropped in the middle of a chat event: still response.failed, nothing charged", async () => {
-  const { accountId, key } = await e.gw.account(100);
-  e.fake.enqueue({ kind: "drop", dropAfterBytes: 450 }); // inside the second event of the chat stream
   // The client's stream is the translator's, made of whole events: it can always be told (before: ECONNRESET).
-  const stream = openai(key).responses.stream({ model: "deepseek-chat", max_output_tokens: 100, input: "Hi" });
-  let failed: any;
-  stream.on("response.failed", (ev) => (failed = ev.response));
-  const outcome = await stream.finalResponse();
-  expect(outcome.status).toBe("failed");
-  expect(failed.error).toMatchObject({ code: "upstream_bad_response" });
-  await expectReleased(e.gw, accountId, 100);
+  await deepSeekDropped({ kind: "drop", dropAfterBytes: 450 }); // inside the second event of the chat stream
 });

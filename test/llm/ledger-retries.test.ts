@@ -170,13 +170,19 @@ for (const d of dialects) {
       state.down = false;
     }, 15_000);
 
+    /** An account whose one call (1 C reserved, charged 1234 µcr) the database refused: its charge waits for a retry. */
+    const refusedCharge = async (name: string) => {
+      const a = await accounts.createAccount(name, 100 * C);
+      const p = processOf();
+      const r = (await p.b.hold(a.id, C, rid())) as Reservation;
+      p.state.down = true;
+      charge(p.b, r, 1234);
+      await p.b.drain(); // refused: retried at +0.1, +0.3, +0.7, +1.5, then +3.1 s
+      return { a, ...p };
+    };
+
     test("shutdown: a charge the database takes again shortly before the deadline is written by the last attempt", async () => {
-      const a = await accounts.createAccount("retry-close-last", 100 * C);
-      const { b, state } = processOf();
-      const r = (await b.hold(a.id, C, rid())) as Reservation;
-      state.down = true;
-      charge(b, r, 1234);
-      await b.drain(); // retried at +0.1, +0.3, +0.7, +1.5, then +3.1 s
+      const { a, b, state } = await refusedCharge("retry-close-last");
       setTimeout(() => (state.down = false), 1800);
       await b.close(2800);
       expect(await lines(a.id)).toBe(1);
@@ -185,12 +191,7 @@ for (const d of dialects) {
     }, 15_000);
 
     test("a reader of the account waits, 250 ms at most, for its charge the database refused a moment ago", async () => {
-      const a = await accounts.createAccount("retry-settled", 100 * C);
-      const { b, state } = processOf();
-      const r = (await b.hold(a.id, C, rid())) as Reservation;
-      state.down = true;
-      charge(b, r, 1234);
-      await b.drain(); // refused: queued for a retry 100 ms later
+      const { a, b, state } = await refusedCharge("retry-settled");
       state.down = false;
       const started = performance.now();
       await b.settledFor(a.id);

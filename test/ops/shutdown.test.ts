@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { silentLogger } from "../../src/log";
 import { gracefulStop, onShutdown, within } from "../../src/ops/shutdown";
-import { spawnGateway } from "../support/process";
+import { freePort, spawnFailingMedia, spawnGateway, untilServing } from "../support/process";
 import { startGateway } from "../support/gateway";
 import { closeContext } from "../../src/bootstrap";
 import { tempSqlitePath } from "../support/services";
@@ -116,24 +116,8 @@ describe("closing the services", () => {
 });
 
 describe("media workers that fail to start (test/support/failing-media-worker.ts)", () => {
-  const root = new URL("../..", import.meta.url).pathname;
-  const preload = new URL("../support/failing-media-worker.ts", import.meta.url).pathname;
-  const freePort = () => {
-    const s = Bun.listen({ hostname: "127.0.0.1", port: 0, socket: { data() {} } });
-    const port = s.port;
-    s.stop(true);
-    return port;
-  };
-  const spawnFailing = (port: number, env: Record<string, string>) =>
-    Bun.spawn(["bun", "--preload", preload, "src/main.ts"], {
-      cwd: root,
-      env: { ...process.env, HOST: "127.0.0.1", PORT: String(port), LOG_LEVEL: "info", DATABASE_URL: tempSqlitePath(), ...env },
-      stdout: "pipe",
-      stderr: "pipe",
-    });
-
   test("the gateway says it cannot start and exits 1; it never says it is listening", async () => {
-    const proc = spawnFailing(freePort(), { FAILING_WORKER_MS: "300" });
+    const proc = spawnFailingMedia(freePort(), { FAILING_WORKER_MS: "300" });
     const [out, err, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
     expect(code).toBe(1);
     expect(out).not.toContain('"switchyard listening"');
@@ -142,10 +126,9 @@ describe("media workers that fail to start (test/support/failing-media-worker.ts
 
   test("a SIGTERM while they start, which then fails: the graceful stop completes, exit 0", async () => {
     const port = freePort();
-    const proc = spawnFailing(port, { FAILING_WORKER_MS: "1500", SHUTDOWN_GRACE_SECONDS: "5" });
+    const proc = spawnFailingMedia(port, { FAILING_WORKER_MS: "1500", SHUTDOWN_GRACE_SECONDS: "5" });
     const stdout = new Response(proc.stdout).text();
-    const until = Date.now() + 10_000;
-    while (Date.now() < until && !(await fetch(`http://127.0.0.1:${port}/healthz`).then((r) => r.ok, () => false))) await Bun.sleep(20);
+    await untilServing(port);
     proc.kill("SIGTERM");
     expect(await proc.exited).toBe(0);
     expect(await stdout).toContain('"stopped"');

@@ -7,41 +7,30 @@ import OpenAI from "openai";
 import { startFakeLlmUpstream } from "../fakes/llm-upstream";
 import { providerEnv } from "../llm/support";
 import { ADMIN_TOKEN } from "../support/gateway";
-import { tempSqlitePath } from "../support/services";
+import { freePort, spawnFailingMedia, untilServing } from "../support/process";
 
 const fake = startFakeLlmUpstream({ defaultScenario: { kind: "slow", headersDelayMs: 20_000 } });
 afterAll(() => fake.stop());
-const root = new URL("../..", import.meta.url).pathname;
-const preload = new URL("../support/failing-media-worker.ts", import.meta.url).pathname;
 
-function freePort(): number {
-  const s = Bun.listen({ hostname: "127.0.0.1", port: 0, socket: { data() {} } });
-  const port = s.port;
-  s.stop(true);
-  return port;
+/** A key of a new account, made through the admin API of the gateway on `port`. */
+async function keyOn(port: number): Promise<string> {
+  const admin = (p: string, body: unknown) =>
+    fetch(`http://127.0.0.1:${port}${p}`, { method: "POST", headers: { authorization: `Bearer ${ADMIN_TOKEN}`, "content-type": "application/json" }, body: JSON.stringify(body) }).then((r) => r.json() as any);
+  const account = await admin("/admin/v1/accounts", { name: "start-fail", credits: 100 });
+  return (await admin(`/admin/v1/accounts/${account.id}/keys`, { name: "k" })).key;
 }
 
 test("a SIGTERM while the gateway closes after its media workers failed to start: still exit 1", async () => {
   const port = freePort();
-  const url = `http://127.0.0.1:${port}`;
-  const proc = Bun.spawn(["bun", "--preload", preload, "src/main.ts"], {
-    cwd: root,
-    env: { ...process.env, ...providerEnv(fake.url), HOST: "127.0.0.1", PORT: String(port), LOG_LEVEL: "info", DATABASE_URL: tempSqlitePath(), ADMIN_TOKEN, FAILING_WORKER_MS: "2500", SHUTDOWN_GRACE_SECONDS: "1" },
-    stdout: "pipe",
-    stderr: "pipe",
-  });
+  const proc = spawnFailingMedia(port, { ...providerEnv(fake.url), ADMIN_TOKEN, FAILING_WORKER_MS: "2500", SHUTDOWN_GRACE_SECONDS: "1" });
   let err = "";
   const errDone = (async () => {
-    for await (const c of proc.stderr as ReadableStream<Uint8Array>) err += new TextDecoder().decode(c);
+    for await (const c of proc.stderr) err += new TextDecoder().decode(c);
   })();
   void new Response(proc.stdout).text();
   const until = Date.now() + 10_000;
-  while (Date.now() < until && !(await fetch(`${url}/healthz`).then((r) => r.ok, () => false))) await Bun.sleep(20);
-  const admin = (p: string, body: unknown) =>
-    fetch(url + p, { method: "POST", headers: { authorization: `Bearer ${ADMIN_TOKEN}`, "content-type": "application/json" }, body: JSON.stringify(body) }).then((r) => r.json() as any);
-  const account = await admin("/admin/v1/accounts", { name: "start-fail", credits: 100 });
-  const { key } = await admin(`/admin/v1/accounts/${account.id}/keys`, { name: "k" });
-  const openai = new OpenAI({ apiKey: key, baseURL: `${url}/v1`, maxRetries: 0 });
+  await untilServing(port);
+  const openai = new OpenAI({ apiKey: await keyOn(port), baseURL: `http://127.0.0.1:${port}/v1`, maxRetries: 0 });
   const call = openai.chat.completions.create({ model: "gpt-5.2", max_completion_tokens: 100, messages: [{ role: "user", content: "hi" }] }).catch(() => null);
   await Bun.sleep(300); // the call is in flight, its upstream slow to answer
   while (!err.includes("could not start: media workers") && Date.now() < until + 10_000) await Bun.sleep(10);
@@ -57,22 +46,11 @@ test("a stream open when the media workers fail to start gets gateway_shutting_d
   const streams = startFakeLlmUpstream({ defaultScenario: { kind: "slow", firstByteMs: 0, chunkDelayMs: 1000, eventPieces: true } }); // ~10 s
   try {
     const port = freePort();
-    const url = `http://127.0.0.1:${port}`;
-    const proc = Bun.spawn(["bun", "--preload", preload, "src/main.ts"], {
-      cwd: root,
-      env: { ...process.env, ...providerEnv(streams.url), HOST: "127.0.0.1", PORT: String(port), LOG_LEVEL: "info", DATABASE_URL: tempSqlitePath(), ADMIN_TOKEN, FAILING_WORKER_MS: "2000" },
-      stdout: "pipe",
-      stderr: "pipe",
-    });
+    const proc = spawnFailingMedia(port, { ...providerEnv(streams.url), ADMIN_TOKEN, FAILING_WORKER_MS: "2000" });
     void new Response(proc.stdout).text();
     void new Response(proc.stderr).text();
-    const until = Date.now() + 10_000;
-    while (Date.now() < until && !(await fetch(`${url}/healthz`).then((r) => r.ok, () => false))) await Bun.sleep(20);
-    const admin = (p: string, body: unknown) =>
-      fetch(url + p, { method: "POST", headers: { authorization: `Bearer ${ADMIN_TOKEN}`, "content-type": "application/json" }, body: JSON.stringify(body) }).then((r) => r.json() as any);
-    const account = await admin("/admin/v1/accounts", { name: "start-fail-stream", credits: 100 });
-    const { key } = await admin(`/admin/v1/accounts/${account.id}/keys`, { name: "k" });
-    const openai = new OpenAI({ apiKey: key, baseURL: `${url}/v1`, maxRetries: 0 });
+    await untilServing(port);
+    const openai = new OpenAI({ apiKey: await keyOn(port), baseURL: `http://127.0.0.1:${port}/v1`, maxRetries: 0 });
     const stream = await openai.chat.completions.create({ model: "gpt-5.2", max_completion_tokens: 100, stream: true, messages: [{ role: "user", content: "hi" }] });
     const error = await (async () => {
       for await (const _ of stream);

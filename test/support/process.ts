@@ -1,4 +1,5 @@
 import type { Subprocess } from "bun";
+import { tempSqlitePath } from "./services";
 
 // Starts the real gateway as a separate process (as an operator would) and waits for its "listening" log line.
 export interface GatewayProcess { url: string; proc: Subprocess; stop(): Promise<void> }
@@ -34,4 +35,31 @@ export async function spawnGateway(env: Record<string, string>, cmd: string[] = 
   }
   proc.kill();
   throw new Error(`gateway did not start: ${buf}\n${await new Response(proc.stderr).text()}`);
+}
+
+/** A free local port: for a gateway whose address is needed before it says it is listening. */
+export function freePort(): number {
+  const s = Bun.listen({ hostname: "127.0.0.1", port: 0, socket: { data() {} } });
+  const port = s.port;
+  s.stop(true);
+  return port;
+}
+
+/**
+ * The gateway as a process on `port` whose media workers fail to start after FAILING_WORKER_MS
+ * (support/failing-media-worker.ts), on a fresh SQLite file; its stdout and stderr are the caller's to read.
+ */
+export function spawnFailingMedia(port: number, env: Record<string, string>): Subprocess<"ignore", "pipe", "pipe"> {
+  return Bun.spawn(["bun", "--preload", new URL("./failing-media-worker.ts", import.meta.url).pathname, "src/main.ts"], {
+    cwd: new URL("../..", import.meta.url).pathname,
+    env: { ...process.env, HOST: "127.0.0.1", PORT: String(port), LOG_LEVEL: "info", DATABASE_URL: tempSqlitePath(), ...env },
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+}
+
+/** Until the gateway on `port` answers /healthz (it serves before its media workers have started). */
+export async function untilServing(port: number, ms = 10_000): Promise<void> {
+  const until = Date.now() + ms;
+  while (Date.now() < until && !(await fetch(`http://127.0.0.1:${port}/healthz`).then((r) => r.ok, () => false))) await Bun.sleep(20);
 }
