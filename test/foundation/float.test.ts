@@ -3,7 +3,7 @@
 // no overspend (also across two processes on one database), each call settled once with its own line (its usage
 // record: held, cost, and the usage entry of its batch), the books balancing (Ledger.check, which also sums every
 // usage entry's lines), the float going back when idle, and a crashed process's float swept after its expiry.
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { sql } from "drizzle-orm";
 import type { Accounts } from "../../src/accounts/service";
 import type { AppContext } from "../../src/context";
@@ -14,7 +14,7 @@ import { MICROS_PER_CREDIT as C } from "../../src/ledger/units";
 import { silentLogger } from "../../src/log";
 import { LedgerBatch } from "../../src/llm/ledger-batch";
 import type { UsageRecord } from "../../src/llm/records";
-import { dialects, ledgerDatabase, skipNote } from "../support/services";
+import { closeBatches, dialects, skipNote, useLedgerDatabase } from "../support/services";
 
 for (const d of dialects) {
   skipNote("Postgres", d.available, "the LLM float on Postgres");
@@ -23,15 +23,7 @@ for (const d of dialects) {
     let ledger: Ledger;
     let accounts: Accounts;
     const batches: LedgerBatch[] = [];
-
-    let close: () => Promise<void>;
-    beforeAll(async () => {
-      ({ db, ledger, accounts, close } = await ledgerDatabase(d.name));
-    });
-    afterAll(async () => {
-      for (const b of batches) await b.close(1000);
-      await close();
-    });
+    useLedgerDatabase(d.name, (t) => ({ db, ledger, accounts } = t), () => closeBatches(batches));
 
     /** A gateway process's LLM ledger (ttl in seconds). */
     const processOf = (opts: { ttlSeconds?: number; idleMs?: number } = {}) => {

@@ -1,11 +1,11 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { sql } from "drizzle-orm";
 import { Accounts } from "../../src/accounts/service";
 import { openDatabase, type Db } from "../../src/db/client";
 import { ApiError } from "../../src/http/errors";
 import { Ledger } from "../../src/ledger/service";
 import { MICROS_PER_CREDIT } from "../../src/ledger/units";
-import { databaseFor, dialects, ledgerDatabase, skipNote } from "../support/services";
+import { databaseFor, dialects, skipNote, useLedgerDatabase } from "../support/services";
 
 for (const d of dialects) {
   skipNote("Postgres", d.available, "ledger invariants on Postgres");
@@ -13,14 +13,7 @@ for (const d of dialects) {
     let db: Db;
     let ledger: Ledger;
     let accounts: Accounts;
-
-    let close: () => Promise<void>;
-    beforeAll(async () => {
-      ({ db, ledger, accounts, close } = await ledgerDatabase(d.name));
-    });
-    afterAll(async () => {
-      await close();
-    });
+    useLedgerDatabase(d.name, (t) => ({ db, ledger, accounts } = t));
 
     const entriesSum = async (accountId: string) =>
       Number((await db.get<any>(sql`select coalesce(sum(amount), 0) as s from entries where account_id = ${accountId}`))!.s);

@@ -2,7 +2,7 @@
 // transaction commits many of them, but nobody who waits on a commit waits for the interval: a call whose hold needs
 // the float grown, a reader of the usage records (drain), shutdown. Run with an interval far longer than any test,
 // so that anything committed early was started by someone waiting, not by the timer.
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { sql } from "drizzle-orm";
 import type { Accounts } from "../../src/accounts/service";
 import type { AppContext } from "../../src/context";
@@ -13,7 +13,7 @@ import { MICROS_PER_CREDIT as C } from "../../src/ledger/units";
 import { silentLogger } from "../../src/log";
 import { LedgerBatch } from "../../src/llm/ledger-batch";
 import type { UsageRecord } from "../../src/llm/records";
-import { dialects, ledgerDatabase, skipNote } from "../support/services";
+import { closeBatches, dialects, skipNote, useLedgerDatabase } from "../support/services";
 
 const LONG = 60_000;
 
@@ -23,15 +23,8 @@ for (const d of dialects) {
     let db: Db;
     let ledger: Ledger;
     let accounts: Accounts;
-    let close: () => Promise<void>;
     const batches: LedgerBatch[] = [];
-    beforeAll(async () => {
-      ({ db, ledger, accounts, close } = await ledgerDatabase(d.name));
-    });
-    afterAll(async () => {
-      for (const b of batches) await b.close(1000);
-      await close();
-    });
+    useLedgerDatabase(d.name, (t) => ({ db, ledger, accounts } = t), () => closeBatches(batches));
 
     const processOf = (intervalMs: number) => {
       const ctx = { db, ledger, log: silentLogger, config: { holdTtlSeconds: 900, floatIdleMs: LONG, ledgerCommitIntervalMs: intervalMs } } as unknown as AppContext;

@@ -16,7 +16,7 @@ import { LedgerBatch } from "../../src/llm/ledger-batch";
 import { registry } from "../../src/ops/metrics";
 import type { UsageRecord } from "../../src/llm/records";
 import { startGateway, type TestGateway } from "../support/gateway";
-import { databaseFor, ledgerDatabase, pgAvailable, skipNote } from "../support/services";
+import { closeBatches, databaseFor, pgAvailable, skipNote, useLedgerDatabase } from "../support/services";
 
 const record = (accountId: string, requestId: string, keyId = "key_t", model = "m"): UsageRecord => ({
   requestId, accountId, keyId, model, endpoint: "/v1/chat/completions", provider: "openai",
@@ -37,18 +37,12 @@ describe("drain() under steady load (SQLite, transactions made to await as on Po
   let db: Db;
   let ledger: Ledger;
   let accounts: Accounts;
-  let close: () => Promise<void>;
   const batches: LedgerBatch[] = [];
   // Runs while each commit waits on the "network": another call finishes then, so the commit loop never goes idle.
   let duringCommit = () => {};
-
-  beforeAll(async () => {
-    ({ db, ledger, accounts, close } = await ledgerDatabase("sqlite"));
-  });
-  afterAll(async () => {
+  useLedgerDatabase("sqlite", (t) => ({ db, ledger, accounts } = t), async () => {
     duringCommit = () => {};
-    for (const b of batches) await b.close(1000);
-    await close();
+    await closeBatches(batches);
   });
 
   const processOf = (database: Pick<Db, "tx"> = db, log = silentLogger) => {

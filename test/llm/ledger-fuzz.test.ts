@@ -3,7 +3,7 @@
 // failed after going through, or (Postgres) become visible only later. Along the way no live float lends more than
 // its hold; at the end every charge is in exactly once, nothing is held, and Ledger.check is clean. Seeded, so a
 // failure names the seed that reproduces it (SEED=n RUNS=1 bun test test/llm/ledger-fuzz.test.ts).
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { sql } from "drizzle-orm";
 import type { Accounts } from "../../src/accounts/service";
 import type { AppContext } from "../../src/context";
@@ -14,7 +14,7 @@ import { MICROS_PER_CREDIT as C } from "../../src/ledger/units";
 import { silentLogger } from "../../src/log";
 import { LedgerBatch } from "../../src/llm/ledger-batch";
 import type { UsageRecord } from "../../src/llm/records";
-import { dialects, ledgerDatabase, skipNote } from "../support/services";
+import { dialects, skipNote, useLedgerDatabase } from "../support/services";
 
 const FIRST_SEED = Number(process.env.SEED ?? 1);
 const RUNS = Number(process.env.RUNS ?? 3);
@@ -32,11 +32,7 @@ for (const d of dialects) {
     let db: Db;
     let ledger: Ledger;
     let accounts: Accounts;
-    let close: () => Promise<void>;
-    beforeAll(async () => {
-      ({ db, ledger, accounts, close } = await ledgerDatabase(d.name));
-    });
-    afterAll(() => close());
+    useLedgerDatabase(d.name, (t) => ({ db, ledger, accounts } = t));
     const record = (accountId: string, requestId: string, cost: number): UsageRecord => ({
       requestId, accountId, keyId: "key_t", model: "m", endpoint: "/v1/chat/completions", provider: "openai",
       status: "ok", upstreamStatus: 200, usage: null, cost, latencyMs: 1, ttfbMs: 1, error: null,

@@ -1,7 +1,7 @@
 // A group commit the database refuses (src/llm/ledger-retries.ts): the finished calls in it are still charged, once,
 // when the database takes them again; one that committed although the driver reported an error is not charged twice;
 // what is still refused at shutdown is logged, call by call, for the operator.
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { sql } from "drizzle-orm";
 import type { Accounts } from "../../src/accounts/service";
 import type { AppContext } from "../../src/context";
@@ -12,7 +12,7 @@ import { MICROS_PER_CREDIT as C } from "../../src/ledger/units";
 import { silentLogger } from "../../src/log";
 import { LedgerBatch } from "../../src/llm/ledger-batch";
 import type { UsageRecord } from "../../src/llm/records";
-import { dialects, ledgerDatabase, skipNote } from "../support/services";
+import { dialects, skipNote, useLedgerDatabase } from "../support/services";
 
 for (const d of dialects) {
   skipNote("Postgres", d.available, "LLM ledger retries on Postgres");
@@ -20,11 +20,7 @@ for (const d of dialects) {
     let db: Db;
     let ledger: Ledger;
     let accounts: Accounts;
-    let close: () => Promise<void>;
-    beforeAll(async () => {
-      ({ db, ledger, accounts, close } = await ledgerDatabase(d.name));
-    });
-    afterAll(() => close());
+    useLedgerDatabase(d.name, (t) => ({ db, ledger, accounts } = t));
 
     /** A process whose database can be taken down (every commit refused) or made to report commits as failed. */
     const processOf = () => {

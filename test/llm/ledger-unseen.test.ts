@@ -4,7 +4,7 @@
 // (float-plans.ts resyncs); a new float's hold the commit may have made is given back by its id, taken first so that
 // a commit still becoming visible on Postgres is waited for. Ledger transactions of one process run one at a time:
 // a retried charge beside a growth of the same float deadlocked on Postgres.
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { sql } from "drizzle-orm";
 import type { Accounts } from "../../src/accounts/service";
 import type { AppContext } from "../../src/context";
@@ -15,7 +15,7 @@ import { MICROS_PER_CREDIT as C } from "../../src/ledger/units";
 import { silentLogger } from "../../src/log";
 import { LedgerBatch } from "../../src/llm/ledger-batch";
 import type { UsageRecord } from "../../src/llm/records";
-import { dialects, ledgerDatabase, skipNote } from "../support/services";
+import { closeBatches, dialects, skipNote, useLedgerDatabase } from "../support/services";
 
 for (const d of dialects) {
   skipNote("Postgres", d.available, "LLM commits reported failed on Postgres");
@@ -23,15 +23,8 @@ for (const d of dialects) {
     let db: Db;
     let ledger: Ledger;
     let accounts: Accounts;
-    let close: () => Promise<void>;
     const batches: LedgerBatch[] = [];
-    beforeAll(async () => {
-      ({ db, ledger, accounts, close } = await ledgerDatabase(d.name));
-    });
-    afterAll(async () => {
-      for (const b of batches) await b.close(1000);
-      await close();
-    });
+    useLedgerDatabase(d.name, (t) => ({ db, ledger, accounts } = t), () => closeBatches(batches));
 
     /**
      * A process whose next commits can be refused (`down`), reported failed after going through (`ghosts`), made to

@@ -1,7 +1,11 @@
 import { SQL, RedisClient } from "bun";
+import { afterAll, beforeAll } from "bun:test";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import type { Accounts } from "../../src/accounts/service";
+import type { Db } from "../../src/db/client";
+import type { Ledger } from "../../src/ledger/service";
 
 // Real services for tests. Postgres and Redis are probed once; a suite that needs one that is absent is skipped
 // with a message saying so (bun counts it as skipped, not passed). Each Postgres-backed test run gets a database
@@ -69,6 +73,34 @@ export async function databaseFor(name: "sqlite" | "pg"): Promise<{ url: string;
 }
 
 /** A migrated database of that flavour with the ledger and accounts over it (the ledger suites' setup). */
+export interface LedgerDatabase {
+  db: Db;
+  ledger: Ledger;
+  accounts: Accounts;
+}
+
+/**
+ * A describe block's own database with a Ledger and Accounts on it: made before the block's tests and handed to
+ * `use` (which keeps what it needs in the block's variables), dropped after them. `beforeDrop` runs first: closing
+ * the block's LedgerBatches (closeBatches), whose last commits need the database.
+ */
+export function useLedgerDatabase(name: "sqlite" | "pg", use: (t: LedgerDatabase) => void, beforeDrop?: () => unknown): void {
+  let close = async () => {};
+  beforeAll(async () => {
+    const t = await ledgerDatabase(name);
+    close = t.close;
+    use(t);
+  });
+  afterAll(async () => {
+    await beforeDrop?.();
+    await close();
+  });
+}
+
+export async function closeBatches(batches: { close(ms: number): Promise<unknown> }[]): Promise<void> {
+  for (const b of batches) await b.close(1000);
+}
+
 export async function ledgerDatabase(name: "sqlite" | "pg") {
   const { openDatabase } = await import("../../src/db/client");
   const { Ledger } = await import("../../src/ledger/service");
