@@ -139,6 +139,20 @@ export function factsOf(model: MediaModel, files: StoredFile[], done: Done): Cos
   return facts;
 }
 
+/**
+ * The cost of what was produced. Should the result not be priceable (a defect: its input was validated and
+ * estimated when the task was created), it is charged at that estimate, what the caller agreed to, and the operator
+ * is told: thrown, it would be polled and downloaded again at every round until the task's deadline, for nothing.
+ */
+function resultCost(deps: FinishDeps, task: TaskRow, model: MediaModel, facts: CostFacts): number {
+  try {
+    return model.actual(JSON.parse(task.input), facts);
+  } catch (e) {
+    deps.log.error("media result could not be priced; charged its estimate", { task_id: task.id, model: model.id, error: (e as Error).message });
+    return task.estimate;
+  }
+}
+
 /** success + settle + result files + callback row, atomically. Returns false when the task was no longer ours. */
 export async function completeTask(deps: FinishDeps, task: TaskRow, model: MediaModel, done: Done, leaseLost?: AbortSignal): Promise<boolean> {
   const files = await storeOutputs(deps, task, model, done, leaseLost);
@@ -152,7 +166,7 @@ export async function completeTask(deps: FinishDeps, task: TaskRow, model: Media
   try {
     // Never above the estimate held at creation: the catalog's prices may have changed since (a deploy while the task
     // ran), and the caller agreed to that estimate (and checked it against its max_credits).
-    cost = Math.min(model.actual(JSON.parse(task.input), factsOf(model, files, done)), task.estimate);
+    cost = Math.min(resultCost(deps, task, model, factsOf(model, files, done)), task.estimate);
     await deps.db.tx(function* (q) {
       const changed = yield* q.run(sql`update tasks set state = ${"success"}, cost = ${cost}, result_json = ${JSON.stringify(result)},
           completed_at = ${now}, updated_at = ${now}, results_expire_at = ${expires}, lease_owner = ${null}, lease_until = ${null}

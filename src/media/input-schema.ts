@@ -67,10 +67,13 @@ export function checkInputSchema(schema: unknown, where = "input"): asserts sche
   if (!Array.isArray(s.required)) fail("required must be an array of property names");
   const props = s.properties as Record<string, unknown>;
   for (const name of s.required as unknown[]) {
-    if (typeof name !== "string" || !(name in props)) fail(`required names an unknown property ${JSON.stringify(name)}`);
+    if (typeof name !== "string" || !Object.hasOwn(props, name)) fail(`required names an unknown property ${JSON.stringify(name)}`);
   }
   if (new Set(s.required as string[]).size !== (s.required as string[]).length) fail("required has duplicates");
-  for (const [name, def] of Object.entries(props)) checkProperty(name, def, (m) => fail(`property "${name}": ${m}`));
+  for (const [name, def] of Object.entries(props)) {
+    if (name in Object.prototype) fail(`property "${name}": the name of an Object.prototype member`);
+    checkProperty(name, def, (m) => fail(`property "${name}": ${m}`));
+  }
 }
 
 function checkProperty(name: string, def: unknown, fail: (m: string) => never): void {
@@ -115,7 +118,9 @@ export function validateInput(schema: InputSchema, input: unknown): ValidationRe
   if (!isObject(input)) return { ok: false, field: "input", message: "input must be a JSON object" };
   const value: Record<string, unknown> = {};
   for (const [name, raw] of Object.entries(input)) {
-    const def = schema.properties[name];
+    // Own properties only: "__proto__" or "constructor" would otherwise find Object.prototype's members, pass as
+    // known fields, and (assigned below) set the value's prototype, which pricing would read and the upstream never see.
+    const def = Object.hasOwn(schema.properties, name) ? schema.properties[name] : undefined;
     if (!def) return { ok: false, field: name, message: `unknown field "${name}" (allowed: ${allowed(schema)})` };
     if (raw === null || raw === undefined) continue;
     const r = checkValue(name, def, raw);
@@ -123,10 +128,10 @@ export function validateInput(schema: InputSchema, input: unknown): ValidationRe
     value[name] = r.value;
   }
   for (const name of schema.required) {
-    if (!(name in value)) return { ok: false, field: name, message: `"${name}" is required` };
+    if (!Object.hasOwn(value, name)) return { ok: false, field: name, message: `"${name}" is required` };
   }
   for (const [name, def] of Object.entries(schema.properties)) {
-    if (!(name in value) && def.default !== undefined) value[name] = def.default;
+    if (!Object.hasOwn(value, name) && def.default !== undefined) value[name] = def.default;
   }
   return { ok: true, value };
 }

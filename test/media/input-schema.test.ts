@@ -91,6 +91,8 @@ describe("checkInputSchema", () => {
     ["no properties", { properties: {}, required: [] }, "non-empty"],
     ["required unknown", { properties: { f: { type: "string", description: "d" } }, required: ["g"] }, "unknown property"],
     ["unknown top key", { properties: { f: { type: "string", description: "d" } }, required: [], extra: 1 }, 'unknown key "extra"'],
+    ["a prototype member's name", JSON.parse('{"properties":{"__proto__":{"type":"string","description":"d"}},"required":[]}'), "Object.prototype member"],
+    ["required names a prototype member", { properties: { f: { type: "string", description: "d" } }, required: ["toString"] }, "unknown property"],
     ["unknown keyword", withProp({ type: "string", description: "d", pattern: "x" }), 'unknown keyword "pattern"'],
     ["bad type", withProp({ type: "object", description: "d" }), "type must be one of"],
     ["no description", withProp({ type: "string" }), "description is required"],
