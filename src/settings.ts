@@ -81,7 +81,7 @@ export const settings: Setting[] = [
   { name: "MEDIA_WORKERS", kind: "int", default: "1", doc: "Bun Workers that poll upstreams, store results and send callbacks. `0` runs that work on the main thread (also used for `:memory:` databases)." },
   { name: "MEDIA_LEASE_SECONDS", kind: "int", default: "120", doc: "How long a worker owns a task while working on it; a crashed process's tasks are picked up after this. Renewed while a step runs. 1 to 86400.", check: between(1, DAY_SECONDS) },
   { name: "MEDIA_POLL_SCALE", kind: "string", default: "1", doc: "Multiplier on every provider's poll backoff (1 = kie's advice, 2 s growing to 30 s). Tests use `0.01`.", check: positiveDecimal },
-  { name: "MEDIA_MAX_DEADLINE_SECONDS", kind: "int", doc: "Optional cap on every model's deadline (a task still unfinished then fails and is refunded)." },
+  { name: "MEDIA_MAX_DEADLINE_SECONDS", kind: "int", doc: "Optional cap on every model's deadline (a task still unfinished then fails and is refunded). At least 1; unset for no cap.", check: atLeastOne },
   { name: "MEDIA_HOUSEKEEPING_SECONDS", kind: "int", default: "30", doc: "How often concurrency tokens of running tasks are refreshed and expired result files deleted (1 to 86400).", check: between(1, DAY_SECONDS) },
   { name: "CALLBACK_ALLOW_PRIVATE", kind: "bool", default: "false", doc: "Allow callback URLs that resolve to loopback, private, link-local or metadata addresses (tests, trusted networks)." },
   { name: "CALLBACK_MAX_ATTEMPTS", kind: "int", default: "6", doc: "Delivery attempts per callback before giving up.", check: atLeastOne },

@@ -59,7 +59,7 @@ describe("configuration", () => {
     for (const [name, value] of [
       ["DEFAULT_RATE_LIMIT", "5/0s"], ["LOGIN_RATE_LIMIT", "5/0s"], ["LOGIN_ADDRESS_RATE_LIMIT", "0/60s"], ["DEFAULT_RATE_LIMIT", "5/100000s"],
       ["SWEEP_INTERVAL_SECONDS", "0"], ["SWEEP_INTERVAL_SECONDS", "2592000"], ["SHUTDOWN_GRACE_SECONDS", "99999999"],
-      ["HOLD_TTL_SECONDS", "0"], ["LEDGER_FLOAT_IDLE_MS", "99999999"], ["LEDGER_COMMIT_INTERVAL_MS", "1001"], ["LEDGER_COMMIT_INTERVAL_MS", "-1"], ["MEDIA_LEASE_SECONDS", "99999999"],
+      ["HOLD_TTL_SECONDS", "0"], ["LEDGER_FLOAT_IDLE_MS", "99999999"], ["LEDGER_COMMIT_INTERVAL_MS", "1001"], ["LEDGER_COMMIT_INTERVAL_MS", "-1"], ["MEDIA_LEASE_SECONDS", "99999999"], ["MEDIA_MAX_DEADLINE_SECONDS", "0"],
       ["MEDIA_HOUSEKEEPING_SECONDS", "0"], ["SESSION_TTL_HOURS", "100000"], ["DATABASE_URL", "postgres:/db.internal/x"],
     ]) {
       expect([name, value, refused({ [name!]: value! })]).toEqual([name, value, expect.stringContaining(name!)]);
