@@ -104,5 +104,6 @@ async function deliver(deps: CallbackDeps, d: DeliveryRow): Promise<void> {
         values (${newId("cbd")}, ${d.task_id}, ${d.account_id}, ${d.url}, ${d.attempt + 1}, ${"pending"}, ${now}, ${now + wait})`);
     }
   });
-  if (!ok) deps.log.warn("callback delivery failed", { task_id: d.task_id, attempt: d.attempt, status, error, retry_in_ms: again ? wait : null });
+  const detail = target && !target.ok ? target.detail : undefined;
+  if (!ok) deps.log.warn("callback delivery failed", { task_id: d.task_id, attempt: d.attempt, status, error, ...(detail ? { detail } : {}), retry_in_ms: again ? wait : null });
 }

@@ -23,7 +23,8 @@ export interface ResolveOptions { resolve?: Resolver; timeoutMs?: number }
 export type UrlCheck = { ok: true } | { ok: false; reason: string };
 
 /** The checked addresses to send to, or why not; `retryable` when DNS failed rather than the URL being refused. */
-export type CallbackTarget = { ok: true; url: URL; addresses: string[] } | { ok: false; reason: string; retryable: boolean };
+/** `reason` is shown to the caller; `detail`, what a name resolved to, is for the operator's log only. */
+export type CallbackTarget = { ok: true; url: URL; addresses: string[] } | { ok: false; reason: string; retryable: boolean; detail?: string };
 
 /** The check at task creation. With private callbacks allowed the name is not resolved at all (as before). */
 export async function checkCallbackUrl(raw: string, allowPrivate: boolean, opts: ResolveOptions = {}): Promise<UrlCheck> {
@@ -40,19 +41,21 @@ export async function resolveCallbackUrl(raw: string, allowPrivate: boolean, opt
   if (!parsed.ok) return { ...parsed, retryable: false };
   const { url } = parsed;
   const host = url.hostname.replace(/^\[|\]$/g, "");
-  let addresses: string[];
-  if (isIP(host)) addresses = [host];
-  else {
-    const timeoutMs = opts.timeoutMs ?? DNS_TIMEOUT_MS;
-    const answer = await resolveWithin(opts.resolve ?? systemResolver, host, timeoutMs);
-    if (answer === "timeout") return { ok: false, reason: `host ${host} did not resolve within ${timeoutMs / 1000} s`, retryable: true };
-    if (answer === "failed" || !answer.length) return { ok: false, reason: `host ${host} does not resolve`, retryable: true };
-    addresses = answer;
+  if (isIP(host)) {
+    if (!allowPrivate && isNonPublicAddress(host)) return { ok: false, reason: `is a non-public address (${host})`, retryable: false };
+    return { ok: true, url, addresses: [host] };
   }
+  const timeoutMs = opts.timeoutMs ?? DNS_TIMEOUT_MS;
+  const answer = await resolveWithin(opts.resolve ?? systemResolver, host, timeoutMs);
+  if (answer === "timeout") return { ok: false, reason: `host ${host} did not resolve within ${timeoutMs / 1000} s`, retryable: true };
+  // One answer for a name that does not resolve and one that resolves to a private address, without the address:
+  // else any key holder could map the gateway's internal DNS (db.internal → 10.x.y.z) through this error.
+  const notPublic = `host ${host} does not resolve to a public address`;
+  if (answer === "failed" || !answer.length) return { ok: false, reason: notPublic, retryable: true, detail: "no address" };
   // Even when private addresses are allowed, only addresses can be pinned: a resolver answering a name is refused.
-  const bad = addresses.find((a) => !isIP(a) || (!allowPrivate && isNonPublicAddress(a)));
-  if (bad !== undefined) return { ok: false, reason: `resolves to a non-public address (${bad})`, retryable: false };
-  return { ok: true, url, addresses };
+  const bad = answer.find((a) => !isIP(a) || (!allowPrivate && isNonPublicAddress(a)));
+  if (bad !== undefined) return { ok: false, reason: notPublic, retryable: false, detail: `resolves to ${bad}` };
+  return { ok: true, url, addresses: answer };
 }
 
 function parseCallbackUrl(raw: string): { ok: true; url: URL } | { ok: false; reason: string } {

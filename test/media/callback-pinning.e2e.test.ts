@@ -80,7 +80,7 @@ describe("http", () => {
     const id = await taskWithDelivery(`http://callback.test:${port}/hook`);
     await deliverNow(sender(false, { resolve: async () => ["127.0.0.1"] }));
     expect(await attempts(id)).toEqual([
-      { attempt: 1, state: "failed", status_code: null, error: "refused: callback URL resolves to a non-public address (127.0.0.1)" },
+      { attempt: 1, state: "failed", status_code: null, error: "refused: callback URL host callback.test does not resolve to a public address" },
     ]);
     expect(hook.received.some((r) => r.body?.taskId === id)).toBe(false);
   });

@@ -72,6 +72,18 @@ describe("resolveCallbackUrl (delivery)", () => {
     expect(d.calls).toEqual(["public.test"]);
   });
 
+  test("the caller is not told what a name resolves to, nor whether it resolves at all (no map of internal DNS)", async () => {
+    const { resolve } = dns({ "db.internal": ["10.1.2.3"] });
+    const internal = await resolveCallbackUrl("http://db.internal/x", false, { resolve });
+    const missing = await resolveCallbackUrl("http://nothing.internal/x", false, { resolve });
+    expect(internal.ok || internal.reason).not.toContain("10.1.2.3");
+    expect([internal.ok || internal.reason.replace("db.internal", "H"), missing.ok || missing.reason.replace("nothing.internal", "H")]).toEqual([
+      "host H does not resolve to a public address",
+      "host H does not resolve to a public address",
+    ]);
+    expect(await resolveCallbackUrl("http://10.1.2.3/x", false, { resolve })).toMatchObject({ ok: false, reason: "is a non-public address (10.1.2.3)" });
+  });
+
   test("an IP literal is not resolved", async () => {
     const d = dns({});
     expect(await resolveCallbackUrl("http://[2606:4700:4700::1111]/x", false, { resolve: d.resolve })).toMatchObject({ ok: true, addresses: ["2606:4700:4700::1111"] });
@@ -80,8 +92,12 @@ describe("resolveCallbackUrl (delivery)", () => {
 
   test("a private answer is refused for good; DNS trouble is a retryable failure", async () => {
     const { resolve } = dns({ "private.test": ["192.168.0.10"] });
-    expect(await resolveCallbackUrl("http://private.test/x", false, { resolve })).toEqual({ ok: false, reason: "resolves to a non-public address (192.168.0.10)", retryable: false });
-    expect(await resolveCallbackUrl("http://gone.test/x", false, { resolve })).toEqual({ ok: false, reason: "host gone.test does not resolve", retryable: true });
+    expect(await resolveCallbackUrl("http://private.test/x", false, { resolve })).toEqual({
+      ok: false, reason: "host private.test does not resolve to a public address", retryable: false, detail: "resolves to 192.168.0.10",
+    });
+    expect(await resolveCallbackUrl("http://gone.test/x", false, { resolve })).toEqual({
+      ok: false, reason: "host gone.test does not resolve to a public address", retryable: true, detail: "no address",
+    });
     expect(await resolveCallbackUrl("http://slow.test/x", false, { resolve: never, timeoutMs: 50 })).toEqual({ ok: false, reason: "host slow.test did not resolve within 0.05 s", retryable: true });
   });
 
