@@ -2,7 +2,7 @@ import { sql } from "drizzle-orm";
 import type { Db, TxQueries } from "../db/client";
 import { newId } from "../db/ids";
 import { ApiError } from "../http/errors";
-import { microsToCredits } from "./units";
+import { MAX_BUDGET_CREDITS, microsToCredits } from "./units";
 
 // The credit ledger as two-phase transfers (TigerBeetle's vocabulary):
 //   hold    = a pending transfer: reserves an amount (available = balance - held must cover it);
@@ -77,8 +77,12 @@ export class Ledger {
 
   private *creditIn(q: TxQueries, accountId: string, amount: number, kind: string, reason: string) {
     const now = Date.now();
+    // A balance past 2^53 − 1 µcr would no longer be exact in JavaScript (every read of it, every sum).
     const changed = yield* q.run(sql`update wallets set balance = balance + ${amount}, updated_at = ${now}
-      where account_id = ${accountId} and balance - held + ${amount} >= 0`);
+      where account_id = ${accountId} and balance - held + ${amount} >= 0 and balance + ${amount} <= ${Number.MAX_SAFE_INTEGER}`);
+    if (!changed && amount > 0) {
+      throw new ApiError(422, "balance_too_large", `A wallet holds at most ${MAX_BUDGET_CREDITS} credits (the largest exact amount); this top-up would pass that.`, { param: "credits" });
+    }
     if (!changed) throw new ApiError(409, "correction_exceeds_available", "A correction may not take the available balance below zero.");
     yield* q.run(INSERT_ENTRY, { id: newId("ent"), account: accountId, hold: null, kind, amount, reason, now });
   }

@@ -94,6 +94,17 @@ for (const d of dialects) {
       expect(bad).toHaveLength(1);
       expect(bad[0]!.balance - bad[0]!.entriesSum).toBe(1);
     });
+
+    test("a top-up that would take the balance past 2^53 − 1 µcr (no longer exact) is refused, and nothing changes", async () => {
+      const a = await accounts.createAccount("rich", 0);
+      const most = Number.MAX_SAFE_INTEGER - 5;
+      await ledger.credit(a.id, most, "topup", "big");
+      await expect(ledger.credit(a.id, 6, "topup", "one too many")).rejects.toMatchObject({ status: 422, code: "balance_too_large" });
+      expect(await ledger.balance(a.id)).toMatchObject({ balance: most });
+      await ledger.credit(a.id, 5, "topup", "to the limit");
+      expect(await ledger.balance(a.id)).toMatchObject({ balance: Number.MAX_SAFE_INTEGER });
+      expect(await ledger.check(a.id)).toEqual([]);
+    });
   });
 }
 
