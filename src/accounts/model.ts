@@ -8,7 +8,8 @@ export const CreateAccountBody = t.Object({
 
 /**
  * The range of a key's own limits, for every form an operator or a user creates keys with (this schema, the
- * dashboard's Settings → API Keys), so the two cannot drift apart. The CLI is left unbounded on purpose: it is the
+ * dashboard's Settings → API Keys), so the two cannot drift apart. The dashboard also keeps a customer's keys
+ * within the default limits (dashboard/keys.ts refuseLooserThanDefault). The CLI is left unbounded on purpose: it is the
  * operator at a shell, and the benchmark gives its key a limit no customer should have.
  */
 export const KEY_LIMITS = {

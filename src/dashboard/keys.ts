@@ -40,10 +40,11 @@ ${opts.created
 <form method="post" action="/dashboard/settings/api-keys" class="card">${p.csrf}
 <h2>Create a key</h2>
 <p><label>Name <input name="name" required maxlength="200" placeholder="e.g. production server"></label></p>
+<p class="muted">A key may have stricter limits than the default; for higher ones, ask the gateway's operator.</p>
 <p>Rate limit (empty for the default ${def.requests} requests per ${def.windowSeconds} s):
-<label><input name="requests" type="number" min="${KEY_LIMITS.rateRequests.min}" max="${KEY_LIMITS.rateRequests.max}" style="width:7em"> requests</label> per
+<label><input name="requests" type="number" min="${KEY_LIMITS.rateRequests.min}" max="${def.requests}" style="width:7em"> requests</label> per
 <label><input name="window_seconds" type="number" min="${KEY_LIMITS.rateWindowSeconds.min}" max="${KEY_LIMITS.rateWindowSeconds.max}" style="width:6em"> seconds</label></p>
-<p><label>Concurrent media tasks (empty for the default ${ctx.config.defaultMaxConcurrentTasks}) <input name="max_concurrent_tasks" type="number" min="${KEY_LIMITS.maxConcurrentTasks.min}" max="${KEY_LIMITS.maxConcurrentTasks.max}" style="width:6em"></label></p>
+<p><label>Concurrent media tasks (empty for the default ${ctx.config.defaultMaxConcurrentTasks}) <input name="max_concurrent_tasks" type="number" min="${KEY_LIMITS.maxConcurrentTasks.min}" max="${ctx.config.defaultMaxConcurrentTasks}" style="width:6em"></label></p>
 <p><button type="submit">Create key</button></p></form>
 <h2>Keys</h2>
 ${keys.length
@@ -64,6 +65,20 @@ function limitField(v: string | undefined, name: string, bounds: { min: number; 
   if (!(n >= bounds.min && n <= bounds.max))
     throw new ApiError(422, "invalid_request", `${name} must be a whole number from ${bounds.min} to ${bounds.max.toLocaleString("en-US")}.`);
   return n;
+}
+
+/**
+ * A customer's own key may be stricter than the gateway's default limits, never looser: higher limits are the
+ * operator's to grant (admin API, CLI), on request. A rate limit is looser when it allows a larger burst (more
+ * requests) or a higher average rate (requests per second) than the default.
+ */
+function refuseLooserThanDefault(ctx: AppContext, requests: number | undefined, windowSeconds: number | undefined, tasks: number | undefined): void {
+  const def = ctx.config.defaultRateLimit;
+  const maxTasks = ctx.config.defaultMaxConcurrentTasks;
+  const looserRate = requests !== undefined && windowSeconds !== undefined && (requests > def.requests || requests * def.windowSeconds > def.requests * windowSeconds);
+  if (looserRate || (tasks !== undefined && tasks > maxTasks)) {
+    throw new ApiError(422, "invalid_request", `A key's own limits may be stricter than the default (${def.requests} requests per ${def.windowSeconds} s, ${maxTasks} concurrent media tasks), not looser. For higher limits, ask the gateway's operator.`);
+  }
 }
 
 export function keysRoutes(ctx: AppContext, users: Users) {
@@ -93,6 +108,7 @@ export function keysRoutes(ctx: AppContext, users: Users) {
           const maxConcurrentTasks = limitField(form.max_concurrent_tasks, "Concurrent media tasks", KEY_LIMITS.maxConcurrentTasks);
           if ((rateRequests === undefined) !== (rateWindowSeconds === undefined))
             throw new ApiError(422, "invalid_request", "Give both the number of requests and the window in seconds, or neither.");
+          refuseLooserThanDefault(ctx, rateRequests, rateWindowSeconds, maxConcurrentTasks);
           const created = await ctx.accounts.createKey(accountId, { name, rateRequests, rateWindowSeconds, maxConcurrentTasks });
           ctx.log.info("dashboard key created", { account_id: accountId, key_id: created.id, user_id: p.session.userId });
           return redirect(path, { "set-cookie": flashCookie(ctx, FLASH, created.key, path) });

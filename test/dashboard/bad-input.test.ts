@@ -10,7 +10,7 @@ let gw: TestGateway;
 let user: Awaited<ReturnType<typeof dashboardUser>>;
 let session: Awaited<ReturnType<typeof signIn>>;
 beforeAll(async () => {
-  gw = await startGateway();
+  gw = await startGateway({ DEFAULT_RATE_LIMIT: "5/10s", DEFAULT_MAX_CONCURRENT_TASKS: "2" }); // the spec's defaults: key limits are judged against them
   user = await dashboardUser(gw);
   session = await signIn(gw, user.email);
 });
@@ -91,11 +91,26 @@ describe("key limits have the admin API's bounds", () => {
     expect(await keyNames()).toEqual(before);
   });
 
-  test("the largest values are accepted, as by the admin API", async () => {
-    const r = await createKey(fields({ requests: "1000000", window_seconds: "86400", max_concurrent_tasks: "10000" }));
+  // Defaults here: 5 requests per 10 s, 2 concurrent media tasks (the spec's; higher limits come from the operator).
+  test.each([
+    ["a larger burst", { requests: "6", window_seconds: "60" }],
+    ["a higher average rate", { requests: "5", window_seconds: "9" }],
+    ["the largest values", { requests: "1000000", window_seconds: "86400" }],
+    ["more concurrent tasks", { max_concurrent_tasks: "3" }],
+  ])("limits looser than the default (%s): 422 pointing to the operator, no key", async (_what, limits) => {
+    const before = await keyNames();
+    const r = await createKey(fields(limits));
+    expect(r.status).toBe(422);
+    expect(await r.text()).toContain("may be stricter than the default (5 requests per 10 s, 2 concurrent media tasks), not looser");
+    expect(await keyNames()).toEqual(before);
+  });
+
+  test("stricter limits are accepted from the dashboard; the admin API grants the largest", async () => {
+    const r = await createKey(fields({ requests: "2", window_seconds: "10", max_concurrent_tasks: "1" }));
     expect(r.status).toBe(303);
     const page = await (await fetch(gw.url + KEYS, { headers: { cookie: session.cookie } })).text();
-    expect(page).toContain("1000000 / 86400 s, 10000 concurrent tasks");
+    expect(page).toContain("2 / 10 s, 1 concurrent tasks");
+    expect(await createKey(fields({ requests: "5", window_seconds: "10", max_concurrent_tasks: "2" }))).toHaveProperty("status", 303);
     const api = await gw.admin(`/admin/v1/accounts/${user.accountId}/keys`, {
       method: "POST",
       body: JSON.stringify({ name: "api", rate_limit: { requests: 1_000_000, window_seconds: 86_400 }, max_concurrent_tasks: 10_000 }),

@@ -24,7 +24,8 @@ let upstream: ReturnType<typeof startFakeLlmUpstream> | undefined;
 beforeAll(async () => {
   if (!chromiumPresent) return;
   upstream = startFakeLlmUpstream();
-  gw = await startGateway({ OPENAI_BASE_URL: `${upstream.url}/v1`, OPENAI_API_KEY: "sk-upstream-test" });
+  // Defaults above the key's own limits below: a customer may only make a key stricter than the default.
+  gw = await startGateway({ OPENAI_BASE_URL: `${upstream.url}/v1`, OPENAI_API_KEY: "sk-upstream-test", DEFAULT_RATE_LIMIT: "100/10s", DEFAULT_MAX_CONCURRENT_TASKS: "5" });
   browser = await launchChromium();
   page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
   mkdirSync(shots, { recursive: true });
