@@ -2,6 +2,7 @@ import { buildApp } from "./app";
 import { closeContext, createContext } from "./bootstrap";
 import { CatalogError } from "./catalog/service";
 import { ConfigError, loadConfig, withoutCredentials, type Config } from "./config";
+import { DatabaseOpenError } from "./db/client";
 import { SWEPT_HOLD_KINDS } from "./ledger/service";
 import { serverLimitOf } from "./http/body-limits";
 import { createLogger } from "./log";
@@ -26,7 +27,7 @@ const ctx = await createContext(config, log).catch((e) => {
   const what =
     e instanceof CatalogError ? "invalid model catalog"
     : e instanceof ConfigError ? "invalid configuration"
-    : (e as { code?: string })?.code?.startsWith("ERR_POSTGRES") ? `cannot open the database ${withoutCredentials(config.databaseUrl)}`
+    : e instanceof DatabaseOpenError || (e as { code?: string })?.code?.startsWith("ERR_POSTGRES") ? `cannot open the database ${withoutCredentials(config.databaseUrl)} (DATABASE_URL)`
     : null;
   if (!what) throw e;
   console.error(`switchyard could not start: ${what}: ${(e as Error).message}`);
@@ -34,7 +35,16 @@ const ctx = await createContext(config, log).catch((e) => {
 });
 // idleTimeout: the most Bun allows (an LLM answer may take minutes to start); maxRequestBodySize: a backstop above
 // MAX_REQUEST_BODY_MB, whose 413 is ours, in the caller's protocol (http/body-limits.ts).
-const app = buildApp(ctx).listen({ port: config.port, hostname: config.host, idleTimeout: 255, maxRequestBodySize: serverLimitOf(config.body) });
+// reusePort off (Elysia turns it on): a second gateway started on a port in use must fail, not quietly take half of
+// the first one's connections.
+const app = buildApp(ctx);
+try {
+  app.listen({ port: config.port, hostname: config.host, idleTimeout: 255, maxRequestBodySize: serverLimitOf(config.body), reusePort: false });
+} catch (e) {
+  console.error(`switchyard could not start: cannot listen on ${config.host}:${config.port} (HOST, PORT): ${(e as Error).message}`);
+  await closeContext(ctx).catch(() => {});
+  process.exit(1);
+}
 
 // Media tasks: polling, completion and callbacks run in Bun Workers (state in the database).
 // A task step in progress finishes (or is cut off at the grace period); anything unfinished resumes at the next start.

@@ -44,7 +44,12 @@ export const settings: Setting[] = [
     default: "./data/switchyard.sqlite",
     doc: "SQLite file path (created if missing; `:memory:` for a throwaway database) or a `postgres://` URL.",
     // A URL of another scheme, or a mistyped postgres URL (`postgres:/host`), would otherwise become a SQLite file name.
-    check: (v) => ((/^[a-z]+:\/\//i.test(v) || /^postgres(ql)?:/i.test(v)) && !/^postgres(ql)?:\/\//i.test(v) ? "must be a file path or a postgres:// URL" : undefined),
+    check: (v) => {
+      if ((/^[a-z]+:\/\//i.test(v) || /^postgres(ql)?:/i.test(v)) && !/^postgres(ql)?:\/\//i.test(v)) return "must be a file path or a postgres:// URL";
+      // A password with an unescaped `#`, `/` or `?` makes the URL unreadable (Bun.SQL would throw "Invalid URL").
+      if (/^postgres(ql)?:\/\//i.test(v) && !URL.parse(v)?.hostname) return "is not a readable URL (percent-encode special characters in the user name and password)";
+      return undefined;
+    },
   },
   { name: "REDIS_URL", kind: "url", schemes: ["redis:", "rediss:", "redis+tls:", "redis+unix:", "redis+tls+unix:", "valkey:", "valkeys:"], doc: "Optional `redis://` (or `rediss://`, `valkey://`, `redis+unix://`) URL. When set, rate limits and task concurrency tokens live in Redis and hold across processes." },
   { name: "ADMIN_TOKEN", kind: "secret", doc: "Bearer token for the admin API under `/admin/v1`. Unset: the admin API answers 403 (the CLI still works).", check: (v) => (v.length >= 16 ? undefined : "must be at least 16 characters") },

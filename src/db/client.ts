@@ -124,9 +124,17 @@ export async function openDatabase(url: string, opts: OpenOptions = {}): Promise
   return db;
 }
 
+/** The SQLite file (or its folder) cannot be opened or created: the operator's DATABASE_URL to fix (server.ts). */
+export class DatabaseOpenError extends Error {}
+
 function openSqlite(path: string): Db & { raw: SqliteDatabase } {
-  if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
-  const raw = new SqliteDatabase(path, { create: true, strict: true });
+  let raw: SqliteDatabase;
+  try {
+    if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
+    raw = new SqliteDatabase(path, { create: true, strict: true });
+  } catch (e) {
+    throw new DatabaseOpenError((e as Error).message);
+  }
   // WAL: readers never block the writer; synchronous=NORMAL is durable across process crashes in WAL mode.
   // busy_timeout first: switching to WAL takes a lock another process opening the same file may hold.
   raw.exec("PRAGMA busy_timeout = 5000;");
