@@ -326,7 +326,10 @@ export function finish(call: Pick<Call, "d" | "hold" | "requestId" | "auth" | "m
   call.finished = true;
   const now = performance.now();
   if (upstreamStatus !== null && upstreamStatus >= 400) metrics.upstreamError(call.model.provider, `status_${Math.floor(upstreamStatus / 100)}xx`);
-  else if (v.outcome === "failed" || v.outcome === "dropped") metrics.upstreamError(call.model.provider, v.outcome);
+  else if (v.outcome === "failed" || v.outcome === "dropped") {
+    metrics.upstreamError(call.model.provider, v.outcome);
+    if (v.outcome === "dropped") call.d.ctx.log.warn("llm upstream answer ended early; released", { request_id: call.requestId, provider: call.model.provider, model: call.model.id, error: v.error });
+  }
   call.d.ledger.finish({
     hold: call.hold,
     charge: v.charge,

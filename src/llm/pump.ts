@@ -225,16 +225,18 @@ async function* steps(head: Head, clientSignal: AbortSignal, h: PumpHooks, start
    * How a stream ends that its upstream dropped, or that shutdown cut (the client is charged what it got, meter.ts).
    * After the stream's own end (or error) was seen: the client has the whole answer, which is metered as such
    * (judgeStream), so it ends cleanly. Before it, between events: the protocol's error event (an SDK raises it as an
-   * API error); mid-event: `failure` is thrown and the connection cut, as the upstream's was, unless a translator
-   * takes the bytes (resync). A truncated answer must never look complete.
+   * API error); mid-event: the connection is cut, as the upstream's was, unless a translator takes the bytes
+   * (resync). A truncated answer must never look complete.
    */
-  function* ending(why: "dropped" | "shutdown", failure: unknown): Generator<Uint8Array> {
+  function* ending(why: "dropped" | "shutdown"): Generator<Uint8Array> {
     how = why;
     if (h.tap?.sawEnd()) return;
     const sent = prev && last ? joined([prev, last]) : last;
     if (h.dropNotice && endsBetweenEvents(sent)) yield h.dropNotice(sent, why);
     else if (h.dropNotice && h.resync) yield* [h.resync, h.dropNotice(null, why)];
-    else throw failure;
+    // Thrown into the response body, anything cuts the connection, but an Error is also printed by Bun to stderr as
+    // a raw multi-line dump; `undefined` is not. The call's end is logged as a JSON line (proxy.ts finish).
+    else throw undefined;
   }
   try {
     for (const chunk of head.chunks) {
@@ -246,14 +248,14 @@ async function* steps(head: Head, clientSignal: AbortSignal, h: PumpHooks, start
       try {
         r = await (pending ?? reader.read());
         pending = null;
-      } catch (e) {
+      } catch {
         if (!cut && clientSignal.aborted) {
           how = "client_abort";
           return;
         }
-        return yield* ending(cut ? "shutdown" : "dropped", e);
+        return yield* ending(cut ? "shutdown" : "dropped");
       }
-      if (cut) return yield* ending("shutdown", new Error("cut off at the end of the shutdown grace period"));
+      if (cut) return yield* ending("shutdown");
       if (r.done) {
         how = "end";
         const tail = h.tap?.flush();

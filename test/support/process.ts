@@ -2,12 +2,19 @@ import type { Subprocess } from "bun";
 import { tempSqlitePath } from "./services";
 
 // Starts the real gateway as a separate process (as an operator would) and waits for its "listening" log line.
-export interface GatewayProcess { url: string; proc: Subprocess; stop(): Promise<void> }
+export interface GatewayProcess {
+  url: string;
+  proc: Subprocess<"ignore", "pipe", "pipe">;
+  /** what the gateway has written to stdout so far (its JSON log lines) */
+  stdout(): string;
+  stop(): Promise<void>;
+}
 
 export async function spawnGateway(env: Record<string, string>, cmd: string[] = ["bun", "src/main.ts"], cwd?: string): Promise<GatewayProcess> {
   const proc = Bun.spawn(cmd, {
     cwd: cwd ?? new URL("../..", import.meta.url).pathname,
     env: { ...process.env, PORT: "0", HOST: "127.0.0.1", LOG_LEVEL: "info", ...env },
+    stdin: "ignore",
     stdout: "pipe",
     stderr: "pipe",
   });
@@ -21,11 +28,14 @@ export async function spawnGateway(env: Record<string, string>, cmd: string[] = 
     const line = buf.split("\n").find((l) => l.includes('"switchyard listening"'));
     if (line) {
       reader.releaseLock();
-      // Keep draining stdout so the child never blocks on a full pipe.
-      void proc.stdout.pipeTo(new WritableStream());
+      // Keep draining stdout so the child never blocks on a full pipe; kept for tests that read the log.
+      let out = buf;
+      const decoder = new TextDecoder();
+      void proc.stdout.pipeTo(new WritableStream({ write: (chunk) => void (out += decoder.decode(chunk, { stream: true })) }));
       return {
         url: JSON.parse(line).url,
         proc,
+        stdout: () => out,
         async stop() {
           proc.kill("SIGTERM");
           await proc.exited;

@@ -1,0 +1,41 @@
+// An answer whose upstream connection breaks mid-event is cut for the client too (a truncated answer must never look
+// complete). What the operator sees of it: one JSON log line with the request id, not Bun's raw multi-line dump of
+// an error thrown into the response body (which had no request id, and broke the "logs are JSON lines" promise).
+import { afterAll, expect, test } from "bun:test";
+import { startFakeLlmUpstream } from "../fakes/llm-upstream";
+import { providerEnv } from "./support";
+import { ADMIN_TOKEN } from "../support/gateway";
+import { spawnGateway } from "../support/process";
+import { tempSqlitePath } from "../support/services";
+
+const fake = startFakeLlmUpstream();
+afterAll(() => fake.stop());
+
+test("an upstream dropped mid-event: the client's connection is cut, the log has one JSON line with the request id, stderr stays empty", async () => {
+  const gw = await spawnGateway({ ...providerEnv(fake.url), DATABASE_URL: tempSqlitePath(), ADMIN_TOKEN });
+  const admin = (p: string, body: unknown) =>
+    fetch(gw.url + p, { method: "POST", headers: { authorization: `Bearer ${ADMIN_TOKEN}`, "content-type": "application/json" }, body: JSON.stringify(body) }).then((r) => r.json() as any);
+  const account = await admin("/admin/v1/accounts", { name: "cut", credits: 100 });
+  const { key } = await admin(`/admin/v1/accounts/${account.id}/keys`, { name: "k" });
+
+  const call = (path: string, body: unknown) =>
+    fetch(gw.url + path, { method: "POST", headers: { "x-api-key": key, "content-type": "application/json" }, body: JSON.stringify(body) });
+  fake.enqueue({ kind: "drop", dropAfterBytes: 450 }); // inside the stream's second event
+  const streamed = await call("/v1/messages", { model: "claude-opus-4-5", max_tokens: 100, stream: true, messages: [{ role: "user", content: "hi" }] });
+  expect(streamed.status).toBe(200);
+  expect(await streamed.text().then(() => "complete", () => "cut")).toBe("cut");
+  // Answered whole (JSON) and dropped before its end: nothing had reached the client, which gets a clean 502.
+  fake.enqueue({ kind: "drop", dropAfterBytes: 40 });
+  const whole = await call("/v1/chat/completions", { model: "gpt-5.2", max_completion_tokens: 100, messages: [{ role: "user", content: "hi" }] });
+  expect(whole.status).toBe(502);
+  const requestIds = [streamed, whole].map((r) => r.headers.get("x-request-id")!);
+
+  await Bun.sleep(100);
+  await gw.stop();
+  const stderr = await new Response(gw.proc.stderr).text();
+  expect(stderr).toBe("");
+  const lines = gw.stdout().trim().split("\n").map((l) => JSON.parse(l));
+  for (const id of requestIds) {
+    expect(lines.filter((l) => l.request_id === id && l.msg === "llm upstream answer ended early; released")).toHaveLength(1);
+  }
+}, 30_000);
