@@ -55,6 +55,7 @@ const commands: Record<string, Command> = {
   "secrets:reseal": (ctx) => ctx.accounts.resealWebhookSecrets(),
   "user:create": (ctx, [id], o) => new Users(ctx.db).create(need(id, "ACCOUNT_ID"), need(o.email, "--email"), need(o.password, "--password")),
   "ledger:check": async (ctx, [id]) => {
+    if (id !== undefined && !(await ctx.ledger.balance(id))) throw new ApiError(404, "account_not_found", `No account ${id}.`);
     const mismatches = await ctx.ledger.check(id);
     if (mismatches.length) process.exitCode = 1;
     return { ok: mismatches.length === 0, mismatches };

@@ -1,9 +1,10 @@
 import { sql } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { newId, randomToken, sha256Hex } from "../db/ids";
-import { notFound } from "../http/errors";
+import { ApiError, notFound } from "../http/errors";
 import type { Ledger } from "../ledger/service";
 import { SEALED_PREFIX, SecretBox, sealedKeyId } from "./secret-box";
+import { KEY_LIMITS } from "./model";
 
 // Accounts, API keys and webhook signing keys. An API key is shown once at creation and stored only as a SHA-256 hash
 // (keys are 256-bit random, so a fast hash is the right tool; password hashing is for low-entropy secrets).
@@ -71,6 +72,15 @@ export class Accounts {
 
   /** Creates a key and returns its plaintext once. */
   async createKey(accountId: string, opts: { name?: string } & Partial<KeyLimits>): Promise<KeyView & { key: string }> {
+    // Half a rate limit would quietly run with the default's other half. The window is bounded for every caller (the
+    // CLI too): the limiters' timers must stay under 2^31 ms.
+    if ((opts.rateRequests == null) !== (opts.rateWindowSeconds == null)) {
+      throw new ApiError(422, "invalid_request", "A key's rate limit needs both the number of requests and the window in seconds, or neither.");
+    }
+    const w = KEY_LIMITS.rateWindowSeconds;
+    if (opts.rateWindowSeconds != null && !(opts.rateWindowSeconds >= w.min && opts.rateWindowSeconds <= w.max)) {
+      throw new ApiError(422, "invalid_request", `A key's rate-limit window must be from ${w.min} to ${w.max} seconds.`);
+    }
     await this.requireAccount(accountId);
     const key = KEY_PREFIX + randomToken(30);
     const id = newId("key");

@@ -95,11 +95,27 @@ function toApiError(code: string | number, error: unknown): ApiError {
       const v = error as any;
       const first = v?.all?.[0] ?? v?.valueError;
       const field = String(first?.path ?? "").replace(/^\//, "").replaceAll("/", ".") || undefined;
-      const msg = first?.summary ?? first?.message ?? "The request is invalid.";
+      const msg = integerRule(first) ?? first?.summary ?? first?.message ?? "The request is invalid.";
       return new ApiError(422, "invalid_request", field ? `${field}: ${msg}` : msg, { param: field });
     }
     case "INVALID_COOKIE_SIGNATURE":
       return new ApiError(401, "invalid_session", "Invalid session.");
   }
   return new ApiError(500, "internal_error", "The gateway failed to handle this request.");
+}
+
+/**
+ * Elysia's t.Integer is a union (a number, or a string of digits), whose TypeBox summary says only "should be one
+ * of: 'integer', 'integer'": the rule it broke, with its bounds, instead.
+ */
+function integerRule(error: { message?: string; schema?: any } | undefined): string | undefined {
+  if (error?.message !== "Expected union value") return undefined;
+  const int = (error.schema?.anyOf as any[] | undefined)?.find((s) => s?.type === "integer");
+  if (!int) return undefined;
+  const lo: number | undefined = int.minimum;
+  const hi: number | undefined = int.maximum;
+  if (lo !== undefined && hi !== undefined) return `must be a whole number from ${lo} to ${hi}`;
+  if (lo !== undefined) return `must be a whole number of at least ${lo}`;
+  if (hi !== undefined) return `must be a whole number of at most ${hi}`;
+  return "must be a whole number";
 }
