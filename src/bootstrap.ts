@@ -13,11 +13,14 @@ import { createLogger, type Logger } from "./log";
 /**
  * Opens the database (applying migrations), Redis when configured, and builds the services. `redis: false` leaves
  * Redis out whatever REDIS_URL says (the CLI: it neither limits requests nor runs tasks, and must work while Redis
- * is down); the limits are then the in-process ones.
+ * is down); the limits are then the in-process ones. `poolSize`: Postgres connections, DATABASE_POOL_SIZE by default.
  */
-export async function createContext(config: Config, log: Logger = createLogger(config.logLevel), opts: { redis?: boolean } = {}): Promise<AppContext> {
+export async function createContext(config: Config, log: Logger = createLogger(config.logLevel), opts: { redis?: boolean; poolSize?: number } = {}): Promise<AppContext> {
   const catalog = loadCatalog(config.catalogPath);
-  const db = await openDatabase(config.databaseUrl, { backgroundCheckpoints: { onError: (message) => log.error("sqlite checkpoints", { error: message }) } });
+  const db = await openDatabase(config.databaseUrl, {
+    poolSize: opts.poolSize ?? config.databasePoolSize,
+    backgroundCheckpoints: { onError: (message) => log.error("sqlite checkpoints", { error: message }) },
+  });
   const ledger = new Ledger(db);
   const accounts = new Accounts(db, ledger, await SecretBox.fromSetting(config.raw.SECRETS_KEY));
   const unknown = await accounts.unknownSealingKeys();

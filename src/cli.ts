@@ -92,7 +92,7 @@ export async function runCli(argv: string[]): Promise<number> {
     });
     // No Redis: no command limits requests or takes task tokens, and an operator must be able to run these while
     // Redis is down.
-    ctx = await createContext(loadConfig(), silentLogger, { redis: false });
+    ctx = await createContext(loadConfig(), silentLogger, { redis: false, poolSize: 2 }); // one command at a time
     console.log(JSON.stringify(await command(ctx, positionals, values), null, 2));
     return typeof process.exitCode === "number" ? process.exitCode : 0;
   } catch (e) {

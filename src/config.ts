@@ -15,6 +15,8 @@ export interface Config {
   catalogPath?: string;
   defaultRateLimit: { requests: number; windowSeconds: number };
   defaultMaxConcurrentTasks: number;
+  /** DATABASE_POOL_SIZE: Postgres connections of this process */
+  databasePoolSize: number;
   holdTtlSeconds: number;
   floatIdleMs: number;
   ledgerCommitIntervalMs: number;
@@ -53,6 +55,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     catalogPath: raw.CATALOG_PATH,
     defaultRateLimit: parseRateSpec(raw.DEFAULT_RATE_LIMIT!),
     defaultMaxConcurrentTasks: Number(raw.DEFAULT_MAX_CONCURRENT_TASKS),
+    databasePoolSize: Number(raw.DATABASE_POOL_SIZE),
     holdTtlSeconds: Number(raw.HOLD_TTL_SECONDS),
     floatIdleMs: Number(raw.LEDGER_FLOAT_IDLE_MS),
     ledgerCommitIntervalMs: Number(raw.LEDGER_COMMIT_INTERVAL_MS),

@@ -51,6 +51,7 @@ export const settings: Setting[] = [
       return undefined;
     },
   },
+  { name: "DATABASE_POOL_SIZE", kind: "int", default: "20", doc: "Postgres connections of the gateway process (Bun.SQL may open all of them at its first queries, not as load grows); each of its `MEDIA_WORKERS` opens 4 more, the CLI 2. 1 to 1000.", check: between(1, 1000) },
   { name: "REDIS_URL", kind: "url", schemes: ["redis:", "rediss:", "redis+tls:", "redis+unix:", "redis+tls+unix:", "valkey:", "valkeys:"], doc: "Optional `redis://` (or `rediss://`, `valkey://`, `redis+unix://`) URL. When set, rate limits and task concurrency tokens live in Redis and hold across processes." },
   { name: "ADMIN_TOKEN", kind: "secret", doc: "Bearer token for the admin API under `/admin/v1`. Unset: the admin API answers 403 (the CLI still works).", check: (v) => (v.length >= 16 ? undefined : "must be at least 16 characters") },
   { name: "PUBLIC_BASE_URL", kind: "url", doc: "The address users reach the gateway at; used in links, result URLs and discovery documents. Default `http://localhost:$PORT`." },
