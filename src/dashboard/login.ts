@@ -4,7 +4,7 @@ import type { AppContext } from "../context";
 import { randomToken } from "../db/ids";
 import { retryAfterSeconds } from "../limits/rate-limit";
 import { html } from "../pages/layout";
-import { clientAddress } from "../http/client-address";
+import { clientAddress, limitKeyOf } from "../http/client-address";
 import { clearedCookie, cookieValue, csrfMatches, errorPage, formFields, redirect, renderPage, sameOrigin, sessionCookie } from "./guard";
 import { normalizeEmail, type Users } from "./users";
 import { bodyLimits } from "../http/body-limits";
@@ -71,9 +71,10 @@ export function loginRoutes(ctx: AppContext, users: Users) {
       const email = form.email ?? "";
       const password = form.password ?? "";
       const ip = clientAddress(request, server?.requestIP(request)?.address, trustedHops);
-      const fromAddress = await ctx.limiter.limit(`login-address:${ip}`, perAddress.requests, perAddress.windowSeconds);
+      const where = limitKeyOf(ip); // an IPv6 client by its /64: it can pick any address in it for each attempt
+      const fromAddress = await ctx.limiter.limit(`login-address:${where}`, perAddress.requests, perAddress.windowSeconds);
       if (!fromAddress.success) return tooMany(form, email, retryAfterSeconds(fromAddress.reset));
-      const forEmail = await ctx.limiter.limit(`login:${normalizeEmail(email)}|${ip}`, perEmail.requests, perEmail.windowSeconds);
+      const forEmail = await ctx.limiter.limit(`login:${normalizeEmail(email)}|${where}`, perEmail.requests, perEmail.windowSeconds);
       if (!forEmail.success) return tooMany(form, email, retryAfterSeconds(forEmail.reset));
       if (email && password && checksRunning >= MAX_PASSWORD_CHECKS) return tooMany(form, email, 1);
       const user = email && password ? await countedVerify(email, password) : null;

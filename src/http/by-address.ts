@@ -2,11 +2,12 @@ import type { AppContext } from "../context";
 import { parseRateSpec } from "../settings";
 import { retryAfterSeconds } from "../limits/rate-limit";
 import { ApiError } from "./errors";
-import { clientAddress } from "./client-address";
+import { clientAddress, limitKeyOf } from "./client-address";
 
 // The limit of the public endpoints that do work on a caller's behalf without a key (the media price estimate,
 // upstreams' completion notices): per client address (TRUSTED_PROXY_HOPS), PUBLIC_RATE_LIMIT, in Redis when
-// configured like every other limit. Without it anyone could keep the gateway's CPU or database busy for free.
+// configured like every other limit; an IPv6 client counts by its /64 (client-address.ts limitKeyOf). Without it
+// anyone could keep the gateway's CPU or database busy for free.
 
 type Ctx = { request: Request; server: { requestIP(r: Request): { address: string } | null } | null };
 
@@ -15,7 +16,7 @@ export function limitByAddress(ctx: AppContext, bucket: string) {
   const hops = Number(ctx.config.raw.TRUSTED_PROXY_HOPS);
   return async ({ request, server }: Ctx) => {
     const ip = clientAddress(request, server?.requestIP(request)?.address, hops);
-    const r = await ctx.limiter.limit(`public:${bucket}:${ip}`, requests, windowSeconds);
+    const r = await ctx.limiter.limit(`public:${bucket}:${limitKeyOf(ip)}`, requests, windowSeconds);
     if (r.success) return;
     const wait = retryAfterSeconds(r.reset);
     throw new ApiError(429, "rate_limit_exceeded", `Too many requests from your address (${requests} per ${windowSeconds} s); retry in ${wait} s.`, {

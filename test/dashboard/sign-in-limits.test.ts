@@ -34,6 +34,21 @@ describe("per client address, across emails", () => {
   });
 });
 
+describe("per client address: an IPv6 /64 is one address", () => {
+  test("guesses at many emails from addresses across one /64 reach LOGIN_ADDRESS_RATE_LIMIT", async () => {
+    const gw = await gateway({ LOGIN_RATE_LIMIT: "100/60s", LOGIN_ADDRESS_RATE_LIMIT: "3/60s", TRUSTED_PROXY_HOPS: "1" });
+    await clearOfWindowEdge(60, 3_000); // every attempt below in one 60 s window
+    const from = (i: number) => ({ "x-forwarded-for": `2001:db8:7:8::${i.toString(16)}` });
+    for (let i = 1; i <= 3; i++) expect((await signInAttempt(gw, `guess-${i}@example.com`, "password-guess", from(i))).status).toBe(401);
+    await expectTooMany(await signInAttempt(gw, "guess-4@example.com", "password-guess", from(0xffff)));
+    // the same client over IPv4-mapped IPv6 and over IPv4 is one address too
+    const v4 = await gateway({ LOGIN_RATE_LIMIT: "100/60s", LOGIN_ADDRESS_RATE_LIMIT: "2/60s", TRUSTED_PROXY_HOPS: "1" });
+    expect((await signInAttempt(v4, "a@example.com", "password-guess", { "x-forwarded-for": "198.51.100.9" })).status).toBe(401);
+    expect((await signInAttempt(v4, "b@example.com", "password-guess", { "x-forwarded-for": "::ffff:198.51.100.9" })).status).toBe(401);
+    await expectTooMany(await signInAttempt(v4, "c@example.com", "password-guess", { "x-forwarded-for": "198.51.100.9" }));
+  });
+});
+
 describe("password checks at once", () => {
   test("a flood of sign-ins gets 429 beyond the cap, never a 500; sign-in works again right after", async () => {
     const gw = await gateway({ LOGIN_RATE_LIMIT: "1000/60s", LOGIN_ADDRESS_RATE_LIMIT: "1000/60s" });
@@ -70,6 +85,16 @@ describe("an attacker cannot lock someone else out", () => {
     for (let i = 0; i < 3; i++) expect((await signInAttempt(gw, email, "wrong-" + i, via("203.0.113.8"))).status).toBe(401);
     // The proxy appends the real address; what the client sent stays to its left and is ignored.
     await expectTooMany(await signInAttempt(gw, email, PASSWORD, via("198.51.100.3, 203.0.113.8")));
+  });
+
+  test("an IPv6 client counts by its /64: a new address of the same /64 for each guess does not buy more", async () => {
+    const { email } = await dashboardUser(gw);
+    await clearOfWindowEdge(60, 3_000); // every attempt below in one 60 s window
+    const from = (i: number) => via(`2001:db8:1:2::${i.toString(16)}`);
+    for (let i = 1; i <= 3; i++) expect((await signInAttempt(gw, email, "wrong-" + i, from(i))).status).toBe(401);
+    for (let i = 4; i <= 15; i++) await expectTooMany(await signInAttempt(gw, email, "wrong-" + i, from(i)));
+    // another /64 is another client
+    expect((await signInAttempt(gw, email, PASSWORD, via("2001:db8:1:3::1"))).status).toBe(303);
   });
 
   test("without TRUSTED_PROXY_HOPS the header is ignored: changing it does not buy more attempts", async () => {

@@ -32,4 +32,11 @@ describe("limits by address on the public endpoints", () => {
     for (let i = 0; i < 3; i++) expect((await post("/v1/media/upstream-events/kie", notice, "203.0.113.7")).status).toBe(200);
     expect((await post("/v1/media/upstream-events/kie", notice, "203.0.113.7")).status).toBe(429);
   });
+
+  test("an IPv6 client counts by its /64: rotating addresses inside it does not reset the window", async () => {
+    await clearOfWindowEdge(60, 2_000);
+    for (let i = 1; i <= 3; i++) expect((await post("/v1/credits/estimate", ask, `2001:db8:5:6::${i}`)).status).toBe(200);
+    expect((await post("/v1/credits/estimate", ask, "2001:db8:5:6:abcd::4")).status).toBe(429);
+    expect((await post("/v1/credits/estimate", ask, "2001:db8:5:7::1")).status).toBe(200);
+  });
 });
