@@ -1,10 +1,13 @@
 // Limits on a request body, answered in the caller's protocol (an ApiError; each surface shapes it):
 //
 // - Time. A body must arrive within REQUEST_BODY_TIMEOUT_SECONDS of the handler asking for it, plus a second for
-//   every 64 KiB its content-length states (a 30 MB request of inline PDFs on a slow uplink still gets through). Bun
-//   closes a silent connection only after the server's idleTimeout (255 s, the most it allows, since an LLM answer
-//   may take minutes to start), so a client that sends headers and then part of a body, or a byte now and then, held
-//   a connection and a handler for minutes: on the public estimate endpoint, for anyone. Now it gets a 408.
+//   every 64 KiB of it that has arrived (a 30 MB request of inline PDFs on a slow but steady uplink still gets
+//   through). Bun closes a silent connection only after the server's idleTimeout (255 s, the most it allows, since an
+//   LLM answer may take minutes to start), so a client that sends headers and then part of a body, or a byte now and
+//   then, held a connection and a handler for minutes: on the public estimate endpoint, for anyone. Now it gets a
+//   408. The allowance grows with the bytes received, not with the content-length the client states: a claimed
+//   128 MiB with a few bytes sent would otherwise buy 2048 s. Only a body stated at up to 1 MiB is given its
+//   allowance up front (at most 16 s), since it is read natively (below).
 // - Size. A body over MAX_REQUEST_BODY_MB gets a 413 `request_too_large`: at once when its content-length says so
 //   (nothing is read), else as soon as the bytes read pass it. Bun's own limit (maxRequestBodySize) answers an empty
 //   413 before any handler runs, which an SDK reports as an unknown error; it is set far above ours (serverLimitOf),
@@ -14,19 +17,22 @@ import { Elysia } from "elysia";
 import { parseQuery } from "elysia/parse-query";
 import { ApiError, nulRefused } from "./errors.ts";
 
-/** Bytes per second a stated length is allowed on top of the base deadline. */
+/** Bytes per second a body must keep arriving at once its base deadline has passed. */
 const MIN_BYTES_PER_SECOND = 64 * 1024;
+
+/**
+ * The largest stated length read natively, with request.bytes(): one call, no per-chunk work, and nothing to pay at
+ * all for a body already in (the usual LLM request). Its progress cannot be seen, so it is given the allowance of
+ * its whole stated length up front: at most 16 s above the base deadline, all that a false content-length can buy.
+ * A longer body is read chunk by chunk (readCounted), its allowance growing with what has arrived; reading it costs
+ * little beside what is then done with a megabyte of JSON.
+ */
+const NATIVE_READ_MAX_BYTES = 1024 * 1024;
 
 export function bodyTimeout(seconds: number): ApiError {
   return new ApiError(408, "request_timeout", `The request body did not arrive within ${seconds} s. Send it whole, then wait for the answer.`, {
     type: "invalid_request_error",
   });
-}
-
-/** The deadline for this request's body, in seconds. */
-function deadlineOf(request: Request, seconds: number): number {
-  const stated = Number(request.headers.get("content-length"));
-  return Number.isFinite(stated) && stated > 0 ? seconds + Math.floor(stated / MIN_BYTES_PER_SECOND) : seconds;
 }
 
 /** REQUEST_BODY_TIMEOUT_SECONDS and MAX_REQUEST_BODY_MB, as config.ts reads them. */
@@ -46,13 +52,12 @@ export function bodyTooLarge(maxBytes: number): ApiError {
   });
 }
 
-/** `read` of the body, or a 408 when it has not all arrived in time. A body already in needs no timer. */
-async function withDeadline<T>(request: Request, seconds: number, read: Promise<T>): Promise<T> {
+/** `read` of the body, or a 408 when it has not all arrived within `seconds`. A body already in needs no timer. */
+async function withDeadline<T>(seconds: number, read: Promise<T>): Promise<T> {
   if (Bun.peek.status(read) !== "pending") return read;
-  const limit = deadlineOf(request, seconds);
   let timer: Timer | undefined;
   const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(bodyTimeout(limit)), limit * 1000);
+    timer = setTimeout(() => reject(bodyTimeout(seconds)), seconds * 1000);
   });
   try {
     return await Promise.race([read, late]);
@@ -62,30 +67,54 @@ async function withDeadline<T>(request: Request, seconds: number, read: Promise<
 }
 
 /**
- * The body's bytes, or a 413 when there are too many, or a 408 when they have not all arrived in time. With a
- * content-length, Bun reads exactly that much (request.bytes(), the fast path); a chunked body is counted as it
- * arrives and refused once past the limit, without reading the rest.
+ * The body's bytes, or a 413 when there are too many, or a 408 when they have not arrived in time. A body stated at
+ * up to NATIVE_READ_MAX_BYTES is read by Bun in one call (request.bytes(), the fast path); a longer or chunked one is
+ * counted as it arrives, refused once past the limit without reading the rest, and timed by what has arrived.
  */
 export function bodyBytes(request: Request, limits: BodyLimits): Promise<Uint8Array> {
-  const stated = request.headers.get("content-length");
-  if (stated !== null && Number(stated) > limits.maxBytes) return Promise.reject(bodyTooLarge(limits.maxBytes));
-  const read = stated !== null || !request.body ? request.bytes() : readCounted(request.body, limits.maxBytes);
-  return withDeadline(request, limits.seconds, read);
+  const header = request.headers.get("content-length");
+  const stated = header === null ? undefined : Number(header);
+  if (stated !== undefined && stated > limits.maxBytes) return Promise.reject(bodyTooLarge(limits.maxBytes));
+  if (stated !== undefined && stated <= NATIVE_READ_MAX_BYTES)
+    return withDeadline(limits.seconds + Math.floor(stated / MIN_BYTES_PER_SECOND), request.bytes());
+  if (!request.body) return withDeadline(limits.seconds, request.bytes());
+  return readCounted(request.body, limits);
 }
 
-async function readCounted(body: ReadableStream<Uint8Array>, maxBytes: number): Promise<Uint8Array> {
+/**
+ * A body read chunk by chunk: refused (413) once past maxBytes, and (408) once it has taken longer than the base
+ * deadline plus a second per MIN_BYTES_PER_SECOND received. One timer, set for when the bytes in so far run out
+ * and set again only when it fires, so a body arriving at a good pace costs no timer work per chunk.
+ */
+async function readCounted(body: ReadableStream<Uint8Array>, limits: BodyLimits): Promise<Uint8Array> {
   const chunks: Uint8Array[] = [];
   let total = 0;
   const reader = body.getReader();
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    total += value.byteLength;
-    if (total > maxBytes) {
-      void reader.cancel().catch(() => {});
-      throw bodyTooLarge(maxBytes);
+  const started = performance.now();
+  const allowedMs = () => (limits.seconds + total / MIN_BYTES_PER_SECOND) * 1000;
+  let late: ApiError | undefined;
+  let timer: Timer | undefined;
+  const watch = () => {
+    const left = allowedMs() - (performance.now() - started);
+    if (left > 0) return void (timer = setTimeout(watch, left));
+    late = bodyTimeout(Math.floor(allowedMs() / 1000));
+    void reader.cancel(late).catch(() => {}); // ends the read in flight as done; `late` is what the caller gets
+  };
+  timer = setTimeout(watch, allowedMs());
+  try {
+    for (;;) {
+      const { done, value } = await reader.read().catch((e) => Promise.reject(late ?? e));
+      if (late) throw late;
+      if (done) break;
+      total += value.byteLength;
+      if (total > limits.maxBytes) {
+        void reader.cancel().catch(() => {});
+        throw bodyTooLarge(limits.maxBytes);
+      }
+      chunks.push(value);
     }
-    chunks.push(value);
+  } finally {
+    clearTimeout(timer);
   }
   return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, total);
 }

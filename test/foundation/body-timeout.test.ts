@@ -1,7 +1,9 @@
 // A request whose body stalls after its headers gets 408 request_timeout within REQUEST_BODY_TIMEOUT_SECONDS, in the
 // caller's protocol shape, instead of holding a connection and a handler until Bun's idle timeout (255 s): on the
 // public estimate endpoint (no key), an LLM endpoint (nothing charged, nothing sent upstream), a media task route,
-// and the dashboard's sign-in form. Sent over a raw TCP socket, since fetch always finishes its bodies.
+// and the dashboard's sign-in form. Beyond that base deadline a body is given time for the bytes that have arrived
+// (a second per 64 KiB), not for the length it claims. Sent over a raw TCP socket, since fetch always finishes its
+// bodies.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { sql } from "drizzle-orm";
 import { ADMIN_TOKEN, startGateway, type TestGateway } from "../support/gateway";
@@ -98,6 +100,38 @@ test("a large body is given a second per 64 KiB it states: 256 KiB arriving over
   expect(r.status).toBe(422);
   expect(r.body).toContain("pad");
 }, 20_000); // each stalled request waits out the 1 s deadline, longer on a loaded machine
+
+test("a body stated far longer than what is sent gets its 408 after the base deadline, not after the stated length's", async () => {
+  // 64 MiB stated would have bought 1 + 1024 s; 6 bytes sent buy nothing beyond the base second.
+  const auth = { authorization: `Bearer ${key}` };
+  const claims = { "content-length": String(64 * 1024 ** 2), ...auth };
+  for (const path of ["/api/v1/jobs/createTask", "/v1/chat/completions"]) {
+    const r = await sendSlowly(path, "application/json", ['{"mode'], 0, claims);
+    expect(r.status).toBe(408);
+    expect(r.answeredAfter).toBeLessThan(4000);
+  }
+  // a body that stops arriving part way gets only what its bytes bought: 128 KiB, two seconds more
+  const part = '{"model":"google/nano-banana","pad":"' + "x".repeat(128 * 1024);
+  const stopped = await sendSlowly("/api/v1/jobs/createTask", "application/json", [part], 0, claims);
+  expect(stopped.status).toBe(408);
+  expect(stopped.answeredAfter).toBeGreaterThan(2500);
+  expect(stopped.answeredAfter).toBeLessThan(6000);
+}, 20_000); // each stalled request waits out its deadline, longer on a loaded machine
+
+test("a body over 1 MiB on a slow but steady uplink is read: 1.5 MiB over 2.5 s (base deadline 1 s), stated or chunked", async () => {
+  const body = JSON.stringify({ model: "no-such-model", input: { prompt: "x".repeat(1.5 * 1024 ** 2) } });
+  const sixth = Math.ceil(body.length / 6);
+  const parts = [0, 1, 2, 3, 4, 5].map((i) => body.slice(i * sixth, (i + 1) * sixth));
+  const auth = { authorization: `Bearer ${key}` };
+  const stated = await sendSlowly("/api/v1/jobs/createTask", "application/json", parts, 500, { "content-length": String(body.length), ...auth });
+  const framed = [...parts.map((p) => `${p.length.toString(16)}\r\n${p}\r\n`), "0\r\n\r\n"];
+  const chunked = await sendSlowly("/api/v1/jobs/createTask", "application/json", framed, 500, { "transfer-encoding": "chunked", ...auth });
+  for (const r of [stated, chunked]) {
+    // read whole and judged on its content (no such model), not a 408
+    expect(r.status).not.toBe(408);
+    expect(r.body).toContain("no-such-model");
+  }
+}, 20_000);
 
 test("a route that takes no body ignores an empty one, even chunked with a JSON content type", async () => {
   const r = await sendSlowly(`/admin/v1/accounts/${accountId}/webhook-key`, "application/json", ["0\r\n\r\n"], 0, {
