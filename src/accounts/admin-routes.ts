@@ -6,17 +6,18 @@ import { withIdleFloatBack } from "../ledger/float";
 import { creditsToMicros, microsToCredits } from "../ledger/units";
 import { CreateAccountBody, CreateKeyBody, CreditsBody } from "./model";
 import { accountView } from "./views";
-import { bodyLimits } from "../http/body-limits";
+import { smallBodyLimits } from "../http/body-limits";
+import { checkBeforeBody } from "../http/before-body";
 
 // The operator's API under /admin/v1, authorised by ADMIN_TOKEN. Without ADMIN_TOKEN it refuses everything: an
 // operator then uses the CLI, which talks to the database directly.
 
-// The token is checked in onTransform, which Elysia runs before validating the body (onBeforeHandle runs after):
-// a caller without the token must learn nothing about a route's schema, so it gets 401/403, never a 422 naming a
-// field. Only parsing comes earlier: malformed JSON still answers 400 invalid_json, which says nothing of the route.
+// The token is checked before the body is read (http/before-body.ts): a caller without it must not make the gateway
+// receive and parse a body, nor learn anything about a route's schema (it gets 401/403, never a 422 naming a field
+// or a 400 for malformed JSON). Bodies here are at most SMALL_BODY_BYTES (http/body-limits.ts).
 export function adminGuard(ctx: AppContext) {
   const expected = ctx.config.adminToken;
-  return new Elysia({ name: "admin-guard" }).onTransform({ as: "scoped" }, ({ request }) => {
+  return checkBeforeBody(({ request }) => {
     if (!expected) throw new ApiError(403, "admin_disabled", "The admin API is disabled: start the gateway with ADMIN_TOKEN set.");
     if (!safeEqual(bearerToken(request.headers), expected)) throw new ApiError(401, "invalid_admin_token", "Missing or wrong admin token.");
   });
@@ -25,8 +26,8 @@ export function adminGuard(ctx: AppContext) {
 export function adminRoutes(ctx: AppContext) {
   const { accounts, ledger } = ctx;
   return new Elysia({ name: "admin", prefix: "/admin/v1", detail: { tags: ["Admin"], security: [{ adminToken: [] }] } })
-    .use(bodyLimits(ctx))
     .use(adminGuard(ctx))
+    .use(smallBodyLimits(ctx))
     .post(
       "/accounts",
       async ({ body, set }) => {

@@ -2,7 +2,7 @@ import { Elysia, t } from "elysia";
 import { adminGuard } from "../accounts/admin-routes";
 import type { AppContext } from "../context";
 import { MIN_PASSWORD_LENGTH, Users } from "./users";
-import { bodyLimits } from "../http/body-limits";
+import { smallBodyLimits } from "../http/body-limits";
 
 // The operator creates dashboard users (admin API here; CLI `user:create`). There is no self sign-up.
 
@@ -16,8 +16,8 @@ const UserView = t.Object({
 export function dashboardAdminRoutes(ctx: AppContext) {
   const users = new Users(ctx.db);
   return new Elysia({ name: "dashboard-admin", prefix: "/admin/v1", detail: { tags: ["Admin"], security: [{ adminToken: [] }] } })
-    .use(bodyLimits(ctx))
-    .use(adminGuard(ctx))
+    .use(adminGuard(ctx)) // before the body is read
+    .use(smallBodyLimits(ctx))
     .post(
       "/accounts/:id/users",
       async ({ params, body, set }) => {

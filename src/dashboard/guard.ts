@@ -1,14 +1,17 @@
+import { Elysia } from "elysia";
 import { percentDecoded } from "../http/percent";
 import { safeEqual } from "../http/tokens";
 import type { AppContext } from "../context";
 import { randomToken } from "../db/ids";
 import { html, htmlResponse, layout, type Raw } from "../pages/layout";
 import type { Session, Users } from "./users";
+import { limitedParser, smallBodiesOf } from "../http/body-limits";
 
 // What every dashboard request goes through. GET pages need a session (else a redirect to sign in). Every POST
 // must (1) come from our own origin — the Origin header, when the browser sends one, must be this gateway's — and
 // (2) carry the session's CSRF token in the `_csrf` field. SameSite=Lax on the cookie is a third layer, not the
-// only one. Pages are never cached and never framed.
+// only one. Pages are never cached and never framed. A post refused for (1) or for want of a session is refused
+// before its body is read (signedInForms); bodies are at most SMALL_BODY_BYTES.
 
 export const COOKIE = "sy_session";
 const COOKIE_PATH = "/dashboard";
@@ -104,9 +107,41 @@ export function errorPage(status: number, title: string, message: string, header
   return renderPage({ title, body: html`<h1>${title}</h1><p class="error">${message}</p><p><a href="/dashboard">Back to the dashboard</a></p>`, status, headers, nonce: randomToken(12) });
 }
 
+const sessions = new WeakMap<Request, Promise<Session | null>>();
+
+/** The request's session, looked up once per request (a form post's parse hook asks first, then its handler). */
+export function sessionOf(users: Users, request: Request): Promise<Session | null> {
+  let session = sessions.get(request);
+  if (!session) sessions.set(request, (session = users.session(cookieValue(request))));
+  return session;
+}
+
+/**
+ * The parse hooks of a form post that needs a session: a post withForm refuses whatever it holds (from another
+ * site, or without a session) is not read, and its form counts as empty (withForm then answers as it always does);
+ * any other body is read up to SMALL_BODY_BYTES. Without this, anyone could make the gateway read a body of
+ * MAX_REQUEST_BODY_MB before learning that it has no session. A route's own hooks run after its instance's, so
+ * these go in an instance (signedInForms) or first in a route's `parse`.
+ */
+export function signedInForm(ctx: AppContext, users: Users) {
+  return [formWorthReading(ctx, users), limitedParser(smallBodiesOf(ctx.config.body))];
+}
+
+/** signedInForm for every route of an instance. */
+export function signedInForms(ctx: AppContext, users: Users) {
+  return new Elysia()
+    .onParse({ as: "scoped" }, formWorthReading(ctx, users))
+    .onParse({ as: "scoped" }, limitedParser(smallBodiesOf(ctx.config.body)));
+}
+
+/** A parse hook: nothing (read on) for a post withForm may accept, else an empty form without reading the body. */
+function formWorthReading(ctx: AppContext, users: Users) {
+  return async ({ request }: { request: Request }) => (sameOrigin(ctx, request) && (await sessionOf(users, request)) !== null ? undefined : {});
+}
+
 /** Runs `handler` with the signed-in session, or sends the browser to sign in. */
 export async function withSession(users: Users, request: Request, handler: (p: PageContext) => Promise<Response> | Response): Promise<Response> {
-  const session = await users.session(cookieValue(request));
+  const session = await sessionOf(users, request);
   if (!session) {
     const url = new URL(request.url);
     return redirect(`/dashboard/login?next=${encodeURIComponent(url.pathname + url.search)}`);
@@ -123,7 +158,7 @@ export async function withForm(
   handler: (p: PageContext, form: Record<string, string>) => Promise<Response> | Response,
 ): Promise<Response> {
   if (!sameOrigin(ctx, request)) return errorPage(403, "Refused", "This form was sent from another site.");
-  const session = await users.session(cookieValue(request));
+  const session = await sessionOf(users, request);
   if (!session) return errorPage(401, "Signed out", "Your session has ended. Sign in again.");
   const fields = formFields(form);
   if (!csrfMatches(session, fields._csrf)) return errorPage(403, "Refused", "The form is missing its security token or it is stale. Reload the page and try again.");

@@ -6,9 +6,8 @@ import type { AppContext } from "../context";
 import { ApiError } from "../http/errors";
 import { html, raw } from "../pages/layout";
 import { sha256Hex } from "../db/ids";
-import { cookieValue, errorPage, flashCookie, redirect, renderPage, withForm, withSession, type PageContext } from "./guard";
+import { cookieValue, errorPage, flashCookie, redirect, renderPage, signedInForms, withForm, withSession, type PageContext } from "./guard";
 import type { Users } from "./users";
-import { bodyLimits } from "../http/body-limits";
 
 // Settings → API Keys: create (name and per-key limits; the key is shown once with a copy button), list by prefix,
 // revoke. After creating, the browser is redirected (a reload must not create a second key) and the new key rides
@@ -84,7 +83,7 @@ function refuseLooserThanDefault(ctx: AppContext, requests: number | undefined, 
 export function keysRoutes(ctx: AppContext, users: Users) {
   const path = "/dashboard/settings/api-keys";
   return new Elysia({ name: "dashboard-keys", detail: { hide: true } })
-    .use(bodyLimits(ctx))
+    .use(signedInForms(ctx, users)) // a post without a session or from another site is not read
     .get(path, ({ request }) =>
       withSession(users, request, async (p) => {
         const keys = await ctx.accounts.listKeys(p.session.accountId);

@@ -2,12 +2,13 @@ import { parseRateSpec } from "../settings";
 import { Elysia } from "elysia";
 import type { AppContext } from "../context";
 import { randomToken } from "../db/ids";
-import { retryAfterSeconds } from "../limits/rate-limit";
+import { retryAfterSeconds, type LimitResult } from "../limits/rate-limit";
 import { html } from "../pages/layout";
 import { clientAddress, limitKeyOf } from "../http/client-address";
-import { clearedCookie, cookieValue, csrfMatches, errorPage, formFields, redirect, renderPage, sameOrigin, sessionCookie } from "./guard";
+import { clearedCookie, csrfMatches, errorPage, formFields, redirect, renderPage, sameOrigin, sessionCookie, sessionOf, signedInForm } from "./guard";
 import { normalizeEmail, type Users } from "./users";
-import { bodyLimits } from "../http/body-limits";
+import { limitedParser, smallBodiesOf } from "../http/body-limits";
+import type { Caller } from "../http/before-body";
 
 // Sign-in and sign-out. A refused attempt gets the sign-in page with 429 and retry-after. Three limits:
 // - per email + client address (LOGIN_RATE_LIMIT): a password cannot be guessed quickly for one account from one
@@ -17,6 +18,8 @@ import { bodyLimits } from "../http/body-limits";
 //   accounts;
 // - password checks at once (MAX_PASSWORD_CHECKS): each is an argon2id verify (Bun's default: 64 MiB, ~0.1-0.2 s
 //   of a core), so a flood from many addresses is refused at once instead of queueing up CPU time and memory.
+// A cross-site post, and one from an address over its limit, is refused before its body is read (the form counts as
+// empty); the per-email limit needs the email, so it comes after. Bodies are at most SMALL_BODY_BYTES.
 
 const MAX_PASSWORD_CHECKS = 4;
 
@@ -62,19 +65,31 @@ export function loginRoutes(ctx: AppContext, users: Users) {
     }
   };
 
+  const addressOf = ({ request, server }: Caller) => clientAddress(request, server?.requestIP(request)?.address, trustedHops);
+  // Counted once per attempt: asked first by the parse hook, then by the handler.
+  const fromAddress = new WeakMap<Request, Promise<LimitResult>>();
+  const addressLimit = (caller: Caller) => {
+    let r = fromAddress.get(caller.request);
+    // an IPv6 client by its /64: it can pick any address in it for each attempt
+    if (!r) fromAddress.set(caller.request, (r = ctx.limiter.limit(`login-address:${limitKeyOf(addressOf(caller))}`, perAddress.requests, perAddress.windowSeconds)));
+    return r;
+  };
+  const signInWorthReading = async ({ request, server }: Caller) =>
+    sameOrigin(ctx, request) && (await addressLimit({ request, server })).success ? undefined : {};
+  const formBody = limitedParser(smallBodiesOf(ctx.config.body));
+
+  // Each POST names its parse hooks: the instance has none, since they would run before a route's own.
   return new Elysia({ name: "dashboard-login", detail: { hide: true } })
-    .use(bodyLimits(ctx))
     .get("/dashboard/login", ({ query }) => loginPage({ next: safeNext(query.next) }))
     .post("/dashboard/login", async ({ request, body, server }) => {
       if (!sameOrigin(ctx, request)) return errorPage(403, "Refused", "This form was sent from another site.");
       const form = formFields(body);
       const email = form.email ?? "";
       const password = form.password ?? "";
-      const ip = clientAddress(request, server?.requestIP(request)?.address, trustedHops);
-      const where = limitKeyOf(ip); // an IPv6 client by its /64: it can pick any address in it for each attempt
-      const fromAddress = await ctx.limiter.limit(`login-address:${where}`, perAddress.requests, perAddress.windowSeconds);
-      if (!fromAddress.success) return tooMany(form, email, retryAfterSeconds(fromAddress.reset));
-      const forEmail = await ctx.limiter.limit(`login:${normalizeEmail(email)}|${where}`, perEmail.requests, perEmail.windowSeconds);
+      const ip = addressOf({ request, server });
+      const byAddress = await addressLimit({ request, server });
+      if (!byAddress.success) return tooMany(form, email, retryAfterSeconds(byAddress.reset));
+      const forEmail = await ctx.limiter.limit(`login:${normalizeEmail(email)}|${limitKeyOf(ip)}`, perEmail.requests, perEmail.windowSeconds);
       if (!forEmail.success) return tooMany(form, email, retryAfterSeconds(forEmail.reset));
       if (email && password && checksRunning >= MAX_PASSWORD_CHECKS) return tooMany(form, email, 1);
       const user = email && password ? await countedVerify(email, password) : null;
@@ -85,11 +100,11 @@ export function loginRoutes(ctx: AppContext, users: Users) {
       const { token } = await users.openSession(user.id, ttlHours * 3_600_000);
       ctx.log.info("dashboard sign-in", { user_id: user.id, account_id: user.accountId });
       return redirect(safeNext(form.next), { "set-cookie": sessionCookie(ctx, token, ttlHours * 3600) });
-    })
+    }, { parse: [signInWorthReading, formBody] })
     .post("/dashboard/logout", async ({ request, body }) => {
       if (!sameOrigin(ctx, request)) return errorPage(403, "Refused", "This form was sent from another site.");
-      const session = await users.session(cookieValue(request));
+      const session = await sessionOf(users, request);
       if (session && csrfMatches(session, formFields(body)._csrf)) await users.closeSession(session.id);
       return redirect("/dashboard/login", { "set-cookie": clearedCookie(ctx) });
-    });
+    }, { parse: signedInForm(ctx, users) });
 }

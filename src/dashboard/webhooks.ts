@@ -4,10 +4,9 @@ import type { AppContext } from "../context";
 import { newId } from "../db/ids";
 import { html } from "../pages/layout";
 import { when } from "./format";
-import { cookieValue, errorPage, flashCookie, redirect, renderPage, withForm, withSession, type PageContext } from "./guard";
+import { cookieValue, errorPage, flashCookie, redirect, renderPage, signedInForms, withForm, withSession, type PageContext } from "./guard";
 import { copyScript } from "./keys";
 import type { Users } from "./users";
-import { bodyLimits } from "../http/body-limits";
 
 // Settings → Webhooks: generate or rotate the signing key (shown once, via redirect + flash cookie as on API Keys),
 // recent callback deliveries, redeliver.
@@ -51,7 +50,7 @@ ${deliveries.map((d) => html`<tr><td>${when(d.created_at)}</td><td><code>${d.tas
 export function webhooksRoutes(ctx: AppContext, users: Users) {
   const path = "/dashboard/settings/webhooks";
   return new Elysia({ name: "dashboard-webhooks", detail: { hide: true } })
-    .use(bodyLimits(ctx))
+    .use(signedInForms(ctx, users)) // a post without a session or from another site is not read
     .get(path, ({ request, query }) =>
       withSession(users, request, async (p) => {
         const notice = query.redelivered ? `Redelivery of task ${query.redelivered} queued.` : undefined;

@@ -47,7 +47,7 @@ export function serverLimitOf(limits: BodyLimits): number {
 }
 
 export function bodyTooLarge(maxBytes: number): ApiError {
-  return new ApiError(413, "request_too_large", `The request body is larger than the ${maxBytes / 1024 ** 2} MiB this gateway accepts.`, {
+  return new ApiError(413, "request_too_large", `The request body is larger than the ${maxBytes / 1024 ** 2} MiB this endpoint accepts.`, {
     type: "invalid_request_error",
   });
 }
@@ -127,8 +127,9 @@ export async function bodyText(request: Request, limits: BodyLimits): Promise<st
 }
 
 /**
- * An Elysia parse hook with the limits, for the instances whose routes parse bodies (media, admin, dashboard;
- * the LLM routes read their bodies themselves, with bodyBytes). Every body is read under the limits, whatever
+ * An Elysia parse hook with the limits, for the instances whose routes parse bodies (media; with SMALL_BODY_BYTES
+ * admin, dashboard, the public endpoints; the LLM routes read their bodies themselves, with bodyBytes). A guard that
+ * must refuse a caller before its body is read goes ahead of it (http/before-body.ts). Every body is read under the limits, whatever
  * its type, and then given the meaning Elysia's own parsers would: JSON (an empty body counts as none: a route
  * that takes no body ignores it, one that needs a body refuses `{}` by its schema), urlencoded and multipart forms
  * (a name given once is its value, given more often an array of them, as Elysia's parsers give them; a file field is
@@ -197,4 +198,21 @@ async function formFields(request: Request, bytes: Uint8Array): Promise<Record<s
 export function bodyLimits(ctx: { config: { body: BodyLimits } }) {
   // No name: Elysia deduplicates named plugins, and each instance that uses this one needs it.
   return new Elysia().onParse({ as: "scoped" }, limitedParser(ctx.config.body));
+}
+
+/**
+ * The most the admin API, the dashboard and the public endpoints (estimate, upstream notices) take. Their bodies
+ * are a few fields (an account, a key, a sign-in form, a price question), and every one of them can be sent by
+ * someone not yet known to be allowed; MAX_REQUEST_BODY_MB is for the LLM and media task routes, whose callers
+ * have a key and may send whole documents.
+ */
+export const SMALL_BODY_BYTES = 1024 ** 2;
+
+export function smallBodiesOf(limits: BodyLimits): BodyLimits {
+  return { ...limits, maxBytes: Math.min(limits.maxBytes, SMALL_BODY_BYTES) };
+}
+
+/** bodyLimits with SMALL_BODY_BYTES. */
+export function smallBodyLimits(ctx: { config: { body: BodyLimits } }) {
+  return new Elysia().onParse({ as: "scoped" }, limitedParser(smallBodiesOf(ctx.config.body)));
 }

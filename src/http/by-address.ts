@@ -3,18 +3,18 @@ import { parseRateSpec } from "../settings";
 import { retryAfterSeconds } from "../limits/rate-limit";
 import { ApiError } from "./errors";
 import { clientAddress, limitKeyOf } from "./client-address";
+import { checkFirst, type Caller } from "./before-body";
+import { limitedParser, smallBodiesOf } from "./body-limits";
 
 // The limit of the public endpoints that do work on a caller's behalf without a key (the media price estimate,
 // upstreams' completion notices): per client address (TRUSTED_PROXY_HOPS), PUBLIC_RATE_LIMIT, in Redis when
 // configured like every other limit; an IPv6 client counts by its /64 (client-address.ts limitKeyOf). Without it
 // anyone could keep the gateway's CPU or database busy for free.
 
-type Ctx = { request: Request; server: { requestIP(r: Request): { address: string } | null } | null };
-
 export function limitByAddress(ctx: AppContext, bucket: string) {
   const { requests, windowSeconds } = parseRateSpec(ctx.config.raw.PUBLIC_RATE_LIMIT!);
   const hops = Number(ctx.config.raw.TRUSTED_PROXY_HOPS);
-  return async ({ request, server }: Ctx) => {
+  return async ({ request, server }: Caller) => {
     const ip = clientAddress(request, server?.requestIP(request)?.address, hops);
     const r = await ctx.limiter.limit(`public:${bucket}:${limitKeyOf(ip)}`, requests, windowSeconds);
     if (r.success) return;
@@ -23,4 +23,13 @@ export function limitByAddress(ctx: AppContext, bucket: string) {
       headers: { "retry-after": String(wait) },
     });
   };
+}
+
+/**
+ * A public endpoint's parse hooks (its route's `parse`): the limit by address, then the body, at most
+ * SMALL_BODY_BYTES. An address over its limit gets its 429 before its body is read; the route must be added before
+ * any parse hook of its instance (those would run first).
+ */
+export function publicBody(ctx: AppContext, bucket: string) {
+  return [checkFirst(limitByAddress(ctx, bucket)), limitedParser(smallBodiesOf(ctx.config.body))];
 }

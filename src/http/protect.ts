@@ -3,6 +3,7 @@ import type { AppContext } from "../context";
 import { ApiError, unauthorized } from "./errors";
 import { bearerToken } from "./tokens";
 import { retryAfterSeconds } from "../limits/rate-limit";
+import { checkBeforeBody } from "./before-body";
 
 // The guard in front of every protected route: who is calling (API key → account), then how fast they may call
 // (sliding window per key). Rate-limit headers go on every answer, refusals carry retry-after in whole seconds.
@@ -11,11 +12,13 @@ export function presentedKey(headers: Headers): string | undefined {
   return bearerToken(headers) ?? (headers.get("x-api-key")?.trim() || undefined);
 }
 
+const MISSING_KEY = "Missing API key: send `Authorization: Bearer <key>` or `x-api-key: <key>`.";
+
 export function protect(ctx: AppContext) {
   const def = ctx.config.defaultRateLimit;
   return new Elysia({ name: "protect" }).derive({ as: "scoped" }, async ({ request, set }) => {
     const key = presentedKey(request.headers);
-    if (!key) throw unauthorized("Missing API key: send `Authorization: Bearer <key>` or `x-api-key: <key>`.");
+    if (!key) throw unauthorized(MISSING_KEY);
     const auth = await ctx.accounts.authenticate(key);
     if (!auth) throw unauthorized("Invalid or revoked API key.");
     const requests = auth.rateRequests ?? def.requests;
@@ -31,5 +34,19 @@ export function protect(ctx: AppContext) {
       });
     }
     return { auth };
+  });
+}
+
+/**
+ * For an instance whose parse hook reads bodies of up to MAX_REQUEST_BODY_MB (the media task routes): a caller
+ * without a valid key is refused before its body is read (http/before-body.ts), not after. protect's derive, which
+ * runs after parsing, still does the rest (the key's record from the cache this fills, its rate limit). The LLM
+ * routes need none of this: they read their bodies in the handler, after protect.
+ */
+export function keyBeforeBody(ctx: AppContext) {
+  return checkBeforeBody(async ({ request }) => {
+    const key = presentedKey(request.headers);
+    if (!key) throw unauthorized(MISSING_KEY);
+    if (!(await ctx.accounts.authenticate(key))) throw unauthorized("Invalid or revoked API key.");
   });
 }

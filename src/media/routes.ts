@@ -5,8 +5,8 @@ import { sql } from "drizzle-orm";
 import { Elysia, t } from "elysia";
 import type { AppContext } from "../context.ts";
 import { ApiError, notFound } from "../http/errors.ts";
-import { limitByAddress } from "../http/by-address.ts";
-import { protect } from "../http/protect.ts";
+import { publicBody } from "../http/by-address.ts";
+import { keyBeforeBody, protect } from "../http/protect.ts";
 import { estimate } from "./estimate.ts";
 import { AliasBody, AliasCreated, AliasStatus, CreateTaskBody, Envelope, EstimateBody, EstimateResponse, TaskRecord } from "./schemas.ts";
 import { requireModel, TaskService, type Caller, type CreateRequest } from "./service.ts";
@@ -48,10 +48,10 @@ export function mediaRoutes(ctx: AppContext) {
   };
 
   return new Elysia({ name: "media" })
-    .use(bodyLimits(ctx))
-    // ---- public ----
+    // ---- public: each limited by address before its body is read, and bodies of at most SMALL_BODY_BYTES. Added
+    // before bodyLimits below, whose parse hook would otherwise read the body first. ----
     .post("/v1/credits/estimate", ({ body }) => estimate(ctx, body), {
-      transform: limitByAddress(ctx, "estimate"),
+      parse: publicBody(ctx, "estimate"),
       body: EstimateBody,
       response: EstimateResponse,
       detail: { tags: ["Credits"], summary: "Estimate a media task's credits without charging (no key needed)", description: "Validates like task creation; required fields that cannot change the price (a prompt) may be left out." },
@@ -78,8 +78,10 @@ export function mediaRoutes(ctx: AppContext) {
       const ref = (body as any)?.data?.task_id ?? (body as any)?.data?.taskId;
       if (typeof ref === "string") await ctx.db.run(sql`update tasks set next_poll_at = ${Date.now()} where upstream_ref = ${ref} and state = ${"generating"}`);
       return { code: 200, msg: "success" };
-    }, { transform: limitByAddress(ctx, "upstream-events"), detail: { tags: ["Media tasks"], summary: "Completion notices from upstreams (kie Suno's callBackUrl); they only bring the task's next poll forward" } })
-    // ---- with a key ----
+    }, { parse: publicBody(ctx, "upstream-events"), detail: { tags: ["Media tasks"], summary: "Completion notices from upstreams (kie Suno's callBackUrl); they only bring the task's next poll forward" } })
+    // ---- with a key (checked before a body is read): bodies up to MAX_REQUEST_BODY_MB ----
+    .use(keyBeforeBody(ctx))
+    .use(bodyLimits(ctx))
     .use(protect(ctx))
     .post("/api/v1/jobs/createTask", async ({ body, auth }) => {
       const row = await tasks.create(caller(auth), {
