@@ -70,14 +70,15 @@ test("a body already broken throws, as reading it does (the proxy answers 502, n
   await expect(readArrived(up.body)).rejects.toThrow("reset");
 });
 
-test("a body that breaks while the pump waits on the read in flight: the pump ends as dropped and throws", async () => {
+// The pump throws `undefined` to cut the client's connection: Bun prints a thrown Error to stderr (pump.ts ending).
+test("a body that breaks while the pump waits on the read in flight: the pump ends as dropped and throws (to cut the connection)", async () => {
   const up = handFed();
   const head = await readArrived(up.body);
   let ended: PumpEnd | null = null;
   const gen = pump(head, new AbortController().signal, { tap: null, collect: null, onFirstByte() {}, onEnd: (how) => void (ended = how) });
   const next = gen.next();
   up.fail(new Error("reset"));
-  await expect(next).rejects.toThrow("reset");
+  expect(await next.then(() => "went on", (e) => ["threw", e])).toEqual(["threw", undefined]);
   expect(ended).toBe("dropped");
 });
 
@@ -113,7 +114,7 @@ test("a stream that drops between events ends with the protocol's closing event,
       expect(text(out)).toBe(pieces.join("") + "event: error\n\n");
       expect(seen!).toBe(pieces.join("").slice(-seen!.length)); // the last bytes sent, across the last two chunks
     } else {
-      await expect(done).rejects.toThrow("reset");
+      expect(await done.then(() => "ended cleanly", (e) => ["threw", e])).toEqual(["threw", undefined]);
       expect(seen).toBeNull();
     }
     expect(ended).toBe("dropped");
