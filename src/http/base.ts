@@ -66,8 +66,9 @@ export function basePlugin(log: Logger) {
       // A path or query parameter holding U+0000 failed its lookup on Postgres with a 500 (errors.ts nulRefused).
       if (request.url.includes("%00")) throw nulRefused();
     })
-    .onError({ as: "global" }, ({ code, error, set, request, path }) => {
+    .onError({ as: "global" }, ({ code, error: thrown, set, request, path }) => {
       const p = path ?? new URL(request.url).pathname;
+      const error = unwrapParse(code, thrown);
       const e = (code === "NOT_FOUND" && methodNotAllowed(p, request.method)) || toApiError(code, error);
       set.status = e.status; // so the access log and metrics (onAfterResponse) see the status actually sent
       // An ApiError is an answer the gateway chose (an upstream refused or unreachable: 502/503/504): a warning with
@@ -81,16 +82,26 @@ export function basePlugin(log: Logger) {
     });
 }
 
+/**
+ * Elysia wraps whatever a parse hook throws in its ParseError: a 408 for a body that stalls (http/body-limits.ts), a
+ * guard's refusal before the body is read (http/before-body.ts), or a guard's own failure (its database or limiter
+ * down). Unwrapped, each is what it is: an ApiError, or a defect answered 500 and logged, never the caller's bad JSON.
+ * Only a parse failure proper (no cause, or a SyntaxError) stays a ParseError: 400 invalid_json.
+ */
+function unwrapParse(code: string | number, error: unknown): unknown {
+  if (code !== "PARSE") return error;
+  const cause = (error as { cause?: unknown })?.cause;
+  return cause === undefined || cause instanceof SyntaxError ? error : cause;
+}
+
 function toApiError(code: string | number, error: unknown): ApiError {
   if (error instanceof ApiError) return error;
   switch (code) {
     case "NOT_FOUND":
       return new ApiError(404, "not_found", "No such route.");
-    case "PARSE": {
-      // Elysia wraps what a parse hook throws (http/body-limits.ts: a 408 for a body that stalls) in its ParseError.
-      const cause = (error as { cause?: unknown })?.cause;
-      return cause instanceof ApiError ? cause : new ApiError(400, "invalid_json", "The request body is not valid JSON.");
-    }
+    case "PARSE":
+      if ((error as { code?: unknown })?.code !== "PARSE") break; // a guard's failure, unwrapped: a defect
+      return new ApiError(400, "invalid_json", "The request body is not valid JSON.");
     case "VALIDATION": {
       const v = error as any;
       const first = v?.all?.[0] ?? v?.valueError;
