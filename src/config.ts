@@ -69,15 +69,17 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
 /** A value as it may be printed: a URL's user and password (DATABASE_URL, REDIS_URL) replaced by `***`. */
 /**
  * A URL as it may be printed: what stands before its last `@` hidden (a password may hold `#`, `/` or `?` unescaped,
- * which end the user-info part for a URL parser but not for the person who typed it), and all of it but the scheme
- * when it does not parse (`redis://:hunter2` has its password where the host would be).
+ * which end the user-info part for a URL parser but not for the person who typed it; a mistyped `postgres:/` has
+ * one slash), a `password=` parameter hidden, and all of it but the scheme when it does not parse (`redis://:hunter2`
+ * has its password where the host would be).
  */
 export function withoutCredentials(value: string): string {
-  const m = /^([a-z][a-z0-9+.-]*:\/\/)(.*)$/is.exec(value);
+  const m = /^([a-z][a-z0-9+.-]*:\/+)(.*)$/is.exec(value);
   if (!m) return value;
   const at = m[2]!.lastIndexOf("@");
-  if (at >= 0) return `${m[1]}***@${m[2]!.slice(at + 1)}`;
-  return URL.parse(value)?.hostname ? value : `${m[1]}<hidden>`;
+  const rest = at >= 0 ? `***@${m[2]!.slice(at + 1)}` : m[2]!;
+  const shown = `${m[1]}${rest}`.replace(/([?&](?:password|passwd|pass|pwd)=)[^&#]*/gi, "$1***");
+  return at >= 0 || URL.parse(value)?.hostname ? shown : `${m[1]}<hidden>`;
 }
 
 function checkValue(s: Setting, value: string): string | undefined {

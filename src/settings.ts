@@ -46,9 +46,7 @@ export const settings: Setting[] = [
     // A URL of another scheme, or a mistyped postgres URL (`postgres:/host`), would otherwise become a SQLite file name.
     check: (v) => {
       if ((/^[a-z]+:\/\//i.test(v) || /^postgres(ql)?:/i.test(v)) && !/^postgres(ql)?:\/\//i.test(v)) return "must be a file path or a postgres:// URL";
-      // A password with an unescaped `#`, `/` or `?` makes the URL unreadable (Bun.SQL would throw "Invalid URL").
-      if (/^postgres(ql)?:\/\//i.test(v) && !URL.parse(v)?.hostname) return "is not a readable URL (percent-encode special characters in the user name and password)";
-      return undefined;
+      return undefined; // whether Bun.SQL can read a postgres URL is its to say (db/client.ts openPostgres)
     },
   },
   { name: "DATABASE_POOL_SIZE", kind: "int", default: "20", doc: "Postgres connections of the gateway process (Bun.SQL may open all of them at its first queries, not as load grows); each of its `MEDIA_WORKERS` opens 4 more, the CLI 2. 1 to 1000.", check: between(1, 1000) },

@@ -124,21 +124,23 @@ export async function openDatabase(url: string, opts: OpenOptions = {}): Promise
   return db;
 }
 
-/** The SQLite file (or its folder) cannot be opened or created: the operator's DATABASE_URL to fix (server.ts). */
+/** The database cannot be opened (a SQLite file, its folder, a Postgres URL Bun.SQL cannot read): the operator's DATABASE_URL to fix (server.ts). */
 export class DatabaseOpenError extends Error {}
 
 function openSqlite(path: string): Db & { raw: SqliteDatabase } {
   let raw: SqliteDatabase;
+  // A file that is not a SQLite database opens, and fails only at its first statement (SQLITE_NOTADB): the pragmas
+  // are inside too.
   try {
     if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
     raw = new SqliteDatabase(path, { create: true, strict: true });
+    // WAL: readers never block the writer; synchronous=NORMAL is durable across process crashes in WAL mode.
+    // busy_timeout first: switching to WAL takes a lock another process opening the same file may hold.
+    raw.exec("PRAGMA busy_timeout = 5000;");
+    raw.exec("PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON;");
   } catch (e) {
     throw new DatabaseOpenError((e as Error).message);
   }
-  // WAL: readers never block the writer; synchronous=NORMAL is durable across process crashes in WAL mode.
-  // busy_timeout first: switching to WAL takes a lock another process opening the same file may hold.
-  raw.exec("PRAGMA busy_timeout = 5000;");
-  raw.exec("PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON;");
   const dialect = new SQLiteSyncDialect();
   const compile = compiler((s) => dialect.sqlToQuery(s), (text) => raw.prepare(text));
   const exec = (s: SQL, mode: "all" | "run", values?: Values) => {
@@ -181,7 +183,13 @@ function openSqlite(path: string): Db & { raw: SqliteDatabase } {
 }
 
 function openPostgres(url: string, max: number): Db & { raw: BunSQL } {
-  const raw = new BunSQL(url, { max, bigint: false });
+  let raw: BunSQL;
+  try {
+    raw = new BunSQL(url, { max, bigint: false });
+  } catch (e) {
+    // Its message is "Invalid URL" (Bun hides the URL): most often a password with an unescaped `#`, `/` or `?`.
+    throw new DatabaseOpenError(`${(e as Error).message} (percent-encode special characters in the user name and password)`);
+  }
   const dialect = new PgDialect();
   // Bun.SQL prepares statements per connection by their text itself.
   const compile = compiler((s) => dialect.sqlToQuery(s), () => null);

@@ -55,6 +55,17 @@ describe("configuration", () => {
     expect(message).not.toContain("app:");
   });
 
+  test("Postgres URLs without a host (the default host, or a Unix socket given by ?host=) are accepted, as Bun.SQL reads them", () => {
+    for (const url of ["postgres:///postgres", "postgres://postgres@/postgres?host=/var/run/postgresql"]) expect(loadConfig({ DATABASE_URL: url }).dialect).toBe("pg");
+  });
+
+  test("a password is never printed however the URL is mistyped: one slash, a `password=` parameter, unescaped `#`", () => {
+    for (const url of ["postgres:/app:Sup3rSecret@db/app", "mysql://db.internal/x?user=app&password=Sup3rSecret", "mysql://app:Sup3r#Secret@db/x"]) {
+      const message = refused({ DATABASE_URL: url });
+      expect([url, message.includes("DATABASE_URL"), message.includes("Sup3r"), message.includes("Secret")]).toEqual([url, true, false, false]);
+    }
+  });
+
   test("rate limits need a window of 1 s to a day (0 s would turn them off); timers stay under 2^31 ms", () => {
     for (const [name, value] of [
       ["DEFAULT_RATE_LIMIT", "5/0s"], ["LOGIN_RATE_LIMIT", "5/0s"], ["LOGIN_ADDRESS_RATE_LIMIT", "0/60s"], ["DEFAULT_RATE_LIMIT", "5/100000s"],

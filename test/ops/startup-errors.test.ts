@@ -42,6 +42,15 @@ describe("startup errors", () => {
     expect(lines[0]).toStartWith("switchyard could not start: cannot open the database /proc/no-such-dir/x.sqlite (DATABASE_URL): ");
   }, 30_000);
 
+  test("a file that is not a SQLite database: one line naming DATABASE_URL", async () => {
+    const path = join(mkdtempSync(join(tmpdir(), "sy-notdb-")), "notes.sqlite");
+    writeFileSync(path, "these are my notes, not a database ".repeat(200));
+    const { code, lines } = await start({ DATABASE_URL: path });
+    expect(code).toBe(1);
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toStartWith(`switchyard could not start: cannot open the database ${path} (DATABASE_URL): `);
+  }, 30_000);
+
   test("URLs whose password holds `#`, `/` or `?` unescaped are refused without printing the password", async () => {
     for (const [name, value] of [
       ["DATABASE_URL", "postgres://app:s3cr#tpw@127.0.0.1:5432/x"],
