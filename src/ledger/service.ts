@@ -77,13 +77,14 @@ export class Ledger {
 
   private *creditIn(q: TxQueries, accountId: string, amount: number, kind: string, reason: string) {
     const now = Date.now();
-    // A balance past 2^53 − 1 µcr would no longer be exact in JavaScript (every read of it, every sum).
-    const changed = yield* q.run(sql`update wallets set balance = balance + ${amount}, updated_at = ${now}
-      where account_id = ${accountId} and balance - held + ${amount} >= 0 and balance + ${amount} <= ${Number.MAX_SAFE_INTEGER}`);
-    if (!changed && amount > 0) {
+    // Taking money out may not take available below zero. Putting it in is always allowed (a wallet in debt after an
+    // overrun pays it off in parts), up to 2^53 − 1 µcr: past that, amounts are no longer exact in JavaScript.
+    const guard = amount < 0 ? sql`balance - held + ${amount} >= 0` : sql`balance + ${amount} <= ${Number.MAX_SAFE_INTEGER}`;
+    const changed = yield* q.run(sql`update wallets set balance = balance + ${amount}, updated_at = ${now} where account_id = ${accountId} and ${guard}`);
+    if (!changed && amount < 0) throw new ApiError(409, "correction_exceeds_available", "A correction may not take the available balance below zero.");
+    if (!changed) {
       throw new ApiError(422, "balance_too_large", `A wallet holds at most ${MAX_BUDGET_CREDITS} credits (the largest exact amount); this top-up would pass that.`, { param: "credits" });
     }
-    if (!changed) throw new ApiError(409, "correction_exceeds_available", "A correction may not take the available balance below zero.");
     yield* q.run(INSERT_ENTRY, { id: newId("ent"), account: accountId, hold: null, kind, amount, reason, now });
   }
 

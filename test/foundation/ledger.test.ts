@@ -95,6 +95,15 @@ for (const d of dialects) {
       expect(bad[0]!.balance - bad[0]!.entriesSum).toBe(1);
     });
 
+    test("a wallet in debt after an overrun takes a top-up smaller than its debt (it pays it off in parts)", async () => {
+      const a = await accounts.createAccount("in-debt", MICROS_PER_CREDIT);
+      const hold = await ledger.hold(a.id, MICROS_PER_CREDIT, "task", null, 60_000);
+      await ledger.settle(hold.id, 3 * MICROS_PER_CREDIT); // overrun: available is now −2 credits
+      expect(await ledger.credit(a.id, MICROS_PER_CREDIT, "topup", "part")).toMatchObject({ available: -MICROS_PER_CREDIT });
+      await expect(ledger.credit(a.id, -1, "correction", "more")).rejects.toMatchObject({ code: "correction_exceeds_available" });
+      expect(await ledger.check(a.id)).toEqual([]);
+    });
+
     test("a top-up that would take the balance past 2^53 − 1 µcr (no longer exact) is refused, and nothing changes", async () => {
       const a = await accounts.createAccount("rich", 0);
       const most = Number.MAX_SAFE_INTEGER - 5;
