@@ -9,8 +9,9 @@ export const CreateAccountBody = t.Object({
 /**
  * The range of a key's own limits, for every form an operator or a user creates keys with (this schema, the
  * dashboard's Settings → API Keys), so the two cannot drift apart. The dashboard also keeps a customer's keys
- * within the default limits (dashboard/keys.ts refuseLooserThanDefault). The CLI is left unbounded on purpose: it is the
- * operator at a shell, and the benchmark gives its key a limit no customer should have.
+ * within the default limits (dashboard/keys.ts refuseLooserThanDefault). The CLI's request count is left unbounded
+ * on purpose: it is the operator at a shell, and the benchmark gives its key a limit no customer should have; the
+ * window is bounded for every caller (accounts/service.ts createKey).
  */
 export const KEY_LIMITS = {
   rateRequests: { min: 1, max: 1_000_000 },

@@ -17,8 +17,12 @@ export function estimate(ctx: AppContext, body: Record<string, unknown>) {
   if (body.modality !== undefined && MODALITIES[String(body.modality)] !== model.type) {
     throw new ApiError(422, "invalid_request", `modality ${JSON.stringify(body.modality)} does not match ${model.id}, a ${model.type} model.`, { param: "modality" });
   }
-  const given: Record<string, unknown> = { ...(typeof body.input === "object" && body.input ? body.input : {}) };
-  for (const [k, v] of Object.entries(body)) if (!NOT_INPUT.has(k)) given[k] = v;
+  // fromEntries, not assignment: a field named "__proto__" stays a field (refused by validation, as on task creation)
+  // instead of becoming the object's prototype.
+  const given: Record<string, unknown> = Object.fromEntries([
+    ...Object.entries(typeof body.input === "object" && body.input ? body.input : {}),
+    ...Object.entries(body).filter(([k]) => !NOT_INPUT.has(k)),
+  ]);
   const p = prepareInput(model, withPlaceholders(model, given), "");
   const budget = budgetOf(body.max_credits);
   const rule = model.pricingRule;

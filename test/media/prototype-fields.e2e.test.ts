@@ -42,6 +42,24 @@ describe("Object.prototype names as input fields", () => {
     expect(r.status).toBe(422);
   });
 
+  test("the estimate validates like task creation: a top-level \"__proto__\" is an unknown field; one in `input` never prices", async () => {
+    const estimate = (body: string) => fetch(gw.url + "/v1/credits/estimate", { method: "POST", headers: { "content-type": "application/json" }, body });
+    const top = await estimate(`{"model":"fal-ai/kling-image/o1","prompt":"a fox","__proto__":{"num_images":0}}`);
+    expect(top.status).toBe(422);
+    expect(((await top.json()) as any).error.message).toContain('unknown field "__proto__"');
+    // Inside `input` the request's schema drops it before anything reads it: priced as sent (one image, 28 credits).
+    const inner = await estimate(`{"model":"fal-ai/kling-image/o1","input":{"prompt":"a fox","__proto__":{"num_images":3}}}`);
+    expect(inner.status === 422 || ((await inner.json()) as any).estimated_credits === 28).toBe(true);
+  });
+
+  test("createTask: \"__proto__\" inside `input` never prices the task (dropped by the schema: one image, 28 credits)", async () => {
+    const { key } = await gw.account(1000);
+    const r = await post(key, "/api/v1/jobs/createTask", `{"model":"fal-ai/kling-image/o1","input":{"prompt":"a fox","__proto__":{"num_images":0}}}`);
+    if (r.json.code !== 200) return expect(r.json.code).toBe(422);
+    const st = await client(gw, key).waitStatus(r.json.data.taskId);
+    expect(st).toMatchObject({ status: "succeeded", credits_consumed: 28 });
+  });
+
   for (const name of ["constructor", "toString", "hasOwnProperty"]) {
     test(`createTask: an input field "${name}" is refused by name, like any unknown field`, async () => {
       const { key } = await gw.account(1000);
