@@ -90,7 +90,7 @@ export const settings: Setting[] = [
   { name: "CALLBACK_ALLOW_PRIVATE", kind: "bool", default: "false", doc: "Allow callback URLs that resolve to loopback, private, link-local or metadata addresses (tests, trusted networks)." },
   { name: "CALLBACK_MAX_ATTEMPTS", kind: "int", default: "6", doc: "Delivery attempts per callback before giving up.", check: atLeastOne },
   { name: "CALLBACK_RETRY_BASE_MS", kind: "int", default: "15000", doc: "Wait before the first retry; doubles each time (6 attempts span about 8 minutes)." },
-  { name: "STORAGE_DIR", kind: "string", default: "./data/files", doc: "Folder for task result files when S3 is not configured." },
+  { name: "STORAGE_DIR", kind: "string", default: "./data/files", doc: "Folder for task result files when S3 is not configured. Processes on several hosts must share it (or use S3): a file is served by whichever process gets the request." },
   { name: "S3_BUCKET", kind: "string", doc: "Bucket for result files (S3-compatible, through Bun.s3). When set, files go there instead of `STORAGE_DIR`." },
   { name: "S3_ENDPOINT", kind: "url", doc: "S3-compatible endpoint (R2, MinIO, ...); unset = AWS." },
   { name: "S3_REGION", kind: "string", doc: "S3 region." },

@@ -62,7 +62,12 @@ export function mediaRoutes(ctx: AppContext) {
       if (!f || !f.storage_key.endsWith("/" + params.name)) throw notFound("File");
       if (f.deleted_at || f.expires_at <= Date.now()) throw new ApiError(410, "file_expired", "This result file has expired and was deleted.");
       const body = await storage.get(f.storage_key);
-      if (!body) throw notFound("File");
+      if (!body) {
+        // The row says the file was stored, and storage has no such file: most often processes on several hosts
+        // each with a STORAGE_DIR of their own (README: Scale out). The operator's to fix, not a bad link.
+        ctx.log.error("result file missing from storage", { file: params.token, storage_key: f.storage_key });
+        throw new ApiError(503, "file_unavailable", "This result file cannot be read from the gateway's storage just now; the operator has been told.", { type: "service_unavailable" });
+      }
       // Files come from upstreams and are served from the gateway's own origin: only allowed media types (a row
       // stored before that rule may say text/html), never sniffed, and sandboxed should a browser render one anyway.
       return new Response(body, {

@@ -65,6 +65,18 @@ describe("GET /files/{token}/{name}", () => {
     expect(res.headers.get("content-type")).toBe("application/octet-stream");
     expectSafeHeaders(res);
   });
+
+  test("a file recorded but missing from storage (another host's STORAGE_DIR) is the operator's 503, not a bad link's 404", async () => {
+    const { accountId } = await gw.account(10);
+    const token = crypto.randomUUID().replaceAll("-", "");
+    const now = Date.now();
+    await gw.ctx.db.run(sql`insert into result_files (id, task_id, account_id, storage_key, content_type, bytes, created_at, expires_at)
+      values (${token}, ${"task_elsewhere"}, ${accountId}, ${`${token}/image-1.png`}, ${"image/png"}, ${10}, ${now}, ${now + 60_000})`);
+    const res = await fetch(`${gw.url}/files/${token}/image-1.png`);
+    expect(res.status).toBe(503);
+    expect(await res.json()).toMatchObject({ error: { code: "file_unavailable" } });
+    expect((await fetch(`${gw.url}/files/${crypto.randomUUID().replaceAll("-", "")}/image-1.png`)).status).toBe(404); // a bad link stays 404
+  });
 });
 
 describe("contentTypeOf: the type a downloaded file is stored with", () => {
