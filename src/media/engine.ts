@@ -43,6 +43,8 @@ export class Engine {
   private inflight = new Set<Promise<unknown>>();
   /** Ids of the tasks with a step in flight: never claimed again by this engine until that step has ended. */
   private stepping = new Set<string>();
+  /** Ended tasks whose concurrency token could not be given back (Redis away): task id → key id, retried each round. */
+  private unreleased = new Map<string, string>();
 
   constructor(private deps: EngineDeps) {
     this.adapters = createAdapters(deps.settings.upstreams);
@@ -57,6 +59,7 @@ export class Engine {
     const sends = room > 0 ? await deliverDue(this.deps, room) : [];
     for (const s of sends) this.track(s);
     if (Date.now() - this.lastHousekeeping >= this.deps.settings.housekeepingMs) await this.housekeeping();
+    for (const [taskId, keyId] of [...this.unreleased]) await this.releaseToken(keyId, taskId);
     return tasks.length + sends.length;
   }
 
@@ -115,7 +118,7 @@ export class Engine {
       const ids = sql.join(refreshed.slice(i, i + 500).map((t) => sql`${t.id}`), sql`, `);
       const ended = await this.deps.db.all<{ id: string; key_id: string }>(sql`select id, key_id from tasks
         where id in (${ids}) and state not in (${"waiting"}, ${"generating"})`);
-      for (const t of ended) await this.deps.tokens.release(t.key_id, t.id);
+      for (const t of ended) await this.releaseToken(t.key_id, t.id);
     }
   }
 
@@ -259,7 +262,22 @@ export class Engine {
 
   /** Every final state gives the key's concurrency token back at once (else the key's next task gets 429 until it expires). */
   private async releaseTokenIf(ended: boolean, task: TaskRow): Promise<void> {
-    if (ended) await this.deps.tokens.release(task.key_id, task.id);
+    if (ended) await this.releaseToken(task.key_id, task.id);
+  }
+
+  /**
+   * Give a token back; when that fails (Redis away) it is tried again at every round until it goes through. Thrown,
+   * it made an ended task's step "fail" (rescheduled, for nothing) and the token stayed taken until it expired: the
+   * key's next tasks were refused for up to 3 housekeeping intervals after Redis came back.
+   */
+  private async releaseToken(keyId: string, taskId: string): Promise<void> {
+    try {
+      await this.deps.tokens.release(keyId, taskId);
+      this.unreleased.delete(taskId);
+    } catch (e) {
+      if (!this.unreleased.has(taskId)) this.deps.log.warn("concurrency token not given back yet; retrying", { task_id: taskId, error: String((e as Error)?.message ?? e) });
+      this.unreleased.set(taskId, keyId);
+    }
   }
 
   private async reschedule(task: TaskRow, adapter: Adapter): Promise<void> {

@@ -39,6 +39,25 @@ describe("the token is released on every final state", () => {
     await expectNextTaskAccepted(c);
   });
 
+  test("a release that fails (Redis away as the task ends) is retried until it goes through, not left to expire", async () => {
+    const { c } = await oneTaskKey();
+    const tokens = gw.ctx.taskTokens;
+    const release = tokens.release;
+    let refused = 0;
+    tokens.release = async () => {
+      refused++;
+      throw new Error("Redis is not connected");
+    };
+    try {
+      const { json } = await c.createTask("z-image", { prompt: "x" });
+      expect(await c.waitRecord(json.data.taskId)).toMatchObject({ state: "success" });
+      await waitFor(() => refused >= 2, 5000, "the release to be tried again");
+    } finally {
+      tokens.release = release;
+    }
+    await expectNextTaskAccepted(c);
+  });
+
   test("deadline exceeded", async () => {
     const { c } = await oneTaskKey();
     gw.up.control.set({ never: true });
