@@ -165,10 +165,8 @@ export class Engine {
   private async step(task: TaskRow, lease: Lease): Promise<void> {
     const model = this.deps.catalog.media.get(task.model);
     if (!model) return this.fail(task, "model_unavailable", `Model ${task.model} is no longer in the catalog`);
-    if (Date.now() >= task.deadline_at) {
-      // Not always the upstream's slowness: a result that could not be stored is retried until this deadline too.
-      return this.fail(task, "deadline_exceeded", `The task did not complete within ${Math.round((task.deadline_at - task.created_at) / 1000)} s; nothing was charged.`);
-    }
+    // Not always the upstream's slowness: a result that could not be stored is retried until this deadline too.
+    if (Date.now() >= task.deadline_at) return this.failAtDeadline(task);
     if (task.state === "waiting") return this.submit(task, model, lease);
     if (task.upstream_ref === ANSWERED_SYNCHRONOUSLY) {
       return this.fail(task, "result_not_stored", "The upstream produced the result but the gateway could not store it; nothing was charged.");
@@ -191,8 +189,10 @@ export class Engine {
       const notifyUrl = `${this.deps.settings.publicBaseUrl}/v1/media/upstream-events/${route.provider}`;
       let r;
       try {
-        r = await adapter.submit(route, input, { taskId: task.id, notifyUrl });
+        r = await adapter.submit(route, input, { taskId: task.id, notifyUrl, deadlineAt: task.deadline_at });
       } catch (e) {
+        // A synchronous call cut at the deadline (or any call that outlived it): no next route, the task is over.
+        if (Date.now() >= task.deadline_at) return this.failAtDeadline(task);
         r = { kind: "refused" as const, code: "network", message: String((e as Error).message ?? e) };
       }
       if (r.kind === "refused") {
@@ -254,6 +254,10 @@ export class Engine {
       return this.fail(task, e.failCode, e.message);
     }
     await this.releaseTokenIf(completed, task);
+  }
+
+  private failAtDeadline(task: TaskRow): Promise<void> {
+    return this.fail(task, "deadline_exceeded", `The task did not complete within ${Math.round((task.deadline_at - task.created_at) / 1000)} s; nothing was charged.`);
   }
 
   private async fail(task: TaskRow, code: string, message: string): Promise<void> {

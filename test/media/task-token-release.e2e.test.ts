@@ -66,6 +66,14 @@ describe("the token is released on every final state", () => {
     await expectNextTaskAccepted(c);
   });
 
+  test("deadline exceeded during a synchronous call (OpenAI Images hanging): failed at the deadline, not after its 110 s timeout", async () => {
+    const { c } = await oneTaskKey();
+    gw.up.control.set({ never: true }, { provider: "openai-images" });
+    const { json } = await c.createTask("gpt-image-1", { prompt: "x", quality: "low" });
+    expect(await c.waitRecord(json.data.taskId, 5000)).toMatchObject({ state: "fail", failCode: "deadline_exceeded", creditsConsumed: 0 });
+    await expectNextTaskAccepted(c);
+  });
+
   test("model no longer in the catalog", async () => {
     const { c } = await oneTaskKey();
     gw.up.control.set({ never: true });

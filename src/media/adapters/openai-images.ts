@@ -13,11 +13,13 @@ export function openaiImagesAdapter(up: Upstreams): Adapter {
   const { base, key } = up.openai;
   return {
     backoff: [1],
-    async submit(route, input) {
+    async submit(route, input, ctx) {
       if (!key) return noKey("OPENAI_API_KEY");
       const body = { ...input, model: route.upstream_model };
-      // A generation can take a minute or two; the engine keeps the task's lease while it runs (lease.ts).
-      const r = await callJson(`${base}/images/generations`, { headers: { authorization: `Bearer ${key}` }, body, timeoutMs: 110_000 });
+      // A generation can take a minute or two; the engine keeps the task's lease while it runs (lease.ts). Never past
+      // the task's deadline: its credits and its key's concurrency slot are held until then, not longer.
+      const timeoutMs = Math.max(1, Math.min(110_000, ctx.deadlineAt - Date.now()));
+      const r = await callJson(`${base}/images/generations`, { headers: { authorization: `Bearer ${key}` }, body, timeoutMs });
       if (r.status === 400 && r.json?.error?.type === "image_generation_user_error") {
         return { kind: "failed", code: String(r.json.error.code ?? "moderation_blocked"), message: String(r.json.error.message) };
       }

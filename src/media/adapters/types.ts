@@ -34,6 +34,8 @@ export interface SubmitContext {
   taskId: string;
   /** Where an upstream that insists on a callback (kie Suno) may notify us; we still poll. */
   notifyUrl: string;
+  /** The task's deadline (ms since the epoch): a synchronous call (OpenAI Images) must not run past it. */
+  deadlineAt: number;
 }
 
 export interface Adapter {
