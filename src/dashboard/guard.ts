@@ -5,7 +5,7 @@ import type { AppContext } from "../context";
 import { randomToken } from "../db/ids";
 import { html, htmlResponse, layout, type Raw } from "../pages/layout";
 import type { Session, Users } from "./users";
-import { limitedParser, smallBodiesOf } from "../http/body-limits";
+import { smallBodyParser } from "../http/body-limits";
 
 // What every dashboard request goes through. GET pages need a session (else a redirect to sign in). Every POST
 // must (1) come from our own origin — the Origin header, when the browser sends one, must be this gateway's — and
@@ -124,14 +124,12 @@ export function sessionOf(users: Users, request: Request): Promise<Session | nul
  * these go in an instance (signedInForms) or first in a route's `parse`.
  */
 export function signedInForm(ctx: AppContext, users: Users) {
-  return [formWorthReading(ctx, users), limitedParser(smallBodiesOf(ctx.config.body))];
+  return [formWorthReading(ctx, users), smallBodyParser(ctx)];
 }
 
 /** signedInForm for every route of an instance. */
 export function signedInForms(ctx: AppContext, users: Users) {
-  return new Elysia()
-    .onParse({ as: "scoped" }, formWorthReading(ctx, users))
-    .onParse({ as: "scoped" }, limitedParser(smallBodiesOf(ctx.config.body)));
+  return new Elysia().onParse({ as: "scoped" }, formWorthReading(ctx, users)).onParse({ as: "scoped" }, smallBodyParser(ctx));
 }
 
 /** A parse hook: nothing (read on) for a post withForm may accept, else an empty form without reading the body. */

@@ -7,7 +7,7 @@ import { html } from "../pages/layout";
 import { clientAddress, limitKeyOf } from "../http/client-address";
 import { clearedCookie, csrfMatches, errorPage, formFields, redirect, renderPage, sameOrigin, sessionCookie, sessionOf, signedInForm } from "./guard";
 import { normalizeEmail, type Users } from "./users";
-import { limitedParser, smallBodiesOf } from "../http/body-limits";
+import { smallBodyParser } from "../http/body-limits";
 import type { Caller } from "../http/before-body";
 
 // Sign-in and sign-out. A refused attempt gets the sign-in page with 429 and retry-after. Three limits:
@@ -76,7 +76,7 @@ export function loginRoutes(ctx: AppContext, users: Users) {
   };
   const signInWorthReading = async ({ request, server }: Caller) =>
     sameOrigin(ctx, request) && (await addressLimit({ request, server })).success ? undefined : {};
-  const formBody = limitedParser(smallBodiesOf(ctx.config.body));
+  const formBody = smallBodyParser(ctx);
 
   // Each POST names its parse hooks: the instance has none, since they would run before a route's own.
   return new Elysia({ name: "dashboard-login", detail: { hide: true } })

@@ -208,11 +208,12 @@ export function bodyLimits(ctx: { config: { body: BodyLimits } }) {
  */
 export const SMALL_BODY_BYTES = 1024 ** 2;
 
-export function smallBodiesOf(limits: BodyLimits): BodyLimits {
-  return { ...limits, maxBytes: Math.min(limits.maxBytes, SMALL_BODY_BYTES) };
+/** limitedParser with SMALL_BODY_BYTES: for a route's own `parse` list, after the guards that go before it. */
+export function smallBodyParser(ctx: { config: { body: BodyLimits } }) {
+  return limitedParser({ ...ctx.config.body, maxBytes: Math.min(ctx.config.body.maxBytes, SMALL_BODY_BYTES) });
 }
 
 /** bodyLimits with SMALL_BODY_BYTES. */
 export function smallBodyLimits(ctx: { config: { body: BodyLimits } }) {
-  return new Elysia().onParse({ as: "scoped" }, limitedParser(smallBodiesOf(ctx.config.body)));
+  return new Elysia().onParse({ as: "scoped" }, smallBodyParser(ctx));
 }

@@ -4,7 +4,7 @@ import { retryAfterSeconds } from "../limits/rate-limit";
 import { ApiError } from "./errors";
 import { clientAddress, limitKeyOf } from "./client-address";
 import { checkFirst, type Caller } from "./before-body";
-import { limitedParser, smallBodiesOf } from "./body-limits";
+import { smallBodyParser } from "./body-limits";
 
 // The limit of the public endpoints that do work on a caller's behalf without a key (the media price estimate,
 // upstreams' completion notices): per client address (TRUSTED_PROXY_HOPS), PUBLIC_RATE_LIMIT, in Redis when
@@ -31,5 +31,5 @@ export function limitByAddress(ctx: AppContext, bucket: string) {
  * any parse hook of its instance (those would run first).
  */
 export function publicBody(ctx: AppContext, bucket: string) {
-  return [checkFirst(limitByAddress(ctx, bucket)), limitedParser(smallBodiesOf(ctx.config.body))];
+  return [checkFirst(limitByAddress(ctx, bucket)), smallBodyParser(ctx)];
 }

@@ -1,5 +1,6 @@
 import { Elysia } from "elysia";
 import type { AppContext } from "../context";
+import type { AuthContext } from "../accounts/service";
 import { ApiError, unauthorized } from "./errors";
 import { bearerToken } from "./tokens";
 import { retryAfterSeconds } from "../limits/rate-limit";
@@ -12,15 +13,19 @@ export function presentedKey(headers: Headers): string | undefined {
   return bearerToken(headers) ?? (headers.get("x-api-key")?.trim() || undefined);
 }
 
-const MISSING_KEY = "Missing API key: send `Authorization: Bearer <key>` or `x-api-key: <key>`.";
+/** The caller's key record, or 401 (no key, or one unknown or revoked). Cached by Accounts: a second call is cheap. */
+async function authenticated(ctx: AppContext, headers: Headers): Promise<AuthContext> {
+  const key = presentedKey(headers);
+  if (!key) throw unauthorized("Missing API key: send `Authorization: Bearer <key>` or `x-api-key: <key>`.");
+  const auth = await ctx.accounts.authenticate(key);
+  if (!auth) throw unauthorized("Invalid or revoked API key.");
+  return auth;
+}
 
 export function protect(ctx: AppContext) {
   const def = ctx.config.defaultRateLimit;
   return new Elysia({ name: "protect" }).derive({ as: "scoped" }, async ({ request, set }) => {
-    const key = presentedKey(request.headers);
-    if (!key) throw unauthorized(MISSING_KEY);
-    const auth = await ctx.accounts.authenticate(key);
-    if (!auth) throw unauthorized("Invalid or revoked API key.");
+    const auth = await authenticated(ctx, request.headers);
     const requests = auth.rateRequests ?? def.requests;
     const windowSeconds = auth.rateWindowSeconds ?? def.windowSeconds;
     const r = await ctx.limiter.limit(auth.keyId, requests, windowSeconds);
@@ -44,9 +49,5 @@ export function protect(ctx: AppContext) {
  * routes need none of this: they read their bodies in the handler, after protect.
  */
 export function keyBeforeBody(ctx: AppContext) {
-  return checkBeforeBody(async ({ request }) => {
-    const key = presentedKey(request.headers);
-    if (!key) throw unauthorized(MISSING_KEY);
-    if (!(await ctx.accounts.authenticate(key))) throw unauthorized("Invalid or revoked API key.");
-  });
+  return checkBeforeBody(({ request }) => authenticated(ctx, request.headers));
 }
