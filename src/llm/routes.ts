@@ -11,7 +11,6 @@ import { LedgerBatch } from "./ledger-batch.ts";
 import { handleLlm, type LlmDeps } from "./proxy.ts";
 import { cutStreams } from "./pump.ts";
 import { listUsage, UsageQuery } from "./usage-api.ts";
-import { translatedResponses } from "./deepseek.ts";
 
 const security: Array<Record<string, string[]>> = [{ bearer: [] }, { apiKey: [] }];
 
@@ -22,7 +21,7 @@ export function llmRoutes(ctx: AppContext) {
   const ledger = new LedgerBatch(ctx);
   ctx.beforeClose.push(() => ledger.close(LEDGER_CLOSE_MS));
   ctx.llmLedger = ledger;
-  const d: LlmDeps = { ctx, providers: buildProviders(ctx.config.raw), ledger, translated: translatedResponses };
+  const d: LlmDeps = { ctx, providers: buildProviders(ctx.config.raw), ledger };
 
   // `parse: "none"`: the handler reads the body text itself, once; it goes upstream as it came.
   const llm = (proto: LlmProtocol, path: string, summary: string, description: string): [string, (c: any) => Promise<Response>, any] => [
