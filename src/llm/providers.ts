@@ -69,8 +69,8 @@ const SPECS: Record<string, ProviderSpec> = {
     bearer: true,
     paths: ["/v1/chat/completions"],
     speaks: "/v1/chat/completions",
-    // DeepSeek's reasoner returns reasoning_content and wants it back on tool turns; it takes no reasoning_effort.
-    dialect: { maxTokensField: "max_tokens", reasoningField: "reasoning_content", reasoningEffort: false },
+    // DeepSeek's reasoner returns reasoning_content and wants it back on tool turns; no reasoning_effort, no images.
+    dialect: { maxTokensField: "max_tokens", reasoningField: "reasoning_content", reasoningEffort: false, images: false },
   },
 };
 
