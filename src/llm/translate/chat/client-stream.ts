@@ -9,7 +9,7 @@
 // carries the whole part with its sealed opaque value (chat/shared.ts), so a client that keeps reasoning_details
 // can hand a Claude thinking signature back on the next turn.
 
-import type { IrEvent, ReasoningPart } from "../ir.ts";
+import type { IrEvent, IrUsage, ReasoningPart } from "../ir.ts";
 import { openAiErrorBody } from "../../protocols/common.ts";
 import { FINISH_REASON, chatUsage, reasoningDetail } from "./shared.ts";
 import { chatId } from "./client.ts";
@@ -23,6 +23,7 @@ export function streamEncoder(request: Record<string, any>): { write(e: IrEvent)
   let reasoningParts = 0;
   const open = new Map<number, Open>();
   let done = false;
+  let startUsage: IrUsage | null = null; // what `start` knew, for a finish that knows nothing more
 
   // The fixed fields of every chunk are serialised once; only the choice varies.
   const chunk = (choices: string, usage = "null") => `data: ${head}"choices":${choices}${includeUsage ? `,"usage":${usage}` : ""}}\n\n`;
@@ -33,6 +34,7 @@ export function streamEncoder(request: Record<string, any>): { write(e: IrEvent)
       if (done) return "";
       switch (e.type) {
         case "start":
+          startUsage = e.usage ?? null;
           head = `{"id":${JSON.stringify(chatId(e.id))},"object":"chat.completion.chunk","created":${Math.floor(Date.now() / 1000)},"model":${JSON.stringify(e.model)},`;
           return delta({ role: "assistant", content: "" });
         case "part_start": {
@@ -65,7 +67,8 @@ export function streamEncoder(request: Record<string, any>): { write(e: IrEvent)
         case "finish": {
           done = true;
           let out = delta({}, FINISH_REASON[e.stop] ?? "stop");
-          if (includeUsage && e.usage) out += chunk("[]", JSON.stringify(chatUsage(e.usage)));
+          const usage = e.usage ?? startUsage;
+          if (includeUsage && usage) out += chunk("[]", JSON.stringify(chatUsage(usage)));
           return out + "data: [DONE]\n\n";
         }
         case "error":
