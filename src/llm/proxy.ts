@@ -10,14 +10,14 @@ import type { Reservation } from "../ledger/float.ts";
 import type { LlmModel } from "../catalog/model.ts";
 import { ApiError } from "../http/errors.ts";
 import { ALIAS_PATH } from "../media/model.ts";
-import type { LlmProtocol, UpstreamBody } from "./protocols/index.ts";
+import type { ErrorInfo, LlmProtocol, UpstreamBody } from "./protocols/index.ts";
 import { NO_PAID_TOOLS, paidToolUse } from "./protocols/paid-tools.ts";
 import { keySettingOf, type Provider, type Providers } from "./providers.ts";
 import { callUpstream, upstreamHeaders } from "./upstream.ts";
 import { answerFacts, parseRequestBody, textOf, withoutBom, withUpstreamModel } from "./body.ts";
 import { capAtMaxCredits, checkMaxCredits, judgeBody, judgeStream, NOTHING_SEEN, partial, planHold, verdictOr, type HoldPlan, type Verdict } from "./meter.ts";
 import type { LedgerBatch } from "./ledger-batch.ts";
-import { pump, readArrived, readHead, throughTap, WHOLE_ANSWER_BYTES, type Head, type PumpEnd } from "./pump.ts";
+import { pump, readArrived, readHead, throughTap, WHOLE_ANSWER_BYTES, type Head, type PumpEnd, type StreamCut } from "./pump.ts";
 import { joined, tokenCounter } from "./bytes.ts";
 import { bodyBytes } from "../http/body-limits.ts";
 
@@ -180,8 +180,9 @@ async function forwardMetered(call: Call): Promise<Response> {
   const tap = sse ? proto.createStreamTap({ stripUsageChunk }) : null;
   if (sse) headers["cache-control"] = "no-cache";
   if (tap) head.chunks = throughTap(tap, head.chunks, head.ended);
-  if (head.ended) {
-    // All of it is in already: answered in one piece (pump.ts says why).
+  // All of it is in already: answered in one piece (pump.ts says why); a stream that ended before its own end goes
+  // through the pump, which adds the protocol's error event.
+  if (head.ended && (!tap || tap.sawEnd())) {
     const verdict = meter(call, () => (tap ? judgeStream(tap.end(), "end", call.model, call.plan) : judgeAnswer(call, proto, textOf(head.chunks))));
     finish(call, verdict, status, head.firstByteAt);
     return new Response(joined(head.chunks), { status, headers });
@@ -227,16 +228,21 @@ const UPSTREAM_BROKE = "The upstream's connection broke before its answer was co
 
 const SHUTTING_DOWN = "The gateway is restarting and ended this stream before its answer was complete; what you received is charged. Retry the request.";
 
+const ENDED_EARLY = "The upstream ended its stream before the answer was complete; nothing was charged. Retry the request.";
+
 /**
  * The event that ends a stream whose upstream dropped, or that the gateway's shutdown ended, in `proto`'s in-stream
  * error shape (pump.ts sends it).
  */
-export function dropNoticeFor(proto: LlmProtocol, requestId: string): ((lastSent: Uint8Array | null, why: "dropped" | "shutdown") => Uint8Array) | undefined {
+export function dropNoticeFor(proto: LlmProtocol, requestId: string): ((lastSent: Uint8Array | null, why: StreamCut) => Uint8Array) | undefined {
   const event = proto.droppedStreamEvent;
   if (!event) return undefined;
-  const dropped = { status: 502, type: "server_error", code: "upstream_bad_response", message: UPSTREAM_BROKE, requestId };
-  const shutdown = { status: 503, type: "service_unavailable", code: "gateway_shutting_down", message: SHUTTING_DOWN, requestId };
-  return (lastSent, why) => new TextEncoder().encode(event(why === "shutdown" ? shutdown : dropped, lastSent));
+  const errors: Record<StreamCut, ErrorInfo> = {
+    dropped: { status: 502, type: "server_error", code: "upstream_bad_response", message: UPSTREAM_BROKE, requestId },
+    ended_early: { status: 502, type: "server_error", code: "upstream_bad_response", message: ENDED_EARLY, requestId },
+    shutdown: { status: 503, type: "service_unavailable", code: "gateway_shutting_down", message: SHUTTING_DOWN, requestId },
+  };
+  return (lastSent, why) => new TextEncoder().encode(event(errors[why], lastSent));
 }
 
 /**

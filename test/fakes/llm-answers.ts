@@ -28,6 +28,8 @@ export interface ScenarioSpec {
   dropAfterBytes?: number;
   /** drop: cut right after this many whole SSE events instead (a stream that breaks between two events) */
   dropAfterEvents?: number;
+  /** streams: end the body cleanly (no reset) right after this many whole SSE events, before the stream's own end */
+  endAfterEvents?: number;
   /** non-streaming answers: sent in irregular pieces, as streams are, instead of in one write */
   chunked?: boolean;
   /** streams: the whole stream in one write with its headers, as a fast upstream's short stream reaches a busy

@@ -123,6 +123,7 @@ export function startFakeLlmUpstream(opts: FakeLlmUpstreamOptions = {}): FakeLlm
       let answer: Answer | null = spec.kind === "error" ? null : contentFor(protocol, body, spec);
       if (!answer) answer = errorFor(protocol, spec.status ?? 500, spec, requestId, body?.model);
       answer.headers[idHeader] = requestId;
+      if (spec.endAfterEvents !== undefined) answer.body = answer.body.subarray(0, afterEvents(answer.body, spec.endAfterEvents));
 
       if (spec.headersDelayMs && !fast) await Bun.sleep(spec.headersDelayMs);
       if (rec.aborted) return new Response(null, { status: 499 });
