@@ -15,7 +15,7 @@
 //   settle  = priceUsage(actual usage)  (the issue's exact formula, see usage.ts); never above max_credits when
 //             the request states it (the caller's own ceiling), even should the upstream bill more than was held
 //   release = upstream error status, a failure event inside the stream, a dropped upstream connection, a stream
-//             closed before its final event
+//             closed before its final event, a 200 answer that is not the protocol's (isWholeAnswer, proxy.ts)
 //   client abort mid-answer = input (stated by the stream, else the estimate above) + output so far
 //             (ceil(characters streamed / 4)), never more than the hold.
 
@@ -109,7 +109,7 @@ export function capAtMaxCredits(v: Verdict, plan: HoldPlan): Verdict {
   return { ...v, charge: plan.cap, error: [v.error, `charge capped at max_credits (the usage stated came to ${microsToCredits(v.charge)} credits)`].filter(Boolean).join("; ") };
 }
 
-export type Outcome = "ok" | "estimated" | "client_abort" | "shutdown" | "failed" | "dropped" | "upstream_error" | "rejected";
+export type Outcome = "ok" | "estimated" | "client_abort" | "shutdown" | "failed" | "dropped" | "upstream_error" | "upstream_bad_response" | "rejected";
 
 export interface Verdict {
   outcome: Outcome;

@@ -14,7 +14,7 @@ import type { ErrorInfo, LlmProtocol, UpstreamBody } from "./protocols/index.ts"
 import { NO_PAID_TOOLS, paidToolUse } from "./protocols/paid-tools.ts";
 import { keySettingOf, type Provider, type Providers } from "./providers.ts";
 import { callUpstream, upstreamHeaders } from "./upstream.ts";
-import { answerFacts, parseRequestBody, textOf, withoutBom, withUpstreamModel } from "./body.ts";
+import { answerFacts, firstNonSpace, isWholeAnswer, parseRequestBody, textOf, withoutBom, withUpstreamModel } from "./body.ts";
 import { capAtMaxCredits, checkMaxCredits, judgeBody, judgeStream, NOTHING_SEEN, partial, planHold, verdictOr, type HoldPlan, type Verdict } from "./meter.ts";
 import type { LedgerBatch } from "./ledger-batch.ts";
 import { pump, readArrived, readHead, throughTap, WHOLE_ANSWER_BYTES, type Head, type PumpEnd, type StreamCut } from "./pump.ts";
@@ -168,7 +168,10 @@ async function forwardMetered(call: Call): Promise<Response> {
   }
   if (!res.ok || !res.body) return upstreamError(call, res);
 
-  const sse = (res.headers.get("content-type") ?? "").startsWith("text/event-stream");
+  const contentType = res.headers.get("content-type") ?? "";
+  const sse = contentType.startsWith("text/event-stream");
+  const misfit = answerTypeMisfit(proto.isStream(call.body), sse, contentType);
+  if (misfit) unusableAnswer(call, res.status, contentType, misfit, () => res.body!.cancel());
   const status = res.status;
   const headers = answerHeaders(res, call.baseHeaders);
   let head: Head;
@@ -177,6 +180,8 @@ async function forwardMetered(call: Call): Promise<Response> {
   } catch (e) {
     return answerUnread(call, e, status);
   }
+  // A JSON answer too large to be read whole is forwarded before its end is seen: its first bytes at least.
+  if (!sse && !head.ended && firstNonSpace(head.chunks) !== 0x7b /* { */) unusableAnswer(call, status, contentType, "not a JSON object", () => head.reader!.cancel());
   const tap = sse ? proto.createStreamTap({ stripUsageChunk }) : null;
   if (sse) headers["cache-control"] = "no-cache";
   if (tap) head.chunks = throughTap(tap, head.chunks, head.ended);
@@ -184,6 +189,7 @@ async function forwardMetered(call: Call): Promise<Response> {
   // through the pump, which adds the protocol's error event.
   if (head.ended && (!tap || tap.sawEnd())) {
     const verdict = meter(call, () => (tap ? judgeStream(tap.end(), "end", call.model, call.plan) : judgeAnswer(call, proto, textOf(head.chunks))));
+    if (verdict.outcome === "upstream_bad_response") unusableAnswer(call, status, contentType, verdict.error!, null);
     finish(call, verdict, status, head.firstByteAt);
     return new Response(joined(head.chunks), { status, headers });
   }
@@ -193,19 +199,24 @@ async function forwardMetered(call: Call): Promise<Response> {
   const searches = !sse && call.plan.webSearch && proto.searchItemToken ? tokenCounter(proto.searchItemToken) : null;
   if (searches) for (const chunk of head.chunks) searches.feed(chunk);
   let firstByteAt = head.firstByteAt;
+  // A long JSON answer's verdict, worked out once its end is in: an unusable one has its connection cut.
+  let answered: Verdict | null = null;
+  const judgeLongAnswer = () => (answered ??= judgeAnswer(call, proto, textOf(collected!), searches?.count, true));
   const body = pump(head, signal, {
     tap,
     collect: collected,
     watch: searches?.feed,
     dropNotice: sse ? dropNoticeFor(proto, call.requestId) : undefined,
+    wholeBody: sse ? undefined : () => judgeLongAnswer().outcome !== "upstream_bad_response",
     onFirstByte: () => (firstByteAt = performance.now()),
     onEnd(how: PumpEnd) {
       const verdict = meter(call, (): Verdict => {
         if (tap) return judgeStream(tap.end(), how, call.model, call.plan);
-        if (how === "end") return judgeAnswer(call, proto, textOf(collected!), searches?.count);
+        if (how === "end") return judgeLongAnswer();
         if (how === "client_abort" || how === "shutdown") return partial(NOTHING_SEEN, call.model, call.plan, how);
         return { outcome: "dropped", charge: null, usage: null, error: "upstream connection ended early" };
       });
+      if (verdict.outcome === "upstream_bad_response") logUnusable(call, status, contentType, verdict.error);
       finish(call, verdict, status, firstByteAt);
     },
   });
@@ -213,12 +224,13 @@ async function forwardMetered(call: Call): Promise<Response> {
 }
 
 /**
- * Settle for a whole non-streaming answer (or the tail of a large one) in `proto`'s shape: its usage, else the
- * estimate from its content. `searchesSeen`: web searches counted as a long answer passed (its tail may not show
- * them).
+ * Settle for a whole non-streaming answer (or the `tail` of a large one) in `proto`'s shape: its usage, else the
+ * estimate from its content; nothing for one that is not a whole JSON object. `searchesSeen`: web searches counted
+ * as a long answer passed (its tail may not show them).
  */
-export function judgeAnswer(call: Pick<Call, "model" | "plan">, proto: LlmProtocol, text: string, searchesSeen = 0): Verdict {
+export function judgeAnswer(call: Pick<Call, "model" | "plan">, proto: LlmProtocol, text: string, searchesSeen = 0, tail = false): Verdict {
   const a = answerFacts(proto, text, call.plan.webSearch);
+  if (!isWholeAnswer(text, a.usage !== null, tail)) return { outcome: "upstream_bad_response", charge: null, usage: null, error: "unusable upstream answer: not whole JSON" };
   if (!a.usage) return partial({ usage: null, outputCharsSoFar: a.outputChars, webSearchesSoFar: searchesSeen }, call.model, call.plan, "estimated");
   if (searchesSeen > (a.usage.webSearches ?? 0)) a.usage.webSearches = searchesSeen;
   return judgeBody(a.usage, call.model, call.plan);
@@ -243,6 +255,36 @@ export function dropNoticeFor(proto: LlmProtocol, requestId: string): ((lastSent
     shutdown: { status: 503, type: "service_unavailable", code: "gateway_shutting_down", message: SHUTTING_DOWN, requestId },
   };
   return (lastSent, why) => new TextEncoder().encode(event(errors[why], lastSent));
+}
+
+const UNUSABLE = "The upstream's answer was not a usable response for this API; nothing was charged. Retry the request.";
+
+/**
+ * Why a 200's content-type cannot be the answer asked for, or null: a stream asked for and not given (or the
+ * reverse), or a non-streaming answer that is not JSON (an HTML error page from a proxy in front of the upstream).
+ * No content-type at all is left to the body's own check.
+ */
+function answerTypeMisfit(streamAsked: boolean, sse: boolean, contentType: string): string | null {
+  if (streamAsked !== sse) return streamAsked ? "not a stream" : "a stream where JSON was asked for";
+  if (!sse && contentType !== "" && !contentType.toLowerCase().includes("json")) return "not JSON";
+  return null;
+}
+
+/**
+ * A 200 that is not the protocol's answer: released, logged with what the upstream sent (its status and content
+ * type, never its body), and a 502 for the client. `cancel`: stops reading the upstream's body, if still open.
+ */
+function unusableAnswer(call: Call, status: number, contentType: string, why: string, cancel: (() => Promise<void>) | null): never {
+  cancel?.().catch(() => {});
+  const error = why.startsWith("unusable upstream answer") ? why : `unusable upstream answer: ${why}`;
+  logUnusable(call, status, contentType, error);
+  finish(call, { outcome: "upstream_bad_response", charge: null, usage: null, error }, status, null);
+  throw new ApiError(502, "upstream_bad_response", UNUSABLE);
+}
+
+function logUnusable(call: Call, status: number, contentType: string, error: string | undefined): void {
+  const fields = { request_id: call.requestId, provider: call.model.provider, model: call.model.id, upstream_status: status, content_type: contentType.slice(0, 100), error };
+  call.d.ctx.log.warn("llm upstream answer unusable; released", fields);
 }
 
 /**
@@ -332,7 +374,7 @@ export function finish(call: Pick<Call, "d" | "hold" | "requestId" | "auth" | "m
   call.finished = true;
   const now = performance.now();
   if (upstreamStatus !== null && upstreamStatus >= 400) metrics.upstreamError(call.model.provider, `status_${Math.floor(upstreamStatus / 100)}xx`);
-  else if (v.outcome === "failed" || v.outcome === "dropped") {
+  else if (v.outcome === "failed" || v.outcome === "dropped" || v.outcome === "upstream_bad_response") {
     metrics.upstreamError(call.model.provider, v.outcome);
     if (v.outcome === "dropped") call.d.ctx.log.warn("llm upstream answer ended early; released", { request_id: call.requestId, provider: call.model.provider, model: call.model.id, error: v.error });
   }

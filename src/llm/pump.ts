@@ -42,6 +42,12 @@ export interface PumpHooks {
    * protocol puts it last). Only a tail: a large answer (embeddings of many inputs) is not held whole in memory.
    */
   collect: Uint8Array[] | null;
+  /**
+   * A body (not a stream): whether what was collected, once the upstream has finished, ends a whole answer. When it
+   * does not, the client's connection is cut instead of ended cleanly: its 200 is already sent, and a body that ends
+   * cleanly would pass for a whole one.
+   */
+  wholeBody?: () => boolean;
   /** sees every chunk of a body as it passes (the head's chunks are the caller's to show it) */
   watch?: (chunk: Uint8Array) => void;
   onFirstByte(): void;
@@ -270,6 +276,7 @@ async function* steps(head: Head, clientSignal: AbortSignal, h: PumpHooks, start
         // A clean close before the stream's own end must not pass for a whole answer (an SDK would return it).
         if (h.tap && !h.tap.sawEnd()) return yield* ending("ended_early");
         how = "end";
+        if (h.wholeBody && !h.wholeBody()) throw undefined; // `undefined`: see ending
         return;
       }
       const chunk = r.value!;

@@ -133,7 +133,7 @@ export function startFakeLlmUpstream(opts: FakeLlmUpstreamOptions = {}): FakeLlm
         if (spec.firstByteMs && !fast) await Bun.sleep(spec.firstByteMs);
         if (spec.gzip) return done(rec, json(answer.status, Bun.gzipSync(answer.body), { ...answer.headers, "content-encoding": "gzip" }));
         if (whole) return done(rec, new Response(answer.body, { status: answer.status, headers: { "content-type": answer.contentType, "cache-control": "no-cache", ...answer.headers } }));
-        return done(rec, json(answer.status, answer.body, answer.headers));
+        return done(rec, json(answer.status, answer.body, { "content-type": answer.contentType, ...answer.headers }));
       }
       return new Response(writeStream(rec, answer.body, spec, fast, next, markAborted), {
         status: answer.status,
