@@ -10,14 +10,14 @@ import type { Reservation } from "../ledger/float.ts";
 import type { LlmModel } from "../catalog/model.ts";
 import { ApiError } from "../http/errors.ts";
 import { ALIAS_PATH } from "../media/model.ts";
-import type { LlmProtocol, UpstreamBody } from "./protocols/index.ts";
+import type { ErrorInfo, LlmProtocol, UpstreamBody } from "./protocols/index.ts";
 import { NO_PAID_TOOLS, paidToolUse } from "./protocols/paid-tools.ts";
 import { keySettingOf, spokenPath, type Provider, type Providers } from "./providers.ts";
 import { callUpstream, upstreamHeaders } from "./upstream.ts";
-import { answerFacts, parseRequestBody, textOf, withoutBom, withUpstreamModel } from "./body.ts";
+import { answerFacts, firstNonSpace, isWholeAnswer, parseRequestBody, textOf, withoutBom, withUpstreamModel } from "./body.ts";
 import { capAtMaxCredits, checkMaxCredits, judgeBody, judgeStream, NOTHING_SEEN, partial, planHold, verdictOr, type HoldPlan, type Verdict } from "./meter.ts";
 import type { LedgerBatch } from "./ledger-batch.ts";
-import { pump, readArrived, readHead, throughTap, WHOLE_ANSWER_BYTES, type Head, type PumpEnd } from "./pump.ts";
+import { pump, readArrived, readHead, throughTap, WHOLE_ANSWER_BYTES, type Head, type PumpEnd, type StreamCut } from "./pump.ts";
 import { joined, tokenCounter } from "./bytes.ts";
 import { bodyBytes } from "../http/body-limits.ts";
 import { forwardTranslated, prepareTranslation, type Translation } from "./translated.ts";
@@ -180,7 +180,10 @@ async function forwardMetered(call: Call): Promise<Response> {
   }
   if (!res.ok || !res.body) return upstreamError(call, res);
 
-  const sse = (res.headers.get("content-type") ?? "").startsWith("text/event-stream");
+  const contentType = res.headers.get("content-type") ?? "";
+  const sse = contentType.startsWith("text/event-stream");
+  const misfit = answerTypeMisfit(proto.isStream(call.body), sse, contentType);
+  if (misfit) unusableAnswer(call, res.status, contentType, misfit, () => res.body!.cancel());
   const status = res.status;
   const headers = answerHeaders(res, call.baseHeaders);
   let head: Head;
@@ -189,12 +192,16 @@ async function forwardMetered(call: Call): Promise<Response> {
   } catch (e) {
     return answerUnread(call, e, status);
   }
+  // A JSON answer too large to be read whole is forwarded before its end is seen: its first bytes at least.
+  if (!sse && !head.ended && firstNonSpace(head.chunks) !== 0x7b /* { */) unusableAnswer(call, status, contentType, "not a JSON object", () => head.reader!.cancel());
   const tap = sse ? proto.createStreamTap({ stripUsageChunk }) : null;
   if (sse) headers["cache-control"] = "no-cache";
   if (tap) head.chunks = throughTap(tap, head.chunks, head.ended);
-  if (head.ended) {
-    // All of it is in already: answered in one piece (pump.ts says why).
+  // All of it is in already: answered in one piece (pump.ts says why); a stream that ended before its own end goes
+  // through the pump, which adds the protocol's error event.
+  if (head.ended && (!tap || tap.sawEnd())) {
     const verdict = meter(call, () => (tap ? judgeStream(tap.end(), "end", call.model, call.plan) : judgeAnswer(call, proto, textOf(head.chunks))));
+    if (verdict.outcome === "upstream_bad_response") unusableAnswer(call, status, contentType, verdict.error!, null);
     finish(call, verdict, status, head.firstByteAt);
     return new Response(joined(head.chunks), { status, headers });
   }
@@ -204,19 +211,24 @@ async function forwardMetered(call: Call): Promise<Response> {
   const searches = !sse && call.plan.webSearch && proto.searchItemToken ? tokenCounter(proto.searchItemToken) : null;
   if (searches) for (const chunk of head.chunks) searches.feed(chunk);
   let firstByteAt = head.firstByteAt;
+  // A long JSON answer's verdict, worked out once its end is in: an unusable one has its connection cut.
+  let answered: Verdict | null = null;
+  const judgeLongAnswer = () => (answered ??= judgeAnswer(call, proto, textOf(collected!), searches?.count, true));
   const body = pump(head, signal, {
     tap,
     collect: collected,
     watch: searches?.feed,
     dropNotice: sse ? dropNoticeFor(proto, call.requestId) : undefined,
+    wholeBody: sse ? undefined : () => judgeLongAnswer().outcome !== "upstream_bad_response",
     onFirstByte: () => (firstByteAt = performance.now()),
     onEnd(how: PumpEnd) {
       const verdict = meter(call, (): Verdict => {
         if (tap) return judgeStream(tap.end(), how, call.model, call.plan);
-        if (how === "end") return judgeAnswer(call, proto, textOf(collected!), searches?.count);
+        if (how === "end") return judgeLongAnswer();
         if (how === "client_abort" || how === "shutdown") return partial(NOTHING_SEEN, call.model, call.plan, how);
         return { outcome: "dropped", charge: null, usage: null, error: "upstream connection ended early" };
       });
+      if (verdict.outcome === "upstream_bad_response") logUnusable(call, status, contentType, verdict.error);
       finish(call, verdict, status, firstByteAt);
     },
   });
@@ -224,12 +236,13 @@ async function forwardMetered(call: Call): Promise<Response> {
 }
 
 /**
- * Settle for a whole non-streaming answer (or the tail of a large one) in `proto`'s shape: its usage, else the
- * estimate from its content. `searchesSeen`: web searches counted as a long answer passed (its tail may not show
- * them).
+ * Settle for a whole non-streaming answer (or the `tail` of a large one) in `proto`'s shape: its usage, else the
+ * estimate from its content; nothing for one that is not a whole JSON object. `searchesSeen`: web searches counted
+ * as a long answer passed (its tail may not show them).
  */
-export function judgeAnswer(call: Pick<Call, "model" | "plan">, proto: LlmProtocol, text: string, searchesSeen = 0): Verdict {
+export function judgeAnswer(call: Pick<Call, "model" | "plan">, proto: LlmProtocol, text: string, searchesSeen = 0, tail = false): Verdict {
   const a = answerFacts(proto, text, call.plan.webSearch);
+  if (!isWholeAnswer(text, a.usage !== null, tail)) return { outcome: "upstream_bad_response", charge: null, usage: null, error: "unusable upstream answer: not whole JSON" };
   if (!a.usage) return partial({ usage: null, outputCharsSoFar: a.outputChars, webSearchesSoFar: searchesSeen }, call.model, call.plan, "estimated");
   if (searchesSeen > (a.usage.webSearches ?? 0)) a.usage.webSearches = searchesSeen;
   return judgeBody(a.usage, call.model, call.plan);
@@ -239,16 +252,51 @@ const UPSTREAM_BROKE = "The upstream's connection broke before its answer was co
 
 const SHUTTING_DOWN = "The gateway is restarting and ended this stream before its answer was complete; what you received is charged. Retry the request.";
 
+const ENDED_EARLY = "The upstream ended its stream before the answer was complete; nothing was charged. Retry the request.";
+
 /**
  * The event that ends a stream whose upstream dropped, or that the gateway's shutdown ended, in `proto`'s in-stream
  * error shape (pump.ts sends it).
  */
-export function dropNoticeFor(proto: LlmProtocol, requestId: string): ((lastSent: Uint8Array | null, why: "dropped" | "shutdown") => Uint8Array) | undefined {
+export function dropNoticeFor(proto: LlmProtocol, requestId: string): ((lastSent: Uint8Array | null, why: StreamCut) => Uint8Array) | undefined {
   const event = proto.droppedStreamEvent;
   if (!event) return undefined;
-  const dropped = { status: 502, type: "server_error", code: "upstream_bad_response", message: UPSTREAM_BROKE, requestId };
-  const shutdown = { status: 503, type: "service_unavailable", code: "gateway_shutting_down", message: SHUTTING_DOWN, requestId };
-  return (lastSent, why) => new TextEncoder().encode(event(why === "shutdown" ? shutdown : dropped, lastSent));
+  const errors: Record<StreamCut, ErrorInfo> = {
+    dropped: { status: 502, type: "server_error", code: "upstream_bad_response", message: UPSTREAM_BROKE, requestId },
+    ended_early: { status: 502, type: "server_error", code: "upstream_bad_response", message: ENDED_EARLY, requestId },
+    shutdown: { status: 503, type: "service_unavailable", code: "gateway_shutting_down", message: SHUTTING_DOWN, requestId },
+  };
+  return (lastSent, why) => new TextEncoder().encode(event(errors[why], lastSent));
+}
+
+const UNUSABLE = "The upstream's answer was not a usable response for this API; nothing was charged. Retry the request.";
+
+/**
+ * Why a 200's content-type cannot be the answer asked for, or null: a stream asked for and not given (or the
+ * reverse), or a non-streaming answer that is not JSON (an HTML error page from a proxy in front of the upstream).
+ * No content-type at all is left to the body's own check.
+ */
+function answerTypeMisfit(streamAsked: boolean, sse: boolean, contentType: string): string | null {
+  if (streamAsked !== sse) return streamAsked ? "not a stream" : "a stream where JSON was asked for";
+  if (!sse && contentType !== "" && !contentType.toLowerCase().includes("json")) return "not JSON";
+  return null;
+}
+
+/**
+ * A 200 that is not the protocol's answer: released, logged with what the upstream sent (its status and content
+ * type, never its body), and a 502 for the client. `cancel`: stops reading the upstream's body, if still open.
+ */
+function unusableAnswer(call: Call, status: number, contentType: string, why: string, cancel: (() => Promise<void>) | null): never {
+  cancel?.().catch(() => {});
+  const error = why.startsWith("unusable upstream answer") ? why : `unusable upstream answer: ${why}`;
+  logUnusable(call, status, contentType, error);
+  finish(call, { outcome: "upstream_bad_response", charge: null, usage: null, error }, status, null);
+  throw new ApiError(502, "upstream_bad_response", UNUSABLE);
+}
+
+function logUnusable(call: Call, status: number, contentType: string, error: string | undefined): void {
+  const fields = { request_id: call.requestId, provider: call.model.provider, model: call.model.id, upstream_status: status, content_type: contentType.slice(0, 100), error };
+  call.d.ctx.log.warn("llm upstream answer unusable; released", fields);
 }
 
 /**
@@ -338,7 +386,7 @@ export function finish(call: Pick<Call, "d" | "hold" | "requestId" | "auth" | "m
   call.finished = true;
   const now = performance.now();
   if (upstreamStatus !== null && upstreamStatus >= 400) metrics.upstreamError(call.model.provider, `status_${Math.floor(upstreamStatus / 100)}xx`);
-  else if (v.outcome === "failed" || v.outcome === "dropped") {
+  else if (v.outcome === "failed" || v.outcome === "dropped" || v.outcome === "upstream_bad_response") {
     metrics.upstreamError(call.model.provider, v.outcome);
     if (v.outcome === "dropped") call.d.ctx.log.warn("llm upstream answer ended early; released", { request_id: call.requestId, provider: call.model.provider, model: call.model.id, error: v.error });
   }

@@ -8,6 +8,8 @@
 // client request's own AbortSignal, which Bun fires the moment the client disconnects, so the upstream is
 // aborted at once even while the pump waits for the next upstream chunk. The caller learns how it ended, once:
 //   end           the upstream finished its body
+//   ended_early   a stream's upstream finished its body cleanly before the protocol's own end event (the tap never
+//                 saw it): the client gets the protocol's error event, as for a drop
 //   dropped       reading the upstream failed (connection reset, truncated chunked body)
 //   client_abort  the client went away (the signal fired, or Bun stopped the generator at a yield)
 //   shutdown      the gateway's shutdown grace period ended with it still open (cutStreams): a stream gets the
@@ -28,7 +30,10 @@
 import type { StreamTap } from "./protocols/index.ts";
 import { joined } from "./bytes.ts";
 
-export type PumpEnd = "end" | "dropped" | "client_abort" | "shutdown";
+export type PumpEnd = "end" | StreamCut | "client_abort";
+
+/** How a stream can end before its answer is whole, each with the protocol's error event (dropNotice). */
+export type StreamCut = "dropped" | "ended_early" | "shutdown";
 
 export interface PumpHooks {
   tap: StreamTap | null;
@@ -37,6 +42,12 @@ export interface PumpHooks {
    * protocol puts it last). Only a tail: a large answer (embeddings of many inputs) is not held whole in memory.
    */
   collect: Uint8Array[] | null;
+  /**
+   * A body (not a stream): whether what was collected, once the upstream has finished, ends a whole answer. When it
+   * does not, the client's connection is cut instead of ended cleanly: its 200 is already sent, and a body that ends
+   * cleanly would pass for a whole one.
+   */
+  wholeBody?: () => boolean;
   /** sees every chunk of a body as it passes (the head's chunks are the caller's to show it) */
   watch?: (chunk: Uint8Array) => void;
   onFirstByte(): void;
@@ -46,7 +57,7 @@ export interface PumpHooks {
    * error), given the last bytes the client got. Sent only when those end between two events; mid-event, no event
    * can follow that the client could read, so its connection is cut as the upstream's was.
    */
-  dropNotice?: (lastSent: Uint8Array | null, why: "dropped" | "shutdown") => Uint8Array;
+  dropNotice?: (lastSent: Uint8Array | null, why: StreamCut) => Uint8Array;
   /**
    * Set when the bytes go to a translator that writes whole events of its own (DeepSeek's /v1/responses), not to
    * the client: sent before the notice when what it got ends mid-event, it makes the translator drop the partial
@@ -228,7 +239,7 @@ async function* steps(head: Head, clientSignal: AbortSignal, h: PumpHooks, start
    * API error); mid-event: the connection is cut, as the upstream's was, unless a translator takes the bytes
    * (resync). A truncated answer must never look complete.
    */
-  function* ending(why: "dropped" | "shutdown"): Generator<Uint8Array> {
+  function* ending(why: StreamCut): Generator<Uint8Array> {
     how = why;
     if (h.tap?.sawEnd()) return;
     const sent = prev && last ? joined([prev, last]) : last;
@@ -257,9 +268,15 @@ async function* steps(head: Head, clientSignal: AbortSignal, h: PumpHooks, start
       }
       if (cut) return yield* ending("shutdown");
       if (r.done) {
-        how = "end";
         const tail = h.tap?.flush();
-        if (tail?.length) yield tail;
+        if (tail?.length) {
+          prev = last;
+          yield (last = tail);
+        }
+        // A clean close before the stream's own end must not pass for a whole answer (an SDK would return it).
+        if (h.tap && !h.tap.sawEnd()) return yield* ending("ended_early");
+        how = "end";
+        if (h.wholeBody && !h.wholeBody()) throw undefined; // `undefined`: see ending
         return;
       }
       const chunk = r.value!;

@@ -123,6 +123,7 @@ export function startFakeLlmUpstream(opts: FakeLlmUpstreamOptions = {}): FakeLlm
       let answer: Answer | null = spec.kind === "error" ? null : contentFor(protocol, body, spec);
       if (!answer) answer = errorFor(protocol, spec.status ?? 500, spec, requestId, body?.model);
       answer.headers[idHeader] = requestId;
+      if (spec.endAfterEvents !== undefined) answer.body = answer.body.subarray(0, afterEvents(answer.body, spec.endAfterEvents));
 
       if (spec.headersDelayMs && !fast) await Bun.sleep(spec.headersDelayMs);
       if (rec.aborted) return new Response(null, { status: 499 });
@@ -132,7 +133,7 @@ export function startFakeLlmUpstream(opts: FakeLlmUpstreamOptions = {}): FakeLlm
         if (spec.firstByteMs && !fast) await Bun.sleep(spec.firstByteMs);
         if (spec.gzip) return done(rec, json(answer.status, Bun.gzipSync(answer.body), { ...answer.headers, "content-encoding": "gzip" }));
         if (whole) return done(rec, new Response(answer.body, { status: answer.status, headers: { "content-type": answer.contentType, "cache-control": "no-cache", ...answer.headers } }));
-        return done(rec, json(answer.status, answer.body, answer.headers));
+        return done(rec, json(answer.status, answer.body, { "content-type": answer.contentType, ...answer.headers }));
       }
       return new Response(writeStream(rec, answer.body, spec, fast, next, markAborted), {
         status: answer.status,
