@@ -22,8 +22,10 @@ const BROKE: Notice = {
 };
 
 /** What the client is told when the stream ends without its terminal event, by how the pump ended. */
+const ENDED_EARLY: Notice = { ...BROKE, message: "The upstream ended its stream before the answer was complete; nothing was charged. Retry the request." };
 const END_NOTICES: Partial<Record<PumpEnd, Notice>> = {
-  end: { ...BROKE, message: "The upstream's stream ended before its answer was complete. Retry the request." },
+  end: ENDED_EARLY,
+  ended_early: ENDED_EARLY,
   dropped: BROKE,
   shutdown: {
     type: "error",
@@ -95,15 +97,16 @@ export function createStreamTranslator(t: Translation, warn: (msg: string, field
     end(how) {
       if (how === "client_abort" || over) return take();
       // An event cut by a drop or a shutdown is not read: only a clean end may complete the last one.
+      const clean = how === "end" || how === "ended_early";
       guarded(() => {
-        if (how === "end") parser.reset({ consume: true });
+        if (clean) parser.reset({ consume: true });
         write(decoder.end());
       });
       if (!over) {
-        const notice = END_NOTICES[how] ?? BROKE;
-        write([notice]);
-        if (how === "end") failure = "upstream stream ended before its terminal event";
-        else failure = null; // a drop or a shutdown: metered by the native rule for it (meter.ts judgeStream)
+        write([END_NOTICES[how] ?? BROKE]);
+        // The native tap saw the upstream's end, yet no answer reached the client: a translation failure. Any other
+        // way of ending is metered by the native rule for it (meter.ts judgeStream).
+        failure = how === "end" ? "the upstream's stream ended without an answer the client could be given" : null;
       }
       return take();
     },
