@@ -22,6 +22,8 @@ import { joined, tokenCounter } from "./bytes.ts";
 import { bodyBytes } from "../http/body-limits.ts";
 import { forwardTranslated, prepareTranslation, type Translation } from "./translated.ts";
 import { countTokensEstimate } from "./count-tokens.ts";
+import { withoutForeignReasoning } from "./foreign-reasoning.ts";
+import { reserialised } from "./protocols/common.ts";
 
 export interface LlmDeps {
   ctx: AppContext;
@@ -108,6 +110,11 @@ export async function handleLlm(d: LlmDeps, proto: LlmProtocol, path: string, re
  * send). A body that cannot be serialised again (protocols/common.ts reserialised) is refused here, before any hold.
  */
 function upstreamRequestOf(proto: LlmProtocol, body: Record<string, any>, bytes: Uint8Array, model: LlmModel): UpstreamBody {
+  const own = withoutForeignReasoning(proto.name, body, model.provider);
+  if (own) {
+    body = own;
+    bytes = Buffer.from(reserialised(own));
+  }
   const prepared = proto.prepareUpstreamBody(body, bytes);
   if (body.model === model.upstream_model) return prepared;
   return { body: withUpstreamModel(prepared.body, body.model, model.upstream_model), stripUsageChunk: prepared.stripUsageChunk };

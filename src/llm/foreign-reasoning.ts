@@ -1,0 +1,52 @@
+// A conversation can move between models: Claude Code switched from a GPT model (served translated) to Claude
+// (native), say. Its history then holds reasoning the gateway handed out sealed with its origin (translate/ir.ts
+// sealOpaque): a GPT reasoning item inside a thinking block's `signature`. Passed through as it came, the provider
+// would refuse the whole request (an invalid signature). So before a native call goes upstream, a sealed value of
+// another provider is dropped with its block or item, and one of this provider's own is unsealed. Checked on the
+// parsed body with a walk over its turns (no byte scan); a body with none goes through untouched.
+
+import { openOpaque } from "./translate/ir.ts";
+
+const SEALED = "sy1.";
+
+type Fix = (body: Record<string, any>, provider: string) => Record<string, any> | null;
+
+/** Anthropic: thinking blocks (`signature`) and redacted_thinking blocks (`data`) of assistant turns. */
+const anthropic: Fix = (body, provider) => {
+  const messages = body.messages;
+  if (!Array.isArray(messages) || !messages.some((m) => Array.isArray(m?.content) && m.content.some(sealedBlock))) return null;
+  const out = messages.map((m) => (Array.isArray(m?.content) && m.content.some(sealedBlock) ? { ...m, content: m.content.flatMap((b: any) => ownBlock(b, provider)) } : m));
+  return { ...body, messages: out };
+};
+
+const blockValueKey = (b: any) => (b?.type === "thinking" ? "signature" : b?.type === "redacted_thinking" ? "data" : null);
+const sealedBlock = (b: any) => {
+  const k = blockValueKey(b);
+  return k !== null && typeof b[k] === "string" && b[k].startsWith(SEALED);
+};
+function ownBlock(b: any, provider: string): any[] {
+  if (!sealedBlock(b)) return [b];
+  const k = blockValueKey(b)!;
+  const opened = openOpaque(b[k]);
+  return opened?.origin === provider ? [{ ...b, [k]: opened.value }] : [];
+}
+
+/** Responses: reasoning input items (`encrypted_content`). */
+const responses: Fix = (body, provider) => {
+  const input = body.input;
+  const sealedItem = (i: any) => i?.type === "reasoning" && typeof i.encrypted_content === "string" && i.encrypted_content.startsWith(SEALED);
+  if (!Array.isArray(input) || !input.some(sealedItem)) return null;
+  const out = input.flatMap((i: any) => {
+    if (!sealedItem(i)) return [i];
+    const opened = openOpaque(i.encrypted_content);
+    return opened?.origin === provider ? [{ ...i, encrypted_content: opened.value }] : [];
+  });
+  return { ...body, input: out };
+};
+
+const FIXES: Record<string, Fix> = { anthropic, responses };
+
+/** The body without other providers' sealed reasoning, or null when it holds none (the common case). */
+export function withoutForeignReasoning(protocol: string, body: Record<string, any>, provider: string): Record<string, any> | null {
+  return FIXES[protocol]?.(body, provider) ?? null;
+}
