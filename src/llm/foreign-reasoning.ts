@@ -14,28 +14,39 @@ type Fix = (body: Record<string, any>, provider: string) => Record<string, any> 
 /** Anthropic: thinking blocks (`signature`) and redacted_thinking blocks (`data`) of assistant turns. */
 const anthropic: Fix = (body, provider) => {
   const messages = body.messages;
-  if (!Array.isArray(messages) || !messages.some((m) => Array.isArray(m?.content) && m.content.some(sealedBlock))) return null;
-  const out = messages.map((m) => (Array.isArray(m?.content) && m.content.some(sealedBlock) ? { ...m, content: m.content.flatMap((b: any) => ownBlock(b, provider)) } : m));
-  return { ...body, messages: out };
+  if (!Array.isArray(messages) || !anyOf(messages, sealedTurn)) return null;
+  return { ...body, messages: messages.map((m) => (sealedTurn(m) ? { ...m, content: m.content.flatMap((b: any) => ownBlock(b, provider)) } : m)) };
 };
 
-const blockValueKey = (b: any) => (b?.type === "thinking" ? "signature" : b?.type === "redacted_thinking" ? "data" : null);
-const sealedBlock = (b: any) => {
-  const k = blockValueKey(b);
-  return k !== null && typeof b[k] === "string" && b[k].startsWith(SEALED);
-};
+// Plain loops: this runs on every native Anthropic call, and a coding agent's history holds hundreds of turns.
+function sealedTurn(m: any): boolean {
+  const blocks = m?.role === "assistant" ? m.content : undefined;
+  if (!Array.isArray(blocks)) return false;
+  for (let i = 0; i < blocks.length; i++) if (sealedValue(blocks[i]) !== undefined) return true;
+  return false;
+}
+function anyOf(list: any[], test: (x: any) => boolean): boolean {
+  for (let i = 0; i < list.length; i++) if (test(list[i])) return true;
+  return false;
+}
+/** A block's sealed value, if it has one. */
+function sealedValue(b: any): string | undefined {
+  const v = b?.type === "thinking" ? b.signature : b?.type === "redacted_thinking" ? b.data : undefined;
+  return typeof v === "string" && v.startsWith(SEALED) ? v : undefined;
+}
 function ownBlock(b: any, provider: string): any[] {
-  if (!sealedBlock(b)) return [b];
-  const k = blockValueKey(b)!;
-  const opened = openOpaque(b[k]);
-  return opened?.origin === provider ? [{ ...b, [k]: opened.value }] : [];
+  const sealed = sealedValue(b);
+  if (sealed === undefined) return [b];
+  const opened = openOpaque(sealed);
+  if (opened?.origin !== provider) return [];
+  return [b.type === "thinking" ? { ...b, signature: opened.value } : { ...b, data: opened.value }];
 }
 
 /** Responses: reasoning input items (`encrypted_content`). */
 const responses: Fix = (body, provider) => {
   const input = body.input;
   const sealedItem = (i: any) => i?.type === "reasoning" && typeof i.encrypted_content === "string" && i.encrypted_content.startsWith(SEALED);
-  if (!Array.isArray(input) || !input.some(sealedItem)) return null;
+  if (!Array.isArray(input) || !anyOf(input, sealedItem)) return null;
   const out = input.flatMap((i: any) => {
     if (!sealedItem(i)) return [i];
     const opened = openOpaque(i.encrypted_content);
