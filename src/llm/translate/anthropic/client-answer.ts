@@ -45,7 +45,7 @@ const sse = (event: string, data: object): string => `event: ${event}\ndata: ${J
 
 type Open =
   | { kind: "text" | "tool_call"; index: number; args: boolean }
-  | { kind: "reasoning"; index: number; origin: string | null; opaque: string; redacted: boolean };
+  | { kind: "reasoning"; index: number; origin: string | null; opaque: string; redacted: boolean; id?: string };
 
 /**
  * The Messages stream for IR events, written as each arrives. Block indexes are the client's own (0, 1, ... in
@@ -85,7 +85,7 @@ export function streamEncoder(): { write(e: IrEvent): string } {
       open = { kind: "tool_call", index, args: false };
       return out + sse("content_block_start", { type: "content_block_start", index, content_block: { type: "tool_use", id: p.id, name: p.name, input: {} } });
     }
-    open = { kind: "reasoning", index, origin: p.origin, opaque: p.opaque ?? "", redacted: p.redacted === true };
+    open = { kind: "reasoning", index, origin: p.origin, opaque: p.opaque ?? "", redacted: p.redacted === true, id: p.id };
     if (!p.redacted) out += sse("content_block_start", { type: "content_block_start", index, content_block: { type: "thinking", thinking: "", signature: "" } });
     return out;
   }
