@@ -189,3 +189,21 @@ describe("IR → Messages body", () => {
     expect((e as TranslationError).param).toBe("messages");
   });
 });
+
+test("more than 4 cache hints: the earliest are dropped, the last 4 kept (Anthropic's limit)", () => {
+  const hint = { type: "ephemeral" as const };
+  const body = encode({
+    tools: [{ name: "t", parameters: { type: "object" }, cache: hint }],
+    system: [{ type: "text", text: "s", cache: hint }],
+    messages: [
+      { role: "user", parts: [{ type: "text", text: "a", cache: hint }] },
+      { role: "assistant", parts: [{ type: "tool_call", id: "c", name: "t", arguments: "{}" }] },
+      { role: "user", parts: [{ type: "tool_result", callId: "c", content: [{ type: "text", text: "r", cache: hint }], cache: hint }] },
+    ],
+  });
+  expect(body.tools[0]).not.toHaveProperty("cache_control");
+  expect(body.system[0].cache_control).toEqual(hint);
+  expect(body.messages[0].content[0].cache_control).toEqual(hint);
+  expect(body.messages[2].content[0].cache_control).toEqual(hint);
+  expect(body.messages[2].content[0].content[0].cache_control).toEqual(hint);
+});
