@@ -104,3 +104,17 @@ test("@anthropic-ai/sdk 1.x takes the input counts stated only at message_delta 
   const m = await sdk.messages.stream(request as any).finalMessage();
   expect(m.usage).toMatchObject({ input_tokens: 56, cache_read_input_tokens: 64, output_tokens: 85 });
 });
+
+test("an end without usage restates message_start's counts instead of zeroing them", async () => {
+  const known = { input: 500, cacheRead: 100, cacheWrite: 0, output: 1, reasoning: 0 };
+  const events: IrEvent[] = [
+    { type: "start", id: "r", model: "m", usage: known },
+    { type: "part_start", index: 0, part: { type: "text" } },
+    { type: "delta", index: 0, text: "ok" },
+    { type: "part_end", index: 0 },
+    { type: "finish", stop: "end_turn", usage: null },
+  ];
+  const sdk = new Anthropic({ apiKey: "k", fetch: answering(streamText(events)), maxRetries: 0 });
+  const m = await sdk.messages.stream(request as any).finalMessage();
+  expect(m.usage).toMatchObject({ input_tokens: 400, cache_read_input_tokens: 100 });
+});

@@ -56,6 +56,8 @@ export function streamEncoder(): { write(e: IrEvent): string } {
   let next = 0;
   let open: Open | null = null;
   let ended = false;
+  // message_delta's counts replace message_start's in the SDKs: an end without usage must restate the start's.
+  let startUsage: IrUsage | null = null;
 
   function close(): string {
     if (!open) return "";
@@ -109,7 +111,8 @@ export function streamEncoder(): { write(e: IrEvent): string } {
       if (ended) return "";
       switch (e.type) {
         case "start": {
-          const usage = usageToAnthropic(e.usage ?? ZERO);
+          startUsage = e.usage ?? null;
+          const usage = usageToAnthropic(startUsage ?? ZERO);
           const message = { id: messageId(e.id), type: "message", role: "assistant", model: e.model, content: [], stop_reason: null, stop_sequence: null, usage };
           return sse("message_start", { type: "message_start", message });
         }
@@ -121,7 +124,7 @@ export function streamEncoder(): { write(e: IrEvent): string } {
           return close();
         case "finish": {
           ended = true;
-          const usage = usageToAnthropic(e.usage ?? ZERO);
+          const usage = usageToAnthropic(e.usage ?? startUsage ?? ZERO);
           const end = sse("message_delta", { type: "message_delta", delta: { stop_reason: e.stop, stop_sequence: e.stopSequence ?? null }, usage });
           return close() + end + sse("message_stop", { type: "message_stop" });
         }
