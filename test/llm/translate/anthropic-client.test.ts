@@ -218,3 +218,46 @@ describe("what the client is given comes back on its next turn", () => {
     expect(sse.map((e) => e.event)).toEqual(["message_start", "content_block_start", "content_block_stop", "message_delta", "message_stop"]);
   });
 });
+
+// Chat upstreams often open an empty text part before tool calls; Claude Code sends every block back, and
+// Anthropic refuses empty text blocks, so a later turn on a Claude model would fail.
+describe("empty parts send no blocks", () => {
+  const events: IrEvent[] = [
+    { type: "start", id: "c", model: "m" },
+    { type: "part_start", index: 0, part: { type: "reasoning", origin: null } },
+    { type: "part_end", index: 0 },
+    { type: "part_start", index: 1, part: { type: "text" } },
+    { type: "delta", index: 1, text: "" },
+    { type: "part_end", index: 1 },
+    { type: "part_start", index: 2, part: { type: "tool_call", id: "call_1", name: "Read" } },
+    { type: "delta", index: 2, arguments: "{}" },
+    { type: "part_end", index: 2 },
+    { type: "finish", stop: "tool_use", usage: null },
+  ];
+
+  test("stream: the tool call is block 0, no empty text or thinking block before it", () => {
+    const enc = client.streamEncoder(base);
+    const sse = sseEvents(events.map((e) => enc.write(e)).join(""));
+    const starts = sse.filter((e) => e.event === "content_block_start").map((e) => JSON.parse(e.data));
+    expect(starts).toEqual([{ type: "content_block_start", index: 0, content_block: { type: "tool_use", id: "call_1", name: "Read", input: {} } }]);
+    expect(sse.filter((e) => e.event === "content_block_stop").map((e) => JSON.parse(e.data).index)).toEqual([0]);
+  });
+
+  test("JSON: empty text and unsigned empty reasoning are left out", () => {
+    const json = client.encodeAnswer(
+      {
+        id: "c",
+        model: "m",
+        parts: [
+          { type: "reasoning", text: "", origin: null },
+          { type: "text", text: "" },
+          { type: "tool_call", id: "call_1", name: "Read", arguments: "{}" },
+        ],
+        stop: "tool_use",
+        usage: null,
+      },
+      base,
+    ) as any;
+    expect(json.content).toEqual([{ type: "tool_use", id: "call_1", name: "Read", input: {} }]);
+  });
+});
