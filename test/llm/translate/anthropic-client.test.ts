@@ -261,3 +261,12 @@ describe("empty parts send no blocks", () => {
     expect(json.content).toEqual([{ type: "tool_use", id: "call_1", name: "Read", input: {} }]);
   });
 });
+
+test("metadata.user_id longer than OpenAI's 64-character user becomes a stable 64-character digest", () => {
+  const long = "user_" + "a".repeat(64) + "_account_1234_session_abcd";
+  const a = client.decodeRequest({ ...base, metadata: { user_id: long } }).user!;
+  expect(a).toHaveLength(64);
+  expect(client.decodeRequest({ ...base, metadata: { user_id: long } }).user).toBe(a);
+  expect(client.decodeRequest({ ...base, metadata: { user_id: long + "x" } }).user).not.toBe(a);
+  expect(client.decodeRequest({ ...base, metadata: { user_id: "u1" } }).user).toBe("u1");
+});

@@ -2,6 +2,7 @@
 // Every field Anthropic defines is carried, dropped because dropping it does not change the answer, or refused
 // with a TranslationError naming it. Unknown fields are dropped: Claude Code adds new ones often.
 
+import { createHash } from "node:crypto";
 import { TranslationError, type ImagePart, type IrMessage, type IrRequest, type IrTool, type IrToolChoice, type Part, type TextPart } from "../ir.ts";
 import { argumentsText, cacheFromAnthropic, reasoningFromSignature } from "./shared.ts";
 
@@ -34,7 +35,7 @@ export function decodeRequest(body: Record<string, any>): IrRequest {
   if (body.temperature != null) req.temperature = num(body.temperature, "temperature");
   if (body.top_p != null) req.topP = num(body.top_p, "top_p");
   if (body.stop_sequences != null) req.stop = strings(body.stop_sequences, "stop_sequences");
-  if (obj(body.metadata) && typeof body.metadata.user_id === "string") req.user = body.metadata.user_id;
+  if (obj(body.metadata) && typeof body.metadata.user_id === "string" && body.metadata.user_id) req.user = endUser(body.metadata.user_id);
   const reasoning = reasoningAsked(body.thinking, body.output_config);
   if (reasoning) req.reasoning = reasoning;
   const format = body.output_config?.format;
@@ -45,6 +46,13 @@ export function decodeRequest(body: Record<string, any>): IrRequest {
     req.responseFormat = { type: "json_schema", name: "output", schema: format.schema, strict: true };
   }
   return req;
+}
+
+// Claude Code's user_id runs to ~150 characters; OpenAI refuses a `user` over 64. A digest keeps one id per user.
+const MAX_USER = 64;
+
+function endUser(id: string): string {
+  return id.length <= MAX_USER ? id : createHash("sha256").update(id).digest("hex");
 }
 
 function positive(v: unknown, param: string): number {
