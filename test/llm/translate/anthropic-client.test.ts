@@ -76,6 +76,15 @@ describe("Messages request → IR", () => {
     expect(ir).not.toHaveProperty("topP");
   });
 
+  test("a plain-text document is its text, in a message or a tool result", () => {
+    const doc = { type: "document", source: { type: "text", media_type: "text/plain", data: "notes" } };
+    const ir = client.decodeRequest({ ...base, messages: [{ role: "user", content: [doc, { type: "tool_result", tool_use_id: "t", content: [doc] }] }] });
+    expect(ir.messages[0]!.parts).toEqual([
+      { type: "text", text: "notes" },
+      { type: "tool_result", callId: "t", content: [{ type: "text", text: "notes" }] },
+    ]);
+  });
+
   test("images: base64 and url sources", () => {
     const ir = client.decodeRequest({
       ...base,
@@ -140,12 +149,15 @@ describe("Messages request → IR", () => {
     expect(refusal({ ...base, container: "cntr_1" }).param).toBe("container");
     expect(refusal({ ...base, mcp_servers: [{ type: "url", url: "https://x", name: "x" }] }).param).toBe("mcp_servers");
     const doc = { type: "document", source: { type: "base64", media_type: "application/pdf", data: "JVBE" } };
-    expect(refusal({ ...base, messages: [{ role: "user", content: [doc] }] }).param).toBe("messages[0].content[0].type");
+    expect(refusal({ ...base, messages: [{ role: "user", content: [doc] }] }).param).toBe("messages[0].content[0].source");
+    const search = { type: "search_result", source: "https://x", title: "x", content: [] };
+    expect(refusal({ ...base, messages: [{ role: "user", content: [search] }] }).param).toBe("messages[0].content[0].type");
     const file = { type: "image", source: { type: "file", file_id: "file_1" } };
     expect(refusal({ ...base, messages: [{ role: "user", content: [file] }] }).param).toBe("messages[0].content[0].source");
   });
 
   test("malformed shapes are TranslationErrors naming the field, never TypeErrors", () => {
+    expect(refusal(null as any)).toBeInstanceOf(TranslationError);
     const cases: Array<[Record<string, any>, string]> = [
       [{ model: "m", max_tokens: 10 }, "messages"],
       [{ ...base, messages: [null] }, "messages[0].role"],

@@ -19,6 +19,7 @@ const REFUSED_FIELDS: Record<string, string> = {
 const obj = (v: unknown): v is Record<string, any> => typeof v === "object" && v !== null && !Array.isArray(v);
 
 export function decodeRequest(body: Record<string, any>): IrRequest {
+  if (!obj(body)) throw new TranslationError("the request body must be a JSON object");
   for (const [field, why] of Object.entries(REFUSED_FIELDS)) {
     if (body[field] != null) throw new TranslationError(`${field} is not supported for this model: ${why}`, field);
   }
@@ -113,6 +114,8 @@ function block(b: unknown, at: string): Part {
       return { type: "tool_call", id: b.id, name: b.name, arguments: argumentsText(b.input, `${at}.input`) };
     case "tool_result":
       return toolResult(b, at);
+    case "document":
+      return plainDocument(b, at);
     default:
       throw new TranslationError(`${at}: content blocks of type ${JSON.stringify(b.type).slice(0, 80)} are not supported for this model`, `${at}.type`);
   }
@@ -129,6 +132,13 @@ function image(b: Record<string, any>, at: string): ImagePart {
   throw new TranslationError(`${at}.source must be a base64 or url image source (file ids are not supported for this model)`, `${at}.source`);
 }
 
+// A plain-text document is its text; other documents (PDFs, files) have no equivalent elsewhere.
+function plainDocument(b: Record<string, any>, at: string): TextPart {
+  const s = b.source;
+  if (obj(s) && s.type === "text" && typeof s.data === "string") return text({ text: s.data, cache_control: b.cache_control });
+  throw new TranslationError(`${at}: only plain-text documents are supported for this model`, `${at}.source`);
+}
+
 function toolResult(b: Record<string, any>, at: string): Part {
   if (typeof b.tool_use_id !== "string" || !b.tool_use_id) throw new TranslationError(`${at}.tool_use_id must be a non-empty string`, `${at}.tool_use_id`);
   let content: string | Array<TextPart | ImagePart>;
@@ -139,6 +149,7 @@ function toolResult(b: Record<string, any>, at: string): Part {
       const where = `${at}.content[${k}]`;
       if (obj(c) && c.type === "text" && typeof c.text === "string") return text(c);
       if (obj(c) && c.type === "image") return image(c, where);
+      if (obj(c) && c.type === "document") return plainDocument(c, where);
       throw new TranslationError(`${where}: tool results may hold only text and images for this model`, where);
     });
   } else throw new TranslationError(`${at}.content must be a string or an array of blocks`, `${at}.content`);
