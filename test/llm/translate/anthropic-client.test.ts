@@ -282,3 +282,40 @@ test("metadata.user_id longer than OpenAI's 64-character user becomes a stable 6
   expect(client.decodeRequest({ ...base, metadata: { user_id: long + "x" } }).user).not.toBe(a);
   expect(client.decodeRequest({ ...base, metadata: { user_id: "u1" } }).user).toBe("u1");
 });
+
+describe("a later turn on a Claude model (the native path) goes without the thinking blocks written here", () => {
+  test("sealed and unsigned thinking is removed, Claude's own kept; an assistant message left empty goes", async () => {
+    const { dropForeignThinking, FOREIGN_THINKING_MARKS } = await import("../../../src/llm/translate/anthropic.ts");
+    // The blocks as this codec wrote them on the GPT turns, read back as Claude Code would send them.
+    const gpt = client.encodeAnswer(
+      { id: "r", model: "gpt-5.2", parts: [{ type: "reasoning", text: "plan", origin: "openai", opaque: "enc" }, { type: "text", text: "Done." }], stop: "end_turn", usage: null },
+      base,
+    ) as any;
+    const onlyThinking = client.encodeAnswer({ id: "r2", model: "m", parts: [{ type: "reasoning", text: "x", origin: "deepseek" }], stop: "end_turn", usage: null }, base) as any;
+    const body = {
+      model: "claude-sonnet-4-5",
+      max_tokens: 1000,
+      messages: [
+        { role: "user", content: "a" },
+        { role: "assistant", content: gpt.content },
+        { role: "user", content: "b" },
+        { role: "assistant", content: onlyThinking.content },
+        { role: "user", content: "c" },
+        { role: "assistant", content: [{ type: "thinking", thinking: "claude", signature: "EqQBsig" }, { type: "text", text: "ok" }] },
+        { role: "user", content: "d" },
+      ],
+    };
+    const raw = JSON.stringify(body);
+    expect(FOREIGN_THINKING_MARKS.some((m) => raw.includes(m))).toBe(true);
+    expect(dropForeignThinking(body)).toBe(true);
+    expect(body.messages.map((m: any) => m.content)).toEqual([
+      "a",
+      [{ type: "text", text: "Done." }],
+      "b",
+      "c",
+      [{ type: "thinking", thinking: "claude", signature: "EqQBsig" }, { type: "text", text: "ok" }],
+      "d",
+    ]);
+    expect(dropForeignThinking(body)).toBe(false);
+  });
+});
