@@ -17,3 +17,6 @@ const client: ClientCodec = { decodeRequest, encodeAnswer, streamEncoder };
 const upstream: UpstreamCodec = { encodeRequest, decodeAnswer, streamDecoder };
 
 export const anthropicCodec = { client, upstream };
+
+// For the native /v1/messages path: thinking blocks this codec wrote must not reach Anthropic (see the file).
+export { dropForeignThinking, FOREIGN_THINKING_MARKS } from "./anthropic/native-history.ts";

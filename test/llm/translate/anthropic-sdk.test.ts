@@ -87,6 +87,26 @@ describe.each(sdks)("%s parses the translated answers", (_name, make) => {
     expect(m.usage).toMatchObject({ input_tokens: 56, cache_read_input_tokens: 64, cache_creation_input_tokens: 0, output_tokens: 85 });
   });
 
+  test("a tool-use round trip: the SDK's message sent back as history keeps reasoning's origin and the call ids", async () => {
+    const sdk = make(answering(streamText(EVENTS))) as Anthropic;
+    const m = await sdk.messages.stream(request as any).finalMessage();
+    const next = client.decodeRequest({
+      ...request,
+      messages: [
+        ...request.messages,
+        { role: "assistant", content: m.content },
+        { role: "user", content: [{ type: "tool_result", tool_use_id: "call_0_abc", content: "18C" }, { type: "tool_result", tool_use_id: "call_1_def", content: "noon" }] },
+      ],
+    });
+    expect(next.messages[1]!.parts).toEqual([
+      { type: "reasoning", text: "The user wants the weather.", origin: "openai", opaque: "gAAAAenc" },
+      { type: "text", text: "Let me check." },
+      { type: "tool_call", id: "call_0_abc", name: "get_weather", arguments: '{"city":"Paris"}' },
+      { type: "tool_call", id: "call_1_def", name: "get_time", arguments: "{}" },
+    ]);
+    expect(next.messages[2]!.parts.map((p: any) => p.callId)).toEqual(["call_0_abc", "call_1_def"]);
+  });
+
   test("a mid-stream error reaches the SDK as its own error", async () => {
     const events: IrEvent[] = [...EVENTS.slice(0, 8), { type: "error", status: 529, code: "overloaded", message: "The model is overloaded" }];
     const sdk = make(answering(streamText(events))) as Anthropic;
@@ -103,4 +123,18 @@ test("@anthropic-ai/sdk 1.x takes the input counts stated only at message_delta 
   const sdk = new Anthropic({ apiKey: "k", fetch: answering(streamText(EVENTS)), maxRetries: 0 });
   const m = await sdk.messages.stream(request as any).finalMessage();
   expect(m.usage).toMatchObject({ input_tokens: 56, cache_read_input_tokens: 64, output_tokens: 85 });
+});
+
+test("an end without usage restates message_start's counts instead of zeroing them", async () => {
+  const known = { input: 500, cacheRead: 100, cacheWrite: 0, output: 1, reasoning: 0 };
+  const events: IrEvent[] = [
+    { type: "start", id: "r", model: "m", usage: known },
+    { type: "part_start", index: 0, part: { type: "text" } },
+    { type: "delta", index: 0, text: "ok" },
+    { type: "part_end", index: 0 },
+    { type: "finish", stop: "end_turn", usage: null },
+  ];
+  const sdk = new Anthropic({ apiKey: "k", fetch: answering(streamText(events)), maxRetries: 0 });
+  const m = await sdk.messages.stream(request as any).finalMessage();
+  expect(m.usage).toMatchObject({ input_tokens: 400, cache_read_input_tokens: 100 });
 });

@@ -2,7 +2,7 @@
 // answers (the recorded A_* fixtures) read back into IR, JSON and stream.
 import { describe, expect, test } from "bun:test";
 import { anthropicCodec } from "../../../src/llm/translate/anthropic.ts";
-import type { IrEvent, IrRequest } from "../../../src/llm/translate/ir.ts";
+import { TranslationError, type IrEvent } from "../../../src/llm/translate/ir.ts";
 import { fixtureJson, fixtureText, type FixtureName } from "../../fakes/fixtures.ts";
 import { sseEvents } from "./anthropic-support.ts";
 
@@ -76,5 +76,101 @@ describe("Anthropic JSON answer → IR", () => {
     ]);
     expect(a.stop).toBe("tool_use");
     expect(a.usage).toEqual({ input: 38 + 2113, cacheRead: 2113, cacheWrite: 0, output: 74, reasoning: 0 });
+  });
+});
+
+// A Claude answer with extended thinking, in the shapes of the A_* fixtures: a thinking block whose signature
+// arrives as a signature_delta, a redacted_thinking block, then text; thinking tokens stated in message_delta.
+const ev = (type: string, data: object) => `event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`;
+const THINKING_STREAM =
+  ev("message_start", { message: { id: "msg_01Think", type: "message", role: "assistant", model: "claude-sonnet-4-5-20250929", content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: 40, cache_creation_input_tokens: 0, cache_read_input_tokens: 100, output_tokens: 1 } } }) +
+  ev("content_block_start", { index: 0, content_block: { type: "thinking", thinking: "", signature: "" } }) +
+  ev("content_block_delta", { index: 0, delta: { type: "thinking_delta", thinking: "Let me think" } }) +
+  ev("content_block_delta", { index: 0, delta: { type: "thinking_delta", thinking: " about it." } }) +
+  ev("content_block_delta", { index: 0, delta: { type: "signature_delta", signature: "EqQBCkYIARgCIkBsig" } }) +
+  ev("content_block_stop", { index: 0 }) +
+  ev("content_block_start", { index: 1, content_block: { type: "redacted_thinking", data: "EmwKAhgBEgyred" } }) +
+  ev("content_block_stop", { index: 1 }) +
+  ev("ping", {}) +
+  ev("content_block_start", { index: 2, content_block: { type: "text", text: "" } }) +
+  ev("content_block_delta", { index: 2, delta: { type: "text_delta", text: "42" } }) +
+  ev("content_block_stop", { index: 2 }) +
+  ev("message_delta", { delta: { stop_reason: "max_tokens", stop_sequence: null }, usage: { output_tokens: 300, output_tokens_details: { thinking_tokens: 250 } } }) +
+  ev("message_stop", {});
+
+describe("Claude's thinking read into IR", () => {
+  test("stream: reasoning parts of origin anthropic carrying the signature and the redacted data; usage totals", () => {
+    const d = upstream.streamDecoder(target);
+    const out = sseEvents(THINKING_STREAM).flatMap((e) => d.feed(e.event, e.data));
+    expect(out.slice(1)).toEqual([
+      { type: "part_start", index: 0, part: { type: "reasoning", origin: "anthropic" } },
+      { type: "delta", index: 0, reasoning: "Let me think" },
+      { type: "delta", index: 0, reasoning: " about it." },
+      { type: "delta", index: 0, opaque: "EqQBCkYIARgCIkBsig" },
+      { type: "part_end", index: 0 },
+      { type: "part_start", index: 1, part: { type: "reasoning", origin: "anthropic", redacted: true, opaque: "EmwKAhgBEgyred" } },
+      { type: "part_end", index: 1 },
+      { type: "part_start", index: 2, part: { type: "text" } },
+      { type: "delta", index: 2, text: "42" },
+      { type: "part_end", index: 2 },
+      // input counts kept from message_start (message_delta did not restate them); output and thinking replaced
+      { type: "finish", stop: "max_tokens", stopSequence: null, usage: { input: 140, cacheRead: 100, cacheWrite: 0, output: 300, reasoning: 250 } },
+    ]);
+  });
+
+  test("the origin is the provider the call went to", () => {
+    const d = upstream.streamDecoder({ provider: "anthropic-eu", dialect: {} });
+    const out = sseEvents(THINKING_STREAM).flatMap((e) => d.feed(e.event, e.data));
+    expect(out.find((e) => e.type === "part_start")).toMatchObject({ part: { origin: "anthropic-eu" } });
+  });
+
+  test("JSON: thinking and redacted thinking become reasoning parts; a context-window stop is max_tokens", () => {
+    const a = upstream.decodeAnswer(
+      {
+        id: "msg_1",
+        type: "message",
+        model: "claude-opus-4-5-20251101",
+        content: [
+          { type: "thinking", thinking: "Hmm.", signature: "EqQBsig" },
+          { type: "redacted_thinking", data: "EmwKred" },
+          { type: "server_tool_use", id: "srvtoolu_1", name: "web_search", input: { query: "x" } },
+          { type: "text", text: "Done." },
+        ],
+        stop_reason: "model_context_window_exceeded",
+        stop_sequence: null,
+        usage: { input_tokens: 10, cache_creation_input_tokens: 5, cache_read_input_tokens: 0, output_tokens: 30, output_tokens_details: { thinking_tokens: 20 } },
+      },
+      target,
+    );
+    expect(a.parts).toEqual([
+      { type: "reasoning", text: "Hmm.", origin: "anthropic", opaque: "EqQBsig" },
+      { type: "reasoning", text: "", origin: "anthropic", redacted: true, opaque: "EmwKred" },
+      { type: "text", text: "Done." },
+    ]);
+    expect(a.stop).toBe("max_tokens");
+    expect(a.usage).toEqual({ input: 15, cacheRead: 0, cacheWrite: 5, output: 30, reasoning: 20 });
+  });
+
+  test("a stop sequence is reported with the sequence", () => {
+    const a = upstream.decodeAnswer({ id: "m", model: "c", content: [{ type: "text", text: "a" }], stop_reason: "stop_sequence", stop_sequence: "###", usage: null }, target);
+    expect(a).toMatchObject({ stop: "stop_sequence", stopSequence: "###", usage: null });
+  });
+
+  test("an event that is not JSON ends the stream with an error event, not an exception", () => {
+    const d = upstream.streamDecoder(target);
+    expect(d.feed("content_block_delta", "{not json")).toEqual([{ type: "error", status: 502, code: "upstream_protocol_error", message: "the upstream sent an event that could not be read" }]);
+    expect(d.feed("message_stop", "{}")).toEqual([]);
+  });
+
+  // An upstream fault, not the client's: no TranslationError (that is the client's 400).
+  test("an answer that is not a Messages answer throws, and not as a TranslationError", () => {
+    let thrown: unknown;
+    try {
+      upstream.decodeAnswer({ type: "error", error: { type: "api_error" } }, target);
+    } catch (e) {
+      thrown = e;
+    }
+    expect(thrown).toBeInstanceOf(Error);
+    expect(thrown).not.toBeInstanceOf(TranslationError);
   });
 });

@@ -2,6 +2,7 @@
 // Every field Anthropic defines is carried, dropped because dropping it does not change the answer, or refused
 // with a TranslationError naming it. Unknown fields are dropped: Claude Code adds new ones often.
 
+import { createHash } from "node:crypto";
 import { TranslationError, type ImagePart, type IrMessage, type IrRequest, type IrTool, type IrToolChoice, type Part, type TextPart } from "../ir.ts";
 import { argumentsText, cacheFromAnthropic, reasoningFromSignature } from "./shared.ts";
 
@@ -18,6 +19,7 @@ const REFUSED_FIELDS: Record<string, string> = {
 const obj = (v: unknown): v is Record<string, any> => typeof v === "object" && v !== null && !Array.isArray(v);
 
 export function decodeRequest(body: Record<string, any>): IrRequest {
+  if (!obj(body)) throw new TranslationError("the request body must be a JSON object");
   for (const [field, why] of Object.entries(REFUSED_FIELDS)) {
     if (body[field] != null) throw new TranslationError(`${field} is not supported for this model: ${why}`, field);
   }
@@ -34,7 +36,7 @@ export function decodeRequest(body: Record<string, any>): IrRequest {
   if (body.temperature != null) req.temperature = num(body.temperature, "temperature");
   if (body.top_p != null) req.topP = num(body.top_p, "top_p");
   if (body.stop_sequences != null) req.stop = strings(body.stop_sequences, "stop_sequences");
-  if (obj(body.metadata) && typeof body.metadata.user_id === "string") req.user = body.metadata.user_id;
+  if (obj(body.metadata) && typeof body.metadata.user_id === "string" && body.metadata.user_id) req.user = endUser(body.metadata.user_id);
   const reasoning = reasoningAsked(body.thinking, body.output_config);
   if (reasoning) req.reasoning = reasoning;
   const format = body.output_config?.format;
@@ -45,6 +47,13 @@ export function decodeRequest(body: Record<string, any>): IrRequest {
     req.responseFormat = { type: "json_schema", name: "output", schema: format.schema, strict: true };
   }
   return req;
+}
+
+// Claude Code's user_id runs to ~150 characters; OpenAI refuses a `user` over 64. A digest keeps one id per user.
+const MAX_USER = 64;
+
+function endUser(id: string): string {
+  return id.length <= MAX_USER ? id : createHash("sha256").update(id).digest("hex");
 }
 
 function positive(v: unknown, param: string): number {
@@ -105,6 +114,8 @@ function block(b: unknown, at: string): Part {
       return { type: "tool_call", id: b.id, name: b.name, arguments: argumentsText(b.input, `${at}.input`) };
     case "tool_result":
       return toolResult(b, at);
+    case "document":
+      return plainDocument(b, at);
     default:
       throw new TranslationError(`${at}: content blocks of type ${JSON.stringify(b.type).slice(0, 80)} are not supported for this model`, `${at}.type`);
   }
@@ -121,6 +132,13 @@ function image(b: Record<string, any>, at: string): ImagePart {
   throw new TranslationError(`${at}.source must be a base64 or url image source (file ids are not supported for this model)`, `${at}.source`);
 }
 
+// A plain-text document is its text; other documents (PDFs, files) have no equivalent elsewhere.
+function plainDocument(b: Record<string, any>, at: string): TextPart {
+  const s = b.source;
+  if (obj(s) && s.type === "text" && typeof s.data === "string") return text({ text: s.data, cache_control: b.cache_control });
+  throw new TranslationError(`${at}: only plain-text documents are supported for this model`, `${at}.source`);
+}
+
 function toolResult(b: Record<string, any>, at: string): Part {
   if (typeof b.tool_use_id !== "string" || !b.tool_use_id) throw new TranslationError(`${at}.tool_use_id must be a non-empty string`, `${at}.tool_use_id`);
   let content: string | Array<TextPart | ImagePart>;
@@ -131,6 +149,7 @@ function toolResult(b: Record<string, any>, at: string): Part {
       const where = `${at}.content[${k}]`;
       if (obj(c) && c.type === "text" && typeof c.text === "string") return text(c);
       if (obj(c) && c.type === "image") return image(c, where);
+      if (obj(c) && c.type === "document") return plainDocument(c, where);
       throw new TranslationError(`${where}: tool results may hold only text and images for this model`, where);
     });
   } else throw new TranslationError(`${at}.content must be a string or an array of blocks`, `${at}.content`);

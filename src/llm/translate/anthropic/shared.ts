@@ -99,19 +99,27 @@ export function argumentsText(input: unknown, param: string): string {
   return JSON.stringify(input);
 }
 
+// A reasoning part's item id (Responses reasoning items have one, and OpenAI wants it back with the encrypted
+// value) rides in the seal's origin as "origin@id" when it is a plain token; provider names have no "@".
+const PLAIN_ID = /^[A-Za-z0-9_-]+$/;
+
 /**
  * The `signature` (or redacted `data`) a client is given for a reasoning part made by a provider other than
  * Anthropic: sealed with its origin, so the next turn knows whose it is (an empty value keeps just the origin, for
  * providers that want their reasoning text back without a proof). Reasoning of unknown origin gets "".
  */
-export function signatureFor(part: { origin: string | null; opaque?: string }): string {
-  return part.origin ? sealOpaque(part.origin, part.opaque ?? "") : "";
+export function signatureFor(part: { origin: string | null; opaque?: string; id?: string }): string {
+  if (!part.origin) return "";
+  const origin = part.id && PLAIN_ID.test(part.id) ? `${part.origin}@${part.id}` : part.origin;
+  return sealOpaque(origin, part.opaque ?? "");
 }
 
 /** A client's thinking-block signature read back: ours (sealed) names its origin; any other is Anthropic's own. */
-export function reasoningFromSignature(sig: unknown): Pick<ReasoningPart, "origin" | "opaque"> {
+export function reasoningFromSignature(sig: unknown): Pick<ReasoningPart, "origin" | "opaque" | "id"> {
   if (typeof sig !== "string" || sig === "") return { origin: null };
   const sealed = openOpaque(sig);
   if (!sealed) return { origin: "anthropic", opaque: sig };
-  return sealed.value ? { origin: sealed.origin, opaque: sealed.value } : { origin: sealed.origin };
+  const at = sealed.origin.indexOf("@");
+  const origin = at === -1 ? sealed.origin : sealed.origin.slice(0, at);
+  return { origin, ...(sealed.value && { opaque: sealed.value }), ...(at !== -1 && { id: sealed.origin.slice(at + 1) }) };
 }

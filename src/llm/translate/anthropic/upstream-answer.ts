@@ -3,13 +3,13 @@
 // the signature (or a redacted block's data). Blocks only Anthropic's servers produce (server_tool_use, search
 // results, ...) have no IR form and are skipped, and the IR's part indexes count only the parts kept.
 
-import { TranslationError, type IrAnswer, type IrEvent, type StopReason, type TranslateTarget } from "../ir.ts";
+import type { IrAnswer, IrEvent, StopReason, TranslateTarget } from "../ir.ts";
 import { fromAnthropicToolId, statusOfErrorType, stopFromAnthropic, usageFromAnthropic } from "./shared.ts";
 
 type AnswerPart = IrAnswer["parts"][number];
 
 export function decodeAnswer(json: any, target: TranslateTarget): IrAnswer {
-  if (!json || typeof json !== "object" || !Array.isArray(json.content)) throw new TranslationError("the upstream answer is not a Messages answer");
+  if (!json || typeof json !== "object" || !Array.isArray(json.content)) throw new Error("the upstream answer is not a Messages answer");
   const parts: AnswerPart[] = [];
   for (const b of json.content) {
     if (b?.type === "text" && typeof b.text === "string") parts.push({ type: "text", text: b.text });

@@ -58,7 +58,24 @@ export function encodeRequest(req: IrRequest, target: TranslateTarget): Record<s
     if (req.temperature !== undefined) body.temperature = Math.min(1, Math.max(0, req.temperature));
     else if (req.topP !== undefined) body.top_p = req.topP;
   }
+  dropExtraCacheHints(body);
   return body;
+}
+
+// Anthropic takes at most 4 cache breakpoints (tools, then system, then messages, in that order). A client
+// protocol without that limit may carry more: the earliest go, since a later breakpoint also caches what precedes it.
+const MAX_CACHE_HINTS = 4;
+
+function dropExtraCacheHints(body: Record<string, any>): void {
+  const marked: Array<Record<string, unknown>> = [];
+  const visit = (b: any) => {
+    if (b?.cache_control) marked.push(b);
+    if (Array.isArray(b?.content)) b.content.forEach(visit);
+  };
+  body.tools?.forEach(visit);
+  body.system?.forEach(visit);
+  for (const m of body.messages) m.content.forEach(visit);
+  for (const b of marked.slice(0, Math.max(0, marked.length - MAX_CACHE_HINTS))) delete b.cache_control;
 }
 
 function thinkingFor(req: IrRequest, maxTokens: number, messages: Array<{ role: string; content: Block[] }>): Record<string, unknown> | undefined {
