@@ -183,3 +183,45 @@ describe("responses.stream", () => {
     expect(enc.write({ type: "error", status: 500, code: "x", message: "late" })).toBe("");
   });
 });
+
+describe("reasoning that cannot or must not be carried", () => {
+  test("a redacted block round-trips as redacted; reasoning of unknown origin gets no encrypted_content", async () => {
+    const { openai } = sdk(
+      stream([
+        { type: "start", id: "msg_r", model: "claude-opus-4-5" },
+        { type: "part_start", index: 0, part: { type: "reasoning", origin: "anthropic", redacted: true, opaque: "EncryptedBlob" } },
+        { type: "part_end", index: 0 },
+        { type: "part_start", index: 1, part: { type: "reasoning", origin: null } },
+        { type: "delta", index: 1, reasoning: "visible" },
+        { type: "delta", index: 1, opaque: "whose?" },
+        { type: "part_end", index: 1 },
+        { type: "finish", stop: "end_turn", usage: null },
+      ]),
+    );
+    const r = await openai.responses.stream({ model: "claude-opus-4-5", input: "hi" }).finalResponse();
+    const [redacted, unknown] = r.output as any[];
+    expect(redacted.summary).toEqual([]);
+    expect(unknown.summary).toEqual([{ type: "summary_text", text: "visible" }]);
+    expect(unknown.encrypted_content).toBeUndefined();
+    const ir = client.decodeRequest({ model: "claude-opus-4-5", input: [redacted, unknown] });
+    expect(ir.messages[0]!.parts).toEqual([
+      { type: "reasoning", text: "", origin: "anthropic", opaque: "EncryptedBlob", redacted: true, id: redacted.id },
+      { type: "reasoning", text: "visible", origin: null, id: unknown.id },
+    ]);
+  });
+
+  test("usage stated only at the start (finish without usage) still reaches response.completed", async () => {
+    const { openai } = sdk(
+      stream([
+        { type: "start", id: "m", model: "c", usage },
+        { type: "part_start", index: 0, part: { type: "text" } },
+        { type: "delta", index: 0, text: "ok" },
+        { type: "part_end", index: 0 },
+        { type: "finish", stop: "end_turn", usage: null },
+      ]),
+    );
+    const r = await openai.responses.stream({ model: "c", input: "hi" }).finalResponse();
+    expect(r.usage?.input_tokens).toBe(1500);
+    expect(r.usage?.input_tokens_details.cached_tokens).toBe(1200);
+  });
+});
