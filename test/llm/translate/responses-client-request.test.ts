@@ -134,6 +134,12 @@ describe("decodeRequest: shapes", () => {
     expect(decode({ model: "m", input: "x", reasoning: { effort: "none" } }).reasoning).toBeUndefined();
   });
 
+  test("only hosted tools offered: no tools and no tool_choice reach the IR (upstreams refuse a choice without tools)", () => {
+    const ir = decode({ model: "m", input: "x", tools: [{ type: "web_search" }, { type: "file_search", vector_store_ids: ["vs_1"] }], tool_choice: "auto" });
+    expect(ir.tools).toEqual([]);
+    expect(ir.toolChoice).toBeUndefined();
+  });
+
   test("allowed_tools narrows the tools and sets the mode", () => {
     const ir = decode({ model: "m", input: "x", tools: [shellTool, applyPatch], tool_choice: { type: "allowed_tools", mode: "required", tools: [{ type: "function", name: "shell" }] } });
     expect(ir.tools.map((t) => t.name)).toEqual(["shell"]);
@@ -151,6 +157,7 @@ describe("decodeRequest: refused, naming the field", () => {
     ["logprobs through include", { include: ["message.output_text.logprobs"] }, "include"],
     ["priority tier", { service_tier: "priority" }, "service_tier"],
     ["a tool_choice forcing a hosted tool", { tools: [{ type: "web_search" }], tool_choice: { type: "web_search" } }, "tool_choice"],
+    ["tool_choice required when only hosted tools were offered", { tools: [{ type: "web_search" }], tool_choice: "required" }, "tool_choice"],
     ["a tool_choice naming an absent function", { tools: [shellTool], tool_choice: { type: "function", name: "nope" } }, "tool_choice"],
     ["input that is a number", { input: 5 }, "input"],
     ["an input item that is not an object", { input: ["hi"] }, "input[0]"],

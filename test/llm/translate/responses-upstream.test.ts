@@ -261,6 +261,11 @@ describe("encodeRequest", () => {
     expect(() => up.encodeRequest(ir({ stop: ["END"] }), openai)).toThrow(expect.objectContaining({ name: "TranslationError", param: "stop" }));
   });
 
+  test("an error tool result says so in its output (Responses has no error flag)", () => {
+    const body = up.encodeRequest(ir({ messages: [{ role: "user", parts: [{ type: "tool_result", callId: "c1", content: "file not found", isError: true }] }] }), openai);
+    expect(body.input).toEqual([{ type: "function_call_output", call_id: "c1", output: "Error: file not found" }]);
+  });
+
   test("json_schema output → text.format", () => {
     const body = up.encodeRequest(ir({ responseFormat: { type: "json_schema", name: "r", schema: { type: "object" }, strict: true } }), openai);
     expect(body.text).toEqual({ format: { type: "json_schema", name: "r", schema: { type: "object" }, strict: true } });

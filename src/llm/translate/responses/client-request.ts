@@ -207,8 +207,15 @@ function decodeTools(raw: unknown, choice: any): { tools: IrTool[]; toolChoice?:
       });
     } else if (t?.type === "custom") tools.push(customTool(t, i));
   });
+  // With no tool left (only hosted ones were offered), there is nothing to choose: no tool_choice is carried,
+  // as upstreams refuse one without tools; only forcing a call is refused.
+  if (!tools.length && (choice == null || choice === "auto" || choice === "none")) return { tools };
   if (choice == null || choice === "auto") return { tools, ...(choice && { toolChoice: { type: "auto" } }) };
-  if (choice === "none" || choice === "required") return { tools, toolChoice: { type: choice } };
+  if (choice === "none") return { tools, toolChoice: { type: "none" } };
+  if (choice === "required") {
+    if (!tools.length) refuse("tool_choice required forces a tool, and this model can run none of the tools offered", "tool_choice");
+    return { tools, toolChoice: { type: "required" } };
+  }
   if ((choice?.type === "function" || choice?.type === "custom") && typeof choice.name === "string") {
     if (!tools.some((t) => t.name === choice.name)) refuse(`tool_choice names ${JSON.stringify(choice.name)}, which is not among the tools`, "tool_choice");
     return { tools, toolChoice: { type: "tool", name: choice.name } };

@@ -38,6 +38,7 @@ export function streamDecoder(target: TranslateTarget): { feed(event: string | u
   }
 
   function startPart(out: IrEvent[], outputIndex: number, part: Extract<IrEvent, { type: "part_start" }>["part"]): Open {
+    begin(out, null); // a server that skipped response.created still gives the client a start
     close(out);
     const o: Open = { kind: part.type, index: next++, outputIndex, streamed: false };
     out.push({ type: "part_start", index: o.index, part });
@@ -119,6 +120,7 @@ export function streamDecoder(target: TranslateTarget): { feed(event: string | u
   function onEvent(out: IrEvent[], type: string, j: any): void {
     switch (type) {
       case "response.created":
+      case "response.queued":
       case "response.in_progress":
         return begin(out, j.response);
       case "response.output_item.added":

@@ -15,7 +15,8 @@
 // encrypted_content: it is asked for with `include` whenever reasoning is, and reasoning parts go back only when
 // their origin is this provider and they carry that value. Function tools are sent with `strict: false` unless the
 // IR says otherwise (Responses defaults to strict, which rejects ordinary schemas). Responses has no stop
-// sequences: a request with them is refused rather than answered past them.
+// sequences: a request with them is refused rather than answered past them. function_call_output has no error
+// flag, so an error result's text is prefixed "Error: " for the model to see. `user` is not sent (harmless).
 
 import { TranslationError, type ImagePart, type IrAnswer, type IrMessage, type IrRequest, type IrUsage, type StopReason, type TextPart, type TranslateTarget } from "../ir.ts";
 
