@@ -82,8 +82,12 @@ function items(m: IrMessage, provider: string): object[] {
     content = null;
     if (p.type === "tool_call") out.push({ type: "function_call", call_id: p.id, name: p.name, arguments: p.arguments });
     else if (p.type === "tool_result") {
-      const output = typeof p.content === "string" ? p.content : p.content.map((c) => (c.type === "text" ? { type: "input_text", text: c.text } : inputImage(c)));
-      out.push({ type: "function_call_output", call_id: p.callId, output: p.isError && typeof output === "string" ? `Error: ${output}` : output });
+      const mark = p.isError ? "Error: " : "";
+      const output =
+        typeof p.content === "string"
+          ? mark + p.content
+          : [...(mark ? [{ type: "input_text", text: mark }] : []), ...p.content.map((c) => (c.type === "text" ? { type: "input_text", text: c.text } : inputImage(c)))];
+      out.push({ type: "function_call_output", call_id: p.callId, output });
     } else if (p.type === "reasoning" && p.origin === provider && p.opaque && !p.redacted) {
       out.push({ type: "reasoning", summary: p.text ? [{ type: "summary_text", text: p.text }] : [], encrypted_content: p.opaque });
     }
