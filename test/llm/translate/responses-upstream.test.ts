@@ -254,7 +254,8 @@ describe("encodeRequest", () => {
     expect(body.max_output_tokens).toBe(16);
     expect(body.temperature).toBeUndefined();
     expect(body.top_p).toBeUndefined();
-    expect(body.reasoning).toEqual({});
+    expect(body.reasoning).toBeUndefined();
+    expect(body.include).toEqual(["reasoning.encrypted_content"]);
   });
 
   test("stop sequences cannot be carried: refused, naming the field", () => {

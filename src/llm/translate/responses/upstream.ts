@@ -5,7 +5,8 @@
 // - minOutputTokens (16): OpenAI refuses max_output_tokens below 16; smaller asks (Claude Code's max_tokens: 1
 //   probe) are raised to it. 0 turns this off.
 // - sampling (true): false leaves temperature and top_p out (reasoning models refuse them).
-// - reasoningEffort (true): false leaves reasoning.effort out (models that reason at a fixed effort refuse it).
+// - reasoningEffort (true): false leaves reasoning.effort out (models that reason at a fixed effort refuse it,
+//   as xAI's grok-4 does).
 // - reasoningSummary ("auto"): the reasoning.summary asked for when reasoning is asked, so its text comes back;
 //   null leaves it out.
 // - outputExcludesReasoning (false): true when the provider's output_tokens leave reasoning_tokens out (they are
@@ -13,7 +14,8 @@
 //
 // Decisions: `store: false` always (the gateway keeps no state), so reasoning round-trips through
 // encrypted_content: it is asked for with `include` whenever reasoning is, and reasoning parts go back only when
-// their origin is this provider and they carry that value. Function tools are sent with `strict: false` unless the
+// their origin is this provider and they carry that value (without their item id, as Codex CLI sends them: with
+// store false an id names nothing stored). Function tools are sent with `strict: false` unless the
 // IR says otherwise (Responses defaults to strict, which rejects ordinary schemas). Responses has no stop
 // sequences: a request with them is refused rather than answered past them. function_call_output has no error
 // flag, so an error result's text is prefixed "Error: " for the model to see. `user` is not sent (harmless).
@@ -42,7 +44,7 @@ export function encodeRequest(ir: IrRequest, target: TranslateTarget): Record<st
     if (d.reasoningEffort !== false) reasoning.effort = effortOf(ir.reasoning);
     const summary = d.reasoningSummary === undefined ? "auto" : d.reasoningSummary;
     if (summary != null) reasoning.summary = summary;
-    body.reasoning = reasoning;
+    if (Object.keys(reasoning).length) body.reasoning = reasoning;
     body.include = ["reasoning.encrypted_content"];
   }
   const f = ir.responseFormat;
