@@ -117,6 +117,11 @@ describe("decodeRequest: shapes", () => {
     expect(ir.messages[1]!.parts[0]).toEqual({ type: "tool_result", callId: "c1", content: [{ type: "text", text: "see" }, { type: "image", source: { kind: "url", url: "https://x.test/i.png" } }] });
   });
 
+  test("a tool output sent as {content, success: false} is an error result", () => {
+    const ir = decode({ model: "m", input: [{ type: "function_call_output", call_id: "c1", output: { content: "exit 1", success: false } }] });
+    expect(ir.messages[0]!.parts[0]).toEqual({ type: "tool_result", callId: "c1", content: "exit 1", isError: true });
+  });
+
   test("limits, sampling, json_schema output, tool_choice naming a function", () => {
     const ir = decode({
       model: "m",

@@ -93,8 +93,12 @@ function decodeItems(items: unknown[], system: TextPart[], messages: IrMessage[]
       case "custom_tool_call":
         return push("assistant", { type: "tool_call", id: callId(item, at), name: str(item.name, `${at}.name`), arguments: JSON.stringify({ [CUSTOM_INPUT]: typeof item.input === "string" ? item.input : "" }) });
       case "function_call_output":
-      case "custom_tool_call_output":
-        return push("user", { type: "tool_result", callId: callId(item, at), content: toolOutput(item.output, `${at}.output`) });
+      case "custom_tool_call_output": {
+        // Some Codex versions send a failure as {content, success: false}: an error result.
+        const failed = typeof item.output?.content === "string" && !Array.isArray(item.output);
+        const content = toolOutput(failed ? item.output.content : item.output, `${at}.output`);
+        return push("user", { type: "tool_result", callId: callId(item, at), content, ...(failed && item.output.success === false && { isError: true }) });
+      }
       case "reasoning":
         return push("assistant", reasoningPart(item, at));
       case "item_reference":
