@@ -258,6 +258,13 @@ describe("encodeRequest", () => {
     expect(body.include).toEqual(["reasoning.encrypted_content"]);
   });
 
+  test("no tools: no tool_choice or parallel_tool_calls either (OpenAI refuses them alone)", () => {
+    const body = up.encodeRequest(ir({ toolChoice: { type: "auto" }, parallelToolCalls: false }), openai);
+    expect(body.tools).toBeUndefined();
+    expect(body.tool_choice).toBeUndefined();
+    expect(body.parallel_tool_calls).toBeUndefined();
+  });
+
   test("stop sequences cannot be carried: refused, naming the field", () => {
     expect(() => up.encodeRequest(ir({ stop: ["END"] }), openai)).toThrow(expect.objectContaining({ name: "TranslationError", param: "stop" }));
   });

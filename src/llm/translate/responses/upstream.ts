@@ -29,11 +29,12 @@ export function encodeRequest(ir: IrRequest, target: TranslateTarget): Record<st
   const instructions = ir.system.map((p) => p.text).join("\n\n");
   if (instructions) body.instructions = instructions;
   body.input = ir.messages.flatMap((m) => items(m, target.provider));
+  // tool_choice and parallel_tool_calls only with tools: OpenAI refuses them alone.
   if (ir.tools.length) {
     body.tools = ir.tools.map((t) => ({ type: "function", name: t.name, ...(t.description != null && { description: t.description }), parameters: t.parameters, strict: t.strict ?? false }));
+    if (ir.toolChoice) body.tool_choice = ir.toolChoice.type === "tool" ? { type: "function", name: ir.toolChoice.name } : ir.toolChoice.type;
+    if (ir.parallelToolCalls !== undefined) body.parallel_tool_calls = ir.parallelToolCalls;
   }
-  if (ir.toolChoice) body.tool_choice = ir.toolChoice.type === "tool" ? { type: "function", name: ir.toolChoice.name } : ir.toolChoice.type;
-  if (ir.parallelToolCalls !== undefined) body.parallel_tool_calls = ir.parallelToolCalls;
   if (ir.maxOutputTokens !== undefined) body.max_output_tokens = Math.max(ir.maxOutputTokens, num(d.minOutputTokens, 16));
   if (d.sampling !== false) {
     if (ir.temperature !== undefined) body.temperature = ir.temperature;
