@@ -155,6 +155,7 @@ describe("responses.stream", () => {
     expect(r.status).toBe("incomplete");
     expect(r.incomplete_details).toEqual({ reason: "max_output_tokens" });
     expect(r.output_text).toBe("Once");
+    expect((r.output[0] as any).status).toBe("incomplete");
   });
 
   test("an upstream error mid-stream becomes response.failed carrying the error code and message", async () => {

@@ -125,6 +125,9 @@ export function streamEncoder(request: Record<string, any>): { write(e: IrEvent)
   function finish(c: AnswerContext, stop: StopReason, final: IrUsage | null): void {
     const { status, incomplete_details } = statusFor(stop);
     close(c, status === "incomplete" ? "incomplete" : "completed");
+    // The item the limit cut was closed before the stop reason was known: the final response says it.
+    const last = output.at(-1) as { status?: string } | undefined;
+    if (status === "incomplete" && last?.status) last.status = "incomplete";
     const response = responseObject(c, status, output, usageOut(final ?? usage), { incomplete_details });
     emit(status === "incomplete" ? "response.incomplete" : "response.completed", { response });
   }
