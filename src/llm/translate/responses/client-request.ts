@@ -12,6 +12,10 @@
 //   cannot name (Codex talks to one model at a time, and a native OpenAI or xAI answer never passes here), so its
 //   origin is null and no upstream is sent it. Text is the raw content when present, else the summary.
 // - Nothing is stored: previous_response_id, conversation, item_reference, prompt and background are refused.
+//   So are top_logprobs, logprobs through `include`, and service_tier priority (it changes the price).
+// - Dropped as harmless: store, include (other values), metadata, prompt_cache_key, prompt_cache_retention,
+//   safety_identifier, other service tiers, truncation, max_tool_calls (hosted tools only), stream_options,
+//   text.verbosity and reasoning.summary (whatever reasoning text the model gives comes back as a summary).
 
 import { TranslationError, type ImagePart, type IrMessage, type IrRequest, type IrTool, type IrToolChoice, type Part, type TextPart } from "../ir.ts";
 import { checkEchoedDepth, CUSTOM_INPUT, openReasoning } from "./shape.ts";
