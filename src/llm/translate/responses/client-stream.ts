@@ -53,7 +53,7 @@ export function streamEncoder(request: Record<string, any>): { write(e: IrEvent)
   }
 
   function startPart(c: AnswerContext, part: Extract<IrEvent, { type: "part_start" }>["part"]): void {
-    close(c, "completed");
+    close("completed");
     const index = output.length;
     if (part.type === "text") {
       const id = itemId(c, "msg", index);
@@ -102,7 +102,7 @@ export function streamEncoder(request: Record<string, any>): { write(e: IrEvent)
     }
   }
 
-  function close(c: AnswerContext, status: "completed" | "incomplete"): void {
+  function close(status: "completed" | "incomplete"): void {
     const o = open;
     if (!o) return;
     open = null;
@@ -134,7 +134,7 @@ export function streamEncoder(request: Record<string, any>): { write(e: IrEvent)
 
   function finish(c: AnswerContext, stop: StopReason, final: IrUsage | null): void {
     const { status, incomplete_details } = statusFor(stop);
-    close(c, status === "incomplete" ? "incomplete" : "completed");
+    close(status === "incomplete" ? "incomplete" : "completed");
     // The item the limit cut was closed before the stop reason was known: the final response says it.
     const last = output.at(-1) as { status?: string } | undefined;
     if (status === "incomplete" && last?.status) last.status = "incomplete";
@@ -161,7 +161,7 @@ export function streamEncoder(request: Record<string, any>): { write(e: IrEvent)
       const c = (ctx ??= begin(`resp_${crypto.randomUUID().replaceAll("-", "")}`, String(request.model ?? "")));
       if (e.type === "part_start") startPart(c, e.part);
       else if (e.type === "delta") delta(e);
-      else if (e.type === "part_end") close(c, "completed");
+      else if (e.type === "part_end") close("completed");
       else {
         ended = true;
         if (e.type === "finish") finish(c, e.stop, e.usage);
