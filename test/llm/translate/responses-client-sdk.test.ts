@@ -178,6 +178,16 @@ describe("responses.stream", () => {
     expect(r.status).toBe("failed"); // the SDK ends the stream with the failed response as its last snapshot
   });
 
+  test("each IR event is written when it comes: every delta's own write carries it", () => {
+    const enc = client.streamEncoder({ model: "m", tools });
+    for (const e of claudeToolEvents) {
+      const written = enc.write(e);
+      if (e.type === "delta" && (e.text || e.reasoning || e.arguments)) expect(written).toContain(JSON.stringify(e.text ?? e.reasoning ?? e.arguments).slice(1, -1));
+      if (e.type === "part_start") expect(written).toContain("response.output_item.added");
+      if (e.type === "part_end") expect(written).toContain("response.output_item.done");
+    }
+  });
+
   test("nothing is written after the terminal event", () => {
     const enc = client.streamEncoder({ model: "m" });
     for (const e of claudeToolEvents) enc.write(e);
