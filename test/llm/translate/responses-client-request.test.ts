@@ -117,6 +117,11 @@ describe("decodeRequest: shapes", () => {
     expect(ir.messages[1]!.parts[0]).toEqual({ type: "tool_result", callId: "c1", content: [{ type: "text", text: "see" }, { type: "image", source: { kind: "url", url: "https://x.test/i.png" } }] });
   });
 
+  test("a tool output sent as {content, success: false} is an error result", () => {
+    const ir = decode({ model: "m", input: [{ type: "function_call_output", call_id: "c1", output: { content: "exit 1", success: false } }] });
+    expect(ir.messages[0]!.parts[0]).toEqual({ type: "tool_result", callId: "c1", content: "exit 1", isError: true });
+  });
+
   test("limits, sampling, json_schema output, tool_choice naming a function", () => {
     const ir = decode({
       model: "m",
@@ -132,6 +137,12 @@ describe("decodeRequest: shapes", () => {
     expect(ir).toMatchObject({ maxOutputTokens: 300, temperature: 0.2, topP: 0.9, toolChoice: { type: "tool", name: "shell" }, reasoning: { effort: "high" } });
     expect(ir.responseFormat).toEqual({ type: "json_schema", name: "answer", schema: { type: "object" }, strict: true });
     expect(decode({ model: "m", input: "x", reasoning: { effort: "none" } }).reasoning).toBeUndefined();
+  });
+
+  test("only hosted tools offered: no tools and no tool_choice reach the IR (upstreams refuse a choice without tools)", () => {
+    const ir = decode({ model: "m", input: "x", tools: [{ type: "web_search" }, { type: "file_search", vector_store_ids: ["vs_1"] }], tool_choice: "auto" });
+    expect(ir.tools).toEqual([]);
+    expect(ir.toolChoice).toBeUndefined();
   });
 
   test("allowed_tools narrows the tools and sets the mode", () => {
@@ -151,6 +162,7 @@ describe("decodeRequest: refused, naming the field", () => {
     ["logprobs through include", { include: ["message.output_text.logprobs"] }, "include"],
     ["priority tier", { service_tier: "priority" }, "service_tier"],
     ["a tool_choice forcing a hosted tool", { tools: [{ type: "web_search" }], tool_choice: { type: "web_search" } }, "tool_choice"],
+    ["tool_choice required when only hosted tools were offered", { tools: [{ type: "web_search" }], tool_choice: "required" }, "tool_choice"],
     ["a tool_choice naming an absent function", { tools: [shellTool], tool_choice: { type: "function", name: "nope" } }, "tool_choice"],
     ["input that is a number", { input: 5 }, "input"],
     ["an input item that is not an object", { input: ["hi"] }, "input[0]"],

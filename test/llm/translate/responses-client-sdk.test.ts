@@ -155,6 +155,7 @@ describe("responses.stream", () => {
     expect(r.status).toBe("incomplete");
     expect(r.incomplete_details).toEqual({ reason: "max_output_tokens" });
     expect(r.output_text).toBe("Once");
+    expect((r.output[0] as any).status).toBe("incomplete");
   });
 
   test("an upstream error mid-stream becomes response.failed carrying the error code and message", async () => {
@@ -177,9 +178,61 @@ describe("responses.stream", () => {
     expect(r.status).toBe("failed"); // the SDK ends the stream with the failed response as its last snapshot
   });
 
+  test("each IR event is written when it comes: every delta's own write carries it", () => {
+    const enc = client.streamEncoder({ model: "m", tools });
+    for (const e of claudeToolEvents) {
+      const written = enc.write(e);
+      if (e.type === "delta" && (e.text || e.reasoning || e.arguments)) expect(written).toContain(JSON.stringify(e.text ?? e.reasoning ?? e.arguments).slice(1, -1));
+      if (e.type === "part_start") expect(written).toContain("response.output_item.added");
+      if (e.type === "part_end") expect(written).toContain("response.output_item.done");
+    }
+  });
+
   test("nothing is written after the terminal event", () => {
     const enc = client.streamEncoder({ model: "m" });
     for (const e of claudeToolEvents) enc.write(e);
     expect(enc.write({ type: "error", status: 500, code: "x", message: "late" })).toBe("");
+  });
+});
+
+describe("reasoning that cannot or must not be carried", () => {
+  test("a redacted block round-trips as redacted; reasoning of unknown origin gets no encrypted_content", async () => {
+    const { openai } = sdk(
+      stream([
+        { type: "start", id: "msg_r", model: "claude-opus-4-5" },
+        { type: "part_start", index: 0, part: { type: "reasoning", origin: "anthropic", redacted: true, opaque: "EncryptedBlob" } },
+        { type: "part_end", index: 0 },
+        { type: "part_start", index: 1, part: { type: "reasoning", origin: null } },
+        { type: "delta", index: 1, reasoning: "visible" },
+        { type: "delta", index: 1, opaque: "whose?" },
+        { type: "part_end", index: 1 },
+        { type: "finish", stop: "end_turn", usage: null },
+      ]),
+    );
+    const r = await openai.responses.stream({ model: "claude-opus-4-5", input: "hi" }).finalResponse();
+    const [redacted, unknown] = r.output as any[];
+    expect(redacted.summary).toEqual([]);
+    expect(unknown.summary).toEqual([{ type: "summary_text", text: "visible" }]);
+    expect(unknown.encrypted_content).toBeUndefined();
+    const ir = client.decodeRequest({ model: "claude-opus-4-5", input: [redacted, unknown] });
+    expect(ir.messages[0]!.parts).toEqual([
+      { type: "reasoning", text: "", origin: "anthropic", opaque: "EncryptedBlob", redacted: true, id: redacted.id },
+      { type: "reasoning", text: "visible", origin: null, id: unknown.id },
+    ]);
+  });
+
+  test("usage stated only at the start (finish without usage) still reaches response.completed", async () => {
+    const { openai } = sdk(
+      stream([
+        { type: "start", id: "m", model: "c", usage },
+        { type: "part_start", index: 0, part: { type: "text" } },
+        { type: "delta", index: 0, text: "ok" },
+        { type: "part_end", index: 0 },
+        { type: "finish", stop: "end_turn", usage: null },
+      ]),
+    );
+    const r = await openai.responses.stream({ model: "c", input: "hi" }).finalResponse();
+    expect(r.usage?.input_tokens).toBe(1500);
+    expect(r.usage?.input_tokens_details.cached_tokens).toBe(1200);
   });
 });

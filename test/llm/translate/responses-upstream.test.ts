@@ -116,6 +116,26 @@ describe("streamDecoder: reasoning", () => {
     expect(events.at(-1)).toEqual({ type: "finish", stop: "max_tokens", usage: { input: 20, cacheRead: 0, cacheWrite: 0, output: 50, reasoning: 40 } });
   });
 
+  test("a reasoning item with nothing to show (no summary asked, no encrypted content) makes no part at all", () => {
+    const events = decodeSse(
+      sse([
+        { type: "response.created", response: { id: "resp_e", model: "gpt-5.2" } },
+        { type: "response.output_item.added", output_index: 0, item },
+        { type: "response.output_item.done", output_index: 0, item },
+        { type: "response.output_item.added", output_index: 1, item: { id: "msg_2", type: "message", role: "assistant", content: [] } },
+        { type: "response.content_part.added", item_id: "msg_2", output_index: 1, content_index: 0, part: { type: "output_text", text: "" } },
+        { type: "response.content_part.done", item_id: "msg_2", output_index: 1, content_index: 0, part: { type: "output_text", text: "Whole." } },
+        { type: "response.completed", response: { status: "completed", usage: null } },
+      ]),
+    );
+    expect(events.slice(1)).toEqual([
+      { type: "part_start", index: 0, part: { type: "text" } },
+      { type: "delta", index: 0, text: "Whole." },
+      { type: "part_end", index: 0 },
+      { type: "finish", stop: "end_turn", usage: null },
+    ]);
+  });
+
   test("outputExcludesReasoning: reasoning tokens are added to output", () => {
     const events = decodeSse(stream, { provider: "xai", dialect: { outputExcludesReasoning: true } });
     expect(events.at(-1)).toMatchObject({ usage: { output: 90, reasoning: 40 } });
@@ -234,11 +254,24 @@ describe("encodeRequest", () => {
     expect(body.max_output_tokens).toBe(16);
     expect(body.temperature).toBeUndefined();
     expect(body.top_p).toBeUndefined();
-    expect(body.reasoning).toEqual({});
+    expect(body.reasoning).toBeUndefined();
+    expect(body.include).toEqual(["reasoning.encrypted_content"]);
+  });
+
+  test("no tools: no tool_choice or parallel_tool_calls either (OpenAI refuses them alone)", () => {
+    const body = up.encodeRequest(ir({ toolChoice: { type: "auto" }, parallelToolCalls: false }), openai);
+    expect(body.tools).toBeUndefined();
+    expect(body.tool_choice).toBeUndefined();
+    expect(body.parallel_tool_calls).toBeUndefined();
   });
 
   test("stop sequences cannot be carried: refused, naming the field", () => {
     expect(() => up.encodeRequest(ir({ stop: ["END"] }), openai)).toThrow(expect.objectContaining({ name: "TranslationError", param: "stop" }));
+  });
+
+  test("an error tool result says so in its output (Responses has no error flag)", () => {
+    const body = up.encodeRequest(ir({ messages: [{ role: "user", parts: [{ type: "tool_result", callId: "c1", content: "file not found", isError: true }] }] }), openai);
+    expect(body.input).toEqual([{ type: "function_call_output", call_id: "c1", output: "Error: file not found" }]);
   });
 
   test("json_schema output → text.format", () => {

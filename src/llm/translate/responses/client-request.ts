@@ -12,6 +12,10 @@
 //   cannot name (Codex talks to one model at a time, and a native OpenAI or xAI answer never passes here), so its
 //   origin is null and no upstream is sent it. Text is the raw content when present, else the summary.
 // - Nothing is stored: previous_response_id, conversation, item_reference, prompt and background are refused.
+//   So are top_logprobs, logprobs through `include`, and service_tier priority (it changes the price).
+// - Dropped as harmless: store, include (other values), metadata, prompt_cache_key, prompt_cache_retention,
+//   safety_identifier, other service tiers, truncation, max_tool_calls (hosted tools only), stream_options,
+//   text.verbosity and reasoning.summary (whatever reasoning text the model gives comes back as a summary).
 
 import { TranslationError, type ImagePart, type IrMessage, type IrRequest, type IrTool, type IrToolChoice, type Part, type TextPart } from "../ir.ts";
 import { checkEchoedDepth, CUSTOM_INPUT, openReasoning } from "./shape.ts";
@@ -93,8 +97,12 @@ function decodeItems(items: unknown[], system: TextPart[], messages: IrMessage[]
       case "custom_tool_call":
         return push("assistant", { type: "tool_call", id: callId(item, at), name: str(item.name, `${at}.name`), arguments: JSON.stringify({ [CUSTOM_INPUT]: typeof item.input === "string" ? item.input : "" }) });
       case "function_call_output":
-      case "custom_tool_call_output":
-        return push("user", { type: "tool_result", callId: callId(item, at), content: toolOutput(item.output, `${at}.output`) });
+      case "custom_tool_call_output": {
+        // Some Codex versions send a failure as {content, success: false}: an error result.
+        const failed = typeof item.output?.content === "string" && !Array.isArray(item.output);
+        const content = toolOutput(failed ? item.output.content : item.output, `${at}.output`);
+        return push("user", { type: "tool_result", callId: callId(item, at), content, ...(failed && item.output.success === false && { isError: true }) });
+      }
       case "reasoning":
         return push("assistant", reasoningPart(item, at));
       case "item_reference":
@@ -207,8 +215,15 @@ function decodeTools(raw: unknown, choice: any): { tools: IrTool[]; toolChoice?:
       });
     } else if (t?.type === "custom") tools.push(customTool(t, i));
   });
+  // With no tool left (only hosted ones were offered), there is nothing to choose: no tool_choice is carried,
+  // as upstreams refuse one without tools; only forcing a call is refused.
+  if (!tools.length && (choice == null || choice === "auto" || choice === "none")) return { tools };
   if (choice == null || choice === "auto") return { tools, ...(choice && { toolChoice: { type: "auto" } }) };
-  if (choice === "none" || choice === "required") return { tools, toolChoice: { type: choice } };
+  if (choice === "none") return { tools, toolChoice: { type: "none" } };
+  if (choice === "required") {
+    if (!tools.length) refuse("tool_choice required forces a tool, and this model can run none of the tools offered", "tool_choice");
+    return { tools, toolChoice: { type: "required" } };
+  }
   if ((choice?.type === "function" || choice?.type === "custom") && typeof choice.name === "string") {
     if (!tools.some((t) => t.name === choice.name)) refuse(`tool_choice names ${JSON.stringify(choice.name)}, which is not among the tools`, "tool_choice");
     return { tools, toolChoice: { type: "tool", name: choice.name } };

@@ -4,10 +4,11 @@
 // response.failed for an error). Every event has an `event:` line and a sequence_number counting from 0.
 //
 // Reasoning is written as a summary (reasoning_summary_*): Codex shows summaries, and Claude's thinking text is
-// itself summarised. A custom tool's call is written once its arguments are whole: its freeform input is one
-// JSON string inside them, so it can only be read out at the end of that one item.
+// itself summarised. A custom tool's freeform input is read out of the function arguments it travels in as they
+// stream (custom-input.ts).
 
 import type { IrEvent, IrUsage, StopReason } from "../ir.ts";
+import { customInputReader } from "./custom-input.ts";
 import {
   answerContext,
   customInput,
@@ -27,7 +28,8 @@ import {
 type Open =
   | { kind: "message"; index: number; id: string; text: string }
   | { kind: "reasoning"; index: number; id: string; text: string; summaryOpen: boolean; origin: string | null; opaque: string; redacted?: boolean }
-  | { kind: "function" | "custom"; index: number; id: string; callId: string; name: string; args: string };
+  | { kind: "function"; index: number; id: string; callId: string; name: string; args: string }
+  | { kind: "custom"; index: number; id: string; callId: string; name: string; args: string; reader: ReturnType<typeof customInputReader>; sent: string };
 
 export function streamEncoder(request: Record<string, any>): { write(e: IrEvent): string } {
   let ctx: AnswerContext | null = null;
@@ -51,7 +53,7 @@ export function streamEncoder(request: Record<string, any>): { write(e: IrEvent)
   }
 
   function startPart(c: AnswerContext, part: Extract<IrEvent, { type: "part_start" }>["part"]): void {
-    close(c, "completed");
+    close("completed");
     const index = output.length;
     if (part.type === "text") {
       const id = itemId(c, "msg", index);
@@ -65,7 +67,7 @@ export function streamEncoder(request: Record<string, any>): { write(e: IrEvent)
     } else {
       const custom = c.customTools.has(part.name);
       const id = itemId(c, custom ? "ctc" : "fc", index);
-      open = { kind: custom ? "custom" : "function", index, id, callId: part.id, name: part.name, args: "" };
+      open = custom ? { kind: "custom", index, id, callId: part.id, name: part.name, args: "", reader: customInputReader(), sent: "" } : { kind: "function", index, id, callId: part.id, name: part.name, args: "" };
       const item = custom ? customToolCallItem(id, part.id, part.name, "", "in_progress") : functionCallItem(id, part.id, part.name, "", "in_progress");
       emit("response.output_item.added", { output_index: index, item });
     }
@@ -90,10 +92,17 @@ export function streamEncoder(request: Record<string, any>): { write(e: IrEvent)
     } else if ((o.kind === "function" || o.kind === "custom") && e.arguments) {
       o.args += e.arguments;
       if (o.kind === "function") emit("response.function_call_arguments.delta", { ...at, delta: e.arguments });
+      else {
+        const text = o.reader.feed(e.arguments);
+        if (text) {
+          o.sent += text;
+          emit("response.custom_tool_call_input.delta", { ...at, delta: text });
+        }
+      }
     }
   }
 
-  function close(c: AnswerContext, status: "completed" | "incomplete"): void {
+  function close(status: "completed" | "incomplete"): void {
     const o = open;
     if (!o) return;
     open = null;
@@ -113,8 +122,9 @@ export function streamEncoder(request: Record<string, any>): { write(e: IrEvent)
       emit("response.function_call_arguments.done", { ...at, name: o.name, arguments: o.args });
       item = functionCallItem(o.id, o.callId, o.name, o.args, status);
     } else {
+      // what the reader could not stream (arguments of another shape) follows whole; done has the input in full
       const input = customInput(o.args);
-      if (input) emit("response.custom_tool_call_input.delta", { ...at, delta: input });
+      if (input.startsWith(o.sent) && input.length > o.sent.length) emit("response.custom_tool_call_input.delta", { ...at, delta: input.slice(o.sent.length) });
       emit("response.custom_tool_call_input.done", { ...at, input });
       item = customToolCallItem(o.id, o.callId, o.name, input, status);
     }
@@ -124,7 +134,10 @@ export function streamEncoder(request: Record<string, any>): { write(e: IrEvent)
 
   function finish(c: AnswerContext, stop: StopReason, final: IrUsage | null): void {
     const { status, incomplete_details } = statusFor(stop);
-    close(c, status === "incomplete" ? "incomplete" : "completed");
+    close(status === "incomplete" ? "incomplete" : "completed");
+    // The item the limit cut was closed before the stop reason was known: the final response says it.
+    const last = output.at(-1) as { status?: string } | undefined;
+    if (status === "incomplete" && last?.status) last.status = "incomplete";
     const response = responseObject(c, status, output, usageOut(final ?? usage), { incomplete_details });
     emit(status === "incomplete" ? "response.incomplete" : "response.completed", { response });
   }
@@ -148,7 +161,7 @@ export function streamEncoder(request: Record<string, any>): { write(e: IrEvent)
       const c = (ctx ??= begin(`resp_${crypto.randomUUID().replaceAll("-", "")}`, String(request.model ?? "")));
       if (e.type === "part_start") startPart(c, e.part);
       else if (e.type === "delta") delta(e);
-      else if (e.type === "part_end") close(c, "completed");
+      else if (e.type === "part_end") close("completed");
       else {
         ended = true;
         if (e.type === "finish") finish(c, e.stop, e.usage);

@@ -1,5 +1,6 @@
 // A Responses SSE stream (GPT, Codex, Grok) → IrEvents, each upstream event turned into IR events at once.
-// Items arrive one after another (output_index), so an IR part opens on an item's first content event and closes
+// Items arrive one after another (output_index), so an IR part opens on an item's first content (a text or
+// reasoning part with nothing in it is never opened: an empty thinking block upsets Anthropic clients) and closes
 // on its done event; whatever belongs to no open part (hosted tool items, a stray delta) is skipped.
 // A reasoning item is one IR part: its summary parts are joined with a blank line, and its encrypted_content (on
 // output_item.done only) becomes the part's opaque value.
@@ -7,7 +8,7 @@
 import type { IrEvent, TranslateTarget } from "../ir.ts";
 import { reasoningText, stopOf, usageIn } from "./upstream.ts";
 
-type Open = { kind: "text" | "reasoning" | "tool_call"; index: number; outputIndex: number; streamed: boolean; summaries: number };
+type Open = { kind: "text" | "reasoning" | "tool_call"; index: number; outputIndex: number; streamed: boolean };
 
 /** In-stream error codes → the HTTP status the same failure would have had before the stream began. */
 const STATUS_OF_CODE: Record<string, number> = {
@@ -28,6 +29,7 @@ export function streamDecoder(target: TranslateTarget): { feed(event: string | u
   let open: Open | null = null;
   let sawToolCall = false;
   let sawRefusal = false;
+  let reasoningItem: { outputIndex: number; id?: string } | null = null; // added, opened at its first content
 
   function begin(out: IrEvent[], response: any): void {
     if (started) return;
@@ -36,8 +38,9 @@ export function streamDecoder(target: TranslateTarget): { feed(event: string | u
   }
 
   function startPart(out: IrEvent[], outputIndex: number, part: Extract<IrEvent, { type: "part_start" }>["part"]): Open {
+    begin(out, null); // a server that skipped response.created still gives the client a start
     close(out);
-    const o: Open = { kind: part.type, index: next++, outputIndex, streamed: false, summaries: 0 };
+    const o: Open = { kind: part.type, index: next++, outputIndex, streamed: false };
     out.push({ type: "part_start", index: o.index, part });
     open = o;
     return o;
@@ -54,7 +57,8 @@ export function streamDecoder(target: TranslateTarget): { feed(event: string | u
   function onItemAdded(out: IrEvent[], j: any): void {
     const item = j.item;
     if (item?.type === "reasoning") {
-      startPart(out, j.output_index, { type: "reasoning", origin: target.provider, ...(typeof item.id === "string" && { id: item.id }) });
+      close(out);
+      reasoningItem = { outputIndex: j.output_index, ...(typeof item.id === "string" && { id: item.id }) };
     } else if (item?.type === "function_call") {
       sawToolCall = true;
       const o = startPart(out, j.output_index, { type: "tool_call", id: String(item.call_id ?? item.id ?? ""), name: String(item.name ?? "") });
@@ -69,11 +73,12 @@ export function streamDecoder(target: TranslateTarget): { feed(event: string | u
   function onItemDone(out: IrEvent[], j: any): void {
     const item = j.item;
     if (item?.type === "reasoning") {
-      const o = isOpen("reasoning", j.output_index);
-      if (!o) return;
       const text = reasoningText(item);
+      const opaque = typeof item.encrypted_content === "string" && item.encrypted_content ? item.encrypted_content : "";
+      const o = isOpen("reasoning", j.output_index) ?? (text || opaque ? openReasoning(out, j.output_index) : null);
+      if (!o) return;
       if (!o.streamed && text) out.push({ type: "delta", index: o.index, reasoning: text });
-      if (typeof item.encrypted_content === "string" && item.encrypted_content) out.push({ type: "delta", index: o.index, opaque: item.encrypted_content });
+      if (opaque) out.push({ type: "delta", index: o.index, opaque });
       close(out);
     } else if (item?.type === "function_call") {
       const o = isOpen("tool_call", j.output_index);
@@ -81,6 +86,14 @@ export function streamDecoder(target: TranslateTarget): { feed(event: string | u
       if (!o.streamed && typeof item.arguments === "string" && item.arguments) out.push({ type: "delta", index: o.index, arguments: item.arguments });
       close(out);
     } else if (open?.outputIndex === j.output_index) close(out);
+  }
+
+  /** The reasoning part of the item added at outputIndex, opened now that it has content. */
+  function openReasoning(out: IrEvent[], outputIndex: unknown): Open | null {
+    if (!reasoningItem || reasoningItem.outputIndex !== outputIndex) return null;
+    const id = reasoningItem.id;
+    reasoningItem = null;
+    return startPart(out, outputIndex as number, { type: "reasoning", origin: target.provider, ...(id !== undefined && { id }) });
   }
 
   function text(out: IrEvent[], j: any, delta: unknown): void {
@@ -91,8 +104,9 @@ export function streamDecoder(target: TranslateTarget): { feed(event: string | u
   }
 
   function reasoning(out: IrEvent[], j: any, delta: unknown): void {
-    const o = isOpen("reasoning", j.output_index);
-    if (!o || typeof delta !== "string" || !delta) return;
+    if (typeof delta !== "string" || !delta) return;
+    const o = isOpen("reasoning", j.output_index) ?? openReasoning(out, j.output_index);
+    if (!o) return;
     o.streamed = true;
     out.push({ type: "delta", index: o.index, reasoning: delta });
   }
@@ -106,6 +120,7 @@ export function streamDecoder(target: TranslateTarget): { feed(event: string | u
   function onEvent(out: IrEvent[], type: string, j: any): void {
     switch (type) {
       case "response.created":
+      case "response.queued":
       case "response.in_progress":
         return begin(out, j.response);
       case "response.output_item.added":
@@ -113,22 +128,24 @@ export function streamDecoder(target: TranslateTarget): { feed(event: string | u
       case "response.output_item.done":
         return onItemDone(out, j);
       case "response.content_part.added":
-        if (j.part?.type === "output_text" || j.part?.type === "refusal") {
-          if (j.part.type === "refusal") sawRefusal = true;
-          if (!isOpen("text", j.output_index)) startPart(out, j.output_index, { type: "text" });
-        }
+        if (j.part?.type === "refusal") sawRefusal = true;
         return;
-      case "response.content_part.done":
+      case "response.content_part.done": {
+        // a part whose text came only here (no deltas) is still delivered
+        const whole = j.part?.type === "output_text" ? j.part.text : j.part?.type === "refusal" ? j.part.refusal : undefined;
+        if (!isOpen("text", j.output_index)) text(out, j, whole);
         if (isOpen("text", j.output_index)) close(out);
         return;
+      }
       case "response.output_text.delta":
         return text(out, j, j.delta);
       case "response.refusal.delta":
         sawRefusal = true;
         return text(out, j, j.delta);
       case "response.reasoning_summary_part.added": {
+        // the blank line between summary parts, as reasoningText joins them
         const o = isOpen("reasoning", j.output_index);
-        if (o && o.summaries++ > 0 && o.streamed) out.push({ type: "delta", index: o.index, reasoning: "\n\n" });
+        if (o?.streamed && j.summary_index > 0) out.push({ type: "delta", index: o.index, reasoning: "\n\n" });
         return;
       }
       case "response.reasoning_summary_text.delta":

@@ -5,7 +5,8 @@
 // - minOutputTokens (16): OpenAI refuses max_output_tokens below 16; smaller asks (Claude Code's max_tokens: 1
 //   probe) are raised to it. 0 turns this off.
 // - sampling (true): false leaves temperature and top_p out (reasoning models refuse them).
-// - reasoningEffort (true): false leaves reasoning.effort out (models that reason at a fixed effort refuse it).
+// - reasoningEffort (true): false leaves reasoning.effort out (models that reason at a fixed effort refuse it,
+//   as xAI's grok-4 does).
 // - reasoningSummary ("auto"): the reasoning.summary asked for when reasoning is asked, so its text comes back;
 //   null leaves it out.
 // - outputExcludesReasoning (false): true when the provider's output_tokens leave reasoning_tokens out (they are
@@ -13,9 +14,11 @@
 //
 // Decisions: `store: false` always (the gateway keeps no state), so reasoning round-trips through
 // encrypted_content: it is asked for with `include` whenever reasoning is, and reasoning parts go back only when
-// their origin is this provider and they carry that value. Function tools are sent with `strict: false` unless the
+// their origin is this provider and they carry that value (without their item id, as Codex CLI sends them: with
+// store false an id names nothing stored). Function tools are sent with `strict: false` unless the
 // IR says otherwise (Responses defaults to strict, which rejects ordinary schemas). Responses has no stop
-// sequences: a request with them is refused rather than answered past them.
+// sequences: a request with them is refused rather than answered past them. function_call_output has no error
+// flag, so an error result's text is prefixed "Error: " for the model to see. `user` is not sent (harmless).
 
 import { TranslationError, type ImagePart, type IrAnswer, type IrMessage, type IrRequest, type IrUsage, type StopReason, type TextPart, type TranslateTarget } from "../ir.ts";
 
@@ -26,11 +29,12 @@ export function encodeRequest(ir: IrRequest, target: TranslateTarget): Record<st
   const instructions = ir.system.map((p) => p.text).join("\n\n");
   if (instructions) body.instructions = instructions;
   body.input = ir.messages.flatMap((m) => items(m, target.provider));
+  // tool_choice and parallel_tool_calls only with tools: OpenAI refuses them alone.
   if (ir.tools.length) {
     body.tools = ir.tools.map((t) => ({ type: "function", name: t.name, ...(t.description != null && { description: t.description }), parameters: t.parameters, strict: t.strict ?? false }));
+    if (ir.toolChoice) body.tool_choice = ir.toolChoice.type === "tool" ? { type: "function", name: ir.toolChoice.name } : ir.toolChoice.type;
+    if (ir.parallelToolCalls !== undefined) body.parallel_tool_calls = ir.parallelToolCalls;
   }
-  if (ir.toolChoice) body.tool_choice = ir.toolChoice.type === "tool" ? { type: "function", name: ir.toolChoice.name } : ir.toolChoice.type;
-  if (ir.parallelToolCalls !== undefined) body.parallel_tool_calls = ir.parallelToolCalls;
   if (ir.maxOutputTokens !== undefined) body.max_output_tokens = Math.max(ir.maxOutputTokens, num(d.minOutputTokens, 16));
   if (d.sampling !== false) {
     if (ir.temperature !== undefined) body.temperature = ir.temperature;
@@ -41,7 +45,7 @@ export function encodeRequest(ir: IrRequest, target: TranslateTarget): Record<st
     if (d.reasoningEffort !== false) reasoning.effort = effortOf(ir.reasoning);
     const summary = d.reasoningSummary === undefined ? "auto" : d.reasoningSummary;
     if (summary != null) reasoning.summary = summary;
-    body.reasoning = reasoning;
+    if (Object.keys(reasoning).length) body.reasoning = reasoning;
     body.include = ["reasoning.encrypted_content"];
   }
   const f = ir.responseFormat;
@@ -81,8 +85,12 @@ function items(m: IrMessage, provider: string): object[] {
     content = null;
     if (p.type === "tool_call") out.push({ type: "function_call", call_id: p.id, name: p.name, arguments: p.arguments });
     else if (p.type === "tool_result") {
-      const output = typeof p.content === "string" ? p.content : p.content.map((c) => (c.type === "text" ? { type: "input_text", text: c.text } : inputImage(c)));
-      out.push({ type: "function_call_output", call_id: p.callId, output: p.isError && typeof output === "string" ? `Error: ${output}` : output });
+      const mark = p.isError ? "Error: " : "";
+      const output =
+        typeof p.content === "string"
+          ? mark + p.content
+          : [...(mark ? [{ type: "input_text", text: mark }] : []), ...p.content.map((c) => (c.type === "text" ? { type: "input_text", text: c.text } : inputImage(c)))];
+      out.push({ type: "function_call_output", call_id: p.callId, output });
     } else if (p.type === "reasoning" && p.origin === provider && p.opaque && !p.redacted) {
       out.push({ type: "reasoning", summary: p.text ? [{ type: "summary_text", text: p.text }] : [], encrypted_content: p.opaque });
     }
