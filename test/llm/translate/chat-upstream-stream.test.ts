@@ -117,3 +117,18 @@ describe("chat upstream stream → IR", () => {
     expect((terminal(gemini)[0] as any).usage).toEqual({ input: 10, cacheRead: 0, cacheWrite: 0, output: 30, reasoning: 25 });
   });
 });
+
+test("a streamed Gemini call's thought signature is a reasoning part (opaque, no text) opened and closed just before the call", () => {
+  const gemini: TranslateTarget = { provider: "gemini", dialect: { thoughtSignatures: true } };
+  const call = { index: 0, id: "c1", type: "function", function: { name: "read", arguments: '{"path":"a"}' }, extra_content: { google: { thought_signature: "SIG1" } } };
+  const events = decode(sse(chunk({ role: "assistant", tool_calls: [call] }), chunk({}, "stop"), "[DONE]"), gemini);
+  expect(events.slice(1, 7)).toEqual([
+    { type: "part_start", index: 0, part: { type: "reasoning", origin: "gemini" } },
+    { type: "delta", index: 0, opaque: "SIG1" },
+    { type: "part_end", index: 0 },
+    { type: "part_start", index: 1, part: { type: "tool_call", id: "c1", name: "read" } },
+    { type: "delta", index: 1, arguments: '{"path":"a"}' },
+    { type: "part_end", index: 1 },
+  ]);
+  expect(events.at(-1)).toMatchObject({ type: "finish", stop: "tool_use" });
+});

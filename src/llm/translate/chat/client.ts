@@ -179,10 +179,8 @@ export function encodeAnswer(answer: IrAnswer, _request: Record<string, any>): R
     }
   }
   const message: Record<string, unknown> = { role: "assistant", content, refusal: null };
-  if (details.length) {
-    message.reasoning_content = reasoning;
-    message.reasoning_details = details;
-  }
+  if (reasoning) message.reasoning_content = reasoning;
+  if (details.length) message.reasoning_details = details;
   if (calls.length) message.tool_calls = calls;
   const out: Record<string, unknown> = {
     id: chatId(answer.id),

@@ -11,7 +11,7 @@
 
 import type { IrEvent, IrUsage, StopReason, TranslateTarget } from "../ir.ts";
 import { stopReasonOf, usageFromChat } from "./shared.ts";
-import { dialectOf, newCallId, reasoningOf } from "./upstream.ts";
+import { dialectOf, newCallId, reasoningOf, thoughtSignatureOf } from "./upstream.ts";
 
 type Open = { kind: "text" | "reasoning"; index: number } | { kind: "tool"; index: number; chatIndex: number; id: string };
 
@@ -53,6 +53,12 @@ export function streamDecoder(target: TranslateTarget): { feed(event: string | u
     if (!same) {
       if (id === undefined && closed.has(chatIndex)) return;
       close(out);
+      const sig = thoughtSignatureOf(tc);
+      if (sig) {
+        // Gemini's signature for this call: a reasoning part of its own just before it (chat/upstream.ts).
+        const index = next++;
+        out.push({ type: "part_start", index, part: { type: "reasoning", origin: target.provider } }, { type: "delta", index, opaque: sig }, { type: "part_end", index });
+      }
       open = { kind: "tool", index: next++, chatIndex, id: id ?? newCallId() };
       calledTools = true;
       out.push({ type: "part_start", index: open.index, part: { type: "tool_call", id: open.id, name: String(tc?.function?.name ?? "") } });
