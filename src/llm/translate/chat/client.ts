@@ -172,7 +172,7 @@ export function encodeAnswer(answer: IrAnswer, _request: Record<string, any>): R
   const calls: object[] = [];
   for (const p of answer.parts) {
     if (p.type === "text") content = (content ?? "") + p.text;
-    else if (p.type === "tool_call") calls.push({ id: p.id, type: "function", function: { name: p.name, arguments: p.arguments } });
+    else if (p.type === "tool_call") calls.push({ id: p.id, type: "function", function: { name: p.name, arguments: p.arguments || "{}" } });
     else {
       if (!p.redacted) reasoning += p.text;
       details.push(reasoningDetail(p, details.length));
