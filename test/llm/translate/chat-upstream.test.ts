@@ -162,6 +162,23 @@ describe("IR → chat request", () => {
     expect(body.messages).toEqual([{ role: "user", content: "a" }, { role: "user", content: "b" }]);
   });
 
+  test("consecutive assistant turns (a Responses history: one item each) become one message carrying every call", () => {
+    const body = encodeRequest(
+      base({
+        messages: [
+          { role: "user", parts: [{ type: "text", text: "go" }] },
+          { role: "assistant", parts: [{ type: "text", text: "Reading." }] },
+          { role: "assistant", parts: [{ type: "tool_call", id: "fc_1", name: "read", arguments: "{}" }] },
+          { role: "assistant", parts: [{ type: "tool_call", id: "fc_2", name: "read", arguments: "{}" }] },
+          { role: "user", parts: [{ type: "tool_result", callId: "fc_1", content: "a" }] },
+          { role: "user", parts: [{ type: "tool_result", callId: "fc_2", content: "b" }] },
+        ],
+      }),
+      openai,
+    );
+    expect((body.messages as any[]).map((m) => [m.role, m.tool_calls?.length ?? 0])).toEqual([["user", 0], ["assistant", 2], ["tool", 0], ["tool", 0]]);
+  });
+
   test("structured output: json_schema and json_object", () => {
     const schema = { type: "object", properties: { a: { type: "number" } } };
     expect(encodeRequest(base({ responseFormat: { type: "json_schema", name: "out", schema, strict: true } }), openai).response_format).toEqual({ type: "json_schema", json_schema: { name: "out", schema, strict: true } });

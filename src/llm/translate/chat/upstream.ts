@@ -47,7 +47,7 @@ export function encodeRequest(req: IrRequest, target: TranslateTarget): Record<s
   const d = dialectOf(target);
   const messages: ChatMessage[] = [];
   if (req.system.length) messages.push({ role: "system", content: req.system.map((p) => p.text).join("\n\n") });
-  req.messages.forEach((m, i) => (m.role === "user" ? userMessages(m, i, d, messages) : assistantMessage(m, target.provider, d, messages)));
+  merged(req.messages).forEach((m, i) => (m.role === "user" ? userMessages(m, i, d, messages) : assistantMessage(m, target.provider, d, messages)));
 
   const out: Record<string, unknown> = { model: req.model, messages };
   if (req.tools.length) {
@@ -72,6 +72,20 @@ export function encodeRequest(req: IrRequest, target: TranslateTarget): Record<s
     out.stream = true;
     // Metering reads the upstream's own usage, which a chat stream carries only when asked.
     if (d.streamUsage) out.stream_options = { include_usage: true };
+  }
+  return out;
+}
+
+/**
+ * Consecutive turns of one role as one (a Responses history has one item per call): a chat assistant message
+ * carries all its calls, which the tool messages must follow, and a thought signature stays beside its call.
+ */
+function merged(messages: IrMessage[]): IrMessage[] {
+  const out: IrMessage[] = [];
+  for (const m of messages) {
+    const last = out[out.length - 1];
+    if (last?.role === m.role) out[out.length - 1] = { role: m.role, parts: [...last.parts, ...m.parts] };
+    else out.push(m);
   }
   return out;
 }
