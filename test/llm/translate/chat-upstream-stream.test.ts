@@ -132,3 +132,10 @@ test("a streamed Gemini call's thought signature is a reasoning part (opaque, no
   ]);
   expect(events.at(-1)).toMatchObject({ type: "finish", stop: "tool_use" });
 });
+
+test("a leading chunk with no choices (Azure's prompt_filter_results, empty id) does not start the answer", () => {
+  const filter = { id: "", object: "", created: 0, model: "", choices: [], prompt_filter_results: [{ prompt_index: 0, content_filter_results: {} }] };
+  const events = decode(sse(filter, chunk({ role: "assistant", content: "ok" }), chunk({}, "stop"), "[DONE]"));
+  expect(events[0]).toEqual({ type: "start", id: "chatcmpl-t1", model: "m-1", usage: null });
+  expect(events.filter((e) => e.type === "start").length).toBe(1);
+});
