@@ -14,6 +14,8 @@
 // - streamUsage: true (default: a stream asks stream_options.include_usage, which metering needs) | false.
 // - images: true (default) | false for a text-only upstream: a request with images is refused (TranslationError).
 // - parallelToolCalls: true (default: `parallel_tool_calls` is sent when the request sets it) | false to omit it.
+// - thoughtSignatures: false (default) | true for Gemini: a tool call's thought signature (read from any upstream
+//   that sends one) goes back on that call, and a turn whose first call has none gets Gemini's skip placeholder.
 
 import type { ClientCodec, UpstreamCodec } from "./ir.ts";
 import { decodeRequest, encodeAnswer } from "./chat/client.ts";

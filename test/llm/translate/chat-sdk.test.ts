@@ -212,3 +212,18 @@ describe("the stream encoder writes as it goes", () => {
     expect(enc.write({ type: "finish", stop: "end_turn", usage: USAGE })).toBe("");
   });
 });
+
+test("a call with no arguments at all says {} (JSON), streamed and not", async () => {
+  const events: IrEvent[] = [
+    { type: "start", id: "msg_05", model: "claude-x", usage: null },
+    { type: "part_start", index: 0, part: { type: "tool_call", id: "toolu_9", name: "list_files" } },
+    { type: "delta", index: 0, arguments: "" },
+    { type: "part_end", index: 0 },
+    { type: "finish", stop: "tool_use", usage: USAGE },
+  ];
+  const { sdk } = client(events);
+  const final = await sdk.chat.completions.stream({ model: "claude-x", messages: [{ role: "user", content: "ls" }], tools }).finalChatCompletion();
+  expect((final.choices[0]!.message.tool_calls![0] as any).function.arguments).toBe("{}");
+  const r = await sdk.chat.completions.create({ model: "claude-x", messages: [{ role: "user", content: "ls" }], tools });
+  expect((r.choices[0]!.message.tool_calls![0] as any).function.arguments).toBe("{}");
+});

@@ -117,3 +117,25 @@ describe("chat upstream stream → IR", () => {
     expect((terminal(gemini)[0] as any).usage).toEqual({ input: 10, cacheRead: 0, cacheWrite: 0, output: 30, reasoning: 25 });
   });
 });
+
+test("a streamed Gemini call's thought signature is a reasoning part (opaque, no text) opened and closed just before the call", () => {
+  const gemini: TranslateTarget = { provider: "gemini", dialect: { thoughtSignatures: true } };
+  const call = { index: 0, id: "c1", type: "function", function: { name: "read", arguments: '{"path":"a"}' }, extra_content: { google: { thought_signature: "SIG1" } } };
+  const events = decode(sse(chunk({ role: "assistant", tool_calls: [call] }), chunk({}, "stop"), "[DONE]"), gemini);
+  expect(events.slice(1, 7)).toEqual([
+    { type: "part_start", index: 0, part: { type: "reasoning", origin: "gemini" } },
+    { type: "delta", index: 0, opaque: "SIG1" },
+    { type: "part_end", index: 0 },
+    { type: "part_start", index: 1, part: { type: "tool_call", id: "c1", name: "read" } },
+    { type: "delta", index: 1, arguments: '{"path":"a"}' },
+    { type: "part_end", index: 1 },
+  ]);
+  expect(events.at(-1)).toMatchObject({ type: "finish", stop: "tool_use" });
+});
+
+test("a leading chunk with no choices (Azure's prompt_filter_results, empty id) does not start the answer", () => {
+  const filter = { id: "", object: "", created: 0, model: "", choices: [], prompt_filter_results: [{ prompt_index: 0, content_filter_results: {} }] };
+  const events = decode(sse(filter, chunk({ role: "assistant", content: "ok" }), chunk({}, "stop"), "[DONE]"));
+  expect(events[0]).toEqual({ type: "start", id: "chatcmpl-t1", model: "m-1", usage: null });
+  expect(events.filter((e) => e.type === "start").length).toBe(1);
+});

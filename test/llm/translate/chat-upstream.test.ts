@@ -162,6 +162,23 @@ describe("IR → chat request", () => {
     expect(body.messages).toEqual([{ role: "user", content: "a" }, { role: "user", content: "b" }]);
   });
 
+  test("consecutive assistant turns (a Responses history: one item each) become one message carrying every call", () => {
+    const body = encodeRequest(
+      base({
+        messages: [
+          { role: "user", parts: [{ type: "text", text: "go" }] },
+          { role: "assistant", parts: [{ type: "text", text: "Reading." }] },
+          { role: "assistant", parts: [{ type: "tool_call", id: "fc_1", name: "read", arguments: "{}" }] },
+          { role: "assistant", parts: [{ type: "tool_call", id: "fc_2", name: "read", arguments: "{}" }] },
+          { role: "user", parts: [{ type: "tool_result", callId: "fc_1", content: "a" }] },
+          { role: "user", parts: [{ type: "tool_result", callId: "fc_2", content: "b" }] },
+        ],
+      }),
+      openai,
+    );
+    expect((body.messages as any[]).map((m) => [m.role, m.tool_calls?.length ?? 0])).toEqual([["user", 0], ["assistant", 2], ["tool", 0], ["tool", 0]]);
+  });
+
   test("structured output: json_schema and json_object", () => {
     const schema = { type: "object", properties: { a: { type: "number" } } };
     expect(encodeRequest(base({ responseFormat: { type: "json_schema", name: "out", schema, strict: true } }), openai).response_format).toEqual({ type: "json_schema", json_schema: { name: "out", schema, strict: true } });
@@ -205,5 +222,47 @@ describe("chat answer → IR", () => {
     expect(decodeAnswer({}, openai)).toMatchObject({ parts: [], stop: "end_turn", usage: null });
     const a = decodeAnswer({ choices: [{ message: { tool_calls: [{ function: { name: "f", arguments: { a: 1 } } }] } }] }, openai);
     expect(a.parts[0]).toMatchObject({ type: "tool_call", name: "f", arguments: '{"a":1}' });
+  });
+});
+
+describe("Gemini thought signatures on tool calls", () => {
+  const gemini: TranslateTarget = { provider: "gemini", dialect: { thoughtSignatures: true, reasoningEffort: true } };
+  const geminiCall = (id: string, sig?: string) => ({ id, type: "function", function: { name: "read", arguments: '{"path":"a"}' }, ...(sig && { extra_content: { google: { thought_signature: sig } } }) });
+
+  test("a JSON answer's signature becomes a reasoning part of Gemini's origin just before its call", () => {
+    const a = decodeAnswer({ id: "g1", model: "gemini-3-pro", choices: [{ index: 0, message: { role: "assistant", content: null, tool_calls: [geminiCall("c1", "SIG1"), geminiCall("c2")] }, finish_reason: "stop" }] }, gemini);
+    expect(a.parts).toEqual([
+      { type: "reasoning", text: "", origin: "gemini", opaque: "SIG1" },
+      { type: "tool_call", id: "c1", name: "read", arguments: '{"path":"a"}' },
+      { type: "tool_call", id: "c2", name: "read", arguments: '{"path":"a"}' },
+    ]);
+    expect(a.stop).toBe("tool_use");
+  });
+
+  test("the signature goes back on its own call; a turn of calls another model made gets the skip placeholder on its first call only", () => {
+    const body = encodeRequest(
+      base({
+        messages: [
+          { role: "user", parts: [{ type: "text", text: "go" }] },
+          { role: "assistant", parts: [{ type: "reasoning", text: "", origin: "gemini", opaque: "SIG1" }, { type: "tool_call", id: "c1", name: "read", arguments: "{}" }, { type: "tool_call", id: "c2", name: "read", arguments: "{}" }] },
+          { role: "user", parts: [{ type: "tool_result", callId: "c1", content: "a" }, { type: "tool_result", callId: "c2", content: "b" }] },
+          { role: "assistant", parts: [{ type: "reasoning", text: "hm", origin: "anthropic", opaque: "CLAUDE" }, { type: "tool_call", id: "toolu_1", name: "read", arguments: "{}" }, { type: "tool_call", id: "toolu_2", name: "read", arguments: "{}" }] },
+          { role: "user", parts: [{ type: "tool_result", callId: "toolu_1", content: "a" }, { type: "tool_result", callId: "toolu_2", content: "b" }] },
+        ],
+      }),
+      gemini,
+    );
+    const calls = (body.messages as any[]).filter((m) => m.tool_calls).map((m) => m.tool_calls.map((c: any) => c.extra_content?.google?.thought_signature ?? null));
+    expect(calls).toEqual([["SIG1", null], ["skip_thought_signature_validator", null]]);
+    expect(JSON.stringify(body)).not.toContain("CLAUDE");
+    // Without the dialect no extra_content is ever written.
+    expect(JSON.stringify(encodeRequest(base({ messages: [{ role: "assistant", parts: [{ type: "tool_call", id: "x", name: "f", arguments: "{}" }] }] }), openai))).not.toContain("extra_content");
+  });
+
+  test("a signature survives a chat client's round trip: answer → reasoning_details → next request → back on the call", () => {
+    const answer = chatCodec.client.encodeAnswer(decodeAnswer({ id: "g1", model: "gemini-3-pro", choices: [{ index: 0, message: { role: "assistant", content: null, tool_calls: [geminiCall("c1", "SIG1")] }, finish_reason: "tool_calls" }] }, gemini), {}) as any;
+    const next = chatCodec.client.decodeRequest({ model: "m", messages: [{ role: "user", content: "go" }, answer.choices[0].message, { role: "tool", tool_call_id: "c1", content: "done" }] });
+    const body = encodeRequest(next, gemini) as any;
+    expect(body.messages[1].tool_calls[0].extra_content).toEqual({ google: { thought_signature: "SIG1" } });
   });
 });

@@ -14,7 +14,7 @@ import { openAiErrorBody } from "../../protocols/common.ts";
 import { FINISH_REASON, chatUsage, reasoningDetail } from "./shared.ts";
 import { chatId } from "./client.ts";
 
-type Open = { kind: "text" } | { kind: "tool"; index: number } | ({ kind: "reasoning" } & Omit<ReasoningPart, "type">);
+type Open = { kind: "text" } | { kind: "tool"; index: number; args: boolean } | ({ kind: "reasoning" } & Omit<ReasoningPart, "type">);
 
 export function streamEncoder(request: Record<string, any>): { write(e: IrEvent): string } {
   const includeUsage = request?.stream_options?.include_usage === true;
@@ -43,7 +43,7 @@ export function streamEncoder(request: Record<string, any>): { write(e: IrEvent)
           else if (p.type === "reasoning") open.set(e.index, { kind: "reasoning", text: "", origin: p.origin, opaque: p.opaque, redacted: p.redacted, id: p.id });
           else {
             const index = toolCalls++;
-            open.set(e.index, { kind: "tool", index });
+            open.set(e.index, { kind: "tool", index, args: false });
             return delta({ tool_calls: [{ index, id: p.id, type: "function", function: { name: p.name, arguments: "" } }] });
           }
           return "";
@@ -52,7 +52,11 @@ export function streamEncoder(request: Record<string, any>): { write(e: IrEvent)
           const o = open.get(e.index);
           if (!o) return "";
           if (o.kind === "text") return e.text ? delta({ content: e.text }) : "";
-          if (o.kind === "tool") return e.arguments ? delta({ tool_calls: [{ index: o.index, function: { arguments: e.arguments } }] }) : "";
+          if (o.kind === "tool") {
+            if (!e.arguments) return "";
+            o.args = true;
+            return delta({ tool_calls: [{ index: o.index, function: { arguments: e.arguments } }] });
+          }
           if (e.opaque) o.opaque = (o.opaque ?? "") + e.opaque;
           if (!e.reasoning) return "";
           o.text += e.reasoning;
@@ -61,6 +65,8 @@ export function streamEncoder(request: Record<string, any>): { write(e: IrEvent)
         case "part_end": {
           const o = open.get(e.index);
           open.delete(e.index);
+          // A call with no arguments at all (a tool without parameters) says "{}", as OpenAI does: "" is not JSON.
+          if (o?.kind === "tool" && !o.args) return delta({ tool_calls: [{ index: o.index, function: { arguments: "{}" } }] });
           if (o?.kind !== "reasoning") return "";
           return delta({ reasoning_details: [reasoningDetail(o, reasoningParts++)] });
         }

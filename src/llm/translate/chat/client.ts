@@ -18,6 +18,7 @@ import { FINISH_REASON, chatUsage, reasoningDetail, reasoningFromDetail } from "
 import { imagePart, isObject, refuseUnsupported, textOf } from "./client-fields.ts";
 
 export function decodeRequest(body: Record<string, any>): IrRequest {
+  if (!isObject(body)) throw new TranslationError("the request body must be a JSON object");
   refuseUnsupported(body);
   if (!Array.isArray(body.messages)) throw new TranslationError("messages must be an array of messages", "messages");
   const system: TextPart[] = [];
@@ -54,6 +55,7 @@ export function decodeRequest(body: Record<string, any>): IrRequest {
     }
   });
 
+  if (!messages.length) throw new TranslationError("messages must hold at least one non-empty user or assistant message", "messages");
   const ir: IrRequest = { model: typeof body.model === "string" ? body.model : "", system, messages, tools: tools(body.tools), stream: body.stream === true };
   const choice = toolChoice(body.tool_choice);
   if (choice) ir.toolChoice = choice;
@@ -172,17 +174,15 @@ export function encodeAnswer(answer: IrAnswer, _request: Record<string, any>): R
   const calls: object[] = [];
   for (const p of answer.parts) {
     if (p.type === "text") content = (content ?? "") + p.text;
-    else if (p.type === "tool_call") calls.push({ id: p.id, type: "function", function: { name: p.name, arguments: p.arguments } });
+    else if (p.type === "tool_call") calls.push({ id: p.id, type: "function", function: { name: p.name, arguments: p.arguments || "{}" } });
     else {
       if (!p.redacted) reasoning += p.text;
       details.push(reasoningDetail(p, details.length));
     }
   }
   const message: Record<string, unknown> = { role: "assistant", content, refusal: null };
-  if (details.length) {
-    message.reasoning_content = reasoning;
-    message.reasoning_details = details;
-  }
+  if (reasoning) message.reasoning_content = reasoning;
+  if (details.length) message.reasoning_details = details;
   if (calls.length) message.tool_calls = calls;
   const out: Record<string, unknown> = {
     id: chatId(answer.id),

@@ -1,5 +1,5 @@
 // A chat upstream's SSE (chat.completion.chunk events) → IR events, each as its chunk arrives.
-// - The first chunk gives `start`. Reasoning (reasoning_content / reasoning), text and each tool call are parts;
+// - The first chunk with a choice (or usage) gives `start`. Reasoning (reasoning_content / reasoning), text and each tool call are parts;
 //   a new kind, or a tool call with another index (or another id: some upstreams send every call at index 0),
 //   closes the open part first, so parts never interleave. A delta for a call already closed cannot be reopened
 //   without interleaving; no known upstream sends one, and it is dropped.
@@ -11,7 +11,7 @@
 
 import type { IrEvent, IrUsage, StopReason, TranslateTarget } from "../ir.ts";
 import { stopReasonOf, usageFromChat } from "./shared.ts";
-import { dialectOf, newCallId, reasoningOf } from "./upstream.ts";
+import { dialectOf, newCallId, reasoningOf, thoughtSignatureOf } from "./upstream.ts";
 
 type Open = { kind: "text" | "reasoning"; index: number } | { kind: "tool"; index: number; chatIndex: number; id: string };
 
@@ -53,6 +53,12 @@ export function streamDecoder(target: TranslateTarget): { feed(event: string | u
     if (!same) {
       if (id === undefined && closed.has(chatIndex)) return;
       close(out);
+      const sig = thoughtSignatureOf(tc);
+      if (sig) {
+        // Gemini's signature for this call: a reasoning part of its own just before it (chat/upstream.ts).
+        const index = next++;
+        out.push({ type: "part_start", index, part: { type: "reasoning", origin: target.provider } }, { type: "delta", index, opaque: sig }, { type: "part_end", index });
+      }
       open = { kind: "tool", index: next++, chatIndex, id: id ?? newCallId() };
       calledTools = true;
       out.push({ type: "part_start", index: open.index, part: { type: "tool_call", id: open.id, name: String(tc?.function?.name ?? "") } });
@@ -69,13 +75,15 @@ export function streamDecoder(target: TranslateTarget): { feed(event: string | u
       out.push({ type: "error", status, code: typeof e.code === "string" ? e.code : typeof e.type === "string" ? e.type : "upstream_error", message: typeof e.message === "string" ? e.message : "The upstream failed." });
       return;
     }
-    if (!started) {
-      started = true;
-      out.push({ type: "start", id: typeof chunk?.id === "string" ? chunk.id : newCallId(), model: typeof chunk?.model === "string" ? chunk.model : "", usage: null });
-    }
     const u = usageFromChat(chunk?.usage);
     if (u) usage = u;
     const choice = Array.isArray(chunk?.choices) ? chunk.choices.find((c: any) => (c?.index ?? 0) === 0) : undefined;
+    // Started by the first chunk about the answer: some upstreams lead with a chunk of no choices (Azure's
+    // prompt_filter_results, with an empty id).
+    if (!started && (choice || u)) {
+      started = true;
+      out.push({ type: "start", id: typeof chunk?.id === "string" && chunk.id ? chunk.id : newCallId(), model: typeof chunk?.model === "string" ? chunk.model : "", usage: null });
+    }
     if (!choice) {
       if (stop !== null && u) finish(out); // the usage chunk after finish_reason
       return;

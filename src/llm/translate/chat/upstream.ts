@@ -9,6 +9,11 @@
 //   message takes only text). An error result's text starts with "Error: " (chat has no is_error).
 // - Reasoning goes back only when the dialect names its field and the part came from this provider; cache hints
 //   and `user` are dropped.
+// - Gemini's thought signatures (extra_content.google.thought_signature on a tool call, which Gemini 3 requires
+//   back on the current turn's calls) travel as a reasoning part with no text and the signature as its opaque
+//   value, just before the call: every client protocol already carries such a part back to its origin. With the
+//   `thoughtSignatures` dialect, an assistant turn whose first call has none (history made by another model) gets
+//   Gemini's documented placeholder that skips the check, rather than a 400.
 
 import { TranslationError, type ImagePart, type IrAnswer, type IrMessage, type IrRequest, type TextPart, type TranslateTarget } from "../ir.ts";
 import { stopReasonOf, usageFromChat } from "./shared.ts";
@@ -22,6 +27,7 @@ export interface ChatDialect {
   streamUsage: boolean;
   images: boolean;
   parallelToolCalls: boolean;
+  thoughtSignatures: boolean;
 }
 
 export function dialectOf(target: TranslateTarget): ChatDialect {
@@ -33,6 +39,7 @@ export function dialectOf(target: TranslateTarget): ChatDialect {
     streamUsage: d.streamUsage !== false,
     images: d.images !== false,
     parallelToolCalls: d.parallelToolCalls !== false,
+    thoughtSignatures: d.thoughtSignatures === true,
   };
 }
 
@@ -40,7 +47,7 @@ export function encodeRequest(req: IrRequest, target: TranslateTarget): Record<s
   const d = dialectOf(target);
   const messages: ChatMessage[] = [];
   if (req.system.length) messages.push({ role: "system", content: req.system.map((p) => p.text).join("\n\n") });
-  req.messages.forEach((m, i) => (m.role === "user" ? userMessages(m, i, d, messages) : assistantMessage(m, target.provider, d, messages)));
+  merged(req.messages).forEach((m, i) => (m.role === "user" ? userMessages(m, i, d, messages) : assistantMessage(m, target.provider, d, messages)));
 
   const out: Record<string, unknown> = { model: req.model, messages };
   if (req.tools.length) {
@@ -65,6 +72,20 @@ export function encodeRequest(req: IrRequest, target: TranslateTarget): Record<s
     out.stream = true;
     // Metering reads the upstream's own usage, which a chat stream carries only when asked.
     if (d.streamUsage) out.stream_options = { include_usage: true };
+  }
+  return out;
+}
+
+/**
+ * Consecutive turns of one role as one (a Responses history has one item per call): a chat assistant message
+ * carries all its calls, which the tool messages must follow, and a thought signature stays beside its call.
+ */
+function merged(messages: IrMessage[]): IrMessage[] {
+  const out: IrMessage[] = [];
+  for (const m of messages) {
+    const last = out[out.length - 1];
+    if (last?.role === m.role) out[out.length - 1] = { role: m.role, parts: [...last.parts, ...m.parts] };
+    else out.push(m);
   }
   return out;
 }
@@ -104,12 +125,22 @@ const imageUrl = (p: ImagePart) => (p.source.kind === "url" ? p.source.url : `da
 function assistantMessage(m: IrMessage, provider: string, d: ChatDialect, out: ChatMessage[]): void {
   let text = "";
   let reasoning = "";
-  const calls: object[] = [];
+  let signature: string | undefined; // waiting for the call it belongs to
+  const calls: ChatMessage[] = [];
   for (const p of m.parts) {
     if (p.type === "text") text += p.text;
-    else if (p.type === "tool_call") calls.push({ id: p.id, type: "function", function: { name: p.name, arguments: p.arguments || "{}" } });
+    else if (p.type === "tool_call") {
+      const call: ChatMessage = { id: p.id, type: "function", function: { name: p.name, arguments: p.arguments || "{}" } };
+      const sig = signature ?? (d.thoughtSignatures && !calls.length ? SKIP_SIGNATURE : undefined);
+      if (sig) call.extra_content = { google: { thought_signature: sig } };
+      signature = undefined;
+      calls.push(call);
+    }
     // Another provider's reasoning (or reasoning of unknown origin) is never forwarded.
-    else if (p.type === "reasoning" && p.origin === provider && !p.redacted) reasoning += p.text;
+    else if (p.type === "reasoning" && p.origin === provider && !p.redacted) {
+      reasoning += p.text;
+      if (p.opaque && d.thoughtSignatures) signature = p.opaque;
+    }
   }
   if (!text && !calls.length) return;
   const msg: ChatMessage = { role: "assistant", content: text || null };
@@ -131,6 +162,8 @@ export function decodeAnswer(json: any, target: TranslateTarget): IrAnswer {
   if (refused) parts.push({ type: "text", text: msg.refusal });
   const calls = Array.isArray(msg.tool_calls) ? msg.tool_calls : [];
   for (const c of calls) {
+    const sig = thoughtSignatureOf(c);
+    if (sig) parts.push({ type: "reasoning", text: "", origin: target.provider, opaque: sig });
     const args = c?.function?.arguments;
     parts.push({ type: "tool_call", id: typeof c?.id === "string" && c.id ? c.id : newCallId(), name: String(c?.function?.name ?? ""), arguments: typeof args === "string" ? args : args == null ? "" : JSON.stringify(args) });
   }
@@ -154,3 +187,12 @@ export function reasoningOf(o: any, d: ChatDialect): string {
 
 /** An id for a call the upstream named none for (the next turn's tool result answers to it). */
 export const newCallId = () => `call_${crypto.randomUUID().replaceAll("-", "").slice(0, 24)}`;
+
+/** Gemini's placeholder for a call it did not make (its thought-signatures guide documents it). */
+const SKIP_SIGNATURE = "skip_thought_signature_validator";
+
+/** The thought signature Gemini attaches to a tool call, if any. */
+export function thoughtSignatureOf(call: any): string | undefined {
+  const sig = call?.extra_content?.google?.thought_signature;
+  return typeof sig === "string" && sig ? sig : undefined;
+}
