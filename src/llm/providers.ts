@@ -59,7 +59,8 @@ const SPECS: Record<string, ProviderSpec> = {
     url: (b, p) => b + "/v1beta/openai" + p.slice("/v1".length),
     bearer: true,
     paths: ["/v1/chat/completions", "/v1/embeddings"],
-    dialect: { maxTokensField: "max_tokens", reasoningEffort: true },
+    // Gemini 3 wants each tool call's thought signature back (a skip placeholder for calls another model made).
+    dialect: { maxTokensField: "max_tokens", reasoningEffort: true, thoughtSignatures: true },
   },
   xai: { keyVar: "XAI_API_KEY", baseVar: "XAI_BASE_URL", url: openAiStyle, bearer: true, paths: ["/v1/chat/completions", "/v1/responses"] },
   deepseek: {

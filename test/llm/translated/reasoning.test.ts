@@ -117,4 +117,15 @@ test("DeepSeek's reasoning_content streams to an Anthropic client as thinking; c
   expect(msg.content.find((b: any) => b.type === "text").text).toContain("sunny");
   expect(msg.usage.output_tokens).toBe(85);
   await expectCharged(e.gw, accountId, 100, chargeOf(model("deepseek-reasoner"), STATED["/v1/chat/completions"].reasoning.stream));
+
+  // The conversation moves to Claude (passed through): DeepSeek's thought, which Anthropic did not sign, stays out;
+  // back on DeepSeek it goes with the turn, as its reasoner requires.
+  const next = [{ role: "user" as const, content: ask }, { role: "assistant" as const, content: msg.content }, { role: "user" as const, content: "And tomorrow?" }];
+  e.fake.enqueue("ok");
+  await anthropic(key).messages.create({ model: "claude-haiku-4-5", max_tokens: 200, messages: next });
+  expect(e.fake.requests.at(-1)!.body).not.toContain(THOUGHT);
+  expect(e.fake.requests.at(-1)!.body).toContain("sunny");
+  e.fake.enqueue("ok");
+  await anthropic(key).messages.create({ model: "deepseek-reasoner", max_tokens: 200, messages: next });
+  expect(lastUpstream().messages.find((m: any) => m.role === "assistant")).toMatchObject({ reasoning_content: THOUGHT });
 });
