@@ -14,7 +14,7 @@ import type { ErrorInfo, LlmProtocol, UpstreamBody } from "./protocols/index.ts"
 import { NO_PAID_TOOLS, paidToolUse } from "./protocols/paid-tools.ts";
 import { keySettingOf, type Provider, type Providers } from "./providers.ts";
 import { callUpstream, upstreamHeaders } from "./upstream.ts";
-import { answerFacts, firstNonSpace, isWholeAnswer, parseRequestBody, textOf, withoutBom, withUpstreamModel } from "./body.ts";
+import { answerFacts, answerTypeMisfit, firstNonSpace, isWholeAnswer, parseRequestBody, textOf, withoutBom, withUpstreamModel } from "./body.ts";
 import { capAtMaxCredits, checkMaxCredits, judgeBody, judgeStream, NOTHING_SEEN, partial, planHold, UPSTREAM_SILENT, verdictOr, type HoldPlan, type Verdict } from "./meter.ts";
 import type { LedgerBatch } from "./ledger-batch.ts";
 import { pump, readArrived, readHead, throughTap, WHOLE_ANSWER_BYTES, type Head, type PumpEnd, type StreamCut } from "./pump.ts";
@@ -276,17 +276,6 @@ export function dropNoticeFor(proto: LlmProtocol, requestId: string): ((lastSent
 }
 
 const UNUSABLE = "The upstream's answer was not a usable response for this API; nothing was charged. Retry the request.";
-
-/**
- * Why a 200's content-type cannot be the answer asked for, or null: a stream asked for and not given (or the
- * reverse), or a non-streaming answer that is not JSON (an HTML error page from a proxy in front of the upstream).
- * No content-type at all is left to the body's own check.
- */
-function answerTypeMisfit(streamAsked: boolean, sse: boolean, contentType: string): string | null {
-  if (streamAsked !== sse) return streamAsked ? "not a stream" : "a stream where JSON was asked for";
-  if (!sse && contentType !== "" && !contentType.toLowerCase().includes("json")) return "not JSON";
-  return null;
-}
 
 /**
  * A 200 that is not the protocol's answer: released, logged with what the upstream sent (its status and content

@@ -163,20 +163,29 @@ export async function readArrived(body: ReadableStream<Uint8Array>): Promise<Hea
  * chunked one chunk by chunk, so a large one stops at the limit. Throws as reading the body does (dropped, aborted).
  */
 export async function readHead(res: Response, limit: number, silenceMs = 0): Promise<Head> {
-  // An upstream silent for `silenceMs` has its request aborted, which fails the read under way: an UpstreamTimeout.
-  const silence = silenceMs > 0 ? new SilenceTimer(silenceMs, () => abortUpstream(res, new UpstreamTimeout("LLM_SILENCE_TIMEOUT_SECONDS"))) : null;
+  // The silence timer starts only when a read has to wait for the network: the usual answer, in with its headers,
+  // costs none. An upstream silent for `silenceMs` has its request aborted, which fails the read under way.
+  let silence = null as SilenceTimer | null; // set inside `arrived`, which TypeScript does not follow
+  const arrived = async <T>(read: Promise<T>): Promise<T> => {
+    if (silenceMs > 0 && silence === null) {
+      await null;
+      if (Bun.peek.status(read) === "pending") silence = new SilenceTimer(silenceMs, () => abortUpstream(res, new UpstreamTimeout("LLM_SILENCE_TIMEOUT_SECONDS")));
+    }
+    const r = await read;
+    silence?.heard();
+    return r;
+  };
   try {
     const length = res.headers.get("content-length");
     if (length !== null && Number(length) <= limit && !res.headers.has("content-encoding")) {
-      const bytes = await res.bytes();
+      const bytes = await arrived(res.bytes());
       return { reader: null, chunks: [bytes], ended: true, firstByteAt: performance.now() };
     }
     const head = headOf(res.body!);
     let size = 0;
     while (size <= limit) {
-      const r = await head.reader!.read();
+      const r = await arrived(head.reader!.read());
       if (r.done) return { ...head, ended: true };
-      silence?.heard();
       head.firstByteAt ??= performance.now();
       head.chunks.push(r.value!);
       size += r.value!.byteLength;
@@ -250,7 +259,8 @@ async function* steps(head: Head, clientSignal: AbortSignal, h: PumpHooks, start
   let prev: Uint8Array | null = null;
   let last: Uint8Array | null = null;
   /**
-   * How a stream ends that its upstream dropped, or that shutdown cut (the client is charged what it got, meter.ts).
+   * How a stream ends that its upstream dropped, ended early or let go silent, or that shutdown cut (meter.ts says
+   * what each is charged).
    * After the stream's own end (or error) was seen: the client has the whole answer, which is metered as such
    * (judgeStream), so it ends cleanly. Before it, between events: the protocol's error event (an SDK raises it as an
    * API error); mid-event: the connection is cut, as the upstream's was, unless a translator takes the bytes
