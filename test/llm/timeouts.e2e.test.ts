@@ -8,7 +8,8 @@ import Anthropic from "@anthropic-ai/sdk";
 import OpenAI from "openai";
 import { buildApp } from "../../src/app";
 import { closeContext, createContext } from "../../src/bootstrap";
-import { loadConfig } from "../../src/config";
+import { ConfigError, loadConfig } from "../../src/config";
+import { llmTimeoutsOf } from "../../src/llm/timeouts";
 import { silentLogger } from "../../src/log";
 import { fixtureText } from "../fakes/fixtures";
 import { tempSqlitePath } from "../support/services";
@@ -166,3 +167,12 @@ test("Bun's server idle timeout never cuts a stream the silence setting allows",
     upstream.stop(true);
   }
 }, 20_000);
+
+test("the timeout settings take decimal seconds above 0 and up to a day; anything else stops the gateway at startup", () => {
+  for (const bad of ["0", "-1", "abc", "1e3", "86401"]) {
+    expect(() => loadConfig({ LLM_SILENCE_TIMEOUT_SECONDS: bad })).toThrow(ConfigError);
+    expect(() => loadConfig({ LLM_FIRST_BYTE_TIMEOUT_SECONDS: bad })).toThrow(ConfigError);
+  }
+  expect(llmTimeoutsOf(loadConfig({ LLM_FIRST_BYTE_TIMEOUT_SECONDS: "0.25", LLM_SILENCE_TIMEOUT_SECONDS: "86400" }).raw)).toEqual({ firstByteMs: 250, silenceMs: 86_400_000 });
+  expect(llmTimeoutsOf(loadConfig({}).raw)).toEqual({ firstByteMs: 900_000, silenceMs: 600_000 });
+});
