@@ -413,7 +413,9 @@ export function finish(
   if (upstreamStatus !== null && upstreamStatus >= 400) metrics.upstreamError(call.model.provider, `status_${Math.floor(upstreamStatus / 100)}xx`);
   else if (v.outcome === "failed" || v.outcome === "dropped" || v.outcome === "upstream_bad_response" || v.outcome === "upstream_timeout") {
     metrics.upstreamError(call.model.provider, v.outcome);
-    if (v.outcome === "dropped") call.d.ctx.log.warn("llm upstream answer ended early; released", { request_id: call.requestId, provider: call.model.provider, model: call.model.id, error: v.error });
+    const fields = { request_id: call.requestId, provider: call.model.provider, model: call.model.id, error: v.error };
+    if (v.outcome === "dropped") call.d.ctx.log.warn("llm upstream answer ended early; released", fields);
+    if (v.outcome === "upstream_timeout") call.d.ctx.log.warn("llm upstream timed out; released", fields);
   }
   call.d.ledger.finish({
     hold: call.hold,

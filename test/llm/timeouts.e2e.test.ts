@@ -8,7 +8,8 @@ import Anthropic from "@anthropic-ai/sdk";
 import OpenAI from "openai";
 import { buildApp } from "../../src/app";
 import { closeContext, createContext } from "../../src/bootstrap";
-import { loadConfig } from "../../src/config";
+import { ConfigError, loadConfig } from "../../src/config";
+import { llmTimeoutsOf } from "../../src/llm/timeouts";
 import { silentLogger } from "../../src/log";
 import { fixtureText } from "../fakes/fixtures";
 import { tempSqlitePath } from "../support/services";
@@ -117,6 +118,37 @@ eachDatabase("a hung upstream", (databaseUrl) => {
   });
 });
 
+test("a JSON answer whose stated length never arrives (read natively, in one call): 504 upstream_timeout, the upstream's connection closed", async () => {
+  // Bun drops a stated content-length from a streamed Response, so this upstream writes its HTTP by hand.
+  let closed = false;
+  const upstream = Bun.listen({
+    hostname: "127.0.0.1",
+    port: 0,
+    socket: {
+      data(socket) {
+        socket.write('HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: 600\r\n\r\n{"id":"chatcmpl-1",');
+      },
+      close() {
+        closed = true;
+      },
+    },
+  });
+  const e = await startEnv({ env: { ...TIMEOUTS, OPENAI_BASE_URL: `http://127.0.0.1:${upstream.port}/v1` } });
+  try {
+    const { accountId, key } = await e.gw.account(100);
+    const r = await fetch(e.gw.url + "/v1/chat/completions", { method: "POST", headers: { authorization: `Bearer ${key}`, "content-type": "application/json" }, body: JSON.stringify(chat) });
+    expect(r.status).toBe(504);
+    expect((await r.json()).error).toMatchObject({ code: "upstream_timeout" });
+    await expectReleased(e.gw, accountId, 100);
+    expect((await ledgerOf(e.gw, accountId)).calls[0]!.status).toBe("upstream_timeout");
+    for (let i = 0; i < 200 && !closed; i++) await Bun.sleep(10);
+    expect(closed).toBe(true);
+  } finally {
+    await stopEnv(e);
+    upstream.stop(true);
+  }
+});
+
 test("a stream whose chunks keep coming is never cut, however long it lasts in all", async () => {
   // Each gap is well under the silence window, the whole stream well over it: the window is between chunks.
   const e = await startEnv({ env: { LLM_FIRST_BYTE_TIMEOUT_SECONDS: "5", LLM_SILENCE_TIMEOUT_SECONDS: "1" } });
@@ -166,3 +198,12 @@ test("Bun's server idle timeout never cuts a stream the silence setting allows",
     upstream.stop(true);
   }
 }, 20_000);
+
+test("the timeout settings take decimal seconds above 0 and up to a day; anything else stops the gateway at startup", () => {
+  for (const bad of ["0", "-1", "abc", "1e3", "86401"]) {
+    expect(() => loadConfig({ LLM_SILENCE_TIMEOUT_SECONDS: bad })).toThrow(ConfigError);
+    expect(() => loadConfig({ LLM_FIRST_BYTE_TIMEOUT_SECONDS: bad })).toThrow(ConfigError);
+  }
+  expect(llmTimeoutsOf(loadConfig({ LLM_FIRST_BYTE_TIMEOUT_SECONDS: "0.25", LLM_SILENCE_TIMEOUT_SECONDS: "86400" }).raw)).toEqual({ firstByteMs: 250, silenceMs: 86_400_000 });
+  expect(llmTimeoutsOf(loadConfig({}).raw)).toEqual({ firstByteMs: 900_000, silenceMs: 600_000 });
+});
