@@ -95,9 +95,13 @@ async function translatedAnswer(call: Call, t: Translation, res: Response): Prom
   try {
     // Read whole (a translation needs all of it), under the same silence limit as a native answer.
     text = textOf((await readHead(res, Number.POSITIVE_INFINITY, call.d.timeouts.silenceMs)).chunks);
-    json = JSON.parse(text);
   } catch (e) {
-    return answerUnread(call, e, status, "unreadable upstream answer", "The upstream's answer could not be read; nothing was charged.");
+    return answerUnread(call, e, status);
+  }
+  try {
+    json = JSON.parse(text);
+  } catch {
+    unusableAnswer(call, status, res.headers.get("content-type") ?? "", "not JSON", null);
   }
   const verdict = meter(call, () => judgeAnswer(call, t.native, text));
   if (verdict.outcome === "upstream_bad_response") {
