@@ -161,7 +161,8 @@ describe("Messages request → IR", () => {
     const cases: Array<[Record<string, any>, string]> = [
       [{ model: "m", max_tokens: 10 }, "messages"],
       [{ ...base, messages: [null] }, "messages[0].role"],
-      [{ ...base, messages: [{ role: "system", content: "x" }] }, "messages[0].role"],
+      [{ ...base, messages: [{ role: "tool", content: "x" }] }, "messages[0].role"],
+      [{ ...base, messages: [{ role: "system", content: 42 }] }, "messages[0].content"],
       [{ ...base, messages: [{ role: "user", content: 5 }] }, "messages[0].content"],
       [{ ...base, messages: [{ role: "user", content: [null] }] }, "messages[0].content[0]"],
       [{ ...base, messages: [{ role: "user", content: [{ type: "text" }] }] }, "messages[0].content[0].text"],
@@ -182,6 +183,20 @@ describe("Messages request → IR", () => {
       [{ ...base, output_config: { format: { type: "xml" } } }, "output_config.format"],
     ];
     for (const [body, param] of cases) expect(refusal(body).param).toBe(param);
+  });
+
+  test("a mid-conversation system message (Claude Code sends them) joins the system prompt in order", () => {
+    const ir = client.decodeRequest({
+      ...base,
+      system: "First.",
+      messages: [
+        { role: "user", content: "Hi" },
+        { role: "system", content: [{ type: "text", text: "Second." }] },
+        { role: "user", content: "Again" },
+      ],
+    });
+    expect(ir.system.map((p) => p.text)).toEqual(["First.", "Second."]);
+    expect(ir.messages.map((m) => m.role)).toEqual(["user", "user"]);
   });
 
   test("tool input nested beyond the limit is refused, not serialised", () => {
