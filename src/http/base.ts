@@ -103,16 +103,23 @@ function toApiError(code: string | number, error: unknown): ApiError {
       if ((error as { code?: unknown })?.code !== "PARSE") break; // a guard's failure, unwrapped: a defect
       return new ApiError(400, "invalid_json", "The request body is not valid JSON.");
     case "VALIDATION": {
-      const v = error as any;
-      const first = v?.all?.[0] ?? v?.valueError;
-      const field = String(first?.path ?? "").replace(/^\//, "").replaceAll("/", ".") || undefined;
-      const msg = integerRule(first) ?? first?.summary ?? first?.message ?? "The request is invalid.";
+      // The first error, found when Elysia made this one: its `all` would look for 64 more, and its summaries quote
+      // the value (`… but found: <value>`) at any length. TypeBox's own message states the rule only; the field's
+      // path is the caller's text, so it is cut short.
+      const first = (error as { valueError?: { path?: string; message?: string; schema?: any } })?.valueError;
+      const field = clipped(String(first?.path ?? "").replace(/^\//, "").replaceAll("/", ".")) || undefined;
+      const msg = integerRule(first) ?? first?.message ?? "The request is invalid.";
       return new ApiError(422, "invalid_request", field ? `${field}: ${msg}` : msg, { param: field });
     }
     case "INVALID_COOKIE_SIGNATURE":
       return new ApiError(401, "invalid_session", "Invalid session.");
   }
   return new ApiError(500, "internal_error", "The gateway failed to handle this request.");
+}
+
+/** `text`, or its first 100 characters and an ellipsis. */
+function clipped(text: string): string {
+  return text.length <= 100 ? text : text.slice(0, 100) + "…";
 }
 
 /**

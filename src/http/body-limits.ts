@@ -153,9 +153,34 @@ export function limitedParser(limits: BodyLimits) {
     } catch {
       throw new ApiError(400, "invalid_json", "The request body is not valid JSON.");
     }
+    if (nestedDeeperThan(body, MAX_JSON_DEPTH)) throw tooDeep();
     // Only a body whose text escapes a NUL is walked (a literal "\\u0000" in a string is text, and is let through).
     return text.includes("\\u0000") ? withoutNul(body) : body;
   };
+}
+
+/**
+ * The deepest nesting of objects and arrays a JSON body may have here: far more than any admin, dashboard or media
+ * request needs. A deeper body is refused before schema validation, whose error message (Elysia's) is the whole
+ * value pretty-printed, indented once per level: 40 KB of nested arrays made hundreds of megabytes of it and held
+ * the event loop for seconds, and 50,000 levels overflowed the stack.
+ */
+export const MAX_JSON_DEPTH = 32;
+
+function tooDeep(): ApiError {
+  return new ApiError(400, "invalid_request", `The request body is nested more than ${MAX_JSON_DEPTH} levels deep.`);
+}
+
+/** Whether `v` nests objects or arrays more than `levels` deep; it looks no deeper than that. */
+function nestedDeeperThan(v: unknown, levels: number): boolean {
+  if (typeof v !== "object" || v === null) return false;
+  if (levels === 0) return true;
+  if (Array.isArray(v)) {
+    for (const x of v) if (nestedDeeperThan(x, levels - 1)) return true;
+    return false;
+  }
+  for (const k in v) if (nestedDeeperThan((v as Record<string, unknown>)[k], levels - 1)) return true;
+  return false;
 }
 
 /** `value`, refused with a 400 (errors.ts nulRefused) when a string in it, a key or a value at any depth, holds U+0000. */
