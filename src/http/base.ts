@@ -69,7 +69,7 @@ export function basePlugin(log: Logger) {
     .onError({ as: "global" }, ({ code, error: thrown, set, request, path }) => {
       const p = path ?? new URL(request.url).pathname;
       const error = unwrapParse(code, thrown);
-      const e = (code === "NOT_FOUND" && methodNotAllowed(p, request.method)) || toApiError(code, error);
+      const e = (code === "NOT_FOUND" && methodNotAllowed(p, request.method)) || clientClosed(request, error) || toApiError(code, error);
       set.status = e.status; // so the access log and metrics (onAfterResponse) see the status actually sent
       // An ApiError is an answer the gateway chose (an upstream refused or unreachable: 502/503/504): a warning with
       // its code. Anything else is a defect: an error with its stack.
@@ -92,6 +92,16 @@ function unwrapParse(code: string | number, error: unknown): unknown {
   if (code !== "PARSE") return error;
   const cause = (error as { cause?: unknown })?.cause;
   return cause === undefined || cause instanceof SyntaxError ? error : cause;
+}
+
+/**
+ * A body that stopped arriving because the client closed its connection (reading it rejects with an AbortError):
+ * the client's doing, 499 in the access log and metrics (nginx's "client closed request"), not the gateway's 500.
+ * Nobody is left to read the answer.
+ */
+function clientClosed(request: Request, error: unknown): ApiError | undefined {
+  if (!request.signal.aborted || (error as { name?: unknown })?.name !== "AbortError") return undefined;
+  return new ApiError(499, "client_closed_request", "The client closed the connection before its request was read.");
 }
 
 function toApiError(code: string | number, error: unknown): ApiError {
