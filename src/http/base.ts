@@ -24,8 +24,17 @@ export function requestMarkOf(request: Request): RequestMark | undefined {
   return marks.get(request);
 }
 
-export function errorResponse(path: string, e: ApiError, requestId: string, extraHeaders?: Record<string, any>): Response {
+/**
+ * The most of an error's message and param an answer carries. Messages quote what the caller sent (a model's name, a
+ * field's); a caller who sends a name of a megabyte must not get it back, two or three times over.
+ */
+const MAX_MESSAGE_CHARS = 1000;
+const MAX_PARAM_CHARS = 200;
+
+export function errorResponse(path: string, error: ApiError, requestId: string, extraHeaders?: Record<string, any>): Response {
   const surface = surfaceFor(path);
+  const e = { status: error.status, code: error.code, type: error.type, headers: error.headers,
+    message: clipped(error.message, MAX_MESSAGE_CHARS), param: error.param === undefined ? undefined : clipped(error.param, MAX_PARAM_CHARS) };
   if (surface === "page" && pageErrors) {
     const page = pageErrors(e);
     for (const [k, v] of Object.entries({ "x-request-id": requestId, "request-id": requestId, ...e.headers })) page.headers.set(k, v);
@@ -127,9 +136,9 @@ function toApiError(code: string | number, error: unknown): ApiError {
   return new ApiError(500, "internal_error", "The gateway failed to handle this request.");
 }
 
-/** `text`, or its first 100 characters and an ellipsis. */
-function clipped(text: string): string {
-  return text.length <= 100 ? text : text.slice(0, 100) + "…";
+/** `text`, or its first `max` characters and an ellipsis. */
+function clipped(text: string, max = 100): string {
+  return text.length <= max ? text : text.slice(0, max) + "…";
 }
 
 /**

@@ -100,6 +100,19 @@ test("a validation error's message stays short, whatever the value", async () =>
   expect(await task.json()).toMatchObject({ msg: "callBackUrl: Expected string", error_code: "invalid_request" });
 });
 
+test("no error answer carries an unbounded copy of the input: a message or param quoting it is cut short", async () => {
+  const long = "q".repeat(300_000);
+  const answers = [
+    await post("/v1/credits/estimate", JSON.stringify({ model: long })), // "Unknown media model "<long>""
+    await post("/v1/credits/estimate", JSON.stringify({ model: "google/nano-banana", [long]: 1 })), // an unknown field named <long>
+    await post("/api/v1/jobs/createTask", JSON.stringify({ model: long }), withKey()), // the envelope
+  ];
+  for (const r of answers) {
+    expect(r.status).toBeGreaterThanOrEqual(400);
+    expect((await r.text()).length).toBeLessThan(5_000);
+  }
+});
+
 test("the LLM routes (bodies read by their own handler) answer a deep body without a 500", async () => {
   const llmCalls: Array<[string, string, Record<string, string>]> = [
     ["/v1/messages", `{"model":"claude-sonnet-4-5","max_tokens":5,"messages":[{"role":"user","content":${DEEP}}]}`, { "x-api-key": key, "anthropic-version": "2023-06-01" }],
