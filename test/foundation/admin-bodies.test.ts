@@ -52,11 +52,13 @@ test("a JSON object, or no body at all where every field is optional, is taken a
   const named = await gw.admin(`/admin/v1/accounts/${accountId}/keys`, { method: "POST", body: JSON.stringify({ name: "ci" }) });
   expect(named.status).toBe(201);
   expect((await named.json()).name).toBe("ci");
+  const charset = await gw.admin(`/admin/v1/accounts/${accountId}/keys`, { method: "POST", body: "{}", headers: { "content-type": "application/json; charset=utf-8" } });
+  expect(charset.status).toBe(201);
   const bare = await gw.admin(`/admin/v1/accounts/${accountId}/keys`, { method: "POST" });
   expect(bare.status).toBe(201);
   const rotated = await gw.admin(`/admin/v1/accounts/${accountId}/webhook-key`, { method: "POST" });
   expect(rotated.status).toBe(201);
-  expect(await count("api_keys")).toBe(keys + 2);
+  expect(await count("api_keys")).toBe(keys + 3);
   // A required field is still the schema's 422, naming it.
   const account = await gw.admin("/admin/v1/accounts", { method: "POST" });
   expect(account.status).toBe(422);
