@@ -43,11 +43,11 @@ for (const dialect of dialects) describe.skipIf(!dialect.available)(`Tasks page 
     done.running = await create("fal-ai/kling-image/o1", { prompt: "slow" });
     for (const id of [done.image, done.video, done.audio, done.failed]) await c.waitRecord(id);
     await waitFor(async () => (await c.record(done.running))?.state === "generating", 10_000, "the running task to be submitted");
-  });
+  }, { timeout: 60_000 }); // five tasks through the engine, on a shared machine
   afterAll(async () => {
     await gw.stop();
     await dropDb();
-  });
+  }, { timeout: 30_000 });
 
   const tasksPage = async (query = "") => {
     const r = await fetch(gw.url + "/dashboard/tasks" + query, { headers: { cookie: session.cookie } });
