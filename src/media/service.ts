@@ -96,6 +96,19 @@ export class TaskService {
         headers: { "retry-after": String(token.retryAfterSeconds) },
       });
     }
+    // From here on the token is ours to give back: ANY error (a record that cannot be serialised, the database, no
+    // credits) returns it, or the key would be refused with 429 until the token expired with nothing running.
+    try {
+      return await this.insertTask(caller, model, req, prepared, id, callbackUrl);
+    } catch (e) {
+      await ctx.taskTokens.release(caller.keyId, id);
+      throw e;
+    }
+  }
+
+  /** ONE transaction: the task row and the hold of its estimate. */
+  private async insertTask(caller: Caller, model: MediaModel, req: CreateRequest, prepared: ReturnType<typeof prepareInput>, id: string, callbackUrl: string | null): Promise<TaskRow> {
+    const { ctx, settings } = this;
     const now = Date.now();
     const deadlineSeconds = Math.min(model.deadline_seconds, settings.maxDeadlineSeconds ?? Infinity);
     const deadline = now + deadlineSeconds * 1000;
@@ -118,12 +131,7 @@ export class TaskService {
           values (${row.id}, ${row.account_id}, ${row.key_id}, ${row.model}, ${row.state}, ${row.param}, ${row.input}, ${row.callback_url},
             ${row.hold_id}, ${row.estimate}, ${0}, ${0}, ${row.next_poll_at}, ${row.deadline_at}, ${now}, ${now}, ${0})`);
       });
-    try {
-      await withIdleFloatBack(ctx, caller.accountId, "insufficient_credits", insert);
-    } catch (e) {
-      await ctx.taskTokens.release(caller.keyId, id);
-      throw e;
-    }
+    await withIdleFloatBack(ctx, caller.accountId, "insufficient_credits", insert);
     return row;
   }
 
