@@ -30,6 +30,38 @@ export interface TaskTokens {
   count(keyId: string): Promise<number>;
 }
 
+/**
+ * Token releases that failed (Redis away), tried again by retry() until they go through. A failed release must not
+ * replace the error the caller is owed (a 402 turned into a 500), nor leave the token taken until it expires: the
+ * engine retries at every round, the task service before its next acquire.
+ */
+export class PendingReleases {
+  private pending = new Map<string, string>(); // task id → key id
+
+  constructor(private tokens: TaskTokens, private onFirstFailure: (taskId: string, error: unknown) => void = () => {}) {}
+
+  /** Gives the token back, or queues it for retry(); never throws. Returns whether it went through now. */
+  async release(keyId: string, taskId: string): Promise<boolean> {
+    try {
+      await this.tokens.release(keyId, taskId);
+      this.pending.delete(taskId);
+      return true;
+    } catch (e) {
+      if (!this.pending.has(taskId)) this.onFirstFailure(taskId, e);
+      this.pending.set(taskId, keyId);
+      return false;
+    }
+  }
+
+  async retry(): Promise<void> {
+    for (const [taskId, keyId] of [...this.pending]) await this.release(keyId, taskId);
+  }
+
+  get size(): number {
+    return this.pending.size;
+  }
+}
+
 // A refused caller cannot know when a running task ends; 10 s is a polite retry for tasks that take seconds to minutes.
 const RETRY_AFTER_SECONDS = 10;
 

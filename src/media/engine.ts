@@ -11,7 +11,7 @@
 import { sql } from "drizzle-orm";
 import type { Catalog } from "../catalog/service.ts";
 import { storableText, type Db } from "../db/client.ts";
-import type { TaskTokens } from "../limits/task-tokens.ts";
+import { PendingReleases, type TaskTokens } from "../limits/task-tokens.ts";
 import { createAdapters, type Adapter } from "./adapters/index.ts";
 import type { Done, Failed } from "./adapters/types.ts";
 import { deliverDue, type CallbackDeps } from "./callbacks.ts";
@@ -43,11 +43,13 @@ export class Engine {
   private inflight = new Set<Promise<unknown>>();
   /** Ids of the tasks with a step in flight: never claimed again by this engine until that step has ended. */
   private stepping = new Set<string>();
-  /** Ended tasks whose concurrency token could not be given back (Redis away): task id → key id, retried each round. */
-  private unreleased = new Map<string, string>();
+  /** Ended tasks whose concurrency token could not be given back (Redis away), retried each round. */
+  private unreleased: PendingReleases;
 
   constructor(private deps: EngineDeps) {
     this.adapters = createAdapters(deps.settings.upstreams);
+    this.unreleased = new PendingReleases(deps.tokens, (taskId, e) =>
+      deps.log.warn("concurrency token not given back yet; retrying", { task_id: taskId, error: String((e as Error)?.message ?? e) }));
   }
 
   /** One round: claim due tasks and callbacks and start them; housekeeping when it is time. Returns work started. */
@@ -59,7 +61,7 @@ export class Engine {
     const sends = room > 0 ? await deliverDue(this.deps, room) : [];
     for (const s of sends) this.track(s);
     if (Date.now() - this.lastHousekeeping >= this.deps.settings.housekeepingMs) await this.housekeeping();
-    for (const [taskId, keyId] of [...this.unreleased]) await this.releaseToken(keyId, taskId);
+    await this.unreleased.retry();
     return tasks.length + sends.length;
   }
 
@@ -275,13 +277,7 @@ export class Engine {
    * key's next tasks were refused for up to 3 housekeeping intervals after Redis came back.
    */
   private async releaseToken(keyId: string, taskId: string): Promise<void> {
-    try {
-      await this.deps.tokens.release(keyId, taskId);
-      this.unreleased.delete(taskId);
-    } catch (e) {
-      if (!this.unreleased.has(taskId)) this.deps.log.warn("concurrency token not given back yet; retrying", { task_id: taskId, error: String((e as Error)?.message ?? e) });
-      this.unreleased.set(taskId, keyId);
-    }
+    await this.unreleased.release(keyId, taskId);
   }
 
   private async reschedule(task: TaskRow, adapter: Adapter): Promise<void> {

@@ -9,7 +9,7 @@ import { ApiError, notFound } from "../http/errors.ts";
 import { withIdleFloatBack } from "../ledger/float.ts";
 import { maxCreditsToMicros, microsToCredits } from "../ledger/units.ts";
 import { reportRedisFallback } from "../limits/redis-fallbacks.ts";
-import { TaskTokensUnavailableError } from "../limits/task-tokens.ts";
+import { PendingReleases, TaskTokensUnavailableError } from "../limits/task-tokens.ts";
 import type { MediaModel } from "./model.ts";
 import type { MediaSettings } from "./settings.ts";
 import { checkCallbackUrl } from "./ssrf.ts";
@@ -66,7 +66,13 @@ export function overBudget(estimate: number, maxCredits: number): ApiError {
 }
 
 export class TaskService {
-  constructor(private ctx: AppContext, private settings: MediaSettings) {}
+  /** Tokens of refused creations that could not be given back yet (Redis away): retried before the next acquire. */
+  private unreleased: PendingReleases;
+
+  constructor(private ctx: AppContext, private settings: MediaSettings) {
+    this.unreleased = new PendingReleases(ctx.taskTokens, (taskId, e) =>
+      ctx.log.warn("concurrency token not given back yet; retrying", { task_id: taskId, error: String((e as Error)?.message ?? e) }));
+  }
 
   async create(caller: Caller, req: CreateRequest): Promise<TaskRow> {
     const { ctx, settings } = this;
@@ -81,6 +87,7 @@ export class TaskService {
       callbackUrl = req.callbackUrl as string;
     }
 
+    await this.unreleased.retry();
     const id = newId("task");
     const limit = caller.maxConcurrentTasks ?? settings.defaultMaxConcurrentTasks;
     const token = await ctx.taskTokens.acquire(caller.keyId, id, limit, tokenTtlMs(settings)).catch((e) => {
@@ -97,11 +104,12 @@ export class TaskService {
       });
     }
     // From here on the token is ours to give back: ANY error (a record that cannot be serialised, the database, no
-    // credits) returns it, or the key would be refused with 429 until the token expired with nothing running.
+    // credits) returns it, or the key would be refused with 429 until the token expired with nothing running. The
+    // caller gets that error, never the release's own (Redis away): the release is queued and retried.
     try {
       return await this.insertTask(caller, model, req, prepared, id, callbackUrl);
     } catch (e) {
-      await ctx.taskTokens.release(caller.keyId, id);
+      await this.unreleased.release(caller.keyId, id);
       throw e;
     }
   }
