@@ -7,6 +7,8 @@ import type { RedisCommands } from "./redis-connection";
 // In process (no Redis): a Map per key. With Redis: one sorted set per key, member = task id, score = expiry (ms);
 // acquire is one Lua script (drop expired, count, add), so two processes can never both take the last slot.
 
+export interface TokenHolder { taskId: string; expiresAt: number }
+
 export type AcquireResult = { ok: true } | { ok: false; retryAfterSeconds: number };
 
 /**
@@ -26,6 +28,8 @@ export interface TaskTokens {
   /** Push the token's expiry forward (re-creating it if it was lost, e.g. after a restart). */
   refresh(keyId: string, taskId: string, ttlMs: number): Promise<void>;
   release(keyId: string, taskId: string): Promise<void>;
+  /** The key's unexpired tokens: task id and expiry (ms), for reconciling them against the tasks table. */
+  holders(keyId: string): Promise<TokenHolder[]>;
   /** Running tokens of a key (for tests and the dashboard). */
   count(keyId: string): Promise<number>;
 }
@@ -93,6 +97,10 @@ export class MemoryTaskTokens implements TaskTokens {
     if (m && m.size === 0) this.keys.delete(keyId);
   }
 
+  async holders(keyId: string): Promise<TokenHolder[]> {
+    return [...this.live(keyId, Date.now())].map(([taskId, expiresAt]) => ({ taskId, expiresAt }));
+  }
+
   async count(keyId: string): Promise<number> {
     return this.live(keyId, Date.now()).size;
   }
@@ -150,6 +158,15 @@ export class RedisTaskTokens implements TaskTokens {
 
   async release(keyId: string, taskId: string): Promise<void> {
     await this.redis.send("ZREM", [this.key(keyId), taskId]);
+  }
+
+  async holders(keyId: string): Promise<TokenHolder[]> {
+    const reply = (await this.redis.send("ZRANGE", [this.key(keyId), String(Date.now()), "+inf", "BYSCORE", "WITHSCORES"])) as unknown[];
+    // RESP3 answers [member, score] pairs, RESP2 a flat member, score, member, score list.
+    const flat = reply.flatMap((r) => (Array.isArray(r) ? r : [r]));
+    const out: TokenHolder[] = [];
+    for (let i = 0; i + 1 < flat.length; i += 2) out.push({ taskId: String(flat[i]), expiresAt: Number(flat[i + 1]) });
+    return out;
   }
 
   async count(keyId: string): Promise<number> {

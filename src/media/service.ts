@@ -16,6 +16,8 @@ import { checkCallbackUrl } from "./ssrf.ts";
 import type { TaskRow } from "./views.ts";
 
 const HOUR_MS = 3_600_000;
+/** Longer than a creation takes from its token to its committed row (a token without a row is dropped after it). */
+const CREATION_GRACE_MS = 10_000;
 
 export interface CreateRequest {
   model: unknown;
@@ -90,7 +92,8 @@ export class TaskService {
     await this.unreleased.retry();
     const id = newId("task");
     const limit = caller.maxConcurrentTasks ?? settings.defaultMaxConcurrentTasks;
-    const token = await ctx.taskTokens.acquire(caller.keyId, id, limit, tokenTtlMs(settings)).catch((e) => {
+    const acquire = () => ctx.taskTokens.acquire(caller.keyId, id, limit, tokenTtlMs(settings));
+    const token = await acquire().then(async (t) => (t.ok || !(await this.dropDeadTokens(caller.keyId)) ? t : acquire())).catch((e) => {
       // Redis is away: refuse rather than run tasks nobody counts (task-tokens.ts says why); nothing exists yet.
       if (!(e instanceof TaskTokensUnavailableError)) throw e;
       reportRedisFallback(ctx.log, "task_tokens", e);
@@ -112,6 +115,31 @@ export class TaskService {
       await this.unreleased.release(caller.keyId, id);
       throw e;
     }
+  }
+
+  /**
+   * Before a refusal stands, the key's tokens are checked against the tasks table: a token whose task has ended
+   * (its release was lost with the process that ran it) or was never recorded (an acquire that timed out on our side
+   * yet ran on Redis, a creation that died) is dropped. A token is taken just before its task's row is inserted, so
+   * one without a row is dropped only once it is older than any creation can take. Returns whether any was dropped.
+   */
+  private async dropDeadTokens(keyId: string): Promise<boolean> {
+    const { ctx, settings } = this;
+    // Best effort: when this cannot run (Redis away again), the refusal stands as it was.
+    const holders = await ctx.taskTokens.holders(keyId).catch(() => []);
+    if (!holders.length) return false;
+    const ids = sql.join(holders.map((h) => sql`${h.taskId}`), sql`, `);
+    const rows = await ctx.db.all<{ id: string; state: string }>(sql`select id, state from tasks where id in (${ids})`);
+    const states = new Map(rows.map((r) => [r.id, r.state]));
+    const takenBefore = Date.now() - CREATION_GRACE_MS;
+    const dead = holders.filter((h) => {
+      const state = states.get(h.taskId);
+      if (state === undefined) return h.expiresAt - tokenTtlMs(settings) < takenBefore;
+      return state !== "waiting" && state !== "generating";
+    });
+    for (const h of dead) await this.unreleased.release(keyId, h.taskId);
+    if (dead.length) ctx.log.warn("concurrency tokens of ended or unknown tasks dropped", { key_id: keyId, task_ids: dead.map((h) => h.taskId) });
+    return dead.length > 0;
   }
 
   /** ONE transaction: the task row and the hold of its estimate. */

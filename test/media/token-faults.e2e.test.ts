@@ -74,4 +74,50 @@ describe.each(kinds)("%s tokens", (_name, available, env) => {
     expect(second.status).toBe(402);
     expect(await tokens.count(keyId)).toBe(0);
   });
+
+  test.skipIf(!available)("a phantom token (an acquire that timed out client-side yet ran, 15 s ago) is dropped at the next acquire", async () => {
+    const gw = await setup();
+    const { c, keyId } = await oneTaskKey(gw);
+    const ttl = 30_000; // tokenTtlMs here
+    setSystemTime(new Date(Date.now() - 15_000));
+    try {
+      expect((await gw.ctx.taskTokens.acquire(keyId, "task_never_created", 1, ttl)).ok).toBe(true);
+    } finally {
+      setSystemTime();
+    }
+    await expectNextTaskAccepted(c);
+    expect(await gw.ctx.taskTokens.count(keyId)).toBe(1); // the new task's token only
+  });
+
+  test.skipIf(!available)("a token taken a moment ago for a task not yet recorded (a creation in flight) is kept", async () => {
+    const gw = await setup();
+    const { c, keyId } = await oneTaskKey(gw);
+    expect((await gw.ctx.taskTokens.acquire(keyId, "task_being_created", 1, 30_000)).ok).toBe(true);
+    expect((await c.createTask("z-image", { prompt: "x" })).status).toBe(429);
+  });
+
+  test.skipIf(!available)("the token of a task that ended while its release was lost (the process died) is dropped at the next acquire", async () => {
+    const gw = await setup();
+    const { c } = await oneTaskKey(gw);
+    const tokens = gw.ctx.taskTokens;
+    const engine = gw.media.engine!;
+    const release = tokens.release;
+    tokens.release = async () => {
+      throw new RedisUnavailableError("Redis is not connected");
+    };
+    let taskId: string;
+    try {
+      taskId = (await c.createTask("z-image", { prompt: "x" })).json.data.taskId;
+      await waitFor(async () => {
+        await engine.tick();
+        await engine.drain();
+        return (await c.record(taskId)).state === "success";
+      }, 10_000, "the task to succeed");
+    } finally {
+      tokens.release = release; // the engine that queued the release is gone: nobody retries it
+    }
+    const row = await gw.ctx.db.get<{ state: string }>(sql`select state from tasks where id = ${taskId!}`);
+    expect(row?.state).toBe("success");
+    await expectNextTaskAccepted(c);
+  });
 });
