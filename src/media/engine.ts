@@ -20,6 +20,7 @@ import { keepLease, type Lease } from "./lease.ts";
 import type { MediaModel, MediaProvider } from "./model.ts";
 import { tokenTtlMs } from "./service.ts";
 import { sweepExpiredResults } from "./retention.ts";
+import { everyRouteRefusedMessage, maskSecrets, upstreamFailedMessage } from "./upstream-errors.ts";
 import type { TaskRow } from "./views.ts";
 
 export interface EngineDeps extends FinishDeps, CallbackDeps {
@@ -156,7 +157,7 @@ export class Engine {
       await this.step(task, lease);
     } catch (e) {
       // Another worker owns the task now: its failure is not ours to reschedule (the write would be refused anyway).
-      if (lease.lost) this.deps.log.warn("task taken over during a step; step abandoned", { task_id: task.id, error: String((e as Error)?.message ?? e) });
+      if (lease.lost) this.deps.log.warn("task taken over during a step; step abandoned", { task_id: task.id, error: maskSecrets(String((e as Error)?.message ?? e)) });
       else await this.stepFailed(task, e);
     } finally {
       await lease.stop();
@@ -182,7 +183,7 @@ export class Engine {
   /** Try the routes in order from route_index; a refusal moves on to the next, all refused fails the task. */
   private async submit(task: TaskRow, model: MediaModel, lease: Lease): Promise<void> {
     const input = JSON.parse(task.input) as Record<string, unknown>;
-    const refusals: string[] = [];
+    const refusals: Array<{ provider: string; code: string }> = [];
     for (let i = task.route_index; i < model.routes.length; i++) {
       // The new owner submits the task itself: one more route tried here would be a second paid generation.
       if (lease.lost) return void this.deps.log.warn("task taken over while its routes were tried; not submitted again", { task_id: task.id });
@@ -198,9 +199,9 @@ export class Engine {
         r = { kind: "refused" as const, code: "network", message: String((e as Error).message ?? e) };
       }
       if (r.kind === "refused") {
-        refusals.push(`${route.provider}: ${r.code} ${r.message}`);
+        refusals.push({ provider: route.provider, code: r.code });
         this.deps.metrics.upstreamError(route.provider, "refused");
-        this.deps.log.warn("upstream refused a task", { task_id: task.id, provider: route.provider, code: r.code, message: r.message });
+        this.deps.log.warn("upstream refused a task", { task_id: task.id, provider: route.provider, code: r.code, message: maskSecrets(r.message) });
         continue;
       }
       const at = { ...task, route_index: i, provider: route.provider };
@@ -225,7 +226,7 @@ export class Engine {
       this.deps.log.info("task submitted", { task_id: task.id, provider: route.provider, route: i });
       return;
     }
-    await this.fail(task, "upstream_refused", `Every upstream refused the task: ${refusals.join("; ")}`.slice(0, 1000));
+    await this.fail(task, "upstream_refused", everyRouteRefusedMessage(refusals).slice(0, 1000));
   }
 
   /**
@@ -247,7 +248,9 @@ export class Engine {
   }
 
   private async end(task: TaskRow, model: MediaModel, r: Done | Failed, lease: Lease): Promise<void> {
-    if (r.kind === "failed") return this.fail(task, r.code, r.message);
+    // The upstream's own text may carry the operator's key or account ids: the customer gets a stable sentence,
+    // the log the text with credentials masked.
+    if (r.kind === "failed") return this.fail(task, r.code, upstreamFailedMessage(task.provider ?? "upstream", r.code), maskSecrets(r.message));
     let completed: boolean;
     try {
       completed = await completeTask(this.deps, task, model, r, lease.signal);
@@ -262,8 +265,9 @@ export class Engine {
     return this.fail(task, "deadline_exceeded", `The task did not complete within ${Math.round((task.deadline_at - task.created_at) / 1000)} s; nothing was charged.`);
   }
 
-  private async fail(task: TaskRow, code: string, message: string): Promise<void> {
-    await this.releaseTokenIf(await failTask(this.deps, task, code, message), task);
+  /** `upstreamMessage`: what the upstream said, already masked, for the log only. */
+  private async fail(task: TaskRow, code: string, message: string, upstreamMessage?: string): Promise<void> {
+    await this.releaseTokenIf(await failTask(this.deps, task, code, message, upstreamMessage), task);
   }
 
   /** Every final state gives the key's concurrency token back at once (else the key's next task gets 429 until it expires). */
@@ -292,7 +296,7 @@ export class Engine {
   /** A transient problem (network, a download, the database): try again later; the deadline still applies. */
   private async stepFailed(task: TaskRow, e: unknown): Promise<void> {
     if (task.provider) this.deps.metrics.upstreamError(task.provider, "step_failed");
-    this.deps.log.warn("task step failed; will retry", { task_id: task.id, error: String((e as Error)?.message ?? e) });
+    this.deps.log.warn("task step failed; will retry", { task_id: task.id, error: maskSecrets(String((e as Error)?.message ?? e)) });
     const adapter = this.adapters[(task.provider ?? "kie") as MediaProvider];
     await this.reschedule(task, adapter).catch(() => {});
   }

@@ -190,8 +190,8 @@ export async function completeTask(deps: FinishDeps, task: TaskRow, model: Media
   return true;
 }
 
-/** fail + release (in full) + callback row, atomically. */
-export async function failTask(deps: FinishDeps, task: TaskRow, code: string, message: string): Promise<boolean> {
+/** fail + release (in full) + callback row, atomically. `upstreamMessage` (masked) goes to the log, never the record. */
+export async function failTask(deps: FinishDeps, task: TaskRow, code: string, message: string, upstreamMessage?: string): Promise<boolean> {
   const now = Date.now();
   const { ledger, owner } = deps;
   const ok = await deps.db.tx(function* (q) {
@@ -203,7 +203,7 @@ export async function failTask(deps: FinishDeps, task: TaskRow, code: string, me
     if (task.callback_url) yield* queueCallback(q, task, now);
     return true;
   });
-  if (ok) deps.log.info("task failed", { task_id: task.id, model: task.model, provider: task.provider, code, message });
+  if (ok) deps.log.info("task failed", { task_id: task.id, model: task.model, provider: task.provider, code, message, ...(upstreamMessage ? { upstream_message: upstreamMessage } : {}) });
   return ok;
 }
 
