@@ -48,7 +48,7 @@ export class Engine {
   private unreleased: PendingReleases;
 
   constructor(private deps: EngineDeps) {
-    this.adapters = createAdapters(deps.settings.upstreams);
+    this.adapters = createAdapters(deps.settings.upstreams, deps.settings.upstreamUrls);
     this.unreleased = new PendingReleases(deps.tokens, (taskId, e) =>
       deps.log.warn("concurrency token not given back yet; retrying", { task_id: taskId, error: String((e as Error)?.message ?? e) }));
   }
@@ -256,7 +256,7 @@ export class Engine {
       completed = await completeTask(this.deps, task, model, r, lease.signal);
     } catch (e) {
       if (!(e instanceof ResultRefused)) throw e; // anything else may pass: retried at the next poll
-      return this.fail(task, e.failCode, e.message);
+      return this.fail(task, e.failCode, e.message, e.detail && maskSecrets(e.detail));
     }
     await this.releaseTokenIf(completed, task);
   }
