@@ -34,6 +34,8 @@ const MAX_INFLIGHT = 32;
 const IDLE_MS = 200;
 /** upstream_ref of a task whose upstream answered with the result itself (see finishSynchronousResult). */
 const ANSWERED_SYNCHRONOUSLY = "answered-synchronously";
+/** upstream_ref of a waiting task while a submission is under way: `submitting:<route index>:<provider>` (see submit). */
+const SUBMITTING = "submitting:";
 
 export class Engine {
   private adapters: Record<MediaProvider, Adapter>;
@@ -44,7 +46,10 @@ export class Engine {
   private inflight = new Set<Promise<unknown>>();
   /** Ids of the tasks with a step in flight: never claimed again by this engine until that step has ended. */
   private stepping = new Set<string>();
-  /** Ended tasks whose concurrency token could not be given back (Redis away), retried each round. */
+  /**
+   * Gives tokens back; one refused (Redis away) is tried again at every round until it goes through. Thrown, it made
+   * an ended task's step "fail" (rescheduled, for nothing) and the token stayed taken until it expired.
+   */
   private unreleased: PendingReleases;
 
   constructor(private deps: EngineDeps) {
@@ -121,7 +126,7 @@ export class Engine {
       const ids = sql.join(refreshed.slice(i, i + 500).map((t) => sql`${t.id}`), sql`, `);
       const ended = await this.deps.db.all<{ id: string; key_id: string }>(sql`select id, key_id from tasks
         where id in (${ids}) and state not in (${"waiting"}, ${"generating"})`);
-      for (const t of ended) await this.releaseToken(t.key_id, t.id);
+      for (const t of ended) await this.unreleased.release(t.key_id, t.id);
     }
   }
 
@@ -180,15 +185,27 @@ export class Engine {
     return this.end(task, model, r, lease);
   }
 
-  /** Try the routes in order from route_index; a refusal moves on to the next, all refused fails the task. */
+  /**
+   * Try the routes in order from route_index; a refusal moves on to the next, all refused fails the task.
+   *
+   * None of the upstreams documents an idempotency key, so a submission whose owner died before recording the
+   * answer cannot be asked about: the upstream may have accepted it, and submitting again may pay twice. Each
+   * submission is therefore marked on the row first (upstream_ref `submitting:…` while waiting); an owner that finds
+   * a mark logs the possible duplicate with what it knows and counts it (`possible_duplicate`), then submits.
+   */
   private async submit(task: TaskRow, model: MediaModel, lease: Lease): Promise<void> {
     const input = JSON.parse(task.input) as Record<string, unknown>;
     const refusals: Array<{ provider: string; code: string }> = [];
+    const interrupted = task.upstream_ref?.startsWith(SUBMITTING) ? task.upstream_ref.split(":")[2] ?? "unknown" : null;
+    if (interrupted) this.deps.metrics.upstreamError(interrupted, "possible_duplicate");
     for (let i = task.route_index; i < model.routes.length; i++) {
       // The new owner submits the task itself: one more route tried here would be a second paid generation.
       if (lease.lost) return void this.deps.log.warn("task taken over while its routes were tried; not submitted again", { task_id: task.id });
       const route = model.routes[i]!;
       const adapter = this.adapters[route.provider];
+      const marked = await this.deps.db.run(sql`update tasks set upstream_ref = ${`${SUBMITTING}${i}:${route.provider}`}, updated_at = ${Date.now()}
+        where id = ${task.id} and state = ${"waiting"} and lease_owner = ${this.deps.owner}`);
+      if (marked !== 1) return void this.deps.log.warn("task taken over before its submission; not submitted", { task_id: task.id });
       const notifyUrl = `${this.deps.settings.publicBaseUrl}/v1/media/upstream-events/${route.provider}`;
       let r;
       try {
@@ -224,6 +241,12 @@ export class Engine {
         return;
       }
       this.deps.log.info("task submitted", { task_id: task.id, provider: route.provider, route: i });
+      if (interrupted) {
+        // The earlier job's id died with its owner (or was logged by it as orphaned, should it have lived on).
+        this.deps.log.warn("task submitted again after an interrupted submission; the upstream may run it twice", {
+          task_id: task.id, provider: route.provider, upstream_ref: r.ref, previous_provider: interrupted,
+        });
+      }
       return;
     }
     await this.fail(task, "upstream_refused", everyRouteRefusedMessage(refusals).slice(0, 1000));
@@ -272,16 +295,7 @@ export class Engine {
 
   /** Every final state gives the key's concurrency token back at once (else the key's next task gets 429 until it expires). */
   private async releaseTokenIf(ended: boolean, task: TaskRow): Promise<void> {
-    if (ended) await this.releaseToken(task.key_id, task.id);
-  }
-
-  /**
-   * Give a token back; when that fails (Redis away) it is tried again at every round until it goes through. Thrown,
-   * it made an ended task's step "fail" (rescheduled, for nothing) and the token stayed taken until it expired: the
-   * key's next tasks were refused for up to 3 housekeeping intervals after Redis came back.
-   */
-  private async releaseToken(keyId: string, taskId: string): Promise<void> {
-    await this.unreleased.release(keyId, taskId);
+    if (ended) await this.unreleased.release(task.key_id, task.id);
   }
 
   private async reschedule(task: TaskRow, adapter: Adapter): Promise<void> {
