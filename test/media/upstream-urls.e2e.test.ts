@@ -3,7 +3,7 @@
 // followed by hand (a few at most), and the provider's credentials never carried to another origin. The fakes run on
 // 127.0.0.1, so their env allows private addresses; the strict gateway here turns that off.
 import { afterAll, beforeEach, describe, expect, test } from "bun:test";
-const guardedFetch: any = async () => { throw new Error("x"); };
+import { guardedFetch } from "../../src/media/upstream-fetch";
 import { client, ledgerOf, startMediaGateway } from "./support";
 
 const strict = await startMediaGateway({ UPSTREAM_URLS_ALLOW_PRIVATE: "false" });
@@ -42,15 +42,28 @@ describe("upstream-supplied URLs", () => {
     const { key } = await open.account(5000);
     const c = client(open, key);
     open.up.control.set({ fileRedirect: true }, { provider: "veo" });
+    const from = open.up.requests.length;
     const { json } = await c.createTask("veo-3.1-fast-generate-preview", { prompt: "x", duration: 4 });
     const rec = await c.waitRecord(json.data.taskId);
     expect(rec.state).toBe("success");
-    const download = open.up.requests.find((r) => r.provider === "cdn");
+    const download = open.up.requests.slice(from).find((r) => r.provider === "cdn");
     expect(download).toBeDefined();
     expect(download!.headers["x-goog-api-key"]).toBeUndefined();
     expect(download!.headers.authorization).toBeUndefined();
     // The first hop, on Veo's own origin, did carry the key.
-    expect(open.up.requests.find((r) => r.provider === "veo" && r.path.includes(":download"))!.headers["x-goog-api-key"]).toBe(open.up.keys.veo);
+    expect(open.up.requests.slice(from).find((r) => r.provider === "veo" && r.path.includes(":download"))!.headers["x-goog-api-key"]).toBe(open.up.keys.veo);
+  });
+
+  test("a Veo result named on another origin is downloaded without the Gemini key", async () => {
+    const { key } = await open.account(5000);
+    const c = client(open, key);
+    open.up.control.set({ fileElsewhere: true }, { provider: "veo" });
+    const from = open.up.requests.length;
+    const { json } = await c.createTask("veo-3.1-fast-generate-preview", { prompt: "x", duration: 4 });
+    expect((await c.waitRecord(json.data.taskId)).state).toBe("success");
+    const download = open.up.requests.slice(from).find((r) => r.provider === "cdn");
+    expect(download).toBeDefined();
+    expect(download!.headers["x-goog-api-key"]).toBeUndefined();
   });
 
   test("redirects are followed a few times at most", async () => {

@@ -57,12 +57,14 @@ function operation(t: FakeTask, ctx: FakeContext) {
     return { name, done: true, error: { code: typeof f?.code === "number" ? f.code : 13, message: f?.message ?? "Video generation failed." } };
   }
   const { ids } = produce(ctx, t, t.input, { seconds: 8 });
+  const cdn = ctx.base.replace(/\/\/127\.0\.0\.1:(\d+)\/veo$/, "//localhost:$1/cdn");
+  const uri = (id: string) => (t.behavior.fileElsewhere ? `${cdn}/files/${id}.mp4` : `${ctx.base}/v1beta/files/${id}:download?alt=media`);
   return {
     name,
     done: true,
     response: {
       "@type": "type.googleapis.com/google.ai.generativelanguage.v1beta.PredictLongRunningResponse",
-      generateVideoResponse: { generatedSamples: ids.map((id) => ({ video: { uri: `${ctx.base}/v1beta/files/${id}:download?alt=media` } })) },
+      generateVideoResponse: { generatedSamples: ids.map((id) => ({ video: { uri: uri(id) } })) },
     },
   };
 }
