@@ -121,3 +121,26 @@ describe.each(kinds)("%s tokens", (_name, available, env) => {
     await expectNextTaskAccepted(c);
   });
 });
+
+// With Bun Workers the engine's releases are carried out by the main thread; one refused there is retried too.
+test("a release refused on the main thread for a media worker is retried, not only logged", async () => {
+  const gw = await startMediaGateway({ MEDIA_WORKERS: "1" });
+  gateways.push(gw);
+  const { key, keyId } = await gw.account(5000, { maxConcurrentTasks: 1 });
+  const c = client(gw, key);
+  const tokens = gw.ctx.taskTokens;
+  const release = tokens.release;
+  let refused = 0;
+  tokens.release = async () => {
+    refused++;
+    throw new RedisUnavailableError("Redis is not connected");
+  };
+  try {
+    const { json } = await c.createTask("z-image", { prompt: "x" });
+    expect(await c.waitRecord(json.data.taskId)).toMatchObject({ state: "success" });
+    await waitFor(() => refused >= 2, 5000, "the release to be tried again");
+  } finally {
+    tokens.release = release;
+  }
+  await waitFor(async () => (await tokens.count(keyId)) === 0, 5000, "the token to be given back");
+});
