@@ -197,7 +197,10 @@ export class Engine {
     const input = JSON.parse(task.input) as Record<string, unknown>;
     const refusals: Array<{ provider: string; code: string }> = [];
     const interrupted = task.upstream_ref?.startsWith(SUBMITTING) ? task.upstream_ref.split(":")[2] ?? "unknown" : null;
-    if (interrupted) this.deps.metrics.upstreamError(interrupted, "possible_duplicate");
+    if (interrupted) {
+      this.deps.metrics.upstreamError(interrupted, "possible_duplicate");
+      this.deps.log.warn("task found with an interrupted submission; submitting it again may pay twice", { task_id: task.id, previous_provider: interrupted });
+    }
     for (let i = task.route_index; i < model.routes.length; i++) {
       // The new owner submits the task itself: one more route tried here would be a second paid generation.
       if (lease.lost) return void this.deps.log.warn("task taken over while its routes were tried; not submitted again", { task_id: task.id });

@@ -54,6 +54,7 @@ test("a submission cut short by the owner's death: the next owner's resubmission
     const [firstJob, secondJob] = jobs;
     const warned = log.lines.find((l) => l.msg === "task submitted again after an interrupted submission; the upstream may run it twice");
     expect(warned?.fields).toMatchObject({ task_id: id, provider: "kie", upstream_ref: secondJob!.id, previous_provider: "kie" });
+    expect(log.lines.find((l) => l.msg.startsWith("task found with an interrupted submission"))?.fields).toEqual({ task_id: id, previous_provider: "kie" });
     expect(await duplicates()).toBe(before + 1);
     // The first owner, should it still run, logs the job it got: both ids are in the log.
     letFirstGo();
