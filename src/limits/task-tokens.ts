@@ -161,7 +161,7 @@ export class RedisTaskTokens implements TaskTokens {
   }
 
   async holders(keyId: string): Promise<TokenHolder[]> {
-    const reply = (await this.redis.send("ZRANGE", [this.key(keyId), String(Date.now()), "+inf", "BYSCORE", "WITHSCORES"])) as unknown[];
+    const reply = (await this.redis.send("ZRANGEBYSCORE", [this.key(keyId), String(Date.now()), "+inf", "WITHSCORES"])) as unknown[];
     // RESP3 answers [member, score] pairs, RESP2 a flat member, score, member, score list.
     const flat = reply.flatMap((r) => (Array.isArray(r) ? r : [r]));
     const out: TokenHolder[] = [];
