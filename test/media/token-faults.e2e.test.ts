@@ -1,29 +1,36 @@
 // A key's media slot is never lost to a fault: an error after the token was taken gives it back, a token left
 // behind by a timed-out acquire or a lost release is reconciled against the tasks table at the next refused acquire,
-// and a release that fails never replaces the error the caller should see. In process and on the real Redis.
-import { afterAll, describe, expect, setSystemTime, test } from "bun:test";
+// and a release that fails never replaces the error the caller should see. In process and on the real Redis, on
+// SQLite and on Postgres.
+import { afterEach, describe, expect, setSystemTime, test } from "bun:test";
 import { sql } from "drizzle-orm";
 import { RedisUnavailableError } from "../../src/limits/redis-connection";
 import { TaskService } from "../../src/media/service";
 import { mediaSettingsOf } from "../../src/media/settings";
-import { REDIS_URL, redisAvailable, skipNote } from "../support/services";
+import { freshPostgres, pgAvailable, REDIS_URL, redisAvailable, skipNote } from "../support/services";
 import { client, startMediaGateway, waitFor, type MediaGateway } from "./support";
 
 skipNote("Redis", redisAvailable, "task token faults on Redis");
+skipNote("Postgres", pgAvailable, "task token faults on Postgres");
 const gateways: MediaGateway[] = [];
-afterAll(async () => {
-  for (const g of gateways) await g.stop();
+const drops: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  for (const g of gateways.splice(0)) await g.stop();
+  for (const d of drops.splice(0)) await d();
 });
 
-const kinds: Array<[string, boolean, Record<string, string>]> = [
-  ["in-process", true, {}],
-  ["redis", redisAvailable, { REDIS_URL }],
+const kinds: Array<[string, boolean, Record<string, string>, boolean]> = [
+  ["in-process tokens, SQLite", true, {}, false],
+  ["Redis tokens, SQLite", redisAvailable, { REDIS_URL }, false],
+  ["Redis tokens, Postgres", redisAvailable && pgAvailable, { REDIS_URL }, true],
 ];
 
-describe.each(kinds)("%s tokens", (_name, available, env) => {
+describe.each(kinds)("%s", (_name, available, env, pg) => {
   async function setup() {
+    const db = pg ? await freshPostgres() : undefined;
+    if (db) drops.push(db.drop);
     // The engine only moves when a test ticks it.
-    const gw = await startMediaGateway({ MEDIA_WORKERS: "0", ...env }, { autostart: false });
+    const gw = await startMediaGateway({ MEDIA_WORKERS: "0", ...env, ...(db ? { DATABASE_URL: db.url, DATABASE_POOL_SIZE: "4" } : {}) }, { autostart: false });
     gateways.push(gw);
     return gw;
   }
