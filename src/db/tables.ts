@@ -66,6 +66,9 @@ export function defineTables(b: ColumnBuilders) {
       createdAt: createdAt(),
       expiresAt: int("expires_at").notNull(),
       finalizedAt: int("finalized_at"),
+      // A float only: when another process, short of credits on this wallet, last asked for its spare room back
+      // (ledger/float.ts); cleared by the float's process once it has given it back.
+      askedAt: int("asked_at"),
     },
     // Only pending holds are ever looked up (sweeps, the held sum, views), and most holds are settled: the indexes
     // cover the pending ones alone, so an LLM call's hold row, written already settled, costs no index work.

@@ -8,12 +8,14 @@
 // writes cost as much as the rows, so fewer, larger commits are cheaper per call; nothing waits on them but readers
 // of the records, and drain() starts the commit at once for those). An idle float goes back to the wallet after
 // LEDGER_FLOAT_IDLE_MS. A crash loses at most the finishes of one interval; the float stays pending until its
-// expiry and the sweeper returns it, so a customer is never overcharged.
+// expiry and the sweeper returns it, so a customer is never overcharged. A call the wallet cannot cover beside other
+// processes' floats asks them for their spare room before it is refused (ledger/float-asks.ts).
 
 import type { AppContext } from "../context.ts";
 import { ApiError } from "../http/errors.ts";
 import { insufficient } from "../ledger/service.ts";
 import { Float, type FloatBatch, type FloatFinish, type GrowOutcome, type Reservation } from "../ledger/float.ts";
+import { ASK_POLL_MS, ASK_RETRY_MS, ASK_WAIT_MS, FloatAsks } from "../ledger/float-asks.ts";
 import { metrics } from "../ops/metrics.ts";
 import { batchIn, type Finish } from "./records.ts";
 import { growsFor, refills, resyncs, trims } from "./float-plans.ts";
@@ -24,6 +26,8 @@ interface Waiter {
   accountId: string;
   amount: number;
   ref: string;
+  /** when it asked other processes' floats for their spare room (null: not yet) */
+  asked: number | null;
   resolve(r: Reservation): void;
   reject(e: unknown): void;
 }
@@ -55,6 +59,11 @@ export class LedgerBatch {
   private committing: Finish[] = [];
   /** the last ledger transaction begun (exclusive) */
   private turn: Promise<unknown> = Promise.resolve();
+  private readonly asks: FloatAsks;
+  /** floats another process asked for their spare room, answered at the next commit */
+  private answers: Float[] = [];
+  /** set while a look for asks is under way */
+  private polling = false;
 
   constructor(private ctx: AppContext) {
     this.ttlMs = ctx.config.holdTtlSeconds * 1000;
@@ -66,7 +75,8 @@ export class LedgerBatch {
       { written: (f) => this.written([f]), abandoned: (f) => f.hold.float.unwritten-- },
       (run) => this.exclusive(run),
     );
-    this.timer = setInterval(() => this.tend(), Math.max(10, Math.min(250, this.idleMs)));
+    this.asks = new FloatAsks(ctx.db);
+    this.timer = setInterval(() => this.tend(), Math.max(10, Math.min(ASK_POLL_MS, this.idleMs)));
     this.timer.unref();
   }
 
@@ -80,7 +90,7 @@ export class LedgerBatch {
     const f = this.floats.get(accountId);
     if (f && !f.closed && f.free >= amount) return this.reserve(f, amount, ref);
     return new Promise<Reservation>((resolve, reject) => {
-      this.waiters.push({ accountId, amount, ref, resolve, reject });
+      this.waiters.push({ accountId, amount, ref, asked: null, resolve, reject });
       this.schedule(true); // a call waits on this commit
     });
   }
@@ -251,6 +261,29 @@ export class LedgerBatch {
     }
     if (queued) this.schedule();
     if (this.retries.pending) void this.retries.runDue();
+    this.pollAsks();
+  }
+
+  /** Looks for other processes' asks on this process's floats (ledger/float-asks.ts); one look at a time. */
+  private pollAsks() {
+    if (this.polling || this.closing) return;
+    const live = [...this.floats.values()].filter((f) => !f.closed && !f.asked);
+    if (!live.length) return;
+    this.polling = true;
+    this.asks
+      .asked(live)
+      .then((asked) => {
+        for (const f of asked) {
+          if (f.closed || f.asked) continue;
+          f.asked = true;
+          this.asks.makeLean(f.accountId);
+          this.answers.push(f);
+        }
+        if (asked.length) this.schedule(true); // someone waits on the answer
+      })
+      // A database that does not answer: the commits report it; the next look tries again.
+      .catch(() => {})
+      .finally(() => (this.polling = false));
   }
 
   /** `now`: someone waits on the commit (a call for its float, a reader of the records): skip the interval. */
@@ -265,7 +298,7 @@ export class LedgerBatch {
   }
 
   private queued(): boolean {
-    return this.waiters.length > 0 || this.finishes.length > 0 || this.releases.length > 0 || this.refreshes.length > 0;
+    return this.waiters.length > 0 || this.finishes.length > 0 || this.releases.length > 0 || this.refreshes.length > 0 || this.answers.length > 0;
   }
 
   private async run(now: boolean): Promise<void> {
@@ -336,15 +369,20 @@ export class LedgerBatch {
     // Finishes since they queued may have freed enough: those are served now, the rest grow the float.
     const waiters = queued.filter((w) => !this.tryReserve(w));
     const growing = new Set(waiters.map((w) => w.accountId)); // their floats are grown; no top-up or trim beside
+    const lean = (accountId: string) => this.asks.isLean(accountId);
+    const answers = this.answers.splice(0).filter((f) => !f.closed);
     const batch: FloatBatch = {
       finishes: finishes.map((f): FloatFinish => ({ res: f.hold, charge: f.charge })),
       releases: this.releases.splice(0),
       refreshes: this.refreshes.splice(0),
       // No top-ups while closing: the floats are on their way back.
-      grows: [...growsFor(this.floats, waiters), ...(this.closing ? [] : refills(this.floats, growing))],
-      ...trims(this.floats, growing),
+      grows: [...growsFor(this.floats, waiters, lean), ...(this.closing ? [] : refills(this.floats, growing, lean))],
+      ...trims(this.floats, growing, lean),
       resyncs: resyncs(this.floats, finishes),
+      answers,
     };
+    // Answered in this commit, or, should it fail, found again by the next look.
+    for (const f of answers) f.asked = false;
     let outcomes: GrowOutcome[];
     let available: Map<string, number>;
     try {
@@ -411,13 +449,46 @@ export class LedgerBatch {
       f.size += o.granted;
       f.refreshedAt = Date.now();
     }
+    const short: Waiter[] = [];
     waiters.forEach((w, i) => {
-      if (o.funded && !o.funded[i]) return w.reject(insufficient(w.amount, o.available + (f && !f.closed ? Math.max(0, f.free) : 0)));
+      if (o.funded && !o.funded[i]) return short.push(w);
       if (this.tryReserve(w)) return;
       this.waiters.push(w); // someone took the growth first (possible while a Postgres commit is in flight): again
     });
+    if (short.length) this.whenShort(o, short, f);
     if (this.waiters.length) this.schedule();
+  }
+
+  /**
+   * Waiters the wallet could not cover. Other processes' floats may hold spare room on it: they are asked for it
+   * (ledger/float-asks.ts) and the waiters tried again, until every float asked has answered (then what the wallet
+   * has is what it truly has) or ASK_WAIT_MS has passed. Refused with what the wallet and this process's float
+   * have: another process's spare room is back in the wallet by then, and what it still holds backs calls in flight.
+   */
+  private whenShort(o: GrowOutcome, waiters: Waiter[], f: Float | undefined) {
+    const now = Date.now();
+    const refuse = (w: Waiter) => w.reject(insufficient(w.amount, o.available + (f && !f.closed ? Math.max(0, f.free) : 0)));
+    const again = (ws: Waiter[], ms: number) =>
+      setTimeout(() => {
+        if (this.closing) return ws.forEach(refuse);
+        this.waiters.push(...ws);
+        this.schedule(true);
+      }, ms);
+    if (this.closing) return waiters.forEach(refuse);
+    if (o.peersToAnswer === null) {
+      // Not asked yet. Tried again even when no other float was there to ask: one may have gone back meanwhile.
+      for (const w of waiters) w.asked = now;
+      const own = f && !f.closed ? f.holdId : "";
+      void this.exclusive(() => this.asks.ask(o.accountId, own))
+        .catch((e) => this.ctx.log.warn("llm float ask failed", { account_id: o.accountId, error: String(e) }))
+        .then(() => again(waiters, 0));
+      return;
+    }
+    const waiting = o.peersToAnswer > 0 ? waiters.filter((w) => now - (w.asked ?? now) < ASK_WAIT_MS) : [];
+    for (const w of waiters) if (!waiting.includes(w)) refuse(w);
+    for (const w of waiting) w.asked ??= now;
+    if (waiting.length) again(waiting, ASK_RETRY_MS);
   }
 }
 
-const emptyBatch = (): FloatBatch => ({ finishes: [], releases: [], refreshes: [], grows: [], trims: [], resyncs: [], observe: new Set() });
+const emptyBatch = (): FloatBatch => ({ finishes: [], releases: [], refreshes: [], grows: [], trims: [], resyncs: [], observe: new Set(), answers: [] });

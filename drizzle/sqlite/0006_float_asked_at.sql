@@ -1,0 +1,1 @@
+ALTER TABLE `holds` ADD `asked_at` integer;
