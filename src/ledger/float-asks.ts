@@ -4,8 +4,9 @@
 // made another refuse calls the wallet could cover. So a process short of credits for a call asks the others:
 //   - it marks their floats on the wallet (`holds.asked_at`, one statement, outside its group commit: the mark locks
 //     their hold rows, and a commit holding the wallet while waiting for them could deadlock with theirs);
-//   - each process looks for marks on its floats every ASK_POLL_MS (one read by primary key, off the calls' path),
-//     and answers at its next commit: gives back all spare room and clears the mark, in one transaction;
+//   - each process looks for marks every ASK_POLL_MS (one read of an index holding only the marked floats, off the
+//     calls' path), and answers at its next commit: gives back all spare room and clears the mark, in one
+//     transaction;
 //   - the asker tries again until every float it asked has answered, then refuses only if the wallet still falls
 //     short: what the wallet has then is its true available amount (what other floats still hold backs calls in
 //     flight). A float that never answers (its process crashed) is waited for ASK_WAIT_MS, then left out;
@@ -35,6 +36,8 @@ export const PEERS_ASKED = sql`select count(*) as n from holds
   where account_id = ${p("account")} and kind = ${"float"} and status = ${"pending"} and asked_at is not null and id <> ${p("own")}`;
 /** In the commit that gives the spare room back. */
 export const ANSWER_ASK = sql`update holds set asked_at = ${null} where id = ${p("id")}`;
+/** Every float asked now, of any process (the `holds_asked` index holds only these): each process keeps its own. */
+const ASKED = sql`select id, account_id from holds where asked_at is not null and status = ${"pending"} and kind = ${"float"}`;
 
 /** Which wallets this process keeps lean, and the database side of asking. */
 export class FloatAsks {
@@ -64,13 +67,14 @@ export class FloatAsks {
     return n;
   }
 
-  /** Those of `floats` another process has asked (one read by primary key). */
-  async asked(floats: Float[]): Promise<Float[]> {
-    if (!floats.length) return [];
-    const rows = await this.db.all<{ id: string }>(
-      sql`select id from holds where asked_at is not null and id in (${sql.join(floats.map((f) => sql`${f.holdId}`), sql`, `)})`,
-    );
-    const ids = new Set(rows.map((r) => r.id));
-    return floats.filter((f) => ids.has(f.holdId));
+  /** This process's floats (by wallet) another process has asked. */
+  async asked(floats: ReadonlyMap<string, Float>): Promise<Float[]> {
+    const rows = await this.db.all<{ id: string; account_id: string }>(ASKED);
+    const out: Float[] = [];
+    for (const r of rows) {
+      const f = floats.get(r.account_id);
+      if (f && f.holdId === r.id && !f.closed) out.push(f);
+    }
+    return out;
   }
 }

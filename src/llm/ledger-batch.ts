@@ -46,6 +46,8 @@ export class LedgerBatch {
   private ended = 0;
   private drains: Array<{ until: number; resolve(): void }> = [];
   private timer: Timer;
+  /** looks for other processes' asks on this process's floats */
+  private askTimer: Timer;
   /** set while run() waits out the commit interval: starts the commit now */
   private hurry: (() => void) | null = null;
   private closing = false;
@@ -76,8 +78,10 @@ export class LedgerBatch {
       (run) => this.exclusive(run),
     );
     this.asks = new FloatAsks(ctx.db);
-    this.timer = setInterval(() => this.tend(), Math.max(10, Math.min(ASK_POLL_MS, this.idleMs)));
+    this.timer = setInterval(() => this.tend(), Math.max(10, Math.min(250, this.idleMs)));
     this.timer.unref();
+    this.askTimer = setInterval(() => this.pollAsks(), ASK_POLL_MS);
+    this.askTimer.unref();
   }
 
   /**
@@ -167,6 +171,7 @@ export class LedgerBatch {
    */
   async close(deadlineMs = 10_000): Promise<void> {
     clearInterval(this.timer);
+    clearInterval(this.askTimer);
     this.closing = true; // what finishes from now on (calls cut off at the end of the grace period) is not held back
     const until = Date.now() + deadlineMs;
     const logBy = until - Math.min(500, deadlineMs / 8);
@@ -261,17 +266,14 @@ export class LedgerBatch {
     }
     if (queued) this.schedule();
     if (this.retries.pending) void this.retries.runDue();
-    this.pollAsks();
   }
 
   /** Looks for other processes' asks on this process's floats (ledger/float-asks.ts); one look at a time. */
   private pollAsks() {
-    if (this.polling || this.closing) return;
-    const live = [...this.floats.values()].filter((f) => !f.closed && !f.asked);
-    if (!live.length) return;
+    if (this.polling || this.closing || !this.floats.size) return;
     this.polling = true;
     this.asks
-      .asked(live)
+      .asked(this.floats)
       .then((asked) => {
         for (const f of asked) {
           if (f.closed || f.asked) continue;

@@ -233,7 +233,7 @@ for (const d of dialects) {
       const a = await accounts.createAccount("float-ask-crash", 10 * C);
       const crashed = processOf({ idleMs: 60_000 });
       await crashed.hold(a.id, 3 * C, rid("c1")); // its float: 4.75 C
-      clearInterval((crashed as any).timer); // the process is gone: nothing looks for asks on its float
+      clearInterval((crashed as any).askTimer); // the process is gone: nothing looks for asks on its float
       const live = processOf({ idleMs: 60_000 });
       await expect(Promise.resolve(live.hold(a.id, 6 * C, rid("l1")))).rejects.toMatchObject({
         status: 402,
