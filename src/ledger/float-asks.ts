@@ -43,7 +43,7 @@ const ASKED = sql`select id, account_id from holds where asked_at is not null an
 export class FloatAsks {
   private leanUntil = new Map<string, number>();
 
-  constructor(private db: Pick<Db, "run" | "all">) {}
+  constructor(private db: Pick<Db, "run" | "all" | "get">) {}
 
   isLean(accountId: string): boolean {
     const until = this.leanUntil.get(accountId);
@@ -65,6 +65,11 @@ export class FloatAsks {
     const n = await this.db.run(ASK_PEERS, { now: Date.now(), account: accountId, own: ownHoldId });
     if (n > 0) this.makeLean(accountId);
     return n;
+  }
+
+  /** How many of the other floats on the wallet (not `ownHoldId`) are still asked. */
+  async unanswered(accountId: string, ownHoldId: string): Promise<number> {
+    return Number((await this.db.get<{ n: number }>(PEERS_ASKED, { account: accountId, own: ownHoldId }))?.n ?? 0);
   }
 
   /** This process's floats (by wallet) another process has asked. */

@@ -285,8 +285,8 @@ function* grow(q: TxQueries, g: FloatGrow, now: number, ttlMs: number) {
 
 /**
  * `op` (a media task's hold, an admin correction), once more when it was refused with `refusal` and this process's
- * idle LLM float for the account went back: the wallet may look short only because the float holds credits ahead
- * for calls not yet made (a float in use, or another process's, stays until idle).
+ * idle LLM float for the account went back or other processes' floats were asked for their spare room: the wallet
+ * may look short only because floats hold credits ahead for calls not yet made (what backs calls in flight stays).
  */
 export async function withIdleFloatBack<T>(ctx: Pick<AppContext, "llmLedger">, accountId: string, refusal: string, op: () => Promise<T>): Promise<T> {
   try {

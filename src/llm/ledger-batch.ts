@@ -114,11 +114,20 @@ export class LedgerBatch {
   }
 
   /**
-   * Gives the wallet's float back now if no call is using it (true when one went back): another feature's hold
-   * (a media task, an admin correction) may need what it reserved, before LEDGER_FLOAT_IDLE_MS would return it
-   * anyway. Within `maxMs`: a commit held up elsewhere makes it answer false (the caller refuses), not hang.
+   * For another feature's hold that did not fit (a media task, an admin correction): gives this process's float for
+   * the wallet back if no call is using it, and asks other processes' floats on it for their spare room (true when
+   * either may have freed something, so the hold is worth trying again).
    */
   async returnIdle(accountId: string, maxMs = 250): Promise<boolean> {
+    const [mine, theirs] = await Promise.all([this.returnOwnIdle(accountId, maxMs), this.askOthers(accountId)]);
+    return mine || theirs;
+  }
+
+  /**
+   * Gives the wallet's float back now if no call is using it (true when one went back), before LEDGER_FLOAT_IDLE_MS
+   * would return it anyway. Within `maxMs`: a commit held up elsewhere makes it answer false, not hang.
+   */
+  private async returnOwnIdle(accountId: string, maxMs: number): Promise<boolean> {
     const until = Date.now() + maxMs;
     const f = this.floats.get(accountId);
     if (!f || f.closed || f.reserved !== 0) return false;
@@ -128,6 +137,24 @@ export class LedgerBatch {
     this.schedule(true);
     // True only once the release is committed: a commit that fails leaves it to a retry, its credits still held.
     return (await within(this.drain(), Math.max(0, until - Date.now()))) && f.released;
+  }
+
+  /**
+   * Asks other processes' floats on the wallet for their spare room (ledger/float-asks.ts) and waits until every one
+   * asked has answered, ASK_WAIT_MS at most. False when there was none to ask.
+   */
+  private async askOthers(accountId: string): Promise<boolean> {
+    const f = this.floats.get(accountId);
+    const own = f && !f.closed ? f.holdId : "";
+    try {
+      if (!(await this.exclusive(() => this.asks.ask(accountId, own)))) return false;
+      const until = Date.now() + ASK_WAIT_MS;
+      while (Date.now() < until && (await this.asks.unanswered(accountId, own)) > 0) await Bun.sleep(ASK_RETRY_MS);
+      return true;
+    } catch (e) {
+      this.ctx.log.warn("llm float ask failed", { account_id: accountId, error: String(e) });
+      return false;
+    }
   }
 
   /**

@@ -8,7 +8,7 @@ import { sql } from "drizzle-orm";
 import type { Accounts } from "../../src/accounts/service";
 import type { AppContext } from "../../src/context";
 import type { Db } from "../../src/db/client";
-import type { Reservation } from "../../src/ledger/float";
+import { withIdleFloatBack, type Reservation } from "../../src/ledger/float";
 import { Ledger } from "../../src/ledger/service";
 import { MICROS_PER_CREDIT as C } from "../../src/ledger/units";
 import { silentLogger } from "../../src/log";
@@ -240,6 +240,25 @@ for (const d of dialects) {
         message: expect.stringContaining("needs up to 6 credits and 5.25 are available"),
       });
       expect(await holdsOf(a.id, "float")).toMatchObject([{ amount: 4.75 * C, status: "pending" }]);
+    });
+
+    test("a media task's hold that does not fit beside another process's idle float gets its spare room back", async () => {
+      const a = await accounts.createAccount("float-ask-task", 10 * C);
+      const one = processOf({ idleMs: 60_000 });
+      const other = processOf({ idleMs: 60_000 });
+      const r = await one.hold(a.id, 3 * C, rid("t1")); // its float: 4.75 C
+      finish(one, r, C);
+      await one.drain(); // idle now, holding 3.75 C for the next calls: the wallet shows 5.25 C available
+      const task = await withIdleFloatBack({ llmLedger: other }, a.id, "insufficient_credits", () => ledger.hold(a.id, 8 * C, "task", null, 60_000));
+      expect(task.amount).toBe(8 * C);
+      expect(await wallet(a.id)).toEqual({ balance: 9 * C, held: 8 * C });
+      // One that does not fit even then is still refused, stating what the wallet has beside the task.
+      await expect(withIdleFloatBack({ llmLedger: other }, a.id, "insufficient_credits", () => ledger.hold(a.id, 2 * C, "task", null, 60_000))).rejects.toMatchObject({
+        status: 402,
+        message: expect.stringContaining("needs up to 2 credits and 1 are available"),
+      });
+      await ledger.release(task.id);
+      expect(await ledger.check(a.id)).toEqual([]);
     });
 
     test("a float in use keeps its expiry ahead even when no call is in flight as it is looked at, and none is charged", async () => {
