@@ -2,8 +2,9 @@
 // for the next ones, and only that process can give the spare room back (it lends it in memory, with no database
 // work, so no one else may shrink its hold). With several processes on a small wallet, one process's spare room
 // made another refuse calls the wallet could cover. So a process short of credits for a call asks the others:
-//   - it marks their floats on the wallet (`holds.asked_at`, one statement, outside its group commit: the mark locks
-//     their hold rows, and a commit holding the wallet while waiting for them could deadlock with theirs);
+//   - it marks their floats on the wallet (`holds.asked_at`), outside its group commit and one row per statement:
+//     a mark waits for the row's lock while their commit holds it, and holding any other lock meanwhile (the
+//     wallet, in a commit; another float's row, in a statement marking several) could close a deadlock;
 //   - each process looks for marks every ASK_POLL_MS (one read of an index holding only the marked floats, off the
 //     calls' path), and answers at its next commit: gives back all spare room and clears the mark, in one
 //     transaction;
@@ -29,8 +30,9 @@ export const ASK_RETRY_MS = 25;
 export const LEAN_MS = 10_000;
 
 const p = sql.placeholder;
-const ASK_PEERS = sql`update holds set asked_at = ${p("now")}
+const PEERS = sql`select id from holds
   where account_id = ${p("account")} and kind = ${"float"} and status = ${"pending"} and amount > ${0} and id <> ${p("own")}`;
+const ASK = sql`update holds set asked_at = ${p("now")} where id = ${p("id")} and status = ${"pending"}`;
 /** Read first in the commit that tries again: zero means every float asked has answered (its trim is committed). */
 export const PEERS_ASKED = sql`select count(*) as n from holds
   where account_id = ${p("account")} and kind = ${"float"} and status = ${"pending"} and asked_at is not null and id <> ${p("own")}`;
@@ -62,7 +64,10 @@ export class FloatAsks {
    * when there was one: a single process refusing a call keeps its float as it was.
    */
   async ask(accountId: string, ownHoldId: string): Promise<number> {
-    const n = await this.db.run(ASK_PEERS, { now: Date.now(), account: accountId, own: ownHoldId });
+    let n = 0;
+    for (const { id } of await this.db.all<{ id: string }>(PEERS, { account: accountId, own: ownHoldId })) {
+      n += await this.db.run(ASK, { now: Date.now(), id });
+    }
     if (n > 0) this.makeLean(accountId);
     return n;
   }

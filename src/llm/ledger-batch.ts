@@ -410,13 +410,12 @@ export class LedgerBatch {
       resyncs: resyncs(this.floats, finishes),
       answers,
     };
-    // Answered in this commit, or, should it fail, found again by the next look.
-    for (const f of answers) f.asked = false;
     let outcomes: GrowOutcome[];
     let available: Map<string, number>;
     try {
       ({ outcomes, available } = await this.exclusive(() => this.ctx.db.tx((q) => batchIn(q, ledger, batch, finishes, ttl))));
     } catch (e) {
+      for (const f of answers) f.asked = false; // not answered: the next look finds the ask again
       // Nothing of the batch was committed. Waiting calls fail; the rest is written one piece at a time, so that a
       // single bad one cannot keep the others from the ledger, and retried until the database takes it
       // (ledger-retries.ts). A refresh is asked for again by tend(); a top-up, at the next commit.
@@ -440,6 +439,7 @@ export class LedgerBatch {
       return;
     }
     this.written(finishes);
+    for (const f of answers) f.asked = false;
     for (const f of batch.releases) f.released = true;
     for (const r of batch.resyncs) r.float.unsure = false;
     for (const [account, amount] of available) {
