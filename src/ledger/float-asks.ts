@@ -45,7 +45,11 @@ const ASKED = sql`select id, account_id from holds where asked_at is not null an
 export class FloatAsks {
   private leanUntil = new Map<string, number>();
 
-  constructor(private db: Pick<Db, "run" | "all" | "get">) {}
+  constructor(
+    private db: Pick<Db, "run" | "all" | "get">,
+    /** runs database work when no other ledger transaction of this process is under way (LedgerBatch.exclusive) */
+    private exclusive: <T>(run: () => Promise<T>) => Promise<T> = (run) => run(),
+  ) {}
 
   isLean(accountId: string): boolean {
     const until = this.leanUntil.get(accountId);
@@ -64,12 +68,23 @@ export class FloatAsks {
    * when there was one: a single process refusing a call keeps its float as it was.
    */
   async ask(accountId: string, ownHoldId: string): Promise<number> {
-    let n = 0;
-    for (const { id } of await this.db.all<{ id: string }>(PEERS, { account: accountId, own: ownHoldId })) {
-      n += await this.db.run(ASK, { now: Date.now(), id });
-    }
+    const n = await this.exclusive(async () => {
+      let marked = 0;
+      for (const { id } of await this.db.all<{ id: string }>(PEERS, { account: accountId, own: ownHoldId })) {
+        marked += await this.db.run(ASK, { now: Date.now(), id });
+      }
+      return marked;
+    });
     if (n > 0) this.makeLean(accountId);
     return n;
+  }
+
+  /** Asks, then waits until every float asked has answered, ASK_WAIT_MS at most. False when there was none to ask. */
+  async askAndWait(accountId: string, ownHoldId: string): Promise<boolean> {
+    if (!(await this.ask(accountId, ownHoldId))) return false;
+    const until = Date.now() + ASK_WAIT_MS;
+    while (Date.now() < until && (await this.unanswered(accountId, ownHoldId)) > 0) await Bun.sleep(ASK_RETRY_MS);
+    return true;
   }
 
   /** How many of the other floats on the wallet (not `ownHoldId`) are still asked. */

@@ -77,7 +77,7 @@ export class LedgerBatch {
       { written: (f) => this.written([f]), abandoned: (f) => f.hold.float.unwritten-- },
       (run) => this.exclusive(run),
     );
-    this.asks = new FloatAsks(ctx.db);
+    this.asks = new FloatAsks(ctx.db, (run) => this.exclusive(run));
     this.timer = setInterval(() => this.tend(), Math.max(10, Math.min(250, this.idleMs)));
     this.timer.unref();
     this.askTimer = setInterval(() => this.pollAsks(), ASK_POLL_MS);
@@ -139,22 +139,13 @@ export class LedgerBatch {
     return (await within(this.drain(), Math.max(0, until - Date.now()))) && f.released;
   }
 
-  /**
-   * Asks other processes' floats on the wallet for their spare room (ledger/float-asks.ts) and waits until every one
-   * asked has answered, ASK_WAIT_MS at most. False when there was none to ask.
-   */
-  private async askOthers(accountId: string): Promise<boolean> {
+  /** Asks other processes' floats on the wallet for their spare room and waits for their answers (float-asks.ts). */
+  private askOthers(accountId: string): Promise<boolean> {
     const f = this.floats.get(accountId);
-    const own = f && !f.closed ? f.holdId : "";
-    try {
-      if (!(await this.exclusive(() => this.asks.ask(accountId, own)))) return false;
-      const until = Date.now() + ASK_WAIT_MS;
-      while (Date.now() < until && (await this.asks.unanswered(accountId, own)) > 0) await Bun.sleep(ASK_RETRY_MS);
-      return true;
-    } catch (e) {
+    return this.asks.askAndWait(accountId, f && !f.closed ? f.holdId : "").catch((e) => {
       this.ctx.log.warn("llm float ask failed", { account_id: accountId, error: String(e) });
       return false;
-    }
+    });
   }
 
   /**
@@ -508,7 +499,8 @@ export class LedgerBatch {
       // Not asked yet. Tried again even when no other float was there to ask: one may have gone back meanwhile.
       for (const w of waiters) w.asked = now;
       const own = f && !f.closed ? f.holdId : "";
-      void this.exclusive(() => this.asks.ask(o.accountId, own))
+      void this.asks
+        .ask(o.accountId, own)
         .catch((e) => this.ctx.log.warn("llm float ask failed", { account_id: o.accountId, error: String(e) }))
         .then(() => again(waiters, 0));
       return;

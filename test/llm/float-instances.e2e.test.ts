@@ -1,6 +1,6 @@
 // Two gateway processes on one wallet, on one SQLite file and on one Postgres database: each process's LLM float
 // holds credits ahead for that wallet's next calls, and a small wallet must still serve every call it can cover on
-// either process (the other's spare room is asked back, ledger/float.ts), refuse one it truly cannot with the credits
+// either process (the other's spare room is asked back, ledger/float-asks.ts), refuse one it truly cannot with the credits
 // truly available, and never be overspent.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { sql } from "drizzle-orm";
@@ -49,11 +49,11 @@ for (const d of dialects) {
       // Floats kept while in use, as a busy wallet's are (not returned idle between the calls below).
       const env = { ...providerEnv(fake.url), DATABASE_URL: target.url, ADMIN_TOKEN: ADMIN, DEFAULT_RATE_LIMIT: "10000/10s", LEDGER_FLOAT_IDLE_MS: "600000" };
       [one, two] = await Promise.all([spawnGateway(env), spawnGateway(env)]);
-    });
+    }, 45_000);
     afterAll(async () => {
       if (!stopped) await Promise.all([one?.stop(), two?.stop()]);
       await target.drop();
-    });
+    }, 30_000);
 
     test("a small wallet serves every call it can cover, on one process after the other", async () => {
       // 24 credits cover one call's hold (~14) with room for a dozen charges, not two holds at once.
