@@ -24,7 +24,7 @@ export const migrations: Record<"sqlite" | "pg", EmbeddedMigration[]> = {
   { tag: "0003_usage_fees", when: 1795260331873, breakpoints: true, sql: sqlite3 },
   { tag: "0004_usage_lines", when: 1795263320881, breakpoints: true, sql: sqlite4 },
   { tag: "0005_usage_keyed_by_request", when: 1795265182557, breakpoints: true, sql: sqlite5 },
-  { tag: "0006_float_asked_at", when: 1795751985569, breakpoints: true, sql: sqlite6 },
+  { tag: "0006_float_asked_at", when: 1795752823416, breakpoints: true, sql: sqlite6 },
   ],
   pg: [
   { tag: "0000_init", when: 1795233968003, breakpoints: true, sql: pg0 },
@@ -33,6 +33,6 @@ export const migrations: Record<"sqlite" | "pg", EmbeddedMigration[]> = {
   { tag: "0003_usage_fees", when: 1795260332339, breakpoints: true, sql: pg3 },
   { tag: "0004_usage_lines", when: 1795263321386, breakpoints: true, sql: pg4 },
   { tag: "0005_usage_keyed_by_request", when: 1795265182989, breakpoints: true, sql: pg5 },
-  { tag: "0006_float_asked_at", when: 1795751987779, breakpoints: true, sql: pg6 },
+  { tag: "0006_float_asked_at", when: 1795752827023, breakpoints: true, sql: pg6 },
   ],
 };

@@ -38,8 +38,11 @@ export const PEERS_ASKED = sql`select count(*) as n from holds
   where account_id = ${p("account")} and kind = ${"float"} and status = ${"pending"} and asked_at is not null and id <> ${p("own")}`;
 /** In the commit that gives the spare room back. */
 export const ANSWER_ASK = sql`update holds set asked_at = ${null} where id = ${p("id")}`;
-/** Every float asked now, of any process (the `holds_asked` index holds only these): each process keeps its own. */
-const ASKED = sql`select id, account_id from holds where asked_at is not null and status = ${"pending"} and kind = ${"float"}`;
+/**
+ * Every float asked now, of any process: each process keeps its own. Read through the `holds_asked` index, which
+ * holds only these (its condition written out, not bound, so that SQLite's planner can see the query implies it).
+ */
+const ASKED = sql`select id, account_id from holds where asked_at is not null and status = 'pending' and kind = ${"float"}`;
 
 /** Which wallets this process keeps lean, and the database side of asking. */
 export class FloatAsks {
