@@ -16,11 +16,10 @@
 //   - a crash: the float stays pending until its expiry (refreshed while it is in use) and the sweeper returns it,
 //     like any hold a crash left; calls in flight at the crash are not charged.
 // What changes for a customer: `held` shows the float (the calls in flight plus spare room) while this process
-// serves the wallet and for LEDGER_FLOAT_IDLE_MS after, then it goes back to the wallet. Meanwhile its credits are
-// not available to media tasks. Growth adds spare room of at most a quarter of what is available beyond the calls
-// that asked for it; spare room the calls no longer use beyond that share goes back (llm/ledger-batch.ts `trims`).
-// Another process short of credits for a call asks for the spare room back (float-asks.ts), so a call the wallet
-// can cover is not refused because of it.
+// serves the wallet and for LEDGER_FLOAT_IDLE_MS after, then it goes back to the wallet. Growth adds spare room of at
+// most a quarter of what is available beyond the calls that asked for it; spare room the calls no longer use beyond
+// that share goes back (llm/ledger-batch.ts `trims`). Another process (or a media task's hold) short of credits asks
+// for the spare room back (float-asks.ts), so what the wallet can cover is not refused because of it.
 
 import { sql } from "drizzle-orm";
 import type { AppContext } from "../context";
