@@ -12,7 +12,7 @@ import { ApiError } from "../http/errors.ts";
 import { ALIAS_PATH } from "../media/model.ts";
 import type { ErrorInfo, LlmProtocol, UpstreamBody } from "./protocols/index.ts";
 import { NO_PAID_TOOLS, paidToolUse } from "./protocols/paid-tools.ts";
-import { keySettingOf, type Provider, type Providers } from "./providers.ts";
+import { keySettingOf, spokenPath, type Provider, type Providers } from "./providers.ts";
 import { callUpstream, upstreamHeaders } from "./upstream.ts";
 import { answerFacts, answerTypeMisfit, firstNonSpace, isWholeAnswer, parseRequestBody, textOf, withoutBom, withUpstreamModel } from "./body.ts";
 import { capAtMaxCredits, checkMaxCredits, judgeBody, judgeStream, NOTHING_SEEN, partial, planHold, UPSTREAM_SILENT, verdictOr, type HoldPlan, type Verdict } from "./meter.ts";
@@ -20,6 +20,10 @@ import type { LedgerBatch } from "./ledger-batch.ts";
 import { pump, readArrived, readHead, throughTap, WHOLE_ANSWER_BYTES, type Head, type PumpEnd, type StreamCut } from "./pump.ts";
 import { joined, tokenCounter } from "./bytes.ts";
 import { bodyBytes } from "../http/body-limits.ts";
+import { forwardTranslated, prepareTranslation, type Translation } from "./translated.ts";
+import { countTokensEstimate } from "./count-tokens.ts";
+import { withoutForeignReasoning } from "./foreign-reasoning.ts";
+import { reserialised } from "./protocols/common.ts";
 import { liftIdleTimeout, restoreIdleTimeout, TIMED_OUT_MESSAGE, upstreamTimeoutError, UpstreamTimeout, type IdleTimeouts, type LlmTimeouts } from "./timeouts.ts";
 
 export interface LlmDeps {
@@ -28,9 +32,6 @@ export interface LlmDeps {
   ledger: LedgerBatch;
   /** how long an upstream may keep a call waiting (timeouts.ts) */
   timeouts: LlmTimeouts;
-  /** the translating proxy (deepseek.ts), for the paths a provider lists as `translated`; passed in because it
-   * imports from this file */
-  translated: (call: Call) => Promise<Response>;
 }
 
 /** Everything about one metered call, shared by the plain proxy and the translating one. */
@@ -44,8 +45,10 @@ export interface Call {
   /** headers every answer carries: request ids, rate-limit state */
   baseHeaders: Record<string, string>;
   body: Record<string, any>;
-  /** what goes upstream (upstreamRequestOf); null on a translated call, which builds its own */
+  /** what goes upstream (upstreamRequestOf); null on a translated call */
   upstream: UpstreamBody | null;
+  /** a call on a protocol its provider does not speak: how it is translated (translated.ts); null: passed through */
+  translation: Translation | null;
   model: LlmModel;
   provider: Provider;
   url: string;
@@ -74,9 +77,13 @@ export async function handleLlm(
   const raw = utf8.decode(bytes);
   const body = parseRequestBody(raw);
   const free = proto.freePaths.includes(path);
-  const model = lookupModel(d, body, path, proto, free);
+  const model = lookupModel(d, body, path, free);
   const provider = d.providers.get(model.provider);
-  const url = provider?.urls.get(free ? path : model.endpoint);
+  // How the call is forwarded: passed through when the provider speaks the protocol called, else translated.
+  const spoken = provider ? spokenPath(provider, model.endpoint) : model.endpoint;
+  // count_tokens exists only in Anthropic's protocol: for a model spoken to in another, an estimate (count-tokens.ts).
+  if (free && spoken !== "/v1/messages") return countTokensEstimate(proto, body, bytes, model, baseHeaders);
+  const url = provider?.urls.get(free ? path : spoken);
   if (!provider || !url) throw new ApiError(501, "provider_not_supported", `Model ${model.id} is served by ${model.provider}, which this gateway cannot reach on ${path}.`);
   if (provider.auth.length === 0) {
     throw new ApiError(503, "provider_not_configured", `Model ${model.id} is unavailable: its provider (${model.provider}) has no API key configured on this gateway (${keySettingOf(model.provider)}).`, {
@@ -87,18 +94,21 @@ export async function handleLlm(
   if (free) return forwardFree(d.ctx, request, url, provider, upstreamRequestOf(proto, body, bytes, model).body, baseHeaders);
 
   proto.refuseUnmeterable?.(body);
-  // A translated call's hosted tools never reach the upstream (translate/responses-chat.ts drops them): no fees.
-  const translated = provider.translated.has(path);
-  const paid = translated || !proto.paidTools ? NO_PAID_TOOLS : paidToolUse(proto.paidTools, body, model);
-  const plan = planHold(proto, body, bytes.byteLength, model, paid);
+  // Decoded and encoded before the hold: a request that cannot be translated is refused with nothing held or sent.
+  const translation = spoken === path ? null : prepareTranslation(path, spoken, body, model, provider, (msg, f) => d.ctx.log.warn(msg, { ...f, request_id: requestId }));
+  // A translated call's hosted tools never reach the upstream (the codecs refuse them): no fees.
+  const paid = translation || !proto.paidTools ? NO_PAID_TOOLS : paidToolUse(proto.paidTools, body, model);
+  // The input estimate takes the larger of the client's bytes and the translated ones.
+  const inputBytes = translation ? Math.max(bytes.byteLength, Buffer.byteLength(translation.text)) : bytes.byteLength;
+  const plan = planHold(proto, body, inputBytes, model, paid);
   plan.cap = checkMaxCredits(body, plan.amount);
-  const upstream = translated ? null : upstreamRequestOf(proto, body, bytes, model);
+  const upstream = translation ? null : upstreamRequestOf(proto, body, bytes, model);
   const hold = await d.ledger.hold(auth.accountId, plan.amount, requestId);
-  const call: Call = { d, proto, path, request, auth, requestId, baseHeaders, body, upstream, model, provider, url, plan, hold, started, finished: false, server };
+  const call: Call = { d, proto, path, request, auth, requestId, baseHeaders, body, upstream, translation, model, provider, url, plan, hold, started, finished: false, server };
   // The hold may have waited for a commit; a client gone meanwhile is released here, before either path sends.
   if (request.signal.aborted) return clientGoneBeforeUpstream(call);
   try {
-    return await (translated ? d.translated(call) : forwardMetered(call));
+    return await (translation ? forwardTranslated(call) : forwardMetered(call));
   } catch (e) {
     // Every path above settles or releases before it throws; should one not, the hold must not stay held.
     if (!call.finished) finish(call, { outcome: "failed", charge: null, usage: null, error: `gateway error; released: ${(e as Error)?.message ?? e}` }, null, null);
@@ -113,13 +123,21 @@ export async function handleLlm(
  * send). A body that cannot be serialised again (protocols/common.ts reserialised) is refused here, before any hold.
  */
 function upstreamRequestOf(proto: LlmProtocol, body: Record<string, any>, bytes: Uint8Array, model: LlmModel): UpstreamBody {
+  const own = withoutForeignReasoning(proto.name, body, model.provider);
+  if (own) {
+    body = own;
+    bytes = Buffer.from(reserialised(own));
+  }
   const prepared = proto.prepareUpstreamBody(body, bytes);
   if (body.model === model.upstream_model) return prepared;
   return { body: withUpstreamModel(prepared.body, body.model, model.upstream_model), stripUsageChunk: prepared.stripUsageChunk };
 }
 
-/** `free`: the path is one of the protocol's free ones (count_tokens), allowed for any model of the protocol. */
-function lookupModel(d: LlmDeps, body: Record<string, any>, path: string, proto: LlmProtocol, free: boolean): LlmModel {
+/**
+ * Every LLM is served on the three LLM paths (natively on one, translated on the others); embeddings only on
+ * /v1/embeddings. `free`: count_tokens, for any LLM.
+ */
+function lookupModel(d: LlmDeps, body: Record<string, any>, path: string, free: boolean): LlmModel {
   const name = body.model;
   if (typeof name !== "string" || !name) throw new ApiError(400, "missing_model", "The request body needs a `model`. GET /v1/models lists them.", { param: "model" });
   const model = d.ctx.catalog.llm.get(name);
@@ -128,11 +146,12 @@ function lookupModel(d: LlmDeps, body: Record<string, any>, path: string, proto:
     if (media) {
       throw new ApiError(400, "wrong_endpoint", `Model ${media.id} makes ${media.type} as an asynchronous task: create it with POST ${ALIAS_PATH[media.type]} or POST /api/v1/jobs/createTask.`, { param: "model" });
     }
-    throw new ApiError(404, "model_not_found", `Unknown model ${JSON.stringify(name)}. GET /v1/models lists the models and the endpoint serving each.`, { param: "model" });
+    throw new ApiError(404, "model_not_found", `Unknown model ${JSON.stringify(name)}. GET /v1/models lists the models and the endpoints serving each.`, { param: "model" });
   }
-  const servedHere = free ? proto.usageBearingPaths.includes(model.endpoint) : model.endpoint === path;
-  if (!servedHere) {
-    throw new ApiError(400, "wrong_endpoint", `Model ${model.id} is served on POST ${model.endpoint}, not on ${path}. Call ${model.endpoint} with it.`, { param: "model" });
+  const embedding = model.endpoint === "/v1/embeddings";
+  if (embedding !== (path === "/v1/embeddings") || (free && embedding)) {
+    const where = embedding ? "POST /v1/embeddings" : "POST /v1/messages, /v1/responses or /v1/chat/completions";
+    throw new ApiError(400, "wrong_endpoint", `Model ${model.id} is served on ${where}, not on ${path}.`, { param: "model" });
   }
   return model;
 }
@@ -281,7 +300,7 @@ const UNUSABLE = "The upstream's answer was not a usable response for this API; 
  * A 200 that is not the protocol's answer: released, logged with what the upstream sent (its status and content
  * type, never its body), and a 502 for the client. `cancel`: stops reading the upstream's body, if still open.
  */
-function unusableAnswer(call: Call, status: number, contentType: string, why: string, cancel: (() => Promise<void>) | null): never {
+export function unusableAnswer(call: Call, status: number, contentType: string, why: string, cancel: (() => Promise<void>) | null): never {
   cancel?.().catch(() => {});
   const error = why.startsWith("unusable upstream answer") ? why : `unusable upstream answer: ${why}`;
   logUnusable(call, status, contentType, error);

@@ -44,7 +44,7 @@ export class PricingPage {
     return this.listings.filter((l) => {
       if (f.type && l.type !== f.type) return false;
       if (f.provider && l.provider !== f.provider) return false;
-      const text = `${l.id} ${l.name} ${l.provider} ${l.type} ${l.endpoint} ${l.description}`.toLowerCase();
+      const text = `${l.id} ${l.name} ${l.provider} ${l.type} ${l.endpoints.join(" ")} ${l.description}`.toLowerCase();
       return terms.every((t) => text.includes(t));
     });
   }
@@ -71,7 +71,8 @@ export class PricingPage {
 <h1>Pricing</h1>
 <p>Every model behind one key and one credit wallet, with its price in USD and in credits (1 credit = 0.001 USD), in
 the unit it is billed in. LLM tokens bill exactly; media tasks bill in whole credits. Open a model for its card: the
-input fields, a worked example and ready-to-run requests.</p>
+input fields, a worked example and ready-to-run requests. Every LLM answers on all three LLM endpoints: natively on the
+first one listed, translated on the others, at the same price.</p>
 <form id="filters" method="get" action="/pricing" class="card">
   <label>Type <select name="type">${option("", "All types", !f.type)}${TYPE_ORDER.map((t) => option(t, TYPE_LABEL[t], f.type === t))}</select></label>
   <label>Provider <select name="provider">${option("", "All providers", !f.provider)}${this.providers.map((p) => option(p, p, f.provider === p))}</select></label>
@@ -94,7 +95,7 @@ ${raw(ENHANCE)}`;
 function modelRows(l: Listing): Raw {
   const n = l.rows.length;
   return html`<tbody class="model" data-model-id="${l.id}" data-type="${l.type}" data-provider="${l.provider}">
-${l.rows.map((r, i) => html`<tr class="price" data-label="${r.label}">${i === 0 ? html`<td rowspan="${n}"><a href="${cardPath(l.id)}">${l.name}</a><br><code class="muted">${l.id}</code></td><td rowspan="${n}">${TYPE_LABEL[l.type]}</td><td rowspan="${n}">${l.provider}</td><td rowspan="${n}"><code>${l.endpoint}</code></td>` : ""}<td>${r.label}</td><td class="usd">$${r.usd}</td><td class="credits">${r.credits}</td><td class="unit">${r.unit}</td></tr>`)}
+${l.rows.map((r, i) => html`<tr class="price" data-label="${r.label}">${i === 0 ? html`<td rowspan="${n}"><a href="${cardPath(l.id)}">${l.name}</a><br><code class="muted">${l.id}</code></td><td rowspan="${n}">${TYPE_LABEL[l.type]}</td><td rowspan="${n}">${l.provider}</td><td rowspan="${n}"><code>${l.endpoint}</code>${l.endpoints.slice(1).map((e) => html`<br><code class="muted">${e}</code>`)}</td>` : ""}<td>${r.label}</td><td class="usd">$${r.usd}</td><td class="credits">${r.credits}</td><td class="unit">${r.unit}</td></tr>`)}
 </tbody>`;
 }
 

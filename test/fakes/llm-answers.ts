@@ -6,7 +6,7 @@ import { fixtureBytes, type FixtureName } from "./fixtures.ts";
 
 export type FakeProtocol = "anthropic" | "chat" | "responses" | "embeddings";
 
-export type ScenarioKind = "ok" | "tool" | "cache" | "search" | "error" | "stream-error" | "stream-failed" | "drop" | "slow" | "fast";
+export type ScenarioKind = "ok" | "tool" | "cache" | "search" | "reasoning" | "error" | "stream-error" | "stream-failed" | "drop" | "slow" | "fast";
 
 export interface ScenarioSpec {
   kind: ScenarioKind;
@@ -19,7 +19,7 @@ export interface ScenarioSpec {
   /** error: the content-type of that raw body (default application/json) */
   contentType?: string;
   /** slow / fast / drop: which answer to send (default ok) */
-  variant?: "ok" | "tool" | "cache" | "search";
+  variant?: "ok" | "tool" | "cache" | "search" | "reasoning";
   /** delay before the status line and headers */
   headersDelayMs?: number;
   /** delay after the headers, before the first body byte (slow: 300) */
@@ -78,24 +78,29 @@ export interface Answer {
 
 type Pick = { stream: FixtureName; json: FixtureName };
 // search: the upstream ran two web searches (and, Anthropic, wrote 1000 of its 1200 cache tokens for an hour).
-const CONTENT: Record<Exclude<FakeProtocol, "embeddings">, Record<"ok" | "tool" | "cache" | "search", Pick>> = {
+// reasoning: the model thought first (Anthropic thinking with a signature, DeepSeek's reasoning_content, a Responses
+// reasoning item with encrypted_content), then answered.
+const CONTENT: Record<Exclude<FakeProtocol, "embeddings">, Record<"ok" | "tool" | "cache" | "search" | "reasoning", Pick>> = {
   anthropic: {
     ok: { stream: "A_stream_text.sse", json: "A_nonstream.json" },
     tool: { stream: "A_stream_tool.sse", json: "A_nonstream.json" },
     cache: { stream: "A_stream_text.sse", json: "A_nonstream.json" }, // cache write 1450 / cache read 2113
     search: { stream: "A_stream_search.sse", json: "A_nonstream_search.json" },
+    reasoning: { stream: "A_stream_thinking.sse", json: "A_nonstream_thinking.json" },
   },
   chat: {
     ok: { stream: "B_stream.sse", json: "B_nonstream.json" },
     tool: { stream: "B_stream_tool.sse", json: "B_nonstream_tool.json" },
     cache: { stream: "B_stream_cache.sse", json: "B_nonstream.json" },
     search: { stream: "B_stream.sse", json: "B_nonstream.json" }, // chat has no hosted search
+    reasoning: { stream: "B_stream_reasoning.sse", json: "B_nonstream_reasoning.json" },
   },
   responses: {
     ok: { stream: "C_stream.sse", json: "C_nonstream.json" },
     tool: { stream: "C_stream_tool.sse", json: "C_nonstream_tool.json" },
     cache: { stream: "C_stream.sse", json: "C_nonstream.json" },
     search: { stream: "C_stream_search.sse", json: "C_nonstream_search.json" },
+    reasoning: { stream: "C_stream_reasoning.sse", json: "C_nonstream_reasoning.json" },
   },
 };
 
@@ -121,7 +126,7 @@ export function contentFor(protocol: FakeProtocol, body: any, spec: ScenarioSpec
     if (!stream) return null; // no stream to fail inside: answer as an HTTP 500 instead
     name = MIDSTREAM[protocol][spec.kind === "stream-error" ? "error" : "failed"];
   } else {
-    const variant = spec.kind === "tool" || spec.kind === "cache" || spec.kind === "search" ? spec.kind : (spec.variant ?? "ok");
+    const variant = spec.kind === "tool" || spec.kind === "cache" || spec.kind === "search" || spec.kind === "reasoning" ? spec.kind : (spec.variant ?? "ok");
     name = CONTENT[protocol][variant][stream ? "stream" : "json"];
   }
   const includeUsage = body?.stream_options?.include_usage === true;
