@@ -1,0 +1,117 @@
+// A scripted coding-agent model: the fake upstream answers an agent's turn with the next step of a script, written
+// in the upstream's own protocol (Anthropic Messages, Chat Completions or Responses), JSON or streamed. The step is
+// chosen from the conversation itself, not from a queue, because agents interleave side calls (titles, summaries)
+// with their main loop: step k answers a conversation that already holds k tool results. A request that does not
+// offer the step's tool (a side call) is answered with a short text instead.
+//
+// Every answer states the same usage, SCRIPT_USAGE, so a test can compute each call's charge from the catalog.
+
+import type { FakeProtocol } from "./llm-answers.ts";
+
+export type AgentStep = { call: { name: string; input: Record<string, unknown> } } | { text: string };
+
+/** What every scripted answer states: uncached input and output tokens (no cache, no reasoning). */
+export const SCRIPT_USAGE = { input: 100, output: 10 } as const;
+
+/** The text a side call (one that does not offer the step's tool) gets. */
+export const SIDE_TEXT = "Scripted side answer.";
+
+type Protocol = Exclude<FakeProtocol, "embeddings">;
+
+const toolResults: Record<Protocol, (body: any) => number> = {
+  anthropic: (b) => (b.messages ?? []).flatMap((m: any) => (Array.isArray(m.content) ? m.content : [])).filter((c: any) => c?.type === "tool_result").length,
+  chat: (b) => (b.messages ?? []).filter((m: any) => m?.role === "tool").length,
+  responses: (b) => (Array.isArray(b.input) ? b.input : []).filter((i: any) => i?.type === "function_call_output" || i?.type === "custom_tool_call_output").length,
+};
+
+const toolNames: Record<Protocol, (body: any) => string[]> = {
+  anthropic: (b) => (b.tools ?? []).map((t: any) => t.name),
+  chat: (b) => (b.tools ?? []).map((t: any) => t.function?.name),
+  responses: (b) => (b.tools ?? []).map((t: any) => t.name),
+};
+
+/** The answer body for this request: the script's step for the conversation so far, in `protocol`. */
+export function scriptedBody(protocol: Protocol, body: any, steps: AgentStep[]): string {
+  const done = toolResults[protocol](body);
+  let step = steps[Math.min(done, steps.length - 1)]!;
+  if ("call" in step && !toolNames[protocol](body).includes(step.call.name)) step = { text: SIDE_TEXT };
+  const stream = body?.stream === true;
+  const model = typeof body?.model === "string" ? body.model : "model";
+  const call = "call" in step ? { id: `${protocol === "anthropic" ? "toolu" : "call"}_script_${done}`, name: step.call.name, args: JSON.stringify(step.call.input) } : undefined;
+  const text = "text" in step ? step.text : "";
+  const includeUsage = body?.stream_options?.include_usage === true;
+  return WRITERS[protocol](model, text, call, stream, includeUsage);
+}
+
+type Call = { id: string; name: string; args: string } | undefined;
+const sse = (events: [string | null, unknown][]) =>
+  events.map(([name, data]) => `${name ? `event: ${name}\n` : ""}data: ${typeof data === "string" ? data : JSON.stringify(data)}\n\n`).join("");
+
+const WRITERS: Record<Protocol, (model: string, text: string, call: Call, stream: boolean, includeUsage: boolean) => string> = {
+  anthropic(model, text, call, stream) {
+    const usage = { input_tokens: SCRIPT_USAGE.input, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, output_tokens: SCRIPT_USAGE.output };
+    const stop_reason = call ? "tool_use" : "end_turn";
+    const block = call ? { type: "tool_use", id: call.id, name: call.name, input: JSON.parse(call.args) } : { type: "text", text };
+    const message = { id: "msg_script", type: "message", role: "assistant", model, content: [block], stop_reason, stop_sequence: null, usage };
+    if (!stream) return JSON.stringify(message);
+    const start = call ? { type: "tool_use", id: call.id, name: call.name, input: {} } : { type: "text", text: "" };
+    const delta = call ? { type: "input_json_delta", partial_json: call.args } : { type: "text_delta", text };
+    return sse([
+      ["message_start", { type: "message_start", message: { ...message, content: [], stop_reason: null, usage: { ...usage, output_tokens: 1 } } }],
+      ["content_block_start", { type: "content_block_start", index: 0, content_block: start }],
+      ["content_block_delta", { type: "content_block_delta", index: 0, delta }],
+      ["content_block_stop", { type: "content_block_stop", index: 0 }],
+      ["message_delta", { type: "message_delta", delta: { stop_reason, stop_sequence: null }, usage: { output_tokens: SCRIPT_USAGE.output } }],
+      ["message_stop", { type: "message_stop" }],
+    ]);
+  },
+
+  chat(model, text, call, stream, includeUsage) {
+    const usage = { prompt_tokens: SCRIPT_USAGE.input, completion_tokens: SCRIPT_USAGE.output, total_tokens: SCRIPT_USAGE.input + SCRIPT_USAGE.output, prompt_tokens_details: { cached_tokens: 0 } };
+    const finish_reason = call ? "tool_calls" : "stop";
+    const base = { id: "chatcmpl-script", created: 1767225700, model };
+    const toolCall = call && { id: call.id, type: "function", function: { name: call.name, arguments: call.args } };
+    if (!stream) {
+      const message = { role: "assistant", content: call ? null : text, ...(call ? { tool_calls: [toolCall] } : {}) };
+      return JSON.stringify({ ...base, object: "chat.completion", choices: [{ index: 0, message, finish_reason }], usage });
+    }
+    const chunk = (delta: unknown, finish: string | null) => [null, { ...base, object: "chat.completion.chunk", choices: [{ index: 0, delta, finish_reason: finish }] }] as [null, unknown];
+    const events: [string | null, unknown][] = call
+      ? [chunk({ role: "assistant", content: null, tool_calls: [{ index: 0, ...toolCall, function: { name: call.name, arguments: "" } }] }, null), chunk({ tool_calls: [{ index: 0, function: { arguments: call.args } }] }, null)]
+      : [chunk({ role: "assistant", content: "" }, null), chunk({ content: text }, null)];
+    events.push(chunk({}, finish_reason));
+    if (includeUsage) events.push([null, { ...base, object: "chat.completion.chunk", choices: [], usage }]);
+    events.push([null, "[DONE]"]);
+    return sse(events);
+  },
+
+  responses(model, text, call, stream) {
+    const usage = { input_tokens: SCRIPT_USAGE.input, input_tokens_details: { cached_tokens: 0 }, output_tokens: SCRIPT_USAGE.output, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: SCRIPT_USAGE.input + SCRIPT_USAGE.output };
+    const item = call
+      ? { id: "fc_script", type: "function_call", status: "completed", arguments: call.args, call_id: call.id, name: call.name }
+      : { id: "msg_script", type: "message", status: "completed", role: "assistant", content: [{ type: "output_text", text, annotations: [] }] };
+    const response = (status: string, output: unknown[], u: unknown) => ({ id: "resp_script", object: "response", created_at: 1767225700, status, model, output, usage: u, error: null, incomplete_details: null });
+    if (!stream) return JSON.stringify(response("completed", [item], usage));
+    let seq = 0;
+    const ev = (type: string, data: Record<string, unknown>): [string, unknown] => [type, { type, ...data, sequence_number: seq++ }];
+    const added = call ? { ...item, status: "in_progress", arguments: "" } : { ...item, status: "in_progress", content: [] };
+    const middle: [string, unknown][] = call
+      ? [
+          ev("response.function_call_arguments.delta", { item_id: item.id, output_index: 0, delta: call.args }),
+          ev("response.function_call_arguments.done", { item_id: item.id, output_index: 0, arguments: call.args }),
+        ]
+      : [
+          ev("response.content_part.added", { item_id: item.id, output_index: 0, content_index: 0, part: { type: "output_text", text: "", annotations: [] } }),
+          ev("response.output_text.delta", { item_id: item.id, output_index: 0, content_index: 0, delta: text }),
+          ev("response.output_text.done", { item_id: item.id, output_index: 0, content_index: 0, text }),
+          ev("response.content_part.done", { item_id: item.id, output_index: 0, content_index: 0, part: { type: "output_text", text, annotations: [] } }),
+        ];
+    return sse([
+      ev("response.created", { response: response("in_progress", [], null) }),
+      ev("response.output_item.added", { output_index: 0, item: added }),
+      ...middle,
+      ev("response.output_item.done", { output_index: 0, item }),
+      ev("response.completed", { response: response("completed", [item], usage) }),
+    ]);
+  },
+};

@@ -1,0 +1,145 @@
+// Coding agents on translated models: Claude Code (`claude -p`, which speaks only /v1/messages) on a GPT, a Gemini,
+// a Grok and a DeepSeek model, and Codex CLI (`codex exec`, only /v1/responses) on a Claude and a Gemini model, each
+// doing a multi-step task with tools — read a file, edit it, report — through the gateway against the fake
+// upstream. The fake scripts the model's turns in the model's NATIVE protocol (agent-script.ts), so every tool call
+// and tool result crosses the gateway's translation both ways. Each run checks the file really changed, that what
+// the tool read reached the upstream, and that every upstream call was charged the native formula, from the ledger.
+// Skipped with a message where a CLI is not installed (.ci/run installs the pinned versions).
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { SCRIPT_USAGE, type AgentStep } from "../fakes/agent-script";
+import { ledgerOf, MICROS, startEnv, stopEnv, type Env } from "./support";
+import { chargeOf, LLMS } from "./translated/clients";
+
+const haveClaude = Bun.which("claude") !== null;
+const haveCodex = Bun.which("codex") !== null;
+if (!haveClaude) console.warn("SKIPPED: Claude Code on translated models — `claude` is not installed (npm i -g @anthropic-ai/claude-code@2.1.329).");
+if (!haveCodex) console.warn("SKIPPED: Codex CLI on translated models — `codex` is not installed (npm i -g @openai/codex@0.169.0).");
+
+let e: Env;
+beforeAll(async () => {
+  if (haveClaude || haveCodex) e = await startEnv();
+});
+afterAll(async () => {
+  if (e) await stopEnv(e);
+});
+
+/** The upstream path each provider's native protocol is served on by the fake. */
+const NATIVE_PATH: Record<string, string> = {
+  anthropic: "/v1/messages",
+  openai: "/v1/responses",
+  xai: "/v1/responses",
+  gemini: "/v1beta/openai/chat/completions",
+  deepseek: "/chat/completions",
+};
+const LLM_PATHS = new Set(Object.values(NATIVE_PATH).concat("/v1/chat/completions"));
+
+const BEFORE = "colour = blue\n";
+const AFTER = "colour = green\n";
+const FINAL = "Done: notes.txt now says green.";
+
+async function run(cmd: string[], env: Record<string, string>, cwd: string) {
+  const p = Bun.spawn(cmd, { cwd, env: { PATH: process.env.PATH!, ...env }, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
+  const timer = setTimeout(() => p.kill(), 150_000);
+  const [code, stdout, stderr] = await Promise.all([p.exited, new Response(p.stdout).text(), new Response(p.stderr).text()]);
+  clearTimeout(timer);
+  return { code, stdout, stderr };
+}
+
+/** A throwaway home and project directory holding notes.txt. */
+function workspace(prefix: string) {
+  const home = mkdtempSync(join(tmpdir(), prefix));
+  const project = join(home, "project");
+  mkdirSync(project);
+  writeFileSync(join(project, "notes.txt"), BEFORE);
+  return { home, project, file: join(project, "notes.txt") };
+}
+
+/**
+ * After an agent run on `modelId`: the file says AFTER, every upstream LLM call went to the model's native path,
+ * the tool's reading of the file reached the upstream (a tool result translated into the native protocol), and the
+ * ledger holds one line per upstream call, each charged the native formula on SCRIPT_USAGE.
+ */
+async function expectDone(modelId: string, accountId: string, file: string, out: { code: number; stdout: string; stderr: string }) {
+  const m = LLMS.find((x) => x.id === modelId)!;
+  if (out.code !== 0) console.error(out.stdout, out.stderr);
+  expect(out.code).toBe(0);
+  expect(out.stdout).toContain(FINAL);
+  expect(readFileSync(file, "utf8")).toBe(AFTER);
+  const calls = e.fake.requests.filter((q) => q.method === "POST" && LLM_PATHS.has(q.path));
+  expect(calls.length).toBeGreaterThanOrEqual(3); // read, edit, report
+  expect(new Set(calls.map((q) => q.path))).toEqual(new Set([NATIVE_PATH[m.provider]]));
+  expect(calls.some((q) => q.body.includes("colour = blue"))).toBe(true);
+  const each = chargeOf(m, { input: SCRIPT_USAGE.input, cacheRead: 0, cacheWrite: 0, output: SCRIPT_USAGE.output });
+  const { calls: lines, wallet } = await ledgerOf(e.gw, accountId);
+  expect(lines.map((l) => [l.status, l.cost])).toEqual(calls.map(() => ["ok", each]));
+  expect(Number(wallet.held)).toBe(0);
+  expect(Number(wallet.balance)).toBe(100_000 * MICROS - each * calls.length);
+}
+
+const claudeSteps = (file: string): AgentStep[] => [
+  { call: { name: "Read", input: { file_path: file } } },
+  { call: { name: "Edit", input: { file_path: file, old_string: "blue", new_string: "green" } } },
+  { text: FINAL },
+];
+
+for (const model of ["gpt-5.1", "gemini-2.5-flash", "grok-code-fast-1", "deepseek-chat"]) {
+  test.skipIf(!haveClaude)(`Claude Code on ${model} (translated): reads and edits a file through the gateway; every call charged`, async () => {
+    const { accountId, key } = await e.gw.account(100_000);
+    const w = workspace("sy-claude-t-");
+    e.fake.reset();
+    e.fake.setScenario({ kind: "script", steps: claudeSteps(w.file) });
+    const out = await run(
+      ["claude", "-p", "In notes.txt, change the colour to green.", "--model", model, "--permission-mode", "acceptEdits", "--allowedTools", "Read,Edit"],
+      {
+        HOME: w.home,
+        ANTHROPIC_BASE_URL: e.gw.url,
+        ANTHROPIC_AUTH_TOKEN: key,
+        ANTHROPIC_MODEL: model,
+        ANTHROPIC_DEFAULT_HAIKU_MODEL: model, // the small model (titles, summaries) on the same translated model
+        CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
+        DISABLE_AUTOUPDATER: "1",
+      },
+      w.project,
+    );
+    await expectDone(model, accountId, w.file, out);
+  }, 180_000);
+}
+
+const codexSteps: AgentStep[] = [
+  { call: { name: "exec_command", input: { cmd: "cat notes.txt" } } },
+  { call: { name: "exec_command", input: { cmd: "sed -i 's/blue/green/' notes.txt" } } },
+  { text: FINAL },
+];
+
+for (const model of ["claude-sonnet-4-5", "gemini-2.5-pro"]) {
+  test.skipIf(!haveCodex)(`Codex CLI on ${model} (translated): reads and edits a file through the gateway; every call charged`, async () => {
+    const { accountId, key } = await e.gw.account(100_000);
+    const w = workspace("sy-codex-t-");
+    mkdirSync(join(w.home, ".codex"));
+    writeFileSync(
+      join(w.home, ".codex/config.toml"),
+      [
+        `model = "${model}"`,
+        'model_provider = "switchyard"',
+        "",
+        "[model_providers.switchyard]",
+        'name = "Switchyard"',
+        `base_url = "${e.gw.url}/v1"`,
+        'env_key = "SWITCHYARD_API_KEY"',
+        'wire_api = "responses"',
+        "",
+      ].join("\n"),
+    );
+    e.fake.reset();
+    e.fake.setScenario({ kind: "script", steps: codexSteps });
+    const out = await run(
+      ["codex", "exec", "--skip-git-repo-check", "--dangerously-bypass-approvals-and-sandbox", "In notes.txt, change the colour to green."],
+      { HOME: w.home, SWITCHYARD_API_KEY: key },
+      w.project,
+    );
+    await expectDone(model, accountId, w.file, out);
+  }, 180_000);
+}
