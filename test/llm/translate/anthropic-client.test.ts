@@ -161,7 +161,7 @@ describe("Messages request → IR", () => {
     const cases: Array<[Record<string, any>, string]> = [
       [{ model: "m", max_tokens: 10 }, "messages"],
       [{ ...base, messages: [null] }, "messages[0].role"],
-      [{ ...base, messages: [{ role: "system", content: "x" }] }, "messages[0].role"],
+      [{ ...base, messages: [{ role: "developer", content: "x" }] }, "messages[0].role"],
       [{ ...base, messages: [{ role: "user", content: 5 }] }, "messages[0].content"],
       [{ ...base, messages: [{ role: "user", content: [null] }] }, "messages[0].content[0]"],
       [{ ...base, messages: [{ role: "user", content: [{ type: "text" }] }] }, "messages[0].content[0].text"],

@@ -24,10 +24,17 @@ export function decodeRequest(body: Record<string, any>): IrRequest {
     if (body[field] != null) throw new TranslationError(`${field} is not supported for this model: ${why}`, field);
   }
   if (!Array.isArray(body.messages)) throw new TranslationError("messages must be an array", "messages");
+  const system = systemParts(body.system);
+  const messages: IrMessage[] = [];
+  // Claude Code puts notes in system-role messages; the system prompt is where other protocols take them, in order.
+  body.messages.forEach((m: unknown, i: number) => {
+    if (obj(m) && m.role === "system") system.push(...systemParts(m.content, `messages[${i}].content`));
+    else messages.push(message(m, `messages[${i}]`));
+  });
   const req: IrRequest = {
     model: typeof body.model === "string" ? body.model : "",
-    system: systemParts(body.system),
-    messages: body.messages.map((m: unknown, i: number) => message(m, `messages[${i}]`)),
+    system,
+    messages,
     tools: tools(body.tools),
     stream: body.stream === true,
   };
@@ -71,12 +78,12 @@ function strings(v: unknown, param: string): string[] {
   return v;
 }
 
-function systemParts(system: unknown): TextPart[] {
+function systemParts(system: unknown, at = "system"): TextPart[] {
   if (system == null) return [];
   if (typeof system === "string") return system ? [{ type: "text", text: system }] : [];
-  if (!Array.isArray(system)) throw new TranslationError("system must be a string or an array of text blocks", "system");
+  if (!Array.isArray(system)) throw new TranslationError(`${at} must be a string or an array of text blocks`, at);
   return system.map((b, i) => {
-    if (!obj(b) || b.type !== "text" || typeof b.text !== "string") throw new TranslationError("system blocks must be text blocks", `system[${i}]`);
+    if (!obj(b) || b.type !== "text" || typeof b.text !== "string") throw new TranslationError(`${at} blocks must be text blocks`, `${at}[${i}]`);
     return text(b);
   });
 }
