@@ -10,8 +10,7 @@
 
 import { ApiError } from "../http/errors.ts";
 import type { LlmModel } from "../catalog/model.ts";
-import type { LlmProtocol } from "./protocols/index.ts";
-import { protocols } from "./protocols/index.ts";
+import { protocols, type LlmProtocol } from "./protocols/index.ts";
 import { reserialised } from "./protocols/common.ts";
 import type { Provider } from "./providers.ts";
 import { codecs } from "./translate/codecs.ts";
@@ -94,6 +93,11 @@ async function translatedAnswer(call: Call, t: Translation, res: Response): Prom
     return answerUnread(call, e, status, "unreadable upstream answer", "The upstream's answer could not be read; nothing was charged.");
   }
   const verdict = meter(call, () => judgeAnswer(call, t.native, text));
+  if (verdict.outcome === "upstream_bad_response") {
+    // Not a whole JSON object (judgeAnswer): released, as on the native path.
+    finish(call, verdict, status, performance.now());
+    throw new ApiError(502, "upstream_bad_response", "The upstream's answer was not a usable response; nothing was charged. Retry the request.");
+  }
   let out: Record<string, unknown>;
   try {
     if (t.stream) throw new Error(`asked for a stream, the upstream answered ${res.headers.get("content-type")}`);

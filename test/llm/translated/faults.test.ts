@@ -99,6 +99,17 @@ eachDatabase("translated calls that fail", (databaseUrl) => {
     await expectReleasedAs(accountId, "failed");
   });
 
+  test("a 200 that is not the native protocol's answer (an HTML page, a JSON array) is a 502 in the client's shape; released", async () => {
+    for (const [body, contentType] of [["<html>Bad gateway</html>", "text/html"], ["[1,2]", "application/json"]]) {
+      const { accountId, key } = await e.gw.account(100);
+      e.fake.enqueue({ kind: "error", status: 200, body, contentType });
+      const err: any = await rejection(anthropic(key).messages.create({ model: "gemini-2.5-flash", max_tokens: 100, messages: hi }));
+      expect(err).toBeInstanceOf(Anthropic.APIError);
+      expect(err.status).toBe(502);
+      await expectReleased(e.gw, accountId, 100);
+    }
+  });
+
   test("an upstream that drops, between events or mid-event, or ends early: the client's error event; released", async () => {
     for (const drop of [{ kind: "drop", dropAfterEvents: 3 }, { kind: "drop", dropAfterBytes: 700 }, { kind: "ok", endAfterEvents: 3 }] as const) {
       const { accountId, key } = await e.gw.account(100);
