@@ -9,7 +9,7 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { SCRIPT_USAGE, type AgentStep } from "../fakes/agent-script";
+import { SCRIPT_USAGE, scriptReasoning, type AgentStep } from "../fakes/agent-script";
 import { ledgerOf, MICROS, startEnv, stopEnv, type Env } from "./support";
 import { chargeOf, LLMS } from "./translated/clients";
 
@@ -62,7 +62,7 @@ function workspace(prefix: string) {
  * the tool's reading of the file reached the upstream (a tool result translated into the native protocol), and the
  * ledger holds one line per upstream call, each charged the native formula on SCRIPT_USAGE.
  */
-async function expectDone(modelId: string, accountId: string, file: string, out: { code: number; stdout: string; stderr: string }) {
+async function expectDone(modelId: string, accountId: string, file: string, out: { code: number; stdout: string; stderr: string }): Promise<string[]> {
   const m = LLMS.find((x) => x.id === modelId)!;
   if (out.code !== 0) console.error(out.stdout, out.stderr);
   expect(out.code).toBe(0);
@@ -77,20 +77,42 @@ async function expectDone(modelId: string, accountId: string, file: string, out:
   expect(lines.map((l) => [l.status, l.cost])).toEqual(calls.map(() => ["ok", each]));
   expect(Number(wallet.held)).toBe(0);
   expect(Number(wallet.balance)).toBe(100_000 * MICROS - each * calls.length);
+  return calls.map((q) => q.body);
 }
 
-const claudeSteps = (file: string): AgentStep[] => [
-  { call: { name: "Read", input: { file_path: file } } },
-  { call: { name: "Edit", input: { file_path: file, old_string: "blue", new_string: "green" } } },
-  { text: FINAL },
+/**
+ * Every upstream request made after the first tool call (the ones whose history holds its id) carries the
+ * reasoning that came with that call back with its opaque value (signature, encrypted_content) untouched: the model
+ * that reasoned gets its reasoning back through the agent, across two translations.
+ */
+function expectReasoningBack(bodies: string[]) {
+  const later = bodies.filter((b) => b.includes("_script_0"));
+  expect(later.length).toBeGreaterThanOrEqual(2);
+  for (const b of later) expect(b).toContain(scriptReasoning(0).opaque);
+}
+
+const claudeSteps = (file: string, reasoning: boolean): AgentStep[] => [
+  { call: { name: "Read", input: { file_path: file } }, reasoning },
+  { call: { name: "Edit", input: { file_path: file, old_string: "blue", new_string: "green" } }, reasoning },
+  { text: FINAL, reasoning },
 ];
 
-for (const model of ["gpt-5.1", "gemini-2.5-flash", "grok-code-fast-1", "deepseek-chat"]) {
-  test.skipIf(!haveClaude)(`Claude Code on ${model} (translated): reads and edits a file through the gateway; every call charged`, async () => {
+// [model, the upstream reasons (and its reasoning must come back with its opaque value)]
+const CLAUDE_CODE: Array<[string, "reasoning" | "plain", "opaque back" | ""]> = [
+  ["gpt-5.1", "plain", ""],
+  ["gemini-2.5-flash", "plain", ""],
+  ["grok-code-fast-1", "plain", ""],
+  ["deepseek-chat", "plain", ""],
+  ["gpt-5.1", "reasoning", "opaque back"], // Responses reasoning items with encrypted_content
+  ["deepseek-reasoner", "reasoning", ""], // reasoning_content: no opaque value to give back
+];
+
+for (const [model, how, back] of CLAUDE_CODE) {
+  test.skipIf(!haveClaude)(`Claude Code on ${model} (translated, ${how}): reads and edits a file through the gateway; every call charged`, async () => {
     const { accountId, key } = await e.gw.account(100_000);
     const w = workspace("sy-claude-t-");
     e.fake.reset();
-    e.fake.setScenario({ kind: "script", steps: claudeSteps(w.file) });
+    e.fake.setScenario({ kind: "script", steps: claudeSteps(w.file, how === "reasoning") });
     const out = await run(
       ["claude", "-p", "In notes.txt, change the colour to green.", "--model", model, "--permission-mode", "acceptEdits", "--allowedTools", "Read,Edit"],
       {
@@ -104,18 +126,25 @@ for (const model of ["gpt-5.1", "gemini-2.5-flash", "grok-code-fast-1", "deepsee
       },
       w.project,
     );
-    await expectDone(model, accountId, w.file, out);
+    const bodies = await expectDone(model, accountId, w.file, out);
+    if (back) expectReasoningBack(bodies);
   }, 180_000);
 }
 
-const codexSteps: AgentStep[] = [
-  { call: { name: "exec_command", input: { cmd: "cat notes.txt" } } },
-  { call: { name: "exec_command", input: { cmd: "sed -i 's/blue/green/' notes.txt" } } },
-  { text: FINAL },
+const codexSteps = (reasoning: boolean): AgentStep[] => [
+  { call: { name: "exec_command", input: { cmd: "cat notes.txt" } }, reasoning },
+  { call: { name: "exec_command", input: { cmd: "sed -i 's/blue/green/' notes.txt" } }, reasoning },
+  { text: FINAL, reasoning },
 ];
 
-for (const model of ["claude-sonnet-4-5", "gemini-2.5-pro"]) {
-  test.skipIf(!haveCodex)(`Codex CLI on ${model} (translated): reads and edits a file through the gateway; every call charged`, async () => {
+const CODEX: Array<[string, "reasoning" | "plain", "opaque back" | ""]> = [
+  ["claude-sonnet-4-5", "plain", ""],
+  ["gemini-2.5-pro", "plain", ""],
+  ["claude-sonnet-4-5", "reasoning", "opaque back"], // thinking blocks with signatures: Anthropic needs them back
+];
+
+for (const [model, how, back] of CODEX) {
+  test.skipIf(!haveCodex)(`Codex CLI on ${model} (translated, ${how}): reads and edits a file through the gateway; every call charged`, async () => {
     const { accountId, key } = await e.gw.account(100_000);
     const w = workspace("sy-codex-t-");
     mkdirSync(join(w.home, ".codex"));
@@ -123,6 +152,7 @@ for (const model of ["claude-sonnet-4-5", "gemini-2.5-pro"]) {
       join(w.home, ".codex/config.toml"),
       [
         `model = "${model}"`,
+        ...(how === "reasoning" ? ['model_reasoning_effort = "high"'] : []),
         'model_provider = "switchyard"',
         "",
         "[model_providers.switchyard]",
@@ -134,12 +164,13 @@ for (const model of ["claude-sonnet-4-5", "gemini-2.5-pro"]) {
       ].join("\n"),
     );
     e.fake.reset();
-    e.fake.setScenario({ kind: "script", steps: codexSteps });
+    e.fake.setScenario({ kind: "script", steps: codexSteps(how === "reasoning") });
     const out = await run(
       ["codex", "exec", "--skip-git-repo-check", "--dangerously-bypass-approvals-and-sandbox", "In notes.txt, change the colour to green."],
       { HOME: w.home, SWITCHYARD_API_KEY: key },
       w.project,
     );
-    await expectDone(model, accountId, w.file, out);
+    const bodies = await expectDone(model, accountId, w.file, out);
+    if (back) expectReasoningBack(bodies);
   }, 180_000);
 }
