@@ -46,21 +46,24 @@ export function scriptedBody(protocol: Protocol, body: any, steps: AgentStep[]):
   const text = "text" in step ? step.text : "";
   const includeUsage = body?.stream_options?.include_usage === true;
   const reasoning = step.reasoning ? scriptReasoning(done) : undefined;
-  return WRITERS[protocol]({ model, text, call, reasoning }, stream, includeUsage);
+  return WRITERS[protocol]({ model, text, call, reasoning, n: ++answers }, stream, includeUsage);
 }
 
+// Every answer's ids are its own, as a real upstream's are: Claude Code merges assistant messages sharing an id.
+let answers = 0;
+
 type Call = { id: string; name: string; args: string } | undefined;
-type Turn = { model: string; text: string; call: Call; reasoning?: { text: string; opaque: string } };
+type Turn = { model: string; text: string; call: Call; reasoning?: { text: string; opaque: string }; n: number };
 const sse = (events: [string | null, unknown][]) =>
   events.map(([name, data]) => `${name ? `event: ${name}\n` : ""}data: ${typeof data === "string" ? data : JSON.stringify(data)}\n\n`).join("");
 
 const WRITERS: Record<Protocol, (turn: Turn, stream: boolean, includeUsage: boolean) => string> = {
-  anthropic({ model, text, call, reasoning: r }, stream) {
+  anthropic({ model, text, call, reasoning: r, n }, stream) {
     const usage = { input_tokens: SCRIPT_USAGE.input, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, output_tokens: SCRIPT_USAGE.output };
     const stop_reason = call ? "tool_use" : "end_turn";
     const block = call ? { type: "tool_use", id: call.id, name: call.name, input: JSON.parse(call.args) } : { type: "text", text };
     const content = r ? [{ type: "thinking", thinking: r.text, signature: r.opaque }, block] : [block];
-    const message = { id: "msg_script", type: "message", role: "assistant", model, content, stop_reason, stop_sequence: null, usage };
+    const message = { id: `msg_script${n}`, type: "message", role: "assistant", model, content, stop_reason, stop_sequence: null, usage };
     if (!stream) return JSON.stringify(message);
     const start = call ? { type: "tool_use", id: call.id, name: call.name, input: {} } : { type: "text", text: "" };
     const delta = call ? { type: "input_json_delta", partial_json: call.args } : { type: "text_delta", text };
@@ -78,10 +81,10 @@ const WRITERS: Record<Protocol, (turn: Turn, stream: boolean, includeUsage: bool
     ]);
   },
 
-  chat({ model, text, call, reasoning: r }, stream, includeUsage) {
+  chat({ model, text, call, reasoning: r, n }, stream, includeUsage) {
     const usage = { prompt_tokens: SCRIPT_USAGE.input, completion_tokens: SCRIPT_USAGE.output, total_tokens: SCRIPT_USAGE.input + SCRIPT_USAGE.output, prompt_tokens_details: { cached_tokens: 0 } };
     const finish_reason = call ? "tool_calls" : "stop";
-    const base = { id: "chatcmpl-script", created: 1767225700, model };
+    const base = { id: `chatcmpl-script${n}`, created: 1767225700, model };
     const toolCall = call && { id: call.id, type: "function", function: { name: call.name, arguments: call.args } };
     if (!stream) {
       const message = { role: "assistant", content: call ? null : text, ...(r && { reasoning_content: r.text }), ...(call ? { tool_calls: [toolCall] } : {}) };
@@ -98,16 +101,16 @@ const WRITERS: Record<Protocol, (turn: Turn, stream: boolean, includeUsage: bool
     return sse(events);
   },
 
-  responses({ model, text, call, reasoning: r }, stream) {
+  responses({ model, text, call, reasoning: r, n }, stream) {
     const usage = { input_tokens: SCRIPT_USAGE.input, input_tokens_details: { cached_tokens: 0 }, output_tokens: SCRIPT_USAGE.output, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: SCRIPT_USAGE.input + SCRIPT_USAGE.output };
     const item = call
-      ? { id: "fc_script", type: "function_call", status: "completed", arguments: call.args, call_id: call.id, name: call.name }
-      : { id: "msg_script", type: "message", status: "completed", role: "assistant", content: [{ type: "output_text", text, annotations: [] }] };
+      ? { id: `fc_script${n}`, type: "function_call", status: "completed", arguments: call.args, call_id: call.id, name: call.name }
+      : { id: `msg_script${n}`, type: "message", status: "completed", role: "assistant", content: [{ type: "output_text", text, annotations: [] }] };
     const summary = r ? [{ type: "summary_text", text: r.text }] : [];
-    const thought = r && { id: "rs_script", type: "reasoning", encrypted_content: r.opaque, summary };
+    const thought = r && { id: `rs_script${n}`, type: "reasoning", encrypted_content: r.opaque, summary };
     const output = thought ? [thought, item] : [item];
     const at = thought ? 1 : 0; // the output index of the call or message
-    const response = (status: string, output: unknown[], u: unknown) => ({ id: "resp_script", object: "response", created_at: 1767225700, status, model, output, usage: u, error: null, incomplete_details: null });
+    const response = (status: string, output: unknown[], u: unknown) => ({ id: `resp_script${n}`, object: "response", created_at: 1767225700, status, model, output, usage: u, error: null, incomplete_details: null });
     if (!stream) return JSON.stringify(response("completed", output, usage));
     let seq = 0;
     const ev = (type: string, data: Record<string, unknown>): [string, unknown] => [type, { type, ...data, sequence_number: seq++ }];

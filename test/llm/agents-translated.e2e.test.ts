@@ -82,14 +82,17 @@ async function expectDone(modelId: string, accountId: string, file: string, out:
 
 /**
  * Every upstream request made after the first tool call (the ones whose history holds its id) carries the
- * reasoning that came with that call back with its opaque value (signature, encrypted_content) untouched: the model
- * that reasoned gets its reasoning back through the agent, across two translations.
+ * reasoning that came with that call back: its opaque value (signature, encrypted_content) untouched, or, where the
+ * provider has none (DeepSeek's reasoning_content), its text. The model that reasoned gets its reasoning back
+ * through the agent, across two translations.
  */
-function expectReasoningBack(bodies: string[]) {
+function expectReasoningBack(bodies: string[], what: "opaque" | "text") {
   const later = bodies.filter((b) => b.includes("_script_0"));
   expect(later.length).toBeGreaterThanOrEqual(2);
-  for (const b of later) expect(b).toContain(scriptReasoning(0).opaque);
+  for (const b of later) expect(b).toContain(scriptReasoning(0)[what]);
 }
+
+type Back = "opaque" | "text" | "";
 
 const claudeSteps = (file: string, reasoning: boolean): AgentStep[] => [
   { call: { name: "Read", input: { file_path: file } }, reasoning },
@@ -98,13 +101,13 @@ const claudeSteps = (file: string, reasoning: boolean): AgentStep[] => [
 ];
 
 // [model, the upstream reasons (and its reasoning must come back with its opaque value)]
-const CLAUDE_CODE: Array<[string, "reasoning" | "plain", "opaque back" | ""]> = [
+const CLAUDE_CODE: Array<[string, "reasoning" | "plain", Back]> = [
   ["gpt-5.1", "plain", ""],
   ["gemini-2.5-flash", "plain", ""],
   ["grok-code-fast-1", "plain", ""],
   ["deepseek-chat", "plain", ""],
-  ["gpt-5.1", "reasoning", "opaque back"], // Responses reasoning items with encrypted_content
-  ["deepseek-reasoner", "reasoning", ""], // reasoning_content: no opaque value to give back
+  ["gpt-5.1", "reasoning", "opaque"], // Responses reasoning items with encrypted_content
+  ["deepseek-reasoner", "reasoning", "text"], // reasoning_content, wanted back on tool turns
 ];
 
 for (const [model, how, back] of CLAUDE_CODE) {
@@ -127,7 +130,7 @@ for (const [model, how, back] of CLAUDE_CODE) {
       w.project,
     );
     const bodies = await expectDone(model, accountId, w.file, out);
-    if (back) expectReasoningBack(bodies);
+    if (back) expectReasoningBack(bodies, back);
   }, 180_000);
 }
 
@@ -137,10 +140,10 @@ const codexSteps = (reasoning: boolean): AgentStep[] => [
   { text: FINAL, reasoning },
 ];
 
-const CODEX: Array<[string, "reasoning" | "plain", "opaque back" | ""]> = [
+const CODEX: Array<[string, "reasoning" | "plain", Back]> = [
   ["claude-sonnet-4-5", "plain", ""],
   ["gemini-2.5-pro", "plain", ""],
-  ["claude-sonnet-4-5", "reasoning", "opaque back"], // thinking blocks with signatures: Anthropic needs them back
+  ["claude-sonnet-4-5", "reasoning", "opaque"], // thinking blocks with signatures: Anthropic needs them back
 ];
 
 for (const [model, how, back] of CODEX) {
@@ -171,6 +174,6 @@ for (const [model, how, back] of CODEX) {
       w.project,
     );
     const bodies = await expectDone(model, accountId, w.file, out);
-    if (back) expectReasoningBack(bodies);
+    if (back) expectReasoningBack(bodies, back);
   }, 180_000);
 }
