@@ -100,30 +100,35 @@ const claudeSteps = (file: string, reasoning: boolean): AgentStep[] => [
   { text: FINAL, reasoning },
 ];
 
-// [model, the upstream reasons (and its reasoning must come back with its opaque value)]
-const CLAUDE_CODE: Array<[string, "reasoning" | "plain", Back]> = [
+// [model, whether the upstream reasons first, what of its reasoning must come back to it, the --model given]
+const CLAUDE_CODE: Array<[string, "reasoning" | "plain", Back, string?]> = [
   ["gpt-5.1", "plain", ""],
   ["gemini-2.5-flash", "plain", ""],
   ["grok-code-fast-1", "plain", ""],
   ["deepseek-chat", "plain", ""],
   ["gpt-5.1", "reasoning", "opaque"], // Responses reasoning items with encrypted_content
   ["deepseek-reasoner", "reasoning", "text"], // reasoning_content, wanted back on tool turns
+  ["gemini-2.5-flash-lite", "plain", "", "haiku"], // the alias resolves through ANTHROPIC_DEFAULT_HAIKU_MODEL
+  ["grok-4-fast", "plain", "", "sonnet"], // ... and ANTHROPIC_DEFAULT_SONNET_MODEL
 ];
 
-for (const [model, how, back] of CLAUDE_CODE) {
-  test.skipIf(!haveClaude)(`Claude Code on ${model} (translated, ${how}): reads and edits a file through the gateway; every call charged`, async () => {
+for (const [model, how, back, alias] of CLAUDE_CODE) {
+  const named = alias ? `--model ${alias}, mapped to ${model}` : model;
+  test.skipIf(!haveClaude)(`Claude Code on ${named} (translated, ${how}): reads and edits a file through the gateway; every call charged`, async () => {
     const { accountId, key } = await e.gw.account(100_000);
     const w = workspace("sy-claude-t-");
     e.fake.reset();
     e.fake.setScenario({ kind: "script", steps: claudeSteps(w.file, how === "reasoning") });
     const out = await run(
-      ["claude", "-p", "In notes.txt, change the colour to green.", "--model", model, "--permission-mode", "acceptEdits", "--allowedTools", "Read,Edit"],
+      ["claude", "-p", "In notes.txt, change the colour to green.", "--model", alias ?? model, "--permission-mode", "acceptEdits", "--allowedTools", "Read,Edit"],
       {
         HOME: w.home,
         ANTHROPIC_BASE_URL: e.gw.url,
         ANTHROPIC_AUTH_TOKEN: key,
-        ANTHROPIC_MODEL: model,
-        ANTHROPIC_DEFAULT_HAIKU_MODEL: model, // the small model (titles, summaries) on the same translated model
+        ...(alias ? {} : { ANTHROPIC_MODEL: model }),
+        // the small model (side tasks) on the same model, so that every call must reach that model's upstream
+        ANTHROPIC_DEFAULT_HAIKU_MODEL: model,
+        ...(alias === "sonnet" && { ANTHROPIC_DEFAULT_SONNET_MODEL: model }),
         CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
         DISABLE_AUTOUPDATER: "1",
       },
