@@ -127,6 +127,22 @@ eachDatabase("translated calls that fail", (databaseUrl) => {
     }
   });
 
+  test("a translated stream is not buffered: its first events reach the client while the upstream is still sending", async () => {
+    const { accountId, key } = await e.gw.account(100);
+    e.fake.enqueue({ kind: "slow", firstByteMs: 0, chunkDelayMs: 60, eventPieces: true }); // one event per write
+    const stream = await openai(key).chat.completions.create({ model: "claude-haiku-4-5", max_completion_tokens: 100, messages: hi, stream: true });
+    let text = "";
+    let upstreamDoneAtFirstText: boolean | null = null;
+    for await (const chunk of stream) {
+      const t = chunk.choices[0]?.delta?.content ?? "";
+      if (t && upstreamDoneAtFirstText === null) upstreamDoneAtFirstText = e.fake.requests.at(-1)!.finishedAt !== undefined;
+      text += t;
+    }
+    expect(upstreamDoneAtFirstText).toBe(false);
+    expect(text.length).toBeGreaterThan(0);
+    expect((await ledgerOf(e.gw, accountId)).calls[0]!.status).toBe("ok");
+  });
+
   test("a client that leaves mid-stream: the upstream is aborted, the call charged as on the native path (at most the hold)", async () => {
     const { accountId, key } = await e.gw.account(100);
     e.fake.enqueue({ kind: "slow", firstByteMs: 0, chunkDelayMs: 200 });
