@@ -23,6 +23,11 @@ export const SIDE_TEXT = "Scripted side answer.";
 
 type Protocol = Exclude<FakeProtocol, "embeddings">;
 
+/** Providers whose native calls reach the fake elsewhere than at their catalog endpoint (test/llm/support.ts sets
+ * their base URLs): Gemini's OpenAI-compatible path, and DeepSeek, which speaks chat whatever its catalog says. */
+const PATH_OF_PROVIDER: Record<string, string> = { gemini: "/v1beta/openai/chat/completions", deepseek: "/chat/completions" };
+export const upstreamPathOf = (m: { provider: string; endpoint: string }): string => PATH_OF_PROVIDER[m.provider] ?? m.endpoint;
+
 const toolResults: Record<Protocol, (body: any) => number> = {
   anthropic: (b) => (b.messages ?? []).flatMap((m: any) => (Array.isArray(m.content) ? m.content : [])).filter((c: any) => c?.type === "tool_result").length,
   chat: (b) => (b.messages ?? []).filter((m: any) => m?.role === "tool").length,

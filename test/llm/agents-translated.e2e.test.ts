@@ -9,7 +9,7 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { SCRIPT_USAGE, scriptReasoning, type AgentStep } from "../fakes/agent-script";
+import { SCRIPT_USAGE, scriptReasoning, upstreamPathOf, type AgentStep } from "../fakes/agent-script";
 import { ledgerOf, MICROS, startEnv, stopEnv, type Env } from "./support";
 import { chargeOf, LLMS } from "./translated/clients";
 
@@ -26,15 +26,7 @@ afterAll(async () => {
   if (e) await stopEnv(e);
 });
 
-/** The upstream path each provider's native protocol is served on by the fake. */
-const NATIVE_PATH: Record<string, string> = {
-  anthropic: "/v1/messages",
-  openai: "/v1/responses",
-  xai: "/v1/responses",
-  gemini: "/v1beta/openai/chat/completions",
-  deepseek: "/chat/completions",
-};
-const LLM_PATHS = new Set(Object.values(NATIVE_PATH).concat("/v1/chat/completions"));
+const LLM_PATHS = new Set(LLMS.map(upstreamPathOf));
 
 const BEFORE = "colour = blue\n";
 const AFTER = "colour = green\n";
@@ -70,7 +62,7 @@ async function expectDone(modelId: string, accountId: string, file: string, out:
   expect(readFileSync(file, "utf8")).toBe(AFTER);
   const calls = e.fake.requests.filter((q) => q.method === "POST" && LLM_PATHS.has(q.path));
   expect(calls.length).toBeGreaterThanOrEqual(3); // read, edit, report
-  expect(new Set(calls.map((q) => q.path))).toEqual(new Set([NATIVE_PATH[m.provider]]));
+  expect(new Set(calls.map((q) => q.path))).toEqual(new Set([upstreamPathOf(m)]));
   expect(calls.some((q) => q.body.includes("colour = blue"))).toBe(true);
   const each = chargeOf(m, { input: SCRIPT_USAGE.input, cacheRead: 0, cacheWrite: 0, output: SCRIPT_USAGE.output });
   const { calls: lines, wallet } = await ledgerOf(e.gw, accountId);

@@ -8,7 +8,7 @@ import { createAnthropic } from "@ai-sdk/anthropic";
 import { createOpenAI } from "@ai-sdk/openai";
 import { generateText, jsonSchema, stepCountIs, streamText, tool, type LanguageModel } from "ai";
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { SCRIPT_USAGE, type AgentStep } from "../fakes/agent-script";
+import { SCRIPT_USAGE, upstreamPathOf, type AgentStep } from "../fakes/agent-script";
 import { ledgerOf, MICROS, startEnv, stopEnv, type Env } from "./support";
 import { chargeOf, LLMS } from "./translated/clients";
 
@@ -22,18 +22,7 @@ const ANSWER = "It is sunny in Paris, 21 degrees.";
 const STEPS: AgentStep[] = [{ call: { name: "get_weather", input: { location: "Paris" } } }, { text: ANSWER }];
 const WEATHER_RESULT = "Sunny, 21 degrees";
 
-/** The upstream path each provider's native protocol is served on by the fake. */
-const NATIVE_PATH: Record<string, string> = {
-  anthropic: "/v1/messages",
-  openai: "/v1/responses",
-  xai: "/v1/responses",
-  gemini: "/v1beta/openai/chat/completions",
-  deepseek: "/chat/completions",
-};
-const nativePath = (id: string) => {
-  const m = LLMS.find((x) => x.id === id)!;
-  return m.id === "gpt-5.2" ? "/v1/chat/completions" : NATIVE_PATH[m.provider]!;
-};
+const nativePath = (id: string) => upstreamPathOf(LLMS.find((x) => x.id === id)!);
 
 type Sdk = "anthropic" | "openai.chat" | "openai.responses";
 const CASES: Array<[Sdk, string]> = [
