@@ -10,7 +10,11 @@ import type { FakeProtocol } from "./llm-answers.ts";
 
 /** One model turn: a tool call or a final text, optionally after reasoning (Anthropic thinking with a signature,
  * a chat `reasoning_content` as DeepSeek sends it, a Responses reasoning item with encrypted_content). */
-export type AgentStep = ({ call: { name: string; input: Record<string, unknown> } } | { text: string }) & { reasoning?: boolean };
+export type AgentStep = ({ call: { name: string; input: Record<string, unknown> } } | { text: string }) & {
+  reasoning?: boolean;
+  /** the first this-many requests at this step fail (the fake answers its protocol's HTTP 500): an agent retries */
+  failFirst?: number;
+};
 
 /** The reasoning text of step k, and the opaque value (signature, encrypted_content) its provider attaches. */
 export const scriptReasoning = (k: number) => ({ text: `Step ${k}: thinking about the file.`, opaque: `EqScriptOpaque${k}x` });
@@ -41,10 +45,16 @@ const toolNames: Record<Protocol, (body: any) => string[]> = {
 };
 
 /** The answer body for this request: the script's step for the conversation so far, in `protocol`. */
-export function scriptedBody(protocol: Protocol, body: any, steps: AgentStep[]): string {
+/** The answer body for this request, or null for a failure the step asks for (`failFirst`). */
+export function scriptedBody(protocol: Protocol, body: any, steps: AgentStep[]): string | null {
   const done = toolResults[protocol](body);
   let step = steps[Math.min(done, steps.length - 1)]!;
   if ("call" in step && !toolNames[protocol](body).includes(step.call.name)) step = { text: SIDE_TEXT };
+  const failed = failures.get(step) ?? 0;
+  if (failed < (step.failFirst ?? 0)) {
+    failures.set(step, failed + 1);
+    return null;
+  }
   const stream = body?.stream === true;
   const model = typeof body?.model === "string" ? body.model : "model";
   const call = "call" in step ? { id: `${protocol === "anthropic" ? "toolu" : "call"}_script_${done}`, name: step.call.name, args: JSON.stringify(step.call.input) } : undefined;
@@ -53,6 +63,8 @@ export function scriptedBody(protocol: Protocol, body: any, steps: AgentStep[]):
   const reasoning = step.reasoning ? scriptReasoning(done) : undefined;
   return WRITERS[protocol]({ model, text, call, reasoning, n: ++answers }, stream, includeUsage);
 }
+
+const failures = new WeakMap<AgentStep, number>();
 
 // Every answer's ids are its own, as a real upstream's are: Claude Code merges assistant messages sharing an id.
 let answers = 0;

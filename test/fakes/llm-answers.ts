@@ -118,7 +118,8 @@ export function contentFor(protocol: FakeProtocol, body: any, spec: ScenarioSpec
     return { status: 200, contentType: type, body: padded(fixtureBytes(name), spec), headers: {} };
   }
   if (spec.kind === "script") {
-    return { status: 200, contentType: type, body: new TextEncoder().encode(scriptedBody(protocol, body, spec.steps ?? [])), headers: {} };
+    const scripted = scriptedBody(protocol, body, spec.steps ?? []);
+    return scripted === null ? null : { status: 200, contentType: type, body: new TextEncoder().encode(scripted), headers: {} };
   }
   let name: FixtureName;
   if (spec.kind === "stream-error" || spec.kind === "stream-failed") {

@@ -54,7 +54,7 @@ function workspace(prefix: string) {
  * the tool's reading of the file reached the upstream (a tool result translated into the native protocol), and the
  * ledger holds one line per upstream call, each charged the native formula on SCRIPT_USAGE.
  */
-async function expectDone(modelId: string, accountId: string, file: string, out: { code: number; stdout: string; stderr: string }): Promise<string[]> {
+async function expectDone(modelId: string, accountId: string, file: string, out: { code: number; stdout: string; stderr: string }, failedCalls: number): Promise<string[]> {
   const m = LLMS.find((x) => x.id === modelId)!;
   if (out.code !== 0) console.error(out.stdout, out.stderr);
   expect(out.code).toBe(0);
@@ -66,9 +66,12 @@ async function expectDone(modelId: string, accountId: string, file: string, out:
   expect(calls.some((q) => q.body.includes("colour = blue"))).toBe(true);
   const each = chargeOf(m, { input: SCRIPT_USAGE.input, cacheRead: 0, cacheWrite: 0, output: SCRIPT_USAGE.output });
   const { calls: lines, wallet } = await ledgerOf(e.gw, accountId);
-  expect(lines.map((l) => [l.status, l.cost])).toEqual(calls.map(() => ["ok", each]));
+  expect(lines.length).toBe(calls.length);
+  const failed = lines.filter((l) => l.status !== "ok");
+  expect(failed.map((l) => [l.status, l.cost, l.entry_id])).toEqual(Array(failedCalls).fill(["upstream_error", 0, null]));
+  expect(lines.filter((l) => l.status === "ok").map((l) => l.cost)).toEqual(Array(calls.length - failedCalls).fill(each));
   expect(Number(wallet.held)).toBe(0);
-  expect(Number(wallet.balance)).toBe(100_000 * MICROS - each * calls.length);
+  expect(Number(wallet.balance)).toBe(100_000 * MICROS - each * (calls.length - failedCalls));
   return calls.map((q) => q.body);
 }
 
@@ -84,75 +87,83 @@ function expectReasoningBack(bodies: string[], what: "opaque" | "text") {
   for (const b of later) expect(b).toContain(scriptReasoning(0)[what]);
 }
 
-type Back = "opaque" | "text" | "";
+/** One agent run: the model, and what the scripted upstream does besides reading and editing. */
+interface Case {
+  model: string;
+  /** the upstream reasons before each step; what of that reasoning must come back to it on later turns */
+  reasoning?: "opaque" | "text";
+  /** Claude Code: the --model alias given instead of the model (mapped to it by its ANTHROPIC_DEFAULT_* variable) */
+  alias?: "haiku" | "sonnet";
+  /** the first request of the edit step fails with the upstream protocol's HTTP 500: the agent retries it */
+  editFailsOnce?: boolean;
+}
 
-const claudeSteps = (file: string, reasoning: boolean): AgentStep[] => [
-  { call: { name: "Read", input: { file_path: file } }, reasoning },
-  { call: { name: "Edit", input: { file_path: file, old_string: "blue", new_string: "green" } }, reasoning },
-  { text: FINAL, reasoning },
+const title = (c: Case, agent: string) =>
+  `${agent} on ${c.alias ? `--model ${c.alias}, mapped to ${c.model}` : c.model} (translated${c.reasoning ? ", reasoning" : ""}): ` +
+  (c.editFailsOnce ? "the edit's upstream call fails once, the agent retries it; the failed call released, the others charged" : "reads and edits a file through the gateway; every call charged");
+
+type ToolCall = { name: string; input: Record<string, unknown> };
+const steps = (c: Case, read: ToolCall, edit: ToolCall): AgentStep[] => [
+  { call: read, reasoning: !!c.reasoning },
+  { call: edit, reasoning: !!c.reasoning, failFirst: c.editFailsOnce ? 1 : 0 },
+  { text: FINAL, reasoning: !!c.reasoning },
 ];
 
-// [model, whether the upstream reasons first, what of its reasoning must come back to it, the --model given]
-const CLAUDE_CODE: Array<[string, "reasoning" | "plain", Back, string?]> = [
-  ["gpt-5.1", "plain", ""],
-  ["gemini-2.5-flash", "plain", ""],
-  ["grok-code-fast-1", "plain", ""],
-  ["deepseek-chat", "plain", ""],
-  ["gpt-5.1", "reasoning", "opaque"], // Responses reasoning items with encrypted_content
-  ["deepseek-reasoner", "reasoning", "text"], // reasoning_content, wanted back on tool turns
-  ["gemini-2.5-flash-lite", "plain", "", "haiku"], // the alias resolves through ANTHROPIC_DEFAULT_HAIKU_MODEL
-  ["grok-4-fast", "plain", "", "sonnet"], // ... and ANTHROPIC_DEFAULT_SONNET_MODEL
+const CLAUDE_CODE: Case[] = [
+  { model: "gpt-5.1" },
+  { model: "gemini-2.5-flash" },
+  { model: "grok-code-fast-1" },
+  { model: "deepseek-chat" },
+  { model: "gpt-5.1", reasoning: "opaque" }, // Responses reasoning items with encrypted_content
+  { model: "deepseek-reasoner", reasoning: "text" }, // reasoning_content, wanted back on tool turns
+  { model: "gemini-2.5-flash-lite", alias: "haiku" }, // through ANTHROPIC_DEFAULT_HAIKU_MODEL
+  { model: "grok-4-fast", alias: "sonnet" }, // through ANTHROPIC_DEFAULT_SONNET_MODEL
+  { model: "gemini-2.5-flash", editFailsOnce: true }, // a chat 500 becomes Anthropic's api_error, which it retries
 ];
 
-for (const [model, how, back, alias] of CLAUDE_CODE) {
-  const named = alias ? `--model ${alias}, mapped to ${model}` : model;
-  test.skipIf(!haveClaude)(`Claude Code on ${named} (translated, ${how}): reads and edits a file through the gateway; every call charged`, async () => {
+for (const c of CLAUDE_CODE) {
+  test.skipIf(!haveClaude)(title(c, "Claude Code"), async () => {
     const { accountId, key } = await e.gw.account(100_000);
     const w = workspace("sy-claude-t-");
     e.fake.reset();
-    e.fake.setScenario({ kind: "script", steps: claudeSteps(w.file, how === "reasoning") });
+    e.fake.setScenario({ kind: "script", steps: steps(c, { name: "Read", input: { file_path: w.file } }, { name: "Edit", input: { file_path: w.file, old_string: "blue", new_string: "green" } }) });
     const out = await run(
-      ["claude", "-p", "In notes.txt, change the colour to green.", "--model", alias ?? model, "--permission-mode", "acceptEdits", "--allowedTools", "Read,Edit"],
+      ["claude", "-p", "In notes.txt, change the colour to green.", "--model", c.alias ?? c.model, "--permission-mode", "acceptEdits", "--allowedTools", "Read,Edit"],
       {
         HOME: w.home,
         ANTHROPIC_BASE_URL: e.gw.url,
         ANTHROPIC_AUTH_TOKEN: key,
-        ...(alias ? {} : { ANTHROPIC_MODEL: model }),
+        ...(!c.alias && { ANTHROPIC_MODEL: c.model }),
         // the small model (side tasks) on the same model, so that every call must reach that model's upstream
-        ANTHROPIC_DEFAULT_HAIKU_MODEL: model,
-        ...(alias === "sonnet" && { ANTHROPIC_DEFAULT_SONNET_MODEL: model }),
+        ANTHROPIC_DEFAULT_HAIKU_MODEL: c.model,
+        ...(c.alias === "sonnet" && { ANTHROPIC_DEFAULT_SONNET_MODEL: c.model }),
         CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
         DISABLE_AUTOUPDATER: "1",
       },
       w.project,
     );
-    const bodies = await expectDone(model, accountId, w.file, out);
-    if (back) expectReasoningBack(bodies, back);
+    const bodies = await expectDone(c.model, accountId, w.file, out, c.editFailsOnce ? 1 : 0);
+    if (c.reasoning) expectReasoningBack(bodies, c.reasoning);
   }, 180_000);
 }
 
-const codexSteps = (reasoning: boolean): AgentStep[] => [
-  { call: { name: "exec_command", input: { cmd: "cat notes.txt" } }, reasoning },
-  { call: { name: "exec_command", input: { cmd: "sed -i 's/blue/green/' notes.txt" } }, reasoning },
-  { text: FINAL, reasoning },
+const CODEX: Case[] = [
+  { model: "claude-sonnet-4-5" },
+  { model: "gemini-2.5-pro" },
+  { model: "claude-sonnet-4-5", reasoning: "opaque" }, // thinking blocks with signatures: Anthropic needs them back
+  { model: "claude-sonnet-4-5", editFailsOnce: true }, // Anthropic's 500 becomes a Responses server error, retried
 ];
 
-const CODEX: Array<[string, "reasoning" | "plain", Back]> = [
-  ["claude-sonnet-4-5", "plain", ""],
-  ["gemini-2.5-pro", "plain", ""],
-  ["claude-sonnet-4-5", "reasoning", "opaque"], // thinking blocks with signatures: Anthropic needs them back
-];
-
-for (const [model, how, back] of CODEX) {
-  test.skipIf(!haveCodex)(`Codex CLI on ${model} (translated, ${how}): reads and edits a file through the gateway; every call charged`, async () => {
+for (const c of CODEX) {
+  test.skipIf(!haveCodex)(title(c, "Codex CLI"), async () => {
     const { accountId, key } = await e.gw.account(100_000);
     const w = workspace("sy-codex-t-");
     mkdirSync(join(w.home, ".codex"));
     writeFileSync(
       join(w.home, ".codex/config.toml"),
       [
-        `model = "${model}"`,
-        ...(how === "reasoning" ? ['model_reasoning_effort = "high"'] : []),
+        `model = "${c.model}"`,
+        ...(c.reasoning ? ['model_reasoning_effort = "high"'] : []),
         'model_provider = "switchyard"',
         "",
         "[model_providers.switchyard]",
@@ -164,13 +175,13 @@ for (const [model, how, back] of CODEX) {
       ].join("\n"),
     );
     e.fake.reset();
-    e.fake.setScenario({ kind: "script", steps: codexSteps(how === "reasoning") });
+    e.fake.setScenario({ kind: "script", steps: steps(c, { name: "exec_command", input: { cmd: "cat notes.txt" } }, { name: "exec_command", input: { cmd: "sed -i 's/blue/green/' notes.txt" } }) });
     const out = await run(
       ["codex", "exec", "--skip-git-repo-check", "--dangerously-bypass-approvals-and-sandbox", "In notes.txt, change the colour to green."],
       { HOME: w.home, SWITCHYARD_API_KEY: key },
       w.project,
     );
-    const bodies = await expectDone(model, accountId, w.file, out);
-    if (back) expectReasoningBack(bodies, back);
+    const bodies = await expectDone(c.model, accountId, w.file, out, c.editFailsOnce ? 1 : 0);
+    if (c.reasoning) expectReasoningBack(bodies, c.reasoning);
   }, 180_000);
 }
