@@ -120,6 +120,17 @@ function usageOfWhole(proto: LlmProtocol, text: string): TokenUsage | null {
 }
 
 /**
+ * Why a 200's content-type cannot be the answer asked for, or null: a stream asked for and not given (or the
+ * reverse), or a non-streaming answer that is not JSON (an HTML error page from a proxy in front of the upstream).
+ * No content-type at all is left to the body's own check (isWholeAnswer).
+ */
+export function answerTypeMisfit(streamAsked: boolean, sse: boolean, contentType: string): string | null {
+  if (streamAsked !== sse) return streamAsked ? "not a stream" : "a stream where JSON was asked for";
+  if (!sse && contentType !== "" && !contentType.toLowerCase().includes("json")) return "not JSON";
+  return null;
+}
+
+/**
  * Whether a non-streaming answer's text is a whole JSON object: it opens with `{` (not looked at on a `tail`, whose
  * head was checked before it was forwarded), closes with `}`, and that `}` is not its usage object's own (an answer
  * cut right after its usage, which every protocol puts near its end). Cheap on the usual answer, which states usage;

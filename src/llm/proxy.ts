@@ -14,8 +14,8 @@ import type { ErrorInfo, LlmProtocol, UpstreamBody } from "./protocols/index.ts"
 import { NO_PAID_TOOLS, paidToolUse } from "./protocols/paid-tools.ts";
 import { keySettingOf, spokenPath, type Provider, type Providers } from "./providers.ts";
 import { callUpstream, upstreamHeaders } from "./upstream.ts";
-import { answerFacts, firstNonSpace, isWholeAnswer, parseRequestBody, textOf, withoutBom, withUpstreamModel } from "./body.ts";
-import { capAtMaxCredits, checkMaxCredits, judgeBody, judgeStream, NOTHING_SEEN, partial, planHold, verdictOr, type HoldPlan, type Verdict } from "./meter.ts";
+import { answerFacts, answerTypeMisfit, firstNonSpace, isWholeAnswer, parseRequestBody, textOf, withoutBom, withUpstreamModel } from "./body.ts";
+import { capAtMaxCredits, checkMaxCredits, judgeBody, judgeStream, NOTHING_SEEN, partial, planHold, UPSTREAM_SILENT, verdictOr, type HoldPlan, type Verdict } from "./meter.ts";
 import type { LedgerBatch } from "./ledger-batch.ts";
 import { pump, readArrived, readHead, throughTap, WHOLE_ANSWER_BYTES, type Head, type PumpEnd, type StreamCut } from "./pump.ts";
 import { joined, tokenCounter } from "./bytes.ts";
@@ -24,11 +24,14 @@ import { forwardTranslated, prepareTranslation, type Translation } from "./trans
 import { countTokensEstimate } from "./count-tokens.ts";
 import { withoutForeignReasoning } from "./foreign-reasoning.ts";
 import { reserialised } from "./protocols/common.ts";
+import { liftIdleTimeout, restoreIdleTimeout, TIMED_OUT_MESSAGE, upstreamTimeoutError, UpstreamTimeout, type IdleTimeouts, type LlmTimeouts } from "./timeouts.ts";
 
 export interface LlmDeps {
   ctx: AppContext;
   providers: Providers;
   ledger: LedgerBatch;
+  /** how long an upstream may keep a call waiting (timeouts.ts) */
+  timeouts: LlmTimeouts;
 }
 
 /** Everything about one metered call, shared by the plain proxy and the translating one. */
@@ -54,11 +57,21 @@ export interface Call {
   started: number;
   /** set by finish: the call's hold has been settled or released */
   finished: boolean;
+  /** Bun's server, whose idle timeout is lifted for the call's connection while it runs (timeouts.ts) */
+  server?: IdleTimeouts | null;
 }
 
 const utf8 = new TextDecoder();
 
-export async function handleLlm(d: LlmDeps, proto: LlmProtocol, path: string, request: Request, auth: AuthContext, baseHeaders: Record<string, string>): Promise<Response> {
+export async function handleLlm(
+  d: LlmDeps,
+  proto: LlmProtocol,
+  path: string,
+  request: Request,
+  auth: AuthContext,
+  baseHeaders: Record<string, string>,
+  server?: IdleTimeouts | null,
+): Promise<Response> {
   const started = performance.now();
   const bytes = withoutBom(await bodyBytes(request, d.ctx.config.body));
   const raw = utf8.decode(bytes);
@@ -91,7 +104,7 @@ export async function handleLlm(d: LlmDeps, proto: LlmProtocol, path: string, re
   plan.cap = checkMaxCredits(body, plan.amount);
   const upstream = translation ? null : upstreamRequestOf(proto, body, bytes, model);
   const hold = await d.ledger.hold(auth.accountId, plan.amount, requestId);
-  const call: Call = { d, proto, path, request, auth, requestId, baseHeaders, body, upstream, translation, model, provider, url, plan, hold, started, finished: false };
+  const call: Call = { d, proto, path, request, auth, requestId, baseHeaders, body, upstream, translation, model, provider, url, plan, hold, started, finished: false, server };
   // The hold may have waited for a commit; a client gone meanwhile is released here, before either path sends.
   if (request.signal.aborted) return clientGoneBeforeUpstream(call);
   try {
@@ -177,11 +190,13 @@ async function forwardMetered(call: Call): Promise<Response> {
   const { proto, request } = call;
   const { body: upstreamBody, stripUsageChunk } = call.upstream!;
   // The client's own signal: Bun fires it the moment the client disconnects, which aborts the upstream request
-  // (headers or body) at once. No AbortController of our own; a listener only for answers that are pumped (pump.ts).
+  // (headers or body) at once (callUpstream). The pump listens to it only for answers that are pumped (pump.ts).
   const signal = request.signal;
+  const { timeouts } = call.d;
+  liftIdleTimeout(call.server, request); // the timeouts below govern until finish restores it
   let res: Response;
   try {
-    res = await callUpstream(call.provider, call.url + queryOf(request), upstreamHeaders(request.headers, call.provider.name), upstreamBody, signal);
+    res = await callUpstream(call.provider, call.url + queryOf(request), upstreamHeaders(request.headers, call.provider.name), upstreamBody, signal, timeouts);
   } catch (e) {
     return upstreamFailed(call, e);
   }
@@ -195,7 +210,7 @@ async function forwardMetered(call: Call): Promise<Response> {
   const headers = answerHeaders(res, call.baseHeaders);
   let head: Head;
   try {
-    head = sse ? await readArrived(res.body) : await readHead(res, WHOLE_ANSWER_BYTES);
+    head = sse ? await readArrived(res.body) : await readHead(res, WHOLE_ANSWER_BYTES, timeouts.silenceMs);
   } catch (e) {
     return answerUnread(call, e, status);
   }
@@ -227,12 +242,14 @@ async function forwardMetered(call: Call): Promise<Response> {
     watch: searches?.feed,
     dropNotice: sse ? dropNoticeFor(proto, call.requestId) : undefined,
     wholeBody: sse ? undefined : () => judgeLongAnswer().outcome !== "upstream_bad_response",
+    silenceMs: timeouts.silenceMs,
     onFirstByte: () => (firstByteAt = performance.now()),
     onEnd(how: PumpEnd) {
       const verdict = meter(call, (): Verdict => {
         if (tap) return judgeStream(tap.end(), how, call.model, call.plan);
         if (how === "end") return judgeLongAnswer();
         if (how === "client_abort" || how === "shutdown") return partial(NOTHING_SEEN, call.model, call.plan, how);
+        if (how === "timeout") return { outcome: "upstream_timeout", charge: null, usage: null, error: UPSTREAM_SILENT };
         return { outcome: "dropped", charge: null, usage: null, error: "upstream connection ended early" };
       });
       if (verdict.outcome === "upstream_bad_response") logUnusable(call, status, contentType, verdict.error);
@@ -271,23 +288,13 @@ export function dropNoticeFor(proto: LlmProtocol, requestId: string): ((lastSent
   const errors: Record<StreamCut, ErrorInfo> = {
     dropped: { status: 502, type: "server_error", code: "upstream_bad_response", message: UPSTREAM_BROKE, requestId },
     ended_early: { status: 502, type: "server_error", code: "upstream_bad_response", message: ENDED_EARLY, requestId },
+    timeout: { status: 504, type: "server_error", code: "upstream_timeout", message: TIMED_OUT_MESSAGE, requestId },
     shutdown: { status: 503, type: "service_unavailable", code: "gateway_shutting_down", message: SHUTTING_DOWN, requestId },
   };
   return (lastSent, why) => new TextEncoder().encode(event(errors[why], lastSent));
 }
 
 const UNUSABLE = "The upstream's answer was not a usable response for this API; nothing was charged. Retry the request.";
-
-/**
- * Why a 200's content-type cannot be the answer asked for, or null: a stream asked for and not given (or the
- * reverse), or a non-streaming answer that is not JSON (an HTML error page from a proxy in front of the upstream).
- * No content-type at all is left to the body's own check.
- */
-function answerTypeMisfit(streamAsked: boolean, sse: boolean, contentType: string): string | null {
-  if (streamAsked !== sse) return streamAsked ? "not a stream" : "a stream where JSON was asked for";
-  if (!sse && contentType !== "" && !contentType.toLowerCase().includes("json")) return "not JSON";
-  return null;
-}
 
 /**
  * A 200 that is not the protocol's answer: released, logged with what the upstream sent (its status and content
@@ -319,6 +326,10 @@ export function answerUnread(
   message = UPSTREAM_BROKE,
 ): Response {
   if (call.request.signal.aborted) return upstreamFailed(call, e);
+  if (e instanceof UpstreamTimeout) {
+    finish(call, { outcome: "upstream_timeout", charge: null, usage: null, error: UPSTREAM_SILENT }, status, null);
+    throw upstreamTimeoutError(call.provider.name);
+  }
   finish(call, { outcome: "dropped", charge: null, usage: null, error }, status, null);
   throw new ApiError(502, "upstream_bad_response", message);
 }
@@ -340,7 +351,8 @@ export function upstreamFailed(call: Call, e: unknown): Response {
     finish(call, partial(NOTHING_SEEN, call.model, call.plan, "client_abort"), null, null);
     return new Response(null, { status: 499 });
   }
-  finish(call, { outcome: "upstream_error", charge: null, usage: null, error: (e as Error).message }, null, null);
+  const timedOut = e instanceof ApiError && e.code === "upstream_timeout";
+  finish(call, { outcome: timedOut ? "upstream_timeout" : "upstream_error", charge: null, usage: null, error: (e as Error).message }, null, null);
   throw e;
 }
 
@@ -389,13 +401,21 @@ export function meter(call: Pick<Call, "d" | "requestId" | "plan">, judge: () =>
 }
 
 /** Queue the settle/release and the usage record (records.ts commits them in groups). */
-export function finish(call: Pick<Call, "d" | "hold" | "requestId" | "auth" | "model" | "path" | "started" | "finished">, v: Verdict, upstreamStatus: number | null, firstByteAt: number | null) {
+export function finish(
+  call: Pick<Call, "d" | "hold" | "requestId" | "auth" | "model" | "path" | "started" | "finished" | "server"> & { request?: Request },
+  v: Verdict,
+  upstreamStatus: number | null,
+  firstByteAt: number | null,
+) {
   call.finished = true;
+  if (call.request) restoreIdleTimeout(call.server, call.request);
   const now = performance.now();
   if (upstreamStatus !== null && upstreamStatus >= 400) metrics.upstreamError(call.model.provider, `status_${Math.floor(upstreamStatus / 100)}xx`);
-  else if (v.outcome === "failed" || v.outcome === "dropped" || v.outcome === "upstream_bad_response") {
+  else if (v.outcome === "failed" || v.outcome === "dropped" || v.outcome === "upstream_bad_response" || v.outcome === "upstream_timeout") {
     metrics.upstreamError(call.model.provider, v.outcome);
-    if (v.outcome === "dropped") call.d.ctx.log.warn("llm upstream answer ended early; released", { request_id: call.requestId, provider: call.model.provider, model: call.model.id, error: v.error });
+    const fields = { request_id: call.requestId, provider: call.model.provider, model: call.model.id, error: v.error };
+    if (v.outcome === "dropped") call.d.ctx.log.warn("llm upstream answer ended early; released", fields);
+    if (v.outcome === "upstream_timeout") call.d.ctx.log.warn("llm upstream timed out; released", fields);
   }
   call.d.ledger.finish({
     hold: call.hold,

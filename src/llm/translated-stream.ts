@@ -11,6 +11,7 @@ import { createParser } from "eventsource-parser";
 import type { IrEvent } from "./translate/ir.ts";
 import type { Translation } from "./translated.ts";
 import type { PumpEnd } from "./pump.ts";
+import { TIMED_OUT_MESSAGE } from "./timeouts.ts";
 
 type Notice = Extract<IrEvent, { type: "error" }>;
 
@@ -27,6 +28,7 @@ const END_NOTICES: Partial<Record<PumpEnd, Notice>> = {
   end: ENDED_EARLY,
   ended_early: ENDED_EARLY,
   dropped: BROKE,
+  timeout: { type: "error", status: 504, code: "upstream_timeout", message: TIMED_OUT_MESSAGE },
   shutdown: {
     type: "error",
     status: 503,

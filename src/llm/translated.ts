@@ -18,7 +18,9 @@ import { TranslationError, type ClientCodec, type TranslateTarget, type Upstream
 import { answerHeaders, answerUnread, finish, judgeAnswer, meter, throwIfGatewaySide, upstreamFailed, type Call } from "./proxy.ts";
 import { callUpstream, upstreamHeaders } from "./upstream.ts";
 import { FALLBACK_MAX_OUTPUT, judgeBody, judgeStream, type Verdict } from "./meter.ts";
-import { headOf, pump, type PumpEnd } from "./pump.ts";
+import { headOf, pump, readHead, type PumpEnd } from "./pump.ts";
+import { textOf } from "./body.ts";
+import { liftIdleTimeout } from "./timeouts.ts";
 import { createStreamTranslator } from "./translated-stream.ts";
 import type { TokenUsage } from "./usage.ts";
 
@@ -68,10 +70,11 @@ const NO_CLIENT_HEADERS = new Headers();
 export async function forwardTranslated(call: Call): Promise<Response> {
   const t = call.translation!;
   const signal = call.request.signal; // aborts the upstream the moment the client leaves (see pump.ts)
+  liftIdleTimeout(call.server, call.request); // the upstream timeouts govern until finish restores it, as natively
   let res: Response;
   try {
     // None of the client's protocol headers (anthropic-beta, openai-beta) mean anything in the upstream's protocol.
-    res = await callUpstream(call.provider, call.url, upstreamHeaders(NO_CLIENT_HEADERS, call.provider.name), t.text, signal);
+    res = await callUpstream(call.provider, call.url, upstreamHeaders(NO_CLIENT_HEADERS, call.provider.name), t.text, signal, call.d.timeouts);
   } catch (e) {
     return upstreamFailed(call, e);
   }
@@ -87,7 +90,8 @@ async function translatedAnswer(call: Call, t: Translation, res: Response): Prom
   let text: string;
   let json: any;
   try {
-    text = await res.text();
+    // Read whole (a translation needs all of it), under the same silence limit as a native answer.
+    text = textOf((await readHead(res, Number.POSITIVE_INFINITY, call.d.timeouts.silenceMs)).chunks);
     json = JSON.parse(text);
   } catch (e) {
     return answerUnread(call, e, status, "unreadable upstream answer", "The upstream's answer could not be read; nothing was charged.");
@@ -124,6 +128,7 @@ function translatedStream(call: Call, t: Translation, res: Response): Response {
   const upstreamBytes = pump(headOf(res.body!), call.request.signal, {
     tap,
     collect: null,
+    silenceMs: call.d.timeouts.silenceMs,
     onFirstByte: () => (firstByteAt = performance.now()),
     onEnd(how: PumpEnd) {
       tail = tr.end(how);

@@ -35,6 +35,13 @@ export interface ScenarioSpec {
   dropAfterEvents?: number;
   /** streams: end the body cleanly (no reset) right after this many whole SSE events, before the stream's own end */
   endAfterEvents?: number;
+  /** send this many bytes of the body (0: headers only), then nothing more until the client goes away (a hung
+   * upstream); the answer is sent as a stream, with a content-length when `contentLength` is set */
+  stallAfterBytes?: number;
+  /** streams: the same, right after this many whole SSE events */
+  stallAfterEvents?: number;
+  /** with a stall: state the whole body's length, as an upstream that hangs mid-body would have */
+  contentLength?: boolean;
   /** non-streaming answers: sent in irregular pieces, as streams are, instead of in one write */
   chunked?: boolean;
   /** streams: the whole stream in one write with its headers, as a fast upstream's short stream reaches a busy
