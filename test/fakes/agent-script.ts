@@ -9,9 +9,10 @@
 import type { FakeProtocol } from "./llm-answers.ts";
 
 /** One model turn: a tool call or a final text, optionally after reasoning (Anthropic thinking with a signature,
- * a chat `reasoning_content` as DeepSeek sends it, a Responses reasoning item with encrypted_content). */
+ * a chat `reasoning_content` as DeepSeek sends it, a Responses reasoning item with encrypted_content); "signature":
+ * on chat, Gemini 3's way instead: no text, a thought signature on the tool call (extra_content.google). */
 export type AgentStep = ({ call: { name: string; input: Record<string, unknown> } } | { text: string }) & {
-  reasoning?: boolean;
+  reasoning?: boolean | "signature";
   /** the first this-many requests at this step fail (the fake answers its protocol's HTTP 500): an agent retries */
   failFirst?: number;
 };
@@ -60,7 +61,7 @@ export function scriptedBody(protocol: Protocol, body: any, steps: AgentStep[]):
   const call = "call" in step ? { id: `${protocol === "anthropic" ? "toolu" : "call"}_script_${done}`, name: step.call.name, args: JSON.stringify(step.call.input) } : undefined;
   const text = "text" in step ? step.text : "";
   const includeUsage = body?.stream_options?.include_usage === true;
-  const reasoning = step.reasoning ? scriptReasoning(done) : undefined;
+  const reasoning = step.reasoning ? { ...scriptReasoning(done), signatureOnly: step.reasoning === "signature" } : undefined;
   return WRITERS[protocol]({ model, text, call, reasoning, n: ++answers }, stream, includeUsage);
 }
 
@@ -70,7 +71,7 @@ const failures = new WeakMap<AgentStep, number>();
 let answers = 0;
 
 type Call = { id: string; name: string; args: string } | undefined;
-type Turn = { model: string; text: string; call: Call; reasoning?: { text: string; opaque: string }; n: number };
+type Turn = { model: string; text: string; call: Call; reasoning?: { text: string; opaque: string; signatureOnly: boolean }; n: number };
 const sse = (events: [string | null, unknown][]) =>
   events.map(([name, data]) => `${name ? `event: ${name}\n` : ""}data: ${typeof data === "string" ? data : JSON.stringify(data)}\n\n`).join("");
 
@@ -98,11 +99,13 @@ const WRITERS: Record<Protocol, (turn: Turn, stream: boolean, includeUsage: bool
     ]);
   },
 
-  chat({ model, text, call, reasoning: r, n }, stream, includeUsage) {
+  chat({ model, text, call, reasoning, n }, stream, includeUsage) {
+    const sig = reasoning?.signatureOnly && call ? { extra_content: { google: { thought_signature: reasoning.opaque } } } : {};
+    const r = reasoning?.signatureOnly ? undefined : reasoning;
     const usage = { prompt_tokens: SCRIPT_USAGE.input, completion_tokens: SCRIPT_USAGE.output, total_tokens: SCRIPT_USAGE.input + SCRIPT_USAGE.output, prompt_tokens_details: { cached_tokens: 0 } };
     const finish_reason = call ? "tool_calls" : "stop";
     const base = { id: `chatcmpl-script${n}`, created: 1767225700, model };
-    const toolCall = call && { id: call.id, type: "function", function: { name: call.name, arguments: call.args } };
+    const toolCall = call && { id: call.id, type: "function", function: { name: call.name, arguments: call.args }, ...sig };
     if (!stream) {
       const message = { role: "assistant", content: call ? null : text, ...(r && { reasoning_content: r.text }), ...(call ? { tool_calls: [toolCall] } : {}) };
       return JSON.stringify({ ...base, object: "chat.completion", choices: [{ index: 0, message, finish_reason }], usage });

@@ -77,21 +77,27 @@ async function expectDone(modelId: string, accountId: string, file: string, out:
 
 /**
  * Every upstream request made after the first tool call (the ones whose history holds its id) carries the
- * reasoning that came with that call back: its opaque value (signature, encrypted_content) untouched, or, where the
- * provider has none (DeepSeek's reasoning_content), its text. The model that reasoned gets its reasoning back
- * through the agent, across two translations.
+ * reasoning that came with that call back: its opaque value (signature, encrypted_content, Gemini's thought
+ * signature on the call) untouched, or, where the provider has none (DeepSeek's reasoning_content), its text. The
+ * model that reasoned gets its reasoning back through the agent, across two translations.
  */
-function expectReasoningBack(bodies: string[], what: "opaque" | "text") {
+const SENT_BACK: Record<"opaque" | "text" | "signature", string> = {
+  opaque: scriptReasoning(0).opaque,
+  text: scriptReasoning(0).text,
+  signature: `"thought_signature":"${scriptReasoning(0).opaque}"`,
+};
+function expectReasoningBack(bodies: string[], reasoning: keyof typeof SENT_BACK) {
   const later = bodies.filter((b) => b.includes("_script_0"));
   expect(later.length).toBeGreaterThanOrEqual(2);
-  for (const b of later) expect(b).toContain(scriptReasoning(0)[what]);
+  for (const b of later) expect(b).toContain(SENT_BACK[reasoning]);
 }
 
 /** One agent run: the model, and what the scripted upstream does besides reading and editing. */
 interface Case {
   model: string;
-  /** the upstream reasons before each step; what of that reasoning must come back to it on later turns */
-  reasoning?: "opaque" | "text";
+  /** the upstream reasons before each step; what of that reasoning must come back to it on later turns
+   * ("signature": Gemini 3's thought signature on each tool call, with no reasoning text) */
+  reasoning?: "opaque" | "text" | "signature";
   /** Claude Code: the --model alias given instead of the model (mapped to it by its ANTHROPIC_DEFAULT_* variable) */
   alias?: "haiku" | "sonnet";
   /** the first request of the edit step fails with the upstream protocol's HTTP 500: the agent retries it */
@@ -103,11 +109,14 @@ const title = (c: Case, agent: string) =>
   (c.editFailsOnce ? "the edit's upstream call fails once, the agent retries it; the failed call released, the others charged" : "reads and edits a file through the gateway; every call charged");
 
 type ToolCall = { name: string; input: Record<string, unknown> };
-const steps = (c: Case, read: ToolCall, edit: ToolCall): AgentStep[] => [
-  { call: read, reasoning: !!c.reasoning },
-  { call: edit, reasoning: !!c.reasoning, failFirst: c.editFailsOnce ? 1 : 0 },
-  { text: FINAL, reasoning: !!c.reasoning },
-];
+const steps = (c: Case, read: ToolCall, edit: ToolCall): AgentStep[] => {
+  const reasoning = c.reasoning === "signature" ? "signature" : !!c.reasoning;
+  return [
+    { call: read, reasoning },
+    { call: edit, reasoning, failFirst: c.editFailsOnce ? 1 : 0 },
+    { text: FINAL, reasoning },
+  ];
+};
 
 const CLAUDE_CODE: Case[] = [
   { model: "gpt-5.1" },
@@ -116,6 +125,7 @@ const CLAUDE_CODE: Case[] = [
   { model: "deepseek-chat" },
   { model: "gpt-5.1", reasoning: "opaque" }, // Responses reasoning items with encrypted_content
   { model: "deepseek-reasoner", reasoning: "text" }, // reasoning_content, wanted back on tool turns
+  { model: "gemini-3-pro-preview", reasoning: "signature" }, // Gemini 3 refuses a tool turn without its signature
   { model: "gemini-2.5-flash-lite", alias: "haiku" }, // through ANTHROPIC_DEFAULT_HAIKU_MODEL
   { model: "grok-4-fast", alias: "sonnet" }, // through ANTHROPIC_DEFAULT_SONNET_MODEL
   { model: "gemini-2.5-flash", editFailsOnce: true }, // a chat 500 becomes Anthropic's api_error, which it retries
@@ -151,6 +161,7 @@ const CODEX: Case[] = [
   { model: "claude-sonnet-4-5" },
   { model: "gemini-2.5-pro" },
   { model: "claude-sonnet-4-5", reasoning: "opaque" }, // thinking blocks with signatures: Anthropic needs them back
+  { model: "gemini-3-pro-preview", reasoning: "signature" },
   { model: "claude-sonnet-4-5", editFailsOnce: true }, // Anthropic's 500 becomes a Responses server error, retried
 ];
 
