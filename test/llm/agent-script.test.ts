@@ -81,3 +81,13 @@ test("a call that offers none of the step's tools is a side call: it gets text; 
   expect(await anthropic.messages.create(req).catch((e) => e)).toBeInstanceOf(Anthropic.InternalServerError);
   expect((await anthropic.messages.create(req)).stop_reason).toBe("tool_use");
 });
+
+test("Chat Completions as Gemini 3: no reasoning text, the thought signature on the tool call (JSON and streamed)", async () => {
+  fake.setScenario({ kind: "script", steps: [{ call: { name: "read", input: {} }, reasoning: "signature" }] });
+  const req = { model: "gemini-3-pro-preview", tools: [{ type: "function" as const, function: { name: "read", parameters: fnTool.parameters } }], messages: [{ role: "user" as const, content: "Read" }] };
+  const json: any = await openai.chat.completions.create(req);
+  expect(json.choices[0].message.reasoning_content).toBeUndefined();
+  expect(json.choices[0].message.tool_calls[0].extra_content).toEqual({ google: { thought_signature: scriptReasoning(0).opaque } });
+  const res = await fetch(`${fake.url}/v1beta/openai/chat/completions`, { method: "POST", body: JSON.stringify({ ...req, stream: true }) });
+  expect(await res.text()).toContain(`"extra_content":{"google":{"thought_signature":"${scriptReasoning(0).opaque}"}}`);
+});
