@@ -300,7 +300,7 @@ const UNUSABLE = "The upstream's answer was not a usable response for this API; 
  * A 200 that is not the protocol's answer: released, logged with what the upstream sent (its status and content
  * type, never its body), and a 502 for the client. `cancel`: stops reading the upstream's body, if still open.
  */
-function unusableAnswer(call: Call, status: number, contentType: string, why: string, cancel: (() => Promise<void>) | null): never {
+export function unusableAnswer(call: Call, status: number, contentType: string, why: string, cancel: (() => Promise<void>) | null): never {
   cancel?.().catch(() => {});
   const error = why.startsWith("unusable upstream answer") ? why : `unusable upstream answer: ${why}`;
   logUnusable(call, status, contentType, error);

@@ -15,11 +15,11 @@ import { reserialised } from "./protocols/common.ts";
 import type { Provider } from "./providers.ts";
 import { codecs } from "./translate/codecs.ts";
 import { TranslationError, type ClientCodec, type TranslateTarget, type UpstreamCodec } from "./translate/ir.ts";
-import { answerHeaders, answerUnread, finish, judgeAnswer, meter, throwIfGatewaySide, upstreamFailed, type Call } from "./proxy.ts";
+import { answerHeaders, answerUnread, finish, judgeAnswer, meter, throwIfGatewaySide, unusableAnswer, upstreamFailed, type Call } from "./proxy.ts";
 import { callUpstream, upstreamHeaders } from "./upstream.ts";
 import { FALLBACK_MAX_OUTPUT, judgeBody, judgeStream, type Verdict } from "./meter.ts";
 import { headOf, pump, readHead, type PumpEnd } from "./pump.ts";
-import { textOf } from "./body.ts";
+import { answerTypeMisfit, textOf } from "./body.ts";
 import { liftIdleTimeout } from "./timeouts.ts";
 import { createStreamTranslator } from "./translated-stream.ts";
 import type { TokenUsage } from "./usage.ts";
@@ -79,9 +79,12 @@ export async function forwardTranslated(call: Call): Promise<Response> {
     return upstreamFailed(call, e);
   }
   if (!res.ok || !res.body) return translatedError(call, res);
-  const sse = (res.headers.get("content-type") ?? "").startsWith("text/event-stream");
-  if (t.stream && sse) return translatedStream(call, t, res);
-  return translatedAnswer(call, t, res);
+  const contentType = res.headers.get("content-type") ?? "";
+  const sse = contentType.startsWith("text/event-stream");
+  // A 200 that cannot be the answer asked for: released, as on the native path.
+  const misfit = answerTypeMisfit(t.stream, sse, contentType);
+  if (misfit) unusableAnswer(call, res.status, contentType, misfit, () => res.body!.cancel());
+  return sse ? translatedStream(call, t, res) : translatedAnswer(call, t, res);
 }
 
 /** A whole JSON answer: it must all be in before its other form exists. */
@@ -92,9 +95,13 @@ async function translatedAnswer(call: Call, t: Translation, res: Response): Prom
   try {
     // Read whole (a translation needs all of it), under the same silence limit as a native answer.
     text = textOf((await readHead(res, Number.POSITIVE_INFINITY, call.d.timeouts.silenceMs)).chunks);
-    json = JSON.parse(text);
   } catch (e) {
-    return answerUnread(call, e, status, "unreadable upstream answer", "The upstream's answer could not be read; nothing was charged.");
+    return answerUnread(call, e, status);
+  }
+  try {
+    json = JSON.parse(text);
+  } catch {
+    unusableAnswer(call, status, res.headers.get("content-type") ?? "", "not JSON", null);
   }
   const verdict = meter(call, () => judgeAnswer(call, t.native, text));
   if (verdict.outcome === "upstream_bad_response") {
@@ -104,7 +111,6 @@ async function translatedAnswer(call: Call, t: Translation, res: Response): Prom
   }
   let out: Record<string, unknown>;
   try {
-    if (t.stream) throw new Error(`asked for a stream, the upstream answered ${res.headers.get("content-type")}`);
     out = t.client.encodeAnswer(t.upstream.decodeAnswer(json, t.target), t.request);
   } catch (e) {
     const why = `upstream answer not translatable: ${(e as Error)?.message ?? e}`;

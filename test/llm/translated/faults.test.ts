@@ -99,15 +99,22 @@ eachDatabase("translated calls that fail", (databaseUrl) => {
     await expectReleasedAs(accountId, "failed");
   });
 
-  test("a 200 that is not the native protocol's answer (an HTML page, a JSON array) is a 502 in the client's shape; released", async () => {
-    for (const [body, contentType] of [["<html>Bad gateway</html>", "text/html"], ["[1,2]", "application/json"]]) {
+  test("a 200 that is not the native protocol's answer (an HTML page, a JSON array, JSON for a stream) is a 502 in the client's shape; released", async () => {
+    for (const [body, contentType] of [["<html>Bad gateway</html>", "text/html"], ["[1,2]", "application/json"], ['{"id":"chatcmpl-1","choices":[', "application/json"]]) {
       const { accountId, key } = await e.gw.account(100);
       e.fake.enqueue({ kind: "error", status: 200, body, contentType });
       const err: any = await rejection(anthropic(key).messages.create({ model: "gemini-2.5-flash", max_tokens: 100, messages: hi }));
       expect(err).toBeInstanceOf(Anthropic.APIError);
       expect(err.status).toBe(502);
-      await expectReleased(e.gw, accountId, 100);
+      await expectReleasedAs(accountId, "upstream_bad_response");
     }
+    // A stream asked for, JSON given: not the answer asked for either.
+    const { accountId, key } = await e.gw.account(100);
+    e.fake.enqueue({ kind: "error", status: 200, body: fixture("B_nonstream.json") });
+    const err: any = await rejection(anthropic(key).messages.stream({ model: "gemini-2.5-flash", max_tokens: 100, messages: hi }).finalMessage());
+    expect(err).toBeInstanceOf(Anthropic.APIError);
+    expect(err.status).toBe(502);
+    await expectReleasedAs(accountId, "upstream_bad_response");
   });
 
   test("an upstream that drops, between events or mid-event, or ends early: the client's error event; released", async () => {
