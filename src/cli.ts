@@ -74,6 +74,10 @@ function int(v: string, name: string): number {
 
 export async function runCli(argv: string[]): Promise<number> {
   const [name, ...rest] = argv;
+  if (name === "help" || name === "--help" || name === "-h") {
+    console.log(usage);
+    return 0;
+  }
   const command = name ? commands[name] : undefined;
   if (!command) {
     console.error(usage);

@@ -88,6 +88,7 @@ export const settings: Setting[] = [
   { name: "MEDIA_MAX_DEADLINE_SECONDS", kind: "int", doc: "Optional cap on every model's deadline (a task still unfinished then fails and is refunded). At least 1; unset for no cap.", check: atLeastOne },
   { name: "MEDIA_HOUSEKEEPING_SECONDS", kind: "int", default: "30", doc: "How often concurrency tokens of running tasks are refreshed and expired result files deleted (1 to 86400).", check: between(1, DAY_SECONDS) },
   { name: "CALLBACK_ALLOW_PRIVATE", kind: "bool", default: "false", doc: "Allow callback URLs that resolve to loopback, private, link-local or metadata addresses (tests, trusted networks)." },
+  { name: "UPSTREAM_URLS_ALLOW_PRIVATE", kind: "bool", default: "false", doc: "Allow fetching URLs that media upstreams hand over (result files, fal's status URLs) from loopback, private, link-local or metadata addresses (tests, upstreams on a trusted network)." },
   { name: "CALLBACK_MAX_ATTEMPTS", kind: "int", default: "6", doc: "Delivery attempts per callback before giving up.", check: atLeastOne },
   { name: "CALLBACK_RETRY_BASE_MS", kind: "int", default: "15000", doc: "Wait before the first retry; doubles each time (6 attempts span about 8 minutes)." },
   { name: "STORAGE_DIR", kind: "string", default: "./data/files", doc: "Folder for task result files when S3 is not configured. Processes on several hosts must share it (or use S3): a file is served by whichever process gets the request." },

@@ -2,14 +2,17 @@
 // would differ (chat streams without include_usage carry no usage; chat/responses echo the requested model).
 // Timing and connection behaviour live in llm-upstream.ts.
 
+import { scriptedBody, type AgentStep } from "./agent-script.ts";
 import { fixtureBytes, type FixtureName } from "./fixtures.ts";
 
 export type FakeProtocol = "anthropic" | "chat" | "responses" | "embeddings";
 
-export type ScenarioKind = "ok" | "tool" | "cache" | "search" | "reasoning" | "error" | "stream-error" | "stream-failed" | "drop" | "slow" | "fast";
+export type ScenarioKind = "ok" | "tool" | "cache" | "search" | "reasoning" | "error" | "stream-error" | "stream-failed" | "drop" | "slow" | "fast" | "script";
 
 export interface ScenarioSpec {
   kind: ScenarioKind;
+  /** script: a coding agent's steps, answered in the upstream's protocol (agent-script.ts) */
+  steps?: AgentStep[];
   /** error: HTTP status (default 500) */
   status?: number;
   /** error 429: the retry-after header value (default "1") */
@@ -120,6 +123,10 @@ export function contentFor(protocol: FakeProtocol, body: any, spec: ScenarioSpec
     if (spec.kind === "stream-error" || spec.kind === "stream-failed") return null;
     const name = body?.encoding_format === "base64" ? "D_base64.json" : "D_float.json";
     return { status: 200, contentType: type, body: padded(fixtureBytes(name), spec), headers: {} };
+  }
+  if (spec.kind === "script") {
+    const scripted = scriptedBody(protocol, body, spec.steps ?? []);
+    return scripted === null ? null : { status: 200, contentType: type, body: new TextEncoder().encode(scripted), headers: {} };
   }
   let name: FixtureName;
   if (spec.kind === "stream-error" || spec.kind === "stream-failed") {

@@ -163,6 +163,7 @@ describe("Messages request → IR", () => {
       [{ ...base, messages: [null] }, "messages[0].role"],
       [{ ...base, messages: [{ role: "tool", content: "x" }] }, "messages[0].role"],
       [{ ...base, messages: [{ role: "system", content: 42 }] }, "messages[0].content"],
+      [{ ...base, messages: [{ role: "developer", content: "x" }] }, "messages[0].role"],
       [{ ...base, messages: [{ role: "user", content: 5 }] }, "messages[0].content"],
       [{ ...base, messages: [{ role: "user", content: [null] }] }, "messages[0].content[0]"],
       [{ ...base, messages: [{ role: "user", content: [{ type: "text" }] }] }, "messages[0].content[0].text"],
