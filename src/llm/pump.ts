@@ -64,12 +64,6 @@ export interface PumpHooks {
    * can follow that the client could read, so its connection is cut as the upstream's was.
    */
   dropNotice?: (lastSent: Uint8Array | null, why: StreamCut) => Uint8Array;
-  /**
-   * Set when the bytes go to a translator that writes whole events of its own (DeepSeek's /v1/responses), not to
-   * the client: sent before the notice when what it got ends mid-event, it makes the translator drop the partial
-   * event (translate/responses-chat-stream.ts RESYNC), so the client still gets its failure event.
-   */
-  resync?: Uint8Array;
 }
 
 /** What the pump needs of the upstream body's reader. */
@@ -263,15 +257,15 @@ async function* steps(head: Head, clientSignal: AbortSignal, h: PumpHooks, start
    * what each is charged).
    * After the stream's own end (or error) was seen: the client has the whole answer, which is metered as such
    * (judgeStream), so it ends cleanly. Before it, between events: the protocol's error event (an SDK raises it as an
-   * API error); mid-event: the connection is cut, as the upstream's was, unless a translator takes the bytes
-   * (resync). A truncated answer must never look complete.
+   * API error); mid-event: the connection is cut, as the upstream's was. A translated stream has no dropNotice: the
+   * cut reaches its translator (translated-stream.ts), which writes the client's error event itself. A truncated
+   * answer must never look complete.
    */
   function* ending(why: StreamCut): Generator<Uint8Array> {
     how = why;
     if (h.tap?.sawEnd()) return;
     const sent = prev && last ? joined([prev, last]) : last;
     if (h.dropNotice && endsBetweenEvents(sent)) yield h.dropNotice(sent, why);
-    else if (h.dropNotice && h.resync) yield* [h.resync, h.dropNotice(null, why)];
     // Thrown into the response body, anything cuts the connection, but an Error is also printed by Bun to stderr as
     // a raw multi-line dump; `undefined` is not. The call's end is logged as a JSON line (proxy.ts finish).
     else throw undefined;
