@@ -4,7 +4,7 @@ import { ApiError } from "../http/errors";
 import { bearerToken, safeEqual } from "../http/tokens";
 import { withIdleFloatBack } from "../ledger/float";
 import { creditsToMicros, microsToCredits } from "../ledger/units";
-import { CreateAccountBody, CreateKeyBody, CreditsBody } from "./model";
+import { AccountList, AccountView, CreateAccountBody, CreateKeyBody, CreditsBody, CreditsResult, KeyCreated, KeyList, KeyView, LedgerCheck, WebhookKey } from "./model";
 import { accountView } from "./views";
 import { smallBodyLimits } from "../http/body-limits";
 import { checkBeforeBody } from "../http/before-body";
@@ -35,10 +35,11 @@ export function adminRoutes(ctx: AppContext) {
         set.status = 201;
         return accountView(ctx, a.id);
       },
-      { body: CreateAccountBody, detail: { summary: "Create an account with a wallet and optional initial credits" } },
+      { body: CreateAccountBody, response: { 201: AccountView }, detail: { summary: "Create an account with a wallet and optional initial credits" } },
     )
-    .get("/accounts", async () => ({ data: await accounts.listAccounts() }), { detail: { summary: "List accounts" } })
+    .get("/accounts", async () => ({ data: await accounts.listAccounts() }), { response: AccountList, detail: { summary: "List accounts" } })
     .get("/accounts/:id", ({ params }) => accountView(ctx, params.id, { withLedger: true }), {
+      response: AccountView,
       detail: { summary: "Read an account: balance, pending holds, ledger entries and keys" },
     })
     .post(
@@ -53,13 +54,14 @@ export function adminRoutes(ctx: AppContext) {
         set.status = 201;
         return k;
       },
-      { body: CreateKeyBody, detail: { summary: "Create an API key (the plaintext key is returned once)" } },
+      { body: CreateKeyBody, response: { 201: KeyCreated }, detail: { summary: "Create an API key (the plaintext key is returned once)" } },
     )
     .get("/accounts/:id/keys", async ({ params }) => {
       await accounts.requireAccount(params.id);
       return { data: await accounts.listKeys(params.id) };
-    }, { detail: { summary: "List an account's keys (by prefix; never the key)" } })
+    }, { response: KeyList, detail: { summary: "List an account's keys (by prefix; never the key)" } })
     .delete("/accounts/:id/keys/:keyId", ({ params }) => accounts.revokeKey(params.id, params.keyId), {
+      response: KeyView,
       detail: { summary: "Revoke a key" },
     })
     .post(
@@ -74,16 +76,16 @@ export function adminRoutes(ctx: AppContext) {
         const b = await withIdleFloatBack(ctx, params.id, "correction_exceeds_available", () => ledger.credit(params.id, micros, kind, body.reason ?? kind));
         return { account_id: params.id, credits: microsToCredits(b.available), held_credits: microsToCredits(b.held), balance_credits: microsToCredits(b.balance) };
       },
-      { body: CreditsBody, detail: { summary: "Top up credits, or correct them (kind=correction may be negative)" } },
+      { body: CreditsBody, response: CreditsResult, detail: { summary: "Top up credits, or correct them (kind=correction may be negative)" } },
     )
     .post("/accounts/:id/webhook-key", async ({ params, set }) => {
       set.status = 201;
       return accounts.rotateWebhookKey(params.id);
-    }, { detail: { summary: "Generate or rotate the account's webhook signing key (shown once)" } })
+    }, { response: { 201: WebhookKey }, detail: { summary: "Generate or rotate the account's webhook signing key (shown once)" } })
     .get("/ledger/check", async ({ query }) => {
       const mismatches = await ledger.check(query.account_id);
       return { ok: mismatches.length === 0, mismatches };
-    }, { query: t.Object({ account_id: t.Optional(t.String()) }), detail: { summary: "Recompute every wallet from its entries and pending holds" } });
+    }, { query: t.Object({ account_id: t.Optional(t.String()) }), response: LedgerCheck, detail: { summary: "Recompute every wallet from its entries and pending holds" } });
 }
 
 function toMicros(credits: number, param: string, allowNegative = false): number {

@@ -25,7 +25,7 @@ export function discoveryRoutes(ctx: AppContext) {
   const current = () => {
     const routes = (self as any).getGlobalRoutes().length as number;
     if (!cached || cached.routes !== routes) {
-      const doc = buildOpenApiDocument(self, base);
+      const doc = buildOpenApiDocument(self, base, ctx.catalog);
       cached = { routes, json: JSON.stringify(doc), docs: renderDocsPage(doc) };
     }
     return cached;

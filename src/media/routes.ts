@@ -15,6 +15,7 @@ import { mediaSettingsOf } from "./settings.ts";
 import { createStorage, servableType } from "./storage.ts";
 import { aliasCreated, aliasStatus, taskRecord } from "./views.ts";
 import { bodyLimits } from "../http/body-limits.ts";
+import { bodyType, errorCodes } from "../discovery/openapi.ts";
 
 const security: Array<Record<string, string[]>> = [{ bearer: [] }, { apiKey: [] }];
 const ALIAS_FIELDS = new Set(["model", "max_credits", "callback_url"]);
@@ -76,14 +77,14 @@ export function mediaRoutes(ctx: AppContext) {
           "x-content-type-options": "nosniff", "content-security-policy": "sandbox",
         },
       });
-    }, { detail: { tags: ["Media tasks"], summary: "A task's result file (public, under an unguessable token)" } })
+    }, { detail: { tags: ["Media tasks"], summary: "A task's result file (public, under an unguessable token)", ...bodyType("application/octet-stream"), ...errorCodes({ 404: ["not_found"], 410: ["file_expired"], 503: ["file_unavailable"] }) } })
     .post("/v1/media/upstream-events/:provider", async ({ body }) => {
       // An upstream's own completion notice (kie Suno insists on one). It is not trusted for results: it only brings
       // the task's next poll forward, so a forged notice costs one early poll.
       const ref = (body as any)?.data?.task_id ?? (body as any)?.data?.taskId;
       if (typeof ref === "string") await ctx.db.run(sql`update tasks set next_poll_at = ${Date.now()} where upstream_ref = ${ref} and state = ${"generating"}`);
       return { code: 200, msg: "success" };
-    }, { parse: publicBody(ctx, "upstream-events"), detail: { tags: ["Media tasks"], summary: "Completion notices from upstreams (kie Suno's callBackUrl); they only bring the task's next poll forward" } })
+    }, { parse: publicBody(ctx, "upstream-events"), body: t.Record(t.String(), t.Unknown(), { description: "The upstream's own notice (kie: {code, msg, data: {task_id}})." }), response: t.Object({ code: t.Integer(), msg: t.String() }), detail: { tags: ["Media tasks"], summary: "Completion notices from upstreams (kie Suno's callBackUrl); they only bring the task's next poll forward" } })
     // ---- with a key (checked before a body is read): bodies up to MAX_REQUEST_BODY_MB ----
     .use(keyBeforeBody(ctx))
     .use(bodyLimits(ctx))

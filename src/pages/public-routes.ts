@@ -1,6 +1,7 @@
 import { Elysia } from "elysia";
 import type { AppContext } from "../context";
 import { bodyType } from "../discovery/openapi";
+import { pathName } from "../discovery/openapi-shape";
 import { percentDecoded } from "../http/percent";
 import pkg from "../../package.json";
 import { landingJson, renderLanding } from "./landing";
@@ -45,7 +46,7 @@ export function publicPageRoutes(ctx: AppContext) {
       let page = cardHtml.get(facts.id);
       if (!page) cardHtml.set(facts.id, (page = renderCard(facts, base)));
       return htmlResponse(page, { headers });
-    }, { detail: { summary: "A model's card (HTML); ids may contain slashes, e.g. /models/google/nano-banana", ...bodyType("text/html") } })
+    }, { detail: { summary: "A model's card (HTML); ids may contain slashes, e.g. /models/google/nano-banana", ...bodyType("text/html"), ...pathName("model_id", "A model id; may contain `/`.") } })
     .get("/llms.txt", () => new Response(llms, { headers: { "content-type": "text/markdown; charset=utf-8", "cache-control": cacheControl } }), {
       detail: { summary: "Index of the API for language models (llmstxt.org)", ...bodyType("text/markdown") },
     });
