@@ -35,6 +35,7 @@ pre{padding:.75rem;overflow:auto;border-radius:6px}a{color:var(--accent)}.muted{
 form.inline{display:inline}input,select,button{font:inherit;padding:.35rem .5rem}button{cursor:pointer}
 .card{border:1px solid var(--line);border-radius:8px;padding:1rem;margin:1rem 0}.error{color:#b00020}.ok{color:#0a7a36}
 header.top .sep{border-left:1px solid var(--line);padding-left:1rem}main{overflow-wrap:break-word}
+td code,td a{overflow-wrap:anywhere}
 @media (max-width:720px){header.top{padding:.6rem 1rem;gap:.25rem 1rem;flex-wrap:wrap}main{padding:1rem}
 table{display:block;overflow-x:auto;max-width:100%}input,select{max-width:100%}}
 `;

@@ -98,18 +98,25 @@ const TOKEN_COLUMNS = [
 ];
 
 const STYLE = raw(`<style>
-.scroll{overflow-x:auto;max-width:100%}table.pricing{margin:.3rem 0 1.5rem}table.pricing td{font-size:14px}
+.scroll{overflow-x:auto;max-width:100%;position:relative}table.pricing{margin:.3rem 0 1.5rem}table.pricing td{font-size:14px}
 table.pricing .usd{font-variant-numeric:tabular-nums}.sr{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0)}
-table.pricing .name code{overflow-wrap:anywhere}table.pricing .name{min-width:11rem}table.inner td,table.inner th{padding:.15rem .4rem;border:0}
-table.pricing div.price{white-space:nowrap}#filters{display:flex;flex-wrap:wrap;gap:.5rem 1rem;align-items:center}
+table.pricing .name code{overflow-wrap:anywhere}table.pricing .name{min-width:15rem}table.inner td,table.inner th{padding:.15rem .4rem;border:0}
+table.pricing div.price{white-space:nowrap}table.pricing td.other div.price{white-space:normal;min-width:12rem}
+table.inner{width:100%;table-layout:fixed;min-width:22rem}table.inner td:nth-child(1){width:40%;overflow-wrap:anywhere}table.inner td:nth-child(2){width:34%}#filters{display:flex;flex-wrap:wrap;gap:.5rem 1rem;align-items:center}
+@media (max-width:720px){
+table.pricing,table.pricing>tbody,table.pricing>tbody>tr,table.pricing>tbody>tr>td{display:block;width:100%}table.pricing>thead{display:none}
+table.pricing>tbody>tr{border-bottom:1px solid var(--line);padding:.5rem 0}table.pricing>tbody>tr>td{border:0;padding:.1rem .2rem}
+table.pricing td[data-col]::before{content:attr(data-col) ": ";color:var(--muted)}table.pricing .name{min-width:0}
+table.pricing td.other div.price{min-width:0}table.pricing td[data-col] div.price{display:inline}table.inner{display:table;min-width:0}table.inner td{padding:.1rem .3rem .1rem 0}}
 </style>`);
 
 /** A price: USD over credits, the unit for screen readers (it is in the column heading). */
 const price = (r: PriceRow, visibleLabel = false): Raw =>
   html`<div class="price" data-label="${r.label}">${visibleLabel ? html`<span class="muted">${r.label}:</span> ` : ""}<span class="usd">$${r.usd}</span> · <span class="credits">${r.credits}</span> cr<span class="unit sr"> ${r.unit}</span></div>`;
 
-function nameCell(l: Listing): Raw {
-  return html`<td class="name"><a href="${cardPath(l.id)}">${l.name}</a><br><code class="muted">${l.id}</code><br><span class="muted">on <code>${l.endpoint}</code></span></td><td>${l.provider}</td>`;
+/** The model's name, id and (where models of a type differ in it) endpoint. */
+function nameCell(l: Listing, endpoint: boolean): Raw {
+  return html`<td class="name"><a href="${cardPath(l.id)}">${l.name}</a><br><code class="muted">${l.id}</code>${endpoint ? html`<br><span class="muted">on <code>${l.endpoint}</code></span>` : ""}</td><td data-col="Provider">${l.provider}</td>`;
 }
 
 /** One table per type, one row (a <tbody>, easy to find in tests and scripts) per model. */
@@ -121,11 +128,11 @@ function typeTable(type: ModelType, listings: Listing[]): Raw {
     : html`<th>Prices (USD · credits)</th>`;
   const row = (l: Listing) => {
     const cells = tokens
-      ? html`${columns.map((c) => html`<td>${l.rows.filter((r) => r.label === c.label).map((r) => price(r))}</td>`)}<td>${l.rows.filter((r) => !columns.some((c) => c.label === r.label)).map((r) => price(r, true))}</td>`
+      ? html`${columns.map((c) => html`<td data-col="${c.title} per 1M tokens">${l.rows.filter((r) => r.label === c.label).map((r) => price(r))}</td>`)}<td class="other">${l.rows.filter((r) => !columns.some((c) => c.label === r.label)).map((r) => price(r, true))}</td>`
       : html`<td><table class="inner">${l.rows.map((r) => html`<tr><td class="muted">${r.label === "any" ? "" : r.label}</td><td>${price(r)}</td><td class="muted">${r.unit}</td></tr>`)}</table></td>`;
-    return html`<tbody class="model" data-model-id="${l.id}" data-type="${l.type}" data-provider="${l.provider}"><tr>${nameCell(l)}${cells}</tr></tbody>`;
+    return html`<tbody class="model" data-model-id="${l.id}" data-type="${l.type}" data-provider="${l.provider}"><tr>${nameCell(l, tokens)}${cells}</tr></tbody>`;
   };
-  return html`<h2 id="type-${type}">${TYPE_LABEL[type]} <span class="muted">(${listings.length})</span></h2>
+  return html`<h2 id="type-${type}">${TYPE_LABEL[type]} <span class="muted">(${listings.length})</span></h2>${tokens ? "" : html`<p class="muted">Tasks on <code>${listings[0]!.endpoint}</code> (or the OpenAI-style route of the type).</p>`}
 <div class="scroll"><table class="pricing"><thead><tr><th>Model</th><th>Provider</th>${head}</tr></thead>${listings.map(row)}</table></div>`;
 }
 
