@@ -8,6 +8,7 @@ import { AccountList, AccountView, CreateAccountBody, CreateKeyBody, CreditsBody
 import { accountView } from "./views";
 import { smallBodyLimits } from "../http/body-limits";
 import { checkBeforeBody } from "../http/before-body";
+import { errorCodes } from "../discovery/openapi";
 
 // The operator's API under /admin/v1, authorised by ADMIN_TOKEN. Without ADMIN_TOKEN it refuses everything: an
 // operator then uses the CLI, which talks to the database directly.
@@ -22,6 +23,9 @@ export function adminGuard(ctx: AppContext) {
     if (!safeEqual(bearerToken(request.headers), expected)) throw new ApiError(401, "invalid_admin_token", "Missing or wrong admin token.");
   });
 }
+
+/** The routes under /accounts/:id answer 404 for an unknown account (a new object per route: Elysia merges into it). */
+const unknownAccount = () => errorCodes({ 404: ["not_found"] });
 
 export function adminRoutes(ctx: AppContext) {
   const { accounts, ledger } = ctx;
@@ -40,7 +44,7 @@ export function adminRoutes(ctx: AppContext) {
     .get("/accounts", async () => ({ data: await accounts.listAccounts() }), { response: AccountList, detail: { summary: "List accounts" } })
     .get("/accounts/:id", ({ params }) => accountView(ctx, params.id, { withLedger: true }), {
       response: AccountView,
-      detail: { summary: "Read an account: balance, pending holds, ledger entries and keys" },
+      detail: { ...unknownAccount(), summary: "Read an account: balance, pending holds, ledger entries and keys" },
     })
     .post(
       "/accounts/:id/keys",
@@ -54,15 +58,15 @@ export function adminRoutes(ctx: AppContext) {
         set.status = 201;
         return k;
       },
-      { body: CreateKeyBody, response: { 201: KeyCreated }, detail: { summary: "Create an API key (the plaintext key is returned once)" } },
+      { body: CreateKeyBody, response: { 201: KeyCreated }, detail: { ...unknownAccount(), summary: "Create an API key (the plaintext key is returned once)" } },
     )
     .get("/accounts/:id/keys", async ({ params }) => {
       await accounts.requireAccount(params.id);
       return { data: await accounts.listKeys(params.id) };
-    }, { response: KeyList, detail: { summary: "List an account's keys (by prefix; never the key)" } })
+    }, { response: KeyList, detail: { ...unknownAccount(), summary: "List an account's keys (by prefix; never the key)" } })
     .delete("/accounts/:id/keys/:keyId", ({ params }) => accounts.revokeKey(params.id, params.keyId), {
       response: KeyView,
-      detail: { summary: "Revoke a key" },
+      detail: { ...unknownAccount(), summary: "Revoke a key" },
     })
     .post(
       "/accounts/:id/credits",
@@ -76,12 +80,12 @@ export function adminRoutes(ctx: AppContext) {
         const b = await withIdleFloatBack(ctx, params.id, "correction_exceeds_available", () => ledger.credit(params.id, micros, kind, body.reason ?? kind));
         return { account_id: params.id, credits: microsToCredits(b.available), held_credits: microsToCredits(b.held), balance_credits: microsToCredits(b.balance) };
       },
-      { body: CreditsBody, response: CreditsResult, detail: { summary: "Top up credits, or correct them (kind=correction may be negative)" } },
+      { body: CreditsBody, response: CreditsResult, detail: { ...errorCodes({ 404: ["not_found", "account_not_found"], 409: ["correction_exceeds_available"], 422: ["balance_too_large"] }), summary: "Top up credits, or correct them (kind=correction may be negative)" } },
     )
     .post("/accounts/:id/webhook-key", async ({ params, set }) => {
       set.status = 201;
       return accounts.rotateWebhookKey(params.id);
-    }, { response: { 201: WebhookKey }, detail: { summary: "Generate or rotate the account's webhook signing key (shown once)" } })
+    }, { response: { 201: WebhookKey }, detail: { ...unknownAccount(), summary: "Generate or rotate the account's webhook signing key (shown once)" } })
     .get("/ledger/check", async ({ query }) => {
       const mismatches = await ledger.check(query.account_id);
       return { ok: mismatches.length === 0, mismatches };

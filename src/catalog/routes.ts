@@ -3,6 +3,7 @@ import type { AppContext } from "../context";
 import { notFound } from "../http/errors";
 import { percentDecoded } from "../http/percent";
 import { cardsFor } from "../pages/model-card-facts";
+import { errorCodes } from "../discovery/openapi";
 import { pathName } from "../discovery/openapi-shape";
 import { ModelCard, ModelList, PublicModel } from "./schemas";
 
@@ -20,6 +21,6 @@ export function catalogRoutes(ctx: AppContext) {
       return card.json as typeof ModelCard.static;
     }, {
       response: ModelCard,
-      detail: { summary: "One model with its price rows, examples and (media) input JSON Schema; ids may contain slashes", ...pathName("model_id", "A model id from GET /v1/models; may contain `/` (google/nano-banana).") },
+      detail: { summary: "One model with its price rows, examples and (media) input JSON Schema; ids may contain slashes", ...errorCodes({ 404: ["not_found"] }), ...pathName("model_id", "A model id from GET /v1/models; may contain `/` (google/nano-banana).") },
     });
 }

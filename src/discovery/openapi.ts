@@ -12,8 +12,9 @@ import { documentPath, nameWildcard, numbersAreNumbers, restoreBody } from "./op
 // security schemes they name (`bearer`, `apiKey`, `adminToken`), the three error shapes as components, the error
 // responses every operation can give (in the shape of the surface its path belongs to), and a few examples.
 //
-// A route whose body is not JSON says so with `...bodyType("text/html")` in its detail; it is applied to the success
-// response here and removed from the output.
+// A route whose body is not JSON says so with `...bodyType("text/html")` in its detail; one that can answer errors
+// beyond its guards' lists them with `...errorCodes({ 410: ["file_expired"] })`. Both are turned into responses here
+// and removed from the output. Every error response names its codes (description and `x-error-codes`).
 
 type Json = Record<string, any>;
 

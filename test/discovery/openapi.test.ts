@@ -141,6 +141,19 @@ describe("/openapi.json", () => {
     expect(card.input_schema.type).toBe("object");
   });
 
+  test("each operation names its own error codes, not another's", () => {
+    const codes = (path: string, method: string, status: string) => doc.paths[path][method].responses[status]?.["x-error-codes"];
+    for (const path of ["/api/v1/jobs/createTask", "/v1/images/generations", "/v1/videos", "/v1/music/generations"]) {
+      expect(codes(path, "post", "402")).toEqual(["insufficient_credits", "max_credits_exceeded"]);
+      expect(codes(path, "post", "429")).toEqual(["too_many_running_tasks", "rate_limit_exceeded"]);
+    }
+    expect(codes("/admin/v1/accounts/{id}/credits", "post", "409")).toEqual(["correction_exceeds_available"]);
+    expect(codes("/admin/v1/accounts", "get", "409")).toBeUndefined();
+    expect(codes("/admin/v1/accounts/{id}", "get", "404")).toEqual(["not_found"]);
+    expect(codes("/files/{token}/{name}", "get", "410")).toEqual(["file_expired"]);
+    expect(codes("/v1/credits", "get", "401")).toEqual(["invalid_api_key"]);
+  });
+
   test("the discovery, operations and dashboard-admin routes are there", () => {
     for (const [path, method] of [["/.well-known/api-catalog", "get"], ["/.well-known/api-catalog", "head"], ["/auth.md", "get"], ["/docs", "get"],
       ["/readyz", "get"], ["/metrics", "get"], ["/healthz", "get"], ["/admin/v1/accounts/{id}/users", "post"], ["/v1/credits", "get"]])
