@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { usdPerMillionToMicrosPerToken, usdPerThousandToMicrosPerCall } from "../ledger/units";
 import builtinLlm from "./models.json";
 import builtinMedia from "./media-models.json";
-import { LLM_ENDPOINTS, TASK_ENDPOINT, type LlmEntry, type LlmModel, type TokenPriceSet } from "./model";
+import { endpointsOf, LLM_ENDPOINTS, TASK_ENDPOINT, type LlmEntry, type LlmModel, type TokenPriceSet } from "./model";
 import { compileMediaModel, type MediaModel } from "../media/model";
 
 // The catalog: every model the gateway sells, loaded and checked once at startup. A bad entry stops startup with a
@@ -95,6 +95,7 @@ function publicLlm(m: LlmModel) {
     name: m.name,
     description: m.description,
     endpoint: m.endpoint,
+    endpoints: endpointsOf(m),
     aliases: m.aliases ?? [],
     context_window: m.context_window ?? null,
     max_output_tokens: m.max_output_tokens ?? null,

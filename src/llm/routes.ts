@@ -1,5 +1,6 @@
-// The LLM routes: the four protocols' endpoints (plus Anthropic's free count_tokens), behind the key guard, and
-// the caller's usage records. Everything per-provider and per-protocol is built here once, at startup.
+// The LLM routes: the four protocols' endpoints (every LLM on the three LLM ones: providers.ts says how each call is
+// forwarded) plus Anthropic's free count_tokens, behind the key guard, and the caller's usage records. Everything
+// per-provider and per-protocol is built here once, at startup.
 
 import { Elysia } from "elysia";
 import type { AppContext } from "../context.ts";
@@ -11,7 +12,7 @@ import { LedgerBatch } from "./ledger-batch.ts";
 import { handleLlm, type LlmDeps } from "./proxy.ts";
 import { cutStreams } from "./pump.ts";
 import { listUsage, UsageList, UsageQuery } from "./usage-api.ts";
-import { translatedResponses } from "./deepseek.ts";
+import { llmTimeoutsOf } from "./timeouts.ts";
 import { llmDoc } from "./openapi-schemas.ts";
 
 const security: Array<Record<string, string[]>> = [{ bearer: [] }, { apiKey: [] }];
@@ -23,13 +24,13 @@ export function llmRoutes(ctx: AppContext) {
   const ledger = new LedgerBatch(ctx);
   ctx.beforeClose.push(() => ledger.close(LEDGER_CLOSE_MS));
   ctx.llmLedger = ledger;
-  const d: LlmDeps = { ctx, providers: buildProviders(ctx.config.raw), ledger, translated: translatedResponses };
+  const d: LlmDeps = { ctx, providers: buildProviders(ctx.config.raw), ledger, timeouts: llmTimeoutsOf(ctx.config.raw) };
 
   // `parse: "none"`: the handler reads the body text itself, once; it goes upstream as it came.
   const llm = (proto: LlmProtocol, path: string, summary: string, description: string, doc: object): [string, (c: any) => Promise<Response>, any] => [
     path,
-    async ({ request, auth, set }) => {
-      const answer = await handleLlm(d, proto, path, request, auth, set.headers);
+    async ({ request, auth, set, server }) => {
+      const answer = await handleLlm(d, proto, path, request, auth, set.headers, server);
       // The answer already carries `set.headers` (request ids, rate-limit state). Left there, Elysia would merge
       // them into it again by rebuilding the Response: a copy of every header and the body re-wrapped as a
       // stream, measured at 4% of json and 10% of stream throughput. An error thrown above still finds them.
@@ -50,18 +51,18 @@ export function llmRoutes(ctx: AppContext) {
           protocols.anthropic,
           "/v1/messages",
           "Anthropic Messages",
-          "Anthropic's Messages API, passed through (streaming or not) to the model's provider. `?beta=true` and the `anthropic-version` / `anthropic-beta` headers are forwarded. Metered from the answer's usage; `max_credits` (credits) caps the hold.",
+          "Anthropic's Messages API for every LLM: passed through (streaming or not) for Claude, with `?beta=true` and the `anthropic-version` / `anthropic-beta` headers forwarded; translated for every other model. Metered from the provider's own usage; `max_credits` (credits) caps the hold.",
           llmDoc("AnthropicMessagesRequest", "AnthropicMessage", "AnthropicStreamEvent"),
         ),
       )
-      .post(...llm(protocols.anthropic, "/v1/messages/count_tokens", "Count tokens (free)", "Anthropic's token counter, passed through; not metered.", llmDoc("CountTokensRequest", "CountTokensResponse")))
-      .post(...llm(protocols.responses, "/v1/responses", "OpenAI Responses", "OpenAI's Responses API, passed through (DeepSeek models are translated to Chat Completions). Metered from the final usage.", llmDoc("ResponsesRequest", "Response", "ResponsesStreamEvent")))
+      .post(...llm(protocols.anthropic, "/v1/messages/count_tokens", "Count tokens (free)", "Anthropic's token counter for Claude, passed through; for any other LLM the gateway's estimate (the hold's input estimate). Not metered.", llmDoc("CountTokensRequest", "CountTokensResponse")))
+      .post(...llm(protocols.responses, "/v1/responses", "OpenAI Responses", "OpenAI's Responses API for every LLM: passed through for GPT and Grok models, translated for the others. Metered from the provider's own usage.", llmDoc("ResponsesRequest", "Response", "ResponsesStreamEvent")))
       .post(
         ...llm(
           protocols.chat,
           "/v1/chat/completions",
           "OpenAI Chat Completions",
-          "Chat Completions, passed through. Streams get `stream_options.include_usage` upstream; the extra usage chunk is removed again when the client did not ask for it.",
+          "Chat Completions for every LLM: passed through for GPT-5.2, Gemini and DeepSeek (streams get `stream_options.include_usage` upstream; the extra usage chunk is removed again when the client did not ask for it), translated for the others.",
           llmDoc("ChatCompletionRequest", "ChatCompletion", "ChatCompletionChunk"),
         ),
       )

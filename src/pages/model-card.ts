@@ -23,6 +23,7 @@ export function renderCard(f: CardFacts, baseUrl: string): string {
     ["Provider", l.provider],
     ["Endpoint", html`<code>POST ${l.endpoint}</code> · ${PROTOCOL[l.endpoint] ?? ""}`],
   ];
+  if (l.endpoints.length > 1) facts.push(["Also on (translated)", html`${l.endpoints.slice(1).map((e, i) => html`${i ? ", " : ""}<code>POST ${e}</code>`)}`]);
   if (f.ref.kind === "llm") {
     if (m.aliases?.length) facts.push(["Aliases", html`${m.aliases.map((a: string, i: number) => html`${i ? ", " : ""}<code>${a}</code>`)}`]);
     if (m.context_window) facts.push(["Context window", `${m.context_window.toLocaleString("en-US")} tokens`]);
@@ -62,6 +63,8 @@ function llmSections(f: CardFacts, baseUrl: string): Raw {
 <h2 id="call">Call it</h2>
 <p>Served on <code>POST ${f.listing.endpoint}</code>, speaking the ${PROTOCOL[f.listing.endpoint]} protocol. Authenticate with your
 Switchyard key; never put it in browser or mobile code.</p>
+${f.listing.endpoints.length > 1 ? html`<p>Also served on ${f.listing.endpoints.slice(1).map((e, i) => html`${i ? " and " : ""}<code>POST ${e}</code> (${PROTOCOL[e]})`)}: the
+request and the answer are translated, and the call costs the same, metered from the provider's own usage.</p>` : ""}
 ${examplesScript({ request: ex.request })}
 <pre class="curl" data-example="request">${curlText(ex.request, baseUrl)}</pre>
 <p>With the official SDK (<code>${ex.sdk.package}</code>):</p>

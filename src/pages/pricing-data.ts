@@ -1,5 +1,5 @@
 import type { Catalog } from "../catalog/service";
-import { TASK_ENDPOINT, type LlmModel, type ModelType } from "../catalog/model";
+import { endpointsOf, TASK_ENDPOINT, type LlmModel, type ModelType } from "../catalog/model";
 import { ceilToWholeCredit, MICROS_PER_CREDIT, usdToMicros } from "../ledger/units";
 import type { MediaModel } from "../media/model";
 
@@ -25,6 +25,8 @@ export interface Listing {
   /** Who serves it: the LLM provider, or the media model's first upstream route. */
   provider: string;
   endpoint: string;
+  /** every endpoint serving it: `endpoint` (native) first, then those it is translated on, at the same price */
+  endpoints: string[];
   description: string;
   rows: PriceRow[];
 }
@@ -56,7 +58,7 @@ export function llmListing(m: LlmModel): Listing {
     if (m.pricing.long_context?.cache_write_1h != null) rows.push(perMillion("cache write, 1 hour" + over, long.cacheWrite1h));
   }
   if (m.prices.webSearch !== undefined) rows.push(row("web search", m.prices.webSearch * 1000, "per 1,000 searches"));
-  return { id: m.id, name: m.name, type: m.type, provider: m.provider, endpoint: m.endpoint, description: m.description, rows };
+  return { id: m.id, name: m.name, type: m.type, provider: m.provider, endpoint: m.endpoint, endpoints: endpointsOf(m), description: m.description, rows };
 }
 
 /**
@@ -73,7 +75,7 @@ export function mediaListing(m: MediaModel): Listing {
     return { label: r.label, usd: r.usd, credits: formatMicros(isRateUnit(r.unit) ? micros : ceilToWholeCredit(micros), 6, 0), unit: r.unit };
   });
   return {
-    id: m.id, name: m.name, type: m.type, provider: m.routes[0]!.provider, endpoint: TASK_ENDPOINT, description: m.description, rows,
+    id: m.id, name: m.name, type: m.type, provider: m.routes[0]!.provider, endpoint: TASK_ENDPOINT, endpoints: [TASK_ENDPOINT], description: m.description, rows,
   };
 }
 

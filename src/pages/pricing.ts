@@ -44,7 +44,7 @@ export class PricingPage {
     return this.listings.filter((l) => {
       if (f.type && l.type !== f.type) return false;
       if (f.provider && l.provider !== f.provider) return false;
-      const text = `${l.id} ${l.name} ${l.provider} ${l.type} ${l.endpoint} ${l.description}`.toLowerCase();
+      const text = `${l.id} ${l.name} ${l.provider} ${l.type} ${l.endpoints.join(" ")} ${l.description}`.toLowerCase();
       return terms.every((t) => text.includes(t));
     });
   }
@@ -72,8 +72,9 @@ export class PricingPage {
 <p>Every model behind one key and one credit wallet, one row each, with its prices in USD and in credits (1 credit =
 0.001 USD). LLM tokens bill exactly. Media tasks bill in whole credits: a price per image, clip or request is shown as
 the whole credits one such task is charged; a rate per second or per character is exact, and a task's total is rounded
-up (<code>POST /v1/credits/estimate</code> gives it before you pay). Open a model for its card: the input fields, a
-worked example and ready-to-run requests.</p>
+up (<code>POST /v1/credits/estimate</code> gives it before you pay). Every LLM answers on all three LLM endpoints:
+natively on the first one listed, translated on the others, at the same price. Open a model for its card: the input
+fields, a worked example and ready-to-run requests.</p>
 <form id="filters" method="get" action="/pricing" class="card">
   <label>Type <select name="type">${option("", "All types", !f.type)}${TYPE_ORDER.map((t) => option(t, TYPE_LABEL[t], f.type === t))}</select></label>
   <label>Provider <select name="provider">${option("", "All providers", !f.provider)}${this.providers.map((p) => option(p, p, f.provider === p))}</select></label>
@@ -114,9 +115,9 @@ table.pricing td.other div.price{min-width:0}table.pricing td[data-col] div.pric
 const price = (r: PriceRow, visibleLabel = false): Raw =>
   html`<div class="price" data-label="${r.label}">${visibleLabel ? html`<span class="muted">${r.label}:</span> ` : ""}<span class="usd">$${r.usd}</span> · <span class="credits">${r.credits}</span> cr<span class="unit sr"> ${r.unit}</span></div>`;
 
-/** The model's name, id and (where models of a type differ in it) endpoint. */
+/** The model's name, id and (where models of a type differ in them) endpoints, the native one first. */
 function nameCell(l: Listing, endpoint: boolean): Raw {
-  return html`<td class="name"><a href="${cardPath(l.id)}">${l.name}</a><br><code class="muted">${l.id}</code>${endpoint ? html`<br><span class="muted">on <code>${l.endpoint}</code></span>` : ""}</td><td data-col="Provider">${l.provider}</td>`;
+  return html`<td class="name"><a href="${cardPath(l.id)}">${l.name}</a><br><code class="muted">${l.id}</code>${endpoint ? html`<br><span class="muted">on <code>${l.endpoint}</code>${l.endpoints.slice(1).map((e) => html` · <code>${e}</code>`)}</span>` : ""}</td><td data-col="Provider">${l.provider}</td>`;
 }
 
 /** One table per type, one row (a <tbody>, easy to find in tests and scripts) per model. */

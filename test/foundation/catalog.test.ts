@@ -38,6 +38,20 @@ describe("GET /v1/models", () => {
     expect(data.find((m: any) => m.id === "grok-4").endpoint).toBe("/v1/responses");
   });
 
+  test("`endpoints`: every LLM on the three LLM endpoints, its native `endpoint` first; embeddings only their own", async () => {
+    const { data } = await (await fetch(gw.url + "/v1/models")).json();
+    const llms = data.filter((m: any) => m.type === "llm");
+    expect(llms.length).toBeGreaterThan(20);
+    for (const m of llms) {
+      expect(m.endpoints[0]).toBe(m.endpoint);
+      expect([...m.endpoints].sort()).toEqual(["/v1/chat/completions", "/v1/messages", "/v1/responses"]);
+    }
+    expect(data.find((m: any) => m.id === "gemini-2.5-pro").endpoints).toEqual(["/v1/chat/completions", "/v1/messages", "/v1/responses"]);
+    expect(data.find((m: any) => m.id === "text-embedding-3-small").endpoints).toEqual(["/v1/embeddings"]);
+    const one = await (await fetch(gw.url + "/v1/models/claude-haiku-4-5")).json();
+    expect(one).toMatchObject({ endpoint: "/v1/messages", endpoints: ["/v1/messages", "/v1/responses", "/v1/chat/completions"] });
+  });
+
   test("one model by id or alias; unknown id is a clear 404", async () => {
     const m = await (await fetch(gw.url + "/v1/models/claude-haiku-4-5")).json();
     expect(m.id).toBe("claude-haiku-4-5");

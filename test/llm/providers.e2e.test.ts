@@ -23,7 +23,10 @@ test("upstream URLs follow each vendor SDK's base-URL convention", () => {
   expect(p.get("gemini")!.urls.get("/v1/chat/completions")).toBe("https://generativelanguage.googleapis.com/v1beta/openai/chat/completions");
   expect(p.get("gemini")!.urls.get("/v1/embeddings")).toBe("https://generativelanguage.googleapis.com/v1beta/openai/embeddings");
   expect(p.get("xai")!.urls.get("/v1/responses")).toBe("https://api.x.ai/v1/responses");
-  expect(p.get("deepseek")!.urls.get("/v1/responses")).toBe("https://api.deepseek.com/chat/completions");
+  expect(p.get("deepseek")!.urls.get("/v1/chat/completions")).toBe("https://api.deepseek.com/chat/completions");
+  // DeepSeek speaks only chat: its models are translated on /v1/responses and /v1/messages.
+  expect(p.get("deepseek")!.speaks).toBe("/v1/chat/completions");
+  expect(p.get("openai")!.speaks).toBeNull();
   expect(p.get("anthropic")!.auth).toEqual([["x-api-key", "a1"], ["x-api-key", "a2"]]);
   expect(p.get("openai")!.auth).toEqual([]);
 });

@@ -128,6 +128,9 @@ describe("/llms.txt", () => {
     const base = gw.ctx.config.publicBaseUrl;
     for (const p of ["/auth.md", "/openapi.json", "/pricing", "/v1/models"]) expect(text).toContain(`(${base}${p})`);
     for (const id of allIds()) expect(text).toContain(`(${base}/models/${id.split("/").map(encodeURIComponent).join("/")})`);
+    // An LLM's line names its native endpoint and the translated ones.
+    expect(text).toContain("`gemini-2.5-pro` on `/v1/chat/completions` (also `/v1/messages`, `/v1/responses`, translated)");
+    expect(text).toMatch(/`text-embedding-3-small` on `\/v1\/embeddings`\n/);
   });
 });
 
