@@ -99,10 +99,11 @@ const TOKEN_COLUMNS = [
 ];
 
 const STYLE = raw(`<style>
+main{max-width:1240px}table.pricing .name span code{font-size:12px}
 .scroll{overflow-x:auto;max-width:100%;position:relative}table.pricing{margin:.3rem 0 1.5rem}table.pricing td{font-size:14px}
 table.pricing .usd{font-variant-numeric:tabular-nums}.sr{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0)}
-table.pricing .name code{overflow-wrap:anywhere}table.pricing .name{min-width:15rem}table.inner td,table.inner th{padding:.15rem .4rem;border:0}
-table.pricing div.price{white-space:nowrap}table.pricing td.other div.price{white-space:normal;min-width:12rem}
+table.pricing .name code{overflow-wrap:anywhere}table.pricing .name{min-width:14rem}table.inner td,table.inner th{padding:.15rem .4rem;border:0}
+table.pricing div.price{white-space:nowrap}table.pricing td.other div.price{white-space:normal;min-width:10rem}
 table.inner{width:100%;table-layout:fixed;min-width:22rem}table.inner td:nth-child(1){width:40%;overflow-wrap:anywhere}table.inner td:nth-child(2){width:34%}#filters{display:flex;flex-wrap:wrap;gap:.5rem 1rem;align-items:center}
 @media (max-width:720px){
 table.pricing,table.pricing>tbody,table.pricing>tbody>tr,table.pricing>tbody>tr>td{display:block;width:100%}table.pricing>thead{display:none}

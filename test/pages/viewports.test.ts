@@ -63,6 +63,11 @@ describe.skipIf(!chromiumPresent)("pages fit the screen", () => {
         expect(new URL(page.url()).pathname).toBe(path); // signed in: the dashboard did not send us to sign-in
         const { scrollWidth, innerWidth } = await page.evaluate(() => ({ scrollWidth: document.documentElement.scrollWidth, innerWidth: window.innerWidth }));
         if (scrollWidth > innerWidth) wide.push(`${path}: ${scrollWidth} > ${innerWidth}`);
+        // On a laptop the price tables fit whole: no scrolling inside their boxes either.
+        if (path === "/pricing" && vp.width >= 1280) {
+          const boxes = await page.$$eval("#results .scroll", (els) => els.filter((e) => e.scrollWidth > e.clientWidth).map((e) => e.querySelector("table")?.previousElementSibling?.textContent ?? "?"));
+          for (const b of boxes) wide.push(`/pricing table after "${b}" scrolls inside its box`);
+        }
         await page.screenshot({ path: join(SHOTS, `${vp.name}-${fileName(path)}.png`), fullPage: true });
       }
       expect(wide).toEqual([]);
