@@ -193,7 +193,8 @@ function completeOperation(path: string, method: string, op: Json) {
     add(403, "admin_disabled");
   }
   if (op.requestBody) add(400, "invalid_json");
-  if (op.requestBody || op.parameters?.length) add(422, "invalid_request");
+  // A path parameter is any string: only a body or a query can fail validation.
+  if (op.requestBody || op.parameters?.some((p: Json) => p.in !== "path")) add(422, "invalid_request");
   for (const [status, c] of [...codes].sort(([a], [b]) => a - b)) {
     const key = String(status);
     if (op.responses[key]?.content && !op.responses[key]["x-error-codes"]) continue; // declared on the route (e.g. /readyz's 503)

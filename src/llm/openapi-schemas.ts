@@ -96,7 +96,7 @@ const EmbeddingsResponse = open({
 export const llmSchemas = {
   AnthropicMessagesRequest: AnthropicRequest, AnthropicMessage: AnthropicResponse, AnthropicStreamEvent: AnthropicEvent,
   CountTokensRequest, CountTokensResponse: open({ input_tokens: int() }, ["input_tokens"]),
-  ResponsesRequest, Response: ResponsesResponse, ResponsesStreamEvent: ResponsesEvent,
+  ResponsesRequest, OpenAIResponse: ResponsesResponse, ResponsesStreamEvent: ResponsesEvent,
   ChatCompletionRequest: ChatRequest, ChatCompletion: ChatResponse, ChatCompletionChunk: ChatChunk,
   EmbeddingsRequest, EmbeddingsResponse,
 };

@@ -56,7 +56,7 @@ export function llmRoutes(ctx: AppContext) {
         ),
       )
       .post(...llm(protocols.anthropic, "/v1/messages/count_tokens", "Count tokens (free)", "Anthropic's token counter for Claude, passed through; for any other LLM the gateway's estimate (the hold's input estimate). Not metered.", llmDoc("CountTokensRequest", "CountTokensResponse")))
-      .post(...llm(protocols.responses, "/v1/responses", "OpenAI Responses", "OpenAI's Responses API for every LLM: passed through for GPT and Grok models, translated for the others. Metered from the provider's own usage.", llmDoc("ResponsesRequest", "Response", "ResponsesStreamEvent")))
+      .post(...llm(protocols.responses, "/v1/responses", "OpenAI Responses", "OpenAI's Responses API for every LLM: passed through for GPT and Grok models, translated for the others. Metered from the provider's own usage.", llmDoc("ResponsesRequest", "OpenAIResponse", "ResponsesStreamEvent")))
       .post(
         ...llm(
           protocols.chat,
