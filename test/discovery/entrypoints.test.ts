@@ -3,6 +3,7 @@ import { createHmac } from "node:crypto";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { renderDocsPage } from "../../src/discovery/docs-page";
 import { signCallback, verifyCallback } from "../../src/discovery/webhook-signing";
 import { startGateway, type TestGateway } from "../support/gateway";
 
@@ -154,4 +155,21 @@ describe("/docs reads as a reference", () => {
       expect(s).toContain(sdk!);
     }
   });
+});
+
+test("/docs renders Markdown in descriptions, and raw HTML in one as text", () => {
+  const doc = {
+    info: { title: "T", version: "1", description: "Use **bold**, `code` and <script>alert(1)</script>." },
+    servers: [{ url: "https://gw.example.com" }],
+    paths: { "/x": { get: { summary: "Read `x`", description: "- one\n- two <img src=x onerror=alert(1)>", responses: { "200": { description: "Fine `ok`." } } } } },
+    components: { schemas: {} },
+  };
+  const page = renderDocsPage(doc);
+  expect(page).toContain("<strong>bold</strong>");
+  expect(page).toContain("<code>code</code>");
+  expect(page).toContain("Read <code>x</code>");
+  expect(page).toContain("<li>one</li>");
+  expect(page).not.toContain("<script>alert");
+  expect(page).not.toContain("<img src=x");
+  expect(page).toContain("&lt;script&gt;");
 });
