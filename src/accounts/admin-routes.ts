@@ -4,10 +4,11 @@ import { ApiError } from "../http/errors";
 import { bearerToken, safeEqual } from "../http/tokens";
 import { withIdleFloatBack } from "../ledger/float";
 import { creditsToMicros, microsToCredits } from "../ledger/units";
-import { CreateAccountBody, CreateKeyBody, CreditsBody } from "./model";
+import { AccountList, AccountView, CreateAccountBody, CreateKeyBody, CreditsBody, CreditsResult, KeyCreated, KeyList, KeyView, LedgerCheck, WebhookKey } from "./model";
 import { accountView } from "./views";
 import { jsonObjectBodies } from "../http/body-limits";
 import { checkBeforeBody } from "../http/before-body";
+import { errorCodes } from "../discovery/openapi";
 
 // The operator's API under /admin/v1, authorised by ADMIN_TOKEN. Without ADMIN_TOKEN it refuses everything: an
 // operator then uses the CLI, which talks to the database directly.
@@ -23,6 +24,9 @@ export function adminGuard(ctx: AppContext) {
   });
 }
 
+/** The routes under /accounts/:id answer 404 for an unknown account (a new object per route: Elysia merges into it). */
+const unknownAccount = () => errorCodes({ 404: ["not_found"] });
+
 export function adminRoutes(ctx: AppContext) {
   const { accounts, ledger } = ctx;
   return new Elysia({ name: "admin", prefix: "/admin/v1", detail: { tags: ["Admin"], security: [{ adminToken: [] }] } })
@@ -35,11 +39,12 @@ export function adminRoutes(ctx: AppContext) {
         set.status = 201;
         return accountView(ctx, a.id);
       },
-      { body: CreateAccountBody, detail: { summary: "Create an account with a wallet and optional initial credits" } },
+      { body: CreateAccountBody, response: { 201: AccountView }, detail: { summary: "Create an account with a wallet and optional initial credits" } },
     )
-    .get("/accounts", async () => ({ data: await accounts.listAccounts() }), { detail: { summary: "List accounts" } })
+    .get("/accounts", async () => ({ data: await accounts.listAccounts() }), { response: AccountList, detail: { summary: "List accounts" } })
     .get("/accounts/:id", ({ params }) => accountView(ctx, params.id, { withLedger: true }), {
-      detail: { summary: "Read an account: balance, pending holds, ledger entries and keys" },
+      response: AccountView,
+      detail: { ...unknownAccount(), summary: "Read an account: balance, pending holds, ledger entries and keys" },
     })
     .post(
       "/accounts/:id/keys",
@@ -53,14 +58,15 @@ export function adminRoutes(ctx: AppContext) {
         set.status = 201;
         return k;
       },
-      { body: CreateKeyBody, detail: { summary: "Create an API key (the plaintext key is returned once)" } },
+      { body: CreateKeyBody, response: { 201: KeyCreated }, detail: { ...unknownAccount(), summary: "Create an API key (the plaintext key is returned once)" } },
     )
     .get("/accounts/:id/keys", async ({ params }) => {
       await accounts.requireAccount(params.id);
       return { data: await accounts.listKeys(params.id) };
-    }, { detail: { summary: "List an account's keys (by prefix; never the key)" } })
+    }, { response: KeyList, detail: { ...unknownAccount(), summary: "List an account's keys (by prefix; never the key)" } })
     .delete("/accounts/:id/keys/:keyId", ({ params }) => accounts.revokeKey(params.id, params.keyId), {
-      detail: { summary: "Revoke a key" },
+      response: KeyView,
+      detail: { ...unknownAccount(), summary: "Revoke a key" },
     })
     .post(
       "/accounts/:id/credits",
@@ -74,16 +80,16 @@ export function adminRoutes(ctx: AppContext) {
         const b = await withIdleFloatBack(ctx, params.id, "correction_exceeds_available", () => ledger.credit(params.id, micros, kind, body.reason ?? kind));
         return { account_id: params.id, credits: microsToCredits(b.available), held_credits: microsToCredits(b.held), balance_credits: microsToCredits(b.balance) };
       },
-      { body: CreditsBody, detail: { summary: "Top up credits, or correct them (kind=correction may be negative)" } },
+      { body: CreditsBody, response: CreditsResult, detail: { ...errorCodes({ 404: ["not_found", "account_not_found"], 409: ["correction_exceeds_available"], 422: ["balance_too_large"] }), summary: "Top up credits, or correct them (kind=correction may be negative)" } },
     )
     .post("/accounts/:id/webhook-key", async ({ params, set }) => {
       set.status = 201;
       return accounts.rotateWebhookKey(params.id);
-    }, { detail: { summary: "Generate or rotate the account's webhook signing key (shown once)" } })
+    }, { response: { 201: WebhookKey }, detail: { ...unknownAccount(), summary: "Generate or rotate the account's webhook signing key (shown once)" } })
     .get("/ledger/check", async ({ query }) => {
       const mismatches = await ledger.check(query.account_id);
       return { ok: mismatches.length === 0, mismatches };
-    }, { query: t.Object({ account_id: t.Optional(t.String()) }), detail: { summary: "Recompute every wallet from its entries and pending holds" } });
+    }, { query: t.Object({ account_id: t.Optional(t.String()) }), response: LedgerCheck, detail: { summary: "Recompute every wallet from its entries and pending holds" } });
 }
 
 function toMicros(credits: number, param: string, allowNegative = false): number {

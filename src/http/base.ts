@@ -2,6 +2,7 @@ import { Elysia } from "elysia";
 import type { Logger } from "../log";
 import { ApiError, nulRefused } from "./errors";
 import { errorBody, pageErrors, surfaceFor } from "./surfaces";
+import { wrongPathHint } from "./wrong-path";
 
 // Cross-cutting plugin applied once at the root: a request id on every response (both header spellings the SDKs
 // read: `x-request-id` for OpenAI, `request-id` for Anthropic), and one mapper from every error to the caller's
@@ -65,6 +66,11 @@ function methodNotAllowed(path: string, method: string): ApiError | undefined {
   return new ApiError(405, "method_not_allowed", `${path} answers ${allowed.join(", ")}, not ${method}.`, { headers: { allow: allowed.join(", ") } });
 }
 
+function wrongBaseUrl(path: string, method: string): ApiError | undefined {
+  const hint = wrongPathHint(method, path, (p) => methodsByPath.get(p)?.includes(method) ?? false);
+  return hint ? new ApiError(404, "not_found", hint) : undefined;
+}
+
 export function basePlugin(log: Logger) {
   return new Elysia({ name: "base" })
     .onRequest(({ request, set }) => {
@@ -78,7 +84,7 @@ export function basePlugin(log: Logger) {
     .onError({ as: "global" }, ({ code, error: thrown, set, request, path }) => {
       const p = path ?? new URL(request.url).pathname;
       const error = unwrapParse(code, thrown);
-      const e = (code === "NOT_FOUND" && methodNotAllowed(p, request.method)) || clientClosed(request, error) || toApiError(code, error);
+      const e = (code === "NOT_FOUND" && (methodNotAllowed(p, request.method) || wrongBaseUrl(p, request.method))) || clientClosed(request, error) || toApiError(code, error);
       set.status = e.status; // so the access log and metrics (onAfterResponse) see the status actually sent
       // An ApiError is an answer the gateway chose (an upstream refused or unreachable: 502/503/504): a warning with
       // its code. Anything else is a defect: an error with its stack.

@@ -11,8 +11,9 @@ import { buildProviders } from "./providers.ts";
 import { LedgerBatch } from "./ledger-batch.ts";
 import { handleLlm, type LlmDeps } from "./proxy.ts";
 import { cutStreams } from "./pump.ts";
-import { listUsage, UsageQuery } from "./usage-api.ts";
+import { listUsage, UsageList, UsageQuery } from "./usage-api.ts";
 import { llmTimeoutsOf } from "./timeouts.ts";
+import { llmDoc } from "./openapi-schemas.ts";
 
 const security: Array<Record<string, string[]>> = [{ bearer: [] }, { apiKey: [] }];
 
@@ -26,7 +27,7 @@ export function llmRoutes(ctx: AppContext) {
   const d: LlmDeps = { ctx, providers: buildProviders(ctx.config.raw), ledger, timeouts: llmTimeoutsOf(ctx.config.raw) };
 
   // `parse: "none"`: the handler reads the body text itself, once; it goes upstream as it came.
-  const llm = (proto: LlmProtocol, path: string, summary: string, description: string): [string, (c: any) => Promise<Response>, any] => [
+  const llm = (proto: LlmProtocol, path: string, summary: string, description: string, doc: object): [string, (c: any) => Promise<Response>, any] => [
     path,
     async ({ request, auth, set, server }) => {
       const answer = await handleLlm(d, proto, path, request, auth, set.headers, server);
@@ -36,14 +37,14 @@ export function llmRoutes(ctx: AppContext) {
       set.headers = {};
       return answer;
     },
-    { parse: "none", detail: { tags: ["LLM"], summary, description, security } },
+    { parse: "none", detail: { tags: ["LLM"], summary, description, security, ...doc } },
   ];
 
   return (
     new Elysia({ name: "llm" })
-      // Claude Code probes the base URL with HEAD / (or /api/hello) before its first call.
-      .head("/", () => new Response(null, { status: 200 }), { detail: { tags: ["Operations"], summary: "Connectivity probe (Claude Code sends it before its first call)" } })
-      .head("/api/hello", () => new Response(null, { status: 200 }), { detail: { tags: ["Operations"], summary: "Connectivity probe (Claude Code)" } })
+      // Claude Code probes the base URL with HEAD / (or /api/hello) before its first call. Not an API: not documented.
+      .head("/", () => new Response(null, { status: 200 }), { detail: { hide: true } })
+      .head("/api/hello", () => new Response(null, { status: 200 }), { detail: { hide: true } })
       .use(protect(ctx))
       .post(
         ...llm(
@@ -51,19 +52,21 @@ export function llmRoutes(ctx: AppContext) {
           "/v1/messages",
           "Anthropic Messages",
           "Anthropic's Messages API for every LLM: passed through (streaming or not) for Claude, with `?beta=true` and the `anthropic-version` / `anthropic-beta` headers forwarded; translated for every other model. Metered from the provider's own usage; `max_credits` (credits) caps the hold.",
+          llmDoc("AnthropicMessagesRequest", "AnthropicMessage", "AnthropicStreamEvent"),
         ),
       )
-      .post(...llm(protocols.anthropic, "/v1/messages/count_tokens", "Count tokens (free)", "Anthropic's token counter for Claude, passed through; for any other LLM the gateway's estimate (the hold's input estimate). Not metered."))
-      .post(...llm(protocols.responses, "/v1/responses", "OpenAI Responses", "OpenAI's Responses API for every LLM: passed through for GPT and Grok models, translated for the others. Metered from the provider's own usage."))
+      .post(...llm(protocols.anthropic, "/v1/messages/count_tokens", "Count tokens (free)", "Anthropic's token counter for Claude, passed through; for any other LLM the gateway's estimate (the hold's input estimate). Not metered.", llmDoc("CountTokensRequest", "CountTokensResponse")))
+      .post(...llm(protocols.responses, "/v1/responses", "OpenAI Responses", "OpenAI's Responses API for every LLM: passed through for GPT and Grok models, translated for the others. Metered from the provider's own usage.", llmDoc("ResponsesRequest", "OpenAIResponse", "ResponsesStreamEvent")))
       .post(
         ...llm(
           protocols.chat,
           "/v1/chat/completions",
           "OpenAI Chat Completions",
           "Chat Completions for every LLM: passed through for GPT-5.2, Gemini and DeepSeek (streams get `stream_options.include_usage` upstream; the extra usage chunk is removed again when the client did not ask for it), translated for the others.",
+          llmDoc("ChatCompletionRequest", "ChatCompletion", "ChatCompletionChunk"),
         ),
       )
-      .post(...llm(protocols.embeddings, "/v1/embeddings", "Embeddings", "OpenAI-style embeddings (float or base64), metered at prompt_tokens × the input price."))
+      .post(...llm(protocols.embeddings, "/v1/embeddings", "Embeddings", "OpenAI-style embeddings (float or base64), metered at prompt_tokens × the input price.", llmDoc("EmbeddingsRequest", "EmbeddingsResponse")))
       .get(
         "/v1/usage",
         async ({ auth, query }) => {
@@ -72,6 +75,7 @@ export function llmRoutes(ctx: AppContext) {
         },
         {
           query: UsageQuery,
+          response: UsageList,
           detail: { tags: ["LLM"], summary: "Your usage records", description: "One record per LLM or embeddings call: tokens by kind, credits charged, upstream status, latency and time to first byte. Newest first.", security },
         },
       )

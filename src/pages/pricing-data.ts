@@ -1,6 +1,6 @@
 import type { Catalog } from "../catalog/service";
 import { endpointsOf, TASK_ENDPOINT, type LlmModel, type ModelType } from "../catalog/model";
-import { MICROS_PER_CREDIT, usdToMicros } from "../ledger/units";
+import { ceilToWholeCredit, MICROS_PER_CREDIT, usdToMicros } from "../ledger/units";
 import type { MediaModel } from "../media/model";
 
 // The price list every public page is rendered from: one listing per model with its price rows already in display
@@ -61,10 +61,18 @@ export function llmListing(m: LlmModel): Listing {
   return { id: m.id, name: m.name, type: m.type, provider: m.provider, endpoint: m.endpoint, endpoints: endpointsOf(m), description: m.description, rows };
 }
 
+/**
+ * Media units a task is charged a rate of (its seconds, megapixels, characters): shown exactly, the task's total is
+ * rounded up. Any other unit (an image, a clip, a request) is what one task buys: shown as the whole credits that
+ * task is charged, as the estimate endpoint gives them.
+ */
+const RATE_UNITS = ["per second", "per megapixel", "per 1,000 characters"];
+export const isRateUnit = (unit: string) => RATE_UNITS.some((u) => unit.startsWith(u));
+
 export function mediaListing(m: MediaModel): Listing {
   const rows = m.priceRows.map((r) => {
     const micros = usdToMicros(r.usd);
-    return { label: r.label, usd: r.usd, credits: formatMicros(micros, 6, 0), unit: r.unit };
+    return { label: r.label, usd: r.usd, credits: formatMicros(isRateUnit(r.unit) ? micros : ceilToWholeCredit(micros), 6, 0), unit: r.unit };
   });
   return {
     id: m.id, name: m.name, type: m.type, provider: m.routes[0]!.provider, endpoint: TASK_ENDPOINT, endpoints: [TASK_ENDPOINT], description: m.description, rows,

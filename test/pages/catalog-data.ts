@@ -32,10 +32,17 @@ export function expectedLlmRows(e: any): ExpectedRow[] {
   return rows;
 }
 
-/** Media: the rows of the rule function describePricing; credits = the USD amount in µcr. */
+/**
+ * Media: the rows of the rule function describePricing; credits = the USD amount in µcr, rounded up to a whole credit
+ * unless the row is a rate (per second, megapixel, characters), since a task is charged whole credits.
+ */
 export async function expectedMediaRows(e: any): Promise<ExpectedRow[]> {
   const { describePricing } = await import("../../src/media/pricing");
-  return describePricing(e.pricing).map((r: any) => ({ label: r.label, usd: Number(r.usd), creditsMicros: usdToMicros(r.usd) }));
+  const rate = (unit: string) => /^per (second|megapixel|1,000 characters)/.test(unit);
+  return describePricing(e.pricing).map((r: any) => {
+    const micros = usdToMicros(r.usd);
+    return { label: r.label, usd: Number(r.usd), creditsMicros: rate(r.unit) ? micros : Math.ceil(micros / 1_000_000) * 1_000_000 };
+  });
 }
 
 /** "10.5" credits text → µcr, exactly. */

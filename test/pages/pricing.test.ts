@@ -133,3 +133,35 @@ describe("/llms.txt", () => {
     expect(text).toMatch(/`text-embedding-3-small` on `\/v1\/embeddings`\n/);
   });
 });
+
+describe("/pricing: media prices are the whole credits charged", () => {
+  // Models whose catalog price is a fraction of a credit per image (32.5, 17.5): the page shows what one image costs
+  // a customer, the same figure the estimate endpoint (and the charge) gives.
+  const cases: Array<[string, string, Record<string, unknown>]> = [
+    ["seedream/4.5-text-to-image", "any", {}],
+    ["ideogram/v3-text-to-image", "rendering_speed=TURBO", { rendering_speed: "TURBO" }],
+  ];
+  for (const [id, label, input] of cases)
+    test(`${id} (${label}): the page's credits equal POST /v1/credits/estimate's, a whole number`, async () => {
+      const shown = (await pricingModels(await page("/pricing?q=" + encodeURIComponent(id)))).find((m) => m.id === id)!;
+      const row = shown.rows.find((r) => r.label === label)!;
+      const est: any = await (await fetch(gw.url + "/v1/credits/estimate", {
+        method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ model: id, input: { prompt: "a fox", ...input } }),
+      })).json();
+      expect(Number.isInteger(est.estimated_credits)).toBe(true);
+      expect(row.credits).toBe(String(est.estimated_credits));
+    });
+
+  test("no price per image, clip or request is shown as a fraction of a credit", async () => {
+    const shown = await pricingModels(await page("/pricing"));
+    const fractions = shown.filter((m) => !["llm", "embedding"].includes(m.type)).flatMap((m) => m.rows.filter((r) => !/^per (second|megapixel|1,000 characters)/.test(r.unit) && r.credits.includes(".")).map((r) => `${m.id} ${r.label}: ${r.credits}`));
+    expect(fractions).toEqual([]);
+  });
+
+  test("one row per model: each model's <tbody> has a single row in the page's tables", async () => {
+    const text = await page("/pricing");
+    const bodies = [...text.matchAll(/<tbody class="model"[\s\S]*?<\/tbody>/g)].map((m) => m[0].replace(/<table class="inner">[\s\S]*?<\/table>/g, ""));
+    expect(bodies.length).toBe(allIds().length);
+    for (const b of bodies) expect(b.match(/<tr>/g)?.length).toBe(1);
+  });
+});
