@@ -117,6 +117,7 @@ function lookupModel(d: LlmDeps, body: Record<string, any>, path: string, proto:
     }
     throw new ApiError(404, "model_not_found", `Unknown model ${JSON.stringify(name)}. GET /v1/models lists the models and the endpoint serving each.`, { param: "model" });
   }
+  d.ctx.catalog.servable(model);
   const servedHere = free ? proto.usageBearingPaths.includes(model.endpoint) : model.endpoint === path;
   if (!servedHere) {
     throw new ApiError(400, "wrong_endpoint", `Model ${model.id} is served on POST ${model.endpoint}, not on ${path}. Call ${model.endpoint} with it.`, { param: "model" });
