@@ -54,3 +54,9 @@ export interface LlmModel extends LlmEntry {
 }
 
 export const LLM_ENDPOINTS: LlmEndpoint[] = ["/v1/messages", "/v1/responses", "/v1/chat/completions", "/v1/embeddings"];
+
+/**
+ * The day the built-in catalog (models.json, media-models.json) was last checked against the providers' own pages:
+ * every built-in entry's `checked` date is this day or later (test/catalog/sources.test.ts).
+ */
+export const CATALOG_RELEASED = "2026-11-27";

@@ -15,7 +15,7 @@ function catalogFile(entries: unknown[]): string {
 }
 
 const retirements = [
-  { id: "claude-haiku-4-5", status: "retired", successor: "claude-sonnet-4-5", retires_after: "2026-10-01" },
+  { id: "claude-opus-4-5", status: "retired", successor: "claude-opus-5-5", retires_after: "2026-10-01" },
   { id: "gpt-5", status: "retired", successor: "gpt-5.1" },
   { id: "gpt-5.2", status: "retired", successor: "gpt-5.1" },
   { id: "text-embedding-3-small", status: "retired", successor: "text-embedding-3-large" },
@@ -36,17 +36,17 @@ const post = (path: string, body: unknown, headers: Record<string, string> = {})
 
 describe("a retired model answers 410 model_retired naming its successor", () => {
   test("Messages: Anthropic's error shape", async () => {
-    const r = await post("/v1/messages", { model: "claude-haiku-4-5", max_tokens: 10, messages: [{ role: "user", content: "hi" }] }, { "anthropic-version": "2023-06-01" });
+    const r = await post("/v1/messages", { model: "claude-opus-4-5", max_tokens: 10, messages: [{ role: "user", content: "hi" }] }, { "anthropic-version": "2023-06-01" });
     expect(r.status).toBe(410);
     const body = await r.json();
     expect(body.type).toBe("error");
     expect(body.error.code).toBe("model_retired");
-    expect(body.error.message).toContain("claude-sonnet-4-5");
+    expect(body.error.message).toContain("claude-opus-5-5");
     expect(body.error.message).toContain("2026-10-01");
   });
 
   test("by its dated alias too", async () => {
-    const r = await post("/v1/messages", { model: "claude-haiku-4-5-20251001", max_tokens: 10, messages: [{ role: "user", content: "hi" }] });
+    const r = await post("/v1/messages", { model: "claude-opus-4-5-20251101", max_tokens: 10, messages: [{ role: "user", content: "hi" }] });
     expect(r.status).toBe(410);
     expect((await r.json()).error.code).toBe("model_retired");
   });
@@ -86,9 +86,9 @@ describe("a retired model answers 410 model_retired naming its successor", () =>
 
   test("GET /v1/models shows the lifecycle of each model", async () => {
     const { data } = await (await fetch(gw.url + "/v1/models")).json();
-    const haiku = data.find((m: any) => m.id === "claude-haiku-4-5");
-    expect(haiku).toMatchObject({ status: "retired", successor: "claude-sonnet-4-5", retires_after: "2026-10-01" });
-    expect(haiku.pricing.input).toBeGreaterThan(0); // amended in place: the built-in entry's other fields stay
+    const opus = data.find((m: any) => m.id === "claude-opus-4-5");
+    expect(opus).toMatchObject({ status: "retired", successor: "claude-opus-5-5", retires_after: "2026-10-01" });
+    expect(opus.pricing.input).toBeGreaterThan(0); // amended in place: the built-in entry's other fields stay
     const media = data.find((m: any) => m.id === "google/nano-banana");
     expect(media).toMatchObject({ status: "retired", successor: "nano-banana-2" });
   });

@@ -12,7 +12,7 @@ export const PRICES = {
   "gpt-5.2": { input: 1750, output: 14000, cacheRead: 175 },
   "gpt-4.1": { input: 2000, output: 8000, cacheRead: 500 },
   "text-embedding-3-small": { input: 20 },
-  "deepseek-chat": { input: 280, output: 420, cacheRead: 28 },
+  "deepseek-reasoner": { input: 280, output: 420, cacheRead: 28 },
 } as const;
 
 export const MICROS = 1_000_000;
