@@ -93,8 +93,8 @@ ${raw(ENHANCE)}`;
 /** One <tbody> per model, so a model and its price rows stay together (and are easy to find in tests and scripts). */
 function modelRows(l: Listing): Raw {
   const n = l.rows.length;
-  return html`<tbody class="model" data-model-id="${l.id}" data-type="${l.type}" data-provider="${l.provider}">
-${l.rows.map((r, i) => html`<tr class="price" data-label="${r.label}">${i === 0 ? html`<td rowspan="${n}"><a href="${cardPath(l.id)}">${l.name}</a><br><code class="muted">${l.id}</code></td><td rowspan="${n}">${TYPE_LABEL[l.type]}</td><td rowspan="${n}">${l.provider}</td><td rowspan="${n}"><code>${l.endpoint}</code></td>` : ""}<td>${r.label}</td><td class="usd">$${r.usd}</td><td class="credits">${r.credits}</td><td class="unit">${r.unit}</td></tr>`)}
+  return html`<tbody class="model" data-model-id="${l.id}" data-type="${l.type}" data-provider="${l.provider}" data-status="${l.status}">
+${l.rows.map((r, i) => html`<tr class="price" data-label="${r.label}">${i === 0 ? html`<td rowspan="${n}"><a href="${cardPath(l.id)}">${l.name}</a>${l.status === "legacy" ? html` <span class="muted">(legacy)</span>` : ""}<br><code class="muted">${l.id}</code></td><td rowspan="${n}">${TYPE_LABEL[l.type]}</td><td rowspan="${n}">${l.provider}</td><td rowspan="${n}"><code>${l.endpoint}</code></td>` : ""}<td>${r.label}</td><td class="usd">$${r.usd}</td><td class="credits">${r.credits}</td><td class="unit">${r.unit}</td></tr>`)}
 </tbody>`;
 }
 

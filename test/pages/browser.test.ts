@@ -42,10 +42,10 @@ test.skipIf(!available)("filter the pricing page, then open a model card", async
   // Typing narrows further without pressing Enter.
   await page.fill('input[name="q"]', "sonnet");
   await page.waitForFunction(() => location.search === "?type=llm&q=sonnet");
-  await page.waitForFunction(() => document.querySelectorAll("tbody.model").length === 3);
+  await page.waitForFunction(() => document.querySelectorAll("tbody.model").length === 2);
   const ids = await page.locator("tbody.model").evaluateAll((els: Element[]) => els.map((e) => e.getAttribute("data-model-id")).sort());
-  expect(ids).toEqual(["claude-sonnet-4", "claude-sonnet-4-5", "claude-sonnet-5"]);
-  expect(await page.locator("#count").textContent()).toBe(`Showing 3 of ${total} models.`);
+  expect(ids).toEqual(["claude-sonnet-4-5", "claude-sonnet-5"]); // claude-sonnet-4 is retired: not on sale
+  expect(await page.locator("#count").textContent()).toBe(`Showing 2 of ${total} models.`);
   await page.screenshot({ path: join(SHOTS, "pricing-filtered.png"), fullPage: true });
 
   await page.click('tbody[data-model-id="claude-sonnet-4-5"] a');
