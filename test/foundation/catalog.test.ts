@@ -34,7 +34,7 @@ describe("GET /v1/models", () => {
     // The spec: GPT/Codex/Grok/DeepSeek on Responses; Gemini and GPT-5.2 on Chat Completions.
     expect(data.find((m: any) => m.id === "gpt-5.2").endpoint).toBe("/v1/chat/completions");
     expect(data.find((m: any) => m.id === "gemini-2.5-pro").endpoint).toBe("/v1/chat/completions");
-    expect(data.find((m: any) => m.id === "deepseek-reasoner").endpoint).toBe("/v1/responses");
+    expect(data.find((m: any) => m.id === "deepseek-reasoner")).toMatchObject({ endpoint: "/v1/responses", status: "retired" });
     expect(data.find((m: any) => m.id === "gpt-6.2-sol").endpoint).toBe("/v1/responses");
     expect(data.find((m: any) => m.id === "claude-opus-5-5").endpoint).toBe("/v1/messages");
     expect(data.find((m: any) => m.id === "grok-4").endpoint).toBe("/v1/responses");
