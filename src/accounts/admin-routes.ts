@@ -6,7 +6,7 @@ import { withIdleFloatBack } from "../ledger/float";
 import { creditsToMicros, microsToCredits } from "../ledger/units";
 import { CreateAccountBody, CreateKeyBody, CreditsBody } from "./model";
 import { accountView } from "./views";
-import { smallBodyLimits } from "../http/body-limits";
+import { jsonObjectBodies } from "../http/body-limits";
 import { checkBeforeBody } from "../http/before-body";
 
 // The operator's API under /admin/v1, authorised by ADMIN_TOKEN. Without ADMIN_TOKEN it refuses everything: an
@@ -14,7 +14,7 @@ import { checkBeforeBody } from "../http/before-body";
 
 // The token is checked before the body is read (http/before-body.ts): a caller without it must not make the gateway
 // receive and parse a body, nor learn anything about a route's schema (it gets 401/403, never a 422 naming a field
-// or a 400 for malformed JSON). Bodies here are at most SMALL_BODY_BYTES (http/body-limits.ts).
+// or a 400 for malformed JSON). Bodies here are JSON objects of at most SMALL_BODY_BYTES (http/body-limits.ts).
 export function adminGuard(ctx: AppContext) {
   const expected = ctx.config.adminToken;
   return checkBeforeBody(({ request }) => {
@@ -27,7 +27,7 @@ export function adminRoutes(ctx: AppContext) {
   const { accounts, ledger } = ctx;
   return new Elysia({ name: "admin", prefix: "/admin/v1", detail: { tags: ["Admin"], security: [{ adminToken: [] }] } })
     .use(adminGuard(ctx))
-    .use(smallBodyLimits(ctx))
+    .use(jsonObjectBodies(ctx))
     .post(
       "/accounts",
       async ({ body, set }) => {

@@ -10,21 +10,24 @@ import type { Reservation } from "../ledger/float.ts";
 import type { LlmModel } from "../catalog/model.ts";
 import { ApiError } from "../http/errors.ts";
 import { ALIAS_PATH } from "../media/model.ts";
-import type { LlmProtocol, UpstreamBody } from "./protocols/index.ts";
+import type { ErrorInfo, LlmProtocol, UpstreamBody } from "./protocols/index.ts";
 import { NO_PAID_TOOLS, paidToolUse } from "./protocols/paid-tools.ts";
 import { keySettingOf, type Provider, type Providers } from "./providers.ts";
 import { callUpstream, upstreamHeaders } from "./upstream.ts";
-import { answerFacts, parseRequestBody, textOf, withoutBom, withUpstreamModel } from "./body.ts";
-import { capAtMaxCredits, checkMaxCredits, judgeBody, judgeStream, NOTHING_SEEN, partial, planHold, verdictOr, type HoldPlan, type Verdict } from "./meter.ts";
+import { answerFacts, answerTypeMisfit, firstNonSpace, isWholeAnswer, parseRequestBody, textOf, withoutBom, withUpstreamModel } from "./body.ts";
+import { capAtMaxCredits, checkMaxCredits, judgeBody, judgeStream, NOTHING_SEEN, partial, planHold, UPSTREAM_SILENT, verdictOr, type HoldPlan, type Verdict } from "./meter.ts";
 import type { LedgerBatch } from "./ledger-batch.ts";
-import { pump, readArrived, readHead, throughTap, WHOLE_ANSWER_BYTES, type Head, type PumpEnd } from "./pump.ts";
+import { pump, readArrived, readHead, throughTap, WHOLE_ANSWER_BYTES, type Head, type PumpEnd, type StreamCut } from "./pump.ts";
 import { joined, tokenCounter } from "./bytes.ts";
 import { bodyBytes } from "../http/body-limits.ts";
+import { liftIdleTimeout, restoreIdleTimeout, TIMED_OUT_MESSAGE, upstreamTimeoutError, UpstreamTimeout, type IdleTimeouts, type LlmTimeouts } from "./timeouts.ts";
 
 export interface LlmDeps {
   ctx: AppContext;
   providers: Providers;
   ledger: LedgerBatch;
+  /** how long an upstream may keep a call waiting (timeouts.ts) */
+  timeouts: LlmTimeouts;
   /** the translating proxy (deepseek.ts), for the paths a provider lists as `translated`; passed in because it
    * imports from this file */
   translated: (call: Call) => Promise<Response>;
@@ -51,11 +54,21 @@ export interface Call {
   started: number;
   /** set by finish: the call's hold has been settled or released */
   finished: boolean;
+  /** Bun's server, whose idle timeout is lifted for the call's connection while it runs (timeouts.ts) */
+  server?: IdleTimeouts | null;
 }
 
 const utf8 = new TextDecoder();
 
-export async function handleLlm(d: LlmDeps, proto: LlmProtocol, path: string, request: Request, auth: AuthContext, baseHeaders: Record<string, string>): Promise<Response> {
+export async function handleLlm(
+  d: LlmDeps,
+  proto: LlmProtocol,
+  path: string,
+  request: Request,
+  auth: AuthContext,
+  baseHeaders: Record<string, string>,
+  server?: IdleTimeouts | null,
+): Promise<Response> {
   const started = performance.now();
   const bytes = withoutBom(await bodyBytes(request, d.ctx.config.body));
   const raw = utf8.decode(bytes);
@@ -81,7 +94,7 @@ export async function handleLlm(d: LlmDeps, proto: LlmProtocol, path: string, re
   plan.cap = checkMaxCredits(body, plan.amount);
   const upstream = translated ? null : upstreamRequestOf(proto, body, bytes, model);
   const hold = await d.ledger.hold(auth.accountId, plan.amount, requestId);
-  const call: Call = { d, proto, path, request, auth, requestId, baseHeaders, body, upstream, model, provider, url, plan, hold, started, finished: false };
+  const call: Call = { d, proto, path, request, auth, requestId, baseHeaders, body, upstream, model, provider, url, plan, hold, started, finished: false, server };
   // The hold may have waited for a commit; a client gone meanwhile is released here, before either path sends.
   if (request.signal.aborted) return clientGoneBeforeUpstream(call);
   try {
@@ -159,31 +172,40 @@ async function forwardMetered(call: Call): Promise<Response> {
   const { proto, request } = call;
   const { body: upstreamBody, stripUsageChunk } = call.upstream!;
   // The client's own signal: Bun fires it the moment the client disconnects, which aborts the upstream request
-  // (headers or body) at once. No AbortController of our own; a listener only for answers that are pumped (pump.ts).
+  // (headers or body) at once (callUpstream). The pump listens to it only for answers that are pumped (pump.ts).
   const signal = request.signal;
+  const { timeouts } = call.d;
+  liftIdleTimeout(call.server, request); // the timeouts below govern until finish restores it
   let res: Response;
   try {
-    res = await callUpstream(call.provider, call.url + queryOf(request), upstreamHeaders(request.headers, call.provider.name), upstreamBody, signal);
+    res = await callUpstream(call.provider, call.url + queryOf(request), upstreamHeaders(request.headers, call.provider.name), upstreamBody, signal, timeouts);
   } catch (e) {
     return upstreamFailed(call, e);
   }
   if (!res.ok || !res.body) return upstreamError(call, res);
 
-  const sse = (res.headers.get("content-type") ?? "").startsWith("text/event-stream");
+  const contentType = res.headers.get("content-type") ?? "";
+  const sse = contentType.startsWith("text/event-stream");
+  const misfit = answerTypeMisfit(proto.isStream(call.body), sse, contentType);
+  if (misfit) unusableAnswer(call, res.status, contentType, misfit, () => res.body!.cancel());
   const status = res.status;
   const headers = answerHeaders(res, call.baseHeaders);
   let head: Head;
   try {
-    head = sse ? await readArrived(res.body) : await readHead(res, WHOLE_ANSWER_BYTES);
+    head = sse ? await readArrived(res.body) : await readHead(res, WHOLE_ANSWER_BYTES, timeouts.silenceMs);
   } catch (e) {
     return answerUnread(call, e, status);
   }
+  // A JSON answer too large to be read whole is forwarded before its end is seen: its first bytes at least.
+  if (!sse && !head.ended && firstNonSpace(head.chunks) !== 0x7b /* { */) unusableAnswer(call, status, contentType, "not a JSON object", () => head.reader!.cancel());
   const tap = sse ? proto.createStreamTap({ stripUsageChunk }) : null;
   if (sse) headers["cache-control"] = "no-cache";
   if (tap) head.chunks = throughTap(tap, head.chunks, head.ended);
-  if (head.ended) {
-    // All of it is in already: answered in one piece (pump.ts says why).
+  // All of it is in already: answered in one piece (pump.ts says why); a stream that ended before its own end goes
+  // through the pump, which adds the protocol's error event.
+  if (head.ended && (!tap || tap.sawEnd())) {
     const verdict = meter(call, () => (tap ? judgeStream(tap.end(), "end", call.model, call.plan) : judgeAnswer(call, proto, textOf(head.chunks))));
+    if (verdict.outcome === "upstream_bad_response") unusableAnswer(call, status, contentType, verdict.error!, null);
     finish(call, verdict, status, head.firstByteAt);
     return new Response(joined(head.chunks), { status, headers });
   }
@@ -193,19 +215,26 @@ async function forwardMetered(call: Call): Promise<Response> {
   const searches = !sse && call.plan.webSearch && proto.searchItemToken ? tokenCounter(proto.searchItemToken) : null;
   if (searches) for (const chunk of head.chunks) searches.feed(chunk);
   let firstByteAt = head.firstByteAt;
+  // A long JSON answer's verdict, worked out once its end is in: an unusable one has its connection cut.
+  let answered: Verdict | null = null;
+  const judgeLongAnswer = () => (answered ??= judgeAnswer(call, proto, textOf(collected!), searches?.count, true));
   const body = pump(head, signal, {
     tap,
     collect: collected,
     watch: searches?.feed,
     dropNotice: sse ? dropNoticeFor(proto, call.requestId) : undefined,
+    wholeBody: sse ? undefined : () => judgeLongAnswer().outcome !== "upstream_bad_response",
+    silenceMs: timeouts.silenceMs,
     onFirstByte: () => (firstByteAt = performance.now()),
     onEnd(how: PumpEnd) {
       const verdict = meter(call, (): Verdict => {
         if (tap) return judgeStream(tap.end(), how, call.model, call.plan);
-        if (how === "end") return judgeAnswer(call, proto, textOf(collected!), searches?.count);
+        if (how === "end") return judgeLongAnswer();
         if (how === "client_abort" || how === "shutdown") return partial(NOTHING_SEEN, call.model, call.plan, how);
+        if (how === "timeout") return { outcome: "upstream_timeout", charge: null, usage: null, error: UPSTREAM_SILENT };
         return { outcome: "dropped", charge: null, usage: null, error: "upstream connection ended early" };
       });
+      if (verdict.outcome === "upstream_bad_response") logUnusable(call, status, contentType, verdict.error);
       finish(call, verdict, status, firstByteAt);
     },
   });
@@ -213,12 +242,13 @@ async function forwardMetered(call: Call): Promise<Response> {
 }
 
 /**
- * Settle for a whole non-streaming answer (or the tail of a large one) in `proto`'s shape: its usage, else the
- * estimate from its content. `searchesSeen`: web searches counted as a long answer passed (its tail may not show
- * them).
+ * Settle for a whole non-streaming answer (or the `tail` of a large one) in `proto`'s shape: its usage, else the
+ * estimate from its content; nothing for one that is not a whole JSON object. `searchesSeen`: web searches counted
+ * as a long answer passed (its tail may not show them).
  */
-export function judgeAnswer(call: Pick<Call, "model" | "plan">, proto: LlmProtocol, text: string, searchesSeen = 0): Verdict {
+export function judgeAnswer(call: Pick<Call, "model" | "plan">, proto: LlmProtocol, text: string, searchesSeen = 0, tail = false): Verdict {
   const a = answerFacts(proto, text, call.plan.webSearch);
+  if (!isWholeAnswer(text, a.usage !== null, tail)) return { outcome: "upstream_bad_response", charge: null, usage: null, error: "unusable upstream answer: not whole JSON" };
   if (!a.usage) return partial({ usage: null, outputCharsSoFar: a.outputChars, webSearchesSoFar: searchesSeen }, call.model, call.plan, "estimated");
   if (searchesSeen > (a.usage.webSearches ?? 0)) a.usage.webSearches = searchesSeen;
   return judgeBody(a.usage, call.model, call.plan);
@@ -228,16 +258,41 @@ const UPSTREAM_BROKE = "The upstream's connection broke before its answer was co
 
 const SHUTTING_DOWN = "The gateway is restarting and ended this stream before its answer was complete; what you received is charged. Retry the request.";
 
+const ENDED_EARLY = "The upstream ended its stream before the answer was complete; nothing was charged. Retry the request.";
+
 /**
  * The event that ends a stream whose upstream dropped, or that the gateway's shutdown ended, in `proto`'s in-stream
  * error shape (pump.ts sends it).
  */
-export function dropNoticeFor(proto: LlmProtocol, requestId: string): ((lastSent: Uint8Array | null, why: "dropped" | "shutdown") => Uint8Array) | undefined {
+export function dropNoticeFor(proto: LlmProtocol, requestId: string): ((lastSent: Uint8Array | null, why: StreamCut) => Uint8Array) | undefined {
   const event = proto.droppedStreamEvent;
   if (!event) return undefined;
-  const dropped = { status: 502, type: "server_error", code: "upstream_bad_response", message: UPSTREAM_BROKE, requestId };
-  const shutdown = { status: 503, type: "service_unavailable", code: "gateway_shutting_down", message: SHUTTING_DOWN, requestId };
-  return (lastSent, why) => new TextEncoder().encode(event(why === "shutdown" ? shutdown : dropped, lastSent));
+  const errors: Record<StreamCut, ErrorInfo> = {
+    dropped: { status: 502, type: "server_error", code: "upstream_bad_response", message: UPSTREAM_BROKE, requestId },
+    ended_early: { status: 502, type: "server_error", code: "upstream_bad_response", message: ENDED_EARLY, requestId },
+    timeout: { status: 504, type: "server_error", code: "upstream_timeout", message: TIMED_OUT_MESSAGE, requestId },
+    shutdown: { status: 503, type: "service_unavailable", code: "gateway_shutting_down", message: SHUTTING_DOWN, requestId },
+  };
+  return (lastSent, why) => new TextEncoder().encode(event(errors[why], lastSent));
+}
+
+const UNUSABLE = "The upstream's answer was not a usable response for this API; nothing was charged. Retry the request.";
+
+/**
+ * A 200 that is not the protocol's answer: released, logged with what the upstream sent (its status and content
+ * type, never its body), and a 502 for the client. `cancel`: stops reading the upstream's body, if still open.
+ */
+function unusableAnswer(call: Call, status: number, contentType: string, why: string, cancel: (() => Promise<void>) | null): never {
+  cancel?.().catch(() => {});
+  const error = why.startsWith("unusable upstream answer") ? why : `unusable upstream answer: ${why}`;
+  logUnusable(call, status, contentType, error);
+  finish(call, { outcome: "upstream_bad_response", charge: null, usage: null, error }, status, null);
+  throw new ApiError(502, "upstream_bad_response", UNUSABLE);
+}
+
+function logUnusable(call: Call, status: number, contentType: string, error: string | undefined): void {
+  const fields = { request_id: call.requestId, provider: call.model.provider, model: call.model.id, upstream_status: status, content_type: contentType.slice(0, 100), error };
+  call.d.ctx.log.warn("llm upstream answer unusable; released", fields);
 }
 
 /**
@@ -253,6 +308,10 @@ export function answerUnread(
   message = UPSTREAM_BROKE,
 ): Response {
   if (call.request.signal.aborted) return upstreamFailed(call, e);
+  if (e instanceof UpstreamTimeout) {
+    finish(call, { outcome: "upstream_timeout", charge: null, usage: null, error: UPSTREAM_SILENT }, status, null);
+    throw upstreamTimeoutError(call.provider.name);
+  }
   finish(call, { outcome: "dropped", charge: null, usage: null, error }, status, null);
   throw new ApiError(502, "upstream_bad_response", message);
 }
@@ -274,7 +333,8 @@ export function upstreamFailed(call: Call, e: unknown): Response {
     finish(call, partial(NOTHING_SEEN, call.model, call.plan, "client_abort"), null, null);
     return new Response(null, { status: 499 });
   }
-  finish(call, { outcome: "upstream_error", charge: null, usage: null, error: (e as Error).message }, null, null);
+  const timedOut = e instanceof ApiError && e.code === "upstream_timeout";
+  finish(call, { outcome: timedOut ? "upstream_timeout" : "upstream_error", charge: null, usage: null, error: (e as Error).message }, null, null);
   throw e;
 }
 
@@ -323,13 +383,21 @@ export function meter(call: Pick<Call, "d" | "requestId" | "plan">, judge: () =>
 }
 
 /** Queue the settle/release and the usage record (records.ts commits them in groups). */
-export function finish(call: Pick<Call, "d" | "hold" | "requestId" | "auth" | "model" | "path" | "started" | "finished">, v: Verdict, upstreamStatus: number | null, firstByteAt: number | null) {
+export function finish(
+  call: Pick<Call, "d" | "hold" | "requestId" | "auth" | "model" | "path" | "started" | "finished" | "server"> & { request?: Request },
+  v: Verdict,
+  upstreamStatus: number | null,
+  firstByteAt: number | null,
+) {
   call.finished = true;
+  if (call.request) restoreIdleTimeout(call.server, call.request);
   const now = performance.now();
   if (upstreamStatus !== null && upstreamStatus >= 400) metrics.upstreamError(call.model.provider, `status_${Math.floor(upstreamStatus / 100)}xx`);
-  else if (v.outcome === "failed" || v.outcome === "dropped") {
+  else if (v.outcome === "failed" || v.outcome === "dropped" || v.outcome === "upstream_bad_response" || v.outcome === "upstream_timeout") {
     metrics.upstreamError(call.model.provider, v.outcome);
-    if (v.outcome === "dropped") call.d.ctx.log.warn("llm upstream answer ended early; released", { request_id: call.requestId, provider: call.model.provider, model: call.model.id, error: v.error });
+    const fields = { request_id: call.requestId, provider: call.model.provider, model: call.model.id, error: v.error };
+    if (v.outcome === "dropped") call.d.ctx.log.warn("llm upstream answer ended early; released", fields);
+    if (v.outcome === "upstream_timeout") call.d.ctx.log.warn("llm upstream timed out; released", fields);
   }
   call.d.ledger.finish({
     hold: call.hold,

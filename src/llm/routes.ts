@@ -12,6 +12,7 @@ import { handleLlm, type LlmDeps } from "./proxy.ts";
 import { cutStreams } from "./pump.ts";
 import { listUsage, UsageQuery } from "./usage-api.ts";
 import { translatedResponses } from "./deepseek.ts";
+import { llmTimeoutsOf } from "./timeouts.ts";
 
 const security: Array<Record<string, string[]>> = [{ bearer: [] }, { apiKey: [] }];
 
@@ -22,13 +23,13 @@ export function llmRoutes(ctx: AppContext) {
   const ledger = new LedgerBatch(ctx);
   ctx.beforeClose.push(() => ledger.close(LEDGER_CLOSE_MS));
   ctx.llmLedger = ledger;
-  const d: LlmDeps = { ctx, providers: buildProviders(ctx.config.raw), ledger, translated: translatedResponses };
+  const d: LlmDeps = { ctx, providers: buildProviders(ctx.config.raw), ledger, timeouts: llmTimeoutsOf(ctx.config.raw), translated: translatedResponses };
 
   // `parse: "none"`: the handler reads the body text itself, once; it goes upstream as it came.
   const llm = (proto: LlmProtocol, path: string, summary: string, description: string): [string, (c: any) => Promise<Response>, any] => [
     path,
-    async ({ request, auth, set }) => {
-      const answer = await handleLlm(d, proto, path, request, auth, set.headers);
+    async ({ request, auth, set, server }) => {
+      const answer = await handleLlm(d, proto, path, request, auth, set.headers, server);
       // The answer already carries `set.headers` (request ids, rate-limit state). Left there, Elysia would merge
       // them into it again by rebuilding the Response: a copy of every header and the body re-wrapped as a
       // stream, measured at 4% of json and 10% of stream throughput. An error thrown above still finds them.

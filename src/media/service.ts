@@ -9,13 +9,15 @@ import { ApiError, notFound } from "../http/errors.ts";
 import { withIdleFloatBack } from "../ledger/float.ts";
 import { maxCreditsToMicros, microsToCredits } from "../ledger/units.ts";
 import { reportRedisFallback } from "../limits/redis-fallbacks.ts";
-import { TaskTokensUnavailableError } from "../limits/task-tokens.ts";
+import { PendingReleases, TaskTokensUnavailableError } from "../limits/task-tokens.ts";
 import type { MediaModel } from "./model.ts";
 import type { MediaSettings } from "./settings.ts";
 import { checkCallbackUrl } from "./ssrf.ts";
 import type { TaskRow } from "./views.ts";
 
 const HOUR_MS = 3_600_000;
+/** Longer than a creation takes from its token to its committed row (a token without a row is dropped after it). */
+const CREATION_GRACE_MS = 10_000;
 
 export interface CreateRequest {
   model: unknown;
@@ -69,7 +71,13 @@ export function overBudget(estimate: number, maxCredits: number): ApiError {
 }
 
 export class TaskService {
-  constructor(private ctx: AppContext, private settings: MediaSettings) {}
+  /** Tokens of refused creations that could not be given back yet (Redis away): retried before the next acquire. */
+  private unreleased: PendingReleases;
+
+  constructor(private ctx: AppContext, private settings: MediaSettings) {
+    this.unreleased = new PendingReleases(ctx.taskTokens, (taskId, e) =>
+      ctx.log.warn("concurrency token not given back yet; retrying", { task_id: taskId, error: String((e as Error)?.message ?? e) }));
+  }
 
   async create(caller: Caller, req: CreateRequest): Promise<TaskRow> {
     const { ctx, settings } = this;
@@ -84,9 +92,11 @@ export class TaskService {
       callbackUrl = req.callbackUrl as string;
     }
 
+    await this.unreleased.retry();
     const id = newId("task");
     const limit = caller.maxConcurrentTasks ?? settings.defaultMaxConcurrentTasks;
-    const token = await ctx.taskTokens.acquire(caller.keyId, id, limit, tokenTtlMs(settings)).catch((e) => {
+    const acquire = () => ctx.taskTokens.acquire(caller.keyId, id, limit, tokenTtlMs(settings));
+    const token = await acquire().then(async (t) => (t.ok || !(await this.dropDeadTokens(caller.keyId)) ? t : acquire())).catch((e) => {
       // Redis is away: refuse rather than run tasks nobody counts (task-tokens.ts says why); nothing exists yet.
       if (!(e instanceof TaskTokensUnavailableError)) throw e;
       reportRedisFallback(ctx.log, "task_tokens", e);
@@ -99,6 +109,45 @@ export class TaskService {
         headers: { "retry-after": String(token.retryAfterSeconds) },
       });
     }
+    // From here on the token is ours to give back: ANY error (a record that cannot be serialised, the database, no
+    // credits) returns it, or the key would be refused with 429 until the token expired with nothing running. The
+    // caller gets that error, never the release's own (Redis away): the release is queued and retried.
+    try {
+      return await this.insertTask(caller, model, req, prepared, id, callbackUrl);
+    } catch (e) {
+      await this.unreleased.release(caller.keyId, id);
+      throw e;
+    }
+  }
+
+  /**
+   * Before a refusal stands, the key's tokens are checked against the tasks table: a token whose task has ended
+   * (its release was lost with the process that ran it) or was never recorded (an acquire that timed out on our side
+   * yet ran on Redis, a creation that died) is dropped. A token is taken just before its task's row is inserted, so
+   * one without a row is dropped only once it is older than any creation can take. Returns whether any was dropped.
+   */
+  private async dropDeadTokens(keyId: string): Promise<boolean> {
+    const { ctx, settings } = this;
+    // Best effort: when this cannot run (Redis away again), the refusal stands as it was.
+    const holders = await ctx.taskTokens.holders(keyId).catch(() => []);
+    if (!holders.length) return false;
+    const ids = sql.join(holders.map((h) => sql`${h.taskId}`), sql`, `);
+    const rows = await ctx.db.all<{ id: string; state: string }>(sql`select id, state from tasks where id in (${ids})`);
+    const states = new Map(rows.map((r) => [r.id, r.state]));
+    const takenBefore = Date.now() - CREATION_GRACE_MS;
+    const dead = holders.filter((h) => {
+      const state = states.get(h.taskId);
+      if (state === undefined) return h.expiresAt - tokenTtlMs(settings) < takenBefore;
+      return state !== "waiting" && state !== "generating";
+    });
+    for (const h of dead) await this.unreleased.release(keyId, h.taskId);
+    if (dead.length) ctx.log.warn("concurrency tokens of ended or unknown tasks dropped", { key_id: keyId, task_ids: dead.map((h) => h.taskId) });
+    return dead.length > 0;
+  }
+
+  /** ONE transaction: the task row and the hold of its estimate. */
+  private async insertTask(caller: Caller, model: MediaModel, req: CreateRequest, prepared: ReturnType<typeof prepareInput>, id: string, callbackUrl: string | null): Promise<TaskRow> {
+    const { ctx, settings } = this;
     const now = Date.now();
     const deadlineSeconds = Math.min(model.deadline_seconds, settings.maxDeadlineSeconds ?? Infinity);
     const deadline = now + deadlineSeconds * 1000;
@@ -121,12 +170,7 @@ export class TaskService {
           values (${row.id}, ${row.account_id}, ${row.key_id}, ${row.model}, ${row.state}, ${row.param}, ${row.input}, ${row.callback_url},
             ${row.hold_id}, ${row.estimate}, ${0}, ${0}, ${row.next_poll_at}, ${row.deadline_at}, ${now}, ${now}, ${0})`);
       });
-    try {
-      await withIdleFloatBack(ctx, caller.accountId, "insufficient_credits", insert);
-    } catch (e) {
-      await ctx.taskTokens.release(caller.keyId, id);
-      throw e;
-    }
+    await withIdleFloatBack(ctx, caller.accountId, "insufficient_credits", insert);
     return row;
   }
 

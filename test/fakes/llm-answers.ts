@@ -16,6 +16,8 @@ export interface ScenarioSpec {
   retryAfter?: string;
   /** error: raw body to send instead of the protocol's error body */
   body?: string;
+  /** error: the content-type of that raw body (default application/json) */
+  contentType?: string;
   /** slow / fast / drop: which answer to send (default ok) */
   variant?: "ok" | "tool" | "cache" | "search";
   /** delay before the status line and headers */
@@ -28,6 +30,15 @@ export interface ScenarioSpec {
   dropAfterBytes?: number;
   /** drop: cut right after this many whole SSE events instead (a stream that breaks between two events) */
   dropAfterEvents?: number;
+  /** streams: end the body cleanly (no reset) right after this many whole SSE events, before the stream's own end */
+  endAfterEvents?: number;
+  /** send this many bytes of the body (0: headers only), then nothing more until the client goes away (a hung
+   * upstream); the answer is sent as a stream, with a content-length when `contentLength` is set */
+  stallAfterBytes?: number;
+  /** streams: the same, right after this many whole SSE events */
+  stallAfterEvents?: number;
+  /** with a stall: state the whole body's length, as an upstream that hangs mid-body would have */
+  contentLength?: boolean;
   /** non-streaming answers: sent in irregular pieces, as streams are, instead of in one write */
   chunked?: boolean;
   /** streams: the whole stream in one write with its headers, as a fast upstream's short stream reaches a busy
@@ -176,5 +187,5 @@ export function errorFor(protocol: FakeProtocol, status: number, spec: ScenarioS
   else if (status >= 500)
     body = enc({ error: { message: "The server had an error while processing your request. Sorry about that!", type: "server_error", param: null, code: null } });
   else body = enc({ error: { message: "Invalid request.", type: "invalid_request_error", param: null, code: null } });
-  return { status, contentType: "application/json", body, headers };
+  return { status, contentType: (spec.contentType ?? "application/json") as Answer["contentType"], body, headers };
 }

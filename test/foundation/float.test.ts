@@ -8,7 +8,7 @@ import { sql } from "drizzle-orm";
 import type { Accounts } from "../../src/accounts/service";
 import type { AppContext } from "../../src/context";
 import type { Db } from "../../src/db/client";
-import type { Reservation } from "../../src/ledger/float";
+import { withIdleFloatBack, type Reservation } from "../../src/ledger/float";
 import { Ledger } from "../../src/ledger/service";
 import { MICROS_PER_CREDIT as C } from "../../src/ledger/units";
 import { silentLogger } from "../../src/log";
@@ -189,8 +189,7 @@ for (const d of dialects) {
       const inFlight = one.hold(a.id, H, rid("long")) as Reservation; // a long call, in flight throughout
       expect(inFlight).not.toBeInstanceOf(Promise);
       await serveOne("s1"); // this commit reads what the wallet has (1.1 C beside the float)
-      await expect(Promise.resolve(other.hold(a.id, H, rid("o1")))).rejects.toMatchObject({ status: 402 });
-      await serveOne("s2"); // this one trims the float back to twice the call in flight
+      await serveOne("s2"); // this one trims the float back to twice the call in flight, with no one asking
       const w = await wallet(a.id);
       expect(w.held).toBe(2 * H);
       const served = await other.hold(a.id, H, rid("o2")); // the other process can serve the wallet now
@@ -198,6 +197,67 @@ for (const d of dialects) {
       finish(one, inFlight, 0.1 * C);
       await one.drain();
       await other.drain();
+      expect(await ledger.check(a.id)).toEqual([]);
+    });
+
+    test("a process short on a small wallet gets another's spare room back: served, and refused only for what the wallet truly lacks", async () => {
+      const a = await accounts.createAccount("float-ask", 10 * C);
+      const one = processOf({ idleMs: 60_000 });
+      const other = processOf({ idleMs: 60_000 });
+      const r1 = await one.hold(a.id, 3 * C, rid("one1")); // its float: the call's 3 C and a quarter of the 7 C beyond
+      expect((await wallet(a.id)).held).toBe(3 * C + 1.75 * C);
+      // 6 C: more than the 5.25 C the wallet has beside that float, less than the 7 C it has beside the call in flight.
+      const r2 = await other.hold(a.id, 6 * C, rid("other1"));
+      // Neither keeps spare room on this wallet now: what is held is the two calls in flight.
+      expect((await wallet(a.id)).held).toBe(9 * C);
+      // 2 C more than the wallet has beside the calls in flight (1 C): refused on either process, stating that 1 C.
+      for (const b of [other, one]) {
+        await expect(Promise.resolve(b.hold(a.id, 2 * C, rid("x")))).rejects.toMatchObject({
+          status: 402,
+          message: expect.stringContaining("needs up to 2 credits and 1 are available"),
+        });
+      }
+      // A call that ends gives its whole reservation back at its commit, for the other process to use.
+      finish(one, r1, C / 2);
+      await one.drain();
+      expect(await wallet(a.id)).toEqual({ balance: 9.5 * C, held: 6 * C });
+      const r3 = await other.hold(a.id, 3.5 * C, rid("other2"));
+      finish(other, r2, C);
+      finish(other, r3, C);
+      await other.drain();
+      expect(await wallet(a.id)).toEqual({ balance: 7.5 * C, held: 0 });
+      expect(await ledger.check(a.id)).toEqual([]);
+    });
+
+    test("a float that never answers (its process crashed) is waited for a bounded time, then left out of the refusal", async () => {
+      const a = await accounts.createAccount("float-ask-crash", 10 * C);
+      const crashed = processOf({ idleMs: 60_000 });
+      await crashed.hold(a.id, 3 * C, rid("c1")); // its float: 4.75 C
+      clearInterval((crashed as any).askTimer); // the process is gone: nothing looks for asks on its float
+      const live = processOf({ idleMs: 60_000 });
+      await expect(Promise.resolve(live.hold(a.id, 6 * C, rid("l1")))).rejects.toMatchObject({
+        status: 402,
+        message: expect.stringContaining("needs up to 6 credits and 5.25 are available"),
+      });
+      expect(await holdsOf(a.id, "float")).toMatchObject([{ amount: 4.75 * C, status: "pending" }]);
+    });
+
+    test("a media task's hold that does not fit beside another process's idle float gets its spare room back", async () => {
+      const a = await accounts.createAccount("float-ask-task", 10 * C);
+      const one = processOf({ idleMs: 60_000 });
+      const other = processOf({ idleMs: 60_000 });
+      const r = await one.hold(a.id, 3 * C, rid("t1")); // its float: 4.75 C
+      finish(one, r, C);
+      await one.drain(); // idle now, holding 3.75 C for the next calls: the wallet shows 5.25 C available
+      const task = await withIdleFloatBack({ llmLedger: other }, a.id, "insufficient_credits", () => ledger.hold(a.id, 8 * C, "task", null, 60_000));
+      expect(task.amount).toBe(8 * C);
+      expect(await wallet(a.id)).toEqual({ balance: 9 * C, held: 8 * C });
+      // One that does not fit even then is still refused, stating what the wallet has beside the task.
+      await expect(withIdleFloatBack({ llmLedger: other }, a.id, "insufficient_credits", () => ledger.hold(a.id, 2 * C, "task", null, 60_000))).rejects.toMatchObject({
+        status: 402,
+        message: expect.stringContaining("needs up to 2 credits and 1 are available"),
+      });
+      await ledger.release(task.id);
       expect(await ledger.check(a.id)).toEqual([]);
     });
 

@@ -61,6 +61,8 @@ export interface CallLine {
   id: string;
   request_id: string;
   status: string;
+  /** what the record says went wrong, if anything */
+  error: string | null;
   held: number;
   cost: number;
   entry_id: string | null;
@@ -79,7 +81,7 @@ export async function ledgerOf(gw: TestGateway, accountId: string, timeoutMs = 3
     await Bun.sleep(5);
   }
   const calls = (
-    await gw.ctx.db.all<CallLine>(sql`select id, request_id, status, held, cost, entry_id from usage_records where account_id = ${accountId} order by created_at, id`)
+    await gw.ctx.db.all<CallLine>(sql`select id, request_id, status, error, held, cost, entry_id from usage_records where account_id = ${accountId} order by created_at, id`)
   ).map((c) => ({ ...c, held: Number(c.held), cost: Number(c.cost) }));
   const charges = (
     await gw.ctx.db.all<{ id: string; amount: number }>(sql`select id, amount from entries where account_id = ${accountId} and kind = 'usage' order by created_at, id`)

@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { sql } from "drizzle-orm";
 import { startMedia, type MediaRuntime } from "../../src/media/workers";
 import { startFakeMediaUpstreams, type FakeMediaUpstreams } from "../fakes/media/index";
+import type { Logger } from "../../src/log";
 import { startGateway, type TestGateway } from "../support/gateway";
 
 export interface Received { headers: Record<string, string>; body: any; at: number }
@@ -50,10 +51,10 @@ export interface MediaGateway extends TestGateway {
  * A gateway + media engine (real Bun Workers unless MEDIA_WORKERS=0) against fresh fake upstreams. With
  * `autostart: false` (in-process mode) the engine only moves when the test calls its tick().
  */
-export async function startMediaGateway(env: Record<string, string> = {}, opts: { autostart?: boolean } = {}): Promise<MediaGateway> {
+export async function startMediaGateway(env: Record<string, string> = {}, opts: { autostart?: boolean; log?: Logger } = {}): Promise<MediaGateway> {
   const up = startFakeMediaUpstreams();
   const storageDir = mkdtempSync(join(tmpdir(), "sy-files-"));
-  const gw = await startGateway({ ...up.env, STORAGE_DIR: storageDir, ...FAST_ENV, ...env });
+  const gw = await startGateway({ ...up.env, STORAGE_DIR: storageDir, ...FAST_ENV, ...env }, opts.log);
   gw.ctx.config.publicBaseUrl = gw.url; // the port is only known after listen
   const media = await startMedia(gw.ctx, {}, opts);
   const stop = gw.stop;

@@ -108,6 +108,7 @@ describe("housekeeping", () => {
         return real.refresh(k, t, ttl);
       },
       release: (k, t) => real.release(k, t),
+      holders: (k) => real.holders(k),
       count: (k) => real.count(k),
     };
     const settings = mediaSettingsOf(gw.ctx.config);
