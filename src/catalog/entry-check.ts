@@ -9,6 +9,8 @@ const ENTRY_KEYS = new Set<string>([
   "id", "aliases", "type", "name", "description", "endpoint", "provider", "upstream_model", "context_window",
   "max_output_tokens", "capabilities", "pricing", ...LIFECYCLE_KEYS,
 ]);
+/** a provider snapshot id: the model name followed by its date (claude-opus-4-5-20251101) */
+const DATED = /-\d{8}$/;
 const TOKEN_PRICE_KEYS = ["input", "output", "cache_read", "cache_write", "cache_write_1h"];
 /** per-call fees beside the token prices (USD per 1,000 calls) */
 export const CALL_FEE_KEYS = ["web_search_per_1k_calls"];
@@ -19,6 +21,9 @@ export function checkLlmFields(e: Record<string, any>): void {
   unknownKeys(e, ENTRY_KEYS, "");
   if (e.endpoint !== undefined && !LLM_ENDPOINTS.includes(e.endpoint)) throw new FieldError("endpoint", `${JSON.stringify(e.endpoint)} is not one of ${LLM_ENDPOINTS.join(", ")}`);
   if (e.aliases !== undefined && (!Array.isArray(e.aliases) || e.aliases.some((a: unknown) => typeof a !== "string" || !a))) throw new FieldError("aliases", "must be a list of model ids");
+  // A dated alias names a provider snapshot: calls by either name must reach that snapshot, not a moving alias.
+  const dated = (e.aliases ?? []).find((a: string) => DATED.test(a) && a !== e.upstream_model);
+  if (dated) throw new FieldError("aliases", `${JSON.stringify(dated)} is a dated snapshot id, so upstream_model must be it (not ${JSON.stringify(e.upstream_model)})`);
   for (const k of ["context_window", "max_output_tokens"]) {
     if (e[k] !== undefined && (!Number.isSafeInteger(e[k]) || e[k] <= 0)) throw new FieldError(k, "must be a positive whole number of tokens");
   }
