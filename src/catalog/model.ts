@@ -63,3 +63,9 @@ export function endpointsOf(m: Pick<LlmEntry, "type" | "endpoint">): LlmEndpoint
   if (m.type !== "llm") return [m.endpoint];
   return [m.endpoint, ...CHAT_ENDPOINTS.filter((e) => e !== m.endpoint)];
 }
+
+/**
+ * The day the built-in catalog (models.json, media-models.json) was last checked against the providers' own pages:
+ * every built-in entry's `checked` date is this day or later (test/catalog/sources.test.ts).
+ */
+export const CATALOG_RELEASED = "2026-11-27";

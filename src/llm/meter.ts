@@ -23,7 +23,7 @@
 import { ApiError } from "../http/errors.ts";
 import { maxCreditsToMicros, microsToCredits } from "../ledger/units.ts";
 import type { LlmModel } from "../catalog/model.ts";
-import { partialUsage, priceUsage, pricesFor, promptTokens, type TokenUsage } from "./usage.ts";
+import { chargeUsage, partialUsage, pricesFor, type TokenUsage } from "./usage.ts";
 import type { LlmProtocol, TapResult } from "./protocols/index.ts";
 import type { PaidToolUse } from "./protocols/paid-tools.ts";
 import type { PumpEnd } from "./pump.ts";
@@ -126,7 +126,7 @@ export interface Verdict {
  */
 function statedUsage(usage: TokenUsage, model: LlmModel, plan: HoldPlan): Verdict {
   try {
-    return { outcome: "ok", charge: priceUsage(usage, pricesFor(model.prices, promptTokens(usage))), usage };
+    return { outcome: "ok", charge: chargeUsage(usage, model.prices), usage };
   } catch (e) {
     if (!(e instanceof RangeError)) throw e;
     const recorded = Object.fromEntries(Object.entries(usage).map(([k, n]) => [k, Math.min(n, Number.MAX_SAFE_INTEGER)])) as unknown as TokenUsage;

@@ -148,6 +148,7 @@ function lookupModel(d: LlmDeps, body: Record<string, any>, path: string, free: 
     }
     throw new ApiError(404, "model_not_found", `Unknown model ${JSON.stringify(name)}. GET /v1/models lists the models and the endpoints serving each.`, { param: "model" });
   }
+  d.ctx.catalog.servable(model);
   const embedding = model.endpoint === "/v1/embeddings";
   if (embedding !== (path === "/v1/embeddings") || (free && embedding)) {
     const where = embedding ? "POST /v1/embeddings" : "POST /v1/messages, /v1/responses or /v1/chat/completions";

@@ -36,7 +36,10 @@ export interface Caller { keyId: string; accountId: string; maxConcurrentTasks: 
 export function requireModel(ctx: AppContext, id: unknown): MediaModel {
   if (typeof id !== "string" || !id) throw new ApiError(422, "invalid_request", "model is required.", { param: "model" });
   const m = ctx.catalog.findMedia(id);
-  if (m) return m;
+  if (m) {
+    ctx.catalog.servable(m);
+    return m;
+  }
   const llm = ctx.catalog.llm.get(id);
   if (llm) throw new ApiError(422, "wrong_endpoint", `Model ${llm.id} is a language model, not a media task: call POST ${llm.endpoint} with it.`, { param: "model" });
   throw new ApiError(422, "model_not_found", `Unknown media model ${JSON.stringify(id)}; GET /v1/models lists them.`, { param: "model" });

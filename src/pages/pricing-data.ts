@@ -2,6 +2,7 @@ import type { Catalog } from "../catalog/service";
 import { endpointsOf, TASK_ENDPOINT, type LlmModel, type ModelType } from "../catalog/model";
 import { ceilToWholeCredit, MICROS_PER_CREDIT, usdToMicros } from "../ledger/units";
 import type { MediaModel } from "../media/model";
+import { MODEL_STATUSES, type ModelStatus } from "../catalog/lifecycle";
 
 // The price list every public page is rendered from: one listing per model with its price rows already in display
 // form. Built from the same compiled catalog the request path bills with (LLM: integer µcr per token; media: the
@@ -29,6 +30,8 @@ export interface Listing {
   endpoints: string[];
   description: string;
   rows: PriceRow[];
+  /** where the model stands with its provider (catalog/lifecycle.ts); set by allListings */
+  status?: ModelStatus;
 }
 
 export const TYPE_ORDER: ModelType[] = ["llm", "embedding", "image", "video", "audio"];
@@ -79,10 +82,17 @@ export function mediaListing(m: MediaModel): Listing {
   };
 }
 
-/** Every model of the catalog, LLMs first, then embeddings, image, video, audio; by name within a type. */
+/**
+ * Every model on sale, LLMs first, then embeddings, image, video, audio; within a type current models before legacy
+ * ones, then by name. Retired models are not on sale (they answer 410) and are left out.
+ */
 export function allListings(catalog: Catalog): Listing[] {
   const all = [...catalog.llmList.map(llmListing), ...catalog.mediaList.map(mediaListing)];
-  return all.sort((a, b) => TYPE_ORDER.indexOf(a.type) - TYPE_ORDER.indexOf(b.type) || a.name.localeCompare(b.name));
+  for (const l of all) l.status = catalog.lifecycle.get(l.id)?.status ?? "current";
+  const rank = (l: Listing) => MODEL_STATUSES.indexOf(l.status!);
+  return all
+    .filter((l) => l.status !== "retired")
+    .sort((a, b) => TYPE_ORDER.indexOf(a.type) - TYPE_ORDER.indexOf(b.type) || rank(a) - rank(b) || a.name.localeCompare(b.name));
 }
 
 /**

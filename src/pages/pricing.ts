@@ -118,7 +118,7 @@ const price = (r: PriceRow, visibleLabel = false): Raw =>
 
 /** The model's name, id and (where models of a type differ in them) endpoints, the native one first. */
 function nameCell(l: Listing, endpoint: boolean): Raw {
-  return html`<td class="name"><a href="${cardPath(l.id)}">${l.name}</a><br><code class="muted">${l.id}</code>${endpoint ? html`<br><span class="muted">on <code>${l.endpoint}</code>${l.endpoints.slice(1).map((e) => html` · <code>${e}</code>`)}</span>` : ""}</td><td data-col="Provider">${l.provider}</td>`;
+  return html`<td class="name"><a href="${cardPath(l.id)}">${l.name}</a>${l.status === "legacy" ? html` <span class="muted">(legacy)</span>` : ""}<br><code class="muted">${l.id}</code>${endpoint ? html`<br><span class="muted">on <code>${l.endpoint}</code>${l.endpoints.slice(1).map((e) => html` · <code>${e}</code>`)}</span>` : ""}</td><td data-col="Provider">${l.provider}</td>`;
 }
 
 /** One table per type, one row (a <tbody>, easy to find in tests and scripts) per model. */
@@ -132,7 +132,7 @@ function typeTable(type: ModelType, listings: Listing[]): Raw {
     const cells = tokens
       ? html`${columns.map((c) => html`<td data-col="${c.title} per 1M tokens">${l.rows.filter((r) => r.label === c.label).map((r) => price(r))}</td>`)}<td class="other">${l.rows.filter((r) => !columns.some((c) => c.label === r.label)).map((r) => price(r, true))}</td>`
       : html`<td><table class="inner">${l.rows.map((r) => html`<tr><td class="muted">${r.label === "any" ? "" : r.label}</td><td>${price(r)}</td><td class="muted">${r.unit}</td></tr>`)}</table></td>`;
-    return html`<tbody class="model" data-model-id="${l.id}" data-type="${l.type}" data-provider="${l.provider}"><tr>${nameCell(l, tokens)}${cells}</tr></tbody>`;
+    return html`<tbody class="model" data-model-id="${l.id}" data-type="${l.type}" data-provider="${l.provider}" data-status="${l.status}"><tr>${nameCell(l, tokens)}${cells}</tr></tbody>`;
   };
   return html`<h2 id="type-${type}">${TYPE_LABEL[type]} <span class="muted">(${listings.length})</span></h2>${tokens ? "" : html`<p class="muted">Tasks on <code>${listings[0]!.endpoint}</code> (or the OpenAI-style route of the type).</p>`}
 <div class="scroll"><table class="pricing"><thead><tr><th>Model</th><th>Provider</th>${head}</tr></thead>${listings.map(row)}</table></div>`;

@@ -34,7 +34,9 @@ describe("GET /v1/models", () => {
     // The spec: GPT/Codex/Grok/DeepSeek on Responses; Gemini and GPT-5.2 on Chat Completions.
     expect(data.find((m: any) => m.id === "gpt-5.2").endpoint).toBe("/v1/chat/completions");
     expect(data.find((m: any) => m.id === "gemini-2.5-pro").endpoint).toBe("/v1/chat/completions");
-    expect(data.find((m: any) => m.id === "deepseek-chat").endpoint).toBe("/v1/responses");
+    expect(data.find((m: any) => m.id === "deepseek-reasoner")).toMatchObject({ endpoint: "/v1/responses", status: "retired" });
+    expect(data.find((m: any) => m.id === "gpt-6.2-sol").endpoint).toBe("/v1/responses");
+    expect(data.find((m: any) => m.id === "claude-opus-5-5").endpoint).toBe("/v1/messages");
     expect(data.find((m: any) => m.id === "grok-4").endpoint).toBe("/v1/responses");
   });
 
@@ -75,7 +77,7 @@ describe("catalog data", () => {
     // a long-context kind left out keeps its ordinary price (Gemini 2.5 Pro names no cache writes at all)
     expect(c.llm.get("gemini-2.5-pro")!.prices.longContext).toEqual({ aboveInputTokens: 200_000, input: 2500, output: 15000, cacheRead: 250, cacheWrite: 1250, cacheWrite1h: 1250 });
     // absent prices: cache writes as input, one-hour writes as cache writes, no web search
-    expect(c.llm.get("deepseek-chat")!.prices).toEqual({ input: 280, output: 420, cacheRead: 28, cacheWrite: 280, cacheWrite1h: 280 });
+    expect(c.llm.get("deepseek-reasoner")!.prices).toEqual({ input: 280, output: 420, cacheRead: 28, cacheWrite: 280, cacheWrite1h: 280 });
     expect(c.llm.get("gpt-5-nano")!.prices.cacheRead).toBe(5);
   });
 

@@ -117,7 +117,7 @@ test("the LLM routes (bodies read by their own handler) answer a deep body witho
   const llmCalls: Array<[string, string, Record<string, string>]> = [
     ["/v1/messages", `{"model":"claude-sonnet-4-5","max_tokens":5,"messages":[{"role":"user","content":${DEEP}}]}`, { "x-api-key": key, "anthropic-version": "2023-06-01" }],
     ["/v1/chat/completions", `{"model":"gpt-5.2","max_credits":1,"messages":${DEEP}}`, withKey()],
-    ["/v1/responses", `{"model":"deepseek-chat","input":${DEEP}}`, withKey()], // translated to Chat for DeepSeek
+    ["/v1/responses", `{"model":"deepseek-test","input":${DEEP}}`, withKey()], // translated to Chat for DeepSeek (test catalog entry)
     ["/v1/chat/completions", nested(90_000), withKey()],
   ];
   for (const [path, body, headers] of llmCalls) {

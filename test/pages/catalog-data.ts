@@ -5,8 +5,9 @@ import mediaData from "../../src/catalog/media-models.json";
 // Expected prices, computed from the catalog DATA FILES and the ledger's unit helpers (and, for media, the pricing
 // rule functions) — never from the page code under test.
 
-export const llmEntries = llmData as any[];
-export const mediaEntries = mediaData as any[];
+/** The models on sale: /pricing leaves out retired ones (they answer 410 model_retired). */
+export const llmEntries = (llmData as any[]).filter((e) => e.status !== "retired");
+export const mediaEntries = (mediaData as any[]).filter((e) => e.status !== "retired");
 
 export interface ExpectedRow { label: string; usd: number; creditsMicros: number; unit?: string }
 
