@@ -122,9 +122,9 @@ const CLAUDE_CODE: Case[] = [
   { model: "gpt-5.1" },
   { model: "gemini-2.5-flash" },
   { model: "grok-code-fast-1" },
-  { model: "deepseek-chat" },
+  { model: "deepseek-test" },
   { model: "gpt-5.1", reasoning: "opaque" }, // Responses reasoning items with encrypted_content
-  { model: "deepseek-reasoner", reasoning: "text" }, // reasoning_content, wanted back on tool turns
+  { model: "deepseek-test-reasoner", reasoning: "text" }, // reasoning_content, wanted back on tool turns
   { model: "gemini-3-pro-preview", reasoning: "signature" }, // Gemini 3 refuses a tool turn without its signature
   { model: "gemini-2.5-flash-lite", alias: "haiku" }, // through ANTHROPIC_DEFAULT_HAIKU_MODEL
   { model: "grok-4-fast", alias: "sonnet" }, // through ANTHROPIC_DEFAULT_SONNET_MODEL

@@ -30,14 +30,14 @@ const CASES: Array<[Sdk, string]> = [
   ["anthropic", "gpt-5.2"],
   ["anthropic", "gemini-2.5-flash"],
   ["anthropic", "grok-4-fast"],
-  ["anthropic", "deepseek-chat"],
+  ["anthropic", "deepseek-test"],
   ["openai.chat", "claude-haiku-4-5"],
   ["openai.chat", "gpt-5.1"],
   ["openai.chat", "grok-code-fast-1"],
   ["openai.responses", "claude-haiku-4-5"],
   ["openai.responses", "gemini-2.5-flash"],
   ["openai.responses", "gpt-5.2"],
-  ["openai.responses", "deepseek-chat"],
+  ["openai.responses", "deepseek-test"],
 ];
 
 function modelFor(sdk: Sdk, id: string, key: string): LanguageModel {

@@ -7,6 +7,7 @@ import Anthropic1 from "@anthropic-ai/sdk";
 import Anthropic0 from "anthropic-sdk-0";
 import OpenAI from "openai";
 import models from "../../../src/catalog/models.json";
+import testModels from "../../support/deepseek-catalog.json";
 
 export type Endpoint = "/v1/messages" | "/v1/responses" | "/v1/chat/completions";
 export const ENDPOINTS: Endpoint[] = ["/v1/messages", "/v1/responses", "/v1/chat/completions"];
@@ -18,8 +19,10 @@ export interface Entry {
   endpoint: string;
   upstream_model: string;
   pricing: { input: number; output?: number; cache_read?: number; cache_write?: number };
+  status?: string;
 }
-export const LLMS = (models as Entry[]).filter((m) => m.type === "llm");
+/** Every LLM a call can reach: the built-in ones on sale (retired ones answer 410) and the tests' DeepSeek entries. */
+export const LLMS = [...(models as Entry[]), ...(testModels as Entry[])].filter((m) => m.type === "llm" && m.status !== "retired");
 
 /** The protocol the model's provider speaks (DeepSeek: chat, whatever its catalog endpoint). */
 export const nativeOf = (m: Entry): Endpoint => (m.provider === "deepseek" ? "/v1/chat/completions" : (m.endpoint as Endpoint));

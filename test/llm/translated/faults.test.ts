@@ -176,11 +176,11 @@ eachDatabase("translated calls that fail", (databaseUrl) => {
   test("issue 20.1: a translated stream with an unreadable event ends in response.failed, recorded failed, charged only the stated usage", async () => {
     const { accountId, key } = await e.gw.account(100);
     e.fake.enqueue({ kind: "error", status: 200, contentType: "text/event-stream", whole: true, body: unreadable(events) });
-    const r = await openai(key).responses.stream({ model: "deepseek-chat", input: "Hi", max_output_tokens: 100 }).finalResponse();
+    const r = await openai(key).responses.stream({ model: "deepseek-test", input: "Hi", max_output_tokens: 100 }).finalResponse();
     expect(r.status).toBe("failed");
     expect(r.error?.message).toContain("not JSON");
-    // B_stream.sse states prompt 19 (none cached), completion 7: the chat formula at deepseek-chat's prices
-    const line = await expectCharged(e.gw, accountId, 100, chargeOf(model("deepseek-chat"), { input: 19, cacheRead: 0, cacheWrite: 0, output: 7 }));
+    // B_stream.sse states prompt 19 (none cached), completion 7: the chat formula at deepseek-test's prices
+    const line = await expectCharged(e.gw, accountId, 100, chargeOf(model("deepseek-test"), { input: 19, cacheRead: 0, cacheWrite: 0, output: 7 }));
     expect(line.status).toBe("failed");
   });
 
@@ -188,7 +188,7 @@ eachDatabase("translated calls that fail", (databaseUrl) => {
     const { accountId, key } = await e.gw.account(100);
     const noUsage = events.filter((ev) => !ev.includes('"choices":[],"usage":{'));
     e.fake.enqueue({ kind: "error", status: 200, contentType: "text/event-stream", whole: true, body: unreadable(noUsage) });
-    const r = await openai(key).responses.stream({ model: "deepseek-chat", input: "Hi", max_output_tokens: 100 }).finalResponse();
+    const r = await openai(key).responses.stream({ model: "deepseek-test", input: "Hi", max_output_tokens: 100 }).finalResponse();
     expect(r.status).toBe("failed");
     await expectReleasedAs(accountId, "failed");
   });

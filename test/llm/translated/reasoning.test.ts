@@ -81,7 +81,7 @@ test("a history with Claude's thinking sent to another provider goes without it 
     { role: "assistant" as const, content: [{ type: "thinking" as const, thinking: THOUGHT, signature: CLAUDE_SIGNATURE }, { type: "text" as const, text: "Sunny." }] },
     { role: "user" as const, content: "And tomorrow?" },
   ];
-  for (const id of ["gpt-4.1", "gemini-2.5-flash", "deepseek-reasoner", "grok-4"]) {
+  for (const id of ["gpt-4.1", "gemini-2.5-flash", "deepseek-test-reasoner", "grok-4"]) {
     e.fake.enqueue("ok");
     await anthropic(key).messages.create({ model: id, max_tokens: 200, messages: history });
     const sent = e.fake.requests.at(-1)!.body;
@@ -112,11 +112,11 @@ test("OpenAI's encrypted reasoning reaches an Anthropic client as a thinking blo
 test("DeepSeek's reasoning_content streams to an Anthropic client as thinking; charged the chat formula", async () => {
   const { accountId, key } = await e.gw.account(100);
   e.fake.enqueue("reasoning");
-  const msg: any = await anthropic(key).messages.stream({ model: "deepseek-reasoner", max_tokens: 2000, messages: [{ role: "user", content: ask }] }).finalMessage();
+  const msg: any = await anthropic(key).messages.stream({ model: "deepseek-test-reasoner", max_tokens: 2000, messages: [{ role: "user", content: ask }] }).finalMessage();
   expect(msg.content[0]).toMatchObject({ type: "thinking", thinking: THOUGHT });
   expect(msg.content.find((b: any) => b.type === "text").text).toContain("sunny");
   expect(msg.usage.output_tokens).toBe(85);
-  await expectCharged(e.gw, accountId, 100, chargeOf(model("deepseek-reasoner"), STATED["/v1/chat/completions"].reasoning.stream));
+  await expectCharged(e.gw, accountId, 100, chargeOf(model("deepseek-test-reasoner"), STATED["/v1/chat/completions"].reasoning.stream));
 
   // The conversation moves to Claude (passed through): DeepSeek's thought, which Anthropic did not sign, stays out;
   // back on DeepSeek it goes with the turn, as its reasoner requires.
@@ -126,6 +126,6 @@ test("DeepSeek's reasoning_content streams to an Anthropic client as thinking; c
   expect(e.fake.requests.at(-1)!.body).not.toContain(THOUGHT);
   expect(e.fake.requests.at(-1)!.body).toContain("sunny");
   e.fake.enqueue("ok");
-  await anthropic(key).messages.create({ model: "deepseek-reasoner", max_tokens: 200, messages: next });
+  await anthropic(key).messages.create({ model: "deepseek-test-reasoner", max_tokens: 200, messages: next });
   expect(lastUpstream().messages.find((m: any) => m.role === "assistant")).toMatchObject({ reasoning_content: THOUGHT });
 });
