@@ -60,13 +60,16 @@ export function refills(floats: Map<string, Float>, growing: Set<string>, isLean
 export function trims(floats: Map<string, Float>, growing: Set<string>, isLean: IsLean): Pick<FloatBatch, "trims" | "observe"> {
   const out: Pick<FloatBatch, "trims" | "observe"> = { trims: [], observe: new Set() };
   for (const f of floats.values()) {
-    if (f.closed || growing.has(f.accountId)) continue;
+    if (f.closed) continue;
+    // Lean: even when its own calls wait for growth (which then asks the wallet for all they need), or a float asked
+    // while they do would answer keeping its spare room, and the process that asked refuse what it could cover.
     if (isLean(f.accountId)) {
       if (f.free <= 0) continue;
       out.trims.push({ float: f, amount: f.free });
       f.size = f.reserved;
       continue;
     }
+    if (growing.has(f.accountId)) continue;
     const keep = Math.max(f.reserved, f.lastAmount);
     if (f.free <= 2 * keep) continue;
     out.observe.add(f.accountId);

@@ -391,13 +391,14 @@ export class LedgerBatch {
     const growing = new Set(waiters.map((w) => w.accountId)); // their floats are grown; no top-up or trim beside
     const lean = (accountId: string) => this.asks.isLean(accountId);
     const answers = this.answers.splice(0).filter((f) => !f.closed);
+    const trimmed = trims(this.floats, growing, lean); // before growth reckons what the floats have free
     const batch: FloatBatch = {
       finishes: finishes.map((f): FloatFinish => ({ res: f.hold, charge: f.charge })),
       releases: this.releases.splice(0),
       refreshes: this.refreshes.splice(0),
       // No top-ups while closing: the floats are on their way back.
       grows: [...growsFor(this.floats, waiters, lean), ...(this.closing ? [] : refills(this.floats, growing, lean))],
-      ...trims(this.floats, growing, lean),
+      ...trimmed,
       resyncs: resyncs(this.floats, finishes),
       answers,
     };

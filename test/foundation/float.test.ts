@@ -242,6 +242,29 @@ for (const d of dialects) {
       expect(await holdsOf(a.id, "float")).toMatchObject([{ amount: 4.75 * C, status: "pending" }]);
     });
 
+    test("a float asked while its own process grows it for a call gives its spare room back all the same", async () => {
+      const a = await accounts.createAccount("float-ask-growing", 10 * C);
+      const asked = processOf({ idleMs: 60_000 });
+      const asker = processOf({ idleMs: 60_000 });
+      await asked.hold(a.id, 3 * C, rid("g1")); // in flight throughout; its float: the call's 3 C and 1.75 C spare
+      clearInterval((asked as any).askTimer); // the test says when it finds the ask
+      // 6 C: the 5.25 C the wallet has beside that float fall short; with the 1.75 C spare room, 7 C do not.
+      const served = Promise.resolve(asker.hold(a.id, 6 * C, rid("g2")));
+      served.catch(() => {}); // awaited below
+      for (let i = 0; i < 200 && !(await db.get<any>(sql`select 1 as one from holds where account_id = ${a.id} and asked_at is not null`)); i++) await Bun.sleep(5);
+      // It finds the ask as a call of its own (8 C: more than the wallet and its float can cover) waits for growth:
+      // both go into one commit.
+      const float = (asked as any).floats.get(a.id);
+      float.asked = true;
+      (asked as any).asks.makeLean(a.id);
+      (asked as any).answers.push(float);
+      const refused = Promise.resolve(asked.hold(a.id, 8 * C, rid("g3")));
+      await expect(refused).rejects.toMatchObject({ status: 402, message: expect.stringContaining("needs up to 8 credits and 7 are available") });
+      expect((await served).amount).toBe(6 * C);
+      expect(await wallet(a.id)).toEqual({ balance: 10 * C, held: 9 * C });
+      expect(await ledger.check(a.id)).toEqual([]);
+    });
+
     test("a media task's hold that does not fit beside another process's idle float gets its spare room back", async () => {
       const a = await accounts.createAccount("float-ask-task", 10 * C);
       const one = processOf({ idleMs: 60_000 });
