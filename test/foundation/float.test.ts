@@ -26,8 +26,8 @@ for (const d of dialects) {
     useLedgerDatabase(d.name, (t) => ({ db, ledger, accounts } = t), () => closeBatches(batches));
 
     /** A gateway process's LLM ledger (ttl in seconds). */
-    const processOf = (opts: { ttlSeconds?: number; idleMs?: number } = {}) => {
-      const ctx = { db, ledger, log: silentLogger, config: { holdTtlSeconds: opts.ttlSeconds ?? 900, floatIdleMs: opts.idleMs ?? 30, ledgerCommitIntervalMs: 10 } } as unknown as AppContext;
+    const processOf = (opts: { ttlSeconds?: number; idleMs?: number; db?: Db } = {}) => {
+      const ctx = { db: opts.db ?? db, ledger, log: silentLogger, config: { holdTtlSeconds: opts.ttlSeconds ?? 900, floatIdleMs: opts.idleMs ?? 30, ledgerCommitIntervalMs: 10 } } as unknown as AppContext;
       const b = new LedgerBatch(ctx);
       batches.push(b);
       return b;
@@ -262,6 +262,45 @@ for (const d of dialects) {
       await expect(refused).rejects.toMatchObject({ status: 402, message: expect.stringContaining("needs up to 8 credits and 7 are available") });
       expect((await served).amount).toBe(6 * C);
       expect(await wallet(a.id)).toEqual({ balance: 10 * C, held: 9 * C });
+      expect(await ledger.check(a.id)).toEqual([]);
+    });
+
+    test("a float whose trim a failed commit left unsure answers an ask only once its hold is set back (its charges written first)", async () => {
+      const a = await accounts.createAccount("float-ask-unsure", 10 * C);
+      // The asked process's database: refuses every transaction while `failing`, but for `passes` of them.
+      let failing = false;
+      let passes = 0;
+      const flaky = Object.create(db) as Db;
+      flaky.tx = (body) => {
+        if (failing && passes-- <= 0) return Promise.reject(new Error("connection reset"));
+        return db.tx(body);
+      };
+      const asked = processOf({ idleMs: 60_000, db: flaky });
+      const asker = processOf({ idleMs: 60_000 });
+      clearInterval((asked as any).askTimer); // the test says when it looks for asks
+      const answerNow = async () => {
+        (asked as any).pollAsks();
+        while ((asked as any).polling) await Bun.sleep(2);
+        await asked.drain();
+      };
+      const r1 = await asked.hold(a.id, 3 * C, rid("u1")); // its float: 4.75 C
+      failing = true;
+      finish(asked, r1, C); // its charge is refused, and waits for a retry
+      await asked.drain();
+      const served = Promise.resolve(asker.hold(a.id, 6 * C, rid("u2"))); // 5.25 C beside the float fall short
+      let settled = false;
+      served.catch(() => {}).finally(() => (settled = true)); // awaited below
+      for (let i = 0; i < 200 && !(await db.get<any>(sql`select 1 as one from holds where account_id = ${a.id} and asked_at is not null`)); i++) await Bun.sleep(5);
+      await answerNow(); // its trim is in a commit that fails: the float is smaller than its hold now
+      passes = 1;
+      await answerNow(); // a commit that goes through while the charge still waits: the hold still holds the trim
+      const seen = (asker as any).ended; // the asker tries again meanwhile (twice, to be sure it looked after that commit)
+      while (!settled && (asker as any).ended < seen + 2) await Bun.sleep(2);
+      failing = false;
+      await (asked as any).retries.runDue(true);
+      await answerNow();
+      expect((await served).amount).toBe(6 * C);
+      expect(await wallet(a.id)).toEqual({ balance: 9 * C, held: 6 * C });
       expect(await ledger.check(a.id)).toEqual([]);
     });
 
