@@ -55,7 +55,7 @@ export function refills(floats: Map<string, Float>, growing: Set<string>, isLean
  * the larger of the two. What the wallet has is read by the commit before (`observe`), so the trim comes one
  * commit later. The float shrinks now and the database follows in this commit (should it fail, the hold stays
  * larger than the float, and its release returns it whole). A lean wallet's float keeps no spare room: all of it
- * goes back at once.
+ * goes back at once, in a commit growing it too (so work this out before growsFor, which counts what is free).
  */
 export function trims(floats: Map<string, Float>, growing: Set<string>, isLean: IsLean): Pick<FloatBatch, "trims" | "observe"> {
   const out: Pick<FloatBatch, "trims" | "observe"> = { trims: [], observe: new Set() };

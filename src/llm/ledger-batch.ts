@@ -388,7 +388,7 @@ export class LedgerBatch {
     const ttl = this.ttlMs;
     // Finishes since they queued may have freed enough: those are served now, the rest grow the float.
     const waiters = queued.filter((w) => !this.tryReserve(w));
-    const growing = new Set(waiters.map((w) => w.accountId)); // their floats are grown; no top-up or trim beside
+    const growing = new Set(waiters.map((w) => w.accountId)); // their floats are grown; no top-up or trim beside (a lean one still trims)
     const lean = (accountId: string) => this.asks.isLean(accountId);
     const trimmed = trims(this.floats, growing, lean); // before growth reckons what the floats have free
     const resynced = resyncs(this.floats, finishes);
