@@ -55,18 +55,21 @@ export function refills(floats: Map<string, Float>, growing: Set<string>, isLean
  * the larger of the two. What the wallet has is read by the commit before (`observe`), so the trim comes one
  * commit later. The float shrinks now and the database follows in this commit (should it fail, the hold stays
  * larger than the float, and its release returns it whole). A lean wallet's float keeps no spare room: all of it
- * goes back at once.
+ * goes back at once, in a commit growing it too (so work this out before growsFor, which counts what is free).
  */
 export function trims(floats: Map<string, Float>, growing: Set<string>, isLean: IsLean): Pick<FloatBatch, "trims" | "observe"> {
   const out: Pick<FloatBatch, "trims" | "observe"> = { trims: [], observe: new Set() };
   for (const f of floats.values()) {
-    if (f.closed || growing.has(f.accountId)) continue;
+    if (f.closed) continue;
+    // Lean: even when its own calls wait for growth (which then asks the wallet for all they need), or a float asked
+    // while they do would answer keeping its spare room, and the process that asked refuse what it could cover.
     if (isLean(f.accountId)) {
       if (f.free <= 0) continue;
       out.trims.push({ float: f, amount: f.free });
       f.size = f.reserved;
       continue;
     }
+    if (growing.has(f.accountId)) continue;
     const keep = Math.max(f.reserved, f.lastAmount);
     if (f.free <= 2 * keep) continue;
     out.observe.add(f.accountId);

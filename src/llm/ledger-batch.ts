@@ -388,17 +388,26 @@ export class LedgerBatch {
     const ttl = this.ttlMs;
     // Finishes since they queued may have freed enough: those are served now, the rest grow the float.
     const waiters = queued.filter((w) => !this.tryReserve(w));
-    const growing = new Set(waiters.map((w) => w.accountId)); // their floats are grown; no top-up or trim beside
+    const growing = new Set(waiters.map((w) => w.accountId)); // their floats are grown; no top-up or trim beside (a lean one still trims)
     const lean = (accountId: string) => this.asks.isLean(accountId);
-    const answers = this.answers.splice(0).filter((f) => !f.closed);
+    const trimmed = trims(this.floats, growing, lean); // before growth reckons what the floats have free
+    const resynced = resyncs(this.floats, finishes);
+    // A float whose hold may hold more than its size (a failed commit's trim) answers only with its resync: cleared
+    // before, the ask would tell the asker that spare room is back in the wallet while its hold still holds it.
+    const answers = this.answers.splice(0).filter((f) => {
+      if (f.closed) return false;
+      if (!f.unsure || resynced.some((r) => r.float === f)) return true;
+      f.asked = false; // found again by a later look, once its charges are written
+      return false;
+    });
     const batch: FloatBatch = {
       finishes: finishes.map((f): FloatFinish => ({ res: f.hold, charge: f.charge })),
       releases: this.releases.splice(0),
       refreshes: this.refreshes.splice(0),
       // No top-ups while closing: the floats are on their way back.
       grows: [...growsFor(this.floats, waiters, lean), ...(this.closing ? [] : refills(this.floats, growing, lean))],
-      ...trims(this.floats, growing, lean),
-      resyncs: resyncs(this.floats, finishes),
+      ...trimmed,
+      resyncs: resynced,
       answers,
     };
     let outcomes: GrowOutcome[];

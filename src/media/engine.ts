@@ -234,7 +234,13 @@ export class Engine {
       const recorded = await this.deps.db.run(sql`update tasks set state = ${"generating"}, route_index = ${i}, provider = ${route.provider},
           upstream_ref = ${storableText(r.ref)}, attempts = ${0}, next_poll_at = ${now + this.delayMs(adapter, 0)}, updated_at = ${now},
           lease_owner = ${null}, lease_until = ${null}
-        where id = ${task.id} and state = ${"waiting"} and lease_owner = ${this.deps.owner}`);
+        where id = ${task.id} and state = ${"waiting"} and lease_owner = ${this.deps.owner}`).catch((e) => {
+        // The step is retried and submits again: the job accepted here is known only to this log line.
+        this.deps.log.warn("upstream accepted a task its row could not record; upstream job orphaned", {
+          task_id: task.id, provider: route.provider, upstream_ref: r.ref, error: maskSecrets(String((e as Error)?.message ?? e)),
+        });
+        throw e;
+      });
       if (recorded !== 1) {
         // The task is no longer ours (its new owner submits it again): this upstream job is paid for and nobody polls
         // it. Nothing to undo here, but the operator must be able to see it.

@@ -16,7 +16,10 @@ import { checkCallbackUrl } from "./ssrf.ts";
 import type { TaskRow } from "./views.ts";
 
 const HOUR_MS = 3_600_000;
-/** Longer than a creation takes from its token to its committed row (a token without a row is dropped after it). */
+/**
+ * How long another process's creation may take from its token to its committed row (a token without a row is
+ * dropped after it); this process's own creations are known however long they take (TaskService.creating).
+ */
 const CREATION_GRACE_MS = 10_000;
 
 export interface CreateRequest {
@@ -73,6 +76,11 @@ export function overBudget(estimate: number, maxCredits: number): ApiError {
 export class TaskService {
   /** Tokens of refused creations that could not be given back yet (Redis away): retried before the next acquire. */
   private unreleased: PendingReleases;
+  /**
+   * Tasks this process is creating (their token taken or being taken, their row not yet committed): their tokens are
+   * never phantoms, however long the creation waits (on Redis, the database, other processes' floats).
+   */
+  private creating = new Set<string>();
 
   constructor(private ctx: AppContext, private settings: MediaSettings) {
     this.unreleased = new PendingReleases(ctx.taskTokens, (taskId, e) =>
@@ -94,29 +102,35 @@ export class TaskService {
 
     await this.unreleased.retry();
     const id = newId("task");
-    const limit = caller.maxConcurrentTasks ?? settings.defaultMaxConcurrentTasks;
-    const acquire = () => ctx.taskTokens.acquire(caller.keyId, id, limit, tokenTtlMs(settings));
-    const token = await acquire().then(async (t) => (t.ok || !(await this.dropDeadTokens(caller.keyId)) ? t : acquire())).catch((e) => {
-      // Redis is away: refuse rather than run tasks nobody counts (task-tokens.ts says why); nothing exists yet.
-      if (!(e instanceof TaskTokensUnavailableError)) throw e;
-      reportRedisFallback(ctx.log, "task_tokens", e);
-      throw new ApiError(503, "limits_unavailable", "The gateway cannot check this key's running tasks just now; nothing was created or charged. Retry shortly.", {
-        headers: { "retry-after": String(e.retryAfterSeconds) },
-      });
-    });
-    if (!token.ok) {
-      throw new ApiError(429, "too_many_running_tasks", `This key already runs ${limit} media task(s); retry when one finishes.`, {
-        headers: { "retry-after": String(token.retryAfterSeconds) },
-      });
-    }
-    // From here on the token is ours to give back: ANY error (a record that cannot be serialised, the database, no
-    // credits) returns it, or the key would be refused with 429 until the token expired with nothing running. The
-    // caller gets that error, never the release's own (Redis away): the release is queued and retried.
+    // From before its token is taken until its row is committed (or it is refused), its token is not a phantom's.
+    this.creating.add(id);
     try {
-      return await this.insertTask(caller, model, req, prepared, id, callbackUrl);
-    } catch (e) {
-      await this.unreleased.release(caller.keyId, id);
-      throw e;
+      const limit = caller.maxConcurrentTasks ?? settings.defaultMaxConcurrentTasks;
+      const acquire = () => ctx.taskTokens.acquire(caller.keyId, id, limit, tokenTtlMs(settings));
+      const token = await acquire().then(async (t) => (t.ok || !(await this.dropDeadTokens(caller.keyId)) ? t : acquire())).catch((e) => {
+        // Redis is away: refuse rather than run tasks nobody counts (task-tokens.ts says why); nothing exists yet.
+        if (!(e instanceof TaskTokensUnavailableError)) throw e;
+        reportRedisFallback(ctx.log, "task_tokens", e);
+        throw new ApiError(503, "limits_unavailable", "The gateway cannot check this key's running tasks just now; nothing was created or charged. Retry shortly.", {
+          headers: { "retry-after": String(e.retryAfterSeconds) },
+        });
+      });
+      if (!token.ok) {
+        throw new ApiError(429, "too_many_running_tasks", `This key already runs ${limit} media task(s); retry when one finishes.`, {
+          headers: { "retry-after": String(token.retryAfterSeconds) },
+        });
+      }
+      // From here on the token is ours to give back: ANY error (a record that cannot be serialised, the database, no
+      // credits) returns it, or the key would be refused with 429 until the token expired with nothing running. The
+      // caller gets that error, never the release's own (Redis away): the release is queued and retried.
+      try {
+        return await this.insertTask(caller, model, req, prepared, id, callbackUrl);
+      } catch (e) {
+        await this.unreleased.release(caller.keyId, id);
+        throw e;
+      }
+    } finally {
+      this.creating.delete(id);
     }
   }
 
@@ -137,7 +151,7 @@ export class TaskService {
     const takenBefore = Date.now() - CREATION_GRACE_MS;
     const dead = holders.filter((h) => {
       const state = states.get(h.taskId);
-      if (state === undefined) return h.expiresAt - tokenTtlMs(settings) < takenBefore;
+      if (state === undefined) return !this.creating.has(h.taskId) && h.expiresAt - tokenTtlMs(settings) < takenBefore;
       return state !== "waiting" && state !== "generating";
     });
     for (const h of dead) await this.unreleased.release(keyId, h.taskId);

@@ -7,7 +7,9 @@
 const SECRET_PATTERNS: RegExp[] = [
   // Authorization values (fal sends `Key <id>:<secret>`); a digit is required so "key provided:" stays text.
   /\b(Bearer|Basic|Key|Token)\s+(?=[A-Za-z0-9._~+/:=-]*\d)[A-Za-z0-9._~+/:=-]{8,}/gi,
-  /((?:^|[?&;,\s"'])(?:api[_-]?key|key|token|access[_-]?token|secret|signature|sig|password)=)[^&\s"'<>]+/gi, // query params
+  // Named credentials: query parameters (`key=`, `X-Goog-Signature=`), JSON fields (`"api_key":"…"`), header lines
+  // (`x-api-key: …`); the name may carry a prefix (`x-`, `client_`).
+  /((?:^|[?&;,\s"'{])(?:[a-z0-9]+[-_])*(?:api[_-]?key|key|token|access[_-]?token|secret|signature|sig|password|credential)["']?\s*[:=]\s*["']?)[^&\s"'<>,;}]+/gi,
   /\b(?:sk|rk|pk)-[A-Za-z0-9_-]{16,}/g, // OpenAI (sk-, sk-proj-), Anthropic (sk-ant-…) and similar keys
   /\br8_[A-Za-z0-9]{20,}/g, // Replicate API tokens
   /\bAIza[0-9A-Za-z_-]{30,}/g, // Google API keys (Gemini)
@@ -22,7 +24,7 @@ export function maskSecrets(text: string): string {
   for (const pattern of SECRET_PATTERNS) {
     out = out.replace(pattern, (match: string, lead?: string) => {
       // Patterns with a captured lead (the scheme, the `key=`) keep it; the others keep their first 4 characters.
-      if (typeof lead === "string" && match.startsWith(lead)) return lead.endsWith("=") ? `${lead}***` : `${lead} ***`;
+      if (typeof lead === "string" && match.startsWith(lead)) return /[=:"'\s]$/.test(lead) ? `${lead}***` : `${lead} ***`;
       return `${match.slice(0, 4)}***`;
     });
   }

@@ -26,7 +26,7 @@ export async function guardedFetch(raw: string, init: { headers?: Record<string,
   for (let hop = 0; ; hop++) {
     const target = await resolveCallbackUrl(url, policy.allowPrivate, { resolve: policy.resolve });
     if (!target.ok) {
-      const what = `upstream URL ${new URL(url).host || url.slice(0, 100)} ${target.reason}${target.detail ? ` (${target.detail})` : ""}`;
+      const what = `upstream URL ${URL.parse(url)?.host || url.slice(0, 100)} ${target.reason}${target.detail ? ` (${target.detail})` : ""}`;
       // A DNS failure may pass; a refused address or scheme will be refused again.
       throw target.retryable ? new Error(what) : new UpstreamUrlRefused(what);
     }
@@ -36,6 +36,8 @@ export async function guardedFetch(raw: string, init: { headers?: Record<string,
     if (location === null) return res;
     void res.body?.cancel().catch(() => {});
     if (hop >= MAX_REDIRECTS) throw new UpstreamUrlRefused(`upstream URL redirected more than ${MAX_REDIRECTS} times`);
-    url = new URL(location, target.url).href;
+    const next = URL.parse(location, target.url.href);
+    if (!next) throw new UpstreamUrlRefused(`upstream URL redirected to ${location.slice(0, 100)}, which is not a URL`);
+    url = next.href;
   }
 }

@@ -26,8 +26,8 @@ for (const d of dialects) {
     useLedgerDatabase(d.name, (t) => ({ db, ledger, accounts } = t), () => closeBatches(batches));
 
     /** A gateway process's LLM ledger (ttl in seconds). */
-    const processOf = (opts: { ttlSeconds?: number; idleMs?: number } = {}) => {
-      const ctx = { db, ledger, log: silentLogger, config: { holdTtlSeconds: opts.ttlSeconds ?? 900, floatIdleMs: opts.idleMs ?? 30, ledgerCommitIntervalMs: 10 } } as unknown as AppContext;
+    const processOf = (opts: { ttlSeconds?: number; idleMs?: number; db?: Db } = {}) => {
+      const ctx = { db: opts.db ?? db, ledger, log: silentLogger, config: { holdTtlSeconds: opts.ttlSeconds ?? 900, floatIdleMs: opts.idleMs ?? 30, ledgerCommitIntervalMs: 10 } } as unknown as AppContext;
       const b = new LedgerBatch(ctx);
       batches.push(b);
       return b;
@@ -240,6 +240,69 @@ for (const d of dialects) {
         message: expect.stringContaining("needs up to 6 credits and 5.25 are available"),
       });
       expect(await holdsOf(a.id, "float")).toMatchObject([{ amount: 4.75 * C, status: "pending" }]);
+    });
+
+    test("a float asked while its own process grows it for a call gives its spare room back all the same", async () => {
+      const a = await accounts.createAccount("float-ask-growing", 10 * C);
+      const asked = processOf({ idleMs: 60_000 });
+      const asker = processOf({ idleMs: 60_000 });
+      await asked.hold(a.id, 3 * C, rid("g1")); // in flight throughout; its float: the call's 3 C and 1.75 C spare
+      clearInterval((asked as any).askTimer); // the test says when it finds the ask
+      // 6 C: the 5.25 C the wallet has beside that float fall short; with the 1.75 C spare room, 7 C do not.
+      const served = Promise.resolve(asker.hold(a.id, 6 * C, rid("g2")));
+      served.catch(() => {}); // awaited below
+      for (let i = 0; i < 200 && !(await db.get<any>(sql`select 1 as one from holds where account_id = ${a.id} and asked_at is not null`)); i++) await Bun.sleep(5);
+      // It finds the ask as a call of its own (8 C: more than the wallet and its float can cover) waits for growth:
+      // both go into one commit.
+      const float = (asked as any).floats.get(a.id);
+      float.asked = true;
+      (asked as any).asks.makeLean(a.id);
+      (asked as any).answers.push(float);
+      const refused = Promise.resolve(asked.hold(a.id, 8 * C, rid("g3")));
+      // Refused (the 7 C it could have are short of 8 C), before or after the asker takes its 6 C of them.
+      await expect(refused).rejects.toMatchObject({ status: 402, message: expect.stringContaining("needs up to 8 credits") });
+      expect((await served).amount).toBe(6 * C);
+      expect(await wallet(a.id)).toEqual({ balance: 10 * C, held: 9 * C });
+      expect(await ledger.check(a.id)).toEqual([]);
+    });
+
+    test("a float whose trim a failed commit left unsure answers an ask only once its hold is set back (its charges written first)", async () => {
+      const a = await accounts.createAccount("float-ask-unsure", 10 * C);
+      // The asked process's database: refuses every transaction while `failing`, but for `passes` of them.
+      let failing = false;
+      let passes = 0;
+      const flaky = Object.create(db) as Db;
+      flaky.tx = (body) => {
+        if (failing && passes-- <= 0) return Promise.reject(new Error("connection reset"));
+        return db.tx(body);
+      };
+      const asked = processOf({ idleMs: 60_000, db: flaky });
+      const asker = processOf({ idleMs: 60_000 });
+      clearInterval((asked as any).askTimer); // the test says when it looks for asks
+      const answerNow = async () => {
+        (asked as any).pollAsks();
+        while ((asked as any).polling) await Bun.sleep(2);
+        await asked.drain();
+      };
+      const r1 = await asked.hold(a.id, 3 * C, rid("u1")); // its float: 4.75 C
+      failing = true;
+      finish(asked, r1, C); // its charge is refused, and waits for a retry
+      await asked.drain();
+      const served = Promise.resolve(asker.hold(a.id, 6 * C, rid("u2"))); // 5.25 C beside the float fall short
+      let settled = false;
+      served.catch(() => {}).finally(() => (settled = true)); // awaited below
+      for (let i = 0; i < 200 && !(await db.get<any>(sql`select 1 as one from holds where account_id = ${a.id} and asked_at is not null`)); i++) await Bun.sleep(5);
+      await answerNow(); // its trim is in a commit that fails: the float is smaller than its hold now
+      passes = 1;
+      await answerNow(); // a commit that goes through while the charge still waits: the hold still holds the trim
+      const seen = (asker as any).ended; // the asker tries again meanwhile (twice, to be sure it looked after that commit)
+      while (!settled && (asker as any).ended < seen + 2) await Bun.sleep(2);
+      failing = false;
+      await (asked as any).retries.runDue(true);
+      await answerNow();
+      expect((await served).amount).toBe(6 * C);
+      expect(await wallet(a.id)).toEqual({ balance: 9 * C, held: 6 * C });
+      expect(await ledger.check(a.id)).toEqual([]);
     });
 
     test("a media task's hold that does not fit beside another process's idle float gets its spare room back", async () => {

@@ -89,3 +89,28 @@ test("a task submitted once is not reported as a duplicate", async () => {
   expect(log.lines.filter((l) => l.msg.includes("interrupted submission"))).toEqual([]);
   expect(await duplicates()).toBe(before);
 });
+
+test("an accepted submission the database fails to record: the upstream's id is logged before the task is retried", async () => {
+  const log = capturedLog();
+  // The engine's database refuses the one statement after the upstream accepted the job: the row keeps its mark.
+  let refuseNext = false;
+  const db = Object.create(gw.ctx.db) as typeof gw.ctx.db;
+  db.run = (query) => {
+    if (!refuseNext) return gw.ctx.db.run(query);
+    refuseNext = false;
+    return Promise.reject(new Error("connection reset"));
+  };
+  const media = await startMedia({ ...gw.ctx, db, log: log.logger }, {}, { autostart: false });
+  const c = client(gw, (await gw.account(1000)).key);
+  try {
+    const id = (await c.createTask(MODEL, { prompt: "unrecorded" })).json.data.taskId;
+    gw.up.control.once({ onAccepted: async () => void (refuseNext = true) }, { model: MODEL });
+    await media.engine!.tick();
+    await media.engine!.drain();
+    const [job] = [...gw.up.control.tasks.values()].filter((t) => (t.input as any).prompt === "unrecorded");
+    expect(job).toBeDefined();
+    expect(log.lines.find((l) => l.fields?.upstream_ref === job!.id)?.fields).toMatchObject({ task_id: id, provider: "kie" });
+  } finally {
+    await media.stop();
+  }
+});

@@ -5,7 +5,9 @@ import { createHmac, timingSafeEqual } from "node:crypto";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { expect } from "bun:test";
 import { sql } from "drizzle-orm";
+import { RedisUnavailableError } from "../../src/limits/redis-connection";
 import { startMedia, type MediaRuntime } from "../../src/media/workers";
 import { startFakeMediaUpstreams, type FakeMediaUpstreams } from "../fakes/media/index";
 import type { Logger } from "../../src/log";
@@ -128,4 +130,25 @@ export async function ledgerOf(gw: TestGateway, taskId: string) {
   const hold = await gw.ctx.db.get<any>(sql`select * from holds where ref = ${taskId} and kind = ${"task"}`);
   const entries = hold ? await gw.ctx.db.all<any>(sql`select * from entries where hold_id = ${hold.id}`) : [];
   return { hold, entries };
+}
+
+/**
+ * Runs one task of `c` to success while the gateway refuses every token release (Redis away), until a release has
+ * been tried again after its first refusal; releases work again once it returns.
+ */
+export async function succeedWhileReleasesRefused(gw: TestGateway, c: ReturnType<typeof client>): Promise<void> {
+  const tokens = gw.ctx.taskTokens;
+  const release = tokens.release;
+  let refused = 0;
+  tokens.release = async () => {
+    refused++;
+    throw new RedisUnavailableError("Redis is not connected");
+  };
+  try {
+    const { json } = await c.createTask("z-image", { prompt: "x" });
+    expect(await c.waitRecord(json.data.taskId)).toMatchObject({ state: "success" });
+    await waitFor(() => refused >= 2, 5000, "the release to be tried again");
+  } finally {
+    tokens.release = release;
+  }
 }

@@ -41,6 +41,14 @@ describe("maskSecrets", () => {
     expect(masked).not.toContain("t0k3n");
   });
 
+  test("masks a credential given as a JSON field or a header line (an upstream echoing the request it refused)", () => {
+    const masked = maskSecrets('{"error":"bad config","api_key":"abcd1234efgh5678"}; x-api-key: 9f8e7d6c5b4a3210; "token": "t0k3nvalue"; https://x.example/f?X-Goog-Signature=5a6b7c8d&alt=media');
+    for (const secret of ["abcd1234efgh5678", "9f8e7d6c5b4a3210", "t0k3nvalue", "5a6b7c8d"]) expect(masked).not.toContain(secret);
+    expect(masked).toContain('"api_key":"***"');
+    expect(masked).toContain("x-api-key: ***");
+    expect(masked).toContain("X-Goog-Signature=***&alt=media");
+  });
+
   test("leaves an ordinary message alone", () => {
     const text = "Your request was rejected as a result of our safety system (code 400, job 12345).";
     expect(maskSecrets(text)).toBe(text);

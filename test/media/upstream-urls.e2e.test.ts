@@ -3,7 +3,7 @@
 // followed by hand (a few at most), and the provider's credentials never carried to another origin. The fakes run on
 // 127.0.0.1, so their env allows private addresses; the strict gateway here turns that off.
 import { afterAll, beforeEach, describe, expect, test } from "bun:test";
-import { guardedFetch } from "../../src/media/upstream-fetch";
+import { guardedFetch, UpstreamUrlRefused } from "../../src/media/upstream-fetch";
 import { client, ledgerOf, startMediaGateway } from "./support";
 
 const strict = await startMediaGateway({ UPSTREAM_URLS_ALLOW_PRIVATE: "false" });
@@ -64,6 +64,16 @@ describe("upstream-supplied URLs", () => {
     const download = open.up.requests.slice(from).find((r) => r.provider === "cdn");
     expect(download).toBeDefined();
     expect(download!.headers["x-goog-api-key"]).toBeUndefined();
+  });
+
+  test("a URL that does not parse, or a redirect to one, is refused for good (its task fails at once, not at its deadline)", async () => {
+    await expect(guardedFetch("not a url", {}, { allowPrivate: true })).rejects.toBeInstanceOf(UpstreamUrlRefused);
+    const bad = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: () => new Response(null, { status: 302, headers: { location: "http://[::1" } }) });
+    try {
+      await expect(guardedFetch(`http://127.0.0.1:${bad.port}/start`, {}, { allowPrivate: true })).rejects.toBeInstanceOf(UpstreamUrlRefused);
+    } finally {
+      bad.stop(true);
+    }
   });
 
   test("redirects are followed a few times at most", async () => {
