@@ -83,8 +83,13 @@ export class FloatAsks {
   }
 
   /** Asks, then waits until every float asked has answered, ASK_WAIT_MS at most. False when there was none to ask. */
-  async askAndWait(accountId: string, ownHoldId: string): Promise<boolean> {
-    if (!(await this.ask(accountId, ownHoldId))) return false;
+  async askAndWait(accountId: string, ownHoldId: string, markWithinMs = Number.POSITIVE_INFINITY): Promise<boolean> {
+    // Marking waits for this process's ledger transaction under way: one held up elsewhere (a lock on another
+    // wallet) must not hold up a caller that has a deadline (an admin correction, a media task).
+    const marking = this.ask(accountId, ownHoldId);
+    const late = Number.isFinite(markWithinMs) ? Bun.sleep(markWithinMs).then(() => 0) : null;
+    const marked = late ? await Promise.race([marking.catch(() => 0), late]) : await marking;
+    if (!marked) return false;
     const until = Date.now() + ASK_WAIT_MS;
     while (Date.now() < until && (await this.unanswered(accountId, ownHoldId)) > 0) await Bun.sleep(ASK_RETRY_MS);
     return true;

@@ -119,7 +119,7 @@ export class LedgerBatch {
    * either may have freed something, so the hold is worth trying again).
    */
   async returnIdle(accountId: string, maxMs = 250): Promise<boolean> {
-    const [mine, theirs] = await Promise.all([this.returnOwnIdle(accountId, maxMs), this.askOthers(accountId)]);
+    const [mine, theirs] = await Promise.all([this.returnOwnIdle(accountId, maxMs), this.askOthers(accountId, maxMs)]);
     return mine || theirs;
   }
 
@@ -140,9 +140,9 @@ export class LedgerBatch {
   }
 
   /** Asks other processes' floats on the wallet for their spare room and waits for their answers (float-asks.ts). */
-  private askOthers(accountId: string): Promise<boolean> {
+  private askOthers(accountId: string, maxMs: number): Promise<boolean> {
     const f = this.floats.get(accountId);
-    return this.asks.askAndWait(accountId, f && !f.closed ? f.holdId : "").catch((e) => {
+    return this.asks.askAndWait(accountId, f && !f.closed ? f.holdId : "", maxMs).catch((e) => {
       this.ctx.log.warn("llm float ask failed", { account_id: accountId, error: String(e) });
       return false;
     });
