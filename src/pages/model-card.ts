@@ -40,7 +40,7 @@ export function renderCard(f: CardFacts, baseUrl: string): string {
 <table class="facts">${facts.map(([k, v]) => html`<tr><th>${k}</th><td>${v}</td></tr>`)}</table>
 <h2 id="pricing">Price</h2>
 ${priceTable(f)}
-${f.ref.kind === "llm" ? llmSections(f, baseUrl) : mediaSections(f, baseUrl)}
+${f.json.status === "retired" ? retiredSection(f) : f.ref.kind === "llm" ? llmSections(f, baseUrl) : mediaSections(f, baseUrl)}
 <p class="muted">Also as JSON: <a href="/v1/models/${raw(f.cardPath.slice("/models/".length))}"><code>GET /v1/models/${l.id}</code></a></p>`;
   return layout({ title: l.name }, body);
 }
@@ -62,6 +62,16 @@ function priceTable(f: CardFacts): Raw {
 ${f.listing.rows.map((r) => html`<tr class="price" data-label="${r.label}"><td>${r.label}</td><td class="usd">$${r.usd}</td><td class="credits">${r.credits}</td><td class="unit">${r.unit}</td></tr>`)}
 </tbody></table>
 <p class="muted">1 credit = 0.001 USD.</p>`;
+}
+
+/** A retired model is not served: a request to copy would only earn a 410, so the card says that instead. */
+function retiredSection(f: CardFacts): Raw {
+  const successor = f.json.successor as string;
+  return html`
+<h2 id="call">No longer served</h2>
+<p class="retired-notice">The provider retired this model: a call naming <code>${f.listing.id}</code> answers
+<code>410 model_retired</code>, before anything is held or sent. Use
+<a href="${cardPath(successor)}"><code>${successor}</code></a> instead.</p>`;
 }
 
 function llmSections(f: CardFacts, baseUrl: string): Raw {
