@@ -14,7 +14,8 @@ export interface Point { day: number; model: string; value: number }
 export function stackedBarChart(points: Point[], days: number[], opts: { title: string; format: (v: number) => string }): Raw {
   if (!points.some((p) => p.value > 0))
     return html`<figure class="card" style="margin:1rem 0"><figcaption><strong>${opts.title}</strong></figcaption><p class="muted">No data in this range.</p></figure>`;
-  const models = [...new Set(points.map((p) => p.model))].sort();
+  // a model whose calls all cost nothing draws no bar, so it gets no legend entry either
+  const models = [...new Set(points.filter((p) => p.value > 0).map((p) => p.model))].sort();
   const byDay = new Map<number, Map<string, number>>();
   for (const p of points) {
     if (!byDay.has(p.day)) byDay.set(p.day, new Map());
@@ -22,7 +23,7 @@ export function stackedBarChart(points: Point[], days: number[], opts: { title: 
     m.set(p.model, (m.get(p.model) ?? 0) + p.value);
   }
   const totals = days.map((d) => [...(byDay.get(d)?.values() ?? [])].reduce((a, b) => a + b, 0));
-  const max = Math.max(1, ...totals);
+  const max = roundUp(Math.max(1, ...totals));
   const plotW = W - PAD.left - PAD.right;
   const plotH = H - PAD.top - PAD.bottom;
   const slot = plotW / Math.max(1, days.length);
@@ -52,4 +53,10 @@ export function stackedBarChart(points: Point[], days: number[], opts: { title: 
   return html`<figure class="card" style="margin:1rem 0"><figcaption><strong>${opts.title}</strong></figcaption>
 <svg role="img" aria-label="${opts.title}" viewBox="0 0 ${W} ${H}" width="100%" preserveAspectRatio="xMidYMid meet">${ticks}${bars}</svg>
 <div class="muted" style="font-size:13px">${legend}</div></figure>`;
+}
+
+/** The axis top: the smallest 1, 2 or 5 × 10^k at or above `v`, so the axis reads 0, half and top in round numbers. */
+function roundUp(v: number): number {
+  const power = 10 ** Math.floor(Math.log10(v));
+  return [1, 2, 5, 10].map((m) => m * power).find((top) => top >= v)!;
 }
