@@ -10,7 +10,8 @@ import { providerEnv } from "../llm/support";
 import { CHROMIUM, chromiumPresent, launchChromium, LAUNCH_TIMEOUT_MS } from "../support/chromium";
 
 // Every page a person reads, in Chromium on a laptop (1280×800) and a phone (390×844): no page is wider than the
-// screen (a wide table scrolls inside its own box instead). Full-page screenshots go to
+// screen (a wide table scrolls inside its own box instead), and no navigation separator starts a wrapped row.
+// Full-page screenshots go to
 // test-results/screenshots/viewports/ (gitignored) for a human look.
 
 if (!chromiumPresent) console.warn(`SKIPPED: viewport browser test (no Chromium at ${CHROMIUM})`);
@@ -63,6 +64,9 @@ describe.skipIf(!chromiumPresent)("pages fit the screen", () => {
         expect(new URL(page.url()).pathname).toBe(path); // signed in: the dashboard did not send us to sign-in
         const { scrollWidth, innerWidth } = await page.evaluate(() => ({ scrollWidth: document.documentElement.scrollWidth, innerWidth: window.innerWidth }));
         if (scrollWidth > innerWidth) wide.push(`${path}: ${scrollWidth} > ${innerWidth}`);
+        // The dashboard's separator before Pricing draws a line only between links: never at the start of a row.
+        const strayLine = await page.$$eval("header.top .sep", (els) => els.some((e) => e.previousElementSibling && (e as HTMLElement).offsetTop !== (e.previousElementSibling as HTMLElement).offsetTop && getComputedStyle(e).borderLeftWidth !== "0px"));
+        if (strayLine) wide.push(`${path}: the navigation's separator starts a row`);
         // On a laptop the price tables fit whole: no scrolling inside their boxes either.
         if (path === "/pricing" && vp.width >= 1280) {
           const boxes = await page.$$eval("#results .scroll", (els) => els.filter((e) => e.scrollWidth > e.clientWidth).map((e) => e.querySelector("table")?.previousElementSibling?.textContent ?? "?"));
