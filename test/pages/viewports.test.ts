@@ -11,8 +11,7 @@ import { CHROMIUM, chromiumPresent, launchChromium, LAUNCH_TIMEOUT_MS } from "..
 
 // Every page a person reads, in Chromium on a laptop (1280×800) and a phone (390×844): no page is wider than the
 // screen (a wide table scrolls inside its own box instead), and no navigation separator starts a wrapped row.
-// Full-page screenshots go to
-// test-results/screenshots/viewports/ (gitignored) for a human look.
+// Full-page screenshots go to test-results/screenshots/viewports/ (gitignored) for a human look.
 
 if (!chromiumPresent) console.warn(`SKIPPED: viewport browser test (no Chromium at ${CHROMIUM})`);
 const SHOTS = join(import.meta.dir, "../../test-results/screenshots/viewports");
