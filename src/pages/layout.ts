@@ -38,6 +38,7 @@ header.top .sep{border-left:1px solid var(--line);padding-left:1rem}main{overflo
 td code,td a{overflow-wrap:anywhere}
 @media (max-width:720px){header.top{padding:.6rem 1rem;gap:.25rem 1rem;flex-wrap:wrap}main{padding:1rem}
 header.top .sep{border-left:0;padding-left:0}
+.chart-scroll{overflow-x:auto;direction:rtl}.chart-scroll svg{direction:ltr;min-width:640px}
 table{display:block;overflow-x:auto;max-width:100%}input,select{max-width:100%}}
 `;
 

@@ -66,6 +66,12 @@ describe.skipIf(!chromiumPresent)("pages fit the screen", () => {
         // The dashboard's separator before Pricing draws a line only between links: never at the start of a row.
         const strayLine = await page.$$eval("header.top .sep", (els) => els.some((e) => e.previousElementSibling && (e as HTMLElement).offsetTop !== (e.previousElementSibling as HTMLElement).offsetTop && getComputedStyle(e).borderLeftWidth !== "0px"));
         if (strayLine) wide.push(`${path}: the navigation's separator starts a row`);
+        // Chart labels stay readable: at least 8 px tall on any screen (an SVG scaled down to a phone shrinks its text).
+        const tiny = await page.$$eval("figure svg text", (els) => els.filter((e) => e.getBoundingClientRect().height < 8).length);
+        if (tiny) wide.push(`${path}: ${tiny} chart labels smaller than 8 px`);
+        // A chart wider than a phone scrolls inside its card, opening on its latest days (where the bars are here) beside its value axis.
+        const hidden = await page.$$eval("figure svg rect, figure svg text.axis", (els) => els.filter((e) => { const r = e.getBoundingClientRect(); return r.left < 0 || r.right > window.innerWidth; }).length);
+        if (hidden) wide.push(`${path}: ${hidden} chart bars or axis labels off the screen`);
         // On a laptop the price tables fit whole: no scrolling inside their boxes either.
         if (path === "/pricing" && vp.width >= 1280) {
           const boxes = await page.$$eval("#results .scroll", (els) => els.filter((e) => e.scrollWidth > e.clientWidth).map((e) => e.querySelector("table")?.previousElementSibling?.textContent ?? "?"));
