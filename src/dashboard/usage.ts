@@ -60,7 +60,8 @@ export function usageRoutes(ctx: AppContext, users: Users) {
 <label>To <input type="date" name="to" value="${dayLabel(to)}"></label>
 <label>Request id <input name="request_id" value="${requestId ?? ""}" placeholder="req_…" size="36"></label>
 <button type="submit">Filter</button> <a href="/dashboard/usage">Reset</a></form>
-${stackedBarChart(points.map(({ day, model: m, row }) => ({ day, model: m, value: Number(row.cost) })), days, { title: "Spend per day (credits, UTC)", format: (v) => credits(Math.round(v)) })}
+${stackedBarChart(points.map(({ day, model: m, row }) => ({ day, model: m, value: Number(row.cost) })), days, { title: "Spend on LLM and embedding calls per day (credits, UTC)", format: (v) => credits(Math.round(v)) })}
+<p class="muted">Media tasks are billed per task: see <a href="/dashboard/tasks">Tasks</a>; every charge is in the <a href="/dashboard">Wallet</a>'s ledger.</p>
 ${stackedBarChart(points.map(({ day, model: m, row }) => ({ day, model: m, value: Number(row.input) + Number(row.output) })), days, { title: "Tokens per day (input + output)", format: (v) => int(Math.round(v)) })}
 <h2>By model</h2>
 ${byModel.size

@@ -49,6 +49,13 @@ const get = async (path: string) => {
 };
 
 describe("Usage", () => {
+  test("the spend chart says it counts LLM and embedding calls and sends media task spend to the Tasks page", async () => {
+    // this account has a finished media task (task_done, 3 credits) that the usage records do not hold
+    const page = await get("/dashboard/usage");
+    expect(page).toContain('aria-label="Spend on LLM and embedding calls per day (credits, UTC)"');
+    expect(page).toContain('Media tasks are billed per task: see <a href="/dashboard/tasks">Tasks</a>');
+  });
+
   test("charts by day and model, totals by model, and the request log of this account only (last 30 days)", async () => {
     const page = await get("/dashboard/usage");
     expect(page.match(/<svg role="img"/g)).toHaveLength(2);
