@@ -114,7 +114,8 @@ async function translatedAnswer(call: Call, t: Translation, res: Response): Prom
     out = t.client.encodeAnswer(t.upstream.decodeAnswer(json, t.target), t.request);
   } catch (e) {
     const why = `upstream answer not translatable: ${(e as Error)?.message ?? e}`;
-    finish(call, failedTranslation(call, verdict.outcome === "ok" ? verdict.usage : null, why), status, performance.now());
+    // Through meter, as every charge: max_credits caps it.
+    finish(call, meter(call, () => failedTranslation(call, verdict.outcome === "ok" ? verdict.usage : null, why)), status, performance.now());
     call.d.ctx.log.warn("translated answer not readable", { request_id: call.requestId, model: call.model.id, error: why });
     throw new ApiError(502, "upstream_bad_response", "The upstream's answer could not be translated into this protocol. Retry the request.");
   }
