@@ -217,4 +217,15 @@ eachDatabase("translated calls that fail", (databaseUrl) => {
     const line = await expectCharged(e.gw, accountId, 100, 1_000_000);
     expect(line.status).toBe("failed");
   });
+
+  test("a 200 whose JSON is an error object, not the native answer (no choices, no output): a 502 in the client's shape, released", async () => {
+    for (const model of ["gemini-2.5-flash", "gpt-4.1"]) {
+      const { accountId, key } = await e.gw.account(100);
+      e.fake.enqueue({ kind: "error", status: 200, body: '{"error":{"message":"Resource exhausted","code":429}}' });
+      const err: any = await rejection(anthropic(key).messages.create({ model, max_tokens: 100, messages: hi }));
+      expect(err).toBeInstanceOf(Anthropic.APIError);
+      expect(err.status).toBe(502);
+      await expectReleasedAs(accountId, "failed");
+    }
+  });
 });
