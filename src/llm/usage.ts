@@ -127,11 +127,26 @@ function isObject(v: unknown): v is Record<string, any> {
 }
 
 /**
+ * A usage object whose counts can be read: at least one of `fields` is a number and none holds anything else (a
+ * count sent as a string would otherwise read as 0 and the call go free; unreadable usage is estimated instead).
+ */
+function readableUsage(u: unknown, fields: readonly string[]): u is Record<string, any> {
+  if (!isObject(u)) return false;
+  let numbers = 0;
+  for (const f of fields) {
+    const v = u[f];
+    if (typeof v === "number" && Number.isFinite(v)) numbers++;
+    else if (v != null) return false;
+  }
+  return numbers > 0;
+}
+
+/**
  * Anthropic: input_tokens already excludes cached; the cache counts stand beside it. cache_creation splits the
  * cache writes by lifetime; server_tool_use counts the web searches Anthropic ran (and bills per search).
  */
 export function fromAnthropicUsage(u: unknown): TokenUsage | null {
-  if (!isObject(u)) return null;
+  if (!readableUsage(u, ["input_tokens", "output_tokens", "cache_read_input_tokens", "cache_creation_input_tokens"])) return null;
   const usage = anthropicCounts(u);
   withAnthropicExtras(usage, u);
   return usage;
@@ -180,7 +195,7 @@ function withIterations(usage: TokenUsage, iterations: unknown): void {
  * prompt_cache_hit_tokens (sometimes without prompt_tokens_details), hence the fallback.
  */
 export function fromChatUsage(u: unknown): TokenUsage | null {
-  if (!isObject(u)) return null;
+  if (!readableUsage(u, ["prompt_tokens", "completion_tokens", "total_tokens"])) return null;
   const prompt = count(u.prompt_tokens);
   const cached = Math.min(prompt, count(u.prompt_tokens_details?.cached_tokens ?? u.prompt_cache_hit_tokens));
   // OpenAI's completion_tokens includes reasoning, and total = prompt + completion. Some OpenAI-compatible upstreams
@@ -201,7 +216,7 @@ export function fromChatUsage(u: unknown): TokenUsage | null {
  * object but in the response's output, one `web_search_call` item per search: `output` counts them when given.
  */
 export function fromResponsesUsage(u: unknown, output?: unknown): TokenUsage | null {
-  if (!isObject(u)) return null;
+  if (!readableUsage(u, ["input_tokens", "output_tokens", "total_tokens"])) return null;
   const input = count(u.input_tokens);
   const cached = Math.min(input, count(u.input_tokens_details?.cached_tokens));
   const written = Math.min(input - cached, count(u.input_tokens_details?.cache_write_tokens));
@@ -213,6 +228,6 @@ export function fromResponsesUsage(u: unknown, output?: unknown): TokenUsage | n
 
 /** Embeddings: only prompt_tokens. */
 export function fromEmbeddingsUsage(u: unknown): TokenUsage | null {
-  if (!isObject(u)) return null;
+  if (!readableUsage(u, ["prompt_tokens", "total_tokens"])) return null;
   return { input: count(u.prompt_tokens), output: 0, cacheRead: 0, cacheWrite: 0 };
 }

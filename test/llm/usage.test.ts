@@ -66,3 +66,18 @@ describe("partial-output estimate", () => {
     expect(partialUsage({ usage: { input: 15, output: 1, cacheRead: 0, cacheWrite: 1450 }, outputCharsSoFar: 9 }, 999)).toEqual({ input: 15, output: 3, cacheRead: 0, cacheWrite: 1450 });
   });
 });
+
+describe("usage the gateway cannot read is no usage (the call is estimated, never free)", () => {
+  test("a count sent as a string, an object or NaN makes the whole usage object unreadable", () => {
+    expect(fromChatUsage({ prompt_tokens: "1000", completion_tokens: 10 })).toBeNull();
+    expect(fromChatUsage({ prompt_tokens: 1000, completion_tokens: "10" })).toBeNull();
+    expect(fromAnthropicUsage({ input_tokens: { n: 5 }, output_tokens: 3 })).toBeNull();
+    expect(fromResponsesUsage({ input_tokens: 100, output_tokens: "7" })).toBeNull();
+    expect(fromEmbeddingsUsage({ prompt_tokens: "12" })).toBeNull();
+    expect(fromChatUsage({})).toBeNull();
+  });
+  test("null or absent fields are absent, as before; numbers are read", () => {
+    expect(fromChatUsage({ prompt_tokens: 12, completion_tokens: 3, total_tokens: null })).toEqual({ input: 12, output: 3, cacheRead: 0, cacheWrite: 0 });
+    expect(fromAnthropicUsage({ output_tokens: 9 })).toMatchObject({ input: 0, output: 9 });
+  });
+});
