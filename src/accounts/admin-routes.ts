@@ -4,7 +4,8 @@ import { ApiError } from "../http/errors";
 import { bearerToken, safeEqual } from "../http/tokens";
 import { withIdleFloatBack } from "../ledger/float";
 import { creditsToMicros, microsToCredits } from "../ledger/units";
-import { CreateAccountBody, CreateKeyBody, CreditsBody } from "./model";
+import { CreateAccountBody, CreateKeyBody, CreditsBody, UpdateKeyBody } from "./model";
+import { newKeyPolicy, parseKeyPolicy } from "./policy";
 import { accountView } from "./views";
 import { smallBodyLimits } from "../http/body-limits";
 import { checkBeforeBody } from "../http/before-body";
@@ -44,16 +45,19 @@ export function adminRoutes(ctx: AppContext) {
     .post(
       "/accounts/:id/keys",
       async ({ params, body, set }) => {
-        const k = await accounts.createKey(params.id, {
-          name: body.name,
-          rateRequests: body.rate_limit?.requests,
-          rateWindowSeconds: body.rate_limit?.window_seconds,
-          maxConcurrentTasks: body.max_concurrent_tasks,
-        });
+        const k = await accounts.createKey(params.id, newKeyPolicy(parseKeyPolicy(body, Date.now())));
         set.status = 201;
         return k;
       },
       { body: CreateKeyBody, detail: { summary: "Create an API key (the plaintext key is returned once)" } },
+    )
+    .patch(
+      "/accounts/:id/keys/:keyId",
+      ({ params, body }) => accounts.updateKey(params.id, params.keyId, parseKeyPolicy(body, Date.now())),
+      {
+        body: UpdateKeyBody,
+        detail: { summary: "Change a key's name, limits, models, expiry or budget (only the fields given; null: back to the default)" },
+      },
     )
     .get("/accounts/:id/keys", async ({ params }) => {
       await accounts.requireAccount(params.id);

@@ -36,6 +36,14 @@ export function defineTables(b: ColumnBuilders) {
       rateRequests: int("rate_requests"),
       rateWindowSeconds: int("rate_window_seconds"),
       maxConcurrentTasks: int("max_concurrent_tasks"),
+      // The key's policy (accounts/policy.ts): models is a JSON array of ids and prefix-* patterns (null: every
+      // model); budgets are µcr per calendar period in UTC (null: no cap for that period).
+      models: text("models"),
+      expiresAt: int("expires_at"),
+      budgetDay: int("budget_day"),
+      budgetWeek: int("budget_week"),
+      budgetMonth: int("budget_month"),
+      budgetLifetime: int("budget_lifetime"),
       createdAt: createdAt(),
       revokedAt: int("revoked_at"),
       lastUsedAt: int("last_used_at"),
