@@ -129,3 +129,12 @@ export function modelAllowed(allowed: readonly string[] | null, model: string): 
   if (allowed === null) return true;
   return allowed.some((p) => (p.endsWith("*") ? model.startsWith(p.slice(0, -1)) : p === model));
 }
+
+/**
+ * 403 model_not_allowed unless the key's list allows the model, by the name the caller sent or the catalog's id for
+ * it (an alias). Checked before anything is held or sent upstream.
+ */
+export function refuseModelNotAllowed(allowed: readonly string[] | null, requested: string, id: string): void {
+  if (modelAllowed(allowed, requested) || modelAllowed(allowed, id)) return;
+  throw new ApiError(403, "model_not_allowed", `This API key may not call model ${id}; it may call ${allowed!.join(", ")}. Nothing was charged.`, { param: "model" });
+}

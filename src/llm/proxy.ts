@@ -6,6 +6,7 @@
 import { metrics } from "../ops/metrics.ts";
 import type { AppContext } from "../context.ts";
 import type { AuthContext } from "../accounts/service.ts";
+import { refuseModelNotAllowed } from "../accounts/policy.ts";
 import type { Reservation } from "../ledger/float.ts";
 import type { LlmModel } from "../catalog/model.ts";
 import { ApiError } from "../http/errors.ts";
@@ -62,6 +63,7 @@ export async function handleLlm(d: LlmDeps, proto: LlmProtocol, path: string, re
   const body = parseRequestBody(raw);
   const free = proto.freePaths.includes(path);
   const model = lookupModel(d, body, path, proto, free);
+  refuseModelNotAllowed(auth.models, body.model, model.id);
   const provider = d.providers.get(model.provider);
   const url = provider?.urls.get(free ? path : model.endpoint);
   if (!provider || !url) throw new ApiError(501, "provider_not_supported", `Model ${model.id} is served by ${model.provider}, which this gateway cannot reach on ${path}.`);

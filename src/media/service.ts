@@ -1,10 +1,11 @@
 // Creating and reading tasks (no HTTP here; routes.ts adapts both front doors to it).
-// Creation order matters for money: validate → estimate → budget guard → callback URL → concurrency token →
+// Creation order matters for money: validate (the key's models too) → estimate → budget guard → callback URL → concurrency token →
 // ONE transaction that records the task and holds its estimate. Every refusal before the transaction leaves
 // nothing behind (no task, no hold, no token).
 import { sql } from "drizzle-orm";
 import type { AppContext } from "../context.ts";
 import { newId } from "../db/ids.ts";
+import { refuseModelNotAllowed } from "../accounts/policy.ts";
 import { ApiError, notFound } from "../http/errors.ts";
 import { withIdleFloatBack } from "../ledger/float.ts";
 import { maxCreditsToMicros, microsToCredits } from "../ledger/units.ts";
@@ -28,7 +29,7 @@ export interface CreateRequest {
   names: { callback: string; inputPrefix: string };
 }
 
-export interface Caller { keyId: string; accountId: string; maxConcurrentTasks: number | null }
+export interface Caller { keyId: string; accountId: string; maxConcurrentTasks: number | null; models: string[] | null }
 
 
 export function requireModel(ctx: AppContext, id: unknown): MediaModel {
@@ -71,6 +72,7 @@ export class TaskService {
   async create(caller: Caller, req: CreateRequest): Promise<TaskRow> {
     const { ctx, settings } = this;
     const model = requireModel(ctx, req.model);
+    refuseModelNotAllowed(caller.models, req.model as string, model.id);
     const prepared = prepareInput(model, req.input, req.names.inputPrefix);
     const budget = budgetOf(req.maxCredits);
     if (budget !== undefined && prepared.estimate > budget) throw overBudget(prepared.estimate, budget);
