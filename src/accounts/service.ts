@@ -6,6 +6,7 @@ import type { Ledger } from "../ledger/service";
 import { microsToCredits } from "../ledger/units";
 import { SEALED_PREFIX, SecretBox, sealedKeyId } from "./secret-box";
 import { KEY_LIMITS } from "./model";
+import { startBudgets } from "./key-budgets";
 import { BUDGET_PERIODS, type Budget, type BudgetPeriod, type KeyPolicyChange } from "./policy";
 
 // Accounts, API keys and webhook signing keys. An API key is shown once at creation and stored only as a SHA-256 hash
@@ -128,6 +129,8 @@ export class Accounts {
     if (!row) throw notFound(`Key ${keyId}`);
     if (row.revoked_at != null) throw new ApiError(409, "key_revoked", `Key ${keyId} is revoked; a revoked key cannot be changed.`);
     if (sets.length) await this.db.run(sql`update api_keys set ${sql.join(sets, sql`, `)} where id = ${keyId} and account_id = ${accountId}`);
+    const newlyCapped = BUDGET_PERIODS.filter((p) => change.budget?.[p] != null && row[BUDGET_COLUMNS[p]] == null);
+    await startBudgets(this.db, keyId, newlyCapped, Date.now());
     this.cache.clear();
     return keyView(await this.db.get<any>(sql`select * from api_keys where id = ${keyId}`));
   }

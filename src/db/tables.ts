@@ -51,6 +51,19 @@ export function defineTables(b: ColumnBuilders) {
     (t) => [uniqueIndex("api_keys_hash").on(t.keyHash), index("api_keys_account").on(t.accountId)],
   );
 
+  // What a key with a budget has reserved and spent in its current period of each kind (accounts/key-budgets.ts):
+  // one row per key and period, moved to the next period's start (used back to 0) by the first hold after it.
+  const keyBudgets = table(
+    "key_budgets",
+    {
+      keyId: text("key_id").notNull(),
+      period: text("period").notNull(),
+      periodStart: int("period_start").notNull(),
+      used: int("used").notNull(),
+    },
+    (t) => [uniqueIndex("key_budgets_key_period").on(t.keyId, t.period)],
+  );
+
   // available = balance - held. Both only change inside ledger transactions.
   const wallets = table("wallets", {
     accountId: text("account_id").primaryKey(),
@@ -167,6 +180,8 @@ export function defineTables(b: ColumnBuilders) {
       completedAt: int("completed_at"),
       resultsExpireAt: int("results_expire_at"),
       resultsExpired: int("results_expired").notNull(),
+      // The key budget's hold of this task (accounts/key-budgets.ts BudgetHold as JSON), null for a key without one.
+      budgetHold: text("budget_hold"),
     },
     // tasks_upstream_ref: an upstream's completion notice names the task by its ref (media/routes.ts), and that
     // endpoint is public: without the index every notice, real or forged, scanned the whole table.
@@ -230,5 +245,5 @@ export function defineTables(b: ColumnBuilders) {
     expiresAt: int("expires_at").notNull(),
   });
 
-  return { accounts, apiKeys, wallets, holds, entries, usageRecords, tasks, callbackDeliveries, resultFiles, users, sessions };
+  return { accounts, apiKeys, keyBudgets, wallets, holds, entries, usageRecords, tasks, callbackDeliveries, resultFiles, users, sessions };
 }

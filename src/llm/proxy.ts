@@ -7,6 +7,7 @@ import { metrics } from "../ops/metrics.ts";
 import type { AppContext } from "../context.ts";
 import type { AuthContext } from "../accounts/service.ts";
 import { refuseModelNotAllowed } from "../accounts/policy.ts";
+import type { BudgetHold, KeyBudgets } from "../accounts/key-budgets.ts";
 import type { Reservation } from "../ledger/float.ts";
 import type { LlmModel } from "../catalog/model.ts";
 import { ApiError } from "../http/errors.ts";
@@ -26,6 +27,8 @@ export interface LlmDeps {
   ctx: AppContext;
   providers: Providers;
   ledger: LedgerBatch;
+  /** key budgets (accounts/key-budgets.ts): a hold beside the wallet's for a key with a budget */
+  budgets: KeyBudgets;
   /** the translating proxy (deepseek.ts), for the paths a provider lists as `translated`; passed in because it
    * imports from this file */
   translated: (call: Call) => Promise<Response>;
@@ -49,6 +52,8 @@ export interface Call {
   url: string;
   plan: HoldPlan;
   hold: Reservation;
+  /** the key budget's hold, null for a key without a budget */
+  budgetHold: BudgetHold | null;
   started: number;
   /** set by finish: the call's hold has been settled or released */
   finished: boolean;
@@ -82,8 +87,17 @@ export async function handleLlm(d: LlmDeps, proto: LlmProtocol, path: string, re
   const plan = planHold(proto, body, bytes.byteLength, model, paid);
   plan.cap = checkMaxCredits(body, plan.amount);
   const upstream = translated ? null : upstreamRequestOf(proto, body, bytes, model);
-  const hold = await d.ledger.hold(auth.accountId, plan.amount, requestId);
-  const call: Call = { d, proto, path, request, auth, requestId, baseHeaders, body, upstream, model, provider, url, plan, hold, started, finished: false };
+  // The key's budget first (402 key_budget_exceeded), then the wallet; a wallet that refuses gives the budget back.
+  const budgetPending = d.budgets.hold(auth, plan.amount);
+  const budgetHold = budgetPending && (await budgetPending);
+  let hold: Reservation;
+  try {
+    hold = await d.ledger.hold(auth.accountId, plan.amount, requestId);
+  } catch (e) {
+    if (budgetHold) d.budgets.settle(budgetHold, 0);
+    throw e;
+  }
+  const call: Call = { d, proto, path, request, auth, requestId, baseHeaders, body, upstream, model, provider, url, plan, hold, budgetHold, started, finished: false };
   // The hold may have waited for a commit; a client gone meanwhile is released here, before either path sends.
   if (request.signal.aborted) return clientGoneBeforeUpstream(call);
   try {
@@ -324,8 +338,9 @@ export function meter(call: Pick<Call, "d" | "requestId" | "plan">, judge: () =>
 }
 
 /** Queue the settle/release and the usage record (records.ts commits them in groups). */
-export function finish(call: Pick<Call, "d" | "hold" | "requestId" | "auth" | "model" | "path" | "started" | "finished">, v: Verdict, upstreamStatus: number | null, firstByteAt: number | null) {
+export function finish(call: Pick<Call, "d" | "hold" | "budgetHold" | "requestId" | "auth" | "model" | "path" | "started" | "finished">, v: Verdict, upstreamStatus: number | null, firstByteAt: number | null) {
   call.finished = true;
+  if (call.budgetHold) call.d.budgets.settle(call.budgetHold, v.charge ?? 0);
   const now = performance.now();
   if (upstreamStatus !== null && upstreamStatus >= 400) metrics.upstreamError(call.model.provider, `status_${Math.floor(upstreamStatus / 100)}xx`);
   else if (v.outcome === "failed" || v.outcome === "dropped") {

@@ -9,6 +9,7 @@ import { protocols, type LlmProtocol } from "./protocols/index.ts";
 import { buildProviders } from "./providers.ts";
 import { LedgerBatch } from "./ledger-batch.ts";
 import { handleLlm, type LlmDeps } from "./proxy.ts";
+import { KeyBudgets } from "../accounts/key-budgets.ts";
 import { cutStreams } from "./pump.ts";
 import { listUsage, UsageQuery } from "./usage-api.ts";
 import { translatedResponses } from "./deepseek.ts";
@@ -22,7 +23,9 @@ export function llmRoutes(ctx: AppContext) {
   const ledger = new LedgerBatch(ctx);
   ctx.beforeClose.push(() => ledger.close(LEDGER_CLOSE_MS));
   ctx.llmLedger = ledger;
-  const d: LlmDeps = { ctx, providers: buildProviders(ctx.config.raw), ledger, translated: translatedResponses };
+  const budgets = new KeyBudgets(ctx.db, (e) => ctx.log.error("key budget settle failed; the hold stays counted until the period resets", { error: (e as Error)?.message ?? String(e) }));
+  ctx.keyBudgets = budgets;
+  const d: LlmDeps = { ctx, providers: buildProviders(ctx.config.raw), ledger, budgets, translated: translatedResponses };
 
   // `parse: "none"`: the handler reads the body text itself, once; it goes upstream as it came.
   const llm = (proto: LlmProtocol, path: string, summary: string, description: string): [string, (c: any) => Promise<Response>, any] => [

@@ -24,7 +24,7 @@ export function mediaRoutes(ctx: AppContext) {
   const tasks = new TaskService(ctx, settings);
   const storage = createStorage(settings.storage);
   const base = () => ctx.config.publicBaseUrl; // read per request: tests and operators may set it after start
-  const caller = (auth: Caller): Caller => ({ keyId: auth.keyId, accountId: auth.accountId, maxConcurrentTasks: auth.maxConcurrentTasks, models: auth.models });
+  const caller = (auth: Caller): Caller => ({ keyId: auth.keyId, accountId: auth.accountId, maxConcurrentTasks: auth.maxConcurrentTasks, models: auth.models, budget: auth.budget });
   const typeOf = (model: string) => ctx.catalog.media.get(model)?.type ?? "media";
 
   const alias = (summary: string) => ({
