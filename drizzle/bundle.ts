@@ -8,6 +8,7 @@ import sqlite4 from "./sqlite/0004_usage_lines.sql" with { type: "text" };
 import sqlite5 from "./sqlite/0005_usage_keyed_by_request.sql" with { type: "text" };
 import sqlite6 from "./sqlite/0006_key_policy.sql" with { type: "text" };
 import sqlite7 from "./sqlite/0007_key_budgets.sql" with { type: "text" };
+import sqlite8 from "./sqlite/0008_idempotency_keys.sql" with { type: "text" };
 import pg0 from "./pg/0000_init.sql" with { type: "text" };
 import pg1 from "./pg/0001_pending_hold_indexes.sql" with { type: "text" };
 import pg2 from "./pg/0002_task_upstream_ref_index.sql" with { type: "text" };
@@ -16,6 +17,7 @@ import pg4 from "./pg/0004_usage_lines.sql" with { type: "text" };
 import pg5 from "./pg/0005_usage_keyed_by_request.sql" with { type: "text" };
 import pg6 from "./pg/0006_key_policy.sql" with { type: "text" };
 import pg7 from "./pg/0007_key_budgets.sql" with { type: "text" };
+import pg8 from "./pg/0008_idempotency_keys.sql" with { type: "text" };
 
 export interface EmbeddedMigration { tag: string; when: number; breakpoints: boolean; sql: string }
 export const migrations: Record<"sqlite" | "pg", EmbeddedMigration[]> = {
@@ -28,6 +30,7 @@ export const migrations: Record<"sqlite" | "pg", EmbeddedMigration[]> = {
   { tag: "0005_usage_keyed_by_request", when: 1795265182557, breakpoints: true, sql: sqlite5 },
   { tag: "0006_key_policy", when: 1795752512266, breakpoints: true, sql: sqlite6 },
   { tag: "0007_key_budgets", when: 1795753541858, breakpoints: true, sql: sqlite7 },
+  { tag: "0008_idempotency_keys", when: 1795754018290, breakpoints: true, sql: sqlite8 },
   ],
   pg: [
   { tag: "0000_init", when: 1795233968003, breakpoints: true, sql: pg0 },
@@ -38,5 +41,6 @@ export const migrations: Record<"sqlite" | "pg", EmbeddedMigration[]> = {
   { tag: "0005_usage_keyed_by_request", when: 1795265182989, breakpoints: true, sql: pg5 },
   { tag: "0006_key_policy", when: 1795752514456, breakpoints: true, sql: pg6 },
   { tag: "0007_key_budgets", when: 1795753544633, breakpoints: true, sql: pg7 },
+  { tag: "0008_idempotency_keys", when: 1795754022389, breakpoints: true, sql: pg8 },
   ],
 };

@@ -64,6 +64,24 @@ export function defineTables(b: ColumnBuilders) {
     (t) => [uniqueIndex("key_budgets_key_period").on(t.keyId, t.period)],
   );
 
+  // A request sent with an Idempotency-Key (http/idempotency.ts): per account and key, the request's fingerprint,
+  // running or done, and a finished answer to replay (body null: a stream, not stored) until expires_at.
+  const idempotencyKeys = table(
+    "idempotency_keys",
+    {
+      accountId: text("account_id").notNull(),
+      key: text("key").notNull(),
+      fingerprint: text("fingerprint").notNull(),
+      state: text("state").notNull(),
+      status: int("status"),
+      contentType: text("content_type"),
+      body: text("body"),
+      createdAt: createdAt(),
+      expiresAt: int("expires_at").notNull(),
+    },
+    (t) => [uniqueIndex("idempotency_keys_account_key").on(t.accountId, t.key)],
+  );
+
   // available = balance - held. Both only change inside ledger transactions.
   const wallets = table("wallets", {
     accountId: text("account_id").primaryKey(),
@@ -245,5 +263,5 @@ export function defineTables(b: ColumnBuilders) {
     expiresAt: int("expires_at").notNull(),
   });
 
-  return { accounts, apiKeys, keyBudgets, wallets, holds, entries, usageRecords, tasks, callbackDeliveries, resultFiles, users, sessions };
+  return { accounts, apiKeys, keyBudgets, idempotencyKeys, wallets, holds, entries, usageRecords, tasks, callbackDeliveries, resultFiles, users, sessions };
 }

@@ -10,6 +10,8 @@ import { buildProviders } from "./providers.ts";
 import { LedgerBatch } from "./ledger-batch.ts";
 import { handleLlm, type LlmDeps } from "./proxy.ts";
 import { KeyBudgets } from "../accounts/key-budgets.ts";
+import { IDEMPOTENCY_HEADER, Idempotency } from "../http/idempotency.ts";
+import { idempotentLlm } from "./idempotent.ts";
 import { cutStreams } from "./pump.ts";
 import { listUsage, UsageQuery } from "./usage-api.ts";
 import { translatedResponses } from "./deepseek.ts";
@@ -25,12 +27,14 @@ export function llmRoutes(ctx: AppContext) {
   ctx.llmLedger = ledger;
   const budgets = new KeyBudgets(ctx.db, (e) => ctx.log.error("key budget settle failed; the hold stays counted until the period resets", { error: (e as Error)?.message ?? String(e) }));
   ctx.keyBudgets = budgets;
+  const idem = new Idempotency(ctx.db);
   const d: LlmDeps = { ctx, providers: buildProviders(ctx.config.raw), ledger, budgets, translated: translatedResponses };
 
   // `parse: "none"`: the handler reads the body text itself, once; it goes upstream as it came.
   const llm = (proto: LlmProtocol, path: string, summary: string, description: string): [string, (c: any) => Promise<Response>, any] => [
     path,
     async ({ request, auth, set }) => {
+      if (request.headers.has(IDEMPOTENCY_HEADER)) return idempotentLlm(ctx, idem, request, auth, (again) => handleLlm(d, proto, path, again, auth, set.headers), set);
       const answer = await handleLlm(d, proto, path, request, auth, set.headers);
       // The answer already carries `set.headers` (request ids, rate-limit state). Left there, Elysia would merge
       // them into it again by rebuilding the Response: a copy of every header and the body re-wrapped as a

@@ -95,12 +95,13 @@ test("an error that no path settled still releases the call's hold (the proxy's 
     ctx: { catalog: loadCatalog(), config: { body: { seconds: 30, maxBytes: 128 * 1024 ** 2 } }, log: silentLogger } as any,
     providers: buildProviders(providerEnv("http://127.0.0.1:9")),
     ledger: { hold: async (_a: string, amount: number, id: string) => ({ id, accountId: "acc_1", amount }), finish: (f: Finish) => void finishes.push(f) } as any,
+    budgets: { hold: () => null, settle: () => {} } as any, // a key without a budget
     translated: async () => {
       throw new Error("a defect after the hold");
     },
   };
   const request = new Request("http://gw/v1/responses", { method: "POST", body: JSON.stringify({ model: "deepseek-chat", input: "hi", max_output_tokens: 10 }) });
-  const auth = { accountId: "acc_1", keyId: "key_1" } as any;
+  const auth = { accountId: "acc_1", keyId: "key_1", models: null, budget: {} } as any;
   await expect(handleLlm(d, protocols.responses, "/v1/responses", request, auth, { "x-request-id": "req_1" })).rejects.toThrow("a defect after the hold");
   expect(finishes.length).toBe(1);
   expect(finishes[0]!.charge).toBeNull();
