@@ -14,6 +14,8 @@ import { ApiError } from "./errors";
 
 export const IDEMPOTENCY_HEADER = "idempotency-key";
 export const IDEMPOTENCY_TTL_MS = 24 * 3_600_000;
+/** A request still "running" after this was lost with its process (a crash): its key may run again. */
+export const STALE_RUNNING_MS = 3_600_000;
 const MAX_KEY_LENGTH = 255;
 
 export interface Answer { status: number; contentType: string | null; body: string | null }
@@ -45,9 +47,11 @@ export class Idempotency {
     const taken =
       (await this.db.run(sql`insert into idempotency_keys (account_id, key, fingerprint, state, created_at, expires_at)
         values (${accountId}, ${key}, ${fp}, ${"running"}, ${now}, ${expires}) on conflict (account_id, key) do nothing`)) === 1 ||
-      // An expired key is free again: taken by whichever request moves it first.
+      // An expired key is free again, as is one whose request was lost with its process: taken by whichever request
+      // moves it first.
       (await this.db.run(sql`update idempotency_keys set fingerprint = ${fp}, state = ${"running"}, status = ${null}, content_type = ${null}, body = ${null},
-        created_at = ${now}, expires_at = ${expires} where account_id = ${accountId} and key = ${key} and expires_at <= ${now}`)) === 1;
+        created_at = ${now}, expires_at = ${expires} where account_id = ${accountId} and key = ${key}
+          and (expires_at <= ${now} or (state = ${"running"} and created_at <= ${now - STALE_RUNNING_MS}))`)) === 1;
     if (taken) return this.running(accountId, key, fp);
     const row = await this.db.get<{ fingerprint: string; state: string; status: number | null; content_type: string | null; body: string | null }>(
       sql`select fingerprint, state, status, content_type, body from idempotency_keys where account_id = ${accountId} and key = ${key}`);
@@ -61,6 +65,11 @@ export class Idempotency {
     const headers: Record<string, string> = { "idempotent-replayed": "true" };
     if (row.content_type) headers["content-type"] = row.content_type;
     return { run: false, replay: new Response(row.body, { status: Number(row.status), headers }) };
+  }
+
+  /** Forgets expired keys (the server's sweeper); returns how many. */
+  sweepExpired(now = this.clock()): Promise<number> {
+    return this.db.run(sql`delete from idempotency_keys where expires_at <= ${now}`);
   }
 
   private running(accountId: string, key: string, fp: string): Begun {

@@ -8,7 +8,7 @@ import { ADMIN_TOKEN } from "../support/gateway";
 import { spawnGateway, type GatewayProcess } from "../support/process";
 import { startFakeLlmUpstream } from "../fakes/llm-upstream";
 import { providerEnv } from "../llm/support";
-import { FAST_ENV, startMediaGateway, type MediaGateway } from "../media/support";
+import { FAST_ENV, startMediaGateway, waitFor, type MediaGateway } from "../media/support";
 import { tempSqlitePath } from "../support/services";
 
 const fake = startFakeLlmUpstream();
@@ -83,7 +83,8 @@ describe("Idempotency-Key", () => {
       else expect([r.status, ((await r.json()) as any).error.code]).toEqual([409, "idempotency_in_progress"]);
     }
     expect(fake.requests.length).toBe(before + 1);
-    await a.ctx.llmLedger!.settledFor(accountId);
+    // The call may have run on the other process, whose record is committed by its own ledger.
+    await waitFor(async () => (await count("usage_records", accountId)) > 0, 5_000, "the call's record");
     expect(await count("usage_records", accountId)).toBe(1);
   });
 
@@ -131,6 +132,20 @@ describe("Idempotency-Key", () => {
     await a.ctx.db.run(sql`update idempotency_keys set expires_at = ${Date.now() - 1} where account_id = ${accountId}`); // a day passes
     const r = await post(b.url, key, "/v1/chat/completions", { ...chat, max_tokens: 70 }, "old");
     expect([r.status, r.headers.get("idempotent-replayed")]).toEqual([200, null]);
+  });
+
+  test("a request lost with its process (still running after an hour) frees its key; the sweeper forgets expired keys", async () => {
+    const { accountId, key } = await a.account(100);
+    const { Idempotency, STALE_RUNNING_MS } = await import("../../src/http/idempotency");
+    const now = Date.now();
+    const crashed = new Idempotency(a.ctx.db, () => now - STALE_RUNNING_MS - 1);
+    expect((await crashed.begin(accountId, "lost", `POST /v1/chat/completions\n${JSON.stringify(chat)}`)).run).toBe(true); // never finished
+    const r = await post(b.url, key, "/v1/chat/completions", chat, "lost");
+    expect([r.status, r.headers.get("idempotent-replayed")]).toEqual([200, null]);
+    await stored(accountId, "lost");
+    await a.ctx.db.run(sql`update idempotency_keys set expires_at = ${now - 1} where account_id = ${accountId}`);
+    expect(await new Idempotency(a.ctx.db).sweepExpired()).toBeGreaterThanOrEqual(1);
+    expect(await count("idempotency_keys", accountId)).toBe(0);
   });
 
   test("an empty key or one over 255 characters: 422 naming the header in each protocol's shape, nothing run", async () => {
