@@ -13,7 +13,8 @@ import { KeyBudgets } from "../accounts/key-budgets.ts";
 import { IDEMPOTENCY_HEADER, Idempotency } from "../http/idempotency.ts";
 import { idempotentLlm } from "./idempotent.ts";
 import { cutStreams } from "./pump.ts";
-import { listUsage, UsageQuery } from "./usage-api.ts";
+import { listUsage, UsageQuery, usageCsv } from "./usage-api.ts";
+import { usageSummary, UsageSummaryQuery } from "./usage-summary.ts";
 import { translatedResponses } from "./deepseek.ts";
 
 const security: Array<Record<string, string[]>> = [{ bearer: [] }, { apiKey: [] }];
@@ -72,13 +73,25 @@ export function llmRoutes(ctx: AppContext) {
       .post(...llm(protocols.embeddings, "/v1/embeddings", "Embeddings", "OpenAI-style embeddings (float or base64), metered at prompt_tokens × the input price."))
       .get(
         "/v1/usage",
-        async ({ auth, query }) => {
+        async ({ auth, query, request }) => {
           await ledger.settledFor(auth.accountId); // records of answers that just ended may still be queued
-          return listUsage(ctx, auth.accountId, query);
+          const list = await listUsage(ctx, auth.accountId, query);
+          return request.headers.get("accept")?.includes("text/csv") ? usageCsv(list) : list;
         },
         {
           query: UsageQuery,
-          detail: { tags: ["LLM"], summary: "Your usage records", description: "One record per LLM or embeddings call: tokens by kind, credits charged, upstream status, latency and time to first byte. Newest first.", security },
+          detail: { tags: ["LLM"], summary: "Your usage records", description: "One record per LLM or embeddings call: tokens by kind, credits charged, upstream status, latency and time to first byte. Newest first. With `Accept: text/csv`, the same records as CSV.", security },
+        },
+      )
+      .get(
+        "/v1/usage/summary",
+        async ({ auth, query }) => {
+          await ledger.settledFor(auth.accountId);
+          return usageSummary(ctx, auth.accountId, query);
+        },
+        {
+          query: UsageSummaryQuery,
+          detail: { tags: ["LLM"], summary: "Your spend grouped by model, key or day", description: "Credits and tokens of LLM calls and finished media tasks, grouped by `group_by` (model, key or UTC day) within `from`/`to`.", security },
         },
       )
   );
