@@ -8,6 +8,7 @@ import type { AppContext } from "../context.ts";
 import type { AuthContext } from "../accounts/service.ts";
 import { refuseModelNotAllowed } from "../accounts/policy.ts";
 import type { BudgetHold, KeyBudgets } from "../accounts/key-budgets.ts";
+import { withCreditHint } from "./credit-hint.ts";
 import type { Reservation } from "../ledger/float.ts";
 import type { LlmModel } from "../catalog/model.ts";
 import { ApiError } from "../http/errors.ts";
@@ -95,7 +96,7 @@ export async function handleLlm(d: LlmDeps, proto: LlmProtocol, path: string, re
     hold = await d.ledger.hold(auth.accountId, plan.amount, requestId);
   } catch (e) {
     if (budgetHold) d.budgets.settle(budgetHold, 0);
-    throw e;
+    throw withCreditHint(e, proto.name, body, plan, proto.maxOutputTokens(body));
   }
   const call: Call = { d, proto, path, request, auth, requestId, baseHeaders, body, upstream, model, provider, url, plan, hold, budgetHold, started, finished: false };
   // The hold may have waited for a commit; a client gone meanwhile is released here, before either path sends.
