@@ -132,6 +132,7 @@ export function buildOpenApiDocument(app: AnyElysia, publicBaseUrl: string): Jso
         op.parameters = [...(op.parameters ?? []).filter((p: Json) => p.name !== "*"), { name: "wildcard", in: "path", required: true, description: "The rest of the path; may contain `/`.", schema: { type: "string" } }];
         op.operationId = op.operationId.replace(/\*$/, "Wildcard");
       }
+      withBodySchema(app, rawPath, method, op);
       completeOperation(path, method, op);
       for (const t of op.tags ?? []) tags.add(t);
     }
@@ -139,6 +140,18 @@ export function buildOpenApiDocument(app: AnyElysia, publicBaseUrl: string): Jso
   }
   doc.tags = [...tags].sort().map((name) => ({ name }));
   return doc;
+}
+
+/**
+ * A route that reads its body with its own parser (the admin API's and media routes' body limits) gets a request
+ * body with no content from the generator: its own body schema is put back, as JSON, so a generated client can
+ * send every field.
+ */
+function withBodySchema(app: AnyElysia, path: string, method: string, op: Json) {
+  if (!op.requestBody || Object.keys(op.requestBody.content ?? {}).length) return;
+  const route = ((app as any).getGlobalRoutes() as Json[]).find((r) => r.method.toLowerCase() === method && r.path.replace(/:(\w+)/g, "{$1}") === path);
+  const schema = route?.hooks?.body;
+  if (schema) op.requestBody.content = { "application/json": { schema: JSON.parse(JSON.stringify(schema)) } };
 }
 
 function completeOperation(path: string, method: string, op: Json) {

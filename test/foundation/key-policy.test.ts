@@ -118,6 +118,29 @@ for (const d of dialects) {
   });
 }
 
+describe("/openapi.json", () => {
+  test("describes the policy fields of key creation and PATCH: types, ranges, periods", async () => {
+    const gw = await startGateway();
+    try {
+      const doc = (await (await fetch(gw.url + "/openapi.json")).json()) as any;
+      const schemaOf = (op: any) => op.requestBody.content["application/json"].schema;
+      const create = schemaOf(doc.paths["/admin/v1/accounts/{id}/keys"].post);
+      const patch = schemaOf(doc.paths["/admin/v1/accounts/{id}/keys/{keyId}"].patch);
+      for (const s of [create, patch]) {
+        expect(Object.keys(s.properties)).toEqual(expect.arrayContaining(["name", "rate_limit", "max_concurrent_tasks", "models", "expires_at", "budget"]));
+        const budget = s.properties.budget.anyOf[0];
+        expect(Object.keys(budget.properties)).toEqual(["day", "week", "month", "lifetime"]);
+        expect(budget.properties.day.anyOf[0]).toMatchObject({ type: "number", minimum: 0, maximum: 9007199254 });
+        expect(s.properties.models.anyOf[0]).toMatchObject({ type: "array", minItems: 1, items: { type: "string" } });
+        expect(s.properties.expires_at.anyOf[0]).toMatchObject({ type: "string", format: "date-time" });
+      }
+      expect(doc.paths["/v1/key"].get).toBeDefined();
+    } finally {
+      await gw.stop();
+    }
+  });
+});
+
 describe("key:update (CLI)", () => {
   const url = tempSqlitePath();
   let gw: TestGateway;
