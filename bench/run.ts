@@ -4,7 +4,9 @@
 //   switchyard  → this gateway (SQLite, in-process limits, full metering: hold, tap, settle, usage record)
 //   portkey     → Portkey's open-source gateway on Bun (x-portkey-provider: openai, x-portkey-custom-host)
 // Chat completions in three modes: json (a short request, answered whole), stream (the same, streamed) and agent (a
-// coding agent's request of ~180 KB, bench/agent-body.ts, streamed). All targets are started first and stay up.
+// coding agent's request of ~180 KB, bench/agent-body.ts, streamed); and, on the gateway alone, translated: the
+// stream's request as Anthropic Messages on the same chat-completions model, which the gateway translates both ways
+// (its CPU per call against the native stream's). All targets are started first and stay up.
 //   throughput  wrk, 1 thread, 64 connections, saturating, in BENCH_REPEATS interleaved rounds (default 5) of
 //               BENCH_SECONDS (default 4 s) after a 2 s warm-up per target and mode: each round runs every target
 //               once per mode, so a slow spell of the shared machine hits all of them alike. A target's rps is the
@@ -33,12 +35,15 @@ const WARMUP = quick ? 1 : 2;
 const RATE = Number(process.env.BENCH_RATE ?? 1000);
 const CONNECTIONS = 64;
 const LATENCY_SECONDS = quick ? 2 : 5;
-const MODES = ["json", "stream", "agent"] as const;
+const MODES = ["json", "stream", "agent", "translated"] as const;
 type Mode = (typeof MODES)[number];
+/** The modes every target serves; only the gateway translates. */
+const PROXY_MODES: readonly Mode[] = ["json", "stream", "agent"];
 
 const short = (stream: boolean) =>
   JSON.stringify({ model: "gpt-5.2", max_completion_tokens: 256, ...(stream && { stream: true }), messages: [{ role: "user", content: "Say hello." }] });
-const BODIES: Record<Mode, string> = { json: short(false), stream: short(true), agent: agentBody() };
+const translated = JSON.stringify({ model: "gpt-5.2", max_tokens: 256, stream: true, messages: [{ role: "user", content: "Say hello." }] });
+const BODIES: Record<Mode, string> = { json: short(false), stream: short(true), agent: agentBody(), translated };
 const body = (mode: Mode) => BODIES[mode];
 /** Agent requests are ~1,500 times larger: at the short requests' rate the probe would measure queueing. */
 const rateOf = (mode: Mode) => (mode === "agent" ? RATE / 5 : RATE);
@@ -47,6 +52,7 @@ interface Target {
   name: string;
   req(mode: Mode): Request;
   pid: number | null;
+  modes: readonly Mode[];
 }
 
 /** What one wrk run cost in CPU, µs per request, all threads: the target's process and the fake upstream's. */
@@ -64,21 +70,21 @@ async function measureAll(targets: Target[], upstreamPid: number): Promise<Row[]
     (cpu.get(key) ?? cpu.set(key, []).get(key)!).push(cost);
     return r;
   };
-  for (const t of targets) for (const mode of MODES) await wrk(t, mode, WARMUP);
+  for (const t of targets) for (const mode of t.modes) await wrk(t, mode, WARMUP);
   cpu.clear(); // warm-up runs include JIT compilation
   const runs = new Map<string, WrkResult[]>();
   for (let round = 0; round < REPEATS; round++) {
     for (const mode of MODES) {
-      for (const t of targets) {
+      for (const t of targets.filter((t) => t.modes.includes(mode))) {
         const r = await wrk(t, mode, SECONDS);
         (runs.get(`${t.name}|${mode}`) ?? runs.set(`${t.name}|${mode}`, []).get(`${t.name}|${mode}`)!).push(r);
       }
     }
-    console.log(`round ${round + 1}/${REPEATS}: ` + targets.map((t) => `${t.name} ${MODES.map((m) => runs.get(`${t.name}|${m}`)!.at(-1)!.rps.toFixed(0)).join("/")}`).join(", "));
+    console.log(`round ${round + 1}/${REPEATS}: ` + targets.map((t) => `${t.name} ${t.modes.map((m) => runs.get(`${t.name}|${m}`)!.at(-1)!.rps.toFixed(0)).join("/")}`).join(", "));
   }
   const rows: Row[] = [];
   for (const t of targets) {
-    for (const mode of MODES) {
+    for (const mode of t.modes) {
       const rounds = runs.get(`${t.name}|${mode}`)!;
       const median = [...rounds].sort((a, b) => a.rps - b.rps)[Math.floor(rounds.length / 2)]!;
       const lat = await runPaced(t.req(mode), rateOf(mode));
@@ -119,17 +125,21 @@ async function main() {
   let rows: Row[];
   try {
     const targets: Target[] = [
-      { name: "direct", pid: null, req: (mode) => ({ url: `${fake.url}/v1/chat/completions`, headers: { "content-type": "application/json", authorization: "Bearer sk-bench" }, body: body(mode) }) },
+      { name: "direct", pid: null, modes: PROXY_MODES, req: (mode) => ({ url: `${fake.url}/v1/chat/completions`, headers: { "content-type": "application/json", authorization: "Bearer sk-bench" }, body: body(mode) }) },
     ];
     const bare = await startBareProxy(19150, fake.url);
     procs.push(bare);
-    targets.push({ name: "bare proxy", pid: bare.proc.pid, req: (mode) => ({ url: `${bare.url}/v1/chat/completions`, headers: { "content-type": "application/json" }, body: body(mode) }) });
+    targets.push({ name: "bare proxy", pid: bare.proc.pid, modes: PROXY_MODES, req: (mode) => ({ url: `${bare.url}/v1/chat/completions`, headers: { "content-type": "application/json" }, body: body(mode) }) });
     const sy = await startSwitchyard(19200, fake.url);
     procs.push(sy);
     targets.push({
       name: "switchyard",
       pid: sy.proc.pid,
-      req: (mode) => ({ url: `${sy.url}/v1/chat/completions`, headers: { "content-type": "application/json", authorization: `Bearer ${sy.key}` }, body: body(mode) }),
+      modes: MODES,
+      req: (mode): Request =>
+        mode === "translated"
+          ? { url: `${sy.url}/v1/messages`, headers: { "content-type": "application/json", "x-api-key": sy.key, "anthropic-version": "2023-06-01" }, body: body(mode) }
+          : { url: `${sy.url}/v1/chat/completions`, headers: { "content-type": "application/json", authorization: `Bearer ${sy.key}` }, body: body(mode) },
     });
     if (!args.includes("--no-portkey")) {
       const pk = ensurePortkey();
@@ -140,6 +150,7 @@ async function main() {
         targets.push({
           name: "portkey",
           pid: p.proc.pid,
+          modes: PROXY_MODES,
           req: (mode) => ({
             url: `${p.url}/v1/chat/completions`,
             headers: { "content-type": "application/json", authorization: "Bearer sk-bench", "x-portkey-provider": "openai", "x-portkey-custom-host": `${fake.url}/v1` },

@@ -1,4 +1,4 @@
-import { Elysia } from "elysia";
+import { Elysia, t } from "elysia";
 import { adminRoutes } from "./accounts/admin-routes";
 import { catalogRoutes } from "./catalog/routes";
 import type { AppContext } from "./context";
@@ -18,7 +18,7 @@ export function buildApp(ctx: AppContext) {
   const app = new Elysia()
     .use(basePlugin(ctx.log))
     .use(opsRoutes(ctx))
-    .get("/healthz", () => ({ status: "ok" }), { detail: { tags: ["Operations"], summary: "The process is up" } })
+    .get("/healthz", () => ({ status: "ok" as const }), { response: t.Object({ status: t.Literal("ok") }), detail: { tags: ["Operations"], summary: "The process is up" } })
     .use(catalogRoutes(ctx))
     .use(creditRoutes(ctx))
     .use(keyRoutes(ctx))

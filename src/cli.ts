@@ -9,6 +9,8 @@ import { BUDGET_PERIODS, newKeyPolicy, parseKeyPolicy } from "./accounts/policy"
 import { SWEPT_HOLD_KINDS } from "./ledger/service";
 import { creditsToMicros, microsToCredits } from "./ledger/units";
 import { silentLogger } from "./log";
+import { CatalogError, loadCatalog } from "./catalog/service";
+import { checkCatalog } from "./catalog/drift";
 
 // Operator commands at a shell, printing JSON. They open the same database as the server (DATABASE_URL), so they
 // work without ADMIN_TOKEN and while the server runs.
@@ -30,7 +32,9 @@ const usage = `Usage: bun run cli <command> [options]   (or: switchyard cli <com
   secrets:reseal                                  seal stored webhook signing keys with SECRETS_KEY's first key
   user:create ACCOUNT_ID --email E --password P   create a dashboard user (sign-in at /dashboard)
   ledger:check [ACCOUNT_ID]                       recompute balances and usage entries; exit 1 on a mismatch
-  holds:sweep                                     release expired LLM holds and floats now (not media tasks')`;
+  holds:sweep                                     release expired LLM holds and floats now (not media tasks')
+  catalog:check                                   compare the catalog with each configured provider's model list;
+                                                  exit 1 when a model is missing, no longer served or differs`;
 
 type Command = (ctx: AppContext, args: string[], o: Record<string, any>) => Promise<unknown>;
 
@@ -94,6 +98,15 @@ function policyFlags(o: Record<string, any>): Record<string, unknown> {
   return input;
 }
 
+// Commands that need no database (and so run where only the provider keys are set).
+const standalone: Record<string, (config: ReturnType<typeof loadConfig>) => Promise<unknown>> = {
+  "catalog:check": async (config) => {
+    const report = await checkCatalog(loadCatalog(config.catalogPath), config.raw);
+    if (!report.ok) process.exitCode = 1;
+    return report;
+  },
+};
+
 function need(v: string | undefined, name: string): string {
   if (!v) throw new ApiError(422, "invalid_request", `${name} is required`);
   return v;
@@ -110,7 +123,8 @@ export async function runCli(argv: string[]): Promise<number> {
     return 0;
   }
   const command = name ? commands[name] : undefined;
-  if (!command) {
+  const alone = name ? standalone[name] : undefined;
+  if (!command && !alone) {
     console.error(usage);
     return name ? 2 : 0;
   }
@@ -126,13 +140,17 @@ export async function runCli(argv: string[]): Promise<number> {
         "budget-day": { type: "string" }, "budget-week": { type: "string" }, "budget-month": { type: "string" }, "budget-lifetime": { type: "string" },
       },
     });
+    if (alone) {
+      console.log(JSON.stringify(await alone(loadConfig()), null, 2));
+      return typeof process.exitCode === "number" ? process.exitCode : 0;
+    }
     // No Redis: no command limits requests or takes task tokens, and an operator must be able to run these while
     // Redis is down.
     ctx = await createContext(loadConfig(), silentLogger, { redis: false, poolSize: 2 }); // one command at a time
-    console.log(JSON.stringify(await command(ctx, positionals, values), null, 2));
+    console.log(JSON.stringify(await command!(ctx, positionals, values), null, 2));
     return typeof process.exitCode === "number" ? process.exitCode : 0;
   } catch (e) {
-    const known = e instanceof ApiError || e instanceof ConfigError || e instanceof RangeError || (e as any)?.code?.startsWith?.("ERR_PARSE_ARGS");
+    const known = e instanceof ApiError || e instanceof ConfigError || e instanceof CatalogError || e instanceof RangeError || (e as any)?.code?.startsWith?.("ERR_PARSE_ARGS");
     const message = known ? (e as Error).message : String(e);
     console.error(JSON.stringify({ error: message }));
     return 1;

@@ -7,6 +7,7 @@ import { SWEPT_HOLD_KINDS } from "./ledger/service";
 import { serverLimitOf } from "./http/body-limits";
 import { createLogger } from "./log";
 import { startMedia } from "./media/workers";
+import { SERVER_IDLE_TIMEOUT_SECONDS } from "./llm/timeouts";
 import { CLOSE_DEADLINE_MS, closeNow, gracefulStop, onShutdown, within } from "./ops/shutdown";
 import { Idempotency } from "./http/idempotency";
 
@@ -34,13 +35,14 @@ const ctx = await createContext(config, log).catch((e) => {
   console.error(`switchyard could not start: ${what}: ${(e as Error).message}`);
   process.exit(1);
 });
-// idleTimeout: the most Bun allows (an LLM answer may take minutes to start); maxRequestBodySize: a backstop above
+// idleTimeout: the most Bun allows; an LLM call lifts it for its connection while it waits on its upstream, whose own
+// timeouts govern it (llm/timeouts.ts), and restores it after. maxRequestBodySize: a backstop above
 // MAX_REQUEST_BODY_MB, whose 413 is ours, in the caller's protocol (http/body-limits.ts).
 // reusePort off (Elysia turns it on): a second gateway started on a port in use must fail, not quietly take half of
 // the first one's connections.
 const app = buildApp(ctx);
 try {
-  app.listen({ port: config.port, hostname: config.host, idleTimeout: 255, maxRequestBodySize: serverLimitOf(config.body), reusePort: false });
+  app.listen({ port: config.port, hostname: config.host, idleTimeout: SERVER_IDLE_TIMEOUT_SECONDS, maxRequestBodySize: serverLimitOf(config.body), reusePort: false });
 } catch (e) {
   console.error(`switchyard could not start: cannot listen on ${config.host}:${config.port} (HOST, PORT): ${(e as Error).message}`);
   await closeContext(ctx).catch(() => {});

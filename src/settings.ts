@@ -88,6 +88,7 @@ export const settings: Setting[] = [
   { name: "MEDIA_MAX_DEADLINE_SECONDS", kind: "int", doc: "Optional cap on every model's deadline (a task still unfinished then fails and is refunded). At least 1; unset for no cap.", check: atLeastOne },
   { name: "MEDIA_HOUSEKEEPING_SECONDS", kind: "int", default: "30", doc: "How often concurrency tokens of running tasks are refreshed and expired result files deleted (1 to 86400).", check: between(1, DAY_SECONDS) },
   { name: "CALLBACK_ALLOW_PRIVATE", kind: "bool", default: "false", doc: "Allow callback URLs that resolve to loopback, private, link-local or metadata addresses (tests, trusted networks)." },
+  { name: "UPSTREAM_URLS_ALLOW_PRIVATE", kind: "bool", default: "false", doc: "Allow fetching URLs that media upstreams hand over (result files, fal's status URLs) from loopback, private, link-local or metadata addresses (tests, upstreams on a trusted network)." },
   { name: "CALLBACK_MAX_ATTEMPTS", kind: "int", default: "6", doc: "Delivery attempts per callback before giving up.", check: atLeastOne },
   { name: "CALLBACK_RETRY_BASE_MS", kind: "int", default: "15000", doc: "Wait before the first retry; doubles each time (6 attempts span about 8 minutes)." },
   { name: "STORAGE_DIR", kind: "string", default: "./data/files", doc: "Folder for task result files when S3 is not configured. Processes on several hosts must share it (or use S3): a file is served by whichever process gets the request." },
@@ -110,8 +111,15 @@ export const settings: Setting[] = [
   { name: "XAI_BASE_URL", kind: "url", default: "https://api.x.ai/v1", doc: "xAI API base, with `/v1`." },
   { name: "DEEPSEEK_API_KEY", kind: "secret", doc: "DeepSeek key(s), comma-separated to rotate. Unset: DeepSeek models answer 503." },
   { name: "DEEPSEEK_BASE_URL", kind: "url", default: "https://api.deepseek.com", doc: "DeepSeek API base (chat completions at `{base}/chat/completions`)." },
+  { name: "LLM_FIRST_BYTE_TIMEOUT_SECONDS", kind: "string", default: "900", doc: "The longest wait for an LLM upstream's response headers, in seconds (decimals allowed; more than 0, at most 86400). A non-streaming reasoning call may think for many minutes before it answers at all. Past it: 504 `upstream_timeout`, nothing charged.", check: timerSeconds },
+  { name: "LLM_SILENCE_TIMEOUT_SECONDS", kind: "string", default: "600", doc: "The longest an LLM upstream's answer may go without a byte once its headers have come, in seconds (decimals allowed; more than 0, at most 86400). Past it the call ends as `upstream_timeout`, nothing charged: a stream with its protocol's error event, an answer not yet sent with a 504.", check: timerSeconds },
   { name: "LOG_LEVEL", kind: "string", default: "info", doc: "`debug`, `info`, `warn` or `error`.", check: (v) => (["debug", "info", "warn", "error"].includes(v) ? undefined : "must be debug, info, warn or error") },
 ];
+
+/** Seconds that become a timer: decimals allowed (tests use fractions), and under 2^31 ms (see `between`). */
+function timerSeconds(v: string): string | undefined {
+  return positiveDecimal(v) ?? (Number(v) <= DAY_SECONDS ? undefined : `must be at most ${DAY_SECONDS}`);
+}
 
 function positiveDecimal(v: string): string | undefined {
   return /^\d+(\.\d+)?$/.test(v) && Number(v) > 0 ? undefined : "must be a positive number";

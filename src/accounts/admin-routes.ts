@@ -4,18 +4,19 @@ import { ApiError } from "../http/errors";
 import { bearerToken, safeEqual } from "../http/tokens";
 import { withIdleFloatBack } from "../ledger/float";
 import { creditsToMicros, microsToCredits } from "../ledger/units";
-import { CreateAccountBody, CreateKeyBody, CreditsBody, UpdateKeyBody } from "./model";
+import { AccountList, AccountView, CreateAccountBody, CreateKeyBody, CreditsBody, CreditsResult, KeyCreated, KeyList, KeyView, LedgerCheck, UpdateKeyBody, WebhookKey } from "./model";
 import { newKeyPolicy, parseKeyPolicy } from "./policy";
 import { accountView } from "./views";
-import { smallBodyLimits } from "../http/body-limits";
+import { jsonObjectBodies } from "../http/body-limits";
 import { checkBeforeBody } from "../http/before-body";
+import { errorCodes } from "../discovery/openapi";
 
 // The operator's API under /admin/v1, authorised by ADMIN_TOKEN. Without ADMIN_TOKEN it refuses everything: an
 // operator then uses the CLI, which talks to the database directly.
 
 // The token is checked before the body is read (http/before-body.ts): a caller without it must not make the gateway
 // receive and parse a body, nor learn anything about a route's schema (it gets 401/403, never a 422 naming a field
-// or a 400 for malformed JSON). Bodies here are at most SMALL_BODY_BYTES (http/body-limits.ts).
+// or a 400 for malformed JSON). Bodies here are JSON objects of at most SMALL_BODY_BYTES (http/body-limits.ts).
 export function adminGuard(ctx: AppContext) {
   const expected = ctx.config.adminToken;
   return checkBeforeBody(({ request }) => {
@@ -24,11 +25,14 @@ export function adminGuard(ctx: AppContext) {
   });
 }
 
+/** The routes under /accounts/:id answer 404 for an unknown account (a new object per route: Elysia merges into it). */
+const unknownAccount = () => errorCodes({ 404: ["not_found"] });
+
 export function adminRoutes(ctx: AppContext) {
   const { accounts, ledger } = ctx;
   return new Elysia({ name: "admin", prefix: "/admin/v1", detail: { tags: ["Admin"], security: [{ adminToken: [] }] } })
     .use(adminGuard(ctx))
-    .use(smallBodyLimits(ctx))
+    .use(jsonObjectBodies(ctx))
     .post(
       "/accounts",
       async ({ body, set }) => {
@@ -36,11 +40,12 @@ export function adminRoutes(ctx: AppContext) {
         set.status = 201;
         return accountView(ctx, a.id);
       },
-      { body: CreateAccountBody, detail: { summary: "Create an account with a wallet and optional initial credits" } },
+      { body: CreateAccountBody, response: { 201: AccountView }, detail: { summary: "Create an account with a wallet and optional initial credits" } },
     )
-    .get("/accounts", async () => ({ data: await accounts.listAccounts() }), { detail: { summary: "List accounts" } })
+    .get("/accounts", async () => ({ data: await accounts.listAccounts() }), { response: AccountList, detail: { summary: "List accounts" } })
     .get("/accounts/:id", ({ params }) => accountView(ctx, params.id, { withLedger: true }), {
-      detail: { summary: "Read an account: balance, pending holds, ledger entries and keys" },
+      response: AccountView,
+      detail: { ...unknownAccount(), summary: "Read an account: balance, pending holds, ledger entries and keys" },
     })
     .post(
       "/accounts/:id/keys",
@@ -49,22 +54,24 @@ export function adminRoutes(ctx: AppContext) {
         set.status = 201;
         return k;
       },
-      { body: CreateKeyBody, detail: { summary: "Create an API key (the plaintext key is returned once)" } },
+      { body: CreateKeyBody, response: { 201: KeyCreated }, detail: { ...unknownAccount(), summary: "Create an API key (the plaintext key is returned once)" } },
     )
     .patch(
       "/accounts/:id/keys/:keyId",
       ({ params, body }) => accounts.updateKey(params.id, params.keyId, parseKeyPolicy(body, Date.now())),
       {
         body: UpdateKeyBody,
-        detail: { summary: "Change a key's name, limits, models, expiry or budget (only the fields given; null: back to the default)" },
+        response: KeyView,
+        detail: { ...unknownAccount(), summary: "Change a key's name, limits, models, expiry or budget (only the fields given; null: back to the default)" },
       },
     )
     .get("/accounts/:id/keys", async ({ params }) => {
       await accounts.requireAccount(params.id);
       return { data: await accounts.listKeys(params.id) };
-    }, { detail: { summary: "List an account's keys (by prefix; never the key)" } })
+    }, { response: KeyList, detail: { ...unknownAccount(), summary: "List an account's keys (by prefix; never the key)" } })
     .delete("/accounts/:id/keys/:keyId", ({ params }) => accounts.revokeKey(params.id, params.keyId), {
-      detail: { summary: "Revoke a key" },
+      response: KeyView,
+      detail: { ...unknownAccount(), summary: "Revoke a key" },
     })
     .post(
       "/accounts/:id/credits",
@@ -78,16 +85,16 @@ export function adminRoutes(ctx: AppContext) {
         const b = await withIdleFloatBack(ctx, params.id, "correction_exceeds_available", () => ledger.credit(params.id, micros, kind, body.reason ?? kind));
         return { account_id: params.id, credits: microsToCredits(b.available), held_credits: microsToCredits(b.held), balance_credits: microsToCredits(b.balance) };
       },
-      { body: CreditsBody, detail: { summary: "Top up credits, or correct them (kind=correction may be negative)" } },
+      { body: CreditsBody, response: CreditsResult, detail: { ...errorCodes({ 404: ["not_found", "account_not_found"], 409: ["correction_exceeds_available"], 422: ["balance_too_large"] }), summary: "Top up credits, or correct them (kind=correction may be negative)" } },
     )
     .post("/accounts/:id/webhook-key", async ({ params, set }) => {
       set.status = 201;
       return accounts.rotateWebhookKey(params.id);
-    }, { detail: { summary: "Generate or rotate the account's webhook signing key (shown once)" } })
+    }, { response: { 201: WebhookKey }, detail: { ...unknownAccount(), summary: "Generate or rotate the account's webhook signing key (shown once)" } })
     .get("/ledger/check", async ({ query }) => {
       const mismatches = await ledger.check(query.account_id);
       return { ok: mismatches.length === 0, mismatches };
-    }, { query: t.Object({ account_id: t.Optional(t.String()) }), detail: { summary: "Recompute every wallet from its entries and pending holds" } });
+    }, { query: t.Object({ account_id: t.Optional(t.String()) }), response: LedgerCheck, detail: { summary: "Recompute every wallet from its entries and pending holds" } });
 }
 
 function toMicros(credits: number, param: string, allowNegative = false): number {

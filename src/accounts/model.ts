@@ -91,3 +91,40 @@ export const CreditsBody = t.Object({
   reason: t.Optional(t.String({ maxLength: 500 })),
   kind: t.Optional(t.Union([t.Literal("topup"), t.Literal("correction")])),
 });
+
+// Answers of the admin API (published in /openapi.json). Objects stay open: the views may gain fields.
+const Open = <T extends Parameters<typeof t.Object>[0]>(props: T, description?: string) => t.Object(props, { additionalProperties: true, ...(description && { description }) });
+const Iso = t.String({ description: "ISO 8601 time." });
+
+export const KeyView = Open({
+  id: t.String(),
+  name: t.Nullable(t.String()),
+  prefix: t.String({ description: "The key's first characters, to recognise it (never the key)." }),
+  rate_limit: t.Nullable(Open({ requests: t.Integer(), window_seconds: t.Integer() })),
+  max_concurrent_tasks: t.Nullable(t.Integer()),
+  models: t.Nullable(t.Array(t.String()), { description: "Models the key may call (ids, `prefix-*`, `*`); null: every model." }),
+  expires_at: t.Nullable(Iso),
+  budget: t.Record(t.String(), t.Number(), { description: "Credits per period (day, week, month, lifetime); a period absent has no cap." }),
+  created_at: Iso,
+  revoked_at: t.Nullable(Iso),
+  last_used_at: t.Nullable(Iso),
+});
+export const KeyCreated = t.Composite([KeyView, t.Object({ key: t.String({ description: "The plaintext key, shown this once." }) })], { additionalProperties: true });
+export const KeyList = Open({ data: t.Array(KeyView) });
+
+export const AccountView = Open({
+  id: t.String(),
+  name: t.String(),
+  created_at: Iso,
+  has_webhook_key: t.Boolean(),
+  credits: t.Number({ description: "Available credits (balance minus held)." }),
+  held_credits: t.Number(),
+  balance_credits: t.Number(),
+  holds: t.Optional(t.Array(Open({ id: t.String(), credits: t.Number(), kind: t.String(), ref: t.Nullable(t.String()), created_at: Iso, expires_at: Iso }))),
+  ledger: t.Optional(t.Array(Open({ id: t.Any(), hold_id: t.Nullable(t.String()), kind: t.String(), credits: t.Number(), micro_credits: t.Integer(), reason: t.Nullable(t.String()), created_at: Iso }))),
+  keys: t.Optional(t.Array(KeyView)),
+}, "An account; with its pending holds, last ledger entries and keys when read by id.");
+export const AccountList = Open({ data: t.Array(Open({ id: t.String(), name: t.String(), created_at: t.Number({ description: "Unix ms" }) })) });
+export const CreditsResult = Open({ account_id: t.String(), credits: t.Number(), held_credits: t.Number(), balance_credits: t.Number() });
+export const WebhookKey = Open({ key: t.String({ description: "The signing key, shown this once." }) });
+export const LedgerCheck = Open({ ok: t.Boolean(), mismatches: t.Array(t.Record(t.String(), t.Any())) });

@@ -1,6 +1,7 @@
 import { sql } from "drizzle-orm";
 import type { AppContext } from "../context";
 import { microsToCredits } from "../ledger/units";
+import type { AccountView } from "./model";
 
 // The JSON an operator (admin API, CLI) sees for an account.
 export async function accountView(ctx: AppContext, id: string, opts: { withLedger?: boolean } = {}) {
@@ -25,5 +26,5 @@ export async function accountView(ctx: AppContext, id: string, opts: { withLedge
     view.ledger = entries.map((e) => ({ id: e.id, hold_id: e.hold_id, kind: e.kind, credits: microsToCredits(e.amount), micro_credits: e.amount, reason: e.reason, created_at: new Date(e.created_at).toISOString() }));
     view.keys = await ctx.accounts.listKeys(id);
   }
-  return view;
+  return view as typeof AccountView.static; // the shape admin-routes.ts publishes and validates
 }

@@ -54,3 +54,18 @@ export interface LlmModel extends LlmEntry {
 }
 
 export const LLM_ENDPOINTS: LlmEndpoint[] = ["/v1/messages", "/v1/responses", "/v1/chat/completions", "/v1/embeddings"];
+
+/** The three protocols every LLM is served on: natively on its `endpoint`, translated on the others. */
+export const CHAT_ENDPOINTS: LlmEndpoint[] = ["/v1/messages", "/v1/responses", "/v1/chat/completions"];
+
+/** The endpoints serving a model: its native one first, then the translated ones; embeddings only their own. */
+export function endpointsOf(m: Pick<LlmEntry, "type" | "endpoint">): LlmEndpoint[] {
+  if (m.type !== "llm") return [m.endpoint];
+  return [m.endpoint, ...CHAT_ENDPOINTS.filter((e) => e !== m.endpoint)];
+}
+
+/**
+ * The day the built-in catalog (models.json, media-models.json) was last checked against the providers' own pages:
+ * every built-in entry's `checked` date is this day or later (test/catalog/sources.test.ts).
+ */
+export const CATALOG_RELEASED = "2026-11-27";

@@ -3,18 +3,24 @@ import type { AppContext } from "../context";
 import { notFound } from "../http/errors";
 import { percentDecoded } from "../http/percent";
 import { cardsFor } from "../pages/model-card-facts";
+import { errorCodes } from "../discovery/openapi";
+import { pathName } from "../discovery/openapi-shape";
+import { ModelCard, ModelList, PublicModel } from "./schemas";
 
 // Public (no key): prices are public anyway, and agents discover models before they hold a key.
 export function catalogRoutes(ctx: AppContext) {
-  const list = { object: "list", data: ctx.catalog.publicList() }; // built once: the catalog is immutable at runtime
+  const list = { object: "list" as const, data: ctx.catalog.publicList() as Array<typeof PublicModel.static> }; // built once: the catalog is immutable at runtime
   // One model = the same facts as its model card (price rows, worked example, example requests, input JSON Schema).
   const cards = cardsFor(ctx.catalog, ctx.config.publicBaseUrl);
   return new Elysia({ name: "catalog", detail: { tags: ["Models"] } })
-    .get("/v1/models", () => list, { detail: { summary: "Every model with its endpoint, capabilities and USD pricing" } })
+    .get("/v1/models", () => list, { response: ModelList, detail: { summary: "Every model with its endpoint, capabilities and USD pricing" } })
     .get("/v1/models/*", ({ params }) => {
       const id = percentDecoded(params["*"]);
       const card = id === null ? undefined : cards.get(id);
       if (!card) throw notFound(`Model ${id ?? params["*"]}`);
-      return card.json;
-    }, { detail: { summary: "One model with its price rows, examples and (media) input JSON Schema; ids may contain slashes" } });
+      return card.json as typeof ModelCard.static;
+    }, {
+      response: ModelCard,
+      detail: { summary: "One model with its price rows, examples and (media) input JSON Schema; ids may contain slashes", ...errorCodes({ 404: ["not_found"] }), ...pathName("model_id", "A model id from GET /v1/models; may contain `/` (google/nano-banana).") },
+    });
 }

@@ -2,8 +2,11 @@ import { readFileSync } from "node:fs";
 import { usdPerMillionToMicrosPerToken, usdPerThousandToMicrosPerCall } from "../ledger/units";
 import builtinLlm from "./models.json";
 import builtinMedia from "./media-models.json";
-import { LLM_ENDPOINTS, TASK_ENDPOINT, type LlmEntry, type LlmModel, type TokenPriceSet } from "./model";
+import { type LlmEntry, type LlmModel, type TokenPriceSet } from "./model";
 import { compileMediaModel, type MediaModel } from "../media/model";
+import { checkLlmFields } from "./entry-check";
+import { checkSuccessors, FieldError, LIFECYCLE_KEYS, lifecycleOf, retiredError, type Lifecycle, type ModelStatus } from "./lifecycle";
+import { publicLlm, publicMedia } from "./public";
 
 // The catalog: every model the gateway sells, loaded and checked once at startup. A bad entry stops startup with a
 // message naming it, so a price typo never reaches a customer. Lookups on the hot path are one Map.get.
@@ -18,27 +21,47 @@ export class Catalog {
   /** A fingerprint of the loaded data (for ETags of pages rendered from it). */
   readonly version: string;
 
-  constructor(llmEntries: LlmEntry[], mediaEntries: unknown[]) {
+  /** status, dates, successor and source of every model, by id */
+  readonly lifecycle = new Map<string, Lifecycle & { status: ModelStatus }>();
+
+  /** `originOf` names the file an entry came from, for the one-line startup error. */
+  constructor(llmEntries: LlmEntry[], mediaEntries: unknown[], originOf: (entry: unknown) => string = () => "built-in catalog") {
+    const fail = (entry: unknown, e: Error): never => {
+      const field = e instanceof FieldError ? `, field ${e.field}` : "";
+      throw new CatalogError(`${originOf(entry)}: entry ${JSON.stringify((entry as any)?.id)}${field}: ${e.message}`);
+    };
+    const byId = new Map<string, unknown>();
     for (const e of llmEntries) {
-      const m = compileLlm(e);
-      this.llmList.push(m);
-      for (const name of [m.id, ...(m.aliases ?? [])]) {
+      let m: LlmModel;
+      try {
+        m = compileLlm(e);
+        this.lifecycle.set(m.id, lifecycleOf(e as any));
+      } catch (err) {
+        fail(e, err as Error);
+      }
+      this.llmList.push(m!);
+      byId.set(m!.id, e);
+      for (const name of [m!.id, ...(m!.aliases ?? [])]) {
         // An alias equal to another model's id (or alias) would silently take that name over: refuse at startup.
-        if (this.llm.has(name)) throw new CatalogError(`catalog entry ${JSON.stringify(m.id)}: ${JSON.stringify(name)} already names ${this.llm.get(name)!.id}`);
-        this.llm.set(name, m);
+        if (this.llm.has(name)) fail(e, new FieldError(name === m!.id ? "id" : "aliases", `${JSON.stringify(name)} already names ${this.llm.get(name)!.id}`));
+        this.llm.set(name, m!);
       }
     }
     for (const e of mediaEntries) {
       let m: MediaModel;
+      const { lifecycle, rest } = splitLifecycle(e);
       try {
-        m = compileMediaModel(e);
+        m = compileMediaModel(rest);
+        this.lifecycle.set(m.id, lifecycleOf(lifecycle));
       } catch (err) {
-        throw new CatalogError(`catalog entry ${JSON.stringify((e as any)?.id)}: ${(err as Error).message}`);
+        fail(e, err as Error);
       }
-      if (this.llm.has(m.id) || this.media.has(m.id)) throw new CatalogError(`catalog entry ${JSON.stringify(m.id)}: duplicate id`);
-      this.mediaList.push(m);
-      this.media.set(m.id, m);
+      if (this.llm.has(m!.id) || this.media.has(m!.id)) fail(e, new FieldError("id", "duplicate id"));
+      this.mediaList.push(m!);
+      this.media.set(m!.id, m!);
+      byId.set(m!.id, e);
     }
+    checkSuccessors(this.lifecycle, (id, err) => fail(byId.get(id), err));
     this.version = new Bun.CryptoHasher("sha1").update(JSON.stringify([llmEntries, mediaEntries])).digest("hex").slice(0, 16);
   }
 
@@ -53,80 +76,62 @@ export class Catalog {
 
   /** The model list of GET /v1/models (OpenAI list shape plus our fields). */
   publicList(): object[] {
-    return [...this.llmList.map(publicLlm), ...this.mediaList.map((m) => this.publicMedia(m))];
+    const life = (id: string) => this.lifecycle.get(id)!;
+    return [...this.llmList.map((m) => publicLlm(m, life(m.id))), ...this.mediaList.map((m) => publicMedia(m, life(m.id)))];
   }
 
   publicModel(id: string): object | undefined {
     const l = this.llm.get(id);
-    if (l) return publicLlm(l);
+    if (l) return publicLlm(l, this.lifecycle.get(l.id)!);
     const m = this.media.get(id);
-    return m && this.publicMedia(m);
+    return m && publicMedia(m, this.lifecycle.get(m.id)!);
   }
 
-  private publicMedia(m: MediaModel) {
-    return {
-      id: m.id,
-      object: "model",
-      owned_by: m.routes[0]!.provider,
-      type: m.type,
-      kind: m.kind,
-      name: m.name,
-      description: m.description,
-      endpoint: TASK_ENDPOINT,
-      capabilities: [m.kind],
-      pricing: { currency: "USD", unit: m.pricingRule.unit, rows: m.priceRows },
-    };
+  /** Refuses a model its provider retired (410 model_retired naming the successor); call it wherever a request picks a model. */
+  servable(model: { id: string }): void {
+    const life = this.lifecycle.get(model.id);
+    if (life?.status === "retired") throw retiredError(model.id, life);
   }
-}
-
-function publicLlm(m: LlmModel) {
-  const pricing: Record<string, number> = { input: m.pricing.input };
-  if (m.type === "llm") pricing.output = m.pricing.output!;
-  if (m.pricing.cache_read != null) pricing.cache_read = m.pricing.cache_read;
-  if (m.pricing.cache_write != null) pricing.cache_write = m.pricing.cache_write;
-  if (m.pricing.cache_write_1h != null) pricing.cache_write_1h = m.pricing.cache_write_1h;
-  if (m.pricing.web_search_per_1k_calls != null) pricing.web_search_per_1k_calls = m.pricing.web_search_per_1k_calls;
-  const long = m.pricing.long_context;
-  return {
-    id: m.id,
-    object: "model",
-    owned_by: m.provider,
-    type: m.type,
-    name: m.name,
-    description: m.description,
-    endpoint: m.endpoint,
-    aliases: m.aliases ?? [],
-    context_window: m.context_window ?? null,
-    max_output_tokens: m.max_output_tokens ?? null,
-    capabilities: m.capabilities,
-    pricing: { currency: "USD", unit: "per_million_tokens", ...pricing, ...(long && { long_context: long }) },
-  };
 }
 
 function compileLlm(e: LlmEntry): LlmModel {
-  const where = `catalog entry ${JSON.stringify(e?.id)}`;
-  if (!e || typeof e.id !== "string" || !e.id) throw new CatalogError(`${where}: missing id`);
-  if (e.type !== "llm" && e.type !== "embedding") throw new CatalogError(`${where}: type must be llm or embedding`);
-  if (!LLM_ENDPOINTS.includes(e.endpoint)) throw new CatalogError(`${where}: endpoint must be one of ${LLM_ENDPOINTS.join(", ")}`);
-  if (!e.provider || !e.upstream_model) throw new CatalogError(`${where}: provider and upstream_model are required`);
+  if (!e || typeof e !== "object") throw new FieldError("id", "an entry must be an object");
+  if (typeof e.id !== "string" || !e.id) throw new FieldError("id", "missing id");
+  checkLlmFields(e as any);
+  if (e.type !== "llm" && e.type !== "embedding") throw new FieldError("type", "must be llm or embedding");
+  if (!e.endpoint) throw new FieldError("endpoint", "is required");
+  if (!e.provider) throw new FieldError("provider", "is required");
+  if (!e.upstream_model) throw new FieldError("upstream_model", "is required");
   if (!e.pricing || e.pricing.input == null || (e.type === "llm" && e.pricing.output == null))
-    throw new CatalogError(`${where}: pricing needs input${e.type === "llm" ? " and output" : ""} (USD per million tokens)`);
-  try {
-    const prices: LlmModel["prices"] = tokenPrices(e.pricing, null);
-    if (e.pricing.web_search_per_1k_calls != null) {
-      prices.webSearch = usdPerThousandToMicrosPerCall(e.pricing.web_search_per_1k_calls);
-      if (prices.webSearch < 0) throw new RangeError("prices must not be negative");
-    }
-    const long = e.pricing.long_context;
-    if (long != null) {
-      if (!Number.isSafeInteger(long.above_input_tokens) || long.above_input_tokens <= 0) throw new RangeError("long_context.above_input_tokens must be a positive integer");
-      if (long.input == null) throw new RangeError("long_context needs input (USD per million tokens)");
-      prices.longContext = { aboveInputTokens: long.above_input_tokens, ...tokenPrices(long, prices) };
-    }
-    return { ...e, capabilities: e.capabilities ?? [], prices };
-  } catch (err) {
-    throw new CatalogError(`${where}: ${(err as Error).message}`);
+    throw new FieldError("pricing", `needs input${e.type === "llm" ? " and output" : ""} (USD per million tokens)`);
+  const prices: LlmModel["prices"] = tokenPrices(e.pricing, null, "pricing.");
+  if (e.pricing.web_search_per_1k_calls != null) prices.webSearch = inField("pricing.web_search_per_1k_calls", () => usdPerThousandToMicrosPerCall(e.pricing.web_search_per_1k_calls!));
+  const long = e.pricing.long_context;
+  if (long != null) {
+    if (!Number.isSafeInteger(long.above_input_tokens) || long.above_input_tokens <= 0) throw new FieldError("pricing.long_context.above_input_tokens", "long_context.above_input_tokens must be a positive integer");
+    if (long.input == null) throw new FieldError("pricing.long_context.input", "long_context needs input (USD per million tokens)");
+    prices.longContext = { aboveInputTokens: long.above_input_tokens, ...tokenPrices(long, prices, "pricing.long_context.") };
   }
+  const { status: _s, released: _r, retires_after: _a, successor: _n, source: _o, checked: _c, ...entry } = e as LlmEntry & Lifecycle;
+  return { ...entry, capabilities: e.capabilities ?? [], prices };
+}
+
+/** A price conversion whose error (too many decimals) names the field. */
+function inField<T>(field: string, f: () => T): T {
+  try {
+    return f();
+  } catch (err) {
+    throw new FieldError(field, (err as Error).message);
+  }
+}
+
+/** The lifecycle fields of a media entry apart from the rest (which media/model.ts checks key by key). */
+function splitLifecycle(e: unknown): { lifecycle: Record<string, unknown>; rest: unknown } {
+  if (typeof e !== "object" || e === null) return { lifecycle: {}, rest: e };
+  const lifecycle: Record<string, unknown> = {};
+  const rest: Record<string, unknown> = { ...(e as object) };
+  for (const k of LIFECYCLE_KEYS) if (k in rest) (lifecycle[k] = rest[k], delete rest[k]);
+  return { lifecycle, rest };
 }
 
 /**
@@ -137,38 +142,52 @@ function compileLlm(e: LlmEntry): LlmModel {
 function tokenPrices(
   p: { input: number; output?: number; cache_read?: number; cache_write?: number; cache_write_1h?: number },
   base: TokenPriceSet | null,
+  prefix: string,
 ): TokenPriceSet {
-  const price = (usd: number | undefined, otherwise: number) => (usd == null ? otherwise : usdPerMillionToMicrosPerToken(usd));
-  const input = usdPerMillionToMicrosPerToken(p.input);
-  const cacheWrite = price(p.cache_write, base?.cacheWrite ?? input);
-  const set = {
+  const price = (key: keyof typeof p, otherwise: number) => (p[key] == null ? otherwise : inField(prefix + key, () => usdPerMillionToMicrosPerToken(p[key]!)));
+  const input = price("input", 0);
+  const cacheWrite = price("cache_write", base?.cacheWrite ?? input);
+  return {
     input,
-    output: price(p.output, base?.output ?? 0),
-    cacheRead: price(p.cache_read, base?.cacheRead ?? input),
+    output: price("output", base?.output ?? 0),
+    cacheRead: price("cache_read", base?.cacheRead ?? input),
     cacheWrite,
-    cacheWrite1h: price(p.cache_write_1h, base?.cacheWrite1h ?? cacheWrite),
+    cacheWrite1h: price("cache_write_1h", base?.cacheWrite1h ?? cacheWrite),
   };
-  for (const v of Object.values(set)) if (v < 0) throw new RangeError("prices must not be negative");
-  return set;
 }
 
-/** Built-in data merged with the operator's CATALOG_PATH file (same id replaces, new id adds). */
+/**
+ * Built-in data merged with the operator's CATALOG_PATH file: a new id adds a model, a whole entry (with `type`)
+ * replaces the built-in one, and an entry of only an id and lifecycle fields amends the built-in one in place, so
+ * `{"id": "gpt-4o", "status": "retired", "successor": "gpt-5.1"}` retires a model without restating it.
+ */
 export function loadCatalog(overridePath?: string): Catalog {
-  const llm = new Map<string, any>((builtinLlm as any[]).map((e) => [e.id, e]));
-  const media = new Map<string, any>((builtinMedia as any[]).map((e) => [e.id, e]));
+  const origin = new WeakMap<object, string>();
+  const builtin = (entries: any[], file: string) => entries.map((e) => (origin.set(e, file), [e.id, e] as [string, any]));
+  const llm = new Map<string, any>(builtin(builtinLlm as any[], "src/catalog/models.json"));
+  const media = new Map<string, any>(builtin(builtinMedia as any[], "src/catalog/media-models.json"));
   if (overridePath) {
+    const where = `CATALOG_PATH ${overridePath}`;
     let extra: unknown;
     try {
       extra = JSON.parse(readFileSync(overridePath, "utf8"));
     } catch (err) {
-      throw new CatalogError(`CATALOG_PATH ${overridePath}: ${(err as Error).message}`);
+      throw new CatalogError(`${where}: ${(err as Error).message}`);
     }
-    if (!Array.isArray(extra)) throw new CatalogError(`CATALOG_PATH ${overridePath}: must hold a JSON array of model entries`);
-    for (const e of extra as any[]) {
-      const isLlm = e?.type === "llm" || e?.type === "embedding";
-      (isLlm ? llm : media).set(e?.id, e);
-      (isLlm ? media : llm).delete(e?.id);
+    if (!Array.isArray(extra)) throw new CatalogError(`${where}: must hold a JSON array of model entries`);
+    const seen = new Set<unknown>();
+    for (let e of extra as any[]) {
+      if (typeof e !== "object" || e === null) throw new CatalogError(`${where}: every entry must be an object`);
+      if (seen.has(e.id)) throw new CatalogError(`${where}: entry ${JSON.stringify(e.id)}, field id: duplicate id (the file lists it twice)`);
+      seen.add(e.id);
+      const amends = Object.keys(e).every((k) => k === "id" || (LIFECYCLE_KEYS as readonly string[]).includes(k));
+      const known = llm.get(e.id) ?? media.get(e.id);
+      if (amends && known) e = { ...known, ...e };
+      origin.set(e, where);
+      const isLlm = amends && known ? llm.has(e.id) : e.type === "llm" || e.type === "embedding";
+      (isLlm ? llm : media).set(e.id, e);
+      (isLlm ? media : llm).delete(e.id);
     }
   }
-  return new Catalog([...llm.values()], [...media.values()]);
+  return new Catalog([...llm.values()], [...media.values()], (e) => (typeof e === "object" && e !== null && origin.get(e)) || "catalog");
 }

@@ -2,7 +2,7 @@ import { Elysia, t } from "elysia";
 import { adminGuard } from "../accounts/admin-routes";
 import type { AppContext } from "../context";
 import { MIN_PASSWORD_LENGTH, Users } from "./users";
-import { smallBodyLimits } from "../http/body-limits";
+import { jsonObjectBodies } from "../http/body-limits";
 
 // The operator creates dashboard users (admin API here; CLI `user:create`). There is no self sign-up.
 
@@ -17,7 +17,7 @@ export function dashboardAdminRoutes(ctx: AppContext) {
   const users = new Users(ctx.db);
   return new Elysia({ name: "dashboard-admin", prefix: "/admin/v1", detail: { tags: ["Admin"], security: [{ adminToken: [] }] } })
     .use(adminGuard(ctx)) // before the body is read
-    .use(smallBodyLimits(ctx))
+    .use(jsonObjectBodies(ctx))
     .post(
       "/accounts/:id/users",
       async ({ params, body, set }) => {

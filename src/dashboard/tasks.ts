@@ -1,27 +1,67 @@
 import { sql } from "drizzle-orm";
 import { Elysia } from "elysia";
 import type { AppContext } from "../context";
-import { html } from "../pages/layout";
+import { servableType } from "../media/storage";
+import type { StoredResult } from "../media/views";
+import { html, type Raw } from "../pages/layout";
 import { credits, when } from "./format";
 import { renderPage, withSession } from "./guard";
 import type { Users } from "./users";
 
-// Tasks: the account's media tasks with state, model, cost (the estimate while running), result links, and a
-// preview for image results. Results live 14 days; expired ones are marked instead of linked.
+// Tasks: the account's media tasks with state, model, cost (the estimate while running), and each finished task's
+// result files, a link and a preview by the file's media type. The engine stores a task's results as paths on the
+// gateway (`{paths: ["/files/<token>/<name>"]}`, media/finish.ts) and each file's type in result_files under its
+// token; the links stay relative, so they point at this origin whatever PUBLIC_BASE_URL says. Expired results are
+// marked instead of linked.
 
 const LIMIT = 100;
-const IMAGE = /\.(png|jpe?g|webp|gif|avif)(\?|$)/i;
 const STATES = ["waiting", "generating", "success", "fail"];
 
-function resultUrls(resultJson: string | null): string[] {
-  if (!resultJson) return [];
+/** A preview per media type (the part of the file's content type before the slash); other files get a link only. */
+const PREVIEWS: Record<string, (src: string, label: string) => Raw> = {
+  image: (src, label) => html`<img src="${src}" alt="${label}" loading="lazy" style="max-width:120px;max-height:120px;display:block">`,
+  video: (src) => html`<video src="${src}" controls preload="metadata" style="max-width:200px;display:block"></video>`,
+  audio: (src) => html`<audio src="${src}" controls preload="none" style="max-width:200px;display:block"></audio>`,
+};
+
+interface TaskLine {
+  id: string;
+  model: string;
+  state: string;
+  estimate: number;
+  cost: number | null;
+  result_json: string | null;
+  fail_code: string | null;
+  fail_msg: string | null;
+  created_at: number;
+  results_expired: number;
+}
+
+/** The paths of a finished task's result files, as the engine stored them. */
+function resultPaths(t: TaskLine): string[] {
+  if (t.state !== "success" || !t.result_json || t.results_expired) return [];
   try {
-    const urls = JSON.parse(resultJson)?.resultUrls;
-    // Only http(s) links are rendered: a javascript: URL in an upstream answer must never become a link.
-    return Array.isArray(urls) ? urls.filter((u): u is string => typeof u === "string" && /^https?:\/\//i.test(u)) : [];
+    const paths = (JSON.parse(t.result_json) as StoredResult).paths;
+    return Array.isArray(paths) ? paths.filter((p) => typeof p === "string" && p.startsWith("/files/")) : [];
   } catch {
     return [];
   }
+}
+
+/** The content type of each result file of these tasks, by its token. */
+async function fileTypes(ctx: AppContext, taskIds: string[]): Promise<Map<string, string>> {
+  if (!taskIds.length) return new Map();
+  const rows = await ctx.db.all<{ id: string; content_type: string }>(
+    sql`select id, content_type from result_files where task_id in (${sql.join(taskIds.map((id) => sql`${id}`), sql`, `)})`);
+  return new Map(rows.map((r) => [r.id, r.content_type]));
+}
+
+function results(paths: string[], types: Map<string, string>): Raw[] {
+  return paths.map((path, i) => {
+    const label = `result ${i + 1}`;
+    const preview = PREVIEWS[servableType(types.get(path.split("/")[2]!)).split("/")[0]!];
+    return html`<div>${preview ? preview(path, label) : ""}<a href="${path}">${label}</a></div>`;
+  });
 }
 
 export function tasksRoutes(ctx: AppContext, users: Users) {
@@ -29,8 +69,10 @@ export function tasksRoutes(ctx: AppContext, users: Users) {
     withSession(users, request, async (p) => {
       const accountId = p.session.accountId;
       const state = STATES.includes(String(query.state)) ? String(query.state) : undefined;
-      const rows = await ctx.db.all<any>(sql`select id, model, state, estimate, cost, result_json, fail_code, fail_msg, created_at, completed_at, results_expired
+      const rows = await ctx.db.all<TaskLine>(sql`select id, model, state, estimate, cost, result_json, fail_code, fail_msg, created_at, results_expired
         from tasks where account_id = ${accountId} ${state ? sql`and state = ${state}` : sql``} order by created_at desc limit ${LIMIT}`);
+      const paths = new Map(rows.map((t) => [t.id, resultPaths(t)]));
+      const types = await fileTypes(ctx, rows.filter((t) => paths.get(t.id)!.length).map((t) => t.id));
       return renderPage({
         title: "Tasks",
         nonce: p.nonce,
@@ -41,11 +83,10 @@ ${STATES.map((s) => html`<option value="${s}" ${s === state ? "selected" : ""}>$
 ${rows.length
   ? html`<table><tr><th>Created (UTC)</th><th>Task</th><th>Model</th><th>State</th><th>Credits</th><th>Results</th></tr>
 ${rows.map((t) => {
-    const urls = resultUrls(t.result_json);
     const final = t.state === "success" || t.state === "fail";
     return html`<tr><td>${when(t.created_at)}</td><td><code>${t.id}</code></td><td>${t.model}</td><td>${t.state}${t.fail_code ? html`<br><span class="error">${t.fail_code}: ${t.fail_msg ?? ""}</span>` : ""}</td>
 <td>${final ? credits(t.cost ?? 0) : html`<span class="muted">≤ ${credits(t.estimate)} (held)</span>`}</td>
-<td>${t.results_expired ? html`<span class="muted">expired</span>` : urls.map((u, i) => html`<div>${IMAGE.test(u) ? html`<a href="${u}"><img src="${u}" alt="result ${i + 1}" loading="lazy" style="max-width:120px;max-height:120px;display:block"></a>` : ""}<a href="${u}">result ${i + 1}</a></div>`)}</td></tr>`;
+<td>${t.results_expired ? html`<span class="muted">expired</span>` : results(paths.get(t.id)!, types)}</td></tr>`;
   })}</table>`
   : html`<p class="muted">No tasks${state ? ` in state ${state}` : ""} yet. Media tasks created with this account's keys appear here.</p>`}`,
       });

@@ -105,12 +105,18 @@ export function defineTables(b: ColumnBuilders) {
       createdAt: createdAt(),
       expiresAt: int("expires_at").notNull(),
       finalizedAt: int("finalized_at"),
+      // A float only: when another process, short of credits on this wallet, last asked for its spare room back
+      // (ledger/float-asks.ts); cleared by the float's process once it has given it back.
+      askedAt: int("asked_at"),
     },
     // Only pending holds are ever looked up (sweeps, the held sum, views), and most holds are settled: the indexes
-    // cover the pending ones alone, so an LLM call's hold row, written already settled, costs no index work.
+    // cover the pending ones alone, so an LLM call's hold row, written already settled, costs no index work. Every
+    // process looks for asked floats every 50 ms: their index holds the few pending asked ones only (a float that
+    // goes back before it answers leaves it).
     (t) => [
       index("holds_pending").on(t.expiresAt).where(sql`status = 'pending'`),
       index("holds_account").on(t.accountId).where(sql`status = 'pending'`),
+      index("holds_asked").on(t.askedAt).where(sql`asked_at is not null and status = 'pending'`),
     ],
   );
 

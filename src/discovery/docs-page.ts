@@ -1,4 +1,6 @@
-import { html, layout, raw, type Raw } from "../pages/layout";
+import { Marked } from "marked";
+import { escapeHtml, html, layout, raw, type Raw } from "../pages/layout";
+import type { FirstCall } from "./first-calls";
 
 // /docs: the human API reference, rendered on the server from the same OpenAPI document as /openapi.json. No
 // script and no asset from anywhere else, so it reads the same offline, inside the compiled binary and behind a
@@ -7,15 +9,23 @@ import { html, layout, raw, type Raw } from "../pages/layout";
 type Json = Record<string, any>;
 const METHODS = ["get", "post", "put", "patch", "delete", "head"];
 const MAX_DEPTH = 4;
+/** An enum longer than this (a media type's model ids) is shown by its first values and its size. */
+const ENUM_SHOWN = 6;
+
+// Descriptions are Markdown (backticks, links, lists). Raw HTML in them is shown as text, not markup.
+const marked = new Marked({ gfm: true, async: false, renderer: { html: ({ text }) => escapeHtml(text) } });
+const md = (text: unknown): Raw => raw(text ? (marked.parse(String(text)) as string) : "");
+const mdInline = (text: unknown): Raw => raw(text ? (marked.parseInline(String(text)) as string) : "");
 
 const style = raw(`<style>
 .op{border-top:1px solid var(--line);padding:1rem 0}.op h3{margin:.2rem 0;font-size:1.05rem}
 .m{display:inline-block;min-width:4.2em;text-align:center;border-radius:4px;padding:0 .4em;font:600 12px/1.8 ui-monospace,monospace;color:#fff;background:#5b6570}
 .m.get{background:#2f7d32}.m.post{background:#2454d6}.m.delete{background:#b00020}.m.head{background:#7a5cc4}.m.put,.m.patch{background:#b26a00}
 .toc{columns:2 22rem}.toc ul{margin:.2rem 0 .8rem}.auth{font-size:13px}table.fields td:first-child{white-space:nowrap}
+.scroll{overflow-x:auto;max-width:100%}.op p,.op td{overflow-wrap:anywhere}.op td p{margin:0}h4{margin:.9rem 0 .3rem}
 </style>`);
 
-export function renderDocsPage(doc: Json): string {
+export function renderDocsPage(doc: Json, calls: FirstCall[] = []): string {
   const byTag = new Map<string, Array<{ path: string; method: string; op: Json }>>();
   for (const [path, item] of Object.entries<Json>(doc.paths)) {
     for (const method of METHODS) {
@@ -30,10 +40,11 @@ export function renderDocsPage(doc: Json): string {
   const tags = [...byTag.keys()].sort((a, b) => Number(a === "Admin") - Number(b === "Admin") || a.localeCompare(b));
   const base = doc.servers?.[0]?.url ?? "";
   const body = html`<h1>${doc.info.title} <span class="muted">${doc.info.version}</span></h1>
-<p>${doc.info.description}</p>
+${md(doc.info.description)}
 <div class="card"><p>Base URL: <code>${base}</code>. Send your key as <code>Authorization: Bearer &lt;key&gt;</code> or
 <code>x-api-key: &lt;key&gt;</code>. Machine-readable: <a href="/openapi.json">/openapi.json</a> (OpenAPI 3.1),
 <a href="/.well-known/api-catalog">/.well-known/api-catalog</a>. Keys and webhook signatures: <a href="/auth.md">/auth.md</a>.</p></div>
+${calls.length ? firstCallSection(calls) : ""}
 <nav class="toc">${tags.map(
     (tag) => html`<div><strong>${tag}</strong><ul>${byTag.get(tag)!.map(({ path, method, op }) => html`<li><a href="#${anchor(op, method, path)}">${method.toUpperCase()} ${path}</a></li>`)}</ul></div>`,
   )}</nav>
@@ -41,28 +52,44 @@ ${tags.map((tag) => html`<h2 id="tag-${slug(tag)}">${tag}</h2>${byTag.get(tag)!.
 <h2 id="errors">Error shapes</h2>
 ${["Error", "AnthropicError", "EnvelopeError"].map((name) => {
     const s = doc.components.schemas[name];
-    return s ? html`<h3>${name}</h3><p>${s.description}</p>${fields(doc, s)}${example(s.examples?.[0])}` : "";
+    return s ? html`<h3>${name}</h3>${md(s.description)}${fields(doc, s)}${example(s.examples?.[0])}` : "";
   })}`;
   return layout({ title: "API reference", head: style }, body);
 }
 
+function firstCallSection(calls: FirstCall[]): Raw {
+  return html`<h2 id="first-call">Your first call</h2>
+<p>Create a key in the dashboard (Settings → API Keys) and export it as <code>SWITCHYARD_KEY</code>. One request per protocol:</p>
+${calls.map((c) => html`<section class="op" id="first-${slug(c.protocol)}"><h3>${c.protocol} <span class="muted">(${c.model})</span></h3>
+<h4>curl</h4><pre>${c.curl}</pre>${c.sdk ? html`<h4>SDK (<code>${c.sdk.package}</code>)</h4><pre>${c.sdk.code}</pre>` : ""}</section>`)}`;
+}
+
 function operation(doc: Json, path: string, method: string, op: Json): Raw {
   const params: Json[] = op.parameters ?? [];
-  const success = successSchema(op);
   const bodySchema = op.requestBody?.content?.["application/json"]?.schema ?? Object.values<Json>(op.requestBody?.content ?? {})[0]?.schema;
+  const answers = Object.entries<Json>(op.responses ?? {}).filter(([status]) => status.startsWith("2"));
   return html`<section class="op" id="${anchor(op, method, path)}">
 <h3><span class="m ${method}">${method.toUpperCase()}</span> <code>${path}</code></h3>
-${op.summary ? html`<p>${op.summary}</p>` : ""}${op.description ? html`<p class="muted">${op.description}</p>` : ""}
+${op.summary ? html`<p>${mdInline(op.summary)}</p>` : ""}${op.description ? html`<div class="muted">${md(op.description)}</div>` : ""}
 <p class="auth">${authText(op)}</p>
-${params.length ? html`<h4>Parameters</h4><table class="fields"><tr><th>Name</th><th>In</th><th>Type</th><th>Required</th><th>Description</th></tr>${params.map(
-    (p) => html`<tr><td><code>${p.name}</code></td><td>${p.in}</td><td>${typeOf(doc, p.schema)}</td><td>${p.required ? "yes" : ""}</td><td>${p.description ?? p.schema?.description ?? ""}</td></tr>`,
-  )}</table>` : ""}
-${bodySchema ? html`<h4>Request body</h4>${fields(doc, bodySchema)}${example(resolve(doc, bodySchema).examples?.[0])}` : ""}
-<h4>Responses</h4><table class="fields"><tr><th>Status</th><th>Description</th><th>Content</th></tr>${Object.entries<Json>(op.responses ?? {}).map(
-    ([status, r]) => html`<tr><td><code>${status}</code></td><td>${r.description ?? ""}</td><td>${Object.keys(r.content ?? {}).map((c) => html`<code>${c}</code> `)}${refName(r)}</td></tr>`,
-  )}</table>
-${success ? html`${fields(doc, success)}${example(resolve(doc, success).examples?.[0])}` : ""}
+${params.length ? html`<h4>Parameters</h4><div class="scroll"><table class="fields"><tr><th>Name</th><th>In</th><th>Type</th><th>Required</th><th>Description</th></tr>${params.map(
+    (p) => html`<tr><td><code>${p.name}</code></td><td>${p.in}</td><td>${typeOf(doc, p.schema)}</td><td>${p.required ? "yes" : ""}</td><td>${mdInline(p.description ?? p.schema?.description)}</td></tr>`,
+  )}</table></div>` : ""}
+${bodySchema ? html`<h4>Request body</h4>${schemaView(doc, bodySchema)}${example(resolve(doc, bodySchema).examples?.[0])}` : ""}
+<h4>Responses</h4><div class="scroll"><table class="fields"><tr><th>Status</th><th>Description</th><th>Content</th></tr>${Object.entries<Json>(op.responses ?? {}).map(
+    ([status, r]) => html`<tr><td><code>${status}</code></td><td>${mdInline(r.description)}</td><td>${Object.keys(r.content ?? {}).map((c) => html`<code>${c}</code> `)}${refName(r)}</td></tr>`,
+  )}</table></div>
+${answers.flatMap(([status, r]) => Object.entries<Json>(r.content ?? {}).filter(([, c]) => c.schema && (c.schema.$ref || c.schema.properties || c.schema.oneOf)).map(
+    ([type, c]) => html`<h4>${type === "text/event-stream" ? "Stream events" : "Response"} <span class="muted">(${status}, ${type})</span></h4>${schemaView(doc, c.schema)}${example(resolve(doc, c.schema).examples?.[0])}`,
+  ))}
 </section>`;
+}
+
+/** A schema as field tables: one per variant when it is a oneOf (task creation per media type). */
+function schemaView(doc: Json, schema: Json): Raw {
+  const variants: Json[] | undefined = resolve(doc, schema).oneOf;
+  if (!variants?.every((v) => resolve(doc, v).properties)) return fields(doc, schema);
+  return html`<p>One of:</p>${variants.map((v) => html`<p><strong>${v.$ref ? v.$ref.split("/").pop() : "variant"}</strong></p>${fields(doc, v)}`)}`;
 }
 
 function authText(op: Json): string {
@@ -70,14 +97,6 @@ function authText(op: Json): string {
   if (schemes.has("adminToken")) return "Auth: the operator's admin token (Authorization: Bearer ADMIN_TOKEN).";
   if (schemes.has("bearer") || schemes.has("apiKey")) return "Auth: an API key (Authorization: Bearer or x-api-key).";
   return "Auth: none.";
-}
-
-function successSchema(op: Json): Json | undefined {
-  for (const [status, r] of Object.entries<Json>(op.responses ?? {})) {
-    if (!status.startsWith("2")) continue;
-    const s = r.content?.["application/json"]?.schema;
-    if (s) return s;
-  }
 }
 
 function refName(r: Json): string {
@@ -94,7 +113,10 @@ function resolve(doc: Json, s: Json | undefined): Json {
 function typeOf(doc: Json, schema: Json | undefined): string {
   const s = resolve(doc, schema);
   if (s.const !== undefined) return JSON.stringify(s.const);
-  if (s.enum) return s.enum.map((v: unknown) => JSON.stringify(v)).join(" | ");
+  if (s.enum) {
+    const shown = s.enum.slice(0, ENUM_SHOWN).map((v: unknown) => JSON.stringify(v)).join(" | ");
+    return s.enum.length > ENUM_SHOWN ? `${shown} | … (${s.enum.length} values)` : shown;
+  }
   const union = s.anyOf ?? s.oneOf;
   if (union) return union.map((u: Json) => typeOf(doc, u)).join(" | ");
   if (Array.isArray(s.type)) return s.type.join(" | ");
@@ -112,13 +134,13 @@ function fields(doc: Json, schema: Json): Raw {
     const required = new Set<string>(s.required ?? []);
     for (const [name, p] of Object.entries<Json>(s.properties)) {
       const full = prefix ? `${prefix}.${name}` : name;
-      rows.push(html`<tr><td><code>${full}</code></td><td>${typeOf(doc, p)}</td><td>${required.has(name) ? "yes" : ""}</td><td>${resolve(doc, p).description ?? ""}</td></tr>`);
+      rows.push(html`<tr><td><code>${full}</code></td><td>${typeOf(doc, p)}</td><td>${required.has(name) ? "yes" : ""}</td><td>${mdInline(resolve(doc, p).description)}</td></tr>`);
       walk(p, full, depth + 1);
     }
   };
   walk(schema, "", 0);
   if (!rows.length) return html`<p class="muted">Type: <code>${typeOf(doc, schema)}</code></p>`;
-  return html`<table class="fields"><tr><th>Field</th><th>Type</th><th>Required</th><th>Description</th></tr>${rows}</table>`;
+  return html`<div class="scroll"><table class="fields"><tr><th>Field</th><th>Type</th><th>Required</th><th>Description</th></tr>${rows}</table></div>`;
 }
 
 function example(value: unknown): Raw | string {

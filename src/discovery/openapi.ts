@@ -2,20 +2,30 @@ import { toOpenAPISchema } from "@elysiajs/openapi";
 import type { AnyElysia } from "elysia";
 import pkg from "../../package.json";
 import { errorBody, surfaceFor } from "../http/surfaces";
+import { llmSchemas } from "../llm/openapi-schemas";
+import type { Catalog } from "../catalog/service";
+import { documentMediaTypes } from "./media-docs";
+import { documentPath, nameWildcard, numbersAreNumbers, restoreBody } from "./openapi-shape";
 
 // The OpenAPI 3.1 document at /openapi.json. @elysiajs/openapi generates paths and schemas from the routes' own
 // `body`/`query`/`params`/`response` schemas and `detail`; this file adds what routes should not each repeat: the
 // security schemes they name (`bearer`, `apiKey`, `adminToken`), the three error shapes as components, the error
 // responses every operation can give (in the shape of the surface its path belongs to), and a few examples.
 //
-// A route whose body is not JSON says so with `...bodyType("text/html")` in its detail; it is applied to the success
-// response here and removed from the output.
+// A route whose body is not JSON says so with `...bodyType("text/html")` in its detail; one that can answer errors
+// beyond its guards' lists them with `...errorCodes({ 410: ["file_expired"] })`. Both are turned into responses here
+// and removed from the output. Every error response names its codes (description and `x-error-codes`).
 
 type Json = Record<string, any>;
 
 /** Spread into a route's `detail` when its success body is not JSON: `detail: { summary, ...bodyType("text/html") }`. */
 export function bodyType(contentType: string): {} {
   return { "x-content-type": contentType };
+}
+
+/** Spread into a route's `detail`: the error codes it can answer, by status (401/429/422 of the guards are added). */
+export function errorCodes(byStatus: Record<number, string[]>): {} {
+  return { "x-errors": byStatus };
 }
 
 const METHODS = ["get", "put", "post", "delete", "options", "head", "patch", "trace"];
@@ -76,10 +86,23 @@ const EnvelopeErrorSchema = {
 // "page": the dashboard, hidden from the document; its JSON fallback is the OpenAI shape.
 const schemaRefFor = { openai: "Error", anthropic: "AnthropicError", envelope: "EnvelopeError", page: "Error" } as const;
 
-function errorResponse(path: string, description: string, headers?: Json): Json {
+/** An error response that names its codes, in the description (for people) and `x-error-codes` (for tools). */
+function errorResponse(path: string, description: string, codes: string[], headers?: Json): Json {
   const ref = `#/components/schemas/${schemaRefFor[surfaceFor(path)]}`;
-  return { description, ...(headers ? { headers } : {}), content: { "application/json": { schema: { $ref: ref } } } };
+  return {
+    description: `${description} Codes: ${codes.map((c) => `\`${c}\``).join(", ")}.`,
+    "x-error-codes": codes,
+    ...(headers ? { headers } : {}),
+    content: { "application/json": { schema: { $ref: ref } } },
+  };
 }
+
+const statusText: Record<number, string> = {
+  400: "The request is malformed.", 402: "Not enough credits, or over `max_credits`.", 403: "Refused.", 404: "Not found.",
+  408: "The request body did not arrive in time.", 409: "Conflicts with the current state.", 410: "Gone.",
+  413: "The request body is too large.", 422: "The request failed validation; `param` names the field.", 429: "Too many requests.",
+  501: "Not supported.", 502: "The upstream failed.", 503: "Temporarily unavailable; retry later.",
+};
 
 const rateHeaders = {
   "retry-after": { description: "Whole seconds to wait.", schema: { type: "integer" } },
@@ -107,14 +130,16 @@ export function baseDocument(publicBaseUrl: string): Json {
         apiKey: { type: "apiKey", in: "header", name: "x-api-key", description: "The same API key as `x-api-key: <key>`." },
         adminToken: { type: "http", scheme: "bearer", description: "The operator's ADMIN_TOKEN, for /admin/v1 only." },
       },
-      schemas: { Error: ErrorSchema, AnthropicError: AnthropicErrorSchema, EnvelopeError: EnvelopeErrorSchema },
+      schemas: { Error: ErrorSchema, AnthropicError: AnthropicErrorSchema, EnvelopeError: EnvelopeErrorSchema, ...llmSchemas },
     },
   };
 }
 
 /** Generates the document for every route of `app` (the whole composed application). */
-export function buildOpenApiDocument(app: AnyElysia, publicBaseUrl: string): Json {
+export function buildOpenApiDocument(app: AnyElysia, publicBaseUrl: string, catalog?: Catalog): Json {
   const generated = toOpenAPISchema(app, { staticFile: false }, undefined, undefined, "3.1.1") as Json;
+  const routes: Array<{ method: string; path: string; hooks?: Json }> = (app as any).getGlobalRoutes();
+  const routeOf = (method: string, path: string) => routes.find((r) => r.method.toLowerCase() === method && r.path.replace(/:([^/]+)/g, "{$1}") === path);
   const base = baseDocument(publicBaseUrl);
   const doc: Json = {
     openapi: "3.1.1",
@@ -124,40 +149,29 @@ export function buildOpenApiDocument(app: AnyElysia, publicBaseUrl: string): Jso
   };
   const tags = new Set<string>();
   for (const [rawPath, item] of Object.entries<Json>(generated.paths)) {
-    const path = rawPath.replace(/\*$/, "{wildcard}");
-    for (const method of METHODS) {
+    const ops = METHODS.filter((m) => item[m]);
+    const path = documentPath(rawPath, ops.map((m) => item[m]).find((op) => op["x-path-name"]));
+    for (const method of ops) {
       const op = item[method];
-      if (!op) continue;
-      if (path !== rawPath) {
-        op.parameters = [...(op.parameters ?? []).filter((p: Json) => p.name !== "*"), { name: "wildcard", in: "path", required: true, description: "The rest of the path; may contain `/`.", schema: { type: "string" } }];
-        op.operationId = op.operationId.replace(/\*$/, "Wildcard");
-      }
-      withBodySchema(app, rawPath, method, op);
+      restoreBody(op, routeOf(method, rawPath));
+      nameWildcard(op);
       completeOperation(path, method, op);
       for (const t of op.tags ?? []) tags.add(t);
     }
     doc.paths[path] = item;
   }
   doc.tags = [...tags].sort().map((name) => ({ name }));
+  numbersAreNumbers(doc);
+  if (catalog) documentMediaTypes(doc, catalog, publicBaseUrl);
   return doc;
-}
-
-/**
- * A route that reads its body with its own parser (the admin API's and media routes' body limits) gets a request
- * body with no content from the generator: its own body schema is put back, as JSON, so a generated client can
- * send every field.
- */
-function withBodySchema(app: AnyElysia, path: string, method: string, op: Json) {
-  if (!op.requestBody || Object.keys(op.requestBody.content ?? {}).length) return;
-  const route = ((app as any).getGlobalRoutes() as Json[]).find((r) => r.method.toLowerCase() === method && r.path.replace(/:(\w+)/g, "{$1}") === path);
-  const schema = route?.hooks?.body;
-  if (schema) op.requestBody.content = { "application/json": { schema: JSON.parse(JSON.stringify(schema)) } };
 }
 
 function completeOperation(path: string, method: string, op: Json) {
   op.responses ??= {};
   const contentType = op["x-content-type"];
+  const declared: Record<string, string[]> = op["x-errors"] ?? {};
   delete op["x-content-type"];
+  delete op["x-errors"];
   if (!Object.keys(op.responses).some((s) => s.startsWith("2") || s.startsWith("3"))) op.responses["200"] = { description: "Success." };
   for (const [status, r] of Object.entries<Json>(op.responses)) {
     if (contentType && status.startsWith("2") && method !== "head") {
@@ -165,17 +179,27 @@ function completeOperation(path: string, method: string, op: Json) {
       r.content = { [contentType]: { schema } };
     }
     r.description ??= `Status ${status}.`;
+    if (r.description.startsWith("Response for status")) r.description = "Success.";
   }
+  const codes = new Map<number, string[]>(Object.entries(declared).map(([s, c]) => [Number(s), [...c]]));
+  const add = (status: number, ...c: string[]) => codes.set(status, [...new Set([...(codes.get(status) ?? []), ...c])]);
   const schemes: string[] = (op.security ?? []).flatMap((s: Json) => Object.keys(s));
   if (schemes.includes("bearer") || schemes.includes("apiKey")) {
-    op.responses["401"] ??= errorResponse(path, "Missing, unknown or revoked API key.");
-    op.responses["429"] ??= errorResponse(path, "Rate limit reached for this key.", rateHeaders);
+    add(401, "invalid_api_key");
+    add(429, "rate_limit_exceeded");
   }
   if (schemes.includes("adminToken")) {
-    op.responses["401"] ??= errorResponse(path, "Missing or wrong admin token.");
-    op.responses["403"] ??= errorResponse(path, "The admin API is disabled (ADMIN_TOKEN unset).");
+    add(401, "invalid_admin_token");
+    add(403, "admin_disabled");
   }
-  if (op.requestBody || op.parameters?.length) op.responses["422"] ??= errorResponse(path, "The request failed validation; `param` names the field.");
-  op.responses.default ??= errorResponse(path, "Any other error, in this path's error shape.");
+  if (op.requestBody) add(400, "invalid_json");
+  // A path parameter is any string: only a body or a query can fail validation.
+  if (op.requestBody || op.parameters?.some((p: Json) => p.in !== "path")) add(422, "invalid_request");
+  for (const [status, c] of [...codes].sort(([a], [b]) => a - b)) {
+    const key = String(status);
+    if (op.responses[key]?.content && !op.responses[key]["x-error-codes"]) continue; // declared on the route (e.g. /readyz's 503)
+    op.responses[key] = errorResponse(path, statusText[status] ?? `Status ${status}.`, c, status === 429 ? rateHeaders : undefined);
+  }
+  op.responses.default ??= errorResponse(path, "Any other error, in this path's error shape.", ["not_found", "method_not_allowed", "request_too_large", "internal_error"]);
   if (method === "head") for (const r of Object.values<Json>(op.responses)) delete r.content; // HEAD has no body
 }

@@ -4,6 +4,7 @@ import { htmlResponse } from "../pages/layout";
 import { API_CATALOG_PATH, apiCatalog, apiCatalogLinkHeader, LINKSET_CONTENT_TYPE } from "./api-catalog";
 import { renderAuthMd } from "./auth-md";
 import { renderDocsPage } from "./docs-page";
+import { firstCalls } from "./first-calls";
 import { bodyType, buildOpenApiDocument } from "./openapi";
 
 // Machine-readable entrypoints, public (no key): /openapi.json, /.well-known/api-catalog, /auth.md, /docs.
@@ -25,8 +26,8 @@ export function discoveryRoutes(ctx: AppContext) {
   const current = () => {
     const routes = (self as any).getGlobalRoutes().length as number;
     if (!cached || cached.routes !== routes) {
-      const doc = buildOpenApiDocument(self, base);
-      cached = { routes, json: JSON.stringify(doc), docs: renderDocsPage(doc) };
+      const doc = buildOpenApiDocument(self, base, ctx.catalog);
+      cached = { routes, json: JSON.stringify(doc), docs: renderDocsPage(doc, firstCalls(ctx.catalog, base)) };
     }
     return cached;
   };

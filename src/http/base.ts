@@ -2,6 +2,7 @@ import { Elysia } from "elysia";
 import type { Logger } from "../log";
 import { ApiError, nulRefused } from "./errors";
 import { errorBody, pageErrors, surfaceFor } from "./surfaces";
+import { wrongPathHint } from "./wrong-path";
 
 // Cross-cutting plugin applied once at the root: a request id on every response (both header spellings the SDKs
 // read: `x-request-id` for OpenAI, `request-id` for Anthropic), and one mapper from every error to the caller's
@@ -24,8 +25,17 @@ export function requestMarkOf(request: Request): RequestMark | undefined {
   return marks.get(request);
 }
 
-export function errorResponse(path: string, e: ApiError, requestId: string, extraHeaders?: Record<string, any>): Response {
+/**
+ * The most of an error's message and param an answer carries. Messages quote what the caller sent (a model's name, a
+ * field's); a caller who sends a name of a megabyte must not get it back, two or three times over.
+ */
+const MAX_MESSAGE_CHARS = 1000;
+const MAX_PARAM_CHARS = 200;
+
+export function errorResponse(path: string, error: ApiError, requestId: string, extraHeaders?: Record<string, any>): Response {
   const surface = surfaceFor(path);
+  const e = { status: error.status, code: error.code, type: error.type, headers: error.headers,
+    message: clipped(error.message, MAX_MESSAGE_CHARS), param: error.param === undefined ? undefined : clipped(error.param, MAX_PARAM_CHARS) };
   if (surface === "page" && pageErrors) {
     const page = pageErrors(e);
     for (const [k, v] of Object.entries({ "x-request-id": requestId, "request-id": requestId, ...e.headers })) page.headers.set(k, v);
@@ -56,6 +66,11 @@ function methodNotAllowed(path: string, method: string): ApiError | undefined {
   return new ApiError(405, "method_not_allowed", `${path} answers ${allowed.join(", ")}, not ${method}.`, { headers: { allow: allowed.join(", ") } });
 }
 
+function wrongBaseUrl(path: string, method: string): ApiError | undefined {
+  const hint = wrongPathHint(method, path, (p) => methodsByPath.get(p)?.includes(method) ?? false);
+  return hint ? new ApiError(404, "not_found", hint) : undefined;
+}
+
 export function basePlugin(log: Logger) {
   return new Elysia({ name: "base" })
     .onRequest(({ request, set }) => {
@@ -69,7 +84,7 @@ export function basePlugin(log: Logger) {
     .onError({ as: "global" }, ({ code, error: thrown, set, request, path }) => {
       const p = path ?? new URL(request.url).pathname;
       const error = unwrapParse(code, thrown);
-      const e = (code === "NOT_FOUND" && methodNotAllowed(p, request.method)) || toApiError(code, error);
+      const e = (code === "NOT_FOUND" && (methodNotAllowed(p, request.method) || wrongBaseUrl(p, request.method))) || clientClosed(request, error) || toApiError(code, error);
       set.status = e.status; // so the access log and metrics (onAfterResponse) see the status actually sent
       // An ApiError is an answer the gateway chose (an upstream refused or unreachable: 502/503/504): a warning with
       // its code. Anything else is a defect: an error with its stack.
@@ -94,6 +109,16 @@ function unwrapParse(code: string | number, error: unknown): unknown {
   return cause === undefined || cause instanceof SyntaxError ? error : cause;
 }
 
+/**
+ * A body that stopped arriving because the client closed its connection (reading it rejects with an AbortError):
+ * the client's doing, 499 in the access log and metrics (nginx's "client closed request"), not the gateway's 500.
+ * Nobody is left to read the answer.
+ */
+function clientClosed(request: Request, error: unknown): ApiError | undefined {
+  if (!request.signal.aborted || (error as { name?: unknown })?.name !== "AbortError") return undefined;
+  return new ApiError(499, "client_closed_request", "The client closed the connection before its request was read.");
+}
+
 function toApiError(code: string | number, error: unknown): ApiError {
   if (error instanceof ApiError) return error;
   switch (code) {
@@ -103,16 +128,23 @@ function toApiError(code: string | number, error: unknown): ApiError {
       if ((error as { code?: unknown })?.code !== "PARSE") break; // a guard's failure, unwrapped: a defect
       return new ApiError(400, "invalid_json", "The request body is not valid JSON.");
     case "VALIDATION": {
-      const v = error as any;
-      const first = v?.all?.[0] ?? v?.valueError;
-      const field = String(first?.path ?? "").replace(/^\//, "").replaceAll("/", ".") || undefined;
-      const msg = integerRule(first) ?? first?.summary ?? first?.message ?? "The request is invalid.";
+      // The first error, found when Elysia made this one: its `all` would look for 64 more, and its summaries quote
+      // the value (`… but found: <value>`) at any length. TypeBox's own message states the rule only; the field's
+      // path is the caller's text, so it is cut short.
+      const first = (error as { valueError?: { path?: string; message?: string; schema?: any } })?.valueError;
+      const field = clipped(String(first?.path ?? "").replace(/^\//, "").replaceAll("/", ".")) || undefined;
+      const msg = integerRule(first) ?? first?.message ?? "The request is invalid.";
       return new ApiError(422, "invalid_request", field ? `${field}: ${msg}` : msg, { param: field });
     }
     case "INVALID_COOKIE_SIGNATURE":
       return new ApiError(401, "invalid_session", "Invalid session.");
   }
   return new ApiError(500, "internal_error", "The gateway failed to handle this request.");
+}
+
+/** `text`, or its first `max` characters and an ellipsis. */
+function clipped(text: string, max = 100): string {
+  return text.length <= max ? text : text.slice(0, max) + "…";
 }
 
 /**

@@ -3,7 +3,8 @@ import { openAiErrorBody } from "../llm/protocols/common";
 import type { ApiError } from "./errors";
 
 // Which error shape a caller gets is decided by the path it called, from this table — never by `if`s in handlers.
-//   /v1/messages*   → Anthropic Messages shape (the SDKs and Claude Code parse it)
+//   /v1/messages*   → Anthropic Messages shape (the SDKs and Claude Code parse it); also /messages* and
+//                     /v1/v1/messages*, an Anthropic client under a wrong base URL (its 404 names the fix)
 //   /api/v1/jobs/*  → the task API envelope {code, msg, data}, HTTP status equal to code
 //   /dashboard*     → an HTML page (the dashboard's own, set by it with setPageErrors): a browser shows it
 //   everything else → {error: {message, type, code, param}, request_id}
@@ -12,6 +13,8 @@ export type Surface = "anthropic" | "envelope" | "openai" | "page";
 
 const table: Array<[prefix: string, surface: Surface]> = [
   ["/v1/messages", "anthropic"],
+  ["/messages", "anthropic"],
+  ["/v1/v1/messages", "anthropic"],
   ["/api/v1/jobs/", "envelope"],
   ["/dashboard", "page"],
 ];

@@ -16,16 +16,17 @@
 //   - a crash: the float stays pending until its expiry (refreshed while it is in use) and the sweeper returns it,
 //     like any hold a crash left; calls in flight at the crash are not charged.
 // What changes for a customer: `held` shows the float (the calls in flight plus spare room) while this process
-// serves the wallet and for LEDGER_FLOAT_IDLE_MS after, then it goes back to the wallet. Meanwhile its credits are
-// not available to media tasks or to other instances. Growth adds spare room of at most a quarter of what is
-// available beyond the calls that asked for it; spare room the calls no longer use beyond that share goes back
-// (llm/ledger-batch.ts `trims`).
+// serves the wallet and for LEDGER_FLOAT_IDLE_MS after, then it goes back to the wallet. Growth adds spare room of at
+// most a quarter of what is available beyond the calls that asked for it; spare room the calls no longer use beyond
+// that share goes back (llm/ledger-batch.ts `trims`). Another process (or a media task's hold) short of credits asks
+// for the spare room back (float-asks.ts), so what the wallet can cover is not refused because of it.
 
 import { sql } from "drizzle-orm";
 import type { AppContext } from "../context";
 import type { TxQueries } from "../db/client";
 import { ApiError } from "../http/errors";
 import { newId } from "../db/ids";
+import { ANSWER_ASK, PEERS_ASKED } from "./float-asks";
 import { HOLD_WALLET, INSERT_ENTRY, insertHold, POST_WALLET, WALLET_OF, type Hold, type Ledger } from "./service";
 
 // The wallet's statements are the ledger's own (service.ts): guarded `held += x`, and `balance -= charged, held -= x`.
@@ -60,6 +61,8 @@ export class Float {
   unsure = false;
   /** a hold a commit reported failed may have made (Float.unseen): its id is taken before it is voided */
   unseen = false;
+  /** another process asked for its spare room (float-asks.ts): answered at the next commit */
+  asked = false;
   constructor(
     readonly accountId: string,
     readonly holdId: string,
@@ -115,6 +118,8 @@ export interface FloatGrow {
    * is reported failed although it went through, the hold it made can still be found and given back.
    */
   newHoldId: string;
+  /** its waiters asked other processes for their spare room: the commit first counts the floats yet to answer */
+  asked?: boolean;
 }
 
 export interface GrowOutcome {
@@ -126,6 +131,8 @@ export interface GrowOutcome {
   funded: boolean[] | null;
   /** the wallet's available after the batch, for the 402 of waiters left unfunded */
   available: number;
+  /** when its waiters had asked: the other floats on the wallet still to answer, counted before the growth */
+  peersToAnswer: number | null;
 }
 
 /** Spare room a float gives back to its wallet (llm/ledger-batch.ts says when). */
@@ -144,6 +151,8 @@ export interface FloatBatch {
   resyncs: FloatTrim[];
   /** accounts whose wallet's available amount the batch reads back (for the next trim) */
   observe: Set<string>;
+  /** floats answering another process's ask: their spare room is trimmed in this batch, and the ask cleared */
+  answers: Float[];
 }
 
 /** Headroom is capped at this share of what the wallet has beyond the calls asking. */
@@ -159,14 +168,16 @@ export const HEADROOM_SHARE = 4;
 export function* floatBatchIn(q: TxQueries, ledger: Ledger, b: FloatBatch, ttlMs: number) {
   const now = Date.now();
   const expires = now + ttlMs;
-  const byAccount = new Map<string, { finishes: FloatFinish[]; releases: Float[]; refreshes: Float[]; trims: FloatTrim[]; resyncs: FloatTrim[]; grow?: FloatGrow }>();
-  const of = (account: string) => byAccount.get(account) ?? byAccount.set(account, { finishes: [], releases: [], refreshes: [], trims: [], resyncs: [] }).get(account)!;
+  type Mine = { finishes: FloatFinish[]; releases: Float[]; refreshes: Float[]; trims: FloatTrim[]; resyncs: FloatTrim[]; answers: Float[]; grow?: FloatGrow };
+  const byAccount = new Map<string, Mine>();
+  const of = (account: string) => byAccount.get(account) ?? byAccount.set(account, { finishes: [], releases: [], refreshes: [], trims: [], resyncs: [], answers: [] }).get(account)!;
   for (const f of b.finishes) of(f.res.accountId).finishes.push(f);
   for (const f of b.releases) of(f.accountId).releases.push(f);
   for (const f of b.refreshes) of(f.accountId).refreshes.push(f);
   for (const g of b.grows) of(g.accountId).grow = g;
   for (const t of b.trims) of(t.float.accountId).trims.push(t);
   for (const r of b.resyncs) of(r.float.accountId).resyncs.push(r);
+  for (const f of b.answers) of(f.accountId).answers.push(f);
   const outcomes: GrowOutcome[] = [];
   const entries = new Map<string, string>();
 
@@ -196,6 +207,7 @@ export function* floatBatchIn(q: TxQueries, ledger: Ledger, b: FloatBatch, ttlMs
       if (yield* q.run(CONSUME_FLOAT, { amount, expires, id: float.holdId })) unheld += amount;
       else float.closed = true;
     }
+    for (const float of mine.answers) yield* q.run(ANSWER_ASK, { id: float.holdId });
     // A hold set back to its float's size: the hold row first (locked by the refresh), then the wallet, as above.
     for (const { float, amount } of mine.resyncs) {
       if (float.closed || !(yield* q.run(REFRESH_FLOAT, { expires, id: float.holdId }))) {
@@ -229,6 +241,9 @@ function* grow(q: TxQueries, g: FloatGrow, now: number, ttlMs: number) {
     const w = yield* q.get<{ balance: number; held: number }>(WALLET_OF, { account });
     return w ? Number(w.balance) - Number(w.held) : 0;
   };
+  // Before the wallet is read: a float that has answered committed its trim with its answer, so the read sees it.
+  const own = g.float && !g.float.closed ? g.float.holdId : "";
+  const peersToAnswer = g.asked ? Number((yield* q.get<{ n: number }>(PEERS_ASKED, { account, own }))!.n) : null;
   let available = yield* availableNow();
   let granted = 0;
   let funded: boolean[] | null = null;
@@ -264,13 +279,13 @@ function* grow(q: TxQueries, g: FloatGrow, now: number, ttlMs: number) {
     }
   }
   if (funded) available = yield* availableNow();
-  return { accountId: account, granted, newHoldId, funded, available } satisfies GrowOutcome;
+  return { accountId: account, granted, newHoldId, funded, available, peersToAnswer } satisfies GrowOutcome;
 }
 
 /**
  * `op` (a media task's hold, an admin correction), once more when it was refused with `refusal` and this process's
- * idle LLM float for the account went back: the wallet may look short only because the float holds credits ahead
- * for calls not yet made (a float in use, or another process's, stays until idle).
+ * idle LLM float for the account went back or other processes' floats were asked for their spare room: the wallet
+ * may look short only because floats hold credits ahead for calls not yet made (what backs calls in flight stays).
  */
 export async function withIdleFloatBack<T>(ctx: Pick<AppContext, "llmLedger">, accountId: string, refusal: string, op: () => Promise<T>): Promise<T> {
   try {

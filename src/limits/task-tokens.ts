@@ -7,6 +7,8 @@ import type { RedisCommands } from "./redis-connection";
 // In process (no Redis): a Map per key. With Redis: one sorted set per key, member = task id, score = expiry (ms);
 // acquire is one Lua script (drop expired, count, add), so two processes can never both take the last slot.
 
+export interface TokenHolder { taskId: string; expiresAt: number }
+
 export type AcquireResult = { ok: true } | { ok: false; retryAfterSeconds: number };
 
 /**
@@ -26,8 +28,42 @@ export interface TaskTokens {
   /** Push the token's expiry forward (re-creating it if it was lost, e.g. after a restart). */
   refresh(keyId: string, taskId: string, ttlMs: number): Promise<void>;
   release(keyId: string, taskId: string): Promise<void>;
+  /** The key's unexpired tokens: task id and expiry (ms), for reconciling them against the tasks table. */
+  holders(keyId: string): Promise<TokenHolder[]>;
   /** Running tokens of a key (for tests and the dashboard). */
   count(keyId: string): Promise<number>;
+}
+
+/**
+ * Token releases that failed (Redis away), tried again by retry() until they go through. A failed release must not
+ * replace the error the caller is owed (a 402 turned into a 500), nor leave the token taken until it expires: the
+ * engine retries at every round, the task service before its next acquire.
+ */
+export class PendingReleases {
+  private pending = new Map<string, string>(); // task id → key id
+
+  constructor(private tokens: TaskTokens, private onFirstFailure: (taskId: string, error: unknown) => void = () => {}) {}
+
+  /** Gives the token back, or queues it for retry(); never throws. Returns whether it went through now. */
+  async release(keyId: string, taskId: string): Promise<boolean> {
+    try {
+      await this.tokens.release(keyId, taskId);
+      this.pending.delete(taskId);
+      return true;
+    } catch (e) {
+      if (!this.pending.has(taskId)) this.onFirstFailure(taskId, e);
+      this.pending.set(taskId, keyId);
+      return false;
+    }
+  }
+
+  async retry(): Promise<void> {
+    for (const [taskId, keyId] of [...this.pending]) await this.release(keyId, taskId);
+  }
+
+  get size(): number {
+    return this.pending.size;
+  }
 }
 
 // A refused caller cannot know when a running task ends; 10 s is a polite retry for tasks that take seconds to minutes.
@@ -59,6 +95,10 @@ export class MemoryTaskTokens implements TaskTokens {
     const m = this.keys.get(keyId);
     m?.delete(taskId);
     if (m && m.size === 0) this.keys.delete(keyId);
+  }
+
+  async holders(keyId: string): Promise<TokenHolder[]> {
+    return [...this.live(keyId, Date.now())].map(([taskId, expiresAt]) => ({ taskId, expiresAt }));
   }
 
   async count(keyId: string): Promise<number> {
@@ -118,6 +158,15 @@ export class RedisTaskTokens implements TaskTokens {
 
   async release(keyId: string, taskId: string): Promise<void> {
     await this.redis.send("ZREM", [this.key(keyId), taskId]);
+  }
+
+  async holders(keyId: string): Promise<TokenHolder[]> {
+    const reply = (await this.redis.send("ZRANGEBYSCORE", [this.key(keyId), String(Date.now()), "+inf", "WITHSCORES"])) as unknown[];
+    // RESP3 answers [member, score] pairs, RESP2 a flat member, score, member, score list.
+    const flat = reply.flatMap((r) => (Array.isArray(r) ? r : [r]));
+    const out: TokenHolder[] = [];
+    for (let i = 0; i + 1 < flat.length; i += 2) out.push({ taskId: String(flat[i]), expiresAt: Number(flat[i + 1]) });
+    return out;
   }
 
   async count(keyId: string): Promise<number> {

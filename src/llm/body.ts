@@ -119,6 +119,52 @@ function usageOfWhole(proto: LlmProtocol, text: string): TokenUsage | null {
   }
 }
 
+/**
+ * Why a 200's content-type cannot be the answer asked for, or null: a stream asked for and not given (or the
+ * reverse), or a non-streaming answer that is not JSON (an HTML error page from a proxy in front of the upstream).
+ * No content-type at all is left to the body's own check (isWholeAnswer).
+ */
+export function answerTypeMisfit(streamAsked: boolean, sse: boolean, contentType: string): string | null {
+  if (streamAsked !== sse) return streamAsked ? "not a stream" : "a stream where JSON was asked for";
+  if (!sse && contentType !== "" && !contentType.toLowerCase().includes("json")) return "not JSON";
+  return null;
+}
+
+/**
+ * Whether a non-streaming answer's text is a whole JSON object: it opens with `{` (not looked at on a `tail`, whose
+ * head was checked before it was forwarded), closes with `}`, and that `}` is not its usage object's own (an answer
+ * cut right after its usage, which every protocol puts near its end). Cheap on the usual answer, which states usage;
+ * one that states none is parsed whole (a tail cannot be, and passes on its ends alone).
+ */
+export function isWholeAnswer(text: string, statesUsage: boolean, tail = false): boolean {
+  let last = text.length - 1;
+  while (last >= 0 && isSpace(text.charCodeAt(last))) last--;
+  if (text.charCodeAt(last) !== 0x7d /* } */) return false;
+  if (!tail) {
+    let first = 0;
+    while (first < last && isSpace(text.charCodeAt(first))) first++;
+    if (text.charCodeAt(first) !== 0x7b /* { */) return false;
+  }
+  if (!statesUsage) {
+    if (tail) return true;
+    try {
+      const json = JSON.parse(text);
+      return typeof json === "object" && json !== null && !Array.isArray(json);
+    } catch {
+      return false;
+    }
+  }
+  const v = findValue(text, '"usage"', text.lastIndexOf('"usage"'));
+  const end = v === -1 ? -1 : objectEnd(text, v);
+  return end !== -1 && end <= last;
+}
+
+/** The first byte of chunks that is not JSON whitespace, or -1 when there is none. */
+export function firstNonSpace(chunks: Uint8Array[]): number {
+  for (const chunk of chunks) for (const b of chunk) if (!isSpace(b)) return b;
+  return -1;
+}
+
 /** The text of an answer read in chunks. */
 export function textOf(chunks: Uint8Array[]): string {
   return decoder.decode(joined(chunks));

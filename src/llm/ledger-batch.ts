@@ -8,12 +8,14 @@
 // writes cost as much as the rows, so fewer, larger commits are cheaper per call; nothing waits on them but readers
 // of the records, and drain() starts the commit at once for those). An idle float goes back to the wallet after
 // LEDGER_FLOAT_IDLE_MS. A crash loses at most the finishes of one interval; the float stays pending until its
-// expiry and the sweeper returns it, so a customer is never overcharged.
+// expiry and the sweeper returns it, so a customer is never overcharged. A call the wallet cannot cover beside other
+// processes' floats asks them for their spare room before it is refused (ledger/float-asks.ts).
 
 import type { AppContext } from "../context.ts";
 import { ApiError } from "../http/errors.ts";
 import { insufficient } from "../ledger/service.ts";
 import { Float, type FloatBatch, type FloatFinish, type GrowOutcome, type Reservation } from "../ledger/float.ts";
+import { ASK_POLL_MS, ASK_RETRY_MS, ASK_WAIT_MS, FloatAsks } from "../ledger/float-asks.ts";
 import { metrics } from "../ops/metrics.ts";
 import { batchIn, type Finish } from "./records.ts";
 import { growsFor, refills, resyncs, trims } from "./float-plans.ts";
@@ -24,6 +26,8 @@ interface Waiter {
   accountId: string;
   amount: number;
   ref: string;
+  /** when it asked other processes' floats for their spare room (null: not yet) */
+  asked: number | null;
   resolve(r: Reservation): void;
   reject(e: unknown): void;
 }
@@ -42,6 +46,8 @@ export class LedgerBatch {
   private ended = 0;
   private drains: Array<{ until: number; resolve(): void }> = [];
   private timer: Timer;
+  /** looks for other processes' asks on this process's floats */
+  private askTimer: Timer;
   /** set while run() waits out the commit interval: starts the commit now */
   private hurry: (() => void) | null = null;
   private closing = false;
@@ -55,6 +61,11 @@ export class LedgerBatch {
   private committing: Finish[] = [];
   /** the last ledger transaction begun (exclusive) */
   private turn: Promise<unknown> = Promise.resolve();
+  private readonly asks: FloatAsks;
+  /** floats another process asked for their spare room, answered at the next commit */
+  private answers: Float[] = [];
+  /** set while a look for asks is under way */
+  private polling = false;
 
   constructor(private ctx: AppContext) {
     this.ttlMs = ctx.config.holdTtlSeconds * 1000;
@@ -66,8 +77,11 @@ export class LedgerBatch {
       { written: (f) => this.written([f]), abandoned: (f) => f.hold.float.unwritten-- },
       (run) => this.exclusive(run),
     );
+    this.asks = new FloatAsks(ctx.db, (run) => this.exclusive(run));
     this.timer = setInterval(() => this.tend(), Math.max(10, Math.min(250, this.idleMs)));
     this.timer.unref();
+    this.askTimer = setInterval(() => this.pollAsks(), ASK_POLL_MS);
+    this.askTimer.unref();
   }
 
   /**
@@ -80,7 +94,7 @@ export class LedgerBatch {
     const f = this.floats.get(accountId);
     if (f && !f.closed && f.free >= amount) return this.reserve(f, amount, ref);
     return new Promise<Reservation>((resolve, reject) => {
-      this.waiters.push({ accountId, amount, ref, resolve, reject });
+      this.waiters.push({ accountId, amount, ref, asked: null, resolve, reject });
       this.schedule(true); // a call waits on this commit
     });
   }
@@ -100,11 +114,20 @@ export class LedgerBatch {
   }
 
   /**
-   * Gives the wallet's float back now if no call is using it (true when one went back): another feature's hold
-   * (a media task, an admin correction) may need what it reserved, before LEDGER_FLOAT_IDLE_MS would return it
-   * anyway. Within `maxMs`: a commit held up elsewhere makes it answer false (the caller refuses), not hang.
+   * For another feature's hold that did not fit (a media task, an admin correction): gives this process's float for
+   * the wallet back if no call is using it, and asks other processes' floats on it for their spare room (true when
+   * either may have freed something, so the hold is worth trying again).
    */
   async returnIdle(accountId: string, maxMs = 250): Promise<boolean> {
+    const [mine, theirs] = await Promise.all([this.returnOwnIdle(accountId, maxMs), this.askOthers(accountId, maxMs)]);
+    return mine || theirs;
+  }
+
+  /**
+   * Gives the wallet's float back now if no call is using it (true when one went back), before LEDGER_FLOAT_IDLE_MS
+   * would return it anyway. Within `maxMs`: a commit held up elsewhere makes it answer false, not hang.
+   */
+  private async returnOwnIdle(accountId: string, maxMs: number): Promise<boolean> {
     const until = Date.now() + maxMs;
     const f = this.floats.get(accountId);
     if (!f || f.closed || f.reserved !== 0) return false;
@@ -114,6 +137,15 @@ export class LedgerBatch {
     this.schedule(true);
     // True only once the release is committed: a commit that fails leaves it to a retry, its credits still held.
     return (await within(this.drain(), Math.max(0, until - Date.now()))) && f.released;
+  }
+
+  /** Asks other processes' floats on the wallet for their spare room and waits for their answers (float-asks.ts). */
+  private askOthers(accountId: string, maxMs: number): Promise<boolean> {
+    const f = this.floats.get(accountId);
+    return this.asks.askAndWait(accountId, f && !f.closed ? f.holdId : "", maxMs).catch((e) => {
+      this.ctx.log.warn("llm float ask failed", { account_id: accountId, error: String(e) });
+      return false;
+    });
   }
 
   /**
@@ -157,6 +189,7 @@ export class LedgerBatch {
    */
   async close(deadlineMs = 10_000): Promise<void> {
     clearInterval(this.timer);
+    clearInterval(this.askTimer);
     this.closing = true; // what finishes from now on (calls cut off at the end of the grace period) is not held back
     const until = Date.now() + deadlineMs;
     const logBy = until - Math.min(500, deadlineMs / 8);
@@ -253,6 +286,26 @@ export class LedgerBatch {
     if (this.retries.pending) void this.retries.runDue();
   }
 
+  /** Looks for other processes' asks on this process's floats (ledger/float-asks.ts); one look at a time. */
+  private pollAsks() {
+    if (this.polling || this.closing || !this.floats.size) return;
+    this.polling = true;
+    this.asks
+      .asked(this.floats)
+      .then((asked) => {
+        for (const f of asked) {
+          if (f.closed || f.asked) continue;
+          f.asked = true;
+          this.asks.makeLean(f.accountId);
+          this.answers.push(f);
+        }
+        if (asked.length) this.schedule(true); // someone waits on the answer
+      })
+      // A database that does not answer: the commits report it; the next look tries again.
+      .catch(() => {})
+      .finally(() => (this.polling = false));
+  }
+
   /** `now`: someone waits on the commit (a call for its float, a reader of the records): skip the interval. */
   private schedule(now = false) {
     if (this.running) {
@@ -265,7 +318,7 @@ export class LedgerBatch {
   }
 
   private queued(): boolean {
-    return this.waiters.length > 0 || this.finishes.length > 0 || this.releases.length > 0 || this.refreshes.length > 0;
+    return this.waiters.length > 0 || this.finishes.length > 0 || this.releases.length > 0 || this.refreshes.length > 0 || this.answers.length > 0;
   }
 
   private async run(now: boolean): Promise<void> {
@@ -335,21 +388,34 @@ export class LedgerBatch {
     const ttl = this.ttlMs;
     // Finishes since they queued may have freed enough: those are served now, the rest grow the float.
     const waiters = queued.filter((w) => !this.tryReserve(w));
-    const growing = new Set(waiters.map((w) => w.accountId)); // their floats are grown; no top-up or trim beside
+    const growing = new Set(waiters.map((w) => w.accountId)); // their floats are grown; no top-up or trim beside (a lean one still trims)
+    const lean = (accountId: string) => this.asks.isLean(accountId);
+    const trimmed = trims(this.floats, growing, lean); // before growth reckons what the floats have free
+    const resynced = resyncs(this.floats, finishes);
+    // A float whose hold may hold more than its size (a failed commit's trim) answers only with its resync: cleared
+    // before, the ask would tell the asker that spare room is back in the wallet while its hold still holds it.
+    const answers = this.answers.splice(0).filter((f) => {
+      if (f.closed) return false;
+      if (!f.unsure || resynced.some((r) => r.float === f)) return true;
+      f.asked = false; // found again by a later look, once its charges are written
+      return false;
+    });
     const batch: FloatBatch = {
       finishes: finishes.map((f): FloatFinish => ({ res: f.hold, charge: f.charge })),
       releases: this.releases.splice(0),
       refreshes: this.refreshes.splice(0),
       // No top-ups while closing: the floats are on their way back.
-      grows: [...growsFor(this.floats, waiters), ...(this.closing ? [] : refills(this.floats, growing))],
-      ...trims(this.floats, growing),
-      resyncs: resyncs(this.floats, finishes),
+      grows: [...growsFor(this.floats, waiters, lean), ...(this.closing ? [] : refills(this.floats, growing, lean))],
+      ...trimmed,
+      resyncs: resynced,
+      answers,
     };
     let outcomes: GrowOutcome[];
     let available: Map<string, number>;
     try {
       ({ outcomes, available } = await this.exclusive(() => this.ctx.db.tx((q) => batchIn(q, ledger, batch, finishes, ttl))));
     } catch (e) {
+      for (const f of answers) f.asked = false; // not answered: the next look finds the ask again
       // Nothing of the batch was committed. Waiting calls fail; the rest is written one piece at a time, so that a
       // single bad one cannot keep the others from the ledger, and retried until the database takes it
       // (ledger-retries.ts). A refresh is asked for again by tend(); a top-up, at the next commit.
@@ -373,6 +439,7 @@ export class LedgerBatch {
       return;
     }
     this.written(finishes);
+    for (const f of answers) f.asked = false;
     for (const f of batch.releases) f.released = true;
     for (const r of batch.resyncs) r.float.unsure = false;
     for (const [account, amount] of available) {
@@ -411,13 +478,47 @@ export class LedgerBatch {
       f.size += o.granted;
       f.refreshedAt = Date.now();
     }
+    const short: Waiter[] = [];
     waiters.forEach((w, i) => {
-      if (o.funded && !o.funded[i]) return w.reject(insufficient(w.amount, o.available + (f && !f.closed ? Math.max(0, f.free) : 0)));
+      if (o.funded && !o.funded[i]) return short.push(w);
       if (this.tryReserve(w)) return;
       this.waiters.push(w); // someone took the growth first (possible while a Postgres commit is in flight): again
     });
+    if (short.length) this.whenShort(o, short, f);
     if (this.waiters.length) this.schedule();
+  }
+
+  /**
+   * Waiters the wallet could not cover. Other processes' floats may hold spare room on it: they are asked for it
+   * (ledger/float-asks.ts) and the waiters tried again, until every float asked has answered (then what the wallet
+   * has is what it truly has) or ASK_WAIT_MS has passed. Refused with what the wallet and this process's float
+   * have: another process's spare room is back in the wallet by then, and what it still holds backs calls in flight.
+   */
+  private whenShort(o: GrowOutcome, waiters: Waiter[], f: Float | undefined) {
+    const now = Date.now();
+    const refuse = (w: Waiter) => w.reject(insufficient(w.amount, o.available + (f && !f.closed ? Math.max(0, f.free) : 0)));
+    const again = (ws: Waiter[], ms: number) =>
+      setTimeout(() => {
+        if (this.closing) return ws.forEach(refuse);
+        this.waiters.push(...ws);
+        this.schedule(true);
+      }, ms);
+    if (this.closing) return waiters.forEach(refuse);
+    if (o.peersToAnswer === null) {
+      // Not asked yet. Tried again even when no other float was there to ask: one may have gone back meanwhile.
+      for (const w of waiters) w.asked = now;
+      const own = f && !f.closed ? f.holdId : "";
+      void this.asks
+        .ask(o.accountId, own)
+        .catch((e) => this.ctx.log.warn("llm float ask failed", { account_id: o.accountId, error: String(e) }))
+        .then(() => again(waiters, 0));
+      return;
+    }
+    const waiting = o.peersToAnswer > 0 ? waiters.filter((w) => now - (w.asked ?? now) < ASK_WAIT_MS) : [];
+    for (const w of waiters) if (!waiting.includes(w)) refuse(w);
+    for (const w of waiting) w.asked ??= now;
+    if (waiting.length) again(waiting, ASK_RETRY_MS);
   }
 }
 
-const emptyBatch = (): FloatBatch => ({ finishes: [], releases: [], refreshes: [], grows: [], trims: [], resyncs: [], observe: new Set() });
+const emptyBatch = (): FloatBatch => ({ finishes: [], releases: [], refreshes: [], grows: [], trims: [], resyncs: [], observe: new Set(), answers: [] });

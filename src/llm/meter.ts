@@ -14,14 +14,16 @@
 //   refused = tools and tiers billed in ways the gateway cannot meter (protocols/paid-tools.ts), before the hold
 //   settle  = priceUsage(actual usage)  (the issue's exact formula, see usage.ts); never above max_credits when
 //             the request states it (the caller's own ceiling), even should the upstream bill more than was held
-//   release = upstream error status, a failure event inside the stream, a dropped upstream connection
+//   release = upstream error status, a failure event inside the stream, a dropped upstream connection, a stream
+//             closed before its final event, a 200 answer that is not the protocol's (isWholeAnswer, proxy.ts),
+//             an upstream that timed out (timeouts.ts)
 //   client abort mid-answer = input (stated by the stream, else the estimate above) + output so far
 //             (ceil(characters streamed / 4)), never more than the hold.
 
 import { ApiError } from "../http/errors.ts";
 import { maxCreditsToMicros, microsToCredits } from "../ledger/units.ts";
 import type { LlmModel } from "../catalog/model.ts";
-import { partialUsage, priceUsage, pricesFor, promptTokens, type TokenUsage } from "./usage.ts";
+import { chargeUsage, partialUsage, pricesFor, type TokenUsage } from "./usage.ts";
 import type { LlmProtocol, TapResult } from "./protocols/index.ts";
 import type { PaidToolUse } from "./protocols/paid-tools.ts";
 import type { PumpEnd } from "./pump.ts";
@@ -115,7 +117,7 @@ export function capAtMaxCredits(v: Verdict, plan: HoldPlan): Verdict {
   return { ...v, charge: plan.cap, error: [v.error, `charge capped at max_credits (the usage stated came to ${microsToCredits(v.charge)} credits)`].filter(Boolean).join("; ") };
 }
 
-export type Outcome = "ok" | "estimated" | "client_abort" | "shutdown" | "failed" | "dropped" | "upstream_error" | "rejected";
+export type Outcome = "ok" | "estimated" | "client_abort" | "shutdown" | "failed" | "dropped" | "upstream_error" | "upstream_bad_response" | "upstream_timeout" | "rejected";
 
 export interface Verdict {
   outcome: Outcome;
@@ -131,13 +133,15 @@ export interface Verdict {
  */
 function statedUsage(usage: TokenUsage, model: LlmModel, plan: HoldPlan): Verdict {
   try {
-    return { outcome: "ok", charge: priceUsage(usage, pricesFor(model.prices, promptTokens(usage))), usage };
+    return { outcome: "ok", charge: chargeUsage(usage, model.prices), usage };
   } catch (e) {
     if (!(e instanceof RangeError)) throw e;
     const recorded = Object.fromEntries(Object.entries(usage).map(([k, n]) => [k, Math.min(n, Number.MAX_SAFE_INTEGER)])) as unknown as TokenUsage;
     return { outcome: "estimated", charge: plan.amount, usage: recorded, error: "upstream usage out of range: charged the hold" };
   }
 }
+
+export const UPSTREAM_SILENT = "upstream silent for longer than LLM_SILENCE_TIMEOUT_SECONDS";
 
 /** What a finished stream means for the wallet. `how` is how the byte pump ended. */
 export function judgeStream(r: TapResult, how: PumpEnd, model: LlmModel, plan: HoldPlan): Verdict {
@@ -147,6 +151,8 @@ export function judgeStream(r: TapResult, how: PumpEnd, model: LlmModel, plan: H
   if (r.completed && r.usage) return statedUsage(r.usage, model, plan);
   // The client got part of the answer: it left, or the gateway's shutdown ended the stream.
   if (how === "client_abort" || how === "shutdown") return partial(r, model, plan, how);
+  if (how === "timeout") return { outcome: "upstream_timeout", charge: null, usage: r.usage, error: UPSTREAM_SILENT };
+  if (how === "ended_early") return { outcome: "dropped", charge: null, usage: r.usage, error: "upstream stream ended before its final event" };
   if (how === "dropped" || !r.completed) return { outcome: "dropped", charge: null, usage: r.usage, error: "upstream connection ended early" };
   // A normal end without usage (an upstream that ignores include_usage): the same estimate as a client abort.
   return partial(r, model, plan, "estimated");

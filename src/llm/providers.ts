@@ -1,20 +1,28 @@
-// The upstream table: for each provider, where each client-facing LLM path goes and how to authenticate there.
-// Built once at startup from the settings (src/settings.ts), so the hot path only does Map lookups and picks a key.
+// The upstream table: for each provider, how a call is forwarded there and how to authenticate. Built once at
+// startup from the settings (src/settings.ts), so the hot path only does Map lookups and picks a key.
+//
+// How a call is forwarded (forwardingOf): a provider speaks one protocol upstream for a model, the model's catalog
+// `endpoint` unless its row says `speaks` (DeepSeek speaks only Chat Completions). A call on that protocol's path
+// passes through as bytes; a call on either other LLM path is translated (llm/translated.ts), client protocol →
+// the internal form (translate/ir.ts) → the protocol the provider speaks, with the row's codec `dialect` options.
 //
 // Base URLs follow each vendor SDK's convention:
-//   anthropic  ANTHROPIC_BASE_URL has no /v1; the client's path (/v1/messages, /v1/messages/count_tokens) is appended
+//   anthropic  ANTHROPIC_BASE_URL has no /v1; the path (/v1/messages, /v1/messages/count_tokens) is appended
 //   openai     OPENAI_BASE_URL ends in /v1; /v1/X → {base}/X
 //   gemini     GEMINI_BASE_URL is the API root; its OpenAI-compatible API lives at {root}/v1beta/openai/X
 //   xai        XAI_BASE_URL ends in /v1; /v1/X → {base}/X
-//   deepseek   DEEPSEEK_BASE_URL has no /v1; chat completions at {base}/chat/completions (DeepSeek models are sold on
-//              /v1/responses and translated, see deepseek.ts, so they always go to the chat URL)
+//   deepseek   DEEPSEEK_BASE_URL has no /v1; chat completions at {base}/chat/completions
+
+import type { LlmEndpoint } from "../catalog/model.ts";
 
 export interface Provider {
   name: string;
-  /** upstream URL by client-facing path; a path missing here is one the provider does not serve */
+  /** upstream URL by the path of the protocol spoken there; a path missing here is one the provider does not serve */
   urls: Map<string, string>;
-  /** client paths this provider answers through the Responses → Chat Completions translator (deepseek.ts) */
-  translated: Set<string>;
+  /** the protocol's path it speaks for every model, whatever the catalog's endpoint; null: the model's endpoint */
+  speaks: LlmEndpoint | null;
+  /** options of the codec that writes its protocol (translate/<protocol>.ts documents each key) */
+  dialect: Record<string, unknown>;
   /** per key, the auth header pair ready to use (built once) */
   auth: Array<[name: string, value: string]>;
   /** round-robin cursor over `auth` */
@@ -24,29 +32,47 @@ export interface Provider {
 interface ProviderSpec {
   keyVar: string;
   baseVar: string;
-  /** maps a client path (/v1/...) to the upstream URL */
+  /** maps a protocol path (/v1/...) to the upstream URL */
   url: (base: string, path: string) => string;
   bearer: boolean;
-  /** client paths served by translation rather than passed through */
-  translated?: string[];
+  /** the protocol paths served there */
+  paths: string[];
+  speaks?: LlmEndpoint;
+  dialect?: Record<string, unknown>;
 }
 
 const openAiStyle = (base: string, path: string) => base + path.slice("/v1".length);
 
 const SPECS: Record<string, ProviderSpec> = {
-  anthropic: { keyVar: "ANTHROPIC_API_KEY", baseVar: "ANTHROPIC_BASE_URL", url: (b, p) => b + p, bearer: false },
-  openai: { keyVar: "OPENAI_API_KEY", baseVar: "OPENAI_BASE_URL", url: openAiStyle, bearer: true },
-  gemini: { keyVar: "GEMINI_API_KEY", baseVar: "GEMINI_BASE_URL", url: (b, p) => b + "/v1beta/openai" + p.slice("/v1".length), bearer: true },
-  xai: { keyVar: "XAI_API_KEY", baseVar: "XAI_BASE_URL", url: openAiStyle, bearer: true },
-  deepseek: { keyVar: "DEEPSEEK_API_KEY", baseVar: "DEEPSEEK_BASE_URL", url: (b) => b + "/chat/completions", bearer: true, translated: ["/v1/responses"] },
-};
-
-const PATHS: Record<string, string[]> = {
-  anthropic: ["/v1/messages", "/v1/messages/count_tokens"],
-  openai: ["/v1/chat/completions", "/v1/responses", "/v1/embeddings"],
-  gemini: ["/v1/chat/completions", "/v1/embeddings"],
-  xai: ["/v1/chat/completions", "/v1/responses"],
-  deepseek: ["/v1/responses", "/v1/chat/completions"],
+  anthropic: { keyVar: "ANTHROPIC_API_KEY", baseVar: "ANTHROPIC_BASE_URL", url: (b, p) => b + p, bearer: false, paths: ["/v1/messages", "/v1/messages/count_tokens"] },
+  openai: {
+    keyVar: "OPENAI_API_KEY",
+    baseVar: "OPENAI_BASE_URL",
+    url: openAiStyle,
+    bearer: true,
+    paths: ["/v1/chat/completions", "/v1/responses", "/v1/embeddings"],
+    dialect: { maxTokensField: "max_completion_tokens", reasoningEffort: true },
+  },
+  gemini: {
+    keyVar: "GEMINI_API_KEY",
+    baseVar: "GEMINI_BASE_URL",
+    url: (b, p) => b + "/v1beta/openai" + p.slice("/v1".length),
+    bearer: true,
+    paths: ["/v1/chat/completions", "/v1/embeddings"],
+    // Gemini 3 wants each tool call's thought signature back (a skip placeholder for calls another model made).
+    dialect: { maxTokensField: "max_tokens", reasoningEffort: true, thoughtSignatures: true },
+  },
+  xai: { keyVar: "XAI_API_KEY", baseVar: "XAI_BASE_URL", url: openAiStyle, bearer: true, paths: ["/v1/chat/completions", "/v1/responses"] },
+  deepseek: {
+    keyVar: "DEEPSEEK_API_KEY",
+    baseVar: "DEEPSEEK_BASE_URL",
+    url: (b) => b + "/chat/completions",
+    bearer: true,
+    paths: ["/v1/chat/completions"],
+    speaks: "/v1/chat/completions",
+    // DeepSeek's reasoner returns reasoning_content and wants it back on tool turns; no reasoning_effort, no images.
+    dialect: { maxTokensField: "max_tokens", reasoningField: "reasoning_content", reasoningEffort: false, images: false },
+  },
 };
 
 export type Providers = Map<string, Provider>;
@@ -60,11 +86,16 @@ export function buildProviders(raw: Record<string, string | undefined>): Provide
   const out: Providers = new Map();
   for (const [name, spec] of Object.entries(SPECS)) {
     const base = (raw[spec.baseVar] ?? "").replace(/\/+$/, "");
-    const urls = new Map(PATHS[name]!.map((p) => [p, spec.url(base, p)]));
+    const urls = new Map(spec.paths.map((p) => [p, spec.url(base, p)]));
     const auth = splitKeys(raw[spec.keyVar]).map((k): [string, string] => (spec.bearer ? ["authorization", `Bearer ${k}`] : ["x-api-key", k]));
-    out.set(name, { name, urls, translated: new Set(spec.translated), auth, cursor: 0 });
+    out.set(name, { name, urls, speaks: spec.speaks ?? null, dialect: spec.dialect ?? {}, auth, cursor: 0 });
   }
   return out;
+}
+
+/** The path of the protocol `provider` speaks for a model whose catalog endpoint is `endpoint`. */
+export function spokenPath(provider: Provider, endpoint: LlmEndpoint): LlmEndpoint {
+  return provider.speaks ?? endpoint;
 }
 
 /** The next key's header pair, in turn. Callers check `auth.length` first. */

@@ -8,7 +8,11 @@
 // client request's own AbortSignal, which Bun fires the moment the client disconnects, so the upstream is
 // aborted at once even while the pump waits for the next upstream chunk. The caller learns how it ended, once:
 //   end           the upstream finished its body
+//   ended_early   a stream's upstream finished its body cleanly before the protocol's own end event (the tap never
+//                 saw it): the client gets the protocol's error event, as for a drop
 //   dropped       reading the upstream failed (connection reset, truncated chunked body)
+//   timeout       the upstream sent nothing for `silenceMs` (timeouts.ts): its request is cancelled, and a stream
+//                 gets the protocol's error event, as for a drop
 //   client_abort  the client went away (the signal fired, or Bun stopped the generator at a yield)
 //   shutdown      the gateway's shutdown grace period ended with it still open (cutStreams): a stream gets the
 //                 protocol's error event saying so, as for a drop, rather than a connection closed without a word
@@ -27,8 +31,13 @@
 
 import type { StreamTap } from "./protocols/index.ts";
 import { joined } from "./bytes.ts";
+import { SilenceTimer, UpstreamTimeout } from "./timeouts.ts";
+import { abortUpstream } from "./upstream.ts";
 
-export type PumpEnd = "end" | "dropped" | "client_abort" | "shutdown";
+export type PumpEnd = "end" | StreamCut | "client_abort";
+
+/** How a stream can end before its answer is whole, each with the protocol's error event (dropNotice). */
+export type StreamCut = "dropped" | "ended_early" | "timeout" | "shutdown";
 
 export interface PumpHooks {
   tap: StreamTap | null;
@@ -37,22 +46,24 @@ export interface PumpHooks {
    * protocol puts it last). Only a tail: a large answer (embeddings of many inputs) is not held whole in memory.
    */
   collect: Uint8Array[] | null;
+  /**
+   * A body (not a stream): whether what was collected, once the upstream has finished, ends a whole answer. When it
+   * does not, the client's connection is cut instead of ended cleanly: its 200 is already sent, and a body that ends
+   * cleanly would pass for a whole one.
+   */
+  wholeBody?: () => boolean;
   /** sees every chunk of a body as it passes (the head's chunks are the caller's to show it) */
   watch?: (chunk: Uint8Array) => void;
   onFirstByte(): void;
   onEnd(how: PumpEnd): void;
+  /** the longest silence between two upstream chunks, ms (LLM_SILENCE_TIMEOUT_SECONDS); absent: no limit */
+  silenceMs?: number;
   /**
    * Streams: the closing event to send when the upstream drops or the gateway shuts down (the protocol's in-stream
    * error), given the last bytes the client got. Sent only when those end between two events; mid-event, no event
    * can follow that the client could read, so its connection is cut as the upstream's was.
    */
-  dropNotice?: (lastSent: Uint8Array | null, why: "dropped" | "shutdown") => Uint8Array;
-  /**
-   * Set when the bytes go to a translator that writes whole events of its own (DeepSeek's /v1/responses), not to
-   * the client: sent before the notice when what it got ends mid-event, it makes the translator drop the partial
-   * event (translate/responses-chat-stream.ts RESYNC), so the client still gets its failure event.
-   */
-  resync?: Uint8Array;
+  dropNotice?: (lastSent: Uint8Array | null, why: StreamCut) => Uint8Array;
 }
 
 /** What the pump needs of the upstream body's reader. */
@@ -145,22 +156,40 @@ export async function readArrived(body: ReadableStream<Uint8Array>): Promise<Hea
  * stated is read natively in one call (measured: a fifth less CPU than reading it chunk by chunk); a compressed or
  * chunked one chunk by chunk, so a large one stops at the limit. Throws as reading the body does (dropped, aborted).
  */
-export async function readHead(res: Response, limit: number): Promise<Head> {
-  const length = res.headers.get("content-length");
-  if (length !== null && Number(length) <= limit && !res.headers.has("content-encoding")) {
-    const bytes = await res.bytes();
-    return { reader: null, chunks: [bytes], ended: true, firstByteAt: performance.now() };
+export async function readHead(res: Response, limit: number, silenceMs = 0): Promise<Head> {
+  // The silence timer starts only when a read has to wait for the network: the usual answer, in with its headers,
+  // costs none. An upstream silent for `silenceMs` has its request aborted, which fails the read under way.
+  let silence = null as SilenceTimer | null; // set inside `arrived`, which TypeScript does not follow
+  const arrived = async <T>(read: Promise<T>): Promise<T> => {
+    if (silenceMs > 0 && silence === null) {
+      await null;
+      if (Bun.peek.status(read) === "pending") silence = new SilenceTimer(silenceMs, () => abortUpstream(res, new UpstreamTimeout("LLM_SILENCE_TIMEOUT_SECONDS")));
+    }
+    const r = await read;
+    silence?.heard();
+    return r;
+  };
+  try {
+    const length = res.headers.get("content-length");
+    if (length !== null && Number(length) <= limit && !res.headers.has("content-encoding")) {
+      const bytes = await arrived(res.bytes());
+      return { reader: null, chunks: [bytes], ended: true, firstByteAt: performance.now() };
+    }
+    const head = headOf(res.body!);
+    let size = 0;
+    while (size <= limit) {
+      const r = await arrived(head.reader!.read());
+      if (r.done) return { ...head, ended: true };
+      head.firstByteAt ??= performance.now();
+      head.chunks.push(r.value!);
+      size += r.value!.byteLength;
+    }
+    return head;
+  } catch (e) {
+    throw silence?.fired ? new UpstreamTimeout("LLM_SILENCE_TIMEOUT_SECONDS") : e;
+  } finally {
+    silence?.stop();
   }
-  const head = headOf(res.body!);
-  let size = 0;
-  while (size <= limit) {
-    const r = await head.reader!.read();
-    if (r.done) return { ...head, ended: true };
-    head.firstByteAt ??= performance.now();
-    head.chunks.push(r.value!);
-    size += r.value!.byteLength;
-  }
-  return head;
 }
 
 /**
@@ -214,6 +243,8 @@ async function* steps(head: Head, clientSignal: AbortSignal, h: PumpHooks, start
     reader.cancel().catch(() => {}); // a read in flight ends (done), and the loop below sees `cut`
   };
   running.add(stop);
+  // Silence cancels the read in flight as shutdown does; the loop below sees `silence.fired`.
+  const silence = h.silenceMs ? new SilenceTimer(h.silenceMs, () => void reader.cancel().catch(() => {})) : null;
   let first = head.firstByteAt === null;
   let pending = head.pending ?? null;
   // The last two chunks the client got: a drop's closing event depends on how they end (an event's closing blank
@@ -222,18 +253,19 @@ async function* steps(head: Head, clientSignal: AbortSignal, h: PumpHooks, start
   let prev: Uint8Array | null = null;
   let last: Uint8Array | null = null;
   /**
-   * How a stream ends that its upstream dropped, or that shutdown cut (the client is charged what it got, meter.ts).
+   * How a stream ends that its upstream dropped, ended early or let go silent, or that shutdown cut (meter.ts says
+   * what each is charged).
    * After the stream's own end (or error) was seen: the client has the whole answer, which is metered as such
    * (judgeStream), so it ends cleanly. Before it, between events: the protocol's error event (an SDK raises it as an
-   * API error); mid-event: the connection is cut, as the upstream's was, unless a translator takes the bytes
-   * (resync). A truncated answer must never look complete.
+   * API error); mid-event: the connection is cut, as the upstream's was. A translated stream has no dropNotice: the
+   * cut reaches its translator (translated-stream.ts), which writes the client's error event itself. A truncated
+   * answer must never look complete.
    */
-  function* ending(why: "dropped" | "shutdown"): Generator<Uint8Array> {
+  function* ending(why: StreamCut): Generator<Uint8Array> {
     how = why;
     if (h.tap?.sawEnd()) return;
     const sent = prev && last ? joined([prev, last]) : last;
     if (h.dropNotice && endsBetweenEvents(sent)) yield h.dropNotice(sent, why);
-    else if (h.dropNotice && h.resync) yield* [h.resync, h.dropNotice(null, why)];
     // Thrown into the response body, anything cuts the connection, but an Error is also printed by Bun to stderr as
     // a raw multi-line dump; `undefined` is not. The call's end is logged as a JSON line (proxy.ts finish).
     else throw undefined;
@@ -253,16 +285,24 @@ async function* steps(head: Head, clientSignal: AbortSignal, h: PumpHooks, start
           how = "client_abort";
           return;
         }
-        return yield* ending(cut ? "shutdown" : "dropped");
+        return yield* ending(cut ? "shutdown" : silence?.fired ? "timeout" : "dropped");
       }
       if (cut) return yield* ending("shutdown");
+      if (silence?.fired) return yield* ending("timeout");
       if (r.done) {
-        how = "end";
         const tail = h.tap?.flush();
-        if (tail?.length) yield tail;
+        if (tail?.length) {
+          prev = last;
+          yield (last = tail);
+        }
+        // A clean close before the stream's own end must not pass for a whole answer (an SDK would return it).
+        if (h.tap && !h.tap.sawEnd()) return yield* ending("ended_early");
+        how = "end";
+        if (h.wholeBody && !h.wholeBody()) throw undefined; // `undefined`: see ending
         return;
       }
       const chunk = r.value!;
+      silence?.heard();
       if (first) {
         first = false;
         h.onFirstByte();
@@ -277,6 +317,7 @@ async function* steps(head: Head, clientSignal: AbortSignal, h: PumpHooks, start
     }
   } finally {
     running.delete(stop);
+    silence?.stop();
     // Stopped at a yield without an ending of its own: the client went away.
     if (how === null) how = "client_abort";
     if (how === "client_abort") reader.cancel().catch(() => {});

@@ -1,5 +1,6 @@
-// The LLM routes: the four protocols' endpoints (plus Anthropic's free count_tokens), behind the key guard, and
-// the caller's usage records. Everything per-provider and per-protocol is built here once, at startup.
+// The LLM routes: the four protocols' endpoints (every LLM on the three LLM ones: providers.ts says how each call is
+// forwarded) plus Anthropic's free count_tokens, behind the key guard, and the caller's usage records. Everything
+// per-provider and per-protocol is built here once, at startup.
 
 import { Elysia } from "elysia";
 import type { AppContext } from "../context.ts";
@@ -13,9 +14,10 @@ import { KeyBudgets } from "../accounts/key-budgets.ts";
 import { IDEMPOTENCY_HEADER, Idempotency } from "../http/idempotency.ts";
 import { idempotentLlm } from "./idempotent.ts";
 import { cutStreams } from "./pump.ts";
-import { listUsage, UsageQuery, usageCsv } from "./usage-api.ts";
-import { usageSummary, UsageSummaryQuery } from "./usage-summary.ts";
-import { translatedResponses } from "./deepseek.ts";
+import { listUsage, UsageList, UsageQuery, usageCsv } from "./usage-api.ts";
+import { usageSummary, UsageSummary, UsageSummaryQuery } from "./usage-summary.ts";
+import { llmTimeoutsOf } from "./timeouts.ts";
+import { llmDoc } from "./openapi-schemas.ts";
 
 const security: Array<Record<string, string[]>> = [{ bearer: [] }, { apiKey: [] }];
 
@@ -29,57 +31,61 @@ export function llmRoutes(ctx: AppContext) {
   const budgets = new KeyBudgets(ctx.db, (e) => ctx.log.error("key budget settle failed; the hold stays counted until the period resets", { error: (e as Error)?.message ?? String(e) }));
   ctx.keyBudgets = budgets;
   const idem = new Idempotency(ctx.db);
-  const d: LlmDeps = { ctx, providers: buildProviders(ctx.config.raw), ledger, budgets, translated: translatedResponses };
+  const d: LlmDeps = { ctx, providers: buildProviders(ctx.config.raw), ledger, budgets, timeouts: llmTimeoutsOf(ctx.config.raw) };
 
   // `parse: "none"`: the handler reads the body text itself, once; it goes upstream as it came.
-  const llm = (proto: LlmProtocol, path: string, summary: string, description: string): [string, (c: any) => Promise<Response>, any] => [
+  const llm = (proto: LlmProtocol, path: string, summary: string, description: string, doc: object): [string, (c: any) => Promise<Response>, any] => [
     path,
-    async ({ request, auth, set }) => {
-      if (request.headers.has(IDEMPOTENCY_HEADER)) return idempotentLlm(ctx, idem, request, auth, (again) => handleLlm(d, proto, path, again, auth, set.headers), set);
-      const answer = await handleLlm(d, proto, path, request, auth, set.headers);
+    async ({ request, auth, set, server }) => {
+      if (request.headers.has(IDEMPOTENCY_HEADER)) return idempotentLlm(ctx, idem, request, auth, (again) => handleLlm(d, proto, path, again, auth, set.headers, server), set);
+      const answer = await handleLlm(d, proto, path, request, auth, set.headers, server);
       // The answer already carries `set.headers` (request ids, rate-limit state). Left there, Elysia would merge
       // them into it again by rebuilding the Response: a copy of every header and the body re-wrapped as a
       // stream, measured at 4% of json and 10% of stream throughput. An error thrown above still finds them.
       set.headers = {};
       return answer;
     },
-    { parse: "none", detail: { tags: ["LLM"], summary, description, security } },
+    { parse: "none", detail: { tags: ["LLM"], summary, description, security, ...doc } },
   ];
 
   return (
     new Elysia({ name: "llm" })
-      // Claude Code probes the base URL with HEAD / (or /api/hello) before its first call.
-      .head("/", () => new Response(null, { status: 200 }), { detail: { tags: ["Operations"], summary: "Connectivity probe (Claude Code sends it before its first call)" } })
-      .head("/api/hello", () => new Response(null, { status: 200 }), { detail: { tags: ["Operations"], summary: "Connectivity probe (Claude Code)" } })
+      // Claude Code probes the base URL with HEAD / (or /api/hello) before its first call. Not an API: not documented.
+      .head("/", () => new Response(null, { status: 200 }), { detail: { hide: true } })
+      .head("/api/hello", () => new Response(null, { status: 200 }), { detail: { hide: true } })
       .use(protect(ctx))
       .post(
         ...llm(
           protocols.anthropic,
           "/v1/messages",
           "Anthropic Messages",
-          "Anthropic's Messages API, passed through (streaming or not) to the model's provider. `?beta=true` and the `anthropic-version` / `anthropic-beta` headers are forwarded. Metered from the answer's usage; `max_credits` (credits) caps the hold.",
+          "Anthropic's Messages API for every LLM: passed through (streaming or not) for Claude, with `?beta=true` and the `anthropic-version` / `anthropic-beta` headers forwarded; translated for every other model. Metered from the provider's own usage; `max_credits` (credits) caps the hold.",
+          llmDoc("AnthropicMessagesRequest", "AnthropicMessage", "AnthropicStreamEvent"),
         ),
       )
-      .post(...llm(protocols.anthropic, "/v1/messages/count_tokens", "Count tokens (free)", "Anthropic's token counter, passed through; not metered."))
-      .post(...llm(protocols.responses, "/v1/responses", "OpenAI Responses", "OpenAI's Responses API, passed through (DeepSeek models are translated to Chat Completions). Metered from the final usage."))
+      .post(...llm(protocols.anthropic, "/v1/messages/count_tokens", "Count tokens (free)", "Anthropic's token counter for Claude, passed through; for any other LLM the gateway's estimate (the hold's input estimate). Not metered.", llmDoc("CountTokensRequest", "CountTokensResponse")))
+      .post(...llm(protocols.responses, "/v1/responses", "OpenAI Responses", "OpenAI's Responses API for every LLM: passed through for GPT and Grok models, translated for the others. Metered from the provider's own usage.", llmDoc("ResponsesRequest", "OpenAIResponse", "ResponsesStreamEvent")))
       .post(
         ...llm(
           protocols.chat,
           "/v1/chat/completions",
           "OpenAI Chat Completions",
-          "Chat Completions, passed through. Streams get `stream_options.include_usage` upstream; the extra usage chunk is removed again when the client did not ask for it.",
+          "Chat Completions for every LLM: passed through for GPT-5.2, Gemini and DeepSeek (streams get `stream_options.include_usage` upstream; the extra usage chunk is removed again when the client did not ask for it), translated for the others.",
+          llmDoc("ChatCompletionRequest", "ChatCompletion", "ChatCompletionChunk"),
         ),
       )
-      .post(...llm(protocols.embeddings, "/v1/embeddings", "Embeddings", "OpenAI-style embeddings (float or base64), metered at prompt_tokens × the input price."))
+      .post(...llm(protocols.embeddings, "/v1/embeddings", "Embeddings", "OpenAI-style embeddings (float or base64), metered at prompt_tokens × the input price.", llmDoc("EmbeddingsRequest", "EmbeddingsResponse")))
       .get(
         "/v1/usage",
         async ({ auth, query, request }) => {
           await ledger.settledFor(auth.accountId); // records of answers that just ended may still be queued
           const list = await listUsage(ctx, auth.accountId, query);
-          return request.headers.get("accept")?.includes("text/csv") ? usageCsv(list) : list;
+          // The CSV is a Response, which Elysia sends as it is (the response schema describes the JSON).
+          return request.headers.get("accept")?.includes("text/csv") ? (usageCsv(list) as unknown as typeof list) : list;
         },
         {
           query: UsageQuery,
+          response: UsageList,
           detail: { tags: ["LLM"], summary: "Your usage records", description: "One record per LLM or embeddings call: tokens by kind, credits charged, upstream status, latency and time to first byte. Newest first. With `Accept: text/csv`, the same records as CSV.", security },
         },
       )
@@ -91,6 +97,7 @@ export function llmRoutes(ctx: AppContext) {
         },
         {
           query: UsageSummaryQuery,
+          response: UsageSummary,
           detail: { tags: ["LLM"], summary: "Your spend grouped by model, key or day", description: "Credits and tokens of LLM calls and finished media tasks, grouped by `group_by` (model, key or UTC day) within `from`/`to`.", security },
         },
       )

@@ -5,6 +5,7 @@
 import { metrics } from "../ops/metrics.ts";
 import { ApiError } from "../http/errors.ts";
 import { nextAuth, type Provider } from "./providers.ts";
+import { upstreamTimeoutError, UpstreamTimeout } from "./timeouts.ts";
 
 // Client headers that carry protocol meaning and go upstream as sent. Everything else stays here: in particular
 // the client's authorization / x-api-key (our key, never the vendor's).
@@ -27,9 +28,15 @@ export function isRetryableStatus(status: number): boolean {
   return status === 429 || status >= 500 || status === 401 || status === 403;
 }
 
+/** Aborts an upstream response's request (its body too), for a silence noticed where no reader can be cancelled. */
+const aborts = new WeakMap<Response, AbortController>();
+
 /**
  * POSTs `body` to `url`. Resolves with the upstream response (any status); rejects with a 502 ApiError when the
- * upstream cannot be reached, or with the abort reason when `signal` fired (the client went away).
+ * upstream cannot be reached, with a 504 `upstream_timeout` ApiError when its headers took longer than
+ * `firstByteMs` (both attempts together; the request is aborted, and not tried again: the wait is spent), or with
+ * the abort reason when `signal` fired (the client went away). The request's own signal follows `signal`, so the
+ * client leaving aborts it at once, headers or body.
  */
 export async function callUpstream(
   provider: Provider,
@@ -37,28 +44,47 @@ export async function callUpstream(
   headers: Record<string, string>,
   body: string | Uint8Array,
   signal: AbortSignal,
+  timeouts?: { firstByteMs: number },
 ): Promise<Response> {
-  const attempts = provider.auth.length > 1 ? 2 : 1;
-  let lastError: unknown;
-  for (let attempt = 0; attempt < attempts; attempt++) {
-    const [name, value] = nextAuth(provider);
-    headers[name] = value;
-    let res: Response;
-    try {
-      res = await fetch(url, { method: "POST", headers, body, signal, redirect: "manual" });
-    } catch (e) {
-      if (signal.aborted) throw e;
-      lastError = e;
-      continue;
+  const upstream = new AbortController();
+  if (signal.aborted) upstream.abort(signal.reason);
+  else signal.addEventListener("abort", () => upstream.abort(signal.reason), { once: true });
+  const timer = timeouts ? setTimeout(() => upstream.abort(new UpstreamTimeout("LLM_FIRST_BYTE_TIMEOUT_SECONDS")), timeouts.firstByteMs) : null;
+  try {
+    const attempts = provider.auth.length > 1 ? 2 : 1;
+    let lastError: unknown;
+    for (let attempt = 0; attempt < attempts; attempt++) {
+      const [name, value] = nextAuth(provider);
+      headers[name] = value;
+      let res: Response;
+      try {
+        res = await fetch(url, { method: "POST", headers, body, signal: upstream.signal, redirect: "manual" });
+      } catch (e) {
+        if (signal.aborted) throw e;
+        // counted by the caller's record (proxy.ts finish), as every timeout is
+        if (upstream.signal.reason instanceof UpstreamTimeout) throw upstreamTimeoutError(provider.name);
+        lastError = e;
+        continue;
+      }
+      if (attempt + 1 < attempts && isRetryableStatus(res.status)) {
+        void res.body?.cancel().catch(() => {});
+        continue;
+      }
+      aborts.set(res, upstream);
+      return res;
     }
-    if (attempt + 1 < attempts && isRetryableStatus(res.status)) {
-      void res.body?.cancel().catch(() => {});
-      continue;
-    }
-    return res;
+    metrics.upstreamError(provider.name, "network");
+    throw new ApiError(502, "upstream_unreachable", `The ${provider.name} upstream could not be reached (${describe(lastError)}).`);
+  } finally {
+    if (timer) clearTimeout(timer);
   }
-  metrics.upstreamError(provider.name, "network");
-  throw new ApiError(502, "upstream_unreachable", `The ${provider.name} upstream could not be reached (${describe(lastError)}).`);
+}
+
+/** Aborts the request behind `res` (from callUpstream): its body's reads fail at once. */
+export function abortUpstream(res: Response, reason: unknown): void {
+  const upstream = aborts.get(res);
+  if (upstream) upstream.abort(reason);
+  else res.body?.cancel(reason).catch(() => {});
 }
 
 function describe(e: unknown): string {

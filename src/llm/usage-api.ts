@@ -15,6 +15,19 @@ export const UsageQuery = t.Object({
   limit: t.Optional(t.Numeric({ description: "At most this many records: 1 to 1000 (default 100)." })),
 });
 
+const Open = <T extends Parameters<typeof t.Object>[0]>(props: T) => t.Object(props, { additionalProperties: true });
+const Count = t.Nullable(t.Integer());
+export const UsageList = Open({
+  object: t.Literal("list"),
+  data: t.Array(Open({
+    id: t.String(), request_id: t.String(), key_id: t.Nullable(t.String()), model: t.String(), endpoint: t.String(), provider: t.Nullable(t.String()),
+    status: t.String(), upstream_status: t.Nullable(t.Integer()),
+    usage: Open({ input_tokens: Count, output_tokens: Count, cache_read_tokens: Count, cache_write_tokens: Count, cache_write_1h_tokens: Count, web_search_calls: Count }),
+    cost: Open({ micro_credits: t.Integer(), credits: t.Number(), usd: t.Number() }),
+    latency_ms: t.Nullable(t.Number()), ttfb_ms: t.Nullable(t.Number()), error: t.Nullable(t.String()), created_at: t.String({ description: "ISO 8601 time." }),
+  })),
+});
+
 export interface UsageFilter {
   request_id?: string;
   model?: string;
@@ -39,7 +52,7 @@ export async function listUsage(ctx: AppContext, accountId: string, f: UsageFilt
   const limit = f.limit ?? 100;
   if (!Number.isInteger(limit) || limit < 1 || limit > 1000) throw new ApiError(422, "invalid_request", "limit must be a whole number from 1 to 1000.", { param: "limit" });
   const rows = await ctx.db.all<any>(sql`select * from usage_records where ${sql.join(where, sql` and `)} order by created_at desc, id desc limit ${limit}`);
-  return { object: "list", data: rows.map(view) };
+  return { object: "list" as const, data: rows.map(view) };
 }
 
 const CSV_COLUMNS = ["id", "created_at", "key_id", "model", "endpoint", "provider", "status", "upstream_status", "input_tokens", "output_tokens",

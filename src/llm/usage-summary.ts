@@ -22,6 +22,21 @@ export const UsageSummaryQuery = t.Object({
   to: t.Optional(t.String({ description: "Latest time, exclusive: ISO 8601 or Unix milliseconds." })),
 });
 
+const LineSchema = t.Object({
+  micro_credits: t.Integer(),
+  credits: t.Number(),
+  llm_calls: t.Integer(),
+  media_tasks: t.Integer(),
+  input_tokens: t.Integer(),
+  output_tokens: t.Integer(),
+});
+export const UsageSummary = t.Object({
+  object: t.Literal("usage_summary"),
+  group_by: t.String(),
+  data: t.Array(t.Composite([t.Object({ group: t.String({ description: "The model id, key id or UTC date (YYYY-MM-DD)." }) }), LineSchema])),
+  total: LineSchema,
+});
+
 interface Line { group: string; micro_credits: number; llm_calls: number; media_tasks: number; input_tokens: number; output_tokens: number }
 
 export async function usageSummary(ctx: AppContext, accountId: string, q: { group_by?: string; from?: string; to?: string }) {
@@ -59,5 +74,5 @@ export async function usageSummary(ctx: AppContext, accountId: string, q: { grou
   const total = data.reduce((s, l) => ({ micro_credits: s.micro_credits + l.micro_credits, llm_calls: s.llm_calls + l.llm_calls, media_tasks: s.media_tasks + l.media_tasks, input_tokens: s.input_tokens + l.input_tokens, output_tokens: s.output_tokens + l.output_tokens }),
     { micro_credits: 0, llm_calls: 0, media_tasks: 0, input_tokens: 0, output_tokens: 0 });
   const withCredits = <T extends { micro_credits: number }>(l: T) => ({ ...l, credits: microsToCredits(l.micro_credits) });
-  return { object: "usage_summary", group_by: by, data: data.map(withCredits), total: withCredits(total) };
+  return { object: "usage_summary" as const, group_by: by, data: data.map(withCredits), total: withCredits(total) };
 }

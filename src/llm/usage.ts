@@ -23,6 +23,12 @@ export interface TokenUsage {
   cacheWrite1h?: number;
   /** web searches the upstream ran for the answer (each billed at the model's web-search price); absent: none */
   webSearches?: number;
+  /**
+   * The sampling steps of one call, when the upstream ran more than one and bills each (Anthropic's server-side
+   * compaction: a summarising step, then the answer). The counts above are then their sums; each step is priced on
+   * its own, so a long-context tier applies to the step whose prompt is long, not to the sum. Absent: one step.
+   */
+  steps?: TokenUsage[];
 }
 
 /** Integer µcr per token. A missing cache price means "billed like ordinary input". */
@@ -51,6 +57,19 @@ export function promptTokens(u: TokenUsage): number {
 export function pricesFor(prices: LlmModel["prices"], prompt: number): TokenPriceSet & { webSearch?: number } {
   const long = prices.longContext;
   return long && prompt > long.aboveInputTokens ? { ...long, webSearch: prices.webSearch } : prices;
+}
+
+/**
+ * The charge for a call's stated usage: each sampling step at the prices its own prompt length selects, plus the
+ * web searches of the call (counted once, at the call's level).
+ */
+export function chargeUsage(u: TokenUsage, prices: LlmModel["prices"]): number {
+  if (!u.steps?.length) return priceUsage(u, pricesFor(prices, promptTokens(u)));
+  let total = 0;
+  for (const step of u.steps) total += priceUsage(step, pricesFor(prices, promptTokens(step)));
+  total += priceUsage({ ...ZERO_USAGE, webSearches: u.webSearches }, prices);
+  if (!Number.isSafeInteger(total)) throw new RangeError(`chargeUsage: charge beyond 2^53: ${total}`);
+  return total;
 }
 
 /** Exact charge in µcr. Throws on non-integer inputs rather than letting a float into the ledger. */
@@ -113,14 +132,13 @@ function isObject(v: unknown): v is Record<string, any> {
  */
 export function fromAnthropicUsage(u: unknown): TokenUsage | null {
   if (!isObject(u)) return null;
-  const usage: TokenUsage = {
-    input: count(u.input_tokens),
-    output: count(u.output_tokens),
-    cacheRead: count(u.cache_read_input_tokens),
-    cacheWrite: count(u.cache_creation_input_tokens),
-  };
+  const usage = anthropicCounts(u);
   withAnthropicExtras(usage, u);
   return usage;
+}
+
+function anthropicCounts(u: Record<string, any>): TokenUsage {
+  return { input: count(u.input_tokens), output: count(u.output_tokens), cacheRead: count(u.cache_read_input_tokens), cacheWrite: count(u.cache_creation_input_tokens) };
 }
 
 /** Adds the one-hour cache writes and web searches `raw` states (only when non-zero: the common usage stays four numbers). */
@@ -129,6 +147,32 @@ export function withAnthropicExtras(usage: TokenUsage, raw: Record<string, any>)
   if (written1h) usage.cacheWrite1h = written1h;
   const searches = count(raw.server_tool_use?.web_search_requests);
   if (searches) usage.webSearches = searches;
+  withIterations(usage, raw.iterations);
+}
+
+/**
+ * Server-side compaction (compact_20260112): `usage.iterations` lists every sampling step of the call, the
+ * compaction step and the answer, and Anthropic bills all of them; the top-level counts are only the last step.
+ * The counts become the sums over the steps, and the steps are kept to be priced one by one.
+ */
+function withIterations(usage: TokenUsage, iterations: unknown): void {
+  if (!Array.isArray(iterations) || iterations.length === 0) return;
+  const steps = iterations.filter(isObject).map((it) => {
+    const step = anthropicCounts(it);
+    const written1h = Math.min(step.cacheWrite, count(it.cache_creation?.ephemeral_1h_input_tokens));
+    if (written1h) step.cacheWrite1h = written1h;
+    return step;
+  });
+  if (steps.length === 0) return;
+  const sum = (k: "input" | "output" | "cacheRead" | "cacheWrite" | "cacheWrite1h") => steps.reduce((n, s) => n + (s[k] ?? 0), 0);
+  usage.input = sum("input");
+  usage.output = sum("output");
+  usage.cacheRead = sum("cacheRead");
+  usage.cacheWrite = sum("cacheWrite");
+  const written1h = sum("cacheWrite1h");
+  if (written1h) usage.cacheWrite1h = written1h;
+  else delete usage.cacheWrite1h;
+  usage.steps = steps;
 }
 
 /**
@@ -151,15 +195,17 @@ export function fromChatUsage(u: unknown): TokenUsage | null {
 }
 
 /**
- * Responses: input_tokens includes the cached ones. input_tokens_details.cache_write_tokens is reported by
- * OpenAI but not priced separately (issue 3's formula); it stays inside `input`. Web searches are not in the usage
+ * Responses: input_tokens includes the cached ones and the ones written to the cache
+ * (input_tokens_details.cache_write_tokens), which models such as GPT-6.2 Sol bill at their own price; a model
+ * whose catalog entry names no cache-write price bills them as input, as before. Web searches are not in the usage
  * object but in the response's output, one `web_search_call` item per search: `output` counts them when given.
  */
 export function fromResponsesUsage(u: unknown, output?: unknown): TokenUsage | null {
   if (!isObject(u)) return null;
   const input = count(u.input_tokens);
   const cached = Math.min(input, count(u.input_tokens_details?.cached_tokens));
-  const usage: TokenUsage = { input: input - cached, output: count(u.output_tokens), cacheRead: cached, cacheWrite: 0 };
+  const written = Math.min(input - cached, count(u.input_tokens_details?.cache_write_tokens));
+  const usage: TokenUsage = { input: input - cached - written, output: count(u.output_tokens), cacheRead: cached, cacheWrite: written };
   const searches = Array.isArray(output) ? output.filter((item) => item?.type === "web_search_call").length : 0;
   if (searches) usage.webSearches = searches;
   return usage;

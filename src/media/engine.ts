@@ -11,7 +11,7 @@
 import { sql } from "drizzle-orm";
 import type { Catalog } from "../catalog/service.ts";
 import { storableText, type Db } from "../db/client.ts";
-import type { TaskTokens } from "../limits/task-tokens.ts";
+import { PendingReleases, type TaskTokens } from "../limits/task-tokens.ts";
 import { createAdapters, type Adapter } from "./adapters/index.ts";
 import type { Done, Failed } from "./adapters/types.ts";
 import { deliverDue, type CallbackDeps } from "./callbacks.ts";
@@ -20,6 +20,7 @@ import { keepLease, type Lease } from "./lease.ts";
 import type { MediaModel, MediaProvider } from "./model.ts";
 import { tokenTtlMs } from "./service.ts";
 import { sweepExpiredResults } from "./retention.ts";
+import { everyRouteRefusedMessage, maskSecrets, upstreamFailedMessage } from "./upstream-errors.ts";
 import type { TaskRow } from "./views.ts";
 
 export interface EngineDeps extends FinishDeps, CallbackDeps {
@@ -33,6 +34,8 @@ const MAX_INFLIGHT = 32;
 const IDLE_MS = 200;
 /** upstream_ref of a task whose upstream answered with the result itself (see finishSynchronousResult). */
 const ANSWERED_SYNCHRONOUSLY = "answered-synchronously";
+/** upstream_ref of a waiting task while a submission is under way: `submitting:<route index>:<provider>` (see submit). */
+const SUBMITTING = "submitting:";
 
 export class Engine {
   private adapters: Record<MediaProvider, Adapter>;
@@ -43,11 +46,16 @@ export class Engine {
   private inflight = new Set<Promise<unknown>>();
   /** Ids of the tasks with a step in flight: never claimed again by this engine until that step has ended. */
   private stepping = new Set<string>();
-  /** Ended tasks whose concurrency token could not be given back (Redis away): task id → key id, retried each round. */
-  private unreleased = new Map<string, string>();
+  /**
+   * Gives tokens back; one refused (Redis away) is tried again at every round until it goes through. Thrown, it made
+   * an ended task's step "fail" (rescheduled, for nothing) and the token stayed taken until it expired.
+   */
+  private unreleased: PendingReleases;
 
   constructor(private deps: EngineDeps) {
-    this.adapters = createAdapters(deps.settings.upstreams);
+    this.adapters = createAdapters(deps.settings.upstreams, deps.settings.upstreamUrls);
+    this.unreleased = new PendingReleases(deps.tokens, (taskId, e) =>
+      deps.log.warn("concurrency token not given back yet; retrying", { task_id: taskId, error: String((e as Error)?.message ?? e) }));
   }
 
   /** One round: claim due tasks and callbacks and start them; housekeeping when it is time. Returns work started. */
@@ -59,7 +67,7 @@ export class Engine {
     const sends = room > 0 ? await deliverDue(this.deps, room) : [];
     for (const s of sends) this.track(s);
     if (Date.now() - this.lastHousekeeping >= this.deps.settings.housekeepingMs) await this.housekeeping();
-    for (const [taskId, keyId] of [...this.unreleased]) await this.releaseToken(keyId, taskId);
+    await this.unreleased.retry();
     return tasks.length + sends.length;
   }
 
@@ -118,7 +126,7 @@ export class Engine {
       const ids = sql.join(refreshed.slice(i, i + 500).map((t) => sql`${t.id}`), sql`, `);
       const ended = await this.deps.db.all<{ id: string; key_id: string }>(sql`select id, key_id from tasks
         where id in (${ids}) and state not in (${"waiting"}, ${"generating"})`);
-      for (const t of ended) await this.releaseToken(t.key_id, t.id);
+      for (const t of ended) await this.unreleased.release(t.key_id, t.id);
     }
   }
 
@@ -154,7 +162,7 @@ export class Engine {
       await this.step(task, lease);
     } catch (e) {
       // Another worker owns the task now: its failure is not ours to reschedule (the write would be refused anyway).
-      if (lease.lost) this.deps.log.warn("task taken over during a step; step abandoned", { task_id: task.id, error: String((e as Error)?.message ?? e) });
+      if (lease.lost) this.deps.log.warn("task taken over during a step; step abandoned", { task_id: task.id, error: maskSecrets(String((e as Error)?.message ?? e)) });
       else await this.stepFailed(task, e);
     } finally {
       await lease.stop();
@@ -177,15 +185,30 @@ export class Engine {
     return this.end(task, model, r, lease);
   }
 
-  /** Try the routes in order from route_index; a refusal moves on to the next, all refused fails the task. */
+  /**
+   * Try the routes in order from route_index; a refusal moves on to the next, all refused fails the task.
+   *
+   * None of the upstreams documents an idempotency key, so a submission whose owner died before recording the
+   * answer cannot be asked about: the upstream may have accepted it, and submitting again may pay twice. Each
+   * submission is therefore marked on the row first (upstream_ref `submitting:…` while waiting); an owner that finds
+   * a mark logs the possible duplicate with what it knows and counts it (`possible_duplicate`), then submits.
+   */
   private async submit(task: TaskRow, model: MediaModel, lease: Lease): Promise<void> {
     const input = JSON.parse(task.input) as Record<string, unknown>;
-    const refusals: string[] = [];
+    const refusals: Array<{ provider: string; code: string }> = [];
+    const interrupted = task.upstream_ref?.startsWith(SUBMITTING) ? task.upstream_ref.split(":")[2] ?? "unknown" : null;
+    if (interrupted) {
+      this.deps.metrics.upstreamError(interrupted, "possible_duplicate");
+      this.deps.log.warn("task found with an interrupted submission; submitting it again may pay twice", { task_id: task.id, previous_provider: interrupted });
+    }
     for (let i = task.route_index; i < model.routes.length; i++) {
       // The new owner submits the task itself: one more route tried here would be a second paid generation.
       if (lease.lost) return void this.deps.log.warn("task taken over while its routes were tried; not submitted again", { task_id: task.id });
       const route = model.routes[i]!;
       const adapter = this.adapters[route.provider];
+      const marked = await this.deps.db.run(sql`update tasks set upstream_ref = ${`${SUBMITTING}${i}:${route.provider}`}, updated_at = ${Date.now()}
+        where id = ${task.id} and state = ${"waiting"} and lease_owner = ${this.deps.owner}`);
+      if (marked !== 1) return void this.deps.log.warn("task taken over before its submission; not submitted", { task_id: task.id });
       const notifyUrl = `${this.deps.settings.publicBaseUrl}/v1/media/upstream-events/${route.provider}`;
       let r;
       try {
@@ -196,9 +219,9 @@ export class Engine {
         r = { kind: "refused" as const, code: "network", message: String((e as Error).message ?? e) };
       }
       if (r.kind === "refused") {
-        refusals.push(`${route.provider}: ${r.code} ${r.message}`);
+        refusals.push({ provider: route.provider, code: r.code });
         this.deps.metrics.upstreamError(route.provider, "refused");
-        this.deps.log.warn("upstream refused a task", { task_id: task.id, provider: route.provider, code: r.code, message: r.message });
+        this.deps.log.warn("upstream refused a task", { task_id: task.id, provider: route.provider, code: r.code, message: maskSecrets(r.message) });
         continue;
       }
       const at = { ...task, route_index: i, provider: route.provider };
@@ -211,7 +234,13 @@ export class Engine {
       const recorded = await this.deps.db.run(sql`update tasks set state = ${"generating"}, route_index = ${i}, provider = ${route.provider},
           upstream_ref = ${storableText(r.ref)}, attempts = ${0}, next_poll_at = ${now + this.delayMs(adapter, 0)}, updated_at = ${now},
           lease_owner = ${null}, lease_until = ${null}
-        where id = ${task.id} and state = ${"waiting"} and lease_owner = ${this.deps.owner}`);
+        where id = ${task.id} and state = ${"waiting"} and lease_owner = ${this.deps.owner}`).catch((e) => {
+        // The step is retried and submits again: the job accepted here is known only to this log line.
+        this.deps.log.warn("upstream accepted a task its row could not record; upstream job orphaned", {
+          task_id: task.id, provider: route.provider, upstream_ref: r.ref, error: maskSecrets(String((e as Error)?.message ?? e)),
+        });
+        throw e;
+      });
       if (recorded !== 1) {
         // The task is no longer ours (its new owner submits it again): this upstream job is paid for and nobody polls
         // it. Nothing to undo here, but the operator must be able to see it.
@@ -221,9 +250,15 @@ export class Engine {
         return;
       }
       this.deps.log.info("task submitted", { task_id: task.id, provider: route.provider, route: i });
+      if (interrupted) {
+        // The earlier job's id died with its owner (or was logged by it as orphaned, should it have lived on).
+        this.deps.log.warn("task submitted again after an interrupted submission; the upstream may run it twice", {
+          task_id: task.id, provider: route.provider, upstream_ref: r.ref, previous_provider: interrupted,
+        });
+      }
       return;
     }
-    await this.fail(task, "upstream_refused", `Every upstream refused the task: ${refusals.join("; ")}`.slice(0, 1000));
+    await this.fail(task, "upstream_refused", everyRouteRefusedMessage(refusals).slice(0, 1000));
   }
 
   /**
@@ -245,13 +280,15 @@ export class Engine {
   }
 
   private async end(task: TaskRow, model: MediaModel, r: Done | Failed, lease: Lease): Promise<void> {
-    if (r.kind === "failed") return this.fail(task, r.code, r.message);
+    // The upstream's own text may carry the operator's key or account ids: the customer gets a stable sentence,
+    // the log the text with credentials masked.
+    if (r.kind === "failed") return this.fail(task, r.code, upstreamFailedMessage(task.provider ?? "upstream", r.code), maskSecrets(r.message));
     let completed: boolean;
     try {
       completed = await completeTask(this.deps, task, model, r, lease.signal);
     } catch (e) {
       if (!(e instanceof ResultRefused)) throw e; // anything else may pass: retried at the next poll
-      return this.fail(task, e.failCode, e.message);
+      return this.fail(task, e.failCode, e.message, e.detail && maskSecrets(e.detail));
     }
     await this.releaseTokenIf(completed, task);
   }
@@ -260,28 +297,14 @@ export class Engine {
     return this.fail(task, "deadline_exceeded", `The task did not complete within ${Math.round((task.deadline_at - task.created_at) / 1000)} s; nothing was charged.`);
   }
 
-  private async fail(task: TaskRow, code: string, message: string): Promise<void> {
-    await this.releaseTokenIf(await failTask(this.deps, task, code, message), task);
+  /** `upstreamMessage`: what the upstream said, already masked, for the log only. */
+  private async fail(task: TaskRow, code: string, message: string, upstreamMessage?: string): Promise<void> {
+    await this.releaseTokenIf(await failTask(this.deps, task, code, message, upstreamMessage), task);
   }
 
   /** Every final state gives the key's concurrency token back at once (else the key's next task gets 429 until it expires). */
   private async releaseTokenIf(ended: boolean, task: TaskRow): Promise<void> {
-    if (ended) await this.releaseToken(task.key_id, task.id);
-  }
-
-  /**
-   * Give a token back; when that fails (Redis away) it is tried again at every round until it goes through. Thrown,
-   * it made an ended task's step "fail" (rescheduled, for nothing) and the token stayed taken until it expired: the
-   * key's next tasks were refused for up to 3 housekeeping intervals after Redis came back.
-   */
-  private async releaseToken(keyId: string, taskId: string): Promise<void> {
-    try {
-      await this.deps.tokens.release(keyId, taskId);
-      this.unreleased.delete(taskId);
-    } catch (e) {
-      if (!this.unreleased.has(taskId)) this.deps.log.warn("concurrency token not given back yet; retrying", { task_id: taskId, error: String((e as Error)?.message ?? e) });
-      this.unreleased.set(taskId, keyId);
-    }
+    if (ended) await this.unreleased.release(task.key_id, task.id);
   }
 
   private async reschedule(task: TaskRow, adapter: Adapter): Promise<void> {
@@ -296,7 +319,7 @@ export class Engine {
   /** A transient problem (network, a download, the database): try again later; the deadline still applies. */
   private async stepFailed(task: TaskRow, e: unknown): Promise<void> {
     if (task.provider) this.deps.metrics.upstreamError(task.provider, "step_failed");
-    this.deps.log.warn("task step failed; will retry", { task_id: task.id, error: String((e as Error)?.message ?? e) });
+    this.deps.log.warn("task step failed; will retry", { task_id: task.id, error: maskSecrets(String((e as Error)?.message ?? e)) });
     const adapter = this.adapters[(task.provider ?? "kie") as MediaProvider];
     await this.reschedule(task, adapter).catch(() => {});
   }

@@ -14,6 +14,7 @@ import type { CostFacts, MediaModel } from "./model.ts";
 import { mediaSeconds } from "./probe.ts";
 import type { MediaSettings } from "./settings.ts";
 import { contentTypeOf, extensionOf, type Storage } from "./storage.ts";
+import { guardedFetch, UpstreamUrlRefused } from "./upstream-fetch.ts";
 import type { StoredResult, TaskRow } from "./views.ts";
 
 export interface FinishDeps { db: Db; ledger: Ledger; storage: Storage; settings: MediaSettings; log: Logger; owner: string; metrics: MediaMetrics }
@@ -25,7 +26,8 @@ class LostLease extends Error {}
  * instead of being polled again until its deadline.
  */
 export class ResultRefused extends Error {
-  constructor(readonly failCode: string, message: string) {
+  /** `detail`: for the operator's log only (what was refused, where). */
+  constructor(readonly failCode: string, message: string, readonly detail?: string) {
     super(message);
   }
 }
@@ -48,6 +50,13 @@ const MISSING_STATUSES = new Set([404, 410]);
 class ResultTooLarge extends ResultRefused {
   constructor(limit: number) {
     super("result_too_large", `The upstream's result is larger than this gateway stores (${Math.round(limit / 1024 / 1024)} MB); nothing was charged.`);
+  }
+}
+
+/** A result URL the gateway will not fetch (upstream-fetch.ts): it will be refused at every retry. */
+class ResultUrlRefused extends ResultRefused {
+  constructor(detail: string) {
+    super("result_url_refused", "The upstream's result file is at an address this gateway does not fetch from; nothing was charged.", detail);
   }
 }
 
@@ -85,12 +94,16 @@ async function storeOutput(deps: FinishDeps, model: MediaModel, out: Done["outpu
     // Longer than the lease may be: the engine keeps the task's lease while this runs.
     const timeout = AbortSignal.timeout(300_000);
     const signal = leaseLost ? AbortSignal.any([timeout, leaseLost]) : timeout;
-    let res = await fetch(out.url!, { headers: out.headers, signal });
+    const download = () =>
+      guardedFetch(out.url!, { headers: out.headers, signal }, deps.settings.upstreamUrls).catch((e) => {
+        throw e instanceof UpstreamUrlRefused ? new ResultUrlRefused(e.message) : e;
+      });
+    let res = await download();
     for (let tried = 1; MISSING_STATUSES.has(res.status) && tried < MISSING_TRIES; tried++) {
       void res.body?.cancel().catch(() => {});
       await Bun.sleep(tried * 1000 * deps.settings.pollScale);
       leaseLost?.throwIfAborted(); // the task is another worker's now: its copies could never be recorded
-      res = await fetch(out.url!, { headers: out.headers, signal });
+      res = await download();
     }
     if (MISSING_STATUSES.has(res.status)) throw new ResultMissing(res.status);
     if (!res.ok) throw new Error(`result download answered ${res.status}`); // anything else: retried at the next poll
@@ -192,8 +205,8 @@ export async function completeTask(deps: FinishDeps, task: TaskRow, model: Media
   return true;
 }
 
-/** fail + release (in full) + callback row, atomically. */
-export async function failTask(deps: FinishDeps, task: TaskRow, code: string, message: string): Promise<boolean> {
+/** fail + release (in full) + callback row, atomically. `upstreamMessage` (masked) goes to the log, never the record. */
+export async function failTask(deps: FinishDeps, task: TaskRow, code: string, message: string, upstreamMessage?: string): Promise<boolean> {
   const now = Date.now();
   const { ledger, owner } = deps;
   const ok = await deps.db.tx(function* (q) {
@@ -206,7 +219,7 @@ export async function failTask(deps: FinishDeps, task: TaskRow, code: string, me
     if (task.callback_url) yield* queueCallback(q, task, now);
     return true;
   });
-  if (ok) deps.log.info("task failed", { task_id: task.id, model: task.model, provider: task.provider, code, message });
+  if (ok) deps.log.info("task failed", { task_id: task.id, model: task.model, provider: task.provider, code, message, ...(upstreamMessage ? { upstream_message: upstreamMessage } : {}) });
   return ok;
 }
 

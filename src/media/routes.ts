@@ -17,7 +17,17 @@ import { aliasCreated, aliasStatus, taskRecord } from "./views.ts";
 import { bodyLimits } from "../http/body-limits.ts";
 import { Idempotency, idempotent } from "../http/idempotency.ts";
 
+import { bodyType, errorCodes } from "../discovery/openapi.ts";
+
 const security: Array<Record<string, string[]>> = [{ bearer: [] }, { apiKey: [] }];
+/** What task creation can refuse, beyond the key guard's 401/429 (in /openapi.json). A new object per route:
+ *  Elysia merges route details into the objects it is given. */
+const createErrors = () => errorCodes({
+  402: ["insufficient_credits", "max_credits_exceeded"],
+  422: ["model_not_found", "wrong_endpoint", "invalid_callback_url", "invalid_max_credits"],
+  429: ["too_many_running_tasks"],
+  503: ["limits_unavailable"],
+});
 const ALIAS_FIELDS = new Set(["model", "max_credits", "callback_url"]);
 
 export function mediaRoutes(ctx: AppContext) {
@@ -31,7 +41,7 @@ export function mediaRoutes(ctx: AppContext) {
   const alias = (summary: string) => ({
     body: AliasBody,
     response: AliasCreated,
-    detail: { tags: ["Media tasks"], summary, security, description: "Creates an asynchronous task: `model`, `max_credits` and `callback_url` are the gateway's; every other field becomes the model's task input. Poll `GET /v1/tasks/{task_id}` or wait for the callback." },
+    detail: { tags: ["Media tasks"], summary, security, ...createErrors(), description: "Creates an asynchronous task: `model`, `max_credits` and `callback_url` are the gateway's; every other field becomes the model's task input. Poll `GET /v1/tasks/{task_id}` or wait for the callback." },
   });
   /** An alias creates tasks of its own media type only: a video model on the images route is pointed to /v1/videos. */
   // Task creation under an Idempotency-Key (http/idempotency.ts): a repeat gets the same task, created once.
@@ -62,7 +72,7 @@ export function mediaRoutes(ctx: AppContext) {
       parse: publicBody(ctx, "estimate"),
       body: EstimateBody,
       response: EstimateResponse,
-      detail: { tags: ["Credits"], summary: "Estimate a media task's credits without charging (no key needed)", description: "Validates like task creation; required fields that cannot change the price (a prompt) may be left out." },
+      detail: { tags: ["Credits"], summary: "Estimate a media task's credits without charging (no key needed)", ...errorCodes({ 422: ["model_not_found", "invalid_max_credits"], 429: ["rate_limit_exceeded"] }), description: "Validates like task creation; required fields that cannot change the price (a prompt) may be left out." },
     })
     .get("/files/:token/:name", async ({ params }) => {
       const f = await ctx.db.get<{ storage_key: string; content_type: string; expires_at: number; deleted_at: number | null }>(
@@ -84,14 +94,14 @@ export function mediaRoutes(ctx: AppContext) {
           "x-content-type-options": "nosniff", "content-security-policy": "sandbox",
         },
       });
-    }, { detail: { tags: ["Media tasks"], summary: "A task's result file (public, under an unguessable token)" } })
+    }, { detail: { tags: ["Media tasks"], summary: "A task's result file (public, under an unguessable token)", ...bodyType("application/octet-stream"), ...errorCodes({ 404: ["not_found"], 410: ["file_expired"], 503: ["file_unavailable"] }) } })
     .post("/v1/media/upstream-events/:provider", async ({ body }) => {
       // An upstream's own completion notice (kie Suno insists on one). It is not trusted for results: it only brings
       // the task's next poll forward, so a forged notice costs one early poll.
       const ref = (body as any)?.data?.task_id ?? (body as any)?.data?.taskId;
       if (typeof ref === "string") await ctx.db.run(sql`update tasks set next_poll_at = ${Date.now()} where upstream_ref = ${ref} and state = ${"generating"}`);
       return { code: 200, msg: "success" };
-    }, { parse: publicBody(ctx, "upstream-events"), detail: { tags: ["Media tasks"], summary: "Completion notices from upstreams (kie Suno's callBackUrl); they only bring the task's next poll forward" } })
+    }, { parse: publicBody(ctx, "upstream-events"), body: t.Record(t.String(), t.Unknown(), { description: "The upstream's own notice (kie: {code, msg, data: {task_id}})." }), response: t.Object({ code: t.Integer(), msg: t.String() }), detail: { tags: ["Media tasks"], summary: "Completion notices from upstreams (kie Suno's callBackUrl); they only bring the task's next poll forward" } })
     // ---- with a key (checked before a body is read): bodies up to MAX_REQUEST_BODY_MB ----
     .use(keyBeforeBody(ctx))
     .use(bodyLimits(ctx))
@@ -105,7 +115,7 @@ export function mediaRoutes(ctx: AppContext) {
     }), {
       body: CreateTaskBody,
       response: Envelope(t.Object({ taskId: t.String() })),
-      detail: { tags: ["Media tasks"], summary: "Create a media task (native API)", security },
+      detail: { tags: ["Media tasks"], summary: "Create a media task (native API)", security, ...createErrors() },
     })
     .get("/api/v1/jobs/recordInfo", async ({ query, auth }) => {
       const row = await tasks.get(auth.accountId, query.taskId);
@@ -113,7 +123,7 @@ export function mediaRoutes(ctx: AppContext) {
     }, {
       query: t.Object({ taskId: t.String({ description: "The task id from createTask" }) }),
       response: Envelope(TaskRecord),
-      detail: { tags: ["Media tasks"], summary: "A task's record (native API)", security },
+      detail: { tags: ["Media tasks"], summary: "A task's record (native API)", security, ...errorCodes({ 404: ["not_found"] }) },
     })
     .post(ALIAS_PATH.image, createAlias("image"), alias("Create an image task"))
     .post(ALIAS_PATH.video, createAlias("video"), alias("Create a video task"))
@@ -121,5 +131,5 @@ export function mediaRoutes(ctx: AppContext) {
     .get("/v1/tasks/:task_id", async ({ params, auth }) => {
       const row = await tasks.get(auth.accountId, params.task_id);
       return aliasStatus(row, typeOf(row.model), base());
-    }, { response: AliasStatus, detail: { tags: ["Media tasks"], summary: "A task's status with result URLs", security } });
+    }, { response: AliasStatus, detail: { tags: ["Media tasks"], summary: "A task's status with result URLs", security, ...errorCodes({ 404: ["not_found"] }) } });
 }

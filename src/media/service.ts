@@ -11,13 +11,18 @@ import { ApiError, notFound } from "../http/errors.ts";
 import { withIdleFloatBack } from "../ledger/float.ts";
 import { maxCreditsToMicros, microsToCredits } from "../ledger/units.ts";
 import { reportRedisFallback } from "../limits/redis-fallbacks.ts";
-import { TaskTokensUnavailableError } from "../limits/task-tokens.ts";
+import { PendingReleases, TaskTokensUnavailableError } from "../limits/task-tokens.ts";
 import type { MediaModel } from "./model.ts";
 import type { MediaSettings } from "./settings.ts";
 import { checkCallbackUrl } from "./ssrf.ts";
 import type { TaskRow } from "./views.ts";
 
 const HOUR_MS = 3_600_000;
+/**
+ * How long another process's creation may take from its token to its committed row (a token without a row is
+ * dropped after it); this process's own creations are known however long they take (TaskService.creating).
+ */
+const CREATION_GRACE_MS = 10_000;
 
 export interface CreateRequest {
   model: unknown;
@@ -36,7 +41,10 @@ export interface Caller { keyId: string; accountId: string; maxConcurrentTasks: 
 export function requireModel(ctx: AppContext, id: unknown): MediaModel {
   if (typeof id !== "string" || !id) throw new ApiError(422, "invalid_request", "model is required.", { param: "model" });
   const m = ctx.catalog.findMedia(id);
-  if (m) return m;
+  if (m) {
+    ctx.catalog.servable(m);
+    return m;
+  }
   const llm = ctx.catalog.llm.get(id);
   if (llm) throw new ApiError(422, "wrong_endpoint", `Model ${llm.id} is a language model, not a media task: call POST ${llm.endpoint} with it.`, { param: "model" });
   throw new ApiError(422, "model_not_found", `Unknown media model ${JSON.stringify(id)}; GET /v1/models lists them.`, { param: "model" });
@@ -68,7 +76,18 @@ export function overBudget(estimate: number, maxCredits: number): ApiError {
 }
 
 export class TaskService {
-  constructor(private ctx: AppContext, private settings: MediaSettings) {}
+  /** Tokens of refused creations that could not be given back yet (Redis away): retried before the next acquire. */
+  private unreleased: PendingReleases;
+  /**
+   * Tasks this process is creating (their token taken or being taken, their row not yet committed): their tokens are
+   * never phantoms, however long the creation waits (on Redis, the database, other processes' floats).
+   */
+  private creating = new Set<string>();
+
+  constructor(private ctx: AppContext, private settings: MediaSettings) {
+    this.unreleased = new PendingReleases(ctx.taskTokens, (taskId, e) =>
+      ctx.log.warn("concurrency token not given back yet; retrying", { task_id: taskId, error: String((e as Error)?.message ?? e) }));
+  }
 
   async create(caller: Caller, req: CreateRequest): Promise<TaskRow> {
     const { ctx, settings } = this;
@@ -84,21 +103,68 @@ export class TaskService {
       callbackUrl = req.callbackUrl as string;
     }
 
+    await this.unreleased.retry();
     const id = newId("task");
-    const limit = caller.maxConcurrentTasks ?? settings.defaultMaxConcurrentTasks;
-    const token = await ctx.taskTokens.acquire(caller.keyId, id, limit, tokenTtlMs(settings)).catch((e) => {
-      // Redis is away: refuse rather than run tasks nobody counts (task-tokens.ts says why); nothing exists yet.
-      if (!(e instanceof TaskTokensUnavailableError)) throw e;
-      reportRedisFallback(ctx.log, "task_tokens", e);
-      throw new ApiError(503, "limits_unavailable", "The gateway cannot check this key's running tasks just now; nothing was created or charged. Retry shortly.", {
-        headers: { "retry-after": String(e.retryAfterSeconds) },
+    // From before its token is taken until its row is committed (or it is refused), its token is not a phantom's.
+    this.creating.add(id);
+    try {
+      const limit = caller.maxConcurrentTasks ?? settings.defaultMaxConcurrentTasks;
+      const acquire = () => ctx.taskTokens.acquire(caller.keyId, id, limit, tokenTtlMs(settings));
+      const token = await acquire().then(async (t) => (t.ok || !(await this.dropDeadTokens(caller.keyId)) ? t : acquire())).catch((e) => {
+        // Redis is away: refuse rather than run tasks nobody counts (task-tokens.ts says why); nothing exists yet.
+        if (!(e instanceof TaskTokensUnavailableError)) throw e;
+        reportRedisFallback(ctx.log, "task_tokens", e);
+        throw new ApiError(503, "limits_unavailable", "The gateway cannot check this key's running tasks just now; nothing was created or charged. Retry shortly.", {
+          headers: { "retry-after": String(e.retryAfterSeconds) },
+        });
       });
-    });
-    if (!token.ok) {
-      throw new ApiError(429, "too_many_running_tasks", `This key already runs ${limit} media task(s); retry when one finishes.`, {
-        headers: { "retry-after": String(token.retryAfterSeconds) },
-      });
+      if (!token.ok) {
+        throw new ApiError(429, "too_many_running_tasks", `This key already runs ${limit} media task(s); retry when one finishes.`, {
+          headers: { "retry-after": String(token.retryAfterSeconds) },
+        });
+      }
+      // From here on the token is ours to give back: ANY error (a record that cannot be serialised, the database, no
+      // credits) returns it, or the key would be refused with 429 until the token expired with nothing running. The
+      // caller gets that error, never the release's own (Redis away): the release is queued and retried.
+      try {
+        return await this.insertTask(caller, model, req, prepared, id, callbackUrl);
+      } catch (e) {
+        await this.unreleased.release(caller.keyId, id);
+        throw e;
+      }
+    } finally {
+      this.creating.delete(id);
     }
+  }
+
+  /**
+   * Before a refusal stands, the key's tokens are checked against the tasks table: a token whose task has ended
+   * (its release was lost with the process that ran it) or was never recorded (an acquire that timed out on our side
+   * yet ran on Redis, a creation that died) is dropped. A token is taken just before its task's row is inserted, so
+   * one without a row is dropped only once it is older than any creation can take. Returns whether any was dropped.
+   */
+  private async dropDeadTokens(keyId: string): Promise<boolean> {
+    const { ctx, settings } = this;
+    // Best effort: when this cannot run (Redis away again), the refusal stands as it was.
+    const holders = await ctx.taskTokens.holders(keyId).catch(() => []);
+    if (!holders.length) return false;
+    const ids = sql.join(holders.map((h) => sql`${h.taskId}`), sql`, `);
+    const rows = await ctx.db.all<{ id: string; state: string }>(sql`select id, state from tasks where id in (${ids})`);
+    const states = new Map(rows.map((r) => [r.id, r.state]));
+    const takenBefore = Date.now() - CREATION_GRACE_MS;
+    const dead = holders.filter((h) => {
+      const state = states.get(h.taskId);
+      if (state === undefined) return !this.creating.has(h.taskId) && h.expiresAt - tokenTtlMs(settings) < takenBefore;
+      return state !== "waiting" && state !== "generating";
+    });
+    for (const h of dead) await this.unreleased.release(keyId, h.taskId);
+    if (dead.length) ctx.log.warn("concurrency tokens of ended or unknown tasks dropped", { key_id: keyId, task_ids: dead.map((h) => h.taskId) });
+    return dead.length > 0;
+  }
+
+  /** ONE transaction: the task row and the hold of its estimate. */
+  private async insertTask(caller: Caller, model: MediaModel, req: CreateRequest, prepared: ReturnType<typeof prepareInput>, id: string, callbackUrl: string | null): Promise<TaskRow> {
+    const { ctx, settings } = this;
     const now = Date.now();
     const deadlineSeconds = Math.min(model.deadline_seconds, settings.maxDeadlineSeconds ?? Infinity);
     const deadline = now + deadlineSeconds * 1000;
@@ -124,12 +190,7 @@ export class TaskService {
           values (${row.id}, ${row.account_id}, ${row.key_id}, ${row.model}, ${row.state}, ${row.param}, ${row.input}, ${row.callback_url},
             ${row.hold_id}, ${row.estimate}, ${0}, ${0}, ${row.next_poll_at}, ${row.deadline_at}, ${now}, ${now}, ${0}, ${row.budget_hold})`);
       });
-    try {
-      await withIdleFloatBack(ctx, caller.accountId, "insufficient_credits", insert);
-    } catch (e) {
-      await ctx.taskTokens.release(caller.keyId, id);
-      throw e;
-    }
+    await withIdleFloatBack(ctx, caller.accountId, "insufficient_credits", insert);
     return row;
   }
 

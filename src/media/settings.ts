@@ -24,6 +24,8 @@ export interface MediaSettings {
   maxDeadlineSeconds?: number;
   housekeepingMs: number;
   callbacks: { allowPrivate: boolean; maxAttempts: number; retryBaseMs: number; timeoutMs: number };
+  /** URLs the upstreams hand over (result files, fal's status URLs): fetched through upstream-fetch.ts's guard. */
+  upstreamUrls: { allowPrivate: boolean };
   storage: { dir: string; s3?: { bucket: string; endpoint?: string; region?: string; accessKeyId?: string; secretAccessKey?: string } };
   retentionMs: number;
   /** the largest result file copied from an upstream */
@@ -59,6 +61,7 @@ export function mediaSettings(raw: Raw, base: { publicBaseUrl: string; databaseU
       retryBaseMs: num("CALLBACK_RETRY_BASE_MS"),
       timeoutMs: 15_000, // kie's documented callback timeout; receivers are written against it
     },
+    upstreamUrls: { allowPrivate: raw.UPSTREAM_URLS_ALLOW_PRIVATE === "true" || raw.UPSTREAM_URLS_ALLOW_PRIVATE === "1" },
     storage: {
       dir: raw.STORAGE_DIR!,
       s3: raw.S3_BUCKET

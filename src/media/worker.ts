@@ -34,6 +34,9 @@ class ParentTaskTokens implements TaskTokens {
   async release(keyId: string, taskId: string) {
     self.postMessage({ type: "tokens", op: "release", keyId, taskId, ttlMs: 0 } satisfies FromWorker);
   }
+  async holders(): Promise<never[]> {
+    return [];
+  }
   async count(): Promise<number> {
     return 0;
   }

@@ -1,6 +1,7 @@
 // Starts the media engine for a gateway: MEDIA_WORKERS Bun Workers (each with its own database connection), or the
 // engine on the main thread when MEDIA_WORKERS=0 or the database is `:memory:` (a worker could not see it).
 import type { AppContext } from "../context.ts";
+import { PendingReleases } from "../limits/task-tokens.ts";
 import { Engine } from "./engine.ts";
 import { applyMetric, directMetrics } from "./metrics.ts";
 import { mediaSettingsOf, type MediaSettings } from "./settings.ts";
@@ -32,7 +33,12 @@ export async function startMedia(ctx: AppContext, overrides: Record<string, stri
   }
   // All of them or none: one that cannot start stops those that did (left running, they would go on taking tasks
   // with nothing left to stop them, until the process exits mid-step).
-  const spawned = Array.from({ length: settings.workers }, () => spawn(ctx, settings, owner()));
+  // The workers' token releases are carried out here; one refused (Redis away) is retried every housekeeping round.
+  const releases = new PendingReleases(ctx.taskTokens, (taskId, e) =>
+    ctx.log.warn("concurrency token not given back yet; retrying", { task_id: taskId, error: String((e as Error)?.message ?? e) }));
+  const retrying = setInterval(() => void releases.retry(), settings.housekeepingMs);
+  retrying.unref();
+  const spawned = Array.from({ length: settings.workers }, () => spawn(ctx, settings, owner(), releases));
   const up = new Set<Worker>();
   for (const s of spawned) void s.started.then(() => up.add(s.worker), () => {});
   try {
@@ -40,6 +46,7 @@ export async function startMedia(ctx: AppContext, overrides: Record<string, stri
   } catch (e) {
     // Those that started are stopped (a step under way ends); those still starting, or failed, are terminated.
     await Promise.all(spawned.map((s) => (up.has(s.worker) ? stopWorker(s.worker) : s.worker.terminate())));
+    clearInterval(retrying);
     throw e;
   }
   const workers = spawned.map((s) => s.worker);
@@ -47,12 +54,13 @@ export async function startMedia(ctx: AppContext, overrides: Record<string, stri
     mode: "workers",
     async stop() {
       await Promise.all(workers.map((w) => stopWorker(w)));
+      clearInterval(retrying);
     },
   };
 }
 
 /** A media worker, told to start; `started` settles when it has (or failed to). */
-function spawn(ctx: AppContext, settings: MediaSettings, owner: string): { worker: Worker; started: Promise<void> } {
+function spawn(ctx: AppContext, settings: MediaSettings, owner: string, releases: PendingReleases): { worker: Worker; started: Promise<void> } {
   const worker = new Worker(WORKER_URL);
   const started = new Promise<void>((resolve, reject) => {
     worker.addEventListener("error", (e) => reject(new Error(`media worker failed to start: ${(e as ErrorEvent).message}`)), { once: true });
@@ -62,8 +70,8 @@ function spawn(ctx: AppContext, settings: MediaSettings, owner: string): { worke
     const m = e.data;
     if (m.type === "metric") return applyMetric(m);
     if (m.type !== "tokens") return;
-    const op = m.op === "release" ? ctx.taskTokens.release(m.keyId, m.taskId) : ctx.taskTokens.refresh(m.keyId, m.taskId, m.ttlMs);
-    op.catch((err) => ctx.log.error("task token update failed", { error: String(err) }));
+    if (m.op === "release") return void releases.release(m.keyId, m.taskId);
+    ctx.taskTokens.refresh(m.keyId, m.taskId, m.ttlMs).catch((err) => ctx.log.error("task token update failed", { error: String(err) }));
   });
   worker.addEventListener("error", (e) => ctx.log.error("media worker error", { error: (e as ErrorEvent).message }));
   worker.postMessage({ type: "start", settings, owner } satisfies ToWorker);

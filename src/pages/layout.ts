@@ -34,7 +34,16 @@ th{background:var(--soft);font-weight:600}code,pre{font:13px/1.45 ui-monospace,S
 pre{padding:.75rem;overflow:auto;border-radius:6px}a{color:var(--accent)}.muted{color:var(--muted)}
 form.inline{display:inline}input,select,button{font:inherit;padding:.35rem .5rem}button{cursor:pointer}
 .card{border:1px solid var(--line);border-radius:8px;padding:1rem;margin:1rem 0}.error{color:#b00020}.ok{color:#0a7a36}
+header.top .sep{border-left:1px solid var(--line);padding-left:1rem}main{overflow-wrap:break-word}
+td code,td a{overflow-wrap:anywhere}
+@media (max-width:720px){header.top{padding:.6rem 1rem;gap:.25rem 1rem;flex-wrap:wrap}main{padding:1rem}
+table{display:block;overflow-x:auto;max-width:100%}input,select{max-width:100%}}
 `;
+
+// The favicon, inline: no extra request, nothing to serve, and the same in the binary.
+const FAVICON =
+  "data:image/svg+xml," +
+  encodeURIComponent(`<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><rect width="32" height="32" rx="7" fill="#2454d6"/><path d="M7 23h18M7 16h18M7 9h18" stroke="#fff" stroke-width="3" stroke-linecap="round"/><path d="M12 9l8 7-8 7" stroke="#9fb8ff" stroke-width="2.5" fill="none" stroke-linejoin="round"/></svg>`);
 
 export interface LayoutOptions {
   title: string;
@@ -46,13 +55,13 @@ export interface LayoutOptions {
 
 export function layout(opts: LayoutOptions, body: Raw): string {
   const nav = opts.signedIn
-    ? html`<a href="/dashboard">Wallet</a><a href="/dashboard/usage">Usage</a><a href="/dashboard/tasks">Tasks</a><a href="/dashboard/settings/api-keys">API Keys</a><a href="/dashboard/settings/webhooks">Webhooks</a>`
+    ? html`<a href="/dashboard">Wallet</a><a href="/dashboard/usage">Usage</a><a href="/dashboard/tasks">Tasks</a><a href="/dashboard/settings/api-keys">API Keys</a><a href="/dashboard/settings/webhooks">Webhooks</a><a class="sep" href="/pricing">Pricing</a><a href="/docs">Docs</a>`
     : html`<a href="/pricing">Pricing</a><a href="/docs">API reference</a><a href="/auth.md">Auth</a><a href="/dashboard">Dashboard</a>`;
   return (
     "<!doctype html>" +
     html`<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
-<title>${opts.title} · Switchyard</title><style>${raw(css)}</style>${opts.head ?? ""}</head>
-<body><header class="top"><a class="brand" href="/pricing">Switchyard</a><nav>${nav}</nav></header><main>${body}</main></body></html>`.value
+<title>${opts.title} · Switchyard</title><link rel="icon" type="image/svg+xml" href="${raw(FAVICON)}"><style>${raw(css)}</style>${opts.head ?? ""}</head>
+<body><header class="top"><a class="brand" href="/">Switchyard</a><nav>${nav}</nav></header><main>${body}</main></body></html>`.value
   );
 }
 

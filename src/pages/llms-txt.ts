@@ -28,7 +28,10 @@ export function renderLlmsTxt(catalog: Catalog, baseUrl: string): string {
     const of = listings.filter((l) => l.type === type);
     if (!of.length) continue;
     lines.push("", `## ${TYPE_LABEL[type]} models`, "");
-    for (const l of of) lines.push(`- [${l.name}](${baseUrl}${cardPath(l.id)}): \`${l.id}\` on \`${l.endpoint}\``);
+    for (const l of of) {
+      const also = l.endpoints.length > 1 ? ` (also ${l.endpoints.slice(1).map((e) => `\`${e}\``).join(", ")}, translated)` : "";
+      lines.push(`- [${l.name}](${baseUrl}${cardPath(l.id)}): \`${l.id}\` on \`${l.endpoint}\`${also}`);
+    }
   }
   return lines.join("\n") + "\n";
 }

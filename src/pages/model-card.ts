@@ -1,6 +1,6 @@
 import { html, layout, raw, type Raw } from "./layout";
 import { curlText, type ExampleRequest } from "./model-card-examples";
-import type { CardFacts, InputField } from "./model-card-facts";
+import { cardPath, type CardFacts, type InputField } from "./model-card-facts";
 import { creditsText, TYPE_LABEL, usdText } from "./pricing-data";
 
 // The HTML model card. Everything on it comes from CardFacts (model-card-facts.ts), the same object
@@ -23,6 +23,8 @@ export function renderCard(f: CardFacts, baseUrl: string): string {
     ["Provider", l.provider],
     ["Endpoint", html`<code>POST ${l.endpoint}</code> · ${PROTOCOL[l.endpoint] ?? ""}`],
   ];
+  if (l.endpoints.length > 1) facts.push(["Also on (translated)", html`${l.endpoints.slice(1).map((e, i) => html`${i ? ", " : ""}<code>POST ${e}</code>`)}`]);
+  facts.push(...lifecycleFacts(f.json));
   if (f.ref.kind === "llm") {
     if (m.aliases?.length) facts.push(["Aliases", html`${m.aliases.map((a: string, i: number) => html`${i ? ", " : ""}<code>${a}</code>`)}`]);
     if (m.context_window) facts.push(["Context window", `${m.context_window.toLocaleString("en-US")} tokens`]);
@@ -41,6 +43,18 @@ ${priceTable(f)}
 ${f.ref.kind === "llm" ? llmSections(f, baseUrl) : mediaSections(f, baseUrl)}
 <p class="muted">Also as JSON: <a href="/v1/models/${raw(f.cardPath.slice("/models/".length))}"><code>GET /v1/models/${l.id}</code></a></p>`;
   return layout({ title: l.name }, body);
+}
+
+/** Status, dates, successor, and where the prices were read and when (the same fields GET /v1/models/{id} has). */
+function lifecycleFacts(j: Record<string, any>): Array<[string, unknown]> {
+  const dates = [j.released && `released ${j.released}`, j.retires_after && `retires after ${j.retires_after}`].filter(Boolean).join(", ");
+  const status: Array<[string, unknown]> = [["Status", html`<span class="status">${j.status}</span>${dates ? ` (${dates})` : ""}`]];
+  if (j.successor) status.push(["Successor", html`<a href="${cardPath(j.successor)}"><code>${j.successor}</code></a>`]);
+  const checked = j.source
+    ? html`<span class="checked">${j.checked ?? "date unknown"}</span>, against <a class="source" href="${j.source}">${new URL(j.source).hostname}</a>`
+    : html`<span class="checked">not re-checked against the provider's pages</span>`;
+  status.push(["Prices checked", checked]);
+  return status;
 }
 
 function priceTable(f: CardFacts): Raw {
@@ -62,6 +76,8 @@ function llmSections(f: CardFacts, baseUrl: string): Raw {
 <h2 id="call">Call it</h2>
 <p>Served on <code>POST ${f.listing.endpoint}</code>, speaking the ${PROTOCOL[f.listing.endpoint]} protocol. Authenticate with your
 Switchyard key; never put it in browser or mobile code.</p>
+${f.listing.endpoints.length > 1 ? html`<p>Also served on ${f.listing.endpoints.slice(1).map((e, i) => html`${i ? " and " : ""}<code>POST ${e}</code> (${PROTOCOL[e]})`)}: the
+request and the answer are translated, and the call costs the same, metered from the provider's own usage.</p>` : ""}
 ${examplesScript({ request: ex.request })}
 <pre class="curl" data-example="request">${curlText(ex.request, baseUrl)}</pre>
 <p>With the official SDK (<code>${ex.sdk.package}</code>):</p>

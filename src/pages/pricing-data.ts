@@ -1,7 +1,8 @@
 import type { Catalog } from "../catalog/service";
-import { TASK_ENDPOINT, type LlmModel, type ModelType } from "../catalog/model";
-import { MICROS_PER_CREDIT, usdToMicros } from "../ledger/units";
+import { endpointsOf, TASK_ENDPOINT, type LlmModel, type ModelType } from "../catalog/model";
+import { ceilToWholeCredit, MICROS_PER_CREDIT, usdToMicros } from "../ledger/units";
 import type { MediaModel } from "../media/model";
+import { MODEL_STATUSES, type ModelStatus } from "../catalog/lifecycle";
 
 // The price list every public page is rendered from: one listing per model with its price rows already in display
 // form. Built from the same compiled catalog the request path bills with (LLM: integer µcr per token; media: the
@@ -25,8 +26,12 @@ export interface Listing {
   /** Who serves it: the LLM provider, or the media model's first upstream route. */
   provider: string;
   endpoint: string;
+  /** every endpoint serving it: `endpoint` (native) first, then those it is translated on, at the same price */
+  endpoints: string[];
   description: string;
   rows: PriceRow[];
+  /** where the model stands with its provider (catalog/lifecycle.ts); set by allListings */
+  status?: ModelStatus;
 }
 
 export const TYPE_ORDER: ModelType[] = ["llm", "embedding", "image", "video", "audio"];
@@ -56,23 +61,38 @@ export function llmListing(m: LlmModel): Listing {
     if (m.pricing.long_context?.cache_write_1h != null) rows.push(perMillion("cache write, 1 hour" + over, long.cacheWrite1h));
   }
   if (m.prices.webSearch !== undefined) rows.push(row("web search", m.prices.webSearch * 1000, "per 1,000 searches"));
-  return { id: m.id, name: m.name, type: m.type, provider: m.provider, endpoint: m.endpoint, description: m.description, rows };
+  return { id: m.id, name: m.name, type: m.type, provider: m.provider, endpoint: m.endpoint, endpoints: endpointsOf(m), description: m.description, rows };
 }
+
+/**
+ * Media units a task is charged a rate of (its seconds, megapixels, characters): shown exactly, the task's total is
+ * rounded up. Any other unit (an image, a clip, a request) is what one task buys: shown as the whole credits that
+ * task is charged, as the estimate endpoint gives them.
+ */
+const RATE_UNITS = ["per second", "per megapixel", "per 1,000 characters"];
+export const isRateUnit = (unit: string) => RATE_UNITS.some((u) => unit.startsWith(u));
 
 export function mediaListing(m: MediaModel): Listing {
   const rows = m.priceRows.map((r) => {
     const micros = usdToMicros(r.usd);
-    return { label: r.label, usd: r.usd, credits: formatMicros(micros, 6, 0), unit: r.unit };
+    return { label: r.label, usd: r.usd, credits: formatMicros(isRateUnit(r.unit) ? micros : ceilToWholeCredit(micros), 6, 0), unit: r.unit };
   });
   return {
-    id: m.id, name: m.name, type: m.type, provider: m.routes[0]!.provider, endpoint: TASK_ENDPOINT, description: m.description, rows,
+    id: m.id, name: m.name, type: m.type, provider: m.routes[0]!.provider, endpoint: TASK_ENDPOINT, endpoints: [TASK_ENDPOINT], description: m.description, rows,
   };
 }
 
-/** Every model of the catalog, LLMs first, then embeddings, image, video, audio; by name within a type. */
+/**
+ * Every model on sale, LLMs first, then embeddings, image, video, audio; within a type current models before legacy
+ * ones, then by name. Retired models are not on sale (they answer 410) and are left out.
+ */
 export function allListings(catalog: Catalog): Listing[] {
   const all = [...catalog.llmList.map(llmListing), ...catalog.mediaList.map(mediaListing)];
-  return all.sort((a, b) => TYPE_ORDER.indexOf(a.type) - TYPE_ORDER.indexOf(b.type) || a.name.localeCompare(b.name));
+  for (const l of all) l.status = catalog.lifecycle.get(l.id)?.status ?? "current";
+  const rank = (l: Listing) => MODEL_STATUSES.indexOf(l.status!);
+  return all
+    .filter((l) => l.status !== "retired")
+    .sort((a, b) => TYPE_ORDER.indexOf(a.type) - TYPE_ORDER.indexOf(b.type) || rank(a) - rank(b) || a.name.localeCompare(b.name));
 }
 
 /**

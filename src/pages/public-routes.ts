@@ -1,7 +1,10 @@
 import { Elysia } from "elysia";
 import type { AppContext } from "../context";
 import { bodyType } from "../discovery/openapi";
+import { pathName } from "../discovery/openapi-shape";
 import { percentDecoded } from "../http/percent";
+import pkg from "../../package.json";
+import { landingJson, renderLanding } from "./landing";
 import { htmlResponse } from "./layout";
 import { renderLlmsTxt } from "./llms-txt";
 import { renderCard, renderNotFound } from "./model-card";
@@ -17,9 +20,16 @@ export function publicPageRoutes(ctx: AppContext) {
   const cardHtml = new Map<string, string>();
   const llms = renderLlmsTxt(ctx.catalog, base);
   const cacheControl = "public, max-age=300";
+  const landing = { html: renderLanding(base), json: JSON.stringify(landingJson(base, pkg.version)) };
 
   // Listed in /openapi.json like every public route (bodyType: the body is not JSON).
   return new Elysia({ name: "public-pages", detail: { tags: ["Pages"] } })
+    // A browser gets the page; a client asking for JSON (Accept: application/json) the same links as data.
+    .get("/", ({ request }) => {
+      const wantsJson = /application\/json/.test(request.headers.get("accept") ?? "") && !/text\/html/.test(request.headers.get("accept") ?? "");
+      const headers = { "cache-control": cacheControl, vary: "accept" };
+      return wantsJson ? new Response(landing.json, { headers: { ...headers, "content-type": "application/json" } }) : htmlResponse(landing.html, { headers });
+    }, { detail: { summary: "Start page: links to the docs, pricing, dashboard and machine-readable documents (HTML, or JSON for Accept: application/json)", ...bodyType("text/html") } })
     .get("/pricing", ({ query, request }) => pricing.respond(query, request.headers.get("if-none-match")), {
       detail: { summary: "Models and prices for people (HTML; filters as query parameters)", ...bodyType("text/html") },
     })
@@ -36,7 +46,7 @@ export function publicPageRoutes(ctx: AppContext) {
       let page = cardHtml.get(facts.id);
       if (!page) cardHtml.set(facts.id, (page = renderCard(facts, base)));
       return htmlResponse(page, { headers });
-    }, { detail: { summary: "A model's card (HTML); ids may contain slashes, e.g. /models/google/nano-banana", ...bodyType("text/html") } })
+    }, { detail: { summary: "A model's card (HTML); ids may contain slashes, e.g. /models/google/nano-banana", ...bodyType("text/html"), ...pathName("model_id", "A model id; may contain `/`.") } })
     .get("/llms.txt", () => new Response(llms, { headers: { "content-type": "text/markdown; charset=utf-8", "cache-control": cacheControl } }), {
       detail: { summary: "Index of the API for language models (llmstxt.org)", ...bodyType("text/markdown") },
     });

@@ -35,8 +35,8 @@ beforeAll(async () => {
         next_poll_at, deadline_at, created_at, updated_at, result_json, results_expired)
       values (${id}, ${user.accountId}, ${user.keyId}, ${"google/nano-banana"}, ${state}, ${"{}"}, ${"{}"}, ${"https://hooks.example.com/cb"}, ${4_000_000}, ${cost},
         ${0}, ${0}, ${Date.now()}, ${Date.now()}, ${Date.now()}, ${Date.now()}, ${result ? JSON.stringify(result) : null}, ${0})`);
-  await task("task_done", "success", { resultUrls: ["https://files.example.com/r/1.png", "https://files.example.com/r/2.mp4", "javascript:alert(1)"] }, 3_000_000);
-  await task("task_running", "generating", null, null);
+  // A task for the webhook deliveries below. The Tasks page is tested on tasks the engine really ran (tasks.test.ts).
+  await task("task_done", "success", null, 3_000_000);
   await gw.ctx.db.run(sql`insert into callback_deliveries (id, task_id, account_id, url, attempt, state, status_code, error, duration_ms, created_at)
     values (${"cbd_1"}, ${"task_done"}, ${user.accountId}, ${"https://hooks.example.com/cb"}, ${3}, ${"failed"}, ${500}, ${"HTTP 500"}, ${35}, ${Date.now()})`);
 });
@@ -80,19 +80,7 @@ describe("Usage", () => {
   });
 });
 
-describe("Tasks and Wallet", () => {
-  test("tasks with state, cost, result links and image previews; only http(s) links", async () => {
-    const page = await get("/dashboard/tasks");
-    expect(page).toContain("task_done");
-    expect(page).toContain('<img src="https://files.example.com/r/1.png"');
-    expect(page).toContain('href="https://files.example.com/r/2.mp4"');
-    expect(page).not.toContain("javascript:");
-    expect(page).toMatch(/task_running[\s\S]*≤ 4 \(held\)/);
-    const filtered = await get("/dashboard/tasks?state=generating");
-    expect(filtered).toContain("task_running");
-    expect(filtered).not.toContain("task_done");
-  });
-
+describe("Wallet", () => {
   test("wallet shows available and held credits and the ledger", async () => {
     const hold = await gw.ctx.ledger.hold(user.accountId, 10_000_000, "llm", null, 60_000);
     const page = await get("/dashboard");

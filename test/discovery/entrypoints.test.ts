@@ -3,6 +3,7 @@ import { createHmac } from "node:crypto";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { renderDocsPage } from "../../src/discovery/docs-page";
 import { signCallback, verifyCallback } from "../../src/discovery/webhook-signing";
 import { startGateway, type TestGateway } from "../support/gateway";
 
@@ -108,8 +109,67 @@ describe("/docs", () => {
     const refs = [...page.matchAll(/\s(?:src|href)\s*=\s*["']([^"']*)["']/gi)].map((m) => m[1]!);
     refs.push(...[...page.matchAll(/url\(\s*["']?([^"')]+)/gi)].map((m) => m[1]!), ...[...page.matchAll(/@import\s+["']([^"']+)/gi)].map((m) => m[1]!));
     expect(refs.length).toBeGreaterThan(10);
-    const external = refs.filter((u) => /^(https?:)?\/\//i.test(u));
+    const external = refs.filter((u) => /^(https?:)?\/\//i.test(u) && !u.startsWith(BASE + "/")); // PUBLIC_BASE_URL is this host
     expect(external).toEqual([]);
     expect(page).not.toMatch(/<script[^>]+src=/i);
   });
+});
+
+describe("/docs reads as a reference", () => {
+  let page: string;
+  beforeAll(async () => {
+    page = await (await fetch(gw.url + "/docs")).text();
+  });
+  const section = (id: string) => {
+    const start = page.indexOf(`id="${id}"`);
+    expect(start).toBeGreaterThan(0);
+    return page.slice(start, page.indexOf("</section>", start));
+  };
+
+  test("descriptions are rendered Markdown: code spans become <code>, no backtick is left outside code blocks", () => {
+    const outsidePre = page.replace(/<pre>[\s\S]*?<\/pre>/g, "");
+    expect(outsidePre).not.toContain("`");
+    expect(page).toContain("<code>insufficient_credits</code>");
+    expect(page).toContain("<code>Authorization: Bearer &lt;key&gt;</code>");
+  });
+
+  test("each operation shows its request and response schemas (the LLM call's stream events too; the task's per media type)", () => {
+    const messages = section("op-postv1messages");
+    for (const s of ["Request body", "<code>max_tokens</code>", "<code>max_credits</code>", "Response", "<code>usage.input_tokens</code>", "Stream events", "<code>content_block</code>", "<code>max_credits_exceeded</code>"])
+      expect(messages).toContain(s);
+    const task = section("op-postapiv1jobscreatetask");
+    for (const s of ["CreateImageTask", "CreateVideoTask", "CreateAudioTask", "<code>input.prompt</code>", "<code>data.taskId</code>"]) expect(task).toContain(s);
+    expect(section("op-getv1credits")).toContain("<code>held_credits</code>");
+  });
+
+  test("a first call per protocol, with curl and an SDK, against PUBLIC_BASE_URL", () => {
+    for (const [id, curl, sdk] of [
+      ["first-anthropic-messages", `curl -s ${BASE}/v1/messages`, "new Anthropic({ baseURL: &quot;" + BASE + "&quot;"],
+      ["first-openai-responses", `curl -s ${BASE}/v1/responses`, "client.responses.create"],
+      ["first-openai-chat-completions", `curl -s ${BASE}/v1/chat/completions`, "client.chat.completions.create"],
+      ["first-embeddings", `curl -s ${BASE}/v1/embeddings`, "client.embeddings.create"],
+      ["first-media-tasks", `curl -s ${BASE}/api/v1/jobs/createTask`, "recordInfo?taskId="],
+    ]) {
+      const s = section(id!);
+      expect(s).toContain(curl!);
+      expect(s).toContain(sdk!);
+    }
+  });
+});
+
+test("/docs renders Markdown in descriptions, and raw HTML in one as text", () => {
+  const doc = {
+    info: { title: "T", version: "1", description: "Use **bold**, `code` and <script>alert(1)</script>." },
+    servers: [{ url: "https://gw.example.com" }],
+    paths: { "/x": { get: { summary: "Read `x`", description: "- one\n- two <img src=x onerror=alert(1)>", responses: { "200": { description: "Fine `ok`." } } } } },
+    components: { schemas: {} },
+  };
+  const page = renderDocsPage(doc);
+  expect(page).toContain("<strong>bold</strong>");
+  expect(page).toContain("<code>code</code>");
+  expect(page).toContain("Read <code>x</code>");
+  expect(page).toContain("<li>one</li>");
+  expect(page).not.toContain("<script>alert");
+  expect(page).not.toContain("<img src=x");
+  expect(page).toContain("&lt;script&gt;");
 });

@@ -18,10 +18,19 @@ afterAll(() => gw.stop());
 
 // Not in the document, on purpose:
 //   /openapi.json          the document does not describe itself (the api-catalog links it as service-desc);
-//   /dashboard, /dashboard/* HTML pages and form posts for people with a session cookie, not an API.
-const excluded = (path: string) => path === "/openapi.json" || path === "/dashboard" || path.startsWith("/dashboard/");
+//   /dashboard, /dashboard/* HTML pages and form posts for people with a session cookie, not an API;
+//   HEAD / and HEAD /api/hello, Claude Code's connectivity probes.
+const PROBES = ["HEAD /", "HEAD /api/hello"];
+const excluded = (r: { method: string; path: string }) =>
+  r.path === "/openapi.json" || r.path === "/dashboard" || r.path.startsWith("/dashboard/") || PROBES.includes(`${r.method} ${r.path}`);
 
-const toOpenApiPath = (path: string) => path.replace(/:([^/]+)/g, "{$1}").replace(/\*$/, "{wildcard}");
+/** The document's path of a route: `:id` → `{id}`; a wildcard `*` has the name its route gave it (any `{name}`). */
+const documented = (path: string) => {
+  const fixed = path.replace(/:([^/]+)/g, "{$1}");
+  if (!fixed.endsWith("*")) return doc.paths[fixed] ? fixed : undefined;
+  return Object.keys(doc.paths).find((p) => /^\{[a-z_]+\}$/.test(p.slice(fixed.length - 1)) && p.startsWith(fixed.slice(0, -1)));
+};
+const operations = () => Object.entries<any>(doc.paths).flatMap(([path, item]) => Object.entries<any>(item).map(([method, op]) => ({ path, method, op })));
 
 describe("/openapi.json", () => {
   test("is a valid OpenAPI 3.1 document (@seriousme/openapi-schema-validator)", async () => {
@@ -34,14 +43,115 @@ describe("/openapi.json", () => {
   });
 
   test("every route the server exposes is in it (walks app.routes)", () => {
-    const routes = gw.app.routes.filter((r) => !excluded(r.path));
+    const routes = gw.app.routes.filter((r) => !excluded(r));
     expect(routes.length).toBeGreaterThan(15);
-    const missing = routes.filter((r) => !doc.paths[toOpenApiPath(r.path)]?.[r.method.toLowerCase()]).map((r) => `${r.method} ${r.path}`);
+    const missing = routes.filter((r) => !doc.paths[documented(r.path) ?? ""]?.[r.method.toLowerCase()]).map((r) => `${r.method} ${r.path}`);
     expect(missing).toEqual([]);
     // and the other way round: nothing documented that the server does not serve
-    const served = new Set(gw.app.routes.map((r) => `${r.method.toLowerCase()} ${toOpenApiPath(r.path)}`));
-    for (const [path, item] of Object.entries<any>(doc.paths))
-      for (const method of Object.keys(item)) expect(served.has(`${method} ${path}`)).toBe(true);
+    const served = new Set(gw.app.routes.map((r) => `${r.method.toLowerCase()} ${documented(r.path)}`));
+    for (const { path, method } of operations()) expect(served.has(`${method} ${path}`)).toBe(true);
+  });
+
+  test("every route the server exposes has its request body (if it takes one) and success and error response schemas", () => {
+    const noBody = new Set(["POST /admin/v1/accounts/{id}/webhook-key"]);
+    const problems: string[] = [];
+    for (const r of gw.app.routes.filter((r) => !excluded(r))) {
+      const path = documented(r.path)!;
+      const op = doc.paths[path][r.method.toLowerCase()];
+      const name = `${r.method} ${path}`;
+      if (["POST", "PUT", "PATCH"].includes(r.method) && !noBody.has(name)) {
+        const schema = op.requestBody?.content?.["application/json"]?.schema;
+        if (!schema || !(schema.$ref || schema.oneOf || schema.properties || schema.additionalProperties)) problems.push(`${name}: no request body schema`);
+      }
+      const ok = Object.entries<any>(op.responses).filter(([s]) => /^2/.test(s));
+      if (!ok.length) problems.push(`${name}: no success response`);
+      if (r.method !== "HEAD") for (const [s, res] of ok) if (!Object.values<any>(res.content ?? {}).every((c) => c.schema) || !res.content) problems.push(`${name}: ${s} has no schema`);
+      const errors = Object.entries<any>(op.responses).filter(([s]) => !/^[23]/.test(s));
+      if (!errors.length) problems.push(`${name}: no error response`);
+      for (const [s, res] of errors) {
+        if (`${name} ${s}` === "GET /readyz 503") continue; // not an error body: the same status document as its 200
+        if (!res["x-error-codes"]?.length) problems.push(`${name}: ${s} names no codes`);
+        else for (const c of res["x-error-codes"]) if (!res.description.includes(`\`${c}\``)) problems.push(`${name}: ${s} description misses ${c}`);
+        if (r.method !== "HEAD" && !res.content?.["application/json"]?.schema) problems.push(`${name}: ${s} has no schema`);
+      }
+    }
+    expect(problems).toEqual([]);
+  });
+
+  test("numbers are numbers, wildcards have real names, probes and OpenAPI 3.0 leftovers are gone", () => {
+    const text = JSON.stringify(doc);
+    expect(text).not.toContain('"format":"integer"');
+    expect(text).not.toContain('"format":"numeric"');
+    expect(text).not.toContain('"nullable"');
+    expect(text).not.toContain("wildcard");
+    expect(text).not.toContain("patternProperties");
+    expect(doc.paths["/v1/models/{model_id}"].get.parameters).toContainEqual(expect.objectContaining({ name: "model_id", in: "path", required: true }));
+    expect(doc.paths["/models/{model_id}"].get).toBeDefined();
+    expect(doc.paths["/api/hello"]).toBeUndefined();
+    expect(doc.paths["/"].head).toBeUndefined();
+    expect(doc.components.schemas.CreditsResponse ?? doc.paths["/v1/credits"].get.responses["200"].content["application/json"].schema.properties.credits.type).toBe("number");
+    const estimate = doc.paths["/v1/credits/estimate"].post;
+    expect(estimate.responses["200"].content["application/json"].schema.properties.estimated_credits.type).toBe("integer");
+    expect(doc.paths["/v1/usage"].get.parameters.find((p: any) => p.name === "limit").schema.type).toBe("number");
+  });
+
+  test("the LLM endpoints describe their protocol's fields, answers and stream events, open to unknown fields", () => {
+    const s = doc.components.schemas;
+    const body = (path: string) => {
+      const schema = doc.paths[path].post.requestBody.content["application/json"].schema;
+      return s[schema.$ref.split("/").pop()];
+    };
+    const cases: Array<[string, string[], string]> = [
+      ["/v1/messages", ["model", "messages", "max_tokens", "stream", "tools", "max_credits", "system"], "AnthropicStreamEvent"],
+      ["/v1/responses", ["model", "input", "max_output_tokens", "stream", "tools", "max_credits"], "ResponsesStreamEvent"],
+      ["/v1/chat/completions", ["model", "messages", "max_completion_tokens", "max_tokens", "stream", "tools", "max_credits"], "ChatCompletionChunk"],
+    ];
+    for (const [path, fields, event] of cases) {
+      const b = body(path);
+      expect(b.additionalProperties).toBe(true);
+      for (const f of fields) expect(b.properties[f]).toBeDefined();
+      const ok = doc.paths[path].post.responses["200"].content;
+      expect(ok["application/json"].schema.$ref).toStartWith("#/components/schemas/");
+      expect(ok["text/event-stream"].schema.$ref).toBe(`#/components/schemas/${event}`);
+      expect(doc.paths[path].post.responses["402"]["x-error-codes"]).toEqual(["insufficient_credits", "max_credits_exceeded"]);
+    }
+    expect(body("/v1/embeddings").properties.input).toBeDefined();
+    expect(s.AnthropicMessage.properties.usage.properties.input_tokens.type).toBe("integer");
+    expect(doc.paths["/v1/messages"].post.responses["200"].content["application/json"].schema.$ref).toBe("#/components/schemas/AnthropicMessage");
+    expect(doc.paths["/v1/messages"].post.responses["401"].content["application/json"].schema.$ref).toBe("#/components/schemas/AnthropicError");
+  });
+
+  test("task creation is described per media type on both doors, each model linked to its input schema", async () => {
+    const s = doc.components.schemas;
+    const native = doc.paths["/api/v1/jobs/createTask"].post.requestBody.content["application/json"].schema;
+    expect(native.oneOf.map((v: any) => v.$ref)).toEqual(["Image", "Video", "Audio"].map((n) => `#/components/schemas/Create${n}Task`));
+    const video = s.CreateVideoTask;
+    expect(video.properties.input.$ref).toBe("#/components/schemas/VideoTaskInput");
+    expect(Object.keys(s.VideoTaskInput.properties)).toEqual(expect.arrayContaining(["prompt", "duration"]));
+    for (const f of ["callBackUrl", "max_credits"]) expect(video.properties[f]).toBeDefined();
+    expect(doc.paths["/v1/videos"].post.requestBody.content["application/json"].schema.$ref).toBe("#/components/schemas/VideoTaskRequest");
+    expect(s.VideoTaskRequest.properties.callback_url).toBeDefined();
+    // each model of the type, and the link to its input JSON Schema resolves to it
+    const models: any = await (await fetch(gw.url + "/v1/models")).json();
+    const videoIds = models.data.filter((m: any) => m.type === "video").map((m: any) => m.id);
+    expect(s.VideoTaskRequest.properties.model.enum).toEqual(videoIds);
+    const link: string = s.VideoTaskRequest.properties.model["x-input-schemas"][videoIds[0]];
+    expect(link).toBe(`https://gw.example.com/v1/models/${videoIds[0]}`);
+    const card: any = await (await fetch(gw.url + new URL(link).pathname)).json();
+    expect(card.input_schema.type).toBe("object");
+  });
+
+  test("each operation names its own error codes, not another's", () => {
+    const codes = (path: string, method: string, status: string) => doc.paths[path][method].responses[status]?.["x-error-codes"];
+    for (const path of ["/api/v1/jobs/createTask", "/v1/images/generations", "/v1/videos", "/v1/music/generations"]) {
+      expect(codes(path, "post", "402")).toEqual(["insufficient_credits", "max_credits_exceeded"]);
+      expect(codes(path, "post", "429")).toEqual(["too_many_running_tasks", "rate_limit_exceeded"]);
+    }
+    expect(codes("/admin/v1/accounts/{id}/credits", "post", "409")).toEqual(["correction_exceeds_available"]);
+    expect(codes("/admin/v1/accounts", "get", "409")).toBeUndefined();
+    expect(codes("/admin/v1/accounts/{id}", "get", "404")).toEqual(["not_found"]);
+    expect(codes("/files/{token}/{name}", "get", "410")).toEqual(["file_expired"]);
+    expect(codes("/v1/credits", "get", "401")).toEqual(["invalid_api_key"]);
   });
 
   test("the discovery, operations and dashboard-admin routes are there", () => {

@@ -30,12 +30,18 @@ export const RECORDED = [
 
 export const SYNTHESIZED = [
   "A_nonstream_search.json",
+  "A_nonstream_thinking.json",
   "A_stream_search.sse",
+  "A_stream_thinking.sse",
+  "B_nonstream_reasoning.json",
+  "B_stream_reasoning.sse",
   "B_nonstream_tool.json",
   "B_stream_cache.sse",
   "B_stream_tool.sse",
+  "C_nonstream_reasoning.json",
   "C_nonstream_search.json",
   "C_nonstream_tool.json",
+  "C_stream_reasoning.sse",
   "C_stream_search.sse",
   "C_stream_tool.sse",
 ] as const;

@@ -2,22 +2,27 @@
 // would differ (chat streams without include_usage carry no usage; chat/responses echo the requested model).
 // Timing and connection behaviour live in llm-upstream.ts.
 
+import { scriptedBody, type AgentStep } from "./agent-script.ts";
 import { fixtureBytes, type FixtureName } from "./fixtures.ts";
 
 export type FakeProtocol = "anthropic" | "chat" | "responses" | "embeddings";
 
-export type ScenarioKind = "ok" | "tool" | "cache" | "search" | "error" | "stream-error" | "stream-failed" | "drop" | "slow" | "fast";
+export type ScenarioKind = "ok" | "tool" | "cache" | "search" | "reasoning" | "error" | "stream-error" | "stream-failed" | "drop" | "slow" | "fast" | "script";
 
 export interface ScenarioSpec {
   kind: ScenarioKind;
+  /** script: a coding agent's steps, answered in the upstream's protocol (agent-script.ts) */
+  steps?: AgentStep[];
   /** error: HTTP status (default 500) */
   status?: number;
   /** error 429: the retry-after header value (default "1") */
   retryAfter?: string;
   /** error: raw body to send instead of the protocol's error body */
   body?: string;
+  /** error: the content-type of that raw body (default application/json) */
+  contentType?: string;
   /** slow / fast / drop: which answer to send (default ok) */
-  variant?: "ok" | "tool" | "cache" | "search";
+  variant?: "ok" | "tool" | "cache" | "search" | "reasoning";
   /** delay before the status line and headers */
   headersDelayMs?: number;
   /** delay after the headers, before the first body byte (slow: 300) */
@@ -28,6 +33,15 @@ export interface ScenarioSpec {
   dropAfterBytes?: number;
   /** drop: cut right after this many whole SSE events instead (a stream that breaks between two events) */
   dropAfterEvents?: number;
+  /** streams: end the body cleanly (no reset) right after this many whole SSE events, before the stream's own end */
+  endAfterEvents?: number;
+  /** send this many bytes of the body (0: headers only), then nothing more until the client goes away (a hung
+   * upstream); the answer is sent as a stream, with a content-length when `contentLength` is set */
+  stallAfterBytes?: number;
+  /** streams: the same, right after this many whole SSE events */
+  stallAfterEvents?: number;
+  /** with a stall: state the whole body's length, as an upstream that hangs mid-body would have */
+  contentLength?: boolean;
   /** non-streaming answers: sent in irregular pieces, as streams are, instead of in one write */
   chunked?: boolean;
   /** streams: the whole stream in one write with its headers, as a fast upstream's short stream reaches a busy
@@ -67,24 +81,29 @@ export interface Answer {
 
 type Pick = { stream: FixtureName; json: FixtureName };
 // search: the upstream ran two web searches (and, Anthropic, wrote 1000 of its 1200 cache tokens for an hour).
-const CONTENT: Record<Exclude<FakeProtocol, "embeddings">, Record<"ok" | "tool" | "cache" | "search", Pick>> = {
+// reasoning: the model thought first (Anthropic thinking with a signature, DeepSeek's reasoning_content, a Responses
+// reasoning item with encrypted_content), then answered.
+const CONTENT: Record<Exclude<FakeProtocol, "embeddings">, Record<"ok" | "tool" | "cache" | "search" | "reasoning", Pick>> = {
   anthropic: {
     ok: { stream: "A_stream_text.sse", json: "A_nonstream.json" },
     tool: { stream: "A_stream_tool.sse", json: "A_nonstream.json" },
     cache: { stream: "A_stream_text.sse", json: "A_nonstream.json" }, // cache write 1450 / cache read 2113
     search: { stream: "A_stream_search.sse", json: "A_nonstream_search.json" },
+    reasoning: { stream: "A_stream_thinking.sse", json: "A_nonstream_thinking.json" },
   },
   chat: {
     ok: { stream: "B_stream.sse", json: "B_nonstream.json" },
     tool: { stream: "B_stream_tool.sse", json: "B_nonstream_tool.json" },
     cache: { stream: "B_stream_cache.sse", json: "B_nonstream.json" },
     search: { stream: "B_stream.sse", json: "B_nonstream.json" }, // chat has no hosted search
+    reasoning: { stream: "B_stream_reasoning.sse", json: "B_nonstream_reasoning.json" },
   },
   responses: {
     ok: { stream: "C_stream.sse", json: "C_nonstream.json" },
     tool: { stream: "C_stream_tool.sse", json: "C_nonstream_tool.json" },
     cache: { stream: "C_stream.sse", json: "C_nonstream.json" },
     search: { stream: "C_stream_search.sse", json: "C_nonstream_search.json" },
+    reasoning: { stream: "C_stream_reasoning.sse", json: "C_nonstream_reasoning.json" },
   },
 };
 
@@ -105,12 +124,16 @@ export function contentFor(protocol: FakeProtocol, body: any, spec: ScenarioSpec
     const name = body?.encoding_format === "base64" ? "D_base64.json" : "D_float.json";
     return { status: 200, contentType: type, body: padded(fixtureBytes(name), spec), headers: {} };
   }
+  if (spec.kind === "script") {
+    const scripted = scriptedBody(protocol, body, spec.steps ?? []);
+    return scripted === null ? null : { status: 200, contentType: type, body: new TextEncoder().encode(scripted), headers: {} };
+  }
   let name: FixtureName;
   if (spec.kind === "stream-error" || spec.kind === "stream-failed") {
     if (!stream) return null; // no stream to fail inside: answer as an HTTP 500 instead
     name = MIDSTREAM[protocol][spec.kind === "stream-error" ? "error" : "failed"];
   } else {
-    const variant = spec.kind === "tool" || spec.kind === "cache" || spec.kind === "search" ? spec.kind : (spec.variant ?? "ok");
+    const variant = spec.kind === "tool" || spec.kind === "cache" || spec.kind === "search" || spec.kind === "reasoning" ? spec.kind : (spec.variant ?? "ok");
     name = CONTENT[protocol][variant][stream ? "stream" : "json"];
   }
   const includeUsage = body?.stream_options?.include_usage === true;
@@ -176,5 +199,5 @@ export function errorFor(protocol: FakeProtocol, status: number, spec: ScenarioS
   else if (status >= 500)
     body = enc({ error: { message: "The server had an error while processing your request. Sorry about that!", type: "server_error", param: null, code: null } });
   else body = enc({ error: { message: "Invalid request.", type: "invalid_request_error", param: null, code: null } });
-  return { status, contentType: "application/json", body, headers };
+  return { status, contentType: (spec.contentType ?? "application/json") as Answer["contentType"], body, headers };
 }

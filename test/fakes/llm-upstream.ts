@@ -123,16 +123,19 @@ export function startFakeLlmUpstream(opts: FakeLlmUpstreamOptions = {}): FakeLlm
       let answer: Answer | null = spec.kind === "error" ? null : contentFor(protocol, body, spec);
       if (!answer) answer = errorFor(protocol, spec.status ?? 500, spec, requestId, body?.model);
       answer.headers[idHeader] = requestId;
+      if (spec.endAfterEvents !== undefined) answer.body = answer.body.subarray(0, afterEvents(answer.body, spec.endAfterEvents));
 
-      if (spec.headersDelayMs && !fast) await Bun.sleep(spec.headersDelayMs);
+      if (spec.headersDelayMs && !fast) await sleepUnlessAborted(rec, spec.headersDelayMs);
       if (rec.aborted) return new Response(null, { status: 499 });
       const whole = spec.whole === true && spec.kind !== "drop";
-      const streamed = !whole && (answer.contentType === "text/event-stream" || spec.kind === "drop" || spec.chunked === true);
+      const stalls = spec.stallAfterBytes !== undefined || spec.stallAfterEvents !== undefined;
+      const streamed = stalls || (!whole && (answer.contentType === "text/event-stream" || spec.kind === "drop" || spec.chunked === true));
+      if (stalls && spec.contentLength) answer.headers["content-length"] = String(answer.body.length);
       if (!streamed) {
         if (spec.firstByteMs && !fast) await Bun.sleep(spec.firstByteMs);
         if (spec.gzip) return done(rec, json(answer.status, Bun.gzipSync(answer.body), { ...answer.headers, "content-encoding": "gzip" }));
         if (whole) return done(rec, new Response(answer.body, { status: answer.status, headers: { "content-type": answer.contentType, "cache-control": "no-cache", ...answer.headers } }));
-        return done(rec, json(answer.status, answer.body, answer.headers));
+        return done(rec, json(answer.status, answer.body, { "content-type": answer.contentType, ...answer.headers }));
       }
       return new Response(writeStream(rec, answer.body, spec, fast, next, markAborted), {
         status: answer.status,
@@ -190,7 +193,8 @@ function writeStream(
   markAborted: (rec: RecordedRequest) => void,
 ) {
   const cutAt = spec.kind === "drop" ? Math.min(spec.dropAfterEvents !== undefined ? afterEvents(bytes, spec.dropAfterEvents) : (spec.dropAfterBytes ?? Math.floor(bytes.length / 2)), bytes.length) : -1;
-  const body = cutAt >= 0 ? bytes.subarray(0, cutAt) : bytes;
+  const stallAt = spec.stallAfterEvents !== undefined ? afterEvents(bytes, spec.stallAfterEvents) : (spec.stallAfterBytes ?? -1);
+  const body = cutAt >= 0 ? bytes.subarray(0, cutAt) : stallAt >= 0 ? bytes.subarray(0, stallAt) : bytes;
   const pieces = fast || spec.eventPieces ? eventPieces(body) : randomPieces(body, next, spec.pieceBytes ?? 160);
   return new ReadableStream<Uint8Array>({
     async start(c) {
@@ -204,6 +208,7 @@ function writeStream(
           if (gap > 0) await Bun.sleep(gap);
         }
         if (rec.aborted) return;
+        if (stallAt >= 0) return void (await sleepUnlessAborted(rec, 30_000)); // then left open: hung
         if (cutAt >= 0) {
           // Let the bytes already written reach the client before the cut, as they would on a real network.
           await Bun.sleep(20);
@@ -221,6 +226,12 @@ function writeStream(
       markAborted(rec);
     },
   });
+}
+
+/** Waits `ms`, or less if the client goes away meanwhile (a hung upstream must not outlive its test). */
+async function sleepUnlessAborted(rec: RecordedRequest, ms: number): Promise<void> {
+  const until = performance.now() + ms;
+  while (!rec.aborted && performance.now() < until) await Bun.sleep(Math.min(10, ms));
 }
 
 /** The offset just after the `n`th event's closing blank line (the recorded streams use LF). */

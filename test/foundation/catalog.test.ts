@@ -34,8 +34,24 @@ describe("GET /v1/models", () => {
     // The spec: GPT/Codex/Grok/DeepSeek on Responses; Gemini and GPT-5.2 on Chat Completions.
     expect(data.find((m: any) => m.id === "gpt-5.2").endpoint).toBe("/v1/chat/completions");
     expect(data.find((m: any) => m.id === "gemini-2.5-pro").endpoint).toBe("/v1/chat/completions");
-    expect(data.find((m: any) => m.id === "deepseek-chat").endpoint).toBe("/v1/responses");
+    expect(data.find((m: any) => m.id === "deepseek-reasoner")).toMatchObject({ endpoint: "/v1/responses", status: "retired" });
+    expect(data.find((m: any) => m.id === "gpt-6.2-sol").endpoint).toBe("/v1/responses");
+    expect(data.find((m: any) => m.id === "claude-opus-5-5").endpoint).toBe("/v1/messages");
     expect(data.find((m: any) => m.id === "grok-4").endpoint).toBe("/v1/responses");
+  });
+
+  test("`endpoints`: every LLM on the three LLM endpoints, its native `endpoint` first; embeddings only their own", async () => {
+    const { data } = await (await fetch(gw.url + "/v1/models")).json();
+    const llms = data.filter((m: any) => m.type === "llm");
+    expect(llms.length).toBeGreaterThan(20);
+    for (const m of llms) {
+      expect(m.endpoints[0]).toBe(m.endpoint);
+      expect([...m.endpoints].sort()).toEqual(["/v1/chat/completions", "/v1/messages", "/v1/responses"]);
+    }
+    expect(data.find((m: any) => m.id === "gemini-2.5-pro").endpoints).toEqual(["/v1/chat/completions", "/v1/messages", "/v1/responses"]);
+    expect(data.find((m: any) => m.id === "text-embedding-3-small").endpoints).toEqual(["/v1/embeddings"]);
+    const one = await (await fetch(gw.url + "/v1/models/claude-haiku-4-5")).json();
+    expect(one).toMatchObject({ endpoint: "/v1/messages", endpoints: ["/v1/messages", "/v1/responses", "/v1/chat/completions"] });
   });
 
   test("one model by id or alias; unknown id is a clear 404", async () => {
@@ -61,7 +77,7 @@ describe("catalog data", () => {
     // a long-context kind left out keeps its ordinary price (Gemini 2.5 Pro names no cache writes at all)
     expect(c.llm.get("gemini-2.5-pro")!.prices.longContext).toEqual({ aboveInputTokens: 200_000, input: 2500, output: 15000, cacheRead: 250, cacheWrite: 1250, cacheWrite1h: 1250 });
     // absent prices: cache writes as input, one-hour writes as cache writes, no web search
-    expect(c.llm.get("deepseek-chat")!.prices).toEqual({ input: 280, output: 420, cacheRead: 28, cacheWrite: 280, cacheWrite1h: 280 });
+    expect(c.llm.get("deepseek-reasoner")!.prices).toEqual({ input: 280, output: 420, cacheRead: 28, cacheWrite: 280, cacheWrite1h: 280 });
     expect(c.llm.get("gpt-5-nano")!.prices.cacheRead).toBe(5);
   });
 

@@ -67,9 +67,10 @@ for (const [version, client] of sdks) {
       expect(err.status).toBe(404);
       expect(err.error).toMatchObject({ type: "error", error: { type: "not_found_error" } });
       expect(err.error.error.message).toContain("/v1/models");
-      const r = await fetch(e.gw.url + "/v1/messages", { method: "POST", headers: { "x-api-key": key }, body: JSON.stringify({ ...ask, model: "gpt-5" }) });
+      // An embedding model is the one kind not served here (every LLM is, translated where not native).
+      const r = await fetch(e.gw.url + "/v1/messages", { method: "POST", headers: { "x-api-key": key }, body: JSON.stringify({ ...ask, model: "text-embedding-3-small" }) });
       expect(r.status).toBe(400);
-      expect((await r.json()).error.message).toContain("/v1/responses");
+      expect((await r.json()).error.message).toContain("/v1/embeddings");
       await expectReleased(e.gw, accountId, 100, 0);
     });
 

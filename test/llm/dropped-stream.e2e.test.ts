@@ -30,7 +30,7 @@ const events = (text: string) => text.split("\n\n").filter(Boolean);
 async function deepSeekDropped(drop: { kind: "drop"; dropAfterEvents?: number; dropAfterBytes?: number }) {
   const { accountId, key } = await e.gw.account(100);
   e.fake.enqueue(drop);
-  const stream = openai(key).responses.stream({ model: "deepseek-chat", max_output_tokens: 100, input: "Hi" });
+  const stream = openai(key).responses.stream({ model: "deepseek-test", max_output_tokens: 100, input: "Hi" });
   let failed: any;
   stream.on("response.failed", (ev) => (failed = ev.response));
   const outcome = await stream.finalResponse();

@@ -167,16 +167,16 @@ describe("a 200 answer that states no usage (an upstream that leaves it out, or 
 
 test("DeepSeek on /v1/responses (translated), a chat answer without usage: the same estimate, from the chat content", async () => {
   const { accountId, key } = await e.gw.account(100);
-  const answer = { id: "c1", object: "chat.completion", model: "deepseek-chat", choices: [{ index: 0, message: { role: "assistant", content: "x".repeat(41) }, finish_reason: "stop" }] };
+  const answer = { id: "c1", object: "chat.completion", model: "deepseek-test", choices: [{ index: 0, message: { role: "assistant", content: "x".repeat(41) }, finish_reason: "stop" }] };
   e.fake.enqueue({ kind: "error", status: 200, body: JSON.stringify(answer) });
-  const r = await post(key, "/v1/responses", { model: "deepseek-chat", max_output_tokens: 1000, input: "Hi" });
+  const r = await post(key, "/v1/responses", { model: "deepseek-test", max_output_tokens: 1000, input: "Hi" });
   expect(r.status).toBe(200);
   expect((await r.json()).output[0].content[0].text).toBe("x".repeat(41));
   await ledgerOf(e.gw, accountId);
   const rec = (await e.gw.ctx.db.get<any>(sql`select status, input_tokens, output_tokens from usage_records where account_id = ${accountId}`))!;
   expect(rec.status).toBe("estimated");
   expect(Number(rec.output_tokens)).toBe(11); // ceil(41 / 4)
-  const P = PRICES["deepseek-chat"];
+  const P = PRICES["deepseek-test"];
   await expectCharged(e.gw, accountId, 100, Number(rec.input_tokens) * P.input + 11 * P.output);
 });
 

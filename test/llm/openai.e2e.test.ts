@@ -129,12 +129,13 @@ describe("errors in the OpenAI shape", () => {
     const a: any = await client(key).chat.completions.create({ ...chatAsk, model: "nope" }).catch((x) => x);
     expect(a.status).toBe(404);
     expect(a.code).toBe("model_not_found");
-    const b: any = await client(key).chat.completions.create({ ...chatAsk, model: "gpt-4.1" }).catch((x) => x);
+    // Every LLM answers on the three LLM endpoints; an embedding model only on /v1/embeddings, and the reverse.
+    const b: any = await client(key).chat.completions.create({ ...chatAsk, model: "text-embedding-3-small" }).catch((x) => x);
     expect(b.status).toBe(400);
     expect(b.code).toBe("wrong_endpoint");
-    expect(b.message).toContain("/v1/responses");
+    expect(b.message).toContain("/v1/embeddings");
     const c: any = await client(key).embeddings.create({ model: "gpt-4.1", input: "x" }).catch((x) => x);
-    expect(c.status).toBe(400);
+    expect([c.status, c.code]).toEqual([400, "wrong_endpoint"]);
     // a media model: pointed to its task endpoints (by id, or by the short name media endpoints accept)
     for (const model of ["google/nano-banana", "seedance-2-fast"]) {
       const m: any = await client(key).chat.completions.create({ ...chatAsk, model }).catch((x) => x);

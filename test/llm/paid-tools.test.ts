@@ -30,7 +30,7 @@ describe("catalog prices beyond tokens", () => {
     expect(sonnet.prices.webSearch).toBe(SEARCH);
     expect(sonnet.prices.cacheWrite1h).toBe(6000); // $6 per million: 2× input
     expect(catalog.llm.get("gpt-4o")!.prices.webSearch).toBe(25_000_000);
-    expect(catalog.llm.get("deepseek-chat")!.prices.webSearch).toBeUndefined();
+    expect(catalog.llm.get("gpt-5.2")!.prices.webSearch).toBeUndefined();
     // a model without a one-hour price bills those writes as ordinary cache writes
     expect(gpt51.prices.cacheWrite1h).toBe(gpt51.prices.cacheWrite);
   });

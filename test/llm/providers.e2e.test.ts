@@ -23,7 +23,10 @@ test("upstream URLs follow each vendor SDK's base-URL convention", () => {
   expect(p.get("gemini")!.urls.get("/v1/chat/completions")).toBe("https://generativelanguage.googleapis.com/v1beta/openai/chat/completions");
   expect(p.get("gemini")!.urls.get("/v1/embeddings")).toBe("https://generativelanguage.googleapis.com/v1beta/openai/embeddings");
   expect(p.get("xai")!.urls.get("/v1/responses")).toBe("https://api.x.ai/v1/responses");
-  expect(p.get("deepseek")!.urls.get("/v1/responses")).toBe("https://api.deepseek.com/chat/completions");
+  expect(p.get("deepseek")!.urls.get("/v1/chat/completions")).toBe("https://api.deepseek.com/chat/completions");
+  // DeepSeek speaks only chat: its models are translated on /v1/responses and /v1/messages.
+  expect(p.get("deepseek")!.speaks).toBe("/v1/chat/completions");
+  expect(p.get("openai")!.speaks).toBeNull();
   expect(p.get("anthropic")!.auth).toEqual([["x-api-key", "a1"], ["x-api-key", "a2"]]);
   expect(p.get("openai")!.auth).toEqual([]);
 });
@@ -185,25 +188,25 @@ test("an upstream base URL that redirects: a 502 in the caller's shape, the redi
 });
 
 describe("DeepSeek on /v1/responses (translated to DeepSeek's chat completions)", () => {
-  const D = PRICES["deepseek-chat"];
+  const D = PRICES["deepseek-test"];
   const client = (key: string) => new OpenAI({ apiKey: key, baseURL: e.gw.url + "/v1", maxRetries: 0 });
 
   test("responses.create", async () => {
     const { accountId, key } = await e.gw.account(100);
     e.fake.reset();
-    const r = await client(key).responses.create({ model: "deepseek-chat", input: "Hello", instructions: "Be brief", max_output_tokens: 200 });
+    const r = await client(key).responses.create({ model: "deepseek-test", input: "Hello", instructions: "Be brief", max_output_tokens: 200 });
     expect(r.output_text).toBe("Hello! How can I help you today?");
     expect(r.usage?.input_tokens).toBe(1543);
     const up = e.fake.requests[0]!;
     expect(up.path).toBe("/chat/completions");
     expect(up.headers.authorization).toBe("Bearer sk-deepseek-upstream-secret");
-    expect(JSON.parse(up.body)).toMatchObject({ model: "deepseek-chat", max_tokens: 200, messages: [{ role: "system" }, { role: "user", content: "Hello" }] });
+    expect(JSON.parse(up.body)).toMatchObject({ model: "deepseek-test", max_tokens: 200, messages: [{ role: "system" }, { role: "user", content: "Hello" }] });
     await expectCharged(e.gw, accountId, 100, (1543 - 1408) * D.input + 1408 * D.cacheRead + 10 * D.output);
   });
 
   test("responses.stream, event by event with sequence numbers", async () => {
     const { accountId, key } = await e.gw.account(100);
-    const s = client(key).responses.stream({ model: "deepseek-chat", input: "Hello", max_output_tokens: 200 });
+    const s = client(key).responses.stream({ model: "deepseek-test", input: "Hello", max_output_tokens: 200 });
     const seqs: number[] = [];
     s.on("event", (ev: any) => seqs.push(ev.sequence_number));
     const final = await s.finalResponse();
@@ -217,7 +220,7 @@ describe("DeepSeek on /v1/responses (translated to DeepSeek's chat completions)"
     const { accountId, key } = await e.gw.account(100);
     e.fake.enqueue("stream-error");
     const events: string[] = [];
-    const s = client(key).responses.stream({ model: "deepseek-chat", input: "Hello", max_output_tokens: 200 });
+    const s = client(key).responses.stream({ model: "deepseek-test", input: "Hello", max_output_tokens: 200 });
     s.on("event", (ev) => events.push(ev.type));
     const final: any = await s.finalResponse().catch((x) => x);
     expect(events).toContain("response.failed");
@@ -229,7 +232,7 @@ describe("DeepSeek on /v1/responses (translated to DeepSeek's chat completions)"
     const { key } = await e.gw.account(100);
     e.fake.reset();
     const input = [{ type: "reasoning", id: "rs_1", content: 5, summary: {} }, { role: "user", content: "Hello" }];
-    const r = await post(e.gw.url, key, "/v1/responses", { model: "deepseek-chat", input, max_output_tokens: 200 });
+    const r = await post(e.gw.url, key, "/v1/responses", { model: "deepseek-test", input, max_output_tokens: 200 });
     expect(r.status).toBe(200);
     expect(JSON.parse(e.fake.requests[0]!.body).messages).toEqual([{ role: "user", content: "Hello" }]);
   });

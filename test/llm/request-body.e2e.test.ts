@@ -78,29 +78,37 @@ describe("a body nested too deeply to serialise again: 400 in the caller's shape
     await expectReleased(e.gw, accountId, 100, 0);
   });
 
-  test("DeepSeek on /v1/responses (translated): 400, the call recorded as rejected and released, nothing upstream", async () => {
+  test("DeepSeek on /v1/responses (translated): 400 before any hold, nothing recorded or held, nothing upstream", async () => {
     const { accountId, key } = await e.gw.account(100);
     const before = e.fake.requests.length;
-    const r = await post(key, "/v1/responses", `{"model":"deepseek-chat","max_output_tokens":100,"input":"hi","metadata":{"x":${deep(60_000)}}}`);
+    const r = await post(key, "/v1/responses", `{"model":"deepseek-test","max_output_tokens":100,"input":"hi","metadata":{"x":${deep(60_000)}}}`);
     expect(r.status).toBe(400);
     expect(await r.json()).toMatchObject({ error: { code: "unsupported_for_model", param: "metadata", message: "metadata is nested more than 256 levels deep" } });
     expect(e.fake.requests.length).toBe(before);
-    await expectReleased(e.gw, accountId, 100);
+    await expectReleased(e.gw, accountId, 100, 0);
   });
 });
 
 test("an error that no path settled still releases the call's hold (the proxy's last line of defence)", async () => {
   const finishes: Finish[] = [];
   const d: LlmDeps = {
-    ctx: { catalog: loadCatalog(), config: { body: { seconds: 30, maxBytes: 128 * 1024 ** 2 } }, log: silentLogger } as any,
+    ctx: { catalog: loadCatalog(providerEnv("http://127.0.0.1:9").CATALOG_PATH), config: { body: { seconds: 30, maxBytes: 128 * 1024 ** 2 } }, log: silentLogger } as any,
     providers: buildProviders(providerEnv("http://127.0.0.1:9")),
     ledger: { hold: async (_a: string, amount: number, id: string) => ({ id, accountId: "acc_1", amount }), finish: (f: Finish) => void finishes.push(f) } as any,
+    timeouts: { firstByteMs: 60_000, silenceMs: 60_000 },
     budgets: { hold: () => null, settle: () => {} } as any, // a key without a budget
-    translated: async () => {
-      throw new Error("a defect after the hold");
-    },
   };
-  const request = new Request("http://gw/v1/responses", { method: "POST", body: JSON.stringify({ model: "deepseek-chat", input: "hi", max_output_tokens: 10 }) });
+  const real = new Request("http://gw/v1/responses", { method: "POST", body: JSON.stringify({ model: "deepseek-test", input: "hi", max_output_tokens: 10 }) });
+  // The defect: the request's signal, read once after the hold (the client-gone check), throws on the next read,
+  // where the translated path takes it for the upstream call.
+  let signalReads = 0;
+  const request = new Proxy(real, {
+    get(t, k) {
+      if (k === "signal" && ++signalReads > 1) throw new Error("a defect after the hold");
+      const v = Reflect.get(t, k, t);
+      return typeof v === "function" ? v.bind(t) : v;
+    },
+  });
   const auth = { accountId: "acc_1", keyId: "key_1", models: null, budget: {} } as any;
   await expect(handleLlm(d, protocols.responses, "/v1/responses", request, auth, { "x-request-id": "req_1" })).rejects.toThrow("a defect after the hold");
   expect(finishes.length).toBe(1);

@@ -12,7 +12,7 @@ export const PRICES = {
   "gpt-5.2": { input: 1750, output: 14000, cacheRead: 175 },
   "gpt-4.1": { input: 2000, output: 8000, cacheRead: 500 },
   "text-embedding-3-small": { input: 20 },
-  "deepseek-chat": { input: 280, output: 420, cacheRead: 28 },
+  "deepseek-test": { input: 280, output: 420, cacheRead: 28 },
 } as const;
 
 export const MICROS = 1_000_000;
@@ -35,6 +35,8 @@ export function providerEnv(fakeUrl: string, keys: Partial<Record<string, string
     GEMINI_API_KEY: "gemini-upstream-secret",
     XAI_API_KEY: "xai-upstream-secret",
     DEEPSEEK_API_KEY: "sk-deepseek-upstream-secret",
+    // The built-in catalog sells no DeepSeek model now: a test entry keeps the DeepSeek translation covered.
+    CATALOG_PATH: new URL("../support/deepseek-catalog.json", import.meta.url).pathname,
   };
   for (const [k, v] of Object.entries(keys)) {
     if (v === undefined) delete env[k];
@@ -59,6 +61,8 @@ export interface CallLine {
   id: string;
   request_id: string;
   status: string;
+  /** what the record says went wrong, if anything */
+  error: string | null;
   held: number;
   cost: number;
   entry_id: string | null;
@@ -77,7 +81,7 @@ export async function ledgerOf(gw: TestGateway, accountId: string, timeoutMs = 3
     await Bun.sleep(5);
   }
   const calls = (
-    await gw.ctx.db.all<CallLine>(sql`select id, request_id, status, held, cost, entry_id from usage_records where account_id = ${accountId} order by created_at, id`)
+    await gw.ctx.db.all<CallLine>(sql`select id, request_id, status, error, held, cost, entry_id from usage_records where account_id = ${accountId} order by created_at, id`)
   ).map((c) => ({ ...c, held: Number(c.held), cost: Number(c.cost) }));
   const charges = (
     await gw.ctx.db.all<{ id: string; amount: number }>(sql`select id, amount from entries where account_id = ${accountId} and kind = 'usage' order by created_at, id`)

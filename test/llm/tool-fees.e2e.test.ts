@@ -96,7 +96,7 @@ describe("web searches and one-hour cache writes are charged", () => {
   test("DeepSeek on /v1/responses (translated): hosted tools never reach chat completions, so Codex's web_search costs nothing extra", async () => {
     const { accountId, key } = await e.gw.account(1000);
     e.fake.reset();
-    const r = await openai(key).responses.create({ model: "deepseek-chat", input: "Hi", max_output_tokens: 100, tools: [{ type: "web_search" }] });
+    const r = await openai(key).responses.create({ model: "deepseek-test", input: "Hi", max_output_tokens: 100, tools: [{ type: "web_search" }] });
     expect(r.status).toBe("completed");
     expect(JSON.parse(e.fake.requests.at(-1)!.body).tools).toBeUndefined();
     const { calls } = await ledgerOf(e.gw, accountId);

@@ -27,13 +27,14 @@ describe("failures refund in full", () => {
     gw.up.control.set({ fail: { message: "nsfw content", code: "content_policy_violation" } }, { provider: "fal" });
     const { json } = await c.createTask("fal-ai/kling-image/o1", { prompt: "x" }, { callBackUrl: hook.url });
     const rec = await c.waitRecord(json.data.taskId);
-    expect(rec).toMatchObject({ state: "fail", failCode: "content_policy_violation", failMsg: "nsfw content", creditsConsumed: 0, resultJson: "" });
+    const failMsg = "The upstream (fal) failed the task (generation error); nothing was charged.";
+    expect(rec).toMatchObject({ state: "fail", failCode: "content_policy_violation", failMsg, creditsConsumed: 0, resultJson: "" });
     await expectRefunded(json.data.taskId);
     expect(await c.credits()).toMatchObject({ credits: 1000, held_credits: 0 });
     const cb = await waitFor(() => hook.received.find((r) => r.body?.taskId === json.data.taskId), 5000, "callback");
     expect(cb.body.state).toBe("fail");
     const st = (await c.call("GET", `/v1/tasks/${json.data.taskId}`)).json;
-    expect(st).toMatchObject({ status: "failed", error: { code: "content_policy_violation", message: "nsfw content" }, credits_consumed: 0 });
+    expect(st).toMatchObject({ status: "failed", error: { code: "content_policy_violation", message: failMsg }, credits_consumed: 0 });
   });
 
   test("every route refuses the submission → fail upstream_refused, refunded", async () => {
@@ -45,8 +46,8 @@ describe("failures refund in full", () => {
     const rec = await c.waitRecord(json.data.taskId);
     expect(rec.state).toBe("fail");
     expect(rec.failCode).toBe("upstream_refused");
-    expect(rec.failMsg).toContain("veo: 429");
-    expect(rec.failMsg).toContain("fal: 503");
+    expect(rec.failMsg).toContain("veo: HTTP 4xx");
+    expect(rec.failMsg).toContain("fal: HTTP 5xx");
     await expectRefunded(json.data.taskId);
     expect((await c.credits()).credits).toBe(2000);
   });

@@ -135,7 +135,8 @@ describe("recording an accepted submission", () => {
         fields: { task_id: id, provider: "kie", upstream_ref: fake.id },
       });
       expect(log.lines.filter((l) => l.msg === "task submitted")).toEqual([]);
-      expect(await taskRow(id)).toMatchObject({ state: "waiting", lease_owner: STOLEN_BY, upstream_ref: null });
+      // Still waiting, with the mark of the submission under way: its new owner knows it may submit a duplicate.
+      expect(await taskRow(id)).toMatchObject({ state: "waiting", lease_owner: STOLEN_BY, upstream_ref: "submitting:0:kie" });
       expect(JSON.stringify(log.lines)).not.toContain(gw.up.keys.kie);
     } finally {
       await media.stop();

@@ -5,9 +5,12 @@ import { createHmac, timingSafeEqual } from "node:crypto";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { expect } from "bun:test";
 import { sql } from "drizzle-orm";
+import { RedisUnavailableError } from "../../src/limits/redis-connection";
 import { startMedia, type MediaRuntime } from "../../src/media/workers";
 import { startFakeMediaUpstreams, type FakeMediaUpstreams } from "../fakes/media/index";
+import type { Logger } from "../../src/log";
 import { startGateway, type TestGateway } from "../support/gateway";
 
 export interface Received { headers: Record<string, string>; body: any; at: number }
@@ -50,10 +53,10 @@ export interface MediaGateway extends TestGateway {
  * A gateway + media engine (real Bun Workers unless MEDIA_WORKERS=0) against fresh fake upstreams. With
  * `autostart: false` (in-process mode) the engine only moves when the test calls its tick().
  */
-export async function startMediaGateway(env: Record<string, string> = {}, opts: { autostart?: boolean } = {}): Promise<MediaGateway> {
+export async function startMediaGateway(env: Record<string, string> = {}, opts: { autostart?: boolean; log?: Logger } = {}): Promise<MediaGateway> {
   const up = startFakeMediaUpstreams();
   const storageDir = mkdtempSync(join(tmpdir(), "sy-files-"));
-  const gw = await startGateway({ ...up.env, STORAGE_DIR: storageDir, ...FAST_ENV, ...env });
+  const gw = await startGateway({ ...up.env, STORAGE_DIR: storageDir, ...FAST_ENV, ...env }, opts.log);
   gw.ctx.config.publicBaseUrl = gw.url; // the port is only known after listen
   const media = await startMedia(gw.ctx, {}, opts);
   const stop = gw.stop;
@@ -127,4 +130,25 @@ export async function ledgerOf(gw: TestGateway, taskId: string) {
   const hold = await gw.ctx.db.get<any>(sql`select * from holds where ref = ${taskId} and kind = ${"task"}`);
   const entries = hold ? await gw.ctx.db.all<any>(sql`select * from entries where hold_id = ${hold.id}`) : [];
   return { hold, entries };
+}
+
+/**
+ * Runs one task of `c` to success while the gateway refuses every token release (Redis away), until a release has
+ * been tried again after its first refusal; releases work again once it returns.
+ */
+export async function succeedWhileReleasesRefused(gw: TestGateway, c: ReturnType<typeof client>): Promise<void> {
+  const tokens = gw.ctx.taskTokens;
+  const release = tokens.release;
+  let refused = 0;
+  tokens.release = async () => {
+    refused++;
+    throw new RedisUnavailableError("Redis is not connected");
+  };
+  try {
+    const { json } = await c.createTask("z-image", { prompt: "x" });
+    expect(await c.waitRecord(json.data.taskId)).toMatchObject({ state: "success" });
+    await waitFor(() => refused >= 2, 5000, "the release to be tried again");
+  } finally {
+    tokens.release = release;
+  }
 }

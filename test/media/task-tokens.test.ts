@@ -31,6 +31,17 @@ describe.each(impls)("%s task tokens", (_name, available, make) => {
     expect((await t.acquire("k2", "other", 2, 60_000)).ok).toBe(true); // per key
   });
 
+  test.skipIf(!available)("holders lists the key's tokens with their expiry", async () => {
+    const t = await make();
+    const before = Date.now();
+    await t.acquire("h", "a", 3, 60_000);
+    await t.acquire("h", "b", 3, 60_000);
+    await t.release("h", "b");
+    const holders = await t.holders("h");
+    expect(holders.map((h) => h.taskId)).toEqual(["a"]);
+    expect(holders[0]!.expiresAt).toBeGreaterThanOrEqual(before + 60_000);
+  });
+
   test.skipIf(!available)("release frees a slot; an unrefreshed token expires; a refreshed one lives", async () => {
     const t = await make();
     await t.acquire("k", "a", 2, 60_000);

@@ -44,7 +44,7 @@ test.skipIf(!available)("filter the pricing page, then open a model card", async
   await page.waitForFunction(() => location.search === "?type=llm&q=sonnet");
   await page.waitForFunction(() => document.querySelectorAll("tbody.model").length === 2);
   const ids = await page.locator("tbody.model").evaluateAll((els: Element[]) => els.map((e) => e.getAttribute("data-model-id")).sort());
-  expect(ids).toEqual(["claude-sonnet-4", "claude-sonnet-4-5"]);
+  expect(ids).toEqual(["claude-sonnet-4-5", "claude-sonnet-5"]); // claude-sonnet-4 is retired: not on sale
   expect(await page.locator("#count").textContent()).toBe(`Showing 2 of ${total} models.`);
   await page.screenshot({ path: join(SHOTS, "pricing-filtered.png"), fullPage: true });
 

@@ -5,8 +5,9 @@ import mediaData from "../../src/catalog/media-models.json";
 // Expected prices, computed from the catalog DATA FILES and the ledger's unit helpers (and, for media, the pricing
 // rule functions) — never from the page code under test.
 
-export const llmEntries = llmData as any[];
-export const mediaEntries = mediaData as any[];
+/** The models on sale: /pricing leaves out retired ones (they answer 410 model_retired). */
+export const llmEntries = (llmData as any[]).filter((e) => e.status !== "retired");
+export const mediaEntries = (mediaData as any[]).filter((e) => e.status !== "retired");
 
 export interface ExpectedRow { label: string; usd: number; creditsMicros: number; unit?: string }
 
@@ -32,10 +33,17 @@ export function expectedLlmRows(e: any): ExpectedRow[] {
   return rows;
 }
 
-/** Media: the rows of the rule function describePricing; credits = the USD amount in µcr. */
+/**
+ * Media: the rows of the rule function describePricing; credits = the USD amount in µcr, rounded up to a whole credit
+ * unless the row is a rate (per second, megapixel, characters), since a task is charged whole credits.
+ */
 export async function expectedMediaRows(e: any): Promise<ExpectedRow[]> {
   const { describePricing } = await import("../../src/media/pricing");
-  return describePricing(e.pricing).map((r: any) => ({ label: r.label, usd: Number(r.usd), creditsMicros: usdToMicros(r.usd) }));
+  const rate = (unit: string) => /^per (second|megapixel|1,000 characters)/.test(unit);
+  return describePricing(e.pricing).map((r: any) => {
+    const micros = usdToMicros(r.usd);
+    return { label: r.label, usd: Number(r.usd), creditsMicros: rate(r.unit) ? micros : Math.ceil(micros / 1_000_000) * 1_000_000 };
+  });
 }
 
 /** "10.5" credits text → µcr, exactly. */

@@ -25,17 +25,17 @@ export async function attrs(page: string, selector: string, name: string): Promi
   return out;
 }
 
-/** The models of the pricing page: one <tbody class="model"> each, with its price rows. */
+/** The models of the pricing page: one <tbody class="model"> each, with its prices (`.price`: `.usd`, `.credits`, `.unit`). */
 export async function pricingModels(page: string): Promise<ShownModel[]> {
   const models: ShownModel[] = [];
   let row: ShownRow | undefined;
   await new HTMLRewriter()
     .on("tbody.model", { element(e) { models.push({ id: e.getAttribute("data-model-id")!, type: e.getAttribute("data-type")!, provider: e.getAttribute("data-provider")!, rows: [] }); } })
     .on("tbody.model a", { element(e) { models.at(-1)!.href ??= e.getAttribute("href")!; } })
-    .on("tr.price", { element(e) { row = { label: e.getAttribute("data-label")!, usd: "", credits: "", unit: "" }; models.at(-1)!.rows.push(row); } })
-    .on("tr.price td.usd", { text(t) { row!.usd += t.text; } })
-    .on("tr.price td.credits", { text(t) { row!.credits += t.text; } })
-    .on("tr.price td.unit", { text(t) { row!.unit += t.text; } })
+    .on(".price", { element(e) { row = { label: e.getAttribute("data-label")!, usd: "", credits: "", unit: "" }; models.at(-1)!.rows.push(row); } })
+    .on(".price .usd", { text(t) { row!.usd += t.text; } })
+    .on(".price .credits", { text(t) { row!.credits += t.text; } })
+    .on(".price .unit", { text(t) { row!.unit += t.text; } })
     .transform(new Response(page)).text();
   for (const m of models) for (const r of m.rows) for (const k of ["usd", "credits", "unit"] as const) r[k] = decode(r[k]).trim();
   return models;

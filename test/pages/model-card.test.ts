@@ -22,6 +22,17 @@ const json = async (id: string): Promise<any> => {
 };
 
 describe("LLM and embedding cards", () => {
+  test("an LLM card names the endpoints it is translated on and that they cost the same; an embedding card none", async () => {
+    const page = await card("gemini-2.5-pro");
+    expect(page).toContain("POST /v1/chat/completions");
+    expect(page).toMatch(/Also served on <code>POST \/v1\/messages<\/code> \(Anthropic Messages\) and <code>POST \/v1\/responses<\/code> \(OpenAI Responses\)/);
+    expect(page).toContain("costs the same");
+    expect((await json("gemini-2.5-pro")).endpoints).toEqual(["/v1/chat/completions", "/v1/messages", "/v1/responses"]);
+    const emb = await card("text-embedding-3-small");
+    expect(emb).not.toContain("Also served on");
+    expect(emb).not.toContain("translated");
+  });
+
   test("every card shows the catalog's prices, a worked example in exact µcr, the protocol and an SDK call", async () => {
     const sdkFor: Record<string, string> = {
       "/v1/messages": "client.messages.create", "/v1/responses": "client.responses.create",

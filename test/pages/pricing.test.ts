@@ -65,7 +65,7 @@ describe("/pricing", () => {
     expect(await ids("provider=anthropic")).toEqual(where((e) => e.provider === "anthropic"));
     expect(await ids("type=llm&provider=openai&q=codex")).toEqual(["gpt-5-codex", "gpt-5.1-codex"]);
     // Terms all have to match, in any case, in id, name or description.
-    expect(await ids("q=CLAUDE%20haiku")).toEqual(["claude-3-5-haiku", "claude-haiku-4-5"]);
+    expect(await ids("q=CLAUDE%20haiku")).toEqual(["claude-haiku-4-5"]); // claude-3-5-haiku is retired: not on sale
     // Unknown values are dropped rather than refused.
     expect(await ids("type=hologram&provider=nobody")).toEqual(allIds());
     const none = await page("/pricing?q=zzzz-no-such-model");
@@ -128,5 +128,40 @@ describe("/llms.txt", () => {
     const base = gw.ctx.config.publicBaseUrl;
     for (const p of ["/auth.md", "/openapi.json", "/pricing", "/v1/models"]) expect(text).toContain(`(${base}${p})`);
     for (const id of allIds()) expect(text).toContain(`(${base}/models/${id.split("/").map(encodeURIComponent).join("/")})`);
+    // An LLM's line names its native endpoint and the translated ones.
+    expect(text).toContain("`gemini-2.5-pro` on `/v1/chat/completions` (also `/v1/messages`, `/v1/responses`, translated)");
+    expect(text).toMatch(/`text-embedding-3-small` on `\/v1\/embeddings`\n/);
+  });
+});
+
+describe("/pricing: media prices are the whole credits charged", () => {
+  // Models whose catalog price is a fraction of a credit per image (32.5, 17.5): the page shows what one image costs
+  // a customer, the same figure the estimate endpoint (and the charge) gives.
+  const cases: Array<[string, string, Record<string, unknown>]> = [
+    ["seedream/4.5-text-to-image", "any", {}],
+    ["ideogram/v3-text-to-image", "rendering_speed=TURBO", { rendering_speed: "TURBO" }],
+  ];
+  for (const [id, label, input] of cases)
+    test(`${id} (${label}): the page's credits equal POST /v1/credits/estimate's, a whole number`, async () => {
+      const shown = (await pricingModels(await page("/pricing?q=" + encodeURIComponent(id)))).find((m) => m.id === id)!;
+      const row = shown.rows.find((r) => r.label === label)!;
+      const est: any = await (await fetch(gw.url + "/v1/credits/estimate", {
+        method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ model: id, input: { prompt: "a fox", ...input } }),
+      })).json();
+      expect(Number.isInteger(est.estimated_credits)).toBe(true);
+      expect(row.credits).toBe(String(est.estimated_credits));
+    });
+
+  test("no price per image, clip or request is shown as a fraction of a credit", async () => {
+    const shown = await pricingModels(await page("/pricing"));
+    const fractions = shown.filter((m) => !["llm", "embedding"].includes(m.type)).flatMap((m) => m.rows.filter((r) => !/^per (second|megapixel|1,000 characters)/.test(r.unit) && r.credits.includes(".")).map((r) => `${m.id} ${r.label}: ${r.credits}`));
+    expect(fractions).toEqual([]);
+  });
+
+  test("one row per model: each model's <tbody> has a single row in the page's tables", async () => {
+    const text = await page("/pricing");
+    const bodies = [...text.matchAll(/<tbody class="model"[\s\S]*?<\/tbody>/g)].map((m) => m[0].replace(/<table class="inner">[\s\S]*?<\/table>/g, ""));
+    expect(bodies.length).toBe(allIds().length);
+    for (const b of bodies) expect(b.match(/<tr>/g)?.length).toBe(1);
   });
 });

@@ -2,6 +2,7 @@
 // else: pricing, storage, retries across routes, deadlines and callbacks are the engine's.
 import type { MediaRoute } from "../model.ts";
 import type { MediaSettings } from "../settings.ts";
+import { guardedFetch, type UrlPolicy } from "../upstream-fetch.ts";
 
 /** A result file as the upstream hands it over: a URL to download (with headers, e.g. Veo's key) or the bytes. */
 export interface UpstreamOutput {
@@ -48,14 +49,22 @@ export interface Adapter {
 
 export type Upstreams = MediaSettings["upstreams"];
 
-/** fetch with a timeout, JSON in and out; a network failure throws. */
-export async function callJson(url: string, init: { method?: string; headers?: Record<string, string>; body?: unknown; timeoutMs?: number } = {}) {
-  const res = await fetch(url, {
-    method: init.method ?? (init.body === undefined ? "GET" : "POST"),
-    headers: { ...(init.body === undefined ? {} : { "content-type": "application/json" }), ...init.headers },
-    body: init.body === undefined ? undefined : JSON.stringify(init.body),
-    signal: AbortSignal.timeout(init.timeoutMs ?? 60_000),
-  });
+/**
+ * fetch with a timeout, JSON in and out; a network failure throws. Redirects are never followed: an API call that
+ * redirects is an error, and following it would carry the key to wherever it points. A URL the upstream handed over
+ * (`guard` given, GET only) goes through upstream-fetch.ts's guard instead.
+ */
+export async function callJson(url: string, init: { method?: string; headers?: Record<string, string>; body?: unknown; timeoutMs?: number; guard?: UrlPolicy } = {}) {
+  const signal = AbortSignal.timeout(init.timeoutMs ?? 60_000);
+  const res = init.guard
+    ? await guardedFetch(url, { headers: init.headers, signal }, init.guard)
+    : await fetch(url, {
+        method: init.method ?? (init.body === undefined ? "GET" : "POST"),
+        headers: { ...(init.body === undefined ? {} : { "content-type": "application/json" }), ...init.headers },
+        body: init.body === undefined ? undefined : JSON.stringify(init.body),
+        signal,
+        redirect: "manual",
+      });
   const text = await res.text();
   let json: any;
   try {

@@ -9,6 +9,9 @@ const BACKOFF = [5, 10, 10, 15, 20];
 export function veoAdapter(up: Upstreams): Adapter {
   const { base, key } = up.gemini;
   const headers = { "x-goog-api-key": key ?? "" };
+  const baseOrigin = URL.parse(base)?.origin;
+  // The key goes with a download only to the Gemini API's own origin, whatever URL the operation names.
+  const keyFor = (uri: string) => (URL.parse(uri)?.origin === baseOrigin ? headers : undefined);
   return {
     backoff: BACKOFF,
     async submit(route, input) {
@@ -33,7 +36,7 @@ export function veoAdapter(up: Upstreams): Adapter {
       if (!op.done) return { kind: "pending" };
       if (op.error) return { kind: "failed", code: String(op.error.code ?? "veo_error"), message: String(op.error.message ?? "Video generation failed") };
       const samples: any[] = op.response?.generateVideoResponse?.generatedSamples ?? [];
-      const outputs = samples.filter((s) => s?.video?.uri).map((s) => ({ url: String(s.video.uri), headers, contentType: "video/mp4" }));
+      const outputs = samples.filter((s) => s?.video?.uri).map((s) => ({ url: String(s.video.uri), headers: keyFor(String(s.video.uri)), contentType: "video/mp4" }));
       if (outputs.length === 0) return { kind: "failed", code: "no_output", message: "The upstream returned no video" };
       return { kind: "done", outputs, facts: {} };
     },

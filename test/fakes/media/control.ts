@@ -38,6 +38,11 @@ export interface Behavior {
   file?: { contentType: string; body: string; /** served chunked, without a content-length */ chunked?: boolean };
   /** Indexes of result files whose download answers 404 (a download failing partway through the outputs). */
   missingFiles?: number[];
+  /** Veo: a result download answers 302 to the same file on another origin (`localhost` and the `cdn` prefix), as
+   *  Google's file downloads redirect to a storage host; that origin serves files without a key. */
+  fileRedirect?: boolean;
+  /** Veo: the operation names its video on that other origin directly (an upstream pointing the gateway elsewhere). */
+  fileElsewhere?: boolean;
   /** Every result file's body arrives this many ms after its headers (a slow download). */
   fileDelayMs?: number;
   /** kie Market: awaited after a submission is accepted, before it is answered (a test changes the gateway meanwhile). */

@@ -54,6 +54,8 @@ export function startFakeMediaUpstreams(options: { keys?: Partial<FakeKeys>; pre
     replicate: { provider: "replicate", key: keys.replicate, handler: replicateHandler(options.preferWaitCapMs) },
     openai: { provider: "openai-images", key: keys.openai, handler: openaiImagesHandler },
     veo: { provider: "veo", key: keys.veo, handler: veoHandler },
+    // A storage host that serves result files to anyone with the URL (where Veo's downloads redirect).
+    cdn: { provider: "cdn", key: "", handler: (_req, path, _body, ctx) => (path.startsWith("/files/") && ctx.files.response(path.slice(7))) || new Response("not found", { status: 404 }) },
   };
   const server = Bun.serve({
     port: 0,
@@ -85,6 +87,8 @@ export function startFakeMediaUpstreams(options: { keys?: Partial<FakeKeys>; pre
       REPLICATE_API_TOKEN: keys.replicate, REPLICATE_BASE_URL: urls.replicate,
       OPENAI_API_KEY: keys.openai, OPENAI_BASE_URL: urls.openai,
       GEMINI_API_KEY: keys.veo, GEMINI_BASE_URL: urls.veo,
+      // The fakes (and the result files they hand out) live on 127.0.0.1: the gateway must be told to fetch there.
+      UPSTREAM_URLS_ALLOW_PRIVATE: "true",
     },
     requests,
     control,

@@ -15,7 +15,13 @@ export const veoHandler: Handler = (req, path, body, ctx) => {
   const key = req.headers.get("x-goog-api-key") ?? url.searchParams.get("key");
   if (key !== ctx.key) return gerror(401, "API key not valid. Please pass a valid API key.");
   const file = /^\/v1beta\/files\/([^/:]+):download$/.exec(path);
-  if (req.method === "GET" && file) return ctx.files.response(file[1]!) ?? gerror(404, "File not found");
+  if (req.method === "GET" && file) {
+    const owner = [...ctx.control.tasks.values()].find((t) => t.files?.includes(file[1]!));
+    if (owner?.behavior.fileRedirect) {
+      return new Response(null, { status: 302, headers: { location: `${url.protocol}//localhost:${url.port}/cdn/files/${file[1]}.mp4` } });
+    }
+    return ctx.files.response(file[1]!) ?? gerror(404, "File not found");
+  }
   const submit = /^\/v1beta\/models\/([^/:]+):predictLongRunning$/.exec(path);
   if (req.method === "POST" && submit) return predict(submit[1]!, body, ctx);
   const op = /^\/v1beta\/models\/([^/]+)\/operations\/([^/]+)$/.exec(path);
@@ -51,12 +57,14 @@ function operation(t: FakeTask, ctx: FakeContext) {
     return { name, done: true, error: { code: typeof f?.code === "number" ? f.code : 13, message: f?.message ?? "Video generation failed." } };
   }
   const { ids } = produce(ctx, t, t.input, { seconds: 8 });
+  const cdn = ctx.base.replace(/\/\/127\.0\.0\.1:(\d+)\/veo$/, "//localhost:$1/cdn");
+  const uri = (id: string) => (t.behavior.fileElsewhere ? `${cdn}/files/${id}.mp4` : `${ctx.base}/v1beta/files/${id}:download?alt=media`);
   return {
     name,
     done: true,
     response: {
       "@type": "type.googleapis.com/google.ai.generativelanguage.v1beta.PredictLongRunningResponse",
-      generateVideoResponse: { generatedSamples: ids.map((id) => ({ video: { uri: `${ctx.base}/v1beta/files/${id}:download?alt=media` } })) },
+      generateVideoResponse: { generatedSamples: ids.map((id) => ({ video: { uri: uri(id) } })) },
     },
   };
 }

@@ -1,0 +1,67 @@
+// Where a model stands with its provider, and the refusal of a model the provider no longer serves. A retired model
+// stays in the catalog so a caller still using its id learns which model replaced it (410) instead of having the
+// call forwarded to an upstream id that no longer exists.
+
+import { ApiError } from "../http/errors";
+
+export type ModelStatus = "current" | "legacy" | "retired";
+export const MODEL_STATUSES: ModelStatus[] = ["current", "legacy", "retired"];
+
+/** The lifecycle fields of a catalog entry (LLM and media alike). Dates are YYYY-MM-DD. */
+export interface Lifecycle {
+  /** absent in an operator's CATALOG_PATH entry: current */
+  status?: ModelStatus;
+  /** when the provider released the model */
+  released?: string;
+  /** the provider's announced last day of service */
+  retires_after?: string;
+  /** the model to use instead; required for a retired model */
+  successor?: string;
+  /** the provider's own page the prices and limits were read from */
+  source?: string;
+  /** the day `source` was read */
+  checked?: string;
+}
+
+export const LIFECYCLE_KEYS = ["status", "released", "retires_after", "successor", "source", "checked"] as const;
+
+/** A field a bad entry is refused for: the catalog's loader names the file and entry beside it. */
+export class FieldError extends Error {
+  constructor(readonly field: string, message: string) {
+    super(message);
+  }
+}
+
+const DATE = /^\d{4}-\d{2}-\d{2}$/;
+
+/** The entry's lifecycle, checked (successors are checked once every entry is known: `checkSuccessors`). */
+export function lifecycleOf(e: Record<string, unknown>): Lifecycle & { status: ModelStatus } {
+  const status = (e.status ?? "current") as ModelStatus;
+  if (!MODEL_STATUSES.includes(status)) throw new FieldError("status", `must be one of ${MODEL_STATUSES.join(", ")}`);
+  for (const k of ["released", "retires_after", "checked"] as const) {
+    const v = e[k];
+    if (v !== undefined && (typeof v !== "string" || !DATE.test(v) || Number.isNaN(Date.parse(v)))) throw new FieldError(k, "must be a date written YYYY-MM-DD");
+  }
+  if (e.source !== undefined && (typeof e.source !== "string" || !/^https:\/\/\S+$/.test(e.source))) throw new FieldError("source", "must be an https:// URL");
+  if (e.successor !== undefined && (typeof e.successor !== "string" || !e.successor)) throw new FieldError("successor", "must be a model id");
+  if (status === "retired" && e.successor === undefined) throw new FieldError("successor", "is required for a retired model (the id callers are told to use instead)");
+  const life: Lifecycle & { status: ModelStatus } = { status };
+  for (const k of LIFECYCLE_KEYS) if (e[k] !== undefined && k !== "status") (life as any)[k] = e[k];
+  return life;
+}
+
+/** Every successor names a model callers can use: one in the catalog that is not retired itself. */
+export function checkSuccessors(lifecycles: Map<string, Lifecycle & { status: ModelStatus }>, fail: (id: string, e: FieldError) => never): void {
+  for (const [id, life] of lifecycles) {
+    if (life.successor === undefined) continue;
+    const next = lifecycles.get(life.successor);
+    if (!next) fail(id, new FieldError("successor", `${JSON.stringify(life.successor)} is not in the catalog`));
+    if (next.status === "retired") fail(id, new FieldError("successor", `${JSON.stringify(life.successor)} is retired itself`));
+  }
+}
+
+/** 410 `model_retired` naming the successor, in whichever error shape the caller speaks (http/surfaces.ts). */
+export function retiredError(id: string, life: Lifecycle): ApiError {
+  const since = life.retires_after ? ` after ${life.retires_after}` : "";
+  return new ApiError(410, "model_retired", `Model ${id} was retired by its provider${since} and is no longer served. Use ${life.successor} instead.`, { param: "model" });
+}

@@ -1,0 +1,113 @@
+// Spare room asked back across processes. Each process's float for a wallet holds its calls in flight plus spare room
+// for the next ones, and only that process can give the spare room back (it lends it in memory, with no database
+// work, so no one else may shrink its hold). With several processes on a small wallet, one process's spare room
+// made another refuse calls the wallet could cover. So a process short of credits for a call asks the others:
+//   - it marks their floats on the wallet (`holds.asked_at`), outside its group commit and one row per statement:
+//     a mark waits for the row's lock while their commit holds it, and holding any other lock meanwhile (the
+//     wallet, in a commit; another float's row, in a statement marking several) could close a deadlock;
+//   - each process looks for marks every ASK_POLL_MS (one read of an index holding only the marked floats, off the
+//     calls' path), and answers at its next commit: gives back all spare room and clears the mark, in one
+//     transaction;
+//   - the asker tries again until every float it asked has answered, then refuses only if the wallet still falls
+//     short: what the wallet has then is its true available amount (what other floats still hold backs calls in
+//     flight). A float that never answers (its process crashed) is waited for ASK_WAIT_MS, then left out;
+//   - both go *lean* on that wallet for LEAN_MS (the asker only if there was a float to ask): their floats keep no
+//     spare room (no headroom on growth, no top-ups, every commit trims back to the calls in flight), so the next
+//     calls there are not refused either. A lean process's calls each grow its float at a commit: the database work
+//     a call that fits never does is done only for wallets that another process found short.
+
+import { sql } from "drizzle-orm";
+import type { Db } from "../db/client";
+import type { Float } from "./float";
+
+/** How often a process looks for asks on its floats. */
+export const ASK_POLL_MS = 50;
+/** How long a call waits for floats it asked to answer before it is refused without them. */
+export const ASK_WAIT_MS = 1000;
+/** Between two tries of a call waiting for answers. */
+export const ASK_RETRY_MS = 25;
+/** How long a wallet stays lean in a process after an ask about it was made or seen. */
+export const LEAN_MS = 10_000;
+
+const p = sql.placeholder;
+const PEERS = sql`select id from holds
+  where account_id = ${p("account")} and kind = ${"float"} and status = ${"pending"} and amount > ${0} and id <> ${p("own")}`;
+const ASK = sql`update holds set asked_at = ${p("now")} where id = ${p("id")} and status = ${"pending"}`;
+/** Read first in the commit that tries again: zero means every float asked has answered (its trim is committed). */
+export const PEERS_ASKED = sql`select count(*) as n from holds
+  where account_id = ${p("account")} and kind = ${"float"} and status = ${"pending"} and asked_at is not null and id <> ${p("own")}`;
+/** In the commit that gives the spare room back. */
+export const ANSWER_ASK = sql`update holds set asked_at = ${null} where id = ${p("id")}`;
+/**
+ * Every float asked now, of any process: each process keeps its own. Read through the `holds_asked` index, which
+ * holds only these (its condition written out, not bound, so that SQLite's planner can see the query implies it).
+ */
+const ASKED = sql`select id, account_id from holds where asked_at is not null and status = 'pending' and kind = ${"float"}`;
+
+/** Which wallets this process keeps lean, and the database side of asking. */
+export class FloatAsks {
+  private leanUntil = new Map<string, number>();
+
+  constructor(
+    private db: Pick<Db, "run" | "all" | "get">,
+    /** runs database work when no other ledger transaction of this process is under way (LedgerBatch.exclusive) */
+    private exclusive: <T>(run: () => Promise<T>) => Promise<T> = (run) => run(),
+  ) {}
+
+  isLean(accountId: string): boolean {
+    const until = this.leanUntil.get(accountId);
+    if (until === undefined) return false;
+    if (until > Date.now()) return true;
+    this.leanUntil.delete(accountId);
+    return false;
+  }
+
+  makeLean(accountId: string): void {
+    this.leanUntil.set(accountId, Date.now() + LEAN_MS);
+  }
+
+  /**
+   * Marks the other floats on the wallet (not `ownHoldId`) as asked; how many were. The wallet goes lean here only
+   * when there was one: a single process refusing a call keeps its float as it was.
+   */
+  async ask(accountId: string, ownHoldId: string): Promise<number> {
+    const n = await this.exclusive(async () => {
+      let marked = 0;
+      for (const { id } of await this.db.all<{ id: string }>(PEERS, { account: accountId, own: ownHoldId })) {
+        marked += await this.db.run(ASK, { now: Date.now(), id });
+      }
+      return marked;
+    });
+    if (n > 0) this.makeLean(accountId);
+    return n;
+  }
+
+  /** Asks, then waits until every float asked has answered, ASK_WAIT_MS at most. False when there was none to ask. */
+  async askAndWait(accountId: string, ownHoldId: string, markWithinMs = Number.POSITIVE_INFINITY): Promise<boolean> {
+    // Marking waits for this process's ledger transaction under way: one held up elsewhere (a lock on another
+    // wallet) must not hold up a caller that has a deadline (an admin correction, a media task).
+    const marking = this.ask(accountId, ownHoldId);
+    const late = Number.isFinite(markWithinMs) ? Bun.sleep(markWithinMs).then(() => 0) : null;
+    const marked = late ? await Promise.race([marking.catch(() => 0), late]) : await marking;
+    if (!marked) return false;
+    const until = Date.now() + ASK_WAIT_MS;
+    while (Date.now() < until && (await this.unanswered(accountId, ownHoldId)) > 0) await Bun.sleep(ASK_RETRY_MS);
+    return true;
+  }
+
+  /** How many of the other floats on the wallet (not `ownHoldId`) are still asked. */
+  async unanswered(accountId: string, ownHoldId: string): Promise<number> {
+    return Number((await this.db.get<{ n: number }>(PEERS_ASKED, { account: accountId, own: ownHoldId }))?.n ?? 0);
+  }
+
+  /** This process's floats (by wallet) another process has asked. */
+  async asked(floats: ReadonlyMap<string, Float>): Promise<Float[]> {
+    const rows = await this.db.all<{ id: string; account_id: string }>(ASKED);
+    const out: Float[] = [];
+    for (const r of rows) {
+      const f = floats.get(r.account_id);
+      if (f && f.holdId === r.id && !f.closed) out.push(f);
+    }
+    return out;
+  }
+}

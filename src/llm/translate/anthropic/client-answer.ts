@@ -1,0 +1,151 @@
+// Answers written back to an Anthropic client: the Messages JSON answer and the Messages SSE stream.
+//
+// Reasoning from another provider becomes a thinking block whose `signature` is sealed with its origin (an
+// unsigned one gets "": the SDK types want a string). Claude Code sends thinking blocks back on the next turn, and
+// client-request.ts reads the seal to route the reasoning back to the provider that made it, and only there.
+// A tool call's arguments that are not a JSON object become `input: {}` (Anthropic's input must be an object); in a
+// stream the argument text is forwarded as it comes, and a call that streamed no arguments gets "{}" so clients
+// that parse the accumulated text (Claude Code) get an empty object, not an error.
+
+import { anthropicErrorType } from "../../protocols/anthropic.ts";
+import type { IrAnswer, IrEvent, IrUsage } from "../ir.ts";
+import { inputObject, signatureFor, usageToAnthropic } from "./shared.ts";
+
+const ZERO: IrUsage = { input: 0, cacheRead: 0, cacheWrite: 0, output: 0, reasoning: 0 };
+
+/** Anthropic message ids start with msg_; another provider's id is kept after the prefix. */
+export function messageId(id: string): string {
+  return id.startsWith("msg_") ? id : `msg_${id.replace(/[^A-Za-z0-9_-]/g, "")}`;
+}
+
+/** Text with no text, or reasoning with neither text nor a value to send back: nothing the client could use. */
+function isEmpty(p: IrAnswer["parts"][number]): boolean {
+  if (p.type === "text") return p.text === "";
+  return p.type === "reasoning" && p.text === "" && !signatureFor(p);
+}
+
+export function encodeAnswer(answer: IrAnswer): Record<string, unknown> {
+  const content = answer.parts.filter((p) => !isEmpty(p)).map((p) => {
+    switch (p.type) {
+      case "text":
+        return { type: "text", text: p.text };
+      case "reasoning":
+        return p.redacted ? { type: "redacted_thinking", data: signatureFor(p) } : { type: "thinking", thinking: p.text, signature: signatureFor(p) };
+      case "tool_call":
+        return { type: "tool_use", id: p.id, name: p.name, input: inputObject(p.arguments) };
+    }
+  });
+  return {
+    id: messageId(answer.id),
+    type: "message",
+    role: "assistant",
+    model: answer.model,
+    content,
+    stop_reason: answer.stop,
+    stop_sequence: answer.stopSequence ?? null,
+    usage: usageToAnthropic(answer.usage ?? ZERO),
+  };
+}
+
+const sse = (event: string, data: object): string => `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
+
+/** A part being written; `index` is -1 until its block has started (text and thinking start at their first content). */
+type Open = { index: number; block: Record<string, unknown>; kind: "text" | "tool_call" | "reasoning"; args: boolean; origin: string | null; opaque: string; redacted: boolean; id?: string };
+
+/**
+ * The Messages stream for IR events, written as each arrives. Block indexes are the client's own (0, 1, ... in
+ * order), whatever the IR's were. A text or thinking part that stays empty sends no block at all: the client sends
+ * its blocks back next turn, and Anthropic refuses empty text blocks. message_start states the input counts when
+ * the upstream gave them at its start; otherwise zeros there and the real counts in message_delta, whose usage the
+ * SDKs take over message_start's.
+ */
+export function streamEncoder(): { write(e: IrEvent): string } {
+  let next = 0;
+  let open: Open | null = null;
+  let ended = false;
+  // message_delta's counts replace message_start's in the SDKs: an end without usage must restate the start's.
+  let startUsage: IrUsage | null = null;
+
+  const at = (o: Open, delta: object) => sse("content_block_delta", { type: "content_block_delta", index: o.index, delta });
+
+  function begin(o: Open): string {
+    if (o.index >= 0) return "";
+    o.index = next++;
+    return sse("content_block_start", { type: "content_block_start", index: o.index, content_block: o.block });
+  }
+
+  function close(): string {
+    const o = open;
+    open = null;
+    if (!o) return "";
+    let out = "";
+    if (o.kind === "tool_call" && !o.args) out += at(o, { type: "input_json_delta", partial_json: "{}" });
+    if (o.kind === "reasoning") {
+      const signature = signatureFor(o);
+      if (o.index < 0 && !signature) return "";
+      // Redacted reasoning has no deltas to show: its one block goes out whole once its value is known.
+      if (o.redacted) o.block = { type: "redacted_thinking", data: signature };
+      out += begin(o);
+      if (signature && !o.redacted) out += at(o, { type: "signature_delta", signature });
+    }
+    if (o.index < 0) return out;
+    return out + sse("content_block_stop", { type: "content_block_stop", index: o.index });
+  }
+
+  function start(e: Extract<IrEvent, { type: "part_start" }>): string {
+    const out = close();
+    const p = e.part;
+    const o: Open = { index: -1, block: { type: "text", text: "" }, kind: p.type, args: false, origin: null, opaque: "", redacted: false };
+    open = o;
+    if (p.type === "tool_call") {
+      o.block = { type: "tool_use", id: p.id, name: p.name, input: {} };
+      return out + begin(o);
+    }
+    if (p.type === "reasoning") Object.assign(o, { block: { type: "thinking", thinking: "", signature: "" }, origin: p.origin, opaque: p.opaque ?? "", redacted: p.redacted === true, id: p.id });
+    return out;
+  }
+
+  function delta(e: Extract<IrEvent, { type: "delta" }>): string {
+    const o = open;
+    if (!o) return "";
+    if (o.kind === "reasoning") {
+      if (e.opaque) o.opaque += e.opaque;
+      return e.reasoning && !o.redacted ? begin(o) + at(o, { type: "thinking_delta", thinking: e.reasoning }) : "";
+    }
+    if (o.kind === "text") return e.text ? begin(o) + at(o, { type: "text_delta", text: e.text }) : "";
+    if (!e.arguments) return "";
+    o.args = true;
+    return at(o, { type: "input_json_delta", partial_json: e.arguments });
+  }
+  return {
+    write(e: IrEvent): string {
+      if (ended) return "";
+      switch (e.type) {
+        case "start": {
+          startUsage = e.usage ?? null;
+          const usage = usageToAnthropic(startUsage ?? ZERO);
+          const message = { id: messageId(e.id), type: "message", role: "assistant", model: e.model, content: [], stop_reason: null, stop_sequence: null, usage };
+          return sse("message_start", { type: "message_start", message });
+        }
+        case "part_start":
+          return start(e);
+        case "delta":
+          return delta(e);
+        case "part_end":
+          return close();
+        case "finish": {
+          ended = true;
+          const usage = usageToAnthropic(e.usage ?? startUsage ?? ZERO);
+          const end = sse("message_delta", { type: "message_delta", delta: { stop_reason: e.stop, stop_sequence: e.stopSequence ?? null }, usage });
+          return close() + end + sse("message_stop", { type: "message_stop" });
+        }
+        case "error": {
+          ended = true;
+          // No block is closed first: Anthropic itself sends the error in the middle of a block.
+          open = null;
+          return sse("error", { type: "error", error: { type: anthropicErrorType(e.status), message: e.message } });
+        }
+      }
+    },
+  };
+}

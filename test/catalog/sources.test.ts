@@ -1,0 +1,71 @@
+// Prices are facts with sources: every built-in LLM and embedding entry names the provider's own page its prices
+// and limits were read from, and the day they were read (not before the catalog's release). The research log is
+// docs/catalog-sources.md.
+import { describe, expect, test } from "bun:test";
+import builtin from "../../src/catalog/models.json";
+import { CATALOG_RELEASED } from "../../src/catalog/model";
+import { loadCatalog } from "../../src/catalog/service";
+
+// The provider's own hosts: a price "reproduced" on any other host is not a source.
+const PROVIDER_HOSTS: Record<string, string[]> = {
+  anthropic: ["platform.claude.com", "docs.anthropic.com", "docs.claude.com", "www.anthropic.com", "claude.com"],
+  openai: ["developers.openai.com", "platform.openai.com", "openai.com"],
+  gemini: ["ai.google.dev"],
+  xai: ["docs.x.ai"],
+  deepseek: ["api-docs.deepseek.com"],
+};
+
+/**
+ * Entries carried over from the 2025 catalog that could not be re-checked against a provider page on the release
+ * day (docs/catalog-sources.md says why for each). This list may only shrink.
+ */
+const NOT_RECHECKED = [
+  "gpt-5.1", "gpt-5", "gpt-5-mini", "gpt-5-nano", "gpt-5.1-codex", "gpt-5-codex", "gpt-4.1", "gpt-4o", "gpt-4o-mini", "gpt-5.2",
+  "gemini-3-pro-preview", "gemini-2.5-pro", "gemini-2.5-flash", "gemini-2.5-flash-lite", "grok-4", "grok-4-fast", "grok-code-fast-1",
+  "text-embedding-3-small", "text-embedding-3-large", "gemini-embedding-001",
+];
+
+describe("built-in catalog sources", () => {
+  const entries = builtin as any[];
+  const checked = entries.filter((e) => !NOT_RECHECKED.includes(e.id));
+
+  test("every re-checked entry has a provider-host source URL and a check date on or after the catalog's release", () => {
+    expect(checked.length).toBeGreaterThan(10);
+    for (const e of checked) {
+      const where = `${e.id}: `;
+      expect(where + typeof e.source).toBe(where + "string");
+      const host = new URL(e.source).hostname;
+      expect(where + PROVIDER_HOSTS[e.provider]!.includes(host)).toBe(where + "true");
+      expect(where + (e.checked >= CATALOG_RELEASED)).toBe(where + "true");
+      expect(["current", "legacy", "retired"]).toContain(e.status);
+    }
+  });
+
+  test("the entries not re-checked carry no source or check date (the pages say so) and are never current", () => {
+    for (const id of NOT_RECHECKED) {
+      const e = entries.find((x) => x.id === id);
+      expect(e).toBeDefined();
+      expect(e.source).toBeUndefined();
+      expect(e.checked).toBeUndefined();
+      expect(e.status).toBe("legacy");
+    }
+  });
+
+  test("each provider with a re-checked lineup has a current model, and every retired model names a servable successor", () => {
+    const c = loadCatalog();
+    for (const provider of ["anthropic", "openai"]) {
+      expect(c.llmList.some((m) => m.provider === provider && c.lifecycle.get(m.id)!.status === "current")).toBe(true);
+    }
+    for (const [id, life] of c.lifecycle) {
+      if (life.status !== "retired") continue;
+      expect(`${id} → ${c.lifecycle.get(life.successor!)?.status}`).not.toMatch(/→ (retired|undefined)$/);
+    }
+  });
+
+  test("the models the issue names as retired upstream are marked retired", () => {
+    const c = loadCatalog();
+    expect(c.lifecycle.get("claude-3-5-haiku")).toMatchObject({ status: "retired", successor: "claude-haiku-4-5" });
+    expect(c.lifecycle.get("deepseek-chat")).toMatchObject({ status: "retired", retires_after: "2026-07-24" });
+    expect(c.lifecycle.get("deepseek-reasoner")).toMatchObject({ status: "retired", retires_after: "2026-07-24" });
+  });
+});

@@ -1,0 +1,61 @@
+// Lifecycle on the public pages: /pricing lists what is on sale, current models before legacy ones within each type;
+// every card (retired ones too) and its JSON show the status, dates, successor, and where and when the prices were
+// checked.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import llmData from "../../src/catalog/models.json";
+import { startGateway, type TestGateway } from "../support/gateway";
+import { pricingModels } from "./html";
+
+let gw: TestGateway;
+beforeAll(async () => (gw = await startGateway()));
+afterAll(() => gw.stop());
+
+const entries = llmData as any[];
+const text = async (p: string) => {
+  const r = await fetch(gw.url + p);
+  expect(r.status).toBe(200);
+  return r.text();
+};
+
+describe("/pricing", () => {
+  test("within each type, current models come first, then legacy ones; retired ones are not on sale", async () => {
+    const html = await text("/pricing");
+    const shown = await pricingModels(html);
+    const status = new Map(entries.map((e) => [e.id, e.status ?? "current"]));
+    const llm = shown.filter((m) => m.type === "llm").map((m) => status.get(m.id));
+    expect(llm[0]).toBe("current");
+    expect(llm.lastIndexOf("current")).toBeLessThan(llm.indexOf("legacy"));
+    expect(llm).not.toContain("retired");
+    for (const e of entries.filter((x) => x.status === "retired")) expect(shown.map((m) => m.id)).not.toContain(e.id);
+    expect(html).toMatch(/data-model-id="claude-opus-5"[^>]*data-status="legacy"/);
+  });
+});
+
+describe("model cards", () => {
+  test("every LLM card, retired ones included, renders its status and where its prices were checked", async () => {
+    for (const e of entries) {
+      const html = await text(`/models/${e.id}`);
+      expect(html).toContain(`<span class="status">${e.status}</span>`);
+      if (e.source) {
+        expect(html).toContain(`<span class="checked">${e.checked}</span>, against <a class="source" href="${e.source}">`);
+      } else {
+        expect(html).toContain('<span class="checked">not re-checked against the provider');
+      }
+    }
+  });
+
+  test("a retired card links its successor; GET /v1/models/{id} has the same lifecycle fields", async () => {
+    const html = await text("/models/claude-3-5-haiku");
+    expect(html).toContain('<a href="/models/claude-haiku-4-5"><code>claude-haiku-4-5</code></a>');
+    const j = await (await fetch(gw.url + "/v1/models/claude-3-5-haiku")).json();
+    expect(j).toMatchObject({ status: "retired", successor: "claude-haiku-4-5", checked: "2026-11-27" });
+    const opus = await (await fetch(gw.url + "/v1/models/claude-opus-5")).json();
+    expect(opus).toMatchObject({ status: "legacy", released: "2026-07-24", retires_after: null, successor: null, source: "https://platform.claude.com/docs/about-claude/models/whats-new-opus-5", checked: "2026-11-27" });
+  });
+
+  test("GET /v1/models lists status, released, retires_after and successor for every model", async () => {
+    const { data } = await (await fetch(gw.url + "/v1/models")).json();
+    for (const m of data) for (const k of ["status", "released", "retires_after", "successor", "source", "checked"]) expect(k in m).toBe(true);
+    expect(data.find((m: any) => m.id === "deepseek-chat")).toMatchObject({ status: "retired", successor: "gpt-6.2-sol", retires_after: "2026-07-24" });
+  });
+});

@@ -1,0 +1,76 @@
+/// <reference lib="dom" />
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
+import type { Browser, BrowserContext } from "playwright-core";
+import { startGateway, type TestGateway } from "../support/gateway";
+import { dashboardUser, signIn } from "../support/dashboard";
+import { startFakeLlmUpstream } from "../fakes/llm-upstream";
+import { providerEnv } from "../llm/support";
+import { CHROMIUM, chromiumPresent, launchChromium, LAUNCH_TIMEOUT_MS } from "../support/chromium";
+
+// Every page a person reads, in Chromium on a laptop (1280×800) and a phone (390×844): no page is wider than the
+// screen (a wide table scrolls inside its own box instead). Full-page screenshots go to
+// test-results/screenshots/viewports/ (gitignored) for a human look.
+
+if (!chromiumPresent) console.warn(`SKIPPED: viewport browser test (no Chromium at ${CHROMIUM})`);
+const SHOTS = join(import.meta.dir, "../../test-results/screenshots/viewports");
+const VIEWPORTS = [
+  { name: "laptop", width: 1280, height: 800 },
+  { name: "phone", width: 390, height: 844 },
+];
+const PUBLIC = ["/", "/pricing", "/models/claude-sonnet-4-5", "/models/google/nano-banana", "/docs", "/dashboard/login"];
+const DASHBOARD = ["/dashboard", "/dashboard/usage", "/dashboard/tasks", "/dashboard/settings/api-keys", "/dashboard/settings/webhooks"];
+
+let gw: TestGateway;
+let upstream: ReturnType<typeof startFakeLlmUpstream> | undefined;
+let browser: Browser;
+let cookie: { name: string; value: string; url: string };
+beforeAll(async () => {
+  if (!chromiumPresent) return;
+  upstream = startFakeLlmUpstream();
+  gw = await startGateway(providerEnv(upstream.url));
+  const { email, key } = await dashboardUser(gw, 250);
+  // A call, so the Usage page has its charts and tables filled (and its widest rows to fit).
+  const call = await fetch(gw.url + "/v1/chat/completions", {
+    method: "POST", headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+    body: JSON.stringify({ model: "gpt-5.2", messages: [{ role: "user", content: "hi" }], max_completion_tokens: 50 }),
+  });
+  expect(call.status).toBe(200);
+  const { token } = await signIn(gw, email);
+  cookie = { name: "sy_session", value: token, url: gw.url };
+  browser = await launchChromium();
+  mkdirSync(SHOTS, { recursive: true });
+}, LAUNCH_TIMEOUT_MS);
+afterAll(async () => {
+  await browser?.close();
+  await gw?.stop();
+  await upstream?.stop();
+});
+
+const fileName = (path: string) => (path === "/" ? "home" : path.slice(1).replaceAll("/", "_"));
+
+describe.skipIf(!chromiumPresent)("pages fit the screen", () => {
+  for (const vp of VIEWPORTS)
+    test(`${vp.width}×${vp.height}: the public pages, a model card, /docs and every dashboard page have no horizontal overflow`, async () => {
+      const ctx: BrowserContext = await browser.newContext({ viewport: { width: vp.width, height: vp.height } });
+      await ctx.addCookies([cookie]);
+      const page = await ctx.newPage();
+      const wide: string[] = [];
+      for (const path of [...PUBLIC, ...DASHBOARD]) {
+        const r = await page.goto(gw.url + path);
+        expect(r?.status()).toBe(200);
+        expect(new URL(page.url()).pathname).toBe(path); // signed in: the dashboard did not send us to sign-in
+        const { scrollWidth, innerWidth } = await page.evaluate(() => ({ scrollWidth: document.documentElement.scrollWidth, innerWidth: window.innerWidth }));
+        if (scrollWidth > innerWidth) wide.push(`${path}: ${scrollWidth} > ${innerWidth}`);
+        // On a laptop the price tables fit whole: no scrolling inside their boxes either.
+        if (path === "/pricing" && vp.width >= 1280) {
+          const boxes = await page.$$eval("#results .scroll", (els) => els.filter((e) => e.scrollWidth > e.clientWidth).map((e) => e.querySelector("table")?.previousElementSibling?.textContent ?? "?"));
+          for (const b of boxes) wide.push(`/pricing table after "${b}" scrolls inside its box`);
+        }
+        await page.screenshot({ path: join(SHOTS, `${vp.name}-${fileName(path)}.png`), fullPage: true });
+      }
+      expect(wide).toEqual([]);
+      await ctx.close();
+    }, 120_000);
+});
