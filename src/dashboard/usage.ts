@@ -80,7 +80,7 @@ export function usageRoutes(ctx: AppContext, users: Users) {
 <label>To <input type="date" name="to" value="${dayLabel(to)}"></label>
 <label>Request id <input name="request_id" value="${requestId ?? ""}" placeholder="req_…" size="36"></label>
 <button type="submit">Filter</button> <a href="/dashboard/usage">Reset</a></form>
-${stackedBarChart([...points, ...mediaPoints].map(({ day, model: m, row }) => ({ day, model: m, value: Number(row.cost) })), days, { title: "Spend per day (credits, UTC; LLM calls and media tasks)", format: (v) => credits(Math.round(v)), unit: 1_000_000 })}
+${stackedBarChart([...points, ...mediaPoints].map(({ day, model: m, row }) => ({ day, model: m, value: Number(row.cost) })), days, { title: "Spend per day (credits, UTC; LLM calls and media tasks)", format: (v) => credits(Math.round(v)) })}
 ${stackedBarChart(points.map(({ day, model: m, row }) => ({ day, model: m, value: Number(row.input) + Number(row.output) })), days, { title: "Tokens per day (input + output)", format: (v) => int(Math.round(v)) })}
 <h2>By model</h2>
 ${byModel.size

@@ -66,6 +66,8 @@ export function prepareTranslation(path: string, spoken: string, body: Record<st
 }
 
 const NO_CLIENT_HEADERS = new Headers();
+/** The most of an upstream error body read for its message. */
+const ERROR_BODY_BYTES = 64 * 1024;
 
 export async function forwardTranslated(call: Call): Promise<Response> {
   const t = call.translation!;
@@ -114,7 +116,8 @@ async function translatedAnswer(call: Call, t: Translation, res: Response): Prom
     out = t.client.encodeAnswer(t.upstream.decodeAnswer(json, t.target), t.request);
   } catch (e) {
     const why = `upstream answer not translatable: ${(e as Error)?.message ?? e}`;
-    finish(call, failedTranslation(call, verdict.outcome === "ok" ? verdict.usage : null, why), status, performance.now());
+    // Through meter, as every charge: max_credits caps it.
+    finish(call, meter(call, () => failedTranslation(call, verdict.outcome === "ok" ? verdict.usage : null, why)), status, performance.now());
     call.d.ctx.log.warn("translated answer not readable", { request_id: call.requestId, model: call.model.id, error: why });
     throw new ApiError(502, "upstream_bad_response", "The upstream's answer could not be translated into this protocol. Retry the request.");
   }
@@ -186,9 +189,13 @@ async function translatedError(call: Call, res: Response): Promise<Response> {
   throwIfGatewaySide(call.d.ctx, call.provider.name, res, call.requestId);
   let err: any = null;
   try {
-    err = JSON.parse(await res.text())?.error;
+    // Read as an answer is, under the silence limit and a size bound: a stalled or endless error body must not keep
+    // the client waiting for an error whose status already says enough.
+    const head = await readHead(res, ERROR_BODY_BYTES, call.d.timeouts.silenceMs);
+    if (!head.ended) void head.reader?.cancel().catch(() => {});
+    err = JSON.parse(textOf(head.chunks))?.error;
   } catch {
-    // not JSON: the status says enough
+    // not JSON, cut, or silent: the status says enough
   }
   const message = typeof err?.message === "string" && err.message ? err.message : `The upstream answered status ${res.status}.`;
   const code = [err?.code, err?.type].find((c) => typeof c === "string" && c) ?? "upstream_error";

@@ -37,6 +37,8 @@ form.inline{display:inline}input,select,button{font:inherit;padding:.35rem .5rem
 header.top .sep{border-left:1px solid var(--line);padding-left:1rem}main{overflow-wrap:break-word}
 td code,td a{overflow-wrap:anywhere}
 @media (max-width:720px){header.top{padding:.6rem 1rem;gap:.25rem 1rem;flex-wrap:wrap}main{padding:1rem}
+header.top .sep{border-left:0;padding-left:0}
+.chart-scroll{overflow-x:auto;direction:rtl}.chart-scroll svg{direction:ltr;min-width:640px}
 table{display:block;overflow-x:auto;max-width:100%}input,select{max-width:100%}}
 `;
 

@@ -14,7 +14,13 @@ export const PROTOCOL: Record<string, string> = {
   "/api/v1/jobs/createTask": "Switchyard task API (asynchronous)",
 };
 
-export function renderCard(f: CardFacts, baseUrl: string): string {
+/** What a card says that comes from the gateway's settings rather than the catalog. */
+export interface CardSettings {
+  /** RESULT_RETENTION_DAYS */
+  resultRetentionDays: number;
+}
+
+export function renderCard(f: CardFacts, baseUrl: string, settings: CardSettings): string {
   const l = f.listing;
   const m = f.ref.model as any;
   const facts: Array<[string, unknown]> = [
@@ -40,7 +46,7 @@ export function renderCard(f: CardFacts, baseUrl: string): string {
 <table class="facts">${facts.map(([k, v]) => html`<tr><th>${k}</th><td>${v}</td></tr>`)}</table>
 <h2 id="pricing">Price</h2>
 ${priceTable(f)}
-${f.ref.kind === "llm" ? llmSections(f, baseUrl) : mediaSections(f, baseUrl)}
+${f.json.status === "retired" ? retiredSection(f) : f.ref.kind === "llm" ? llmSections(f, baseUrl) : mediaSections(f, baseUrl, settings)}
 <p class="muted">Also as JSON: <a href="/v1/models/${raw(f.cardPath.slice("/models/".length))}"><code>GET /v1/models/${l.id}</code></a></p>`;
   return layout({ title: l.name }, body);
 }
@@ -64,6 +70,16 @@ ${f.listing.rows.map((r) => html`<tr class="price" data-label="${r.label}"><td>$
 <p class="muted">1 credit = 0.001 USD.</p>`;
 }
 
+/** A retired model is not served: a request to copy would only earn a 410, so the card says that instead. */
+function retiredSection(f: CardFacts): Raw {
+  const successor = f.json.successor as string;
+  return html`
+<h2 id="call">No longer served</h2>
+<p class="retired-notice">The provider retired this model: a call naming <code>${f.listing.id}</code> answers
+<code>410 model_retired</code>, before anything is held or sent. Use
+<a href="${cardPath(successor)}"><code>${successor}</code></a> instead.</p>`;
+}
+
 function llmSections(f: CardFacts, baseUrl: string): Raw {
   const w = f.worked!;
   const ex = f.llm!;
@@ -84,7 +100,7 @@ ${examplesScript({ request: ex.request })}
 <pre class="sdk">${ex.sdk.code}</pre>`;
 }
 
-function mediaSections(f: CardFacts, baseUrl: string): Raw {
+function mediaSections(f: CardFacts, baseUrl: string, settings: CardSettings): Raw {
   const ex = f.media!;
   const credits = creditsText(ex.estimateMicros);
   return html`
@@ -104,8 +120,10 @@ ${examplesScript({ native: ex.native, alias: ex.alias, estimate: ex.estimate, es
 task before it is created if it would cost more, and <code>callback_url</code> sets the callback:</p>
 <pre class="curl" data-example="alias">${curlText(ex.alias, baseUrl)}</pre>
 <p>3. Poll <code>GET /api/v1/jobs/recordInfo?taskId=…</code> (or <code>GET /v1/tasks/{task_id}</code>) until <code>state</code> is
-<code>success</code> or <code>fail</code>. Result files are kept for 14 days.</p>`;
+<code>success</code> or <code>fail</code>. Result files are kept for ${daysText(settings.resultRetentionDays)}.</p>`;
 }
+
+const daysText = (days: number) => `${days.toLocaleString("en-US")} ${days === 1 ? "day" : "days"}`;
 
 function fieldTable(fields: InputField[]): Raw {
   return html`<table class="fields"><thead><tr><th>Field</th><th>Type</th><th>Required</th><th>Allowed</th><th>Default</th><th>Description</th></tr></thead><tbody>

@@ -17,6 +17,7 @@ export function publicPageRoutes(ctx: AppContext) {
   const base = ctx.config.publicBaseUrl;
   const pricing = new PricingPage(ctx.catalog);
   const cards = cardsFor(ctx.catalog, base);
+  const cardSettings = { resultRetentionDays: Number(ctx.config.raw.RESULT_RETENTION_DAYS) };
   const cardHtml = new Map<string, string>();
   const llms = renderLlmsTxt(ctx.catalog, base);
   const cacheControl = "public, max-age=300";
@@ -44,7 +45,7 @@ export function publicPageRoutes(ctx: AppContext) {
       const headers = { etag, "cache-control": cacheControl };
       if (etagMatches(request.headers.get("if-none-match"), etag)) return new Response(null, { status: 304, headers });
       let page = cardHtml.get(facts.id);
-      if (!page) cardHtml.set(facts.id, (page = renderCard(facts, base)));
+      if (!page) cardHtml.set(facts.id, (page = renderCard(facts, base, cardSettings)));
       return htmlResponse(page, { headers });
     }, { detail: { summary: "A model's card (HTML); ids may contain slashes, e.g. /models/google/nano-banana", ...bodyType("text/html"), ...pathName("model_id", "A model id; may contain `/`.") } })
     .get("/llms.txt", () => new Response(llms, { headers: { "content-type": "text/markdown; charset=utf-8", "cache-control": cacheControl } }), {

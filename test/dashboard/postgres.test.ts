@@ -1,8 +1,12 @@
-import { expect, test } from "bun:test";
+import { expect, setDefaultTimeout, test } from "bun:test";
 import { sql } from "drizzle-orm";
 import { freshPostgres, pgAvailable, skipNote } from "../support/services";
 import { startGateway } from "../support/gateway";
 import { dashboardUser, signIn } from "../support/dashboard";
+
+// These tests hash passwords or start processes (seconds on a busy machine); in a full run bun 1.4.5 has been
+// seen timing one out at its own 5 s default despite the preload's setDefaultTimeout, so the file sets it again.
+setDefaultTimeout(30_000);
 
 // The dashboard's and the scrape's SQL (grouping by day, sums, conditional filters) on PostgreSQL too.
 skipNote("Postgres", pgAvailable, "dashboard pages and /metrics on Postgres");

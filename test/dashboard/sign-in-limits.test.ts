@@ -1,7 +1,11 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { startGateway, type TestGateway } from "../support/gateway";
 import { dashboardUser, PASSWORD } from "../support/dashboard";
 import { clearOfWindowEdge } from "../support/rate-windows";
+
+// These tests hash passwords or start processes (seconds on a busy machine); in a full run bun 1.4.5 has been
+// seen timing one out at its own 5 s default despite the preload's setDefaultTimeout, so the file sets it again.
+setDefaultTimeout(30_000);
 
 // Sign-in under attack: one address trying many accounts, a flood of password checks, and an attacker trying to
 // lock someone else out of their account (which takes the client's real address, behind a proxy too).

@@ -1,6 +1,5 @@
 // The dashboard's Usage page counts media tasks as spend (a wallet that spent 20 credits on an image and a little
-// on LLM calls shows a chart reaching 20, not the LLM part only), breaks spend down per key, and labels the spend
-// axis with round numbers. The spend comes from real calls and a real task, and is checked against the ledger.
+// on LLM calls shows a chart reaching 20, not the LLM part only) and breaks spend down per key. The spend comes from real calls and a real task, and is checked against the ledger.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { sql } from "drizzle-orm";
 import { Users } from "../../src/dashboard/users";
@@ -52,16 +51,14 @@ describe("Usage page spend", () => {
     expect(byKey).toMatch(new RegExp(`data-key-id="${keyIds[1]}"><td>agent \\(sk-sy-[^)]+…\\)</td><td>1</td><td>0</td><td>${credits(call)}</td>`));
   });
 
-  test("the spend axis is labelled with round numbers up to at least the day's total", async () => {
+  test("the spend axis reaches at least the day's total, media included, at a round number", async () => {
     const html = await page();
     const svg = html.slice(html.indexOf("<svg"), html.indexOf("</svg>"));
-    const ticks = [...svg.matchAll(/<text class="tick"[^>]*>([^<]+)<\/text>/g)].map((m) => Number(m[1]));
-    expect(ticks[0]).toBe(0);
-    const step = ticks[1]!;
-    const mantissa = step / 10 ** Math.floor(Math.log10(step));
+    const labels = [...svg.matchAll(/<text class="axis"[^>]*>([^<]+)<\/text>/g)].map((m) => Number(m[1]));
+    const top = Math.max(...labels);
+    const mantissa = top / 10 ** Math.floor(Math.log10(top));
     expect([1, 2, 5]).toContain(Math.round(mantissa * 1e9) / 1e9);
-    ticks.forEach((t, i) => expect(t).toBeCloseTo(i * step, 9));
     const total = (await gw.ctx.ledger.balance(accountId))!;
-    expect(ticks.at(-1)!).toBeGreaterThanOrEqual((1000e6 - total.balance) / 1e6);
+    expect(top).toBeGreaterThanOrEqual((1000e6 - total.balance) / 1e6); // above the 20-credit image, not only the LLM call
   });
 });

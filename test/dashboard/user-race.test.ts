@@ -1,8 +1,12 @@
 // Two creations of the same dashboard user at once (a double-clicked script, two operators): one 201, one 409 —
 // the unique index decides while both are hashing the password — never a 500. On SQLite and on Postgres.
-import { afterAll, expect, test } from "bun:test";
+import { afterAll, expect, setDefaultTimeout, test } from "bun:test";
 import { freshPostgres, pgAvailable, skipNote } from "../support/services";
 import { startGateway, type TestGateway } from "../support/gateway";
+
+// These tests hash passwords or start processes (seconds on a busy machine); in a full run bun 1.4.5 has been
+// seen timing one out at its own 5 s default despite the preload's setDefaultTimeout, so the file sets it again.
+setDefaultTimeout(30_000);
 
 skipNote("Postgres", pgAvailable, "concurrent user creation on Postgres");
 const stops: Array<() => Promise<void>> = [];

@@ -1,8 +1,12 @@
 // The CLI never needs Redis (it limits no requests and runs no tasks), so it neither connects to it nor depends on
 // it: it works with REDIS_URL pointing at nothing, and it opens no connection to a Redis that is there.
-import { afterAll, expect, test } from "bun:test";
+import { afterAll, expect, setDefaultTimeout, test } from "bun:test";
 import { freePort } from "../support/redis-server";
 import { tempSqlitePath } from "../support/services";
+
+// These tests hash passwords or start processes (seconds on a busy machine); in a full run bun 1.4.5 has been
+// seen timing one out at its own 5 s default despite the preload's setDefaultTimeout, so the file sets it again.
+setDefaultTimeout(30_000);
 
 const root = new URL("../..", import.meta.url).pathname;
 

@@ -144,11 +144,13 @@ for (const d of dialects) {
 
     test("a float whose growth was refused keeps its expiry ahead while its call runs: never swept and lent twice", async () => {
       const a = await accounts.createAccount("refused-expiry", 10 * C);
-      const { b, state } = processOf(0.3); // a float in use is refreshed every 0.1 s
+      // A float in use is refreshed every third of its TTL: the wait spans several refreshes, with room for a busy
+      // machine's late timers (a 0.3 s TTL was seen swept under load).
+      const { b, state } = processOf(1);
       const inFlight = (await b.hold(a.id, 2 * C, rid())) as Reservation;
       state.ghosts = 1;
       expect((await Promise.resolve(b.hold(a.id, 5 * C, rid())).catch((e) => e)).code).toBe("ledger_unavailable");
-      await Bun.sleep(700);
+      await Bun.sleep(2300);
       expect(await ledger.sweepExpired(Date.now(), ["float"])).toBe(0);
       const w = await wallet(a.id);
       if (w.available > 0) await ledger.hold(a.id, w.available, "task", null, 900_000); // someone takes what shows available

@@ -53,6 +53,26 @@ describe("model cards", () => {
     expect(opus).toMatchObject({ status: "legacy", released: "2026-07-24", retires_after: null, successor: null, source: "https://platform.claude.com/docs/about-claude/models/whats-new-opus-5", checked: "2026-11-27" });
   });
 
+  test("a retired card offers no request to run: it says what a call answers (410 model_retired) and names the successor", async () => {
+    const html = await text("/models/claude-3-5-haiku");
+    expect(html).not.toContain('<pre class="curl"');
+    expect(html).not.toContain('id="card-examples"');
+    expect(html).not.toContain("Served on <code>POST");
+    expect(html).toContain('<p class="retired-notice">');
+    // what the card says is what the API answers
+    const { key } = await gw.account(10);
+    const r = await fetch(gw.url + "/v1/messages", {
+      method: "POST",
+      headers: { "x-api-key": key, "content-type": "application/json", "anthropic-version": "2023-06-01" },
+      body: JSON.stringify({ model: "claude-3-5-haiku", max_tokens: 16, messages: [{ role: "user", content: "hi" }] }),
+    });
+    const said = html.match(/<p class="retired-notice">([\s\S]*?)<\/p>/)![1];
+    expect(said).toContain(`<code>${r.status} ${(await r.json()).error.code}</code>`);
+    expect(said).toContain('<a href="/models/claude-haiku-4-5"><code>claude-haiku-4-5</code></a>');
+    // a model on sale keeps its ready-to-run request
+    expect(await text("/models/claude-haiku-4-5")).toContain('<pre class="curl"');
+  });
+
   test("GET /v1/models lists status, released, retires_after and successor for every model", async () => {
     const { data } = await (await fetch(gw.url + "/v1/models")).json();
     for (const m of data) for (const k of ["status", "released", "retires_after", "successor", "source", "checked"]) expect(k in m).toBe(true);

@@ -10,8 +10,8 @@ import { providerEnv } from "../llm/support";
 import { CHROMIUM, chromiumPresent, launchChromium, LAUNCH_TIMEOUT_MS } from "../support/chromium";
 
 // Every page a person reads, in Chromium on a laptop (1280×800) and a phone (390×844): no page is wider than the
-// screen (a wide table scrolls inside its own box instead). Full-page screenshots go to
-// test-results/screenshots/viewports/ (gitignored) for a human look.
+// screen (a wide table scrolls inside its own box instead), and no navigation separator starts a wrapped row.
+// Full-page screenshots go to test-results/screenshots/viewports/ (gitignored) for a human look.
 
 if (!chromiumPresent) console.warn(`SKIPPED: viewport browser test (no Chromium at ${CHROMIUM})`);
 const SHOTS = join(import.meta.dir, "../../test-results/screenshots/viewports");
@@ -63,6 +63,15 @@ describe.skipIf(!chromiumPresent)("pages fit the screen", () => {
         expect(new URL(page.url()).pathname).toBe(path); // signed in: the dashboard did not send us to sign-in
         const { scrollWidth, innerWidth } = await page.evaluate(() => ({ scrollWidth: document.documentElement.scrollWidth, innerWidth: window.innerWidth }));
         if (scrollWidth > innerWidth) wide.push(`${path}: ${scrollWidth} > ${innerWidth}`);
+        // The dashboard's separator before Pricing draws a line only between links: never at the start of a row.
+        const strayLine = await page.$$eval("header.top .sep", (els) => els.some((e) => e.previousElementSibling && (e as HTMLElement).offsetTop !== (e.previousElementSibling as HTMLElement).offsetTop && getComputedStyle(e).borderLeftWidth !== "0px"));
+        if (strayLine) wide.push(`${path}: the navigation's separator starts a row`);
+        // Chart labels stay readable: at least 8 px tall on any screen (an SVG scaled down to a phone shrinks its text).
+        const tiny = await page.$$eval("figure svg text", (els) => els.filter((e) => e.getBoundingClientRect().height < 8).length);
+        if (tiny) wide.push(`${path}: ${tiny} chart labels smaller than 8 px`);
+        // A chart wider than a phone scrolls inside its card, opening on its latest days (where the bars are here) beside its value axis.
+        const hidden = await page.$$eval("figure svg rect, figure svg text.axis", (els) => els.filter((e) => { const r = e.getBoundingClientRect(); return r.left < 0 || r.right > window.innerWidth; }).length);
+        if (hidden) wide.push(`${path}: ${hidden} chart bars or axis labels off the screen`);
         // On a laptop the price tables fit whole: no scrolling inside their boxes either.
         if (path === "/pricing" && vp.width >= 1280) {
           const boxes = await page.$$eval("#results .scroll", (els) => els.filter((e) => e.scrollWidth > e.clientWidth).map((e) => e.querySelector("table")?.previousElementSibling?.textContent ?? "?"));

@@ -205,4 +205,27 @@ eachDatabase("translated calls that fail", (databaseUrl) => {
     const line = await expectCharged(e.gw, accountId, 100, chargeOf(model("claude-haiku-4-5"), { input: 40, cacheRead: 0, cacheWrite: 0, output: 9 }));
     expect(line.status).toBe("failed");
   });
+
+  test("issue 20.1 with max_credits: the usage a failed JSON translation is charged stays within max_credits", async () => {
+    const { accountId, key } = await e.gw.account(100);
+    // The upstream states far more than max_credits (1 credit) allows: 20000 output tokens of Haiku cost 100 credits.
+    const answer = { id: "msg_1", type: "message", role: "assistant", content: "garbled", usage: { input_tokens: 40, output_tokens: 20000 } };
+    e.fake.enqueue({ kind: "error", status: 200, body: JSON.stringify(answer) });
+    const request = { model: "claude-haiku-4-5", max_completion_tokens: 100, messages: hi, max_credits: 1 } as any;
+    const err: any = await rejection(openai(key).chat.completions.create(request));
+    expect(err.status).toBe(502);
+    const line = await expectCharged(e.gw, accountId, 100, 1_000_000);
+    expect(line.status).toBe("failed");
+  });
+
+  test("a 200 whose JSON is an error object, not the native answer (no choices, no output): a 502 in the client's shape, released", async () => {
+    for (const model of ["gemini-2.5-flash", "gpt-4.1"]) {
+      const { accountId, key } = await e.gw.account(100);
+      e.fake.enqueue({ kind: "error", status: 200, body: '{"error":{"message":"Resource exhausted","code":429}}' });
+      const err: any = await rejection(anthropic(key).messages.create({ model, max_tokens: 100, messages: hi }));
+      expect(err).toBeInstanceOf(Anthropic.APIError);
+      expect(err.status).toBe(502);
+      await expectReleasedAs(accountId, "failed");
+    }
+  });
 });

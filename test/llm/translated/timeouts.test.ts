@@ -49,3 +49,16 @@ test("a translated JSON answer that stalls: 504 upstream_timeout (Responses clie
   expect(err.code).toBe("upstream_timeout");
   await expectTimedOut(accountId);
 });
+
+test("an upstream error whose body stalls: the client still gets the error status in its shape; released, the upstream let go", async () => {
+  const { accountId, key } = await e.gw.account(100);
+  e.fake.enqueue({ kind: "error", status: 500, stallAfterBytes: 5 });
+  const err: any = await rejection(new OpenAI({ apiKey: key, baseURL: e.gw.url + "/v1", maxRetries: 0 }).chat.completions.create({ model: "claude-haiku-4-5", max_completion_tokens: 100, messages: hi }));
+  expect(err).toBeInstanceOf(OpenAI.InternalServerError);
+  expect(err.message).toContain("status 500");
+  await expectReleased(e.gw, accountId, 100);
+  expect((await ledgerOf(e.gw, accountId)).calls[0]!.status).toBe("upstream_error");
+  const up = e.fake.requests.at(-1)!;
+  for (let i = 0; i < 100 && !up.aborted; i++) await Bun.sleep(5);
+  expect(up.aborted).toBe(true);
+});

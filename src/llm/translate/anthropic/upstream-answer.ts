@@ -47,6 +47,7 @@ export function streamDecoder(target: TranslateTarget): { feed(event: string | u
   let stop: StopReason = "end_turn";
   let stopSequence: string | null = null;
   let done = false;
+  let started = false;
 
   function blockStart(ev: any): IrEvent[] {
     const b = ev.content_block;
@@ -90,9 +91,22 @@ export function streamDecoder(target: TranslateTarget): { feed(event: string | u
       done = true;
       return [{ type: "error", status: 502, code: "upstream_protocol_error", message: "the upstream sent an event that could not be read" }];
     }
-    switch (event ?? ev?.type) {
+    const type = event ?? ev?.type;
+    // The IR starts with `start`: a server that skipped message_start still gives the client one (the chat
+    // encoder writes its chunks' id and model from it).
+    if (!started && type !== "message_start" && type !== "error" && type !== "ping") {
+      started = true;
+      return [{ type: "start", id: "", model: "", usage: null }, ...feed(event, data)];
+    }
+    switch (type) {
       case "message_start": {
         const m = ev.message ?? {};
+        // A late message_start (after a start given for it) is not a second answer: its counts sit under later ones.
+        if (started) {
+          usage = mergeUsage(mergeUsage(null, m.usage), usage);
+          return [];
+        }
+        started = true;
         usage = mergeUsage(null, m.usage);
         return [{ type: "start", id: String(m.id ?? ""), model: String(m.model ?? ""), usage: usageFromAnthropic(usage) }];
       }

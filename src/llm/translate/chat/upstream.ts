@@ -151,6 +151,8 @@ function assistantMessage(m: IrMessage, provider: string, d: ChatDialect, out: C
 
 /** A chat.completion as an IR answer (choice 0). */
 export function decodeAnswer(json: any, target: TranslateTarget): IrAnswer {
+  // An error object sent with a 200 is not an empty answer: the seam answers 502 (translated.ts), charging nothing.
+  if (!Array.isArray(json?.choices) && json?.error) throw new Error("the upstream answered an error object");
   const d = dialectOf(target);
   const choice = Array.isArray(json?.choices) ? json.choices[0] : undefined;
   const msg = choice?.message ?? {};

@@ -125,6 +125,8 @@ export function stopOf(status: unknown, incomplete: any, sawToolCall: boolean, s
 }
 
 export function decodeAnswer(json: any, target: TranslateTarget): IrAnswer {
+  // An error object sent with a 200 is not an empty answer: the seam answers 502 (translated.ts), charging nothing.
+  if (!Array.isArray(json?.output) && json?.error) throw new Error("the upstream answered an error object");
   const parts: IrAnswer["parts"] = [];
   let sawRefusal = false;
   for (const item of Array.isArray(json?.output) ? json.output : []) {
