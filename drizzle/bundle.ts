@@ -7,6 +7,7 @@ import sqlite3 from "./sqlite/0003_usage_fees.sql" with { type: "text" };
 import sqlite4 from "./sqlite/0004_usage_lines.sql" with { type: "text" };
 import sqlite5 from "./sqlite/0005_usage_keyed_by_request.sql" with { type: "text" };
 import sqlite6 from "./sqlite/0006_float_asked_at.sql" with { type: "text" };
+import sqlite7 from "./sqlite/0007_key_policy.sql" with { type: "text" };
 import pg0 from "./pg/0000_init.sql" with { type: "text" };
 import pg1 from "./pg/0001_pending_hold_indexes.sql" with { type: "text" };
 import pg2 from "./pg/0002_task_upstream_ref_index.sql" with { type: "text" };
@@ -14,6 +15,7 @@ import pg3 from "./pg/0003_usage_fees.sql" with { type: "text" };
 import pg4 from "./pg/0004_usage_lines.sql" with { type: "text" };
 import pg5 from "./pg/0005_usage_keyed_by_request.sql" with { type: "text" };
 import pg6 from "./pg/0006_float_asked_at.sql" with { type: "text" };
+import pg7 from "./pg/0007_key_policy.sql" with { type: "text" };
 
 export interface EmbeddedMigration { tag: string; when: number; breakpoints: boolean; sql: string }
 export const migrations: Record<"sqlite" | "pg", EmbeddedMigration[]> = {
@@ -25,6 +27,7 @@ export const migrations: Record<"sqlite" | "pg", EmbeddedMigration[]> = {
   { tag: "0004_usage_lines", when: 1795263320881, breakpoints: true, sql: sqlite4 },
   { tag: "0005_usage_keyed_by_request", when: 1795265182557, breakpoints: true, sql: sqlite5 },
   { tag: "0006_float_asked_at", when: 1795752823416, breakpoints: true, sql: sqlite6 },
+  { tag: "0007_key_policy", when: 1795755555920, breakpoints: true, sql: sqlite7 },
   ],
   pg: [
   { tag: "0000_init", when: 1795233968003, breakpoints: true, sql: pg0 },
@@ -34,5 +37,6 @@ export const migrations: Record<"sqlite" | "pg", EmbeddedMigration[]> = {
   { tag: "0004_usage_lines", when: 1795263321386, breakpoints: true, sql: pg4 },
   { tag: "0005_usage_keyed_by_request", when: 1795265182989, breakpoints: true, sql: pg5 },
   { tag: "0006_float_asked_at", when: 1795752827023, breakpoints: true, sql: pg6 },
+  { tag: "0007_key_policy", when: 1795755557623, breakpoints: true, sql: pg7 },
   ],
 };

@@ -7,6 +7,7 @@ import { dashboardRoutes } from "./dashboard/routes";
 import { discoveryRoutes } from "./discovery/routes";
 import { basePlugin, setRouteMethods } from "./http/base";
 import { creditRoutes } from "./ledger/routes";
+import { keyRoutes } from "./accounts/key-routes";
 import { mediaRoutes } from "./media/routes";
 import { opsRoutes } from "./ops/routes";
 import { llmRoutes } from "./llm/routes";
@@ -20,6 +21,7 @@ export function buildApp(ctx: AppContext) {
     .get("/healthz", () => ({ status: "ok" as const }), { response: t.Object({ status: t.Literal("ok") }), detail: { tags: ["Operations"], summary: "The process is up" } })
     .use(catalogRoutes(ctx))
     .use(creditRoutes(ctx))
+    .use(keyRoutes(ctx))
     .use(mediaRoutes(ctx))
     .use(publicPageRoutes(ctx))
     .use(adminRoutes(ctx))

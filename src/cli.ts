@@ -5,6 +5,7 @@ import { ConfigError, loadConfig } from "./config";
 import type { AppContext } from "./context";
 import { Users } from "./dashboard/users";
 import { ApiError } from "./http/errors";
+import { BUDGET_PERIODS, newKeyPolicy, parseKeyPolicy } from "./accounts/policy";
 import { SWEPT_HOLD_KINDS } from "./ledger/service";
 import { creditsToMicros, microsToCredits } from "./ledger/units";
 import { silentLogger } from "./log";
@@ -18,8 +19,12 @@ const usage = `Usage: bun run cli <command> [options]   (or: switchyard cli <com
   account:create --name NAME [--credits N]        create an account (prints its id)
   account:show ACCOUNT_ID                         balance, pending holds, ledger, keys
   accounts                                        list accounts
-  key:create ACCOUNT_ID [--name N] [--requests N --window S] [--max-tasks N]
+  key:create ACCOUNT_ID [--name N] [--requests N --window S] [--max-tasks N] [policy]
                                                   create an API key (printed once)
+  key:update ACCOUNT_ID KEY_ID [--name N] [--requests N --window S | --requests default] [--max-tasks N|default] [policy]
+                                                  change a key (only what is given)
+    policy: [--models ID,claude-*,…|all] [--expires 2027-01-31T00:00:00Z|never]
+            [--budget-day N|none] [--budget-week N|none] [--budget-month N|none] [--budget-lifetime N|none]   (credits)
   key:revoke ACCOUNT_ID KEY_ID                    revoke a key
   credits:add ACCOUNT_ID --credits N [--reason R] [--correction]
                                                   top up; with --correction N may be negative (--credits=-5)
@@ -41,13 +46,28 @@ const commands: Record<string, Command> = {
   },
   "account:show": (ctx, [id]) => accountView(ctx, need(id, "ACCOUNT_ID"), { withLedger: true }),
   accounts: async (ctx) => ({ data: await ctx.accounts.listAccounts() }),
-  "key:create": (ctx, [id], o) =>
-    ctx.accounts.createKey(need(id, "ACCOUNT_ID"), {
+  "key:create": (ctx, [id], o) => {
+    const { models, expiresAt, budget } = newKeyPolicy(parseKeyPolicy(policyFlags(o), Date.now()));
+    return ctx.accounts.createKey(need(id, "ACCOUNT_ID"), {
       name: o.name,
       rateRequests: o.requests ? int(o.requests, "--requests") : undefined,
       rateWindowSeconds: o.window ? int(o.window, "--window") : undefined,
       maxConcurrentTasks: o["max-tasks"] ? int(o["max-tasks"], "--max-tasks") : undefined,
-    }),
+      models,
+      expiresAt,
+      budget,
+    });
+  },
+  "key:update": (ctx, [id, keyId], o) => {
+    const input: Record<string, unknown> = policyFlags(o);
+    if (o.name !== undefined) input.name = o.name;
+    if (o.requests === "default") input.rate_limit = null;
+    else if (o.requests !== undefined || o.window !== undefined) input.rate_limit = { requests: o.requests, window_seconds: o.window };
+    if (o["max-tasks"] !== undefined) input.max_concurrent_tasks = o["max-tasks"] === "default" ? null : o["max-tasks"];
+    // The operator's request count is unbounded here as in key:create (accounts/model.ts KEY_LIMITS).
+    const change = parseKeyPolicy(input, Date.now(), { requestsMax: Number.MAX_SAFE_INTEGER });
+    return ctx.accounts.updateKey(need(id, "ACCOUNT_ID"), need(keyId, "KEY_ID"), change);
+  },
   "key:revoke": (ctx, [id, keyId]) => ctx.accounts.revokeKey(need(id, "ACCOUNT_ID"), need(keyId, "KEY_ID")),
   "credits:add": async (ctx, [id], o) => {
     const micros = creditsToMicros(need(o.credits, "--credits"));
@@ -66,6 +86,17 @@ const commands: Record<string, Command> = {
   },
   "holds:sweep": async (ctx) => ({ released: await ctx.ledger.sweepExpired(Date.now(), SWEPT_HOLD_KINDS) }),
 };
+
+/** The policy flags of key:create and key:update in the JSON shape parseKeyPolicy reads (the admin API's). */
+function policyFlags(o: Record<string, any>): Record<string, unknown> {
+  const input: Record<string, unknown> = {};
+  if (o.models !== undefined) input.models = o.models === "all" ? null : String(o.models).split(",").map((m) => m.trim());
+  if (o.expires !== undefined) input.expires_at = o.expires === "never" ? null : o.expires;
+  const budget: Record<string, unknown> = {};
+  for (const p of BUDGET_PERIODS) if (o[`budget-${p}`] !== undefined) budget[p] = o[`budget-${p}`] === "none" ? null : o[`budget-${p}`];
+  if (Object.keys(budget).length) input.budget = budget;
+  return input;
+}
 
 // Commands that need no database (and so run where only the provider keys are set).
 const standalone: Record<string, (config: ReturnType<typeof loadConfig>) => Promise<unknown>> = {
@@ -105,7 +136,8 @@ export async function runCli(argv: string[]): Promise<number> {
       options: {
         name: { type: "string" }, credits: { type: "string" }, requests: { type: "string" }, window: { type: "string" },
         "max-tasks": { type: "string" }, reason: { type: "string" }, correction: { type: "boolean" },
-        email: { type: "string" }, password: { type: "string" },
+        email: { type: "string" }, password: { type: "string" }, models: { type: "string" }, expires: { type: "string" },
+        "budget-day": { type: "string" }, "budget-week": { type: "string" }, "budget-month": { type: "string" }, "budget-lifetime": { type: "string" },
       },
     });
     if (alone) {

@@ -31,4 +31,6 @@ export interface AppContext {
    * (withIdleFloatBack), rather than refuse credits the wallet has.
    */
   llmLedger?: { settledFor(accountId: string, maxMs?: number): Promise<void>; returnIdle(accountId: string): Promise<boolean> };
+  /** This process's key budgets on the LLM path (set by the LLM routes; accounts/key-budgets.ts). */
+  keyBudgets?: { settled(keyId: string): Promise<void> };
 }

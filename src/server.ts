@@ -9,6 +9,7 @@ import { createLogger } from "./log";
 import { startMedia } from "./media/workers";
 import { SERVER_IDLE_TIMEOUT_SECONDS } from "./llm/timeouts";
 import { CLOSE_DEADLINE_MS, closeNow, gracefulStop, onShutdown, within } from "./ops/shutdown";
+import { Idempotency } from "./http/idempotency";
 
 // Entry: read config → open db (+ migrate) → build app → listen → start background work; stop gracefully.
 
@@ -56,11 +57,14 @@ onShutdown(async () => (await mediaStarting.catch(() => null))?.stop(), "media w
 
 // LLM holds and floats (ledger/float.ts) left behind by a crash are released once they expire (SWEPT_HOLD_KINDS says
 // why task holds are not).
+// Idempotency keys past their 24 h are forgotten on the same round.
+const idempotencyKeys = new Idempotency(ctx.db);
 const sweeper = setInterval(() => {
   ctx.ledger.sweepExpired(Date.now(), SWEPT_HOLD_KINDS).then(
     (n) => n && log.info("released expired holds", { count: n }),
     (e) => log.error("hold sweep failed", { error: String(e) }),
   );
+  idempotencyKeys.sweepExpired().catch((e) => log.error("idempotency key sweep failed", { error: String(e) }));
 }, config.sweepIntervalSeconds * 1000);
 onShutdown(() => clearInterval(sweeper), "hold sweeper");
 

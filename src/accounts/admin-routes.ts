@@ -4,7 +4,8 @@ import { ApiError } from "../http/errors";
 import { bearerToken, safeEqual } from "../http/tokens";
 import { withIdleFloatBack } from "../ledger/float";
 import { creditsToMicros, microsToCredits } from "../ledger/units";
-import { AccountList, AccountView, CreateAccountBody, CreateKeyBody, CreditsBody, CreditsResult, KeyCreated, KeyList, KeyView, LedgerCheck, WebhookKey } from "./model";
+import { AccountList, AccountView, CreateAccountBody, CreateKeyBody, CreditsBody, CreditsResult, KeyCreated, KeyList, KeyView, LedgerCheck, UpdateKeyBody, WebhookKey } from "./model";
+import { newKeyPolicy, parseKeyPolicy } from "./policy";
 import { accountView } from "./views";
 import { jsonObjectBodies } from "../http/body-limits";
 import { checkBeforeBody } from "../http/before-body";
@@ -49,16 +50,20 @@ export function adminRoutes(ctx: AppContext) {
     .post(
       "/accounts/:id/keys",
       async ({ params, body, set }) => {
-        const k = await accounts.createKey(params.id, {
-          name: body.name,
-          rateRequests: body.rate_limit?.requests,
-          rateWindowSeconds: body.rate_limit?.window_seconds,
-          maxConcurrentTasks: body.max_concurrent_tasks,
-        });
+        const k = await accounts.createKey(params.id, newKeyPolicy(parseKeyPolicy(body, Date.now())));
         set.status = 201;
         return k;
       },
       { body: CreateKeyBody, response: { 201: KeyCreated }, detail: { ...unknownAccount(), summary: "Create an API key (the plaintext key is returned once)" } },
+    )
+    .patch(
+      "/accounts/:id/keys/:keyId",
+      ({ params, body }) => accounts.updateKey(params.id, params.keyId, parseKeyPolicy(body, Date.now())),
+      {
+        body: UpdateKeyBody,
+        response: KeyView,
+        detail: { ...unknownAccount(), summary: "Change a key's name, limits, models, expiry or budget (only the fields given; null: back to the default)" },
+      },
     )
     .get("/accounts/:id/keys", async ({ params }) => {
       await accounts.requireAccount(params.id);

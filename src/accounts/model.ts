@@ -1,4 +1,5 @@
 import { t } from "elysia";
+import { MAX_BUDGET_CREDITS } from "../ledger/units";
 
 // Request bodies of the admin API (validated by Elysia; failures answer 422 naming the field).
 export const CreateAccountBody = t.Object({
@@ -19,7 +20,34 @@ export const KEY_LIMITS = {
   maxConcurrentTasks: { min: 1, max: 10_000 },
 } as const;
 
+/** The periods a key's budget may cap: calendar day, week (from Monday) and month in UTC, and the key's lifetime. */
+export const BUDGET_PERIODS = ["day", "week", "month", "lifetime"] as const;
+
 const bounded = (b: { min: number; max: number }) => t.Integer({ minimum: b.min, maximum: b.max });
+
+// The policy fields are described here for /openapi.json and validated by accounts/policy.ts parseKeyPolicy, the one
+// function the CLI and the dashboard use too (t.Unknown carries the description without a second validator).
+const budgetAmount = { anyOf: [{ type: "number", minimum: 0, maximum: MAX_BUDGET_CREDITS }, { type: "null" }], description: "Credits; null: no cap." };
+const policyFields = {
+  models: t.Optional(
+    t.Unknown({
+      anyOf: [{ type: "array", minItems: 1, maxItems: 100, items: { type: "string", pattern: "^(\\*|[A-Za-z0-9][A-Za-z0-9._:/@+-]{0,199}\\*?)$" } }, { type: "null" }],
+      description: "Models the key may call: ids, prefixes ending in `*` (`claude-*`), or `*`. null or absent: every model.",
+    }),
+  ),
+  expires_at: t.Optional(
+    t.Unknown({ anyOf: [{ type: "string", format: "date-time" }, { type: "null" }], description: "RFC 3339 time after which the key answers 401 key_expired; in the future. null: never." }),
+  ),
+  budget: t.Optional(
+    t.Unknown({
+      anyOf: [
+        { type: "object", additionalProperties: false, properties: Object.fromEntries(BUDGET_PERIODS.map((p) => [p, budgetAmount])) },
+        { type: "null" },
+      ],
+      description: "Credits the key may spend per calendar day, week (from Monday) and month in UTC, and in its lifetime. null: no caps.",
+    }),
+  ),
+};
 
 export const CreateKeyBody = t.Object({
   name: t.Optional(t.String({ minLength: 1, maxLength: 200 })),
@@ -30,6 +58,32 @@ export const CreateKeyBody = t.Object({
     }),
   ),
   max_concurrent_tasks: t.Optional(bounded(KEY_LIMITS.maxConcurrentTasks)),
+  ...policyFields,
+});
+
+/** An edit: only the fields given change; null puts a field back to its default. */
+export const UpdateKeyBody = t.Object({
+  name: t.Optional(t.Unknown({ type: "string", minLength: 1, maxLength: 200 })),
+  rate_limit: t.Optional(
+    t.Unknown({
+      anyOf: [
+        {
+          type: "object",
+          required: ["requests", "window_seconds"],
+          properties: {
+            requests: { type: "integer", minimum: KEY_LIMITS.rateRequests.min, maximum: KEY_LIMITS.rateRequests.max },
+            window_seconds: { type: "integer", minimum: KEY_LIMITS.rateWindowSeconds.min, maximum: KEY_LIMITS.rateWindowSeconds.max },
+          },
+        },
+        { type: "null" },
+      ],
+      description: "null: the gateway's default rate limit.",
+    }),
+  ),
+  max_concurrent_tasks: t.Optional(
+    t.Unknown({ anyOf: [{ type: "integer", minimum: KEY_LIMITS.maxConcurrentTasks.min, maximum: KEY_LIMITS.maxConcurrentTasks.max }, { type: "null" }] }),
+  ),
+  ...policyFields,
 });
 
 export const CreditsBody = t.Object({
@@ -48,6 +102,9 @@ export const KeyView = Open({
   prefix: t.String({ description: "The key's first characters, to recognise it (never the key)." }),
   rate_limit: t.Nullable(Open({ requests: t.Integer(), window_seconds: t.Integer() })),
   max_concurrent_tasks: t.Nullable(t.Integer()),
+  models: t.Nullable(t.Array(t.String()), { description: "Models the key may call (ids, `prefix-*`, `*`); null: every model." }),
+  expires_at: t.Nullable(Iso),
+  budget: t.Record(t.String(), t.Number(), { description: "Credits per period (day, week, month, lifetime); a period absent has no cap." }),
   created_at: Iso,
   revoked_at: t.Nullable(Iso),
   last_used_at: t.Nullable(Iso),

@@ -3,8 +3,11 @@ import type { Db } from "../db/client";
 import { newId, randomToken, sha256Hex } from "../db/ids";
 import { ApiError, notFound } from "../http/errors";
 import type { Ledger } from "../ledger/service";
+import { microsToCredits } from "../ledger/units";
 import { SEALED_PREFIX, SecretBox, sealedKeyId } from "./secret-box";
 import { KEY_LIMITS } from "./model";
+import { startBudgets } from "./key-budgets";
+import { BUDGET_PERIODS, type Budget, type BudgetPeriod, type KeyPolicyChange } from "./policy";
 
 // Accounts, API keys and webhook signing keys. An API key is shown once at creation and stored only as a SHA-256 hash
 // (keys are 256-bit random, so a fast hash is the right tool; password hashing is for low-entropy secrets).
@@ -20,13 +23,19 @@ const KEY_CACHE_MAX = 50_000;
 export const LAST_USED_STEP_MS = 60_000;
 
 export interface KeyLimits { rateRequests: number | null; rateWindowSeconds: number | null; maxConcurrentTasks: number | null }
-export interface AuthContext extends KeyLimits { keyId: string; accountId: string; keyName: string }
+/** What a key may do beyond its limits (accounts/policy.ts): null models allow every model, null expiry is never. */
+export interface KeyRules { models: string[] | null; expiresAt: number | null; budget: Budget }
+export interface AuthContext extends KeyLimits, KeyRules { keyId: string; accountId: string; keyName: string }
 export interface KeyView {
   id: string;
   name: string;
   prefix: string;
   rate_limit: { requests: number; window_seconds: number } | null;
   max_concurrent_tasks: number | null;
+  models: string[] | null;
+  expires_at: string | null;
+  /** credits per period; a period absent has no cap */
+  budget: Partial<Record<BudgetPeriod, number>>;
   created_at: string;
   revoked_at: string | null;
   last_used_at: string | null;
@@ -71,7 +80,7 @@ export class Accounts {
   }
 
   /** Creates a key and returns its plaintext once. */
-  async createKey(accountId: string, opts: { name?: string } & Partial<KeyLimits>): Promise<KeyView & { key: string }> {
+  async createKey(accountId: string, opts: { name?: string } & Partial<KeyLimits> & Partial<KeyRules>): Promise<KeyView & { key: string }> {
     // Half a rate limit would quietly run with the default's other half. The window is bounded for every caller (the
     // CLI too): the limiters' timers must stay under 2^31 ms.
     if ((opts.rateRequests == null) !== (opts.rateWindowSeconds == null)) {
@@ -86,9 +95,12 @@ export class Accounts {
     const id = newId("key");
     const now = Date.now();
     const name = opts.name ?? "default";
-    await this.db.run(sql`insert into api_keys (id, account_id, name, prefix, key_hash, rate_requests, rate_window_seconds, max_concurrent_tasks, created_at)
+    const b = opts.budget ?? {};
+    await this.db.run(sql`insert into api_keys (id, account_id, name, prefix, key_hash, rate_requests, rate_window_seconds, max_concurrent_tasks,
+        models, expires_at, budget_day, budget_week, budget_month, budget_lifetime, created_at)
       values (${id}, ${accountId}, ${name}, ${key.slice(0, KEY_PREFIX.length + 6)}, ${sha256Hex(key)}, ${opts.rateRequests ?? null},
-              ${opts.rateWindowSeconds ?? null}, ${opts.maxConcurrentTasks ?? null}, ${now})`);
+              ${opts.rateWindowSeconds ?? null}, ${opts.maxConcurrentTasks ?? null}, ${opts.models ? JSON.stringify(opts.models) : null},
+              ${opts.expiresAt ?? null}, ${b.day ?? null}, ${b.week ?? null}, ${b.month ?? null}, ${b.lifetime ?? null}, ${now})`);
     const view = (await this.listKeys(accountId)).find((k) => k.id === id)!;
     return { ...view, key };
   }
@@ -105,6 +117,22 @@ export class Accounts {
     if (!row) throw notFound(`Key ${keyId}`);
     this.cache.clear(); // this process sees the revocation at once; others within KEY_CACHE_MS
     return keyView(row);
+  }
+
+  /**
+   * Changes a live key's policy: only the fields given, in one update (two edits of different fields both hold).
+   * This process sees the change at once; others within KEY_CACHE_MS, like a revocation.
+   */
+  async updateKey(accountId: string, keyId: string, change: KeyPolicyChange): Promise<KeyView> {
+    const sets = policySets(change);
+    const row = await this.db.get<any>(sql`select * from api_keys where id = ${keyId} and account_id = ${accountId}`);
+    if (!row) throw notFound(`Key ${keyId}`);
+    if (row.revoked_at != null) throw new ApiError(409, "key_revoked", `Key ${keyId} is revoked; a revoked key cannot be changed.`);
+    if (sets.length) await this.db.run(sql`update api_keys set ${sql.join(sets, sql`, `)} where id = ${keyId} and account_id = ${accountId}`);
+    const newlyCapped = BUDGET_PERIODS.filter((p) => change.budget?.[p] != null && row[BUDGET_COLUMNS[p]] == null);
+    await startBudgets(this.db, keyId, newlyCapped, Date.now());
+    this.cache.clear();
+    return keyView(await this.db.get<any>(sql`select * from api_keys where id = ${keyId}`));
   }
 
   /** Generates or rotates the account's webhook signing key; the new key is returned once. */
@@ -154,8 +182,8 @@ export class Accounts {
       if (hit.ctx) this.noteUse(hit.ctx.keyId, now);
       return hit.ctx;
     }
-    const row = await this.db.get<any>(sql`select id, account_id, name, rate_requests, rate_window_seconds, max_concurrent_tasks, revoked_at
-      from api_keys where key_hash = ${hash}`);
+    const row = await this.db.get<any>(sql`select id, account_id, name, rate_requests, rate_window_seconds, max_concurrent_tasks, revoked_at,
+      models, expires_at, budget_day, budget_week, budget_month, budget_lifetime from api_keys where key_hash = ${hash}`);
     const ctx: AuthContext | null =
       row && row.revoked_at == null
         ? {
@@ -165,6 +193,7 @@ export class Accounts {
             rateRequests: row.rate_requests,
             rateWindowSeconds: row.rate_window_seconds,
             maxConcurrentTasks: row.max_concurrent_tasks,
+            ...keyRules(row),
           }
         : null;
     if (this.cache.size >= KEY_CACHE_MAX) this.cache.clear();
@@ -189,13 +218,41 @@ function iso(ms: number | null): string | null {
   return ms == null ? null : new Date(ms).toISOString();
 }
 
+const BUDGET_COLUMNS: Record<BudgetPeriod, string> = { day: "budget_day", week: "budget_week", month: "budget_month", lifetime: "budget_lifetime" };
+
+function keyRules(r: any): KeyRules {
+  const budget: Budget = {};
+  for (const p of BUDGET_PERIODS) if (r[BUDGET_COLUMNS[p]] != null) budget[p] = Number(r[BUDGET_COLUMNS[p]]);
+  return { models: r.models == null ? null : JSON.parse(r.models), expiresAt: r.expires_at == null ? null : Number(r.expires_at), budget };
+}
+
+/** The `column = value` pieces of an update for the fields a change sets. */
+function policySets(c: KeyPolicyChange): ReturnType<typeof sql>[] {
+  const sets: ReturnType<typeof sql>[] = [];
+  const set = (column: string, value: unknown) => sets.push(sql`${sql.identifier(column)} = ${value}`);
+  if (c.name !== undefined) set("name", c.name);
+  if (c.rateLimit !== undefined) {
+    set("rate_requests", c.rateLimit?.requests ?? null);
+    set("rate_window_seconds", c.rateLimit?.windowSeconds ?? null);
+  }
+  if (c.maxConcurrentTasks !== undefined) set("max_concurrent_tasks", c.maxConcurrentTasks);
+  if (c.models !== undefined) set("models", c.models === null ? null : JSON.stringify(c.models));
+  if (c.expiresAt !== undefined) set("expires_at", c.expiresAt);
+  for (const p of BUDGET_PERIODS) if (c.budget?.[p] !== undefined) set(BUDGET_COLUMNS[p], c.budget[p]);
+  return sets;
+}
+
 function keyView(r: any): KeyView {
+  const rules = keyRules(r);
   return {
     id: r.id,
     name: r.name,
     prefix: r.prefix,
     rate_limit: r.rate_requests ? { requests: r.rate_requests, window_seconds: r.rate_window_seconds } : null,
     max_concurrent_tasks: r.max_concurrent_tasks,
+    models: rules.models,
+    expires_at: iso(rules.expiresAt),
+    budget: Object.fromEntries(Object.entries(rules.budget).map(([p, micros]) => [p, microsToCredits(micros)])),
     created_at: iso(r.created_at)!,
     revoked_at: iso(r.revoked_at),
     last_used_at: iso(r.last_used_at),

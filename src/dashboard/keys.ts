@@ -10,7 +10,7 @@ import { cookieValue, errorPage, flashCookie, redirect, renderPage, signedInForm
 import type { Users } from "./users";
 
 // Settings → API Keys: create (name and per-key limits; the key is shown once with a copy button), list by prefix,
-// revoke. After creating, the browser is redirected (a reload must not create a second key) and the new key rides
+// revoke; editing a key is key-edit.ts. After creating, the browser is redirected (a reload must not create a second key) and the new key rides
 // to that one GET in a flash cookie, never in a URL; the GET shows it if it is a live key of this account.
 
 export function copyScript(nonce: string) {
@@ -23,7 +23,10 @@ function keysPage(ctx: AppContext, p: PageContext, keys: KeyView[], opts: { crea
   const def = ctx.config.defaultRateLimit;
   const limits = (k: KeyView) =>
     `${k.rate_limit ? `${k.rate_limit.requests} / ${k.rate_limit.window_seconds} s` : `default (${def.requests} / ${def.windowSeconds} s)`}, ` +
-    `${k.max_concurrent_tasks ?? `default (${ctx.config.defaultMaxConcurrentTasks})`} concurrent tasks`;
+    `${k.max_concurrent_tasks ?? `default (${ctx.config.defaultMaxConcurrentTasks})`} concurrent tasks` +
+    (k.models ? `; models ${k.models.join(", ")}` : "") +
+    (Object.keys(k.budget).length ? `; budget ${Object.entries(k.budget).map(([p, c]) => `${c} credits per ${p}`).join(", ")}` : "") +
+    (k.expires_at ? `; expires ${k.expires_at.slice(0, 16).replace("T", " ")} UTC` : "");
   return renderPage({
     title: "API Keys",
     nonce: p.nonce,
@@ -50,7 +53,7 @@ ${keys.length
   ? html`<table><tr><th>Name</th><th>Key</th><th>Limits</th><th>Created (UTC)</th><th>Last used</th><th>Status</th><th></th></tr>
 ${keys.map((k) => html`<tr data-key-id="${k.id}"><td>${k.name}</td><td><code>${k.prefix}…</code></td><td>${limits(k)}</td><td>${k.created_at.slice(0, 19).replace("T", " ")}</td>
 <td>${k.last_used_at?.slice(0, 19).replace("T", " ") ?? "—"}</td><td>${k.revoked_at ? html`<span class="error">revoked</span>` : html`<span class="ok">active</span>`}</td>
-<td>${k.revoked_at ? "" : html`<form class="inline" method="post" action="/dashboard/settings/api-keys/${k.id}/revoke">${p.csrf}<button type="submit">Revoke</button></form>`}</td></tr>`)}</table>`
+<td>${k.revoked_at ? "" : html`<a href="/dashboard/settings/api-keys/${k.id}">Edit</a> <form class="inline" method="post" action="/dashboard/settings/api-keys/${k.id}/revoke">${p.csrf}<button type="submit">Revoke</button></form>`}</td></tr>`)}</table>`
   : html`<p class="muted">No keys yet.</p>`}`,
   });
 }
@@ -71,7 +74,7 @@ function limitField(v: string | undefined, name: string, bounds: { min: number; 
  * operator's to grant (admin API, CLI), on request. A rate limit is looser when it allows a larger burst (more
  * requests) or a higher average rate (requests per second) than the default.
  */
-function refuseLooserThanDefault(ctx: AppContext, requests: number | undefined, windowSeconds: number | undefined, tasks: number | undefined): void {
+export function refuseLooserThanDefault(ctx: AppContext, requests: number | undefined, windowSeconds: number | undefined, tasks: number | undefined): void {
   const def = ctx.config.defaultRateLimit;
   const maxTasks = ctx.config.defaultMaxConcurrentTasks;
   const looserRate = requests !== undefined && windowSeconds !== undefined && (requests > def.requests || requests * def.windowSeconds > def.requests * windowSeconds);

@@ -2,6 +2,7 @@ import { Elysia } from "elysia";
 import type { AppContext } from "../context";
 import { setPageErrors } from "../http/surfaces";
 import { errorPage } from "./guard";
+import { keyEditRoutes } from "./key-edit";
 import { keysRoutes } from "./keys";
 import { loginRoutes } from "./login";
 import { tasksRoutes } from "./tasks";
@@ -25,5 +26,6 @@ export function dashboardRoutes(ctx: AppContext) {
     .use(usageRoutes(ctx, users))
     .use(tasksRoutes(ctx, users))
     .use(keysRoutes(ctx, users))
+    .use(keyEditRoutes(ctx, users))
     .use(webhooksRoutes(ctx, users));
 }

@@ -7,8 +7,9 @@ import { credits, DAY_MS, dayLabel, int, parseDay, when } from "./format";
 import { renderPage, withSession } from "./guard";
 import type { Users } from "./users";
 
-// Usage: spend and tokens by day and by model (inline SVG charts and a table), and the request log from
-// usage_records, filtered by model, date range (UTC days, default the last 30) and request id.
+// Usage: spend (LLM calls and media tasks) and tokens by day and by model (inline SVG charts and a table), spend by
+// key, and the request log from usage_records, filtered by model, date range (UTC days, default the last 30) and
+// request id.
 
 const LOG_LIMIT = 200;
 const MAX_DAYS = 366;
@@ -34,12 +35,31 @@ export function usageRoutes(ctx: AppContext, users: Users) {
       const log = await ctx.db.all<any>(sql`select request_id, model, endpoint, provider, status, upstream_status, input_tokens, output_tokens,
           cache_read_tokens, cache_write_tokens, web_search_calls, cost, latency_ms, ttfb_ms, created_at
         from usage_records where ${where} order by created_at desc, id desc limit ${LOG_LIMIT}`);
-      const models = (await ctx.db.all<{ model: string }>(sql`select distinct model from usage_records where account_id = ${accountId} order by model`)).map((r) => r.model);
+      // Media tasks are spend too (what finished tasks were charged), by the day they were created; they have no
+      // request id, so a request-id filter shows LLM calls only.
+      const taskWhere = sql`account_id = ${accountId} and state = ${"success"} and created_at >= ${from * DAY_MS} and created_at < ${(to + 1) * DAY_MS}
+        ${model ? sql`and model = ${model}` : sql``}`;
+      const mediaPerDay = requestId ? [] : await ctx.db.all<any>(sql`select created_at / ${sql.raw(String(DAY_MS))} as day_number, model, count(*) as n, sum(cost) as cost
+        from tasks where ${taskWhere} group by day_number, model`);
+      const perKey = await ctx.db.all<any>(sql`select key_id, count(*) as n, sum(cost) as cost, 0 as tasks from usage_records where ${where} group by key_id`);
+      const tasksPerKey = requestId ? [] : await ctx.db.all<any>(sql`select key_id, count(*) as tasks, sum(cost) as cost from tasks where ${taskWhere} group by key_id`);
+      const keyNames = new Map((await ctx.accounts.listKeys(accountId)).map((k) => [k.id, `${k.name} (${k.prefix}…)`]));
+      const byKey = new Map<string, { n: number; tasks: number; cost: number }>();
+      for (const r of [...perKey, ...tasksPerKey]) {
+        const t = byKey.get(r.key_id) ?? { n: 0, tasks: 0, cost: 0 };
+        t.n += Number(r.n ?? 0);
+        t.tasks += Number(r.tasks ?? 0);
+        t.cost += Number(r.cost ?? 0);
+        byKey.set(r.key_id, t);
+      }
+      const models = (await ctx.db.all<{ model: string }>(sql`select distinct model from usage_records where account_id = ${accountId}
+        union select distinct model from tasks where account_id = ${accountId} and state = ${"success"} order by model`)).map((r) => r.model);
 
       const days = Array.from({ length: to - from + 1 }, (_, i) => from + i);
       const points = perDay.map((r) => ({ day: Number(r.day_number), model: r.model as string, row: r }));
+      const mediaPoints = mediaPerDay.map((r) => ({ day: Number(r.day_number), model: r.model as string, row: { ...r, input: 0, output: 0, cache_read: 0, cache_write: 0 } }));
       const byModel = new Map<string, { n: number; cost: number; input: number; output: number; cache: number }>();
-      for (const { model: m, row } of points) {
+      for (const { model: m, row } of [...points, ...mediaPoints]) {
         const t = byModel.get(m) ?? { n: 0, cost: 0, input: 0, output: 0, cache: 0 };
         t.n += Number(row.n);
         t.cost += Number(row.cost);
@@ -60,14 +80,18 @@ export function usageRoutes(ctx: AppContext, users: Users) {
 <label>To <input type="date" name="to" value="${dayLabel(to)}"></label>
 <label>Request id <input name="request_id" value="${requestId ?? ""}" placeholder="req_…" size="36"></label>
 <button type="submit">Filter</button> <a href="/dashboard/usage">Reset</a></form>
-${stackedBarChart(points.map(({ day, model: m, row }) => ({ day, model: m, value: Number(row.cost) })), days, { title: "Spend on LLM and embedding calls per day (credits, UTC)", format: (v) => credits(Math.round(v)) })}
-<p class="muted">Media tasks are billed per task: see <a href="/dashboard/tasks">Tasks</a>; every charge is in the <a href="/dashboard">Wallet</a>'s ledger.</p>
+${stackedBarChart([...points, ...mediaPoints].map(({ day, model: m, row }) => ({ day, model: m, value: Number(row.cost) })), days, { title: "Spend per day (credits, UTC; LLM calls and media tasks)", format: (v) => credits(Math.round(v)) })}
 ${stackedBarChart(points.map(({ day, model: m, row }) => ({ day, model: m, value: Number(row.input) + Number(row.output) })), days, { title: "Tokens per day (input + output)", format: (v) => int(Math.round(v)) })}
 <h2>By model</h2>
 ${byModel.size
-  ? html`<table><tr><th>Model</th><th>Requests</th><th>Input tokens</th><th>Output tokens</th><th>Cache tokens</th><th>Credits</th></tr>
+  ? html`<table id="by-model"><tr><th>Model</th><th>Requests / tasks</th><th>Input tokens</th><th>Output tokens</th><th>Cache tokens</th><th>Credits</th></tr>
 ${[...byModel].sort((a, b) => b[1].cost - a[1].cost).map(([m, t]) => html`<tr><td>${m}</td><td>${int(t.n)}</td><td>${int(t.input)}</td><td>${int(t.output)}</td><td>${int(t.cache)}</td><td>${credits(t.cost)}</td></tr>`)}</table>`
   : html`<p class="muted">No requests in this range.</p>`}
+<h2>By key</h2>
+${byKey.size
+  ? html`<table id="by-key"><tr><th>Key</th><th>LLM requests</th><th>Media tasks</th><th>Credits</th></tr>
+${[...byKey].sort((a, b) => b[1].cost - a[1].cost).map(([k, t]) => html`<tr data-key-id="${k}"><td>${keyNames.get(k) ?? k}</td><td>${int(t.n)}</td><td>${int(t.tasks)}</td><td>${credits(t.cost)}</td></tr>`)}</table>`
+  : html`<p class="muted">No spend in this range.</p>`}
 <h2>Request log <span class="muted">(latest ${LOG_LIMIT}, UTC)</span></h2>
 ${log.length
   ? html`<table id="request-log"><tr><th>Time</th><th>Request id</th><th>Model</th><th>Endpoint</th><th>Status</th><th>In</th><th>Out</th><th>Cache r/w</th><th>Searches</th><th>Credits</th><th>Latency ms</th><th>TTFB ms</th></tr>

@@ -9,4 +9,4 @@ const t = defineTables({
   uniqueIndex,
 });
 
-export const { accounts, apiKeys, wallets, holds, entries, usageRecords, tasks, callbackDeliveries, resultFiles, users, sessions } = t;
+export const { accounts, apiKeys, keyBudgets, idempotencyKeys, wallets, holds, entries, usageRecords, tasks, callbackDeliveries, resultFiles, users, sessions } = t;

@@ -36,11 +36,50 @@ export function defineTables(b: ColumnBuilders) {
       rateRequests: int("rate_requests"),
       rateWindowSeconds: int("rate_window_seconds"),
       maxConcurrentTasks: int("max_concurrent_tasks"),
+      // The key's policy (accounts/policy.ts): models is a JSON array of ids and prefix-* patterns (null: every
+      // model); budgets are µcr per calendar period in UTC (null: no cap for that period).
+      models: text("models"),
+      expiresAt: int("expires_at"),
+      budgetDay: int("budget_day"),
+      budgetWeek: int("budget_week"),
+      budgetMonth: int("budget_month"),
+      budgetLifetime: int("budget_lifetime"),
       createdAt: createdAt(),
       revokedAt: int("revoked_at"),
       lastUsedAt: int("last_used_at"),
     },
     (t) => [uniqueIndex("api_keys_hash").on(t.keyHash), index("api_keys_account").on(t.accountId)],
+  );
+
+  // What a key with a budget has reserved and spent in its current period of each kind (accounts/key-budgets.ts):
+  // one row per key and period, moved to the next period's start (used back to 0) by the first hold after it.
+  const keyBudgets = table(
+    "key_budgets",
+    {
+      keyId: text("key_id").notNull(),
+      period: text("period").notNull(),
+      periodStart: int("period_start").notNull(),
+      used: int("used").notNull(),
+    },
+    (t) => [uniqueIndex("key_budgets_key_period").on(t.keyId, t.period)],
+  );
+
+  // A request sent with an Idempotency-Key (http/idempotency.ts): per account and key, the request's fingerprint,
+  // running or done, and a finished answer to replay (body null: a stream, not stored) until expires_at.
+  const idempotencyKeys = table(
+    "idempotency_keys",
+    {
+      accountId: text("account_id").notNull(),
+      key: text("key").notNull(),
+      fingerprint: text("fingerprint").notNull(),
+      state: text("state").notNull(),
+      status: int("status"),
+      contentType: text("content_type"),
+      body: text("body"),
+      createdAt: createdAt(),
+      expiresAt: int("expires_at").notNull(),
+    },
+    (t) => [uniqueIndex("idempotency_keys_account_key").on(t.accountId, t.key)],
   );
 
   // available = balance - held. Both only change inside ledger transactions.
@@ -165,6 +204,8 @@ export function defineTables(b: ColumnBuilders) {
       completedAt: int("completed_at"),
       resultsExpireAt: int("results_expire_at"),
       resultsExpired: int("results_expired").notNull(),
+      // The key budget's hold of this task (accounts/key-budgets.ts BudgetHold as JSON), null for a key without one.
+      budgetHold: text("budget_hold"),
     },
     // tasks_upstream_ref: an upstream's completion notice names the task by its ref (media/routes.ts), and that
     // endpoint is public: without the index every notice, real or forged, scanned the whole table.
@@ -228,5 +269,5 @@ export function defineTables(b: ColumnBuilders) {
     expiresAt: int("expires_at").notNull(),
   });
 
-  return { accounts, apiKeys, wallets, holds, entries, usageRecords, tasks, callbackDeliveries, resultFiles, users, sessions };
+  return { accounts, apiKeys, keyBudgets, idempotencyKeys, wallets, holds, entries, usageRecords, tasks, callbackDeliveries, resultFiles, users, sessions };
 }

@@ -13,12 +13,18 @@ export function presentedKey(headers: Headers): string | undefined {
   return bearerToken(headers) ?? (headers.get("x-api-key")?.trim() || undefined);
 }
 
-/** The caller's key record, or 401 (no key, or one unknown or revoked). Cached by Accounts: a second call is cheap. */
+/**
+ * The caller's key record, or 401 (no key, one unknown or revoked, or past its expiry). Cached by Accounts: a
+ * second call is cheap. Expiry is checked on every call against the cached record, so it takes effect to the
+ * millisecond, not within the cache's window.
+ */
 async function authenticated(ctx: AppContext, headers: Headers): Promise<AuthContext> {
   const key = presentedKey(headers);
   if (!key) throw unauthorized("Missing API key: send `Authorization: Bearer <key>` or `x-api-key: <key>`.");
   const auth = await ctx.accounts.authenticate(key);
   if (!auth) throw unauthorized("Invalid or revoked API key.");
+  if (auth.expiresAt !== null && Date.now() >= auth.expiresAt)
+    throw new ApiError(401, "key_expired", `This API key expired at ${new Date(auth.expiresAt).toISOString()}; ask for a new one or for its expiry to be moved.`);
   return auth;
 }
 

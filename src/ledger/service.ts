@@ -203,13 +203,20 @@ export function* insertHold(q: TxQueries, accountId: string, amount: number, kin
   return { id, accountId, amount } satisfies Hold;
 }
 
+/** 402 insufficient_credits; carries the figures, so a caller that knows the request can say what to lower. */
+export class InsufficientCredits extends ApiError {
+  constructor(
+    readonly needed: number,
+    readonly available: number,
+  ) {
+    super(402, "insufficient_credits", `Insufficient credits: this request needs up to ${microsToCredits(needed)} credits and ${microsToCredits(Math.max(0, available))} are available.`, {
+      type: "insufficient_quota",
+    });
+  }
+}
+
 export function insufficient(needed: number, available: number): ApiError {
-  return new ApiError(
-    402,
-    "insufficient_credits",
-    `Insufficient credits: this request needs up to ${microsToCredits(needed)} credits and ${microsToCredits(Math.max(0, available))} are available.`,
-    { type: "insufficient_quota" },
-  );
+  return new InsufficientCredits(needed, available);
 }
 
 function assertAmount(amount: number, allowNegative: boolean, allowZero = false) {

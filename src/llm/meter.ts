@@ -41,6 +41,11 @@ export interface HoldPlan {
    *  states no usage is charged for input, never the context window held for a document that may be small */
   inputEstimate: number;
   outputTokens: number;
+  /** µcr per output token (what each token of max_tokens adds to the hold) and the choices each may produce */
+  outputPrice: number;
+  /** µcr per input token held (what each token of a longer body adds to the hold) */
+  inputPrice: number;
+  choices: number;
   /** the request offers a priced web search: a JSON answer is read whole for its search count */
   webSearch: boolean;
   /** the request's max_credits in µcr (checkMaxCredits): the most the call is charged, whatever the upstream states */
@@ -58,11 +63,13 @@ export function planHold(proto: LlmProtocol, body: any, bodyBytes: number, model
   const modelMax = model.max_output_tokens ?? (model.type === "embedding" ? 0 : FALLBACK_MAX_OUTPUT);
   const perChoice = requested === undefined ? modelMax : model.max_output_tokens ? Math.min(requested, modelMax) : requested;
   // The model's maximum is per answer: n choices may each produce that much (and are each billed).
-  const outputTokens = perChoice * (proto.choices?.(body) ?? 1);
+  const choices = proto.choices?.(body) ?? 1;
+  const outputTokens = perChoice * choices;
   const p = pricesFor(model.prices, inputTokens);
-  const amount = inputTokens * Math.max(p.input, p.cacheWrite, p.cacheWrite1h) + outputTokens * p.output + paid.heldSearches * (p.webSearch ?? 0);
+  const inputPrice = Math.max(p.input, p.cacheWrite, p.cacheWrite1h);
+  const amount = inputTokens * inputPrice + outputTokens * p.output + paid.heldSearches * (p.webSearch ?? 0);
   if (!Number.isSafeInteger(amount)) throw new ApiError(400, "request_too_large", "The request is too large to price.");
-  return { amount, inputTokens, inputEstimate: seen, outputTokens, webSearch: paid.webSearch };
+  return { amount, inputTokens, inputEstimate: seen, outputTokens, outputPrice: p.output, inputPrice, choices, webSearch: paid.webSearch };
 }
 
 /**

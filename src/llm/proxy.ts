@@ -6,6 +6,9 @@
 import { metrics } from "../ops/metrics.ts";
 import type { AppContext } from "../context.ts";
 import type { AuthContext } from "../accounts/service.ts";
+import { refuseModelNotAllowed } from "../accounts/policy.ts";
+import type { BudgetHold, KeyBudgets } from "../accounts/key-budgets.ts";
+import { withCreditHint } from "./credit-hint.ts";
 import type { Reservation } from "../ledger/float.ts";
 import type { LlmModel } from "../catalog/model.ts";
 import { ApiError } from "../http/errors.ts";
@@ -30,6 +33,8 @@ export interface LlmDeps {
   ctx: AppContext;
   providers: Providers;
   ledger: LedgerBatch;
+  /** key budgets (accounts/key-budgets.ts): a hold beside the wallet's for a key with a budget */
+  budgets: KeyBudgets;
   /** how long an upstream may keep a call waiting (timeouts.ts) */
   timeouts: LlmTimeouts;
 }
@@ -54,6 +59,8 @@ export interface Call {
   url: string;
   plan: HoldPlan;
   hold: Reservation;
+  /** the key budget's hold, null for a key without a budget */
+  budgetHold: BudgetHold | null;
   started: number;
   /** set by finish: the call's hold has been settled or released */
   finished: boolean;
@@ -78,6 +85,7 @@ export async function handleLlm(
   const body = parseRequestBody(raw);
   const free = proto.freePaths.includes(path);
   const model = lookupModel(d, body, path, free);
+  refuseModelNotAllowed(auth.models, body.model, model.id);
   const provider = d.providers.get(model.provider);
   // How the call is forwarded: passed through when the provider speaks the protocol called, else translated.
   const spoken = provider ? spokenPath(provider, model.endpoint) : model.endpoint;
@@ -103,8 +111,17 @@ export async function handleLlm(
   const plan = planHold(proto, body, inputBytes, model, paid);
   plan.cap = checkMaxCredits(body, plan.amount);
   const upstream = translation ? null : upstreamRequestOf(proto, body, bytes, model);
-  const hold = await d.ledger.hold(auth.accountId, plan.amount, requestId);
-  const call: Call = { d, proto, path, request, auth, requestId, baseHeaders, body, upstream, translation, model, provider, url, plan, hold, started, finished: false, server };
+  // The key's budget first (402 key_budget_exceeded), then the wallet; a wallet that refuses gives the budget back.
+  const budgetPending = d.budgets.hold(auth, plan.amount);
+  const budgetHold = budgetPending && (await budgetPending);
+  let hold: Reservation;
+  try {
+    hold = await d.ledger.hold(auth.accountId, plan.amount, requestId);
+  } catch (e) {
+    if (budgetHold) d.budgets.settle(budgetHold, 0);
+    throw withCreditHint(e, proto.name, body, plan, proto.maxOutputTokens(body));
+  }
+  const call: Call = { d, proto, path, request, auth, requestId, baseHeaders, body, upstream, translation, model, provider, url, plan, hold, budgetHold, started, finished: false, server };
   // The hold may have waited for a commit; a client gone meanwhile is released here, before either path sends.
   if (request.signal.aborted) return clientGoneBeforeUpstream(call);
   try {
@@ -403,12 +420,13 @@ export function meter(call: Pick<Call, "d" | "requestId" | "plan">, judge: () =>
 
 /** Queue the settle/release and the usage record (records.ts commits them in groups). */
 export function finish(
-  call: Pick<Call, "d" | "hold" | "requestId" | "auth" | "model" | "path" | "started" | "finished" | "server"> & { request?: Request },
+  call: Pick<Call, "d" | "hold" | "budgetHold" | "requestId" | "auth" | "model" | "path" | "started" | "finished" | "server"> & { request?: Request },
   v: Verdict,
   upstreamStatus: number | null,
   firstByteAt: number | null,
 ) {
   call.finished = true;
+  if (call.budgetHold) call.d.budgets.settle(call.budgetHold, v.charge ?? 0);
   if (call.request) restoreIdleTimeout(call.server, call.request);
   const now = performance.now();
   if (upstreamStatus !== null && upstreamStatus >= 400) metrics.upstreamError(call.model.provider, `status_${Math.floor(upstreamStatus / 100)}xx`);

@@ -10,8 +10,12 @@ import { protocols, type LlmProtocol } from "./protocols/index.ts";
 import { buildProviders } from "./providers.ts";
 import { LedgerBatch } from "./ledger-batch.ts";
 import { handleLlm, type LlmDeps } from "./proxy.ts";
+import { KeyBudgets } from "../accounts/key-budgets.ts";
+import { IDEMPOTENCY_HEADER, Idempotency } from "../http/idempotency.ts";
+import { idempotentLlm } from "./idempotent.ts";
 import { cutStreams } from "./pump.ts";
-import { listUsage, UsageList, UsageQuery } from "./usage-api.ts";
+import { listUsage, UsageList, UsageQuery, usageCsv } from "./usage-api.ts";
+import { usageSummary, UsageSummary, UsageSummaryQuery } from "./usage-summary.ts";
 import { llmTimeoutsOf } from "./timeouts.ts";
 import { llmDoc } from "./openapi-schemas.ts";
 
@@ -24,12 +28,16 @@ export function llmRoutes(ctx: AppContext) {
   const ledger = new LedgerBatch(ctx);
   ctx.beforeClose.push(() => ledger.close(LEDGER_CLOSE_MS));
   ctx.llmLedger = ledger;
-  const d: LlmDeps = { ctx, providers: buildProviders(ctx.config.raw), ledger, timeouts: llmTimeoutsOf(ctx.config.raw) };
+  const budgets = new KeyBudgets(ctx.db, (e) => ctx.log.error("key budget settle failed; the hold stays counted until the period resets", { error: (e as Error)?.message ?? String(e) }));
+  ctx.keyBudgets = budgets;
+  const idem = new Idempotency(ctx.db);
+  const d: LlmDeps = { ctx, providers: buildProviders(ctx.config.raw), ledger, budgets, timeouts: llmTimeoutsOf(ctx.config.raw) };
 
   // `parse: "none"`: the handler reads the body text itself, once; it goes upstream as it came.
   const llm = (proto: LlmProtocol, path: string, summary: string, description: string, doc: object): [string, (c: any) => Promise<Response>, any] => [
     path,
     async ({ request, auth, set, server }) => {
+      if (request.headers.has(IDEMPOTENCY_HEADER)) return idempotentLlm(ctx, idem, request, auth, (again) => handleLlm(d, proto, path, again, auth, set.headers, server), set);
       const answer = await handleLlm(d, proto, path, request, auth, set.headers, server);
       // The answer already carries `set.headers` (request ids, rate-limit state). Left there, Elysia would merge
       // them into it again by rebuilding the Response: a copy of every header and the body re-wrapped as a
@@ -69,14 +77,28 @@ export function llmRoutes(ctx: AppContext) {
       .post(...llm(protocols.embeddings, "/v1/embeddings", "Embeddings", "OpenAI-style embeddings (float or base64), metered at prompt_tokens × the input price.", llmDoc("EmbeddingsRequest", "EmbeddingsResponse")))
       .get(
         "/v1/usage",
-        async ({ auth, query }) => {
+        async ({ auth, query, request }) => {
           await ledger.settledFor(auth.accountId); // records of answers that just ended may still be queued
-          return listUsage(ctx, auth.accountId, query);
+          const list = await listUsage(ctx, auth.accountId, query);
+          // The CSV is a Response, which Elysia sends as it is (the response schema describes the JSON).
+          return request.headers.get("accept")?.includes("text/csv") ? (usageCsv(list) as unknown as typeof list) : list;
         },
         {
           query: UsageQuery,
           response: UsageList,
-          detail: { tags: ["LLM"], summary: "Your usage records", description: "One record per LLM or embeddings call: tokens by kind, credits charged, upstream status, latency and time to first byte. Newest first.", security },
+          detail: { tags: ["LLM"], summary: "Your usage records", description: "One record per LLM or embeddings call: tokens by kind, credits charged, upstream status, latency and time to first byte. Newest first. With `Accept: text/csv`, the same records as CSV.", security },
+        },
+      )
+      .get(
+        "/v1/usage/summary",
+        async ({ auth, query }) => {
+          await ledger.settledFor(auth.accountId);
+          return usageSummary(ctx, auth.accountId, query);
+        },
+        {
+          query: UsageSummaryQuery,
+          response: UsageSummary,
+          detail: { tags: ["LLM"], summary: "Your spend grouped by model, key or day", description: "Credits and tokens of LLM calls and finished media tasks, grouped by `group_by` (model, key or UTC day) within `from`/`to`.", security },
         },
       )
   );

@@ -36,7 +36,8 @@ export interface UsageFilter {
   limit?: number;
 }
 
-function toMs(v: string, param: string): number {
+/** A query's time bound (ISO 8601 or Unix ms) as Unix ms, or 422 naming it. */
+export function timeBound(v: string, param: string): number {
   const ms = /^\d+$/.test(v) ? Number(v) : Date.parse(v);
   if (!Number.isFinite(ms)) throw new ApiError(422, "invalid_request", `${param} must be an ISO 8601 time or Unix milliseconds.`, { param });
   return ms;
@@ -46,12 +47,28 @@ export async function listUsage(ctx: AppContext, accountId: string, f: UsageFilt
   const where: SQL[] = [sql`account_id = ${accountId}`];
   if (f.request_id) where.push(sql`id = ${f.request_id}`); // the primary key (db/tables.ts)
   if (f.model) where.push(sql`model = ${f.model}`);
-  if (f.from) where.push(sql`created_at >= ${toMs(f.from, "from")}`);
-  if (f.to) where.push(sql`created_at < ${toMs(f.to, "to")}`);
+  if (f.from) where.push(sql`created_at >= ${timeBound(f.from, "from")}`);
+  if (f.to) where.push(sql`created_at < ${timeBound(f.to, "to")}`);
   const limit = f.limit ?? 100;
   if (!Number.isInteger(limit) || limit < 1 || limit > 1000) throw new ApiError(422, "invalid_request", "limit must be a whole number from 1 to 1000.", { param: "limit" });
   const rows = await ctx.db.all<any>(sql`select * from usage_records where ${sql.join(where, sql` and `)} order by created_at desc, id desc limit ${limit}`);
   return { object: "list" as const, data: rows.map(view) };
+}
+
+const CSV_COLUMNS = ["id", "created_at", "key_id", "model", "endpoint", "provider", "status", "upstream_status", "input_tokens", "output_tokens",
+  "cache_read_tokens", "cache_write_tokens", "cache_write_1h_tokens", "web_search_calls", "micro_credits", "credits", "latency_ms", "ttfb_ms", "error"] as const;
+
+/** The same records as CSV (RFC 4180: every field quoted when it holds a comma, quote or line break). */
+export function usageCsv(list: { data: ReturnType<typeof view>[] }): Response {
+  const field = (v: unknown) => {
+    const s = v === null || v === undefined ? "" : String(v);
+    return /[",\r\n]/.test(s) ? `"${s.replaceAll('"', '""')}"` : s;
+  };
+  const rows = list.data.map((r) => {
+    const flat: Record<string, unknown> = { ...r, ...r.usage, micro_credits: r.cost.micro_credits, credits: r.cost.credits };
+    return CSV_COLUMNS.map((c) => field(flat[c])).join(",");
+  });
+  return new Response([CSV_COLUMNS.join(","), ...rows].join("\r\n") + "\r\n", { headers: { "content-type": "text/csv; charset=utf-8" } });
 }
 
 function view(r: any) {

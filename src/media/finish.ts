@@ -6,6 +6,7 @@ import { sql } from "drizzle-orm";
 import { storableText, type Db } from "../db/client.ts";
 import { newId, randomToken } from "../db/ids.ts";
 import type { Ledger } from "../ledger/service.ts";
+import { settleBudgetIn, type BudgetHold } from "../accounts/key-budgets.ts";
 import type { MediaMetrics } from "./metrics.ts";
 import type { Logger } from "../log.ts";
 import type { Done } from "./adapters/types.ts";
@@ -190,6 +191,7 @@ export async function completeTask(deps: FinishDeps, task: TaskRow, model: Media
           values (${f.token}, ${task.id}, ${task.account_id}, ${f.key}, ${f.contentType}, ${f.bytes}, ${now}, ${expires})`);
       }
       if (task.hold_id) yield* ledger.settleIn(q, task.hold_id, cost, `task ${task.id} ${task.model}`);
+      yield* settleTaskBudgetIn(q, task, cost);
       if (task.callback_url) yield* queueCallback(q, task, now);
     });
   } catch (e) {
@@ -213,11 +215,19 @@ export async function failTask(deps: FinishDeps, task: TaskRow, code: string, me
       where id = ${task.id} and state = ${task.state} and lease_owner = ${owner}`);
     if (changed !== 1) return false;
     if (task.hold_id) yield* ledger.releaseIn(q, task.hold_id);
+    yield* settleTaskBudgetIn(q, task, 0);
     if (task.callback_url) yield* queueCallback(q, task, now);
     return true;
   });
   if (ok) deps.log.info("task failed", { task_id: task.id, model: task.model, provider: task.provider, code, message, ...(upstreamMessage ? { upstream_message: upstreamMessage } : {}) });
   return ok;
+}
+
+/** The task's key-budget hold moved to what it cost, in the transaction that ends the task (so exactly once). */
+function* settleTaskBudgetIn(q: Parameters<Parameters<Db["tx"]>[0]>[0], task: TaskRow, cost: number) {
+  if (!task.budget_hold) return;
+  const held = JSON.parse(task.budget_hold) as BudgetHold;
+  yield* settleBudgetIn(q, held.keyId, held.periods, cost - held.amount);
 }
 
 function* queueCallback(q: Parameters<Parameters<Db["tx"]>[0]>[0], task: TaskRow, now: number) {

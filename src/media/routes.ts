@@ -15,6 +15,8 @@ import { mediaSettingsOf } from "./settings.ts";
 import { createStorage, servableType } from "./storage.ts";
 import { aliasCreated, aliasStatus, taskRecord } from "./views.ts";
 import { bodyLimits } from "../http/body-limits.ts";
+import { Idempotency, idempotent } from "../http/idempotency.ts";
+
 import { bodyType, errorCodes } from "../discovery/openapi.ts";
 
 const security: Array<Record<string, string[]>> = [{ bearer: [] }, { apiKey: [] }];
@@ -33,7 +35,7 @@ export function mediaRoutes(ctx: AppContext) {
   const tasks = new TaskService(ctx, settings);
   const storage = createStorage(settings.storage);
   const base = () => ctx.config.publicBaseUrl; // read per request: tests and operators may set it after start
-  const caller = (auth: Caller): Caller => ({ keyId: auth.keyId, accountId: auth.accountId, maxConcurrentTasks: auth.maxConcurrentTasks });
+  const caller = (auth: Caller): Caller => ({ keyId: auth.keyId, accountId: auth.accountId, maxConcurrentTasks: auth.maxConcurrentTasks, models: auth.models, budget: auth.budget });
   const typeOf = (model: string) => ctx.catalog.media.get(model)?.type ?? "media";
 
   const alias = (summary: string) => ({
@@ -42,7 +44,14 @@ export function mediaRoutes(ctx: AppContext) {
     detail: { tags: ["Media tasks"], summary, security, ...createErrors(), description: "Creates an asynchronous task: `model`, `max_credits` and `callback_url` are the gateway's; every other field becomes the model's task input. Poll `GET /v1/tasks/{task_id}` or wait for the callback." },
   });
   /** An alias creates tasks of its own media type only: a video model on the images route is pointed to /v1/videos. */
-  const createAlias = (type: MediaType) => async ({ body, auth }: { body: Record<string, unknown>; auth: Caller }) => {
+  // Task creation under an Idempotency-Key (http/idempotency.ts): a repeat gets the same task, created once.
+  const idem = new Idempotency(ctx.db);
+  const once = <T>(request: Request, auth: Caller, body: unknown, create: () => Promise<T>) =>
+    idempotent(idem, request, auth.accountId, () => JSON.stringify(body), create, (r) => ({ status: 200, contentType: "application/json", body: JSON.stringify(r) }),
+      (e) => ctx.log.error("idempotent answer not stored", { error: (e as Error)?.message ?? String(e) })) as Promise<T>; // or a replay's Response, which Elysia sends as it is
+  const createAlias = (type: MediaType) => ({ body, auth, request }: { body: Record<string, unknown>; auth: Caller; request: Request }) =>
+    once(request, auth, body, () => createAliasTask(type, body, auth));
+  const createAliasTask = async (type: MediaType, body: Record<string, unknown>, auth: Caller) => {
     const model = requireModel(ctx, body.model);
     if (model.type !== type) {
       throw new ApiError(422, "wrong_endpoint", `Model ${model.id} makes ${model.type}, not ${type}: create its task with POST ${ALIAS_PATH[model.type]} (or POST /api/v1/jobs/createTask).`, { param: "model" });
@@ -97,13 +106,13 @@ export function mediaRoutes(ctx: AppContext) {
     .use(keyBeforeBody(ctx))
     .use(bodyLimits(ctx))
     .use(protect(ctx))
-    .post("/api/v1/jobs/createTask", async ({ body, auth }) => {
+    .post("/api/v1/jobs/createTask", ({ body, auth, request }) => once(request, auth, body, async () => {
       const row = await tasks.create(caller(auth), {
         model: body.model, input: body.input, callbackUrl: body.callBackUrl, maxCredits: body.max_credits, param: body,
         names: { callback: "callBackUrl", inputPrefix: "input." },
       });
       return { code: 200, msg: "success", data: { taskId: row.id } };
-    }, {
+    }), {
       body: CreateTaskBody,
       response: Envelope(t.Object({ taskId: t.String() })),
       detail: { tags: ["Media tasks"], summary: "Create a media task (native API)", security, ...createErrors() },

@@ -1,10 +1,12 @@
 // Creating and reading tasks (no HTTP here; routes.ts adapts both front doors to it).
-// Creation order matters for money: validate → estimate → budget guard → callback URL → concurrency token →
+// Creation order matters for money: validate (the key's models too) → estimate → budget guard → callback URL → concurrency token →
 // ONE transaction that records the task and holds its estimate. Every refusal before the transaction leaves
 // nothing behind (no task, no hold, no token).
 import { sql } from "drizzle-orm";
 import type { AppContext } from "../context.ts";
 import { newId } from "../db/ids.ts";
+import { holdBudgetIn } from "../accounts/key-budgets.ts";
+import { refuseModelNotAllowed, type Budget } from "../accounts/policy.ts";
 import { ApiError, notFound } from "../http/errors.ts";
 import { withIdleFloatBack } from "../ledger/float.ts";
 import { maxCreditsToMicros, microsToCredits } from "../ledger/units.ts";
@@ -33,7 +35,7 @@ export interface CreateRequest {
   names: { callback: string; inputPrefix: string };
 }
 
-export interface Caller { keyId: string; accountId: string; maxConcurrentTasks: number | null }
+export interface Caller { keyId: string; accountId: string; maxConcurrentTasks: number | null; models: string[] | null; budget: Budget }
 
 
 export function requireModel(ctx: AppContext, id: unknown): MediaModel {
@@ -90,6 +92,7 @@ export class TaskService {
   async create(caller: Caller, req: CreateRequest): Promise<TaskRow> {
     const { ctx, settings } = this;
     const model = requireModel(ctx, req.model);
+    refuseModelNotAllowed(caller.models, req.model as string, model.id);
     const prepared = prepareInput(model, req.input, req.names.inputPrefix);
     const budget = budgetOf(req.maxCredits);
     if (budget !== undefined && prepared.estimate > budget) throw overBudget(prepared.estimate, budget);
@@ -170,19 +173,22 @@ export class TaskService {
       param: JSON.stringify(req.param), input: JSON.stringify(prepared.value), callback_url: callbackUrl, hold_id: null,
       estimate: prepared.estimate, cost: null, route_index: 0, provider: null, upstream_ref: null, result_json: null,
       fail_code: null, fail_msg: null, attempts: 0, next_poll_at: now, deadline_at: deadline, lease_owner: null,
-      lease_until: null, created_at: now, updated_at: now, completed_at: null, results_expire_at: null, results_expired: 0,
+      lease_until: null, created_at: now, updated_at: now, completed_at: null, results_expire_at: null, results_expired: 0, budget_hold: null,
     };
     const ledger = ctx.ledger;
     const insert = () =>
       ctx.db.tx(function* (q) {
         // The hold outlives the deadline by an hour: the engine fails (and releases) a late task itself, so the
         // hold sweeper never has to void a task hold under a running task.
+        // The key's budget first (402 key_budget_exceeded); a wallet that refuses rolls both back.
+        const budgetHold = yield* holdBudgetIn(q, caller, prepared.estimate, now);
+        row.budget_hold = budgetHold && JSON.stringify(budgetHold);
         const hold = yield* ledger.holdIn(q, caller.accountId, prepared.estimate, "task", id, deadline + HOUR_MS - now);
         row.hold_id = hold.id;
         yield* q.run(sql`insert into tasks (id, account_id, key_id, model, state, param, input, callback_url, hold_id, estimate,
-            route_index, attempts, next_poll_at, deadline_at, created_at, updated_at, results_expired)
+            route_index, attempts, next_poll_at, deadline_at, created_at, updated_at, results_expired, budget_hold)
           values (${row.id}, ${row.account_id}, ${row.key_id}, ${row.model}, ${row.state}, ${row.param}, ${row.input}, ${row.callback_url},
-            ${row.hold_id}, ${row.estimate}, ${0}, ${0}, ${row.next_poll_at}, ${row.deadline_at}, ${now}, ${now}, ${0})`);
+            ${row.hold_id}, ${row.estimate}, ${0}, ${0}, ${row.next_poll_at}, ${row.deadline_at}, ${now}, ${now}, ${0}, ${row.budget_hold})`);
       });
     await withIdleFloatBack(ctx, caller.accountId, "insufficient_credits", insert);
     return row;

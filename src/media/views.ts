@@ -31,6 +31,8 @@ export interface TaskRow {
   completed_at: number | null;
   results_expire_at: number | null;
   results_expired: number;
+  /** the key budget\'s hold (accounts/key-budgets.ts), as JSON; null for a key without a budget */
+  budget_hold: string | null;
 }
 
 /** Stored result: gateway paths of the copied files. */

@@ -49,11 +49,12 @@ const get = async (path: string) => {
 };
 
 describe("Usage", () => {
-  test("the spend chart says it counts LLM and embedding calls and sends media task spend to the Tasks page", async () => {
+  test("the spend chart counts media tasks too: the finished task is in it and in the totals by model", async () => {
     // this account has a finished media task (task_done, 3 credits) that the usage records do not hold
     const page = await get("/dashboard/usage");
-    expect(page).toContain('aria-label="Spend on LLM and embedding calls per day (credits, UTC)"');
-    expect(page).toContain('Media tasks are billed per task: see <a href="/dashboard/tasks">Tasks</a>');
+    expect(page).toContain('aria-label="Spend per day (credits, UTC; LLM calls and media tasks)"');
+    const task = await gw.ctx.db.get<any>(sql`select model, cost from tasks where id = ${"task_done"}`);
+    expect(page).toContain(`${task.model}: ${Number(task.cost) / 1e6}</title>`);
   });
 
   test("charts by day and model, totals by model, and the request log of this account only (last 30 days)", async () => {

@@ -96,6 +96,7 @@ test("an error that no path settled still releases the call's hold (the proxy's 
     providers: buildProviders(providerEnv("http://127.0.0.1:9")),
     ledger: { hold: async (_a: string, amount: number, id: string) => ({ id, accountId: "acc_1", amount }), finish: (f: Finish) => void finishes.push(f) } as any,
     timeouts: { firstByteMs: 60_000, silenceMs: 60_000 },
+    budgets: { hold: () => null, settle: () => {} } as any, // a key without a budget
   };
   const real = new Request("http://gw/v1/responses", { method: "POST", body: JSON.stringify({ model: "deepseek-test", input: "hi", max_output_tokens: 10 }) });
   // The defect: the request's signal, read once after the hold (the client-gone check), throws on the next read,
@@ -108,7 +109,7 @@ test("an error that no path settled still releases the call's hold (the proxy's 
       return typeof v === "function" ? v.bind(t) : v;
     },
   });
-  const auth = { accountId: "acc_1", keyId: "key_1" } as any;
+  const auth = { accountId: "acc_1", keyId: "key_1", models: null, budget: {} } as any;
   await expect(handleLlm(d, protocols.responses, "/v1/responses", request, auth, { "x-request-id": "req_1" })).rejects.toThrow("a defect after the hold");
   expect(finishes.length).toBe(1);
   expect(finishes[0]!.charge).toBeNull();

@@ -1,0 +1,30 @@
+import { ApiError } from "../http/errors.ts";
+import { InsufficientCredits } from "../ledger/service.ts";
+import { microsToCredits } from "../ledger/units.ts";
+import { INPUT_BYTES_PER_TOKEN, type HoldPlan } from "./meter.ts";
+import type { ProtocolName } from "./protocols/types.ts";
+
+// A 402 insufficient_credits on an LLM call says what to lower and by how much: most holds are mostly output (the
+// model's maximum when the request sets none: a newcomer's first call to a 128k-output model without max_tokens is
+// refused on a small wallet), so the hint is the largest output limit the wallet covers for this request.
+
+/** The field that sets the output limit, as the caller's protocol (and the caller, for chat's two names) spells it. */
+const OUTPUT_FIELD: Partial<Record<ProtocolName, (body: any) => string>> = {
+  anthropic: () => "max_tokens",
+  chat: (body) => (body?.max_completion_tokens !== undefined ? "max_completion_tokens" : "max_tokens"),
+  responses: () => "max_output_tokens",
+};
+
+export function withCreditHint(e: unknown, protocol: ProtocolName, body: any, plan: HoldPlan, requested: number | undefined): unknown {
+  const field = OUTPUT_FIELD[protocol]?.(body);
+  if (!(e instanceof InsufficientCredits) || !field || plan.outputPrice <= 0 || plan.outputTokens <= 0) return e;
+  // Setting the field adds its own bytes to the body, which the hold counts as input: room for them is kept.
+  const fieldInput = Math.ceil((field.length + 24) / INPUT_BYTES_PER_TOKEN) * plan.inputPrice;
+  const withoutOutput = plan.amount - plan.outputTokens * plan.outputPrice + fieldInput;
+  const fits = Math.floor((e.available - withoutOutput) / (plan.outputPrice * plan.choices));
+  const hint =
+    fits >= 1
+      ? `${requested === undefined ? `Set ${field}` : `Lower ${field} from ${requested}`} to at most ${fits}${requested === undefined ? ` (without it, the hold covers the model's maximum output, ${plan.outputTokens / plan.choices} tokens)` : ""}, or top up.`
+      : `The input alone needs about ${microsToCredits(withoutOutput)} credits: shorten it, or top up.`;
+  return new ApiError(e.status, e.code, `${e.message} ${hint}`, { type: e.type, param: fits >= 1 ? field : undefined });
+}
