@@ -15,9 +15,7 @@ import { publicPageRoutes } from "./pages/public-routes";
 
 /** Composes the feature plugins. Nothing else lives here. */
 export function buildApp(ctx: AppContext) {
-  // TypeBox cleans answers against their schemas: exact-mirror (the default) could not be built for some of ours and
-  // printed "Failed to create exactMirror" to stderr; every answer schema here is open anyway.
-  const app = new Elysia({ normalize: "typebox" })
+  const app = new Elysia()
     .use(basePlugin(ctx.log))
     .use(opsRoutes(ctx))
     .get("/healthz", () => ({ status: "ok" as const }), { response: t.Object({ status: t.Literal("ok") }), detail: { tags: ["Operations"], summary: "The process is up" } })
