@@ -4,19 +4,9 @@ import { expect, test } from "bun:test";
 import { chatCodec } from "../../../src/llm/translate/chat.ts";
 import { TranslationError } from "../../../src/llm/translate/ir.ts";
 import { fixtureJson } from "../../fakes/fixtures.ts";
+import { paths } from "./mutations.ts";
 
 const JUNK: unknown[] = [null, 0, -1, 1.5, "", "x", true, [], {}, [null], [{}], { type: "text" }];
-
-/** Every path into `v` (objects and arrays), as key lists. */
-function paths(v: unknown, at: Array<string | number> = []): Array<Array<string | number>> {
-  if (typeof v !== "object" || v === null) return [];
-  const out: Array<Array<string | number>> = [];
-  for (const [k, child] of Object.entries(v)) {
-    const p = [...at, Array.isArray(v) ? Number(k) : k];
-    out.push(p, ...paths(child, p));
-  }
-  return out;
-}
 
 function replaced(v: any, path: Array<string | number>, value: unknown): any {
   const copy = structuredClone(v);

@@ -6,6 +6,7 @@ import { TranslationError } from "../../../src/llm/translate/ir.ts";
 import { responsesCodec } from "../../../src/llm/translate/responses.ts";
 import { rng } from "../../fakes/chunking.ts";
 import { fixtureText } from "../../fakes/fixtures.ts";
+import { paths } from "./mutations.ts";
 
 const WEIRD = [null, 0, -1, 1.5, "", "x", true, [], {}, [null], [{}], { type: 5 }, { type: "input_text" }, { text: 3 }];
 
@@ -33,17 +34,6 @@ const request = {
   temperature: 0.3,
   stream: true,
 };
-
-/** Every path to a value inside `v` (objects and arrays), the root excluded. */
-function paths(v: unknown, at: Array<string | number> = []): Array<Array<string | number>> {
-  if (typeof v !== "object" || v === null) return [];
-  const out: Array<Array<string | number>> = [];
-  for (const [k, child] of Object.entries(v)) {
-    const p = [...at, Array.isArray(v) ? Number(k) : k];
-    out.push(p, ...paths(child, p));
-  }
-  return out;
-}
 
 function setAt(root: any, path: Array<string | number>, value: unknown): void {
   let o = root;
