@@ -76,6 +76,6 @@ describe("model cards", () => {
   test("GET /v1/models lists status, released, retires_after and successor for every model", async () => {
     const { data } = await (await fetch(gw.url + "/v1/models")).json();
     for (const m of data) for (const k of ["status", "released", "retires_after", "successor", "source", "checked"]) expect(k in m).toBe(true);
-    expect(data.find((m: any) => m.id === "deepseek-chat")).toMatchObject({ status: "retired", successor: "gpt-6.2-sol", retires_after: "2026-07-24" });
+    expect(data.find((m: any) => m.id === "deepseek-chat")).toMatchObject({ status: "retired", successor: "gpt-6-luna", provider_successor: "deepseek-flash", retires_after: "2026-07-24" });
   });
 });
