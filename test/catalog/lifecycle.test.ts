@@ -79,6 +79,21 @@ describe("a retired model answers 410 model_retired naming its successor", () =>
     expect(JSON.stringify(e)).toContain("nano-banana-2");
   });
 
+  test("a retired LLM named on the media estimate answers 410 naming its successor, not the endpoint it no longer has", async () => {
+    const r = await fetch(gw.url + "/v1/credits/estimate", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ model: "deepseek-chat", input: { prompt: "a cat" } }) });
+    expect(r.status).toBe(410);
+    const text = JSON.stringify(await r.json());
+    expect(text).toContain("model_retired");
+    expect(text).toContain("gpt-6-luna");
+    expect(text).not.toContain("/v1/responses");
+    const task = await post("/api/v1/jobs/createTask", { model: "deepseek-chat", input: { prompt: "a cat" } });
+    expect(task.status).toBe(410);
+    // a language model on sale still gets the pointer to its own endpoint
+    const live = await fetch(gw.url + "/v1/credits/estimate", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ model: "gpt-6-luna", input: { prompt: "a cat" } }) });
+    expect(live.status).toBe(422);
+    expect(JSON.stringify(await live.json())).toContain("POST /v1/responses");
+  });
+
   test("nothing is held or charged", async () => {
     const b = await gw.ctx.ledger.balance(accountId);
     expect(b).toMatchObject({ available: 100_000_000, held: 0 });
