@@ -22,7 +22,7 @@ const PROVIDER_HOSTS: Record<string, string[]> = {
 const NOT_RECHECKED = [
   "gpt-5.1", "gpt-5", "gpt-5-mini", "gpt-5-nano", "gpt-5.1-codex", "gpt-5-codex", "gpt-4.1", "gpt-4o", "gpt-4o-mini", "gpt-5.2",
   "gemini-2.5-pro", "gemini-2.5-flash", "gemini-2.5-flash-lite", "grok-4", "grok-4-fast", "grok-code-fast-1",
-  "text-embedding-3-small", "text-embedding-3-large", "gemini-embedding-001",
+  "gemini-embedding-001",
 ];
 
 describe("built-in catalog sources", () => {
