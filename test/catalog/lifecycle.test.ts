@@ -124,6 +124,7 @@ describe("a bad CATALOG_PATH entry stops loading with one line naming the file, 
     ["a retired model without a successor", [{ id: "gpt-5.1", status: "retired" }], /entry "gpt-5.1", field successor: is required/],
     ["a successor not in the catalog", [{ id: "gpt-5", status: "retired", successor: "gpt-9" }], /entry "gpt-5", field successor: "gpt-9" is not in the catalog/],
     ["a bad date", [{ ...base, id: "m9", released: "27/11/2026" }], /entry "m9", field released: must be a date/],
+    ["a provider_successor that is not a model id", [{ id: "gpt-5.1", status: "retired", successor: "gpt-6-luna", provider_successor: 5 }], /entry "gpt-5.1", field provider_successor: must be a model id/],
     ["a dated alias that is not the snapshot called", [{ ...base, id: "m10", aliases: ["m10-20261101"], upstream_model: "m10" }], /entry "m10", field aliases: "m10-20261101" is a dated snapshot id, so upstream_model must be it/],
     ["a media entry's unknown field", [{ id: "google/nano-banana", status: "legacy", colour: "red" }], /entry "google\/nano-banana".*unknown key "colour"/],
   ];
