@@ -12,7 +12,7 @@ import { ApiError } from "../http/errors.ts";
 import type { LlmModel } from "../catalog/model.ts";
 import { protocols, type LlmProtocol } from "./protocols/index.ts";
 import { reserialised } from "./protocols/common.ts";
-import type { Provider } from "./providers.ts";
+import { dialectFor, type Provider } from "./providers.ts";
 import { codecs } from "./translate/codecs.ts";
 import { TranslationError, type ClientCodec, type TranslateTarget, type UpstreamCodec } from "./translate/ir.ts";
 import { answerHeaders, answerUnread, finish, judgeAnswer, meter, throwIfGatewaySide, unusableAnswer, upstreamFailed, type Call } from "./proxy.ts";
@@ -48,7 +48,7 @@ export function prepareTranslation(path: string, spoken: string, body: Record<st
   const client = codecs[path]!.client;
   const upstream = codecs[spoken]!.upstream;
   const { max_credits: _gatewayOnly, ...request } = body;
-  const target: TranslateTarget = { provider: provider.name, dialect: provider.dialect };
+  const target: TranslateTarget = { provider: provider.name, dialect: dialectFor(provider, model) };
   try {
     const ir = client.decodeRequest(request);
     ir.model = model.upstream_model;

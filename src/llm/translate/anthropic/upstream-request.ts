@@ -52,7 +52,7 @@ export function encodeRequest(req: IrRequest, target: TranslateTarget): Record<s
     body.output_config = { format: { type: "json_schema", schema } };
   }
 
-  const thinking = thinkingFor(req, body.max_tokens as number, messages);
+  const thinking = d.reasoning === false ? undefined : thinkingFor(req, body.max_tokens as number, messages);
   if (thinking) body.thinking = thinking;
   else if (d.sampling !== false) {
     if (req.temperature !== undefined) body.temperature = Math.min(1, Math.max(0, req.temperature));

@@ -24,6 +24,7 @@ export interface ChatDialect {
   maxTokensField: "max_completion_tokens" | "max_tokens";
   reasoningField?: string;
   reasoningEffort: boolean;
+  sampling: boolean;
   streamUsage: boolean;
   images: boolean;
   parallelToolCalls: boolean;
@@ -35,7 +36,8 @@ export function dialectOf(target: TranslateTarget): ChatDialect {
   return {
     maxTokensField: d.maxTokensField === "max_tokens" ? "max_tokens" : "max_completion_tokens",
     reasoningField: typeof d.reasoningField === "string" ? d.reasoningField : undefined,
-    reasoningEffort: d.reasoningEffort === true,
+    reasoningEffort: d.reasoningEffort === true && d.reasoning !== false,
+    sampling: d.sampling !== false,
     streamUsage: d.streamUsage !== false,
     images: d.images !== false,
     parallelToolCalls: d.parallelToolCalls !== false,
@@ -60,8 +62,10 @@ export function encodeRequest(req: IrRequest, target: TranslateTarget): Record<s
     if (req.parallelToolCalls != null && d.parallelToolCalls) out.parallel_tool_calls = req.parallelToolCalls;
   }
   if (req.maxOutputTokens != null) out[d.maxTokensField] = req.maxOutputTokens;
-  if (req.temperature != null) out.temperature = req.temperature;
-  if (req.topP != null) out.top_p = req.topP;
+  if (d.sampling) {
+    if (req.temperature != null) out.temperature = req.temperature;
+    if (req.topP != null) out.top_p = req.topP;
+  }
   if (req.stop?.length) out.stop = req.stop;
   const effort = effortOf(req.reasoning);
   if (effort && d.reasoningEffort) out.reasoning_effort = effort;

@@ -7,6 +7,8 @@
 // - sampling (true): false leaves temperature and top_p out (reasoning models refuse them).
 // - reasoningEffort (true): false leaves reasoning.effort out (models that reason at a fixed effort refuse it,
 //   as xAI's grok-4 does).
+// - reasoning (true): false for a model that does not reason (GPT-4.x refuses `reasoning` and its encrypted
+//   content): nothing about reasoning is sent.
 // - reasoningSummary ("auto"): the reasoning.summary asked for when reasoning is asked, so its text comes back;
 //   null leaves it out.
 // - outputExcludesReasoning (false): true when the provider's output_tokens leave reasoning_tokens out (they are
@@ -40,7 +42,7 @@ export function encodeRequest(ir: IrRequest, target: TranslateTarget): Record<st
     if (ir.temperature !== undefined) body.temperature = ir.temperature;
     if (ir.topP !== undefined) body.top_p = ir.topP;
   }
-  if (ir.reasoning) {
+  if (ir.reasoning && d.reasoning !== false) {
     const reasoning: Record<string, unknown> = {};
     if (d.reasoningEffort !== false) reasoning.effort = effortOf(ir.reasoning);
     const summary = d.reasoningSummary === undefined ? "auto" : d.reasoningSummary;
