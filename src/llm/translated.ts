@@ -22,6 +22,7 @@ import { headOf, pump, readHead, type PumpEnd } from "./pump.ts";
 import { answerTypeMisfit, textOf } from "./body.ts";
 import { liftIdleTimeout } from "./timeouts.ts";
 import { createStreamTranslator } from "./translated-stream.ts";
+import { restoreAnswerToolNames, shortenToolNames, type ToolNames } from "./translate/tool-names.ts";
 import type { TokenUsage } from "./usage.ts";
 
 export interface Translation {
@@ -35,6 +36,8 @@ export interface Translation {
   /** the client's request (without max_credits): the client codec's encoders echo some of it */
   request: Record<string, any>;
   stream: boolean;
+  /** tool names shortened for the upstream → the client's (translate/tool-names.ts); null: none was */
+  toolNames: ToolNames;
 }
 
 const NATIVE: Record<string, LlmProtocol> = { "/v1/messages": protocols.anthropic, "/v1/responses": protocols.responses, "/v1/chat/completions": protocols.chat };
@@ -54,8 +57,9 @@ export function prepareTranslation(path: string, spoken: string, body: Record<st
     ir.model = model.upstream_model;
     // The hold's output (meter.ts planHold) when the client states none; Anthropic requires a number.
     ir.maxOutputTokens ??= model.max_output_tokens ?? FALLBACK_MAX_OUTPUT;
+    const toolNames = shortenToolNames(ir);
     const text = reserialised(upstream.encodeRequest(ir, target));
-    return { client, upstream, target, native: NATIVE[spoken]!, text, request, stream: ir.stream };
+    return { client, upstream, target, native: NATIVE[spoken]!, text, request, stream: ir.stream, toolNames };
   } catch (e) {
     if (e instanceof TranslationError) throw new ApiError(400, "unsupported_for_model", e.message, { param: e.param });
     if (e instanceof ApiError) throw e;
@@ -113,7 +117,7 @@ async function translatedAnswer(call: Call, t: Translation, res: Response): Prom
   }
   let out: Record<string, unknown>;
   try {
-    out = t.client.encodeAnswer(t.upstream.decodeAnswer(json, t.target), t.request);
+    out = t.client.encodeAnswer(restoreAnswerToolNames(t.toolNames, t.upstream.decodeAnswer(json, t.target)), t.request);
   } catch (e) {
     const why = `upstream answer not translatable: ${(e as Error)?.message ?? e}`;
     // Through meter, as every charge: max_credits caps it.
