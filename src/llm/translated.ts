@@ -18,7 +18,7 @@ import { TranslationError, type ClientCodec, type TranslateTarget, type Upstream
 import { answerHeaders, answerUnread, finish, judgeAnswer, meter, throwIfGatewaySide, unusableAnswer, upstreamFailed, type Call } from "./proxy.ts";
 import { callUpstream, upstreamHeaders } from "./upstream.ts";
 import { FALLBACK_MAX_OUTPUT, judgeBody, judgeStream, type Verdict } from "./meter.ts";
-import { headOf, pump, readHead, type PumpEnd } from "./pump.ts";
+import { headOf, pump, readHead, type Head, type PumpEnd } from "./pump.ts";
 import { answerTypeMisfit, textOf } from "./body.ts";
 import { liftIdleTimeout } from "./timeouts.ts";
 import { createStreamTranslator } from "./translated-stream.ts";
@@ -55,8 +55,11 @@ export function prepareTranslation(path: string, spoken: string, body: Record<st
   try {
     const ir = client.decodeRequest(request);
     ir.model = model.upstream_model;
-    // The hold's output (meter.ts planHold) when the client states none; Anthropic requires a number.
+    // The hold's output (meter.ts planHold) when the client states none; Anthropic requires a number. An ask above
+    // the model's maximum is clamped to it, as the hold is: agents send one max_tokens to every model, and the
+    // upstream would refuse the call for it.
     ir.maxOutputTokens ??= model.max_output_tokens ?? FALLBACK_MAX_OUTPUT;
+    if (model.max_output_tokens !== undefined && ir.maxOutputTokens > model.max_output_tokens) ir.maxOutputTokens = model.max_output_tokens;
     const toolNames = shortenToolNames(ir);
     const text = reserialised(upstream.encodeRequest(ir, target));
     return { client, upstream, target, native: NATIVE[spoken]!, text, request, stream: ir.stream, toolNames };
@@ -93,17 +96,26 @@ export async function forwardTranslated(call: Call): Promise<Response> {
   return sse ? translatedStream(call, t, res) : translatedAnswer(call, t, res);
 }
 
+/**
+ * The most of a translated JSON answer read: it is translated whole, so it is held whole, and an endless or runaway
+ * body must not take the process's memory (a native answer over 64 KiB is pumped, keeping only its tail). Far above
+ * any real answer: 128k output tokens are about 1 MB of JSON.
+ */
+export const TRANSLATED_ANSWER_BYTES = 16 * 1024 * 1024;
+
 /** A whole JSON answer: it must all be in before its other form exists. */
 async function translatedAnswer(call: Call, t: Translation, res: Response): Promise<Response> {
   const status = res.status;
-  let text: string;
+  let head: Head;
   let json: any;
   try {
     // Read whole (a translation needs all of it), under the same silence limit as a native answer.
-    text = textOf((await readHead(res, Number.POSITIVE_INFINITY, call.d.timeouts.silenceMs)).chunks);
+    head = await readHead(res, TRANSLATED_ANSWER_BYTES, call.d.timeouts.silenceMs);
   } catch (e) {
     return answerUnread(call, e, status);
   }
+  if (!head.ended) unusableAnswer(call, status, res.headers.get("content-type") ?? "", `answer over ${TRANSLATED_ANSWER_BYTES} bytes`, () => head.reader!.cancel());
+  const text = textOf(head.chunks);
   try {
     json = JSON.parse(text);
   } catch {
