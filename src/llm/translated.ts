@@ -51,7 +51,7 @@ export function prepareTranslation(path: string, spoken: string, body: Record<st
   const client = codecs[path]!.client;
   const upstream = codecs[spoken]!.upstream;
   const { max_credits: _gatewayOnly, ...request } = body;
-  const target: TranslateTarget = { provider: provider.name, dialect: dialectFor(provider, model) };
+  const target: TranslateTarget = { provider: provider.name, model: model.upstream_model, dialect: dialectFor(provider, model) };
   try {
     const ir = client.decodeRequest(request);
     ir.model = model.upstream_model;
