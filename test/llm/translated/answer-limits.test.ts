@@ -1,6 +1,6 @@
 // Limits a translated call keeps: an output ask above the model's maximum goes upstream clamped to it (the hold is
 // for the clamped amount too, meter.ts planHold), and a JSON answer is read whole only up to a bound (a native one
-// over 64 KiB is pumped): a larger one is a released 502 upstream_bad_response.
+// over 64 KiB is pumped): a larger one is a 502 upstream_bad_response and its hold is voided.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import Anthropic from "@anthropic-ai/sdk";
 import OpenAI from "openai";
@@ -38,7 +38,7 @@ test("max_tokens above the model's maximum is clamped to it on the way up (Respo
   expect(calls.map((c) => c.status)).toEqual(["ok", "ok", "ok", "ok"]);
 });
 
-test("a JSON answer over the bound: 502 upstream_bad_response in the client's shape; the hold released", async () => {
+test("a JSON answer over the bound: 502 upstream_bad_response in the client's shape; the hold voided", async () => {
   const { accountId, key } = await e.gw.account(100);
   const text = "a".repeat(TRANSLATED_ANSWER_BYTES + 1024);
   const body = JSON.stringify({ id: "msg_1", type: "message", role: "assistant", model: "claude-haiku-4-5", content: [{ type: "text", text }], stop_reason: "end_turn", usage: { input_tokens: 10, output_tokens: 5 } });
