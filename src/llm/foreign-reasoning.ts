@@ -1,11 +1,9 @@
 // A conversation can move between models: Claude Code switched from a GPT model (served translated) to Claude
-// (native), say. Its history then holds reasoning the gateway handed out sealed with its origin (translate/ir.ts
-// sealOpaque): a GPT reasoning item inside a thinking block's `signature`, or a thinking block with no signature.
-// A seal names the model too (translate/ir.ts originOf): a Claude signature is valid only for the model that made it.
-// Passed through as it came, the provider would refuse the whole request (an invalid signature). So before a native
-// call goes upstream, such reasoning of another provider or model is dropped with its block or item (a Responses
-// item sealed with this model's own origin is unsealed). Checked on the parsed body with a walk over its turns, cheaper than a
-// byte search of a long history; a body with none goes through untouched.
+// (native), say. Its history then holds reasoning the gateway handed out sealed with its provider and model
+// (translate/ir.ts originOf), which another provider, or another model, would refuse (an invalid signature). So
+// before a native call goes upstream, such reasoning is dropped with its block or item (a Responses item sealed with
+// this model's own origin is unsealed). Checked on the parsed body with a walk over its turns, cheaper than a byte
+// search of a long history; a body with none goes through untouched.
 
 import { openOpaque, originOf, providerOf } from "./translate/ir.ts";
 import { dropForeignThinking } from "./translate/anthropic.ts";
