@@ -38,6 +38,8 @@ export interface Translation {
   stream: boolean;
   /** tool names shortened for the upstream → the client's (translate/tool-names.ts); null: none was */
   toolNames: ToolNames;
+  /** hosted tools the client offered that the target cannot run, left out: the answer names them in a header */
+  droppedTools?: string[];
 }
 
 const NATIVE: Record<string, LlmProtocol> = { "/v1/messages": protocols.anthropic, "/v1/responses": protocols.responses, "/v1/chat/completions": protocols.chat };
@@ -62,7 +64,7 @@ export function prepareTranslation(path: string, spoken: string, body: Record<st
     if (model.max_output_tokens !== undefined && ir.maxOutputTokens > model.max_output_tokens) ir.maxOutputTokens = model.max_output_tokens;
     const toolNames = shortenToolNames(ir);
     const text = reserialised(upstream.encodeRequest(ir, target));
-    return { client, upstream, target, native: NATIVE[spoken]!, text, request, stream: ir.stream, toolNames };
+    return { client, upstream, target, native: NATIVE[spoken]!, text, request, stream: ir.stream, toolNames, ...(ir.droppedTools && { droppedTools: ir.droppedTools }) };
   } catch (e) {
     if (e instanceof TranslationError) throw new ApiError(400, "unsupported_for_model", e.message, { param: e.param });
     if (e instanceof ApiError) throw e;
@@ -138,9 +140,16 @@ async function translatedAnswer(call: Call, t: Translation, res: Response): Prom
     throw new ApiError(502, "upstream_bad_response", "The upstream's answer could not be translated into this protocol. Retry the request.");
   }
   finish(call, verdict, status, performance.now());
-  const headers = answerHeaders(res, call.baseHeaders);
+  const headers = translatedHeaders(res, call, t);
   headers["content-type"] = "application/json";
   return new Response(JSON.stringify(out), { status, headers });
+}
+
+/** The answer's headers; `x-switchyard-dropped-tools` names the hosted tools left out of the upstream request. */
+function translatedHeaders(res: Response, call: Call, t: Translation): Record<string, string> {
+  const headers = answerHeaders(res, call.baseHeaders);
+  if (t.droppedTools) headers["x-switchyard-dropped-tools"] = t.droppedTools.join(", ");
+  return headers;
 }
 
 function translatedStream(call: Call, t: Translation, res: Response): Response {
@@ -167,7 +176,7 @@ function translatedStream(call: Call, t: Translation, res: Response): Response {
       finish(call, verdict, status, firstByteAt);
     },
   });
-  const headers = answerHeaders(res, call.baseHeaders);
+  const headers = translatedHeaders(res, call, t);
   headers["content-type"] = "text/event-stream; charset=utf-8";
   headers["cache-control"] = "no-cache";
   return new Response(clientStream(upstreamBytes, tr, () => tail) as any, { status, headers });

@@ -176,8 +176,6 @@ for (const c of CODEX) {
         `model = "${c.model}"`,
         ...(c.reasoning ? ['model_reasoning_effort = "high"'] : []),
         'model_provider = "switchyard"',
-        // Codex offers OpenAI's hosted web search in every request; a translated model has none (a 400 says so).
-        'web_search = "disabled"',
         "",
         "[model_providers.switchyard]",
         'name = "Switchyard"',

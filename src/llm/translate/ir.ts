@@ -90,6 +90,8 @@ export interface IrRequest {
   stream: boolean;
   /** an end-user id for the provider's abuse monitoring (harmless to drop) */
   user?: string;
+  /** hosted tool types the client offered that the target cannot run: left out, named in the answer's headers */
+  droppedTools?: string[];
 }
 
 /**

@@ -1,6 +1,6 @@
 // Codex CLI's own tool kinds on a translated model: its `namespace` tools (sub-agents, MCP servers) reach the model
-// as their members and a call goes back under its namespace; its hosted `web_search` has no equivalent there and is
-// refused with a 400 in the Responses error shape naming the tool type, never dropped without a word.
+// as their members and a call goes back under its namespace; its hosted `web_search` (offered in every request) has
+// no equivalent there: left out and named in the answer's x-switchyard-dropped-tools header, a 400 when forced.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import OpenAI from "openai";
 import { expectReleased, startEnv, stopEnv, type Env } from "../support";
@@ -20,16 +20,39 @@ const agents = {
   tools: [{ type: "function", name: "spawn_agent", description: "Spawn a sub-agent.", strict: false, parameters: { type: "object", properties: { message: { type: "string" } }, required: ["message"] } }],
 };
 
-test("web_search on Claude: a 400 naming the tool type and how to turn it off in Codex; nothing held or sent", async () => {
+test("web_search on Claude: left out of the upstream request and named in x-switchyard-dropped-tools (JSON and streamed)", async () => {
+  const { key } = await e.gw.account(100);
+  e.fake.setScenario({ kind: "script", steps: [{ text: "Hi." }, { text: "Hi." }] });
+  for (const stream of [false, true]) {
+    const res = await fetch(e.gw.url + "/v1/responses", {
+      method: "POST",
+      headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+      body: JSON.stringify({ model: "claude-sonnet-4-5", input: "hi", max_output_tokens: 500, stream, tools: [{ type: "web_search", external_web_access: false }, { ...agents, tools: [...agents.tools, { type: "local_shell" }] }] }),
+    });
+    expect(res.status).toBe(200);
+    expect(res.headers.get("x-switchyard-dropped-tools")).toBe("web_search, local_shell");
+    await res.text();
+    const sent = JSON.parse(e.fake.requests.at(-1)!.body);
+    expect((sent.tools ?? []).map((t: any) => t.name)).toEqual(["multi_agent_v1__spawn_agent"]);
+  }
+});
+
+test("a tool_choice forcing a hosted tool on Claude: a 400 naming it; nothing held or sent", async () => {
   const { accountId, key } = await e.gw.account(100);
   const before = e.fake.requests.length;
-  const err: any = await rejection(openai(key).responses.create({ model: "claude-sonnet-4-5", input: "hi", tools: [{ type: "web_search", external_web_access: false } as any] }));
+  const err: any = await rejection(openai(key).responses.create({ model: "claude-sonnet-4-5", input: "hi", tools: [{ type: "web_search" } as any], tool_choice: { type: "web_search" } as any }));
   expect(err.status).toBe(400);
-  expect(err.error).toMatchObject({ code: "unsupported_for_model", param: "tools[0].type" });
+  expect(err.error).toMatchObject({ code: "unsupported_for_model", param: "tool_choice" });
   expect(err.error.message).toContain('"web_search"');
-  expect(err.error.message).toContain('web_search = "disabled"');
   expect(e.fake.requests.length).toBe(before);
   await expectReleased(e.gw, accountId, 100, 0);
+});
+
+test("a tool without a type: a 400 naming it", async () => {
+  const { key } = await e.gw.account(100);
+  const err: any = await rejection(openai(key).responses.create({ model: "claude-sonnet-4-5", input: "hi", tools: [{ name: "x" } as any] }));
+  expect(err.status).toBe(400);
+  expect(err.error).toMatchObject({ code: "unsupported_for_model", param: "tools[0].type" });
 });
 
 test("a namespace member on Claude and Gemini: offered to the model by its joined name, called back under its namespace (JSON and streamed)", async () => {

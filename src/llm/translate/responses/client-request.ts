@@ -43,9 +43,10 @@ export function decodeRequest(body: Record<string, any>): IrRequest {
   else if (Array.isArray(body.input)) decodeItems(body.input, system, messages);
   else refuse("input must be a string or an array of items", "input");
 
-  const { tools, toolChoice } = decodeTools(body.tools, body.tool_choice);
+  const { tools, toolChoice, droppedTools } = decodeTools(body.tools, body.tool_choice);
   const req: IrRequest = { model: typeof body.model === "string" ? body.model : "", system, messages, tools, stream: body.stream === true };
   if (toolChoice) req.toolChoice = toolChoice;
+  if (droppedTools.length) req.droppedTools = droppedTools;
   if (typeof body.parallel_tool_calls === "boolean") req.parallelToolCalls = body.parallel_tool_calls;
   if (body.max_output_tokens != null) {
     if (!Number.isSafeInteger(body.max_output_tokens) || body.max_output_tokens < 1) refuse("max_output_tokens must be a positive integer", "max_output_tokens");
@@ -211,34 +212,40 @@ function decodeFormat(text: unknown): IrRequest["responseFormat"] {
   return refuse(`text.format type ${JSON.stringify(format.type)} is not supported`, "text.format");
 }
 
-/** Function and custom tools carried, namespaces as their members; a hosted tool refused, naming its type. */
-function decodeTools(raw: unknown, choice: any): { tools: IrTool[]; toolChoice?: IrToolChoice } {
+/**
+ * Function and custom tools carried, namespaces as their members. A hosted tool (web_search, local_shell…) runs on
+ * OpenAI's side and the translated model has no equivalent: it is left out and named in `droppedTools` (the answer's
+ * x-switchyard-dropped-tools header), since Codex offers web_search in every request; a tool_choice forcing one is a 400.
+ */
+function decodeTools(raw: unknown, choice: any): { tools: IrTool[]; toolChoice?: IrToolChoice; droppedTools: string[] } {
   if (raw != null && !Array.isArray(raw)) refuse("tools must be an array", "tools");
   let tools: IrTool[] = [];
+  const droppedTools: string[] = [];
   ((raw as any[]) ?? []).forEach((t, i) => {
     if (t?.type === "function") tools.push(functionTool(t, `tools[${i}]`));
     else if (t?.type === "custom") tools.push(customTool(t, `tools[${i}]`));
-    else if (t?.type === "namespace") tools.push(...namespaceMembers(t, i));
-    else refuse(hostedToolMessage(t?.type), `tools[${i}].type`);
+    else if (t?.type === "namespace") tools.push(...namespaceMembers(t, i, droppedTools));
+    else droppedTools.push(hostedToolType(t?.type, `tools[${i}].type`));
   });
-  if (!tools.length && (choice == null || choice === "auto" || choice === "none")) return { tools };
-  if (choice == null || choice === "auto") return { tools, ...(choice && { toolChoice: { type: "auto" } }) };
-  if (choice === "none") return { tools, toolChoice: { type: "none" } };
+  const chosen = (toolChoice: IrToolChoice | undefined) => ({ tools, droppedTools, ...(toolChoice && { toolChoice }) });
+  if (!tools.length && (choice == null || choice === "auto" || choice === "none")) return chosen(undefined);
+  if (choice == null || choice === "auto") return chosen(choice ? { type: "auto" } : undefined);
+  if (choice === "none") return chosen({ type: "none" });
   if (choice === "required") {
     if (!tools.length) refuse("tool_choice required forces a tool, and this model can run none of the tools offered", "tool_choice");
-    return { tools, toolChoice: { type: "required" } };
+    return chosen({ type: "required" });
   }
   if ((choice?.type === "function" || choice?.type === "custom") && typeof choice.name === "string") {
     const name = typeof choice.namespace === "string" && choice.namespace ? choice.namespace + NAMESPACE_JOIN + choice.name : choice.name;
     if (!tools.some((t) => t.name === name)) refuse(`tool_choice names ${JSON.stringify(choice.name)}, which is not among the tools`, "tool_choice");
-    return { tools, toolChoice: { type: "tool", name } };
+    return chosen({ type: "tool", name });
   }
   if (choice?.type === "allowed_tools" && Array.isArray(choice.tools)) {
     const allowed = new Set(choice.tools.map((t: any) => t?.name).filter((n: unknown) => typeof n === "string"));
     tools = tools.filter((t) => allowed.has(t.name));
-    return { tools, toolChoice: { type: choice.mode === "required" ? "required" : "auto" } };
+    return chosen({ type: choice.mode === "required" ? "required" : "auto" });
   }
-  return refuse(`tool_choice ${JSON.stringify(choice?.type ?? choice)} forces a tool this model cannot run`, "tool_choice");
+  return refuse(`tool_choice ${JSON.stringify(choice?.type ?? choice)} forces a tool this model cannot run (hosted tools run on OpenAI's side; this model has no equivalent)`, "tool_choice");
 }
 
 function functionTool(t: Record<string, any>, at: string): IrTool {
@@ -251,21 +258,24 @@ function functionTool(t: Record<string, any>, at: string): IrTool {
 }
 
 /** A namespace's function and custom tools under joined names, the namespace's description before each one's own. */
-function namespaceMembers(t: Record<string, any>, i: number): IrTool[] {
+function namespaceMembers(t: Record<string, any>, i: number, droppedTools: string[]): IrTool[] {
   const namespace = str(t.name, `tools[${i}].name`);
   if (!Array.isArray(t.tools)) return refuse(`tools[${i}].tools must be an array`, `tools[${i}].tools`);
-  return t.tools.map((member: any, j: number) => {
+  const members: IrTool[] = [];
+  t.tools.forEach((member: any, j: number) => {
     const at = `tools[${i}].tools[${j}]`;
-    const tool = member?.type === "function" ? functionTool(member, at) : member?.type === "custom" ? customTool(member, at) : refuse(hostedToolMessage(member?.type), `${at}.type`);
+    if (member?.type !== "function" && member?.type !== "custom") return void droppedTools.push(hostedToolType(member?.type, `${at}.type`));
+    const tool = member.type === "function" ? functionTool(member, at) : customTool(member, at);
     const context = typeof t.description === "string" && t.description ? `${t.description}\n\n` : "";
-    return { ...tool, name: namespace + NAMESPACE_JOIN + tool.name, ...((context || tool.description) && { description: `${context}${tool.description ?? ""}`.trim() }) };
+    members.push({ ...tool, name: namespace + NAMESPACE_JOIN + tool.name, ...((context || tool.description) && { description: `${context}${tool.description ?? ""}`.trim() }) });
   });
+  return members;
 }
 
-function hostedToolMessage(type: unknown): string {
-  const named = JSON.stringify(typeof type === "string" ? type : null);
-  const codex = type === "web_search" ? ' (Codex CLI: set web_search = "disabled" in config.toml)' : "";
-  return `the ${named} tool runs on OpenAI's side and this model has no equivalent; send the request without it${codex}`;
+/** A hosted tool's type, as it is named in the dropped-tools header; a tool without a type is the caller's mistake. */
+function hostedToolType(type: unknown, at: string): string {
+  if (typeof type !== "string" || !/^[a-z0-9_.-]{1,64}$/.test(type)) return refuse("each tool needs a type (function, custom, namespace or a hosted tool's type)", at);
+  return type;
 }
 
 function customTool(t: Record<string, any>, at: string): IrTool {
