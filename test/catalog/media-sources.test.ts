@@ -46,7 +46,7 @@ const NOT_RECHECKED = [
   "hailuo/02-image-to-video-pro", "wan/2-7-image-to-video", "wan/2-6-image-to-video", "wan/2-5-image-to-video",
   "wan/2-2-a14b-image-to-video-turbo", "grok-imagine/image-to-video", "kling/ai-avatar-standard", "kling/ai-avatar-pro",
   "infinitalk/from-audio", "omnihuman-1-5", "fal-ai/veo3.1/image-to-video", "fal-ai/veo3.1/first-last-frame-to-video",
-  "fal-ai/sora-2/image-to-video", "fal-ai/pixverse/v5.5/image-to-video",
+  "fal-ai/pixverse/v5.5/image-to-video",
   "fal-ai/vidu/q2/image-to-video/turbo", "topaz/video-upscale", "wan/2-7-videoedit", "wan/2-6-video-to-video",
   "wan/2-2-animate-move", "wan/2-2-animate-replace", "kling-2.6/motion-control", "kling-3.0/motion-control",
   "volcengine/video-to-video-lip-sync", "fal-ai/kling-video/o1/video-to-video/edit",
