@@ -50,9 +50,9 @@ function dribbled(parts: string[], gapMs: number): ReadableStream<Uint8Array> {
   });
 }
 
-const port = Number(process.argv[2] ?? 19400);
+const listenOn = Number(process.argv[2] ?? 19400);
 Bun.serve({
-  port,
+  port: listenOn,
   hostname: "127.0.0.1",
   idleTimeout: 120,
   async fetch(req) {
@@ -62,7 +62,7 @@ Bun.serve({
     if (path === "/stats/reset") return (maxOpen = open), Response.json({ open, maxOpen, served });
     if (req.method !== "POST" || !path.endsWith("/chat/completions")) return new Response("not found", { status: 404 });
     served++;
-    const body = await req.json();
+    const body = (await req.json()) as { model?: string; stream?: boolean; messages?: { content?: unknown }[]; stream_options?: { include_usage?: boolean } };
     const model = String(body.model);
     const last = body.messages?.at(-1)?.content;
     const asked = typeof last === "string" ? /dribble (\d+)x(\d+)/.exec(last) : null;
@@ -76,4 +76,4 @@ Bun.serve({
     return new Response(dribbled(events(model, Number(asked[1]), withUsage), Number(asked[2])), { headers });
   },
 });
-console.log(`http://127.0.0.1:${port}`);
+console.log(`http://127.0.0.1:${listenOn}`);

@@ -32,10 +32,23 @@ export function slope(points: readonly { x: number; y: number }[]): number {
   return sxx === 0 ? NaN : sxy / sxx;
 }
 
-/** The soak's slope: MB per minute over the samples of the second half of the run (the first half is warm-up). */
-export function soakSlope(samples: readonly { atMs: number; rssMb: number }[]): number {
-  if (!samples.length) return NaN;
+/** The soak's slope: MB per minute over the samples (times from the start) of the second half of a run of `runMs`. */
+export function soakSlope(samples: readonly { atMs: number; rssMb: number }[], runMs: number): number {
+  return slope(samples.filter((s) => s.atMs >= runMs / 2).map((s) => ({ x: s.atMs / 60_000, y: s.rssMb })));
+}
+
+/**
+ * The lowest sample of each window of `windowMs`, at that sample's time: the memory that survived the last garbage
+ * collection. RSS saws up and down by tens of MB between collections; a leak is the floor rising.
+ */
+export function floors<T extends { atMs: number; rssMb: number }>(samples: readonly T[], windowMs: number): T[] {
+  if (!samples.length) return [];
   const start = samples[0]!.atMs;
-  const half = (samples.at(-1)!.atMs - start) / 2;
-  return slope(samples.filter((s) => s.atMs - start >= half).map((s) => ({ x: (s.atMs - start) / 60_000, y: s.rssMb })));
+  const out = new Map<number, T>();
+  for (const s of samples) {
+    const w = Math.floor((s.atMs - start) / windowMs);
+    const low = out.get(w);
+    if (!low || s.rssMb < low.rssMb) out.set(w, s);
+  }
+  return [...out.values()];
 }
