@@ -4,8 +4,8 @@
 // gateway's resident memory from /proc while they are open, reads every stream to its end and checks it is whole.
 // Prints one JSON line (OpenStreamsResult).
 
-import { readFileSync } from "node:fs";
 import { median } from "./stats.ts";
+import { memoryOf } from "./targets.ts";
 
 interface Spec {
   url: string;
@@ -36,12 +36,6 @@ export interface OpenStreamsResult {
   peakMb: number;
   durationMs: number;
   errors: string[];
-}
-
-function memory(pid: number) {
-  const s = readFileSync(`/proc/${pid}/status`, "utf8");
-  const kb = (k: string) => Number(new RegExp(`^${k}:\\s+(\\d+)`, "m").exec(s)?.[1] ?? NaN);
-  return { rssMb: kb("VmRSS") / 1024, peakMb: kb("VmHWM") / 1024 };
 }
 
 export async function openStreams(spec: Spec): Promise<OpenStreamsResult> {
@@ -80,7 +74,7 @@ export async function openStreams(spec: Spec): Promise<OpenStreamsResult> {
 
   const sampler = setInterval(async () => {
     const openNow = opened - finished;
-    const { rssMb } = memory(spec.gatewayPid);
+    const { rssMb } = memoryOf(spec.gatewayPid);
     if (openNow > mostOpen) [mostOpen, rssAtMostOpen] = [openNow, rssMb];
     if (openNow === spec.streams) {
       allOpenAfterMs ??= performance.now() - t0;
@@ -109,7 +103,7 @@ export async function openStreams(spec: Spec): Promise<OpenStreamsResult> {
     allOpenAfterMs,
     rssAllOpenMb: rssAllOpen.length ? { median: median(rssAllOpen), max: Math.max(...rssAllOpen) } : null,
     rssAtMostOpenMb: rssAtMostOpen,
-    peakMb: memory(spec.gatewayPid).peakMb,
+    peakMb: memoryOf(spec.gatewayPid).peakMb,
     durationMs: performance.now() - t0,
     errors,
   };

@@ -6,7 +6,7 @@ import { floors } from "./stats.ts";
 import { roundRatio } from "./verdicts.ts";
 
 const num = (n: number | null | undefined) => (typeof n === "number" && Number.isFinite(n) ? n : NaN);
-const f = (n: number, d = 2) => (Number.isFinite(num(n)) ? n.toFixed(d) : "—");
+const fixed = (n: number, digits = 2) => (Number.isFinite(num(n)) ? n.toFixed(digits) : "—");
 const signed = (n: number) => (Number.isFinite(num(n)) ? (n >= 0 ? "+" : "") + n.toFixed(2) : "—");
 const times = (n: number) => (Number.isFinite(num(n)) ? `${n.toFixed(2)}×` : "");
 
@@ -20,25 +20,25 @@ export function loadTables(m: MainRun): string[] {
     "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
   ];
   for (const r of m.rows) {
-    const d = direct(r.mode);
-    const noAdded = r.target === "direct" || d === undefined;
+    const base = direct(r.mode);
+    const noAdded = r.target === "direct" || base === undefined;
     const bare = r.target === "direct" ? "" : vs(r.target, "bare proxy", r.mode);
     lines.push(
-      `| ${r.target} | ${r.mode} | ${f(r.wrk.rps, 0)} | ${bare} | ${vs(r.target, "portkey", r.mode)} | ${f(r.lat.p50)} | ${f(r.lat.p99)} | ` +
-        `${noAdded ? "" : signed(r.lat.p50 - d!.lat.p50)} | ${noAdded ? "" : signed(r.lat.p99 - d!.lat.p99)} | ${f(r.lat.ttfb50)} | ${f(r.lat.ttfb99)} | ` +
-        `${r.mem ? `${f(r.mem.rssMb, 0)} (${f(r.mem.peakMb, 0)})` : ""} | ${r.target === "direct" ? "" : f(r.cpuUs.target, 0)} | ${f(r.cpuUs.upstream, 0)} | ${r.wrk.non2xx + r.wrk.errors + r.lat.errors} |`,
+      `| ${r.target} | ${r.mode} | ${fixed(r.wrk.rps, 0)} | ${bare} | ${vs(r.target, "portkey", r.mode)} | ${fixed(r.lat.p50)} | ${fixed(r.lat.p99)} | ` +
+        `${noAdded ? "" : signed(r.lat.p50 - base!.lat.p50)} | ${noAdded ? "" : signed(r.lat.p99 - base!.lat.p99)} | ${fixed(r.lat.ttfb50)} | ${fixed(r.lat.ttfb99)} | ` +
+        `${r.mem ? `${fixed(r.mem.rssMb, 0)} (${fixed(r.mem.peakMb, 0)})` : ""} | ${r.target === "direct" ? "" : fixed(r.cpuUs.target, 0)} | ${fixed(r.cpuUs.upstream, 0)} | ${r.wrk.non2xx + r.wrk.errors + r.lat.errors} |`,
     );
   }
   lines.push("", "wrk's own latency under saturation (queueing included):", "", "| target | mode | p50 ms | p99 ms |", "|---|---|---:|---:|");
-  for (const r of m.rows) lines.push(`| ${r.target} | ${r.mode} | ${f(r.wrk.p50)} | ${f(r.wrk.p99)} |`);
+  for (const r of m.rows) lines.push(`| ${r.target} | ${r.mode} | ${fixed(r.wrk.p50)} | ${fixed(r.wrk.p99)} |`);
   const cpu = m.rows
     .filter((r) => r.target === "switchyard" && r.mode !== "translated")
     .flatMap((r) => {
       const pk = m.rows.find((p) => p.target === "portkey" && p.mode === r.mode);
       const bare = m.rows.find((p) => p.target === "bare proxy" && p.mode === r.mode);
       if (!bare) return [];
-      const portkey = pk ? `, Portkey ${f(pk.cpuUs.target, 0)} µs (${f(pk.cpuUs.target / r.cpuUs.target, 1)}× Switchyard's)` : "";
-      return [`- ${r.mode}: Switchyard ${f(r.cpuUs.target, 0)} µs, bare proxy ${f(bare.cpuUs.target, 0)} µs${portkey}`];
+      const portkey = pk ? `, Portkey ${fixed(pk.cpuUs.target, 0)} µs (${fixed(pk.cpuUs.target / r.cpuUs.target, 1)}× Switchyard's)` : "";
+      return [`- ${r.mode}: Switchyard ${fixed(r.cpuUs.target, 0)} µs, bare proxy ${fixed(bare.cpuUs.target, 0)} µs${portkey}`];
     });
   if (cpu.length) {
     lines.push(
@@ -61,12 +61,12 @@ export function sequentialTable(m: MainRun): string[] {
   ];
   const at = (target: string, mode: string) => m.sequential.find((s) => s.target === target && s.mode === mode);
   for (const s of m.sequential) {
-    const d = at("direct", baseMode(s.mode));
+    const base = at("direct", baseMode(s.mode));
     const bare = at("bare proxy", s.mode);
-    const added = (p: "p50" | "p99") => (d && s.target !== "direct" ? s[p] - d[p] : NaN);
-    const bareAdded = bare && d ? bare.p50 - d.p50 : NaN;
+    const added = (p: "p50" | "p99") => (base && s.target !== "direct" ? s[p] - base[p] : NaN);
+    const bareAdded = bare && base ? bare.p50 - base.p50 : NaN;
     const ratio = s.target !== "direct" && s.target !== "bare proxy" && bareAdded > 0 ? times(added("p50") / bareAdded) : "";
-    lines.push(`| ${s.target} | ${s.mode} | ${f(s.p50)} | ${f(s.p99)} | ${s.target === "direct" ? "" : signed(added("p50"))} | ${s.target === "direct" ? "" : signed(added("p99"))} | ${ratio} | ${s.n} | ${s.errors} |`);
+    lines.push(`| ${s.target} | ${s.mode} | ${fixed(s.p50)} | ${fixed(s.p99)} | ${s.target === "direct" ? "" : signed(added("p50"))} | ${s.target === "direct" ? "" : signed(added("p99"))} | ${ratio} | ${s.n} | ${s.errors} |`);
   }
   return lines;
 }
@@ -78,13 +78,13 @@ export function openStreamsLines(s: StreamsSection): string[] {
     "",
     `Each stream: ${s.events} content events, one every ${s.gapMs} ms (~${(((s.events + 3) * s.gapMs) / 1000).toFixed(0)} s). The gateway had answered ${s.warmupCalls} quick calls first.`,
     "",
-    `- resident set: ${f(s.idleRssMb, 0)} MB idle before; ` +
+    `- resident set: ${fixed(s.idleRssMb, 0)} MB idle before; ` +
       (r.rssAllOpenMb
-        ? `${f(r.rssAllOpenMb.median, 0)} MB median, ${f(r.rssAllOpenMb.max, 0)} MB at most while all ${s.streams} were open (all open ${f(num(r.allOpenAfterMs) / 1000, 1)} s after the first request)`
-        : `never all ${s.streams} open at once; ${f(r.rssAtMostOpenMb, 0)} MB with the most open (${r.mostOpen})`) +
-      `; peak over the gateway's life ${f(r.peakMb, 0)} MB`,
+        ? `${fixed(r.rssAllOpenMb.median, 0)} MB median, ${fixed(r.rssAllOpenMb.max, 0)} MB at most while all ${s.streams} were open (all open ${fixed(num(r.allOpenAfterMs) / 1000, 1)} s after the first request)`
+        : `never all ${s.streams} open at once; ${fixed(r.rssAtMostOpenMb, 0)} MB with the most open (${r.mostOpen})`) +
+      `; peak over the gateway's life ${fixed(r.peakMb, 0)} MB`,
     `- most streams open at once: ${r.mostOpen} at the client, ${r.upstreamMostOpen} at the upstream`,
-    `- ${r.completed}/${s.streams} streams complete (to \`data: [DONE]\`) in ${f(r.durationMs / 1000, 1)} s${r.errors.length ? `; errors: ${r.errors.map((e) => `\`${e.replace(/\s+/g, " ").slice(0, 120)}\``).join(", ")}` : ""}`,
+    `- ${r.completed}/${s.streams} streams complete (to \`data: [DONE]\`) in ${fixed(r.durationMs / 1000, 1)} s${r.errors.length ? `; errors: ${r.errors.map((e) => `\`${e.replace(/\s+/g, " ").slice(0, 120)}\``).join(", ")}` : ""}`,
     `- after a graceful stop: ${s.ledger.pendingHolds} pending holds, books ${s.ledger.balanced ? "balance" : "**do not balance**"} (\`ledger:check\`), usage records ${Object.entries(s.ledger.usageByStatus).map(([k, v]) => `${k} ${v}`).join(", ")}`,
   ];
   if (r.upstreamMostOpen < s.streams && r.upstreamMostOpen === 256) {
@@ -101,15 +101,15 @@ export function soakLines(s: SoakRun & Stamp): string[] {
   const runMs = s.minutes * 60_000;
   const lows = floors(s.samples, s.floorWindowMs);
   const perMinute = Array.from({ length: Math.ceil(s.minutes) }, (_, k) => lows.filter((l) => l.atMs >= k * 60_000 && l.atMs < (k + 1) * 60_000))
-    .map((ls, k) => (ls.length ? `${k + 1}: ${f(Math.min(...ls.map((l) => l.rssMb)), 0)}` : ""))
+    .map((ls, k) => (ls.length ? `${k + 1}: ${fixed(Math.min(...ls.map((l) => l.rssMb)), 0)}` : ""))
     .filter(Boolean);
   const sent = Object.entries(s.sent).map(([k, v]) => `${k} ${v}`).join(", ");
   return [
     `## Soak (${s.minutes} min)`,
     "",
     `- traffic: ${s.rate} calls/s (${sent}); ${s.errors} errors (a client leaving is not one)`,
-    `- RSS slope over the second half: ${f(s.floorSlopeMbPerMin)} MB/min fitted to each ${f(s.floorWindowMs / 1000, 0)} s window's lowest sample, ${f(s.slopeMbPerMin)} MB/min to all ${s.samples.filter((x) => x.atMs >= runMs / 2).length} samples (every ${f(s.sampleMs / 1000, 0)} s)`,
-    `- RSS, MB, the lowest each minute: ${perMinute.join(", ")}; highest sample ${f(Math.max(...s.samples.map((x) => x.rssMb)), 0)} MB`,
+    `- RSS slope over the second half: ${fixed(s.floorSlopeMbPerMin)} MB/min fitted to each ${fixed(s.floorWindowMs / 1000, 0)} s window's lowest sample, ${fixed(s.slopeMbPerMin)} MB/min to all ${s.samples.filter((x) => x.atMs >= runMs / 2).length} samples (every ${fixed(s.sampleMs / 1000, 0)} s)`,
+    `- RSS, MB, the lowest each minute: ${perMinute.join(", ")}; highest sample ${fixed(Math.max(...s.samples.map((x) => x.rssMb)), 0)} MB`,
     `- after a graceful stop: ${s.ledger.pendingHolds} pending holds, books ${s.ledger.balanced ? "balance" : "**do not balance**"}, usage records ${Object.entries(s.ledger.usageByStatus).map(([k, v]) => `${k} ${v}`).join(", ")}`,
   ];
 }

@@ -29,7 +29,7 @@ export const TARGETS = {
   translatedCpu: 2,
 } as const;
 
-const x = (n: number, d = 2) => (Number.isFinite(n) ? `${n.toFixed(d)}×` : "—");
+const times = (n: number, digits = 2) => (Number.isFinite(n) ? `${n.toFixed(digits)}×` : "—");
 const ms = (n: number) => (Number.isFinite(n) ? `${n >= 0 ? "+" : ""}${n.toFixed(2)} ms` : "—");
 const judge = (ok: boolean): Status => (ok ? "met" : "missed");
 const row = (m: MainRun, target: string, mode: string): Row | undefined => m.rows.find((r) => r.target === target && r.mode === mode);
@@ -46,7 +46,7 @@ function throughput(m: MainRun, other: string, bound: number, label: string): Ve
     const r = roundRatio(m, "switchyard", other, mode);
     const target = `${mode}: throughput ≥ ${bound}× ${label}`;
     if (!r.rounds.length) return { target, measured: `${label} not measured`, status: "not measured" };
-    return { target, measured: `${x(r.median)} (rounds ${r.rounds.map((v) => x(v)).join(", ")})`, status: judge(r.median >= bound) };
+    return { target, measured: `${times(r.median)} (rounds ${r.rounds.map((v) => times(v)).join(", ")})`, status: judge(r.median >= bound) };
   });
 }
 
@@ -54,11 +54,11 @@ function sequential(m: MainRun): Verdict[] {
   const at = (target: string, mode: string) => m.sequential.find((s) => s.target === target && s.mode === mode);
   return ["json", "stream", "agent"].map((mode) => {
     const target = `${mode}: sequential added latency ≤ ${TARGETS.sequentialVsBare}× bare proxy's (median)`;
-    const [d, b, s] = [at("direct", mode), at("bare proxy", mode), at("switchyard", mode)];
-    if (!d || !b || !s) return { target, measured: "not measured", status: "not measured" };
-    const [bare, sy] = [b.p50 - d.p50, s.p50 - d.p50];
+    const [direct, bareRow, gateway] = [at("direct", mode), at("bare proxy", mode), at("switchyard", mode)];
+    if (!direct || !bareRow || !gateway) return { target, measured: "not measured", status: "not measured" };
+    const [bare, sy] = [bareRow.p50 - direct.p50, gateway.p50 - direct.p50];
     // Compared as sy ≤ 1.5 × bare rather than as a ratio, which means nothing when the bare proxy's is near zero.
-    return { target, measured: `${ms(sy)} vs bare ${ms(bare)}${bare > 0 ? `: ${x(sy / bare)}` : ""}`, status: judge(sy <= TARGETS.sequentialVsBare * bare) };
+    return { target, measured: `${ms(sy)} vs bare ${ms(bare)}${bare > 0 ? `: ${times(sy / bare)}` : ""}`, status: judge(sy <= TARGETS.sequentialVsBare * bare) };
   });
 }
 
@@ -98,9 +98,9 @@ function soak(r: BenchRecord): Verdict {
 function earlier(m: MainRun): Verdict[] {
   const out: Verdict[] = [];
   for (const mode of ["json", "stream"]) {
-    const [d, s] = [row(m, "direct", mode), row(m, "switchyard", mode)];
-    if (!d || !s) continue;
-    const [p50, p99] = [s.lat.p50 - d.lat.p50, s.lat.p99 - d.lat.p99];
+    const [direct, gateway] = [row(m, "direct", mode), row(m, "switchyard", mode)];
+    if (!direct || !gateway) continue;
+    const [p50, p99] = [gateway.lat.p50 - direct.lat.p50, gateway.lat.p99 - direct.lat.p99];
     out.push({
       target: `${mode}: added latency at ${m.params.rate}/s p50 < ${TARGETS.addedP50Ms} ms, p99 < ${TARGETS.addedP99Ms} ms (issue 3)`,
       measured: `p50 ${ms(p50)}, p99 ${ms(p99)}`,
@@ -112,7 +112,7 @@ function earlier(m: MainRun): Verdict[] {
     const k = tr.cpuUs.target / native.cpuUs.target;
     out.push({
       target: `translated stream: CPU ≤ ${TARGETS.translatedCpu}× a native stream's (issue 21)`,
-      measured: `${tr.cpuUs.target.toFixed(0)} µs vs ${native.cpuUs.target.toFixed(0)} µs: ${x(k)}`,
+      measured: `${tr.cpuUs.target.toFixed(0)} µs vs ${native.cpuUs.target.toFixed(0)} µs: ${times(k)}`,
       status: Number.isFinite(k) ? judge(k <= TARGETS.translatedCpu) : "not measured",
     });
   }
