@@ -3,7 +3,7 @@
 import { baseMode } from "./modes.ts";
 import type { MainRun, SoakRun, Stamp, StreamsSection } from "./record.ts";
 import { floors } from "./stats.ts";
-import { roundRatio } from "./verdicts.ts";
+import { roundRatio, TARGETS } from "./verdicts.ts";
 
 const num = (n: number | null | undefined) => (typeof n === "number" && Number.isFinite(n) ? n : NaN);
 const fixed = (n: number, digits = 2) => (Number.isFinite(num(n)) ? n.toFixed(digits) : "—");
@@ -109,6 +109,7 @@ export function soakLines(s: SoakRun & Stamp): string[] {
     "",
     `- traffic: ${s.rate} calls/s (${sent}); ${s.errors} errors (a client leaving is not one)`,
     `- RSS slope over the second half: ${fixed(s.floorSlopeMbPerMin)} MB/min fitted to each ${fixed(s.floorWindowMs / 1000, 0)} s window's lowest sample, ${fixed(s.slopeMbPerMin)} MB/min to all ${s.samples.filter((x) => x.atMs >= runMs / 2).length} samples (every ${fixed(s.sampleMs / 1000, 0)} s)`,
+    `- that is ${fixed((s.floorSlopeMbPerMin * 2 ** 20) / (s.rate * 60), 0)} bytes kept per call at this rate (the verdict's bound, ${TARGETS.soakSlope} MB/min, is ${fixed((TARGETS.soakSlope * 2 ** 20) / (s.rate * 60), 0)})`,
     `- RSS, MB, the lowest each minute: ${perMinute.join(", ")}; highest sample ${fixed(Math.max(...s.samples.map((x) => x.rssMb)), 0)} MB`,
     `- after a graceful stop: ${s.ledger.pendingHolds} pending holds, books ${s.ledger.balanced ? "balance" : "**do not balance**"}, usage records ${Object.entries(s.ledger.usageByStatus).map(([k, v]) => `${k} ${v}`).join(", ")}`,
   ];

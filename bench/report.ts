@@ -58,7 +58,7 @@ export function renderReport(record: BenchRecord): string {
       `Bun ${m.machine.bun}; the load generators, the upstream and the gateway under test all share those CPUs. Numbers`,
       "move ±20% between runs on shared machines: compare the rows of one run with each other, not with another run.",
     );
-  } else lines.push("The full bench has not been run since the soak below (`bun run bench`).");
+  } else lines.push("No full bench recorded in this file yet (`bun run bench`).");
   if (record.soak) lines.push("", `The soak: ${record.soak.date} at commit ${record.soak.commit} (\`bun run bench --soak\`).`);
   lines.push("", "## Verdict", "", "| target | measured | verdict |", "|---|---|---|");
   for (const v of verdicts(record)) lines.push(`| ${v.target} | ${v.measured} | ${v.status === "missed" ? "**missed**" : v.status} |`);

@@ -65,7 +65,8 @@ export async function soak(p: SoakParams): Promise<SoakRun> {
     }
   }
 
-  const sampleMs = Math.min(5000, Math.max(1000, (p.minutes * 60_000) / 120));
+  // Often enough that each window below holds several collections' lows: the floor is read from them.
+  const sampleMs = Math.min(2000, Math.max(1000, (p.minutes * 60_000) / 300));
   const samples: SoakRun["samples"] = [];
   const t0 = performance.now();
   const sample = () => {
@@ -94,7 +95,7 @@ export async function soak(p: SoakParams): Promise<SoakRun> {
   }
   const runMs = p.minutes * 60_000;
   // A few collections per window: the gateway's RSS saws with a period of ten to twenty seconds under this load.
-  const floorWindowMs = Math.max(6 * sampleMs, runMs / 20);
+  const floorWindowMs = Math.max(15 * sampleMs, runMs / 20);
   const ledger = await sy.stopAndCheck();
   await upstream.stop();
   return {
