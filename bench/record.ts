@@ -42,6 +42,8 @@ export interface MainRun extends Stamp {
 }
 
 export interface BenchRecord {
+  /** the shape of this record: a record of another shape is not read (its runs are to be done again) */
+  version?: number;
   main?: MainRun;
   soak?: SoakRun & Stamp;
 }
@@ -49,13 +51,15 @@ export interface BenchRecord {
 export type { OpenStreamsResult, SoakRun, StreamsSection };
 
 const MARK = "<!-- bench-data ";
+const VERSION = 1;
 
 /** The record a BENCHMARKS.md carries, or an empty one (a file from before the record, or none). */
 export function readRecord(markdown: string | null): BenchRecord {
   const at = markdown?.lastIndexOf(MARK) ?? -1;
   if (at < 0) return {};
   try {
-    return JSON.parse(markdown!.slice(at + MARK.length, markdown!.indexOf(" -->", at))) as BenchRecord;
+    const r = JSON.parse(markdown!.slice(at + MARK.length, markdown!.indexOf(" -->", at))) as BenchRecord;
+    return r.version === VERSION ? r : {};
   } catch {
     return {};
   }
@@ -63,11 +67,13 @@ export function readRecord(markdown: string | null): BenchRecord {
 
 /** NaN does not survive JSON: it is written as null and read back as NaN where a number is expected. */
 export function recordComment(r: BenchRecord): string {
-  return `${MARK}${JSON.stringify(r, (_k, v) => (typeof v === "number" && !Number.isFinite(v) ? null : v))} -->`;
+  return `${MARK}${JSON.stringify({ ...r, version: VERSION }, (_k, v) => (typeof v === "number" && !Number.isFinite(v) ? null : v))} -->`;
 }
 
 export function stamp(machine: Machine): Stamp {
-  const head = Bun.spawnSync(["git", "rev-parse", "--short", "HEAD"]).stdout.toString().trim() || "unknown";
-  const dirty = Bun.spawnSync(["git", "status", "--porcelain", "--untracked-files=no"]).stdout.toString().trim() !== "";
+  const cwd = new URL("..", import.meta.url).pathname;
+  const head = Bun.spawnSync(["git", "rev-parse", "--short", "HEAD"], { cwd }).stdout.toString().trim() || "unknown";
+  // BENCHMARKS.md itself is what a run rewrites: its changes are not changes to what was measured
+  const dirty = Bun.spawnSync(["git", "status", "--porcelain", "--untracked-files=no", "--", ".", ":!BENCHMARKS.md"], { cwd }).stdout.toString().trim() !== "";
   return { date: new Date().toISOString().slice(0, 16).replace("T", " ") + " UTC", commit: head + (dirty ? " (with uncommitted changes)" : ""), machine };
 }

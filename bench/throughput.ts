@@ -66,25 +66,29 @@ export async function measureThroughput(targets: Target[], upstreamPid: number, 
 export interface SequentialRow extends SequentialLatency {
   target: string;
   mode: string;
+  /** direct's latency in the same pass (for translated: direct's stream, the same upstream call) */
+  direct: { p50: number; p99: number };
 }
 
 /**
- * One request at a time per mode, the targets serving it taking turns with direct (the translated row: direct's
- * stream, the same upstream call). `iterations` rounds each; the agent's, whose calls are longer, a third as many.
+ * One request at a time per mode, interleaved with direct: the bare proxy and the gateway in one pass, Portkey in
+ * a pass of its own (its streams take ~25 ms, and a long idle before a request slows whichever comes next: in one
+ * pass they would tax the other targets' latency). `iterations` rounds per pass; the agent's a third as many.
  */
 export async function measureSequential(targets: Target[], iterations: number): Promise<SequentialRow[]> {
   const rows: SequentialRow[] = [];
   const direct = targets.find((t) => t.name === "direct")!;
   for (const mode of MODES) {
     const serving = targets.filter((t) => t.name !== "direct" && t.modes.includes(mode));
-    const entries = [{ label: "direct", req: direct.req(baseMode(mode) as Mode) }, ...serving.map((t) => ({ label: t.name, req: t.req(mode) }))];
+    const passes = [serving.filter((t) => t.name !== "portkey"), serving.filter((t) => t.name === "portkey")].filter((p) => p.length);
     const n = mode === "agent" ? Math.ceil(iterations / 3) : iterations;
-    const out = await runProbe<Record<string, SequentialLatency>>("sequential.ts", { entries, iterations: n, warmup: Math.min(50, n) });
-    for (const [target, lat] of Object.entries(out)) {
-      if (target === "direct" && mode === "translated") continue; // the stream's run has direct's stream row
-      rows.push({ target, mode, ...lat });
+    for (const pass of passes) {
+      const entries = [{ label: "direct", req: direct.req(baseMode(mode) as Mode) }, ...pass.map((t) => ({ label: t.name, req: t.req(mode) }))];
+      const out = await runProbe<Record<string, SequentialLatency>>("sequential.ts", { entries, iterations: n, warmup: Math.min(50, n) });
+      const base = { p50: out.direct!.p50, p99: out.direct!.p99 };
+      for (const t of pass) rows.push({ target: t.name, mode, ...out[t.name]!, direct: base });
+      console.log(`sequential ${mode}: ` + Object.entries(out).map(([t, l]) => `${t} ${l.p50.toFixed(2)} ms`).join(", "));
     }
-    console.log(`sequential ${mode}: ` + Object.entries(out).map(([t, l]) => `${t} ${l.p50.toFixed(2)} ms`).join(", "));
   }
   return rows;
 }

@@ -24,13 +24,13 @@ function main(over: Partial<MainRun> = {}): MainRun {
     rows.push(row("switchyard", mode, [80, 60, 75], { p50: 0.9, p99: 3 }));
     rows.push(row("portkey", mode, [25, 25, 25]));
   }
-  const seq = (target: string, mode: string, p50: number) => ({ target, mode, p50, p99: p50 * 2, n: 100, errors: 0 });
+  const seq = (target: string, mode: string, p50: number) => ({ target, mode, p50, p99: p50 * 2, n: 100, errors: 0, direct: { p50: 0.2, p99: 0.4 } });
   return {
     ...stamp,
     params: { connections: 32, rounds: 3, seconds: 5, warmup: 2, rate: 1000, pacedConnections: 64, latencySeconds: 5, sequentialIterations: 600 },
     rows,
     // added: bare +0.4 ms; switchyard json +0.5 (1.25×: met), stream +0.7 (1.75×: missed), agent none measured
-    sequential: [seq("direct", "json", 0.2), seq("bare proxy", "json", 0.6), seq("switchyard", "json", 0.7), seq("direct", "stream", 0.2), seq("bare proxy", "stream", 0.6), seq("switchyard", "stream", 0.9)],
+    sequential: [seq("bare proxy", "json", 0.6), seq("switchyard", "json", 0.7), seq("bare proxy", "stream", 0.6), seq("switchyard", "stream", 0.9)],
     streams: null,
     notes: [],
     ...over,
@@ -120,4 +120,9 @@ test("the record round-trips through BENCHMARKS.md's comment, NaN as null", () =
   expect(back.main!.rows[0]!.cpuUs.target).toBeNull();
   expect(readRecord("# Benchmarks from before the record\n")).toEqual({});
   expect(readRecord(null)).toEqual({});
+});
+
+test("a record of another shape is not read: its parts are to be measured again", () => {
+  const comment = recordComment({ main: main() }).replace('"version":1', '"version":0');
+  expect(readRecord(comment)).toEqual({});
 });
