@@ -25,6 +25,15 @@ export function adminGuard(ctx: AppContext) {
   });
 }
 
+/**
+ * Reads a key's policy from the body as sent, in transform, before Elysia validates and cleans it: parseKeyPolicy's
+ * 422 naming the field is then the answer to any bad input, and an unknown field is refused, not dropped by the
+ * cleaner. The handler reads the cleaned body again (the same fields, by then).
+ */
+const policyReadFirst = ({ body }: { body: unknown }) => {
+  parseKeyPolicy(body, Date.now());
+};
+
 /** The routes under /accounts/:id answer 404 for an unknown account (a new object per route: Elysia merges into it). */
 const unknownAccount = () => errorCodes({ 404: ["not_found"] });
 
@@ -54,13 +63,14 @@ export function adminRoutes(ctx: AppContext) {
         set.status = 201;
         return k;
       },
-      { body: CreateKeyBody, response: { 201: KeyCreated }, detail: { ...unknownAccount(), summary: "Create an API key (the plaintext key is returned once)" } },
+      { body: CreateKeyBody, transform: policyReadFirst, response: { 201: KeyCreated }, detail: { ...unknownAccount(), summary: "Create an API key (the plaintext key is returned once)" } },
     )
     .patch(
       "/accounts/:id/keys/:keyId",
       ({ params, body }) => accounts.updateKey(params.id, params.keyId, parseKeyPolicy(body, Date.now())),
       {
         body: UpdateKeyBody,
+        transform: policyReadFirst,
         response: KeyView,
         detail: { ...unknownAccount(), summary: "Change a key's name, limits, models, expiry or budget (only the fields given; null: back to the default)" },
       },
