@@ -5,7 +5,7 @@ import type { KeyView } from "../accounts/service";
 import type { AppContext } from "../context";
 import { ApiError } from "../http/errors";
 import { html } from "../pages/layout";
-import { errorPage, redirect, renderPage, signedInForms, withForm, withSession, type PageContext } from "./guard";
+import { errorPage, redirect, renderPage, sessionGuard, withForm, withSession, type PageContext } from "./guard";
 import { refuseLooserThanDefault } from "./keys";
 import type { Users } from "./users";
 
@@ -63,12 +63,13 @@ function formToPolicy(form: Record<string, string>): Record<string, unknown> {
 export function keyEditRoutes(ctx: AppContext, users: Users) {
   const liveKey = async (accountId: string, keyId: string) => (await ctx.accounts.listKeys(accountId)).find((k) => k.id === keyId && !k.revoked_at);
   return new Elysia({ name: "dashboard-key-edit", detail: { hide: true } })
-    .use(signedInForms(ctx, users))
+    .use(sessionGuard(ctx, users))
     .get(`${PATH}/:keyId`, ({ request, params }) =>
       withSession(users, request, async (p) => {
         const k = await liveKey(p.session.accountId, params.keyId);
         return k ? editPage(ctx, p, k) : errorPage(404, "Not found", "No such live key in this account.");
       }),
+      { session: true },
     )
     .post(`${PATH}/:keyId`, ({ request, body, params }) =>
       withForm(ctx, users, request, body, async (p, form) => {
@@ -86,5 +87,6 @@ export function keyEditRoutes(ctx: AppContext, users: Users) {
         ctx.log.info("dashboard key changed", { account_id: accountId, key_id: k.id, user_id: p.session.userId });
         return redirect(PATH);
       }),
+      { session: true },
     );
 }

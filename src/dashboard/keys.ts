@@ -6,7 +6,7 @@ import type { AppContext } from "../context";
 import { ApiError } from "../http/errors";
 import { html, raw } from "../pages/layout";
 import { sha256Hex } from "../db/ids";
-import { cookieValue, errorPage, flashCookie, redirect, renderPage, signedInForms, withForm, withSession, type PageContext } from "./guard";
+import { cookieValue, errorPage, flashCookie, redirect, renderPage, sessionGuard, withForm, withSession, type PageContext } from "./guard";
 import type { Users } from "./users";
 
 // Settings → API Keys: create (name and per-key limits; the key is shown once with a copy button), list by prefix,
@@ -86,7 +86,7 @@ export function refuseLooserThanDefault(ctx: AppContext, requests: number | unde
 export function keysRoutes(ctx: AppContext, users: Users) {
   const path = "/dashboard/settings/api-keys";
   return new Elysia({ name: "dashboard-keys", detail: { hide: true } })
-    .use(signedInForms(ctx, users)) // a post without a session or from another site is not read
+    .use(sessionGuard(ctx, users))
     .get(path, ({ request }) =>
       withSession(users, request, async (p) => {
         const keys = await ctx.accounts.listKeys(p.session.accountId);
@@ -98,6 +98,7 @@ export function keysRoutes(ctx: AppContext, users: Users) {
         page.headers.set("set-cookie", flashCookie(ctx, FLASH, "", path, 0));
         return page;
       }),
+      { session: true },
     )
     .post(path, ({ request, body }) =>
       withForm(ctx, users, request, body, async (p, form) => {
@@ -119,6 +120,7 @@ export function keysRoutes(ctx: AppContext, users: Users) {
           return keysPage(ctx, p, await ctx.accounts.listKeys(accountId), { error: e.message, status: e.status });
         }
       }),
+      { session: true },
     )
     .post(`${path}/:keyId/revoke`, ({ request, body, params }) =>
       withForm(ctx, users, request, body, async (p) => {
@@ -132,5 +134,6 @@ export function keysRoutes(ctx: AppContext, users: Users) {
         ctx.log.info("dashboard key revoked", { account_id: p.session.accountId, key_id: params.keyId, user_id: p.session.userId });
         return redirect(path);
       }),
+      { session: true },
     );
 }

@@ -5,7 +5,7 @@ import { randomToken } from "../db/ids";
 import { retryAfterSeconds, type LimitResult } from "../limits/rate-limit";
 import { html } from "../pages/layout";
 import { clientAddress, limitKeyOf } from "../http/client-address";
-import { clearedCookie, csrfMatches, errorPage, formFields, redirect, renderPage, sameOrigin, sessionCookie, sessionOf, signedInForm } from "./guard";
+import { clearedCookie, csrfMatches, errorPage, formFields, redirect, renderPage, sameOrigin, sessionCookie, sessionGuard, sessionOf } from "./guard";
 import { normalizeEmail, type Users } from "./users";
 import { smallBodyParser } from "../http/body-limits";
 import type { Caller } from "../http/before-body";
@@ -78,8 +78,10 @@ export function loginRoutes(ctx: AppContext, users: Users) {
     sameOrigin(ctx, request) && (await addressLimit({ request, server })).success ? undefined : {};
   const formBody = smallBodyParser(ctx);
 
-  // Each POST names its parse hooks: the instance has none, since they would run before a route's own.
+  // Sign-in names its parse hooks (the address limit before the body); the instance has none, since they would
+  // run before a route's own.
   return new Elysia({ name: "dashboard-login", detail: { hide: true } })
+    .use(sessionGuard(ctx, users))
     .get("/dashboard/login", ({ query }) => loginPage({ next: safeNext(query.next) }))
     .post("/dashboard/login", async ({ request, body, server }) => {
       if (!sameOrigin(ctx, request)) return errorPage(403, "Refused", "This form was sent from another site.");
@@ -106,5 +108,5 @@ export function loginRoutes(ctx: AppContext, users: Users) {
       const session = await sessionOf(users, request);
       if (session && csrfMatches(session, formFields(body)._csrf)) await users.closeSession(session.id);
       return redirect("/dashboard/login", { "set-cookie": clearedCookie(ctx) });
-    }, { parse: signedInForm(ctx, users) });
+    }, { session: true });
 }

@@ -5,7 +5,7 @@ import { servableType } from "../media/storage";
 import type { StoredResult } from "../media/views";
 import { html, type Raw } from "../pages/layout";
 import { credits, when } from "./format";
-import { renderPage, withSession } from "./guard";
+import { renderPage, sessionGuard, withSession } from "./guard";
 import type { Users } from "./users";
 
 // Tasks: the account's media tasks with state, model, cost (the estimate while running), and each finished task's
@@ -65,7 +65,7 @@ function results(paths: string[], types: Map<string, string>): Raw[] {
 }
 
 export function tasksRoutes(ctx: AppContext, users: Users) {
-  return new Elysia({ name: "dashboard-tasks", detail: { hide: true } }).get("/dashboard/tasks", ({ request, query }) =>
+  return new Elysia({ name: "dashboard-tasks", detail: { hide: true } }).use(sessionGuard(ctx, users)).get("/dashboard/tasks", ({ request, query }) =>
     withSession(users, request, async (p) => {
       const accountId = p.session.accountId;
       const state = STATES.includes(String(query.state)) ? String(query.state) : undefined;
@@ -91,5 +91,6 @@ ${rows.map((t) => {
   : html`<p class="muted">No tasks${state ? ` in state ${state}` : ""} yet. Media tasks created with this account's keys appear here.</p>`}`,
       });
     }),
+    { session: true },
   );
 }

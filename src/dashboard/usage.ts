@@ -4,7 +4,7 @@ import type { AppContext } from "../context";
 import { html } from "../pages/layout";
 import { stackedBarChart } from "./chart";
 import { credits, DAY_MS, dayLabel, int, parseDay, when } from "./format";
-import { renderPage, withSession } from "./guard";
+import { renderPage, sessionGuard, withSession } from "./guard";
 import type { Users } from "./users";
 
 // Usage: spend (LLM calls and media tasks) and tokens by day and by model (inline SVG charts and a table), spend by
@@ -15,7 +15,7 @@ const LOG_LIMIT = 200;
 const MAX_DAYS = 366;
 
 export function usageRoutes(ctx: AppContext, users: Users) {
-  return new Elysia({ name: "dashboard-usage", detail: { hide: true } }).get("/dashboard/usage", ({ request, query }) =>
+  return new Elysia({ name: "dashboard-usage", detail: { hide: true } }).use(sessionGuard(ctx, users)).get("/dashboard/usage", ({ request, query }) =>
     withSession(users, request, async (p) => {
       const accountId = p.session.accountId;
       await ctx.llmLedger?.settledFor(accountId); // calls just answered: their records may still be queued
@@ -101,5 +101,6 @@ ${log.map((r) => html`<tr><td>${when(r.created_at)}</td><td><code>${r.request_id
   : html`<p class="muted">No requests match. LLM and embeddings requests made with this account's keys appear here.</p>`}`,
       });
     }),
+    { session: true },
   );
 }

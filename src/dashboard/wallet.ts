@@ -3,7 +3,7 @@ import { Elysia } from "elysia";
 import type { AppContext } from "../context";
 import { html } from "../pages/layout";
 import { credits, when } from "./format";
-import { renderPage, withSession } from "./guard";
+import { renderPage, sessionGuard, withSession } from "./guard";
 import type { Users } from "./users";
 
 // Wallet: spendable balance, credits held by requests and tasks in flight, and the ledger (every entry).
@@ -11,7 +11,7 @@ import type { Users } from "./users";
 const ENTRIES = 200;
 
 export function walletRoutes(ctx: AppContext, users: Users) {
-  return new Elysia({ name: "dashboard-wallet", detail: { hide: true } }).get("/dashboard", ({ request }) =>
+  return new Elysia({ name: "dashboard-wallet", detail: { hide: true } }).use(sessionGuard(ctx, users)).get("/dashboard", ({ request }) =>
     withSession(users, request, async (p) => {
       const accountId = p.session.accountId;
       const account = await ctx.accounts.getAccount(accountId);
@@ -35,5 +35,6 @@ ${entries.map((e) => html`<tr><td>${when(e.created_at)}</td><td>${e.kind}</td><t
   : html`<p class="muted">No entries yet.</p>`}`,
       });
     }),
+    { session: true },
   );
 }

@@ -4,7 +4,7 @@ import type { AppContext } from "../context";
 import { newId } from "../db/ids";
 import { html } from "../pages/layout";
 import { when } from "./format";
-import { cookieValue, errorPage, flashCookie, redirect, renderPage, signedInForms, withForm, withSession, type PageContext } from "./guard";
+import { cookieValue, errorPage, flashCookie, redirect, renderPage, sessionGuard, withForm, withSession, type PageContext } from "./guard";
 import { copyScript } from "./keys";
 import type { Users } from "./users";
 
@@ -50,7 +50,7 @@ ${deliveries.map((d) => html`<tr><td>${when(d.created_at)}</td><td><code>${d.tas
 export function webhooksRoutes(ctx: AppContext, users: Users) {
   const path = "/dashboard/settings/webhooks";
   return new Elysia({ name: "dashboard-webhooks", detail: { hide: true } })
-    .use(signedInForms(ctx, users)) // a post without a session or from another site is not read
+    .use(sessionGuard(ctx, users))
     .get(path, ({ request, query }) =>
       withSession(users, request, async (p) => {
         const notice = query.redelivered ? `Redelivery of task ${query.redelivered} queued.` : undefined;
@@ -62,6 +62,7 @@ export function webhooksRoutes(ctx: AppContext, users: Users) {
         page.headers.set("set-cookie", flashCookie(ctx, FLASH, "", path, 0));
         return page;
       }),
+      { session: true },
     )
     .post(`${path}/key`, ({ request, body }) =>
       withForm(ctx, users, request, body, async (p) => {
@@ -69,6 +70,7 @@ export function webhooksRoutes(ctx: AppContext, users: Users) {
         ctx.log.info("dashboard webhook key rotated", { account_id: p.session.accountId, user_id: p.session.userId });
         return redirect(path, { "set-cookie": flashCookie(ctx, FLASH, key, path) });
       }),
+      { session: true },
     )
     .post(`${path}/deliveries/:id/redeliver`, ({ request, body, params }) =>
       withForm(ctx, users, request, body, async (p) => {
@@ -87,5 +89,6 @@ export function webhooksRoutes(ctx: AppContext, users: Users) {
         ctx.log.info("dashboard callback redelivery queued", { account_id: accountId, task_id: d.task_id, user_id: p.session.userId });
         return redirect(`${path}?redelivered=${encodeURIComponent(d.task_id)}`);
       }),
+      { session: true },
     );
 }

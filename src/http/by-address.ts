@@ -3,8 +3,7 @@ import { parseRateSpec } from "../settings";
 import { retryAfterSeconds } from "../limits/rate-limit";
 import { ApiError } from "./errors";
 import { clientAddress, limitKeyOf } from "./client-address";
-import { checkFirst, type Caller } from "./before-body";
-import { smallBodyParser } from "./body-limits";
+import type { Caller } from "./before-body";
 
 // The limit of the public endpoints that do work on a caller's behalf without a key (the media price estimate,
 // upstreams' completion notices): per client address (TRUSTED_PROXY_HOPS), PUBLIC_RATE_LIMIT, in Redis when
@@ -23,13 +22,4 @@ export function limitByAddress(ctx: AppContext, bucket: string) {
       headers: { "retry-after": String(wait) },
     });
   };
-}
-
-/**
- * A public endpoint's parse hooks (its route's `parse`): the limit by address, then the body, at most
- * SMALL_BODY_BYTES. An address over its limit gets its 429 before its body is read; the route must be added before
- * any parse hook of its instance (those would run first).
- */
-export function publicBody(ctx: AppContext, bucket: string) {
-  return [checkFirst(limitByAddress(ctx, bucket)), smallBodyParser(ctx)];
 }

@@ -5,8 +5,7 @@ import { sql } from "drizzle-orm";
 import { Elysia, t } from "elysia";
 import type { AppContext } from "../context.ts";
 import { ApiError, notFound } from "../http/errors.ts";
-import { publicBody } from "../http/by-address.ts";
-import { keyBeforeBody, protect } from "../http/protect.ts";
+import { routeGuards } from "../http/guards.ts";
 import { estimate } from "./estimate.ts";
 import { AliasBody, AliasCreated, AliasStatus, CreateTaskBody, Envelope, EstimateBody, EstimateResponse, TaskRecord } from "./schemas.ts";
 import { requireModel, TaskService, type Caller, type CreateRequest } from "./service.ts";
@@ -14,7 +13,6 @@ import { ALIAS_PATH, type MediaType } from "./model.ts";
 import { mediaSettingsOf } from "./settings.ts";
 import { createStorage, servableType } from "./storage.ts";
 import { aliasCreated, aliasStatus, taskRecord } from "./views.ts";
-import { bodyLimits } from "../http/body-limits.ts";
 import { Idempotency, idempotent } from "../http/idempotency.ts";
 
 import { bodyType, errorCodes } from "../discovery/openapi.ts";
@@ -39,6 +37,7 @@ export function mediaRoutes(ctx: AppContext) {
   const typeOf = (model: string) => ctx.catalog.media.get(model)?.type ?? "media";
 
   const alias = (summary: string) => ({
+    apiKey: true as const,
     body: AliasBody,
     response: AliasCreated,
     detail: { tags: ["Media tasks"], summary, security, ...createErrors(), description: "Creates an asynchronous task: `model`, `max_credits` and `callback_url` are the gateway's; every other field becomes the model's task input. Poll `GET /v1/tasks/{task_id}` or wait for the callback." },
@@ -66,10 +65,9 @@ export function mediaRoutes(ctx: AppContext) {
   };
 
   return new Elysia({ name: "media" })
-    // ---- public: each limited by address before its body is read, and bodies of at most SMALL_BODY_BYTES. Added
-    // before bodyLimits below, whose parse hook would otherwise read the body first. ----
+    .use(routeGuards(ctx))
     .post("/v1/credits/estimate", ({ body }) => estimate(ctx, body), {
-      parse: publicBody(ctx, "estimate"),
+      publicLimit: "estimate",
       body: EstimateBody,
       response: EstimateResponse,
       detail: { tags: ["Credits"], summary: "Estimate a media task's credits without charging (no key needed)", ...errorCodes({ 422: ["model_not_found", "invalid_max_credits"], 429: ["rate_limit_exceeded"] }), description: "Validates like task creation; required fields that cannot change the price (a prompt) may be left out." },
@@ -101,11 +99,7 @@ export function mediaRoutes(ctx: AppContext) {
       const ref = (body as any)?.data?.task_id ?? (body as any)?.data?.taskId;
       if (typeof ref === "string") await ctx.db.run(sql`update tasks set next_poll_at = ${Date.now()} where upstream_ref = ${ref} and state = ${"generating"}`);
       return { code: 200, msg: "success" };
-    }, { parse: publicBody(ctx, "upstream-events"), body: t.Record(t.String(), t.Unknown(), { description: "The upstream's own notice (kie: {code, msg, data: {task_id}})." }), response: t.Object({ code: t.Integer(), msg: t.String() }), detail: { tags: ["Media tasks"], summary: "Completion notices from upstreams (kie Suno's callBackUrl); they only bring the task's next poll forward" } })
-    // ---- with a key (checked before a body is read): bodies up to MAX_REQUEST_BODY_MB ----
-    .use(keyBeforeBody(ctx))
-    .use(bodyLimits(ctx))
-    .use(protect(ctx))
+    }, { publicLimit: "upstream-events", body: t.Record(t.String(), t.Unknown(), { description: "The upstream's own notice (kie: {code, msg, data: {task_id}})." }), response: t.Object({ code: t.Integer(), msg: t.String() }), detail: { tags: ["Media tasks"], summary: "Completion notices from upstreams (kie Suno's callBackUrl); they only bring the task's next poll forward" } })
     .post("/api/v1/jobs/createTask", ({ body, auth, request }) => once(request, auth, body, async () => {
       const row = await tasks.create(caller(auth), {
         model: body.model, input: body.input, callbackUrl: body.callBackUrl, maxCredits: body.max_credits, param: body,
@@ -113,6 +107,7 @@ export function mediaRoutes(ctx: AppContext) {
       });
       return { code: 200, msg: "success", data: { taskId: row.id } };
     }), {
+      apiKey: true,
       body: CreateTaskBody,
       response: Envelope(t.Object({ taskId: t.String() })),
       detail: { tags: ["Media tasks"], summary: "Create a media task (native API)", security, ...createErrors() },
@@ -121,6 +116,7 @@ export function mediaRoutes(ctx: AppContext) {
       const row = await tasks.get(auth.accountId, query.taskId);
       return { code: 200, msg: "success", data: taskRecord(row, base()) };
     }, {
+      apiKey: true,
       query: t.Object({ taskId: t.String({ description: "The task id from createTask" }) }),
       response: Envelope(TaskRecord),
       detail: { tags: ["Media tasks"], summary: "A task's record (native API)", security, ...errorCodes({ 404: ["not_found"] }) },
@@ -131,5 +127,5 @@ export function mediaRoutes(ctx: AppContext) {
     .get("/v1/tasks/:task_id", async ({ params, auth }) => {
       const row = await tasks.get(auth.accountId, params.task_id);
       return aliasStatus(row, typeOf(row.model), base());
-    }, { response: AliasStatus, detail: { tags: ["Media tasks"], summary: "A task's status with result URLs", security, ...errorCodes({ 404: ["not_found"] }) } });
+    }, { apiKey: true, response: AliasStatus, detail: { tags: ["Media tasks"], summary: "A task's status with result URLs", security, ...errorCodes({ 404: ["not_found"] }) } });
 }
