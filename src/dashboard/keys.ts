@@ -1,12 +1,11 @@
-import { sql } from "drizzle-orm";
 import { Elysia } from "elysia";
 import { KEY_LIMITS } from "../accounts/model";
 import type { KeyView } from "../accounts/service";
 import type { AppContext } from "../context";
 import { ApiError } from "../http/errors";
 import { html, raw } from "../pages/layout";
-import { sha256Hex } from "../db/ids";
 import { cookieValue, errorPage, flashCookie, redirect, renderPage, sessionGuard, withForm, withSession, type PageContext } from "./guard";
+import { liveKeyIdOf } from "./service";
 import type { Users } from "./users";
 
 // Settings → API Keys: create (name and per-key limits; the key is shown once with a copy button), list by prefix,
@@ -92,8 +91,8 @@ export function keysRoutes(ctx: AppContext, users: Users) {
         const keys = await ctx.accounts.listKeys(p.session.accountId);
         const flashed = cookieValue(request, FLASH);
         if (!flashed) return keysPage(ctx, p, keys, {});
-        const row = await ctx.db.get<{ id: string }>(sql`select id from api_keys where key_hash = ${sha256Hex(flashed)} and account_id = ${p.session.accountId} and revoked_at is null`);
-        const view = row && keys.find((k) => k.id === row.id);
+        const createdId = await liveKeyIdOf(ctx, p.session.accountId, flashed);
+        const view = createdId && keys.find((k) => k.id === createdId);
         const page = keysPage(ctx, p, keys, { created: view ? { ...view, key: flashed } : undefined });
         page.headers.set("set-cookie", flashCookie(ctx, FLASH, "", path, 0));
         return page;

@@ -1,4 +1,3 @@
-import { sql } from "drizzle-orm";
 import { Elysia } from "elysia";
 import type { AppContext } from "../context";
 import { servableType } from "../media/storage";
@@ -6,6 +5,7 @@ import type { StoredResult } from "../media/views";
 import { html, type Raw } from "../pages/layout";
 import { credits, when } from "./format";
 import { renderPage, sessionGuard, withSession } from "./guard";
+import { recentTasks, resultFileTypes, type TaskLine } from "./service";
 import type { Users } from "./users";
 
 // Tasks: the account's media tasks with state, model, cost (the estimate while running), and each finished task's
@@ -24,19 +24,6 @@ const PREVIEWS: Record<string, (src: string, label: string) => Raw> = {
   audio: (src) => html`<audio src="${src}" controls preload="none" style="max-width:200px;display:block"></audio>`,
 };
 
-interface TaskLine {
-  id: string;
-  model: string;
-  state: string;
-  estimate: number;
-  cost: number | null;
-  result_json: string | null;
-  fail_code: string | null;
-  fail_msg: string | null;
-  created_at: number;
-  results_expired: number;
-}
-
 /** The paths of a finished task's result files, as the engine stored them. */
 function resultPaths(t: TaskLine): string[] {
   if (t.state !== "success" || !t.result_json || t.results_expired) return [];
@@ -46,14 +33,6 @@ function resultPaths(t: TaskLine): string[] {
   } catch {
     return [];
   }
-}
-
-/** The content type of each result file of these tasks, by its token. */
-async function fileTypes(ctx: AppContext, taskIds: string[]): Promise<Map<string, string>> {
-  if (!taskIds.length) return new Map();
-  const rows = await ctx.db.all<{ id: string; content_type: string }>(
-    sql`select id, content_type from result_files where task_id in (${sql.join(taskIds.map((id) => sql`${id}`), sql`, `)})`);
-  return new Map(rows.map((r) => [r.id, r.content_type]));
 }
 
 function results(paths: string[], types: Map<string, string>): Raw[] {
@@ -69,10 +48,9 @@ export function tasksRoutes(ctx: AppContext, users: Users) {
     withSession(users, request, async (p) => {
       const accountId = p.session.accountId;
       const state = STATES.includes(String(query.state)) ? String(query.state) : undefined;
-      const rows = await ctx.db.all<TaskLine>(sql`select id, model, state, estimate, cost, result_json, fail_code, fail_msg, created_at, results_expired
-        from tasks where account_id = ${accountId} ${state ? sql`and state = ${state}` : sql``} order by created_at desc limit ${LIMIT}`);
+      const rows = await recentTasks(ctx, accountId, state, LIMIT);
       const paths = new Map(rows.map((t) => [t.id, resultPaths(t)]));
-      const types = await fileTypes(ctx, rows.filter((t) => paths.get(t.id)!.length).map((t) => t.id));
+      const types = await resultFileTypes(ctx, rows.filter((t) => paths.get(t.id)!.length).map((t) => t.id));
       return renderPage({
         title: "Tasks",
         nonce: p.nonce,

@@ -1,11 +1,10 @@
-import { sql } from "drizzle-orm";
 import { Elysia } from "elysia";
 import type { AppContext } from "../context";
-import { newId } from "../db/ids";
 import { html } from "../pages/layout";
 import { when } from "./format";
 import { cookieValue, errorPage, flashCookie, redirect, renderPage, sessionGuard, withForm, withSession, type PageContext } from "./guard";
 import { copyScript } from "./keys";
+import { queueRedelivery, recentDeliveries } from "./service";
 import type { Users } from "./users";
 
 // Settings → Webhooks: generate or rotate the signing key (shown once, via redirect + flash cookie as on API Keys),
@@ -20,8 +19,7 @@ const FLASH = "sy_new_webhook_key";
 async function webhooksPage(ctx: AppContext, p: PageContext, opts: { newKey?: string; notice?: string }) {
   const accountId = p.session.accountId;
   const account = await ctx.accounts.getAccount(accountId);
-  const deliveries = await ctx.db.all<any>(sql`select id, task_id, url, attempt, state, status_code, error, duration_ms, created_at
-    from callback_deliveries where account_id = ${accountId} order by created_at desc, id desc limit ${RECENT}`);
+  const deliveries = await recentDeliveries(ctx, accountId, RECENT);
   const hasKey = account?.webhook_secret != null;
   return renderPage({
     title: "Webhooks",
@@ -75,19 +73,11 @@ export function webhooksRoutes(ctx: AppContext, users: Users) {
     .post(`${path}/deliveries/:id/redeliver`, ({ request, body, params }) =>
       withForm(ctx, users, request, body, async (p) => {
         const accountId = p.session.accountId;
-        const d = await ctx.db.get<{ task_id: string; url: string }>(
-          sql`select task_id, url from callback_deliveries where id = ${params.id} and account_id = ${accountId}`,
-        );
-        if (!d) return errorPage(404, "Not found", "No such delivery on this account.");
-        const task = await ctx.db.get<{ state: string; callback_url: string | null }>(
-          sql`select state, callback_url from tasks where id = ${d.task_id} and account_id = ${accountId}`,
-        );
-        if (task && task.state !== "success" && task.state !== "fail") return errorPage(409, "Not finished", "This task has not finished yet; its callback is sent when it does.");
-        const now = Date.now();
-        await ctx.db.run(sql`insert into callback_deliveries (id, task_id, account_id, url, attempt, state, created_at, next_attempt_at)
-          values (${newId("cbd")}, ${d.task_id}, ${accountId}, ${task?.callback_url ?? d.url}, ${1}, ${"pending"}, ${now}, ${now})`);
-        ctx.log.info("dashboard callback redelivery queued", { account_id: accountId, task_id: d.task_id, user_id: p.session.userId });
-        return redirect(`${path}?redelivered=${encodeURIComponent(d.task_id)}`);
+        const queued = await queueRedelivery(ctx, accountId, params.id);
+        if (queued === "not_found") return errorPage(404, "Not found", "No such delivery on this account.");
+        if (queued === "not_finished") return errorPage(409, "Not finished", "This task has not finished yet; its callback is sent when it does.");
+        ctx.log.info("dashboard callback redelivery queued", { account_id: accountId, task_id: queued.taskId, user_id: p.session.userId });
+        return redirect(`${path}?redelivered=${encodeURIComponent(queued.taskId)}`);
       }),
       { session: true },
     );

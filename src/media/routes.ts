@@ -1,14 +1,13 @@
 // The media front doors (one Elysia instance): the native task API (kie Market shape, errors in the {code,msg,data}
 // envelope), the OpenAI-style aliases, the public estimate, result files, and the endpoint upstreams notify.
 // All of them end up in TaskService; none of them talks to an upstream.
-import { sql } from "drizzle-orm";
 import { Elysia, t } from "elysia";
 import type { AppContext } from "../context.ts";
 import { ApiError, notFound } from "../http/errors.ts";
 import { routeGuards } from "../http/guards.ts";
 import { estimate } from "./estimate.ts";
 import { AliasBody, AliasCreated, AliasStatus, CreateTaskBody, Envelope, EstimateBody, EstimateResponse, TaskRecord } from "./schemas.ts";
-import { requireModel, TaskService, type Caller, type CreateRequest } from "./service.ts";
+import { findResultFile, pollSoon, requireModel, TaskService, type CallingKey, type CreateRequest } from "./service.ts";
 import { ALIAS_PATH, type MediaType } from "./model.ts";
 import { mediaSettingsOf } from "./settings.ts";
 import { createStorage, servableType } from "./storage.ts";
@@ -33,7 +32,7 @@ export function mediaRoutes(ctx: AppContext) {
   const tasks = new TaskService(ctx, settings);
   const storage = createStorage(settings.storage);
   const base = () => ctx.config.publicBaseUrl; // read per request: tests and operators may set it after start
-  const caller = (auth: Caller): Caller => ({ keyId: auth.keyId, accountId: auth.accountId, maxConcurrentTasks: auth.maxConcurrentTasks, models: auth.models, budget: auth.budget });
+  const callingKey = (auth: CallingKey): CallingKey => ({ keyId: auth.keyId, accountId: auth.accountId, maxConcurrentTasks: auth.maxConcurrentTasks, models: auth.models, budget: auth.budget });
   const typeOf = (model: string) => ctx.catalog.media.get(model)?.type ?? "media";
 
   const alias = (summary: string) => ({
@@ -45,12 +44,12 @@ export function mediaRoutes(ctx: AppContext) {
   /** An alias creates tasks of its own media type only: a video model on the images route is pointed to /v1/videos. */
   // Task creation under an Idempotency-Key (http/idempotency.ts): a repeat gets the same task, created once.
   const idem = new Idempotency(ctx.db);
-  const once = <T>(request: Request, auth: Caller, body: unknown, create: () => Promise<T>) =>
+  const once = <T>(request: Request, auth: CallingKey, body: unknown, create: () => Promise<T>) =>
     idempotent(idem, request, auth.accountId, () => JSON.stringify(body), create, (r) => ({ status: 200, contentType: "application/json", body: JSON.stringify(r) }),
       (e) => ctx.log.error("idempotent answer not stored", { error: (e as Error)?.message ?? String(e) })) as Promise<T>; // or a replay's Response, which Elysia sends as it is
-  const createAlias = (type: MediaType) => ({ body, auth, request }: { body: Record<string, unknown>; auth: Caller; request: Request }) =>
+  const createAlias = (type: MediaType) => ({ body, auth, request }: { body: Record<string, unknown>; auth: CallingKey; request: Request }) =>
     once(request, auth, body, () => createAliasTask(type, body, auth));
-  const createAliasTask = async (type: MediaType, body: Record<string, unknown>, auth: Caller) => {
+  const createAliasTask = async (type: MediaType, body: Record<string, unknown>, auth: CallingKey) => {
     const model = requireModel(ctx, body.model);
     if (model.type !== type) {
       throw new ApiError(422, "wrong_endpoint", `Model ${model.id} makes ${model.type}, not ${type}: create its task with POST ${ALIAS_PATH[model.type]} (or POST /api/v1/jobs/createTask).`, { param: "model" });
@@ -60,7 +59,7 @@ export function mediaRoutes(ctx: AppContext) {
       model: body.model, input, callbackUrl: body.callback_url, maxCredits: body.max_credits, param: body,
       names: { callback: "callback_url", inputPrefix: "" },
     };
-    const row = await tasks.create(caller(auth), req);
+    const row = await tasks.create(callingKey(auth), req);
     return aliasCreated(row, typeOf(row.model));
   };
 
@@ -73,8 +72,7 @@ export function mediaRoutes(ctx: AppContext) {
       detail: { tags: ["Credits"], summary: "Estimate a media task's credits without charging (no key needed)", ...errorCodes({ 422: ["model_not_found", "invalid_max_credits"], 429: ["rate_limit_exceeded"] }), description: "Validates like task creation; required fields that cannot change the price (a prompt) may be left out." },
     })
     .get("/files/:token/:name", async ({ params }) => {
-      const f = await ctx.db.get<{ storage_key: string; content_type: string; expires_at: number; deleted_at: number | null }>(
-        sql`select storage_key, content_type, expires_at, deleted_at from result_files where id = ${params.token}`);
+      const f = await findResultFile(ctx, params.token);
       if (!f || !f.storage_key.endsWith("/" + params.name)) throw notFound("File");
       if (f.deleted_at || f.expires_at <= Date.now()) throw new ApiError(410, "file_expired", "This result file has expired and was deleted.");
       const body = await storage.get(f.storage_key);
@@ -94,14 +92,13 @@ export function mediaRoutes(ctx: AppContext) {
       });
     }, { detail: { tags: ["Media tasks"], summary: "A task's result file (public, under an unguessable token)", ...bodyType("application/octet-stream"), ...errorCodes({ 404: ["not_found"], 410: ["file_expired"], 503: ["file_unavailable"] }) } })
     .post("/v1/media/upstream-events/:provider", async ({ body }) => {
-      // An upstream's own completion notice (kie Suno insists on one). It is not trusted for results: it only brings
-      // the task's next poll forward, so a forged notice costs one early poll.
+      // An upstream's own completion notice (kie Suno insists on one).
       const ref = (body as any)?.data?.task_id ?? (body as any)?.data?.taskId;
-      if (typeof ref === "string") await ctx.db.run(sql`update tasks set next_poll_at = ${Date.now()} where upstream_ref = ${ref} and state = ${"generating"}`);
+      if (typeof ref === "string") await pollSoon(ctx, ref);
       return { code: 200, msg: "success" };
     }, { publicLimit: "upstream-events", body: t.Record(t.String(), t.Unknown(), { description: "The upstream's own notice (kie: {code, msg, data: {task_id}})." }), response: t.Object({ code: t.Integer(), msg: t.String() }), detail: { tags: ["Media tasks"], summary: "Completion notices from upstreams (kie Suno's callBackUrl); they only bring the task's next poll forward" } })
     .post("/api/v1/jobs/createTask", ({ body, auth, request }) => once(request, auth, body, async () => {
-      const row = await tasks.create(caller(auth), {
+      const row = await tasks.create(callingKey(auth), {
         model: body.model, input: body.input, callbackUrl: body.callBackUrl, maxCredits: body.max_credits, param: body,
         names: { callback: "callBackUrl", inputPrefix: "input." },
       });

@@ -35,7 +35,8 @@ export interface CreateRequest {
   names: { callback: string; inputPrefix: string };
 }
 
-export interface Caller { keyId: string; accountId: string; maxConcurrentTasks: number | null; models: string[] | null; budget: Budget }
+/** The key a task is created with: who pays, and the limits its policy sets. */
+export interface CallingKey { keyId: string; accountId: string; maxConcurrentTasks: number | null; models: string[] | null; budget: Budget }
 
 
 export function requireModel(ctx: AppContext, id: unknown): MediaModel {
@@ -89,7 +90,7 @@ export class TaskService {
       ctx.log.warn("concurrency token not given back yet; retrying", { task_id: taskId, error: String((e as Error)?.message ?? e) }));
   }
 
-  async create(caller: Caller, req: CreateRequest): Promise<TaskRow> {
+  async create(caller: CallingKey, req: CreateRequest): Promise<TaskRow> {
     const { ctx, settings } = this;
     const model = requireModel(ctx, req.model);
     refuseModelNotAllowed(caller.models, req.model as string, model.id);
@@ -163,7 +164,7 @@ export class TaskService {
   }
 
   /** ONE transaction: the task row and the hold of its estimate. */
-  private async insertTask(caller: Caller, model: MediaModel, req: CreateRequest, prepared: ReturnType<typeof prepareInput>, id: string, callbackUrl: string | null): Promise<TaskRow> {
+  private async insertTask(caller: CallingKey, model: MediaModel, req: CreateRequest, prepared: ReturnType<typeof prepareInput>, id: string, callbackUrl: string | null): Promise<TaskRow> {
     const { ctx, settings } = this;
     const now = Date.now();
     const deadlineSeconds = Math.min(model.deadline_seconds, settings.maxDeadlineSeconds ?? Infinity);
@@ -201,6 +202,26 @@ export class TaskService {
     if (!row) throw notFound(`Task ${taskId}`);
     return row;
   }
+}
+
+/** A result file's record, by the unguessable token in its URL. */
+export interface ResultFile {
+  storage_key: string;
+  content_type: string;
+  expires_at: number;
+  deleted_at: number | null;
+}
+
+export function findResultFile(ctx: AppContext, token: string): Promise<ResultFile | undefined> {
+  return ctx.db.get<ResultFile>(sql`select storage_key, content_type, expires_at, deleted_at from result_files where id = ${token}`);
+}
+
+/**
+ * An upstream's own completion notice: the generating task it names is polled next. The notice is not trusted for
+ * results, so a forged one costs one early poll.
+ */
+export async function pollSoon(ctx: AppContext, upstreamRef: string): Promise<void> {
+  await ctx.db.run(sql`update tasks set next_poll_at = ${Date.now()} where upstream_ref = ${upstreamRef} and state = ${"generating"}`);
 }
 
 /** Tokens outlive three housekeeping rounds, so a live task's token is always refreshed before it lapses. */
