@@ -7,7 +7,7 @@ import { AccountList, AccountView, CreateAccountBody, CreateKeyBody, CreditsBody
 import { newKeyPolicy, parseKeyPolicy } from "./policy";
 import { accountView } from "./views";
 import { routeGuards } from "../http/guards";
-import { errorCodes } from "../discovery/openapi";
+import { errorCodes } from "../http/route-docs";
 
 // The operator's API under /admin/v1, authorised by ADMIN_TOKEN (`{ admin: true }`, http/guards.ts: checked before
 // the body is read, so a caller without it learns nothing of a route's schema). Without ADMIN_TOKEN it refuses

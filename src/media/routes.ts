@@ -8,13 +8,14 @@ import { routeGuards } from "../http/guards.ts";
 import { estimate } from "./estimate.ts";
 import { AliasBody, AliasCreated, AliasStatus, CreateTaskBody, Envelope, EstimateBody, EstimateResponse, TaskRecord } from "./schemas.ts";
 import { findResultFile, pollSoon, requireModel, TaskService, type CallingKey, type CreateRequest } from "./service.ts";
-import { ALIAS_PATH, type MediaType } from "./model.ts";
+import { ALIAS_PATH } from "../catalog/endpoints.ts";
+import type { MediaType } from "./model.ts";
 import { mediaSettingsOf } from "./settings.ts";
 import { createStorage, servableType } from "./storage.ts";
 import { aliasCreated, aliasStatus, taskRecord } from "./views.ts";
 import { Idempotency, idempotent } from "../http/idempotency.ts";
 
-import { bodyType, errorCodes } from "../discovery/openapi.ts";
+import { bodyType, errorCodes } from "../http/route-docs.ts";
 
 const security: Array<Record<string, string[]>> = [{ bearer: [] }, { apiKey: [] }];
 /** What task creation can refuse, beyond the key guard's 401/429 (in /openapi.json). A new object per route:

@@ -1,6 +1,6 @@
 import { Elysia } from "elysia";
 import type { AppContext } from "../context";
-import { bodyType } from "../discovery/openapi";
+import { bodyType } from "../http/route-docs";
 import { pathName } from "../discovery/openapi-shape";
 import { percentDecoded } from "../http/percent";
 import pkg from "../../package.json";
