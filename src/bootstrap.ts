@@ -22,7 +22,7 @@ export async function createContext(config: Config, log: Logger = createLogger(c
     backgroundCheckpoints: { onError: (message) => log.error("sqlite checkpoints", { error: message }) },
   });
   const ledger = new Ledger(db);
-  const accounts = new Accounts(db, ledger, await SecretBox.fromSetting(config.raw.SECRETS_KEY));
+  const accounts = new Accounts(db, ledger, await SecretBox.fromSetting(config.secretsKey));
   const unknown = await accounts.unknownSealingKeys();
   if (unknown.length) {
     await db.close();

@@ -78,7 +78,7 @@ async function shutdown(signal: string) {
     process.exit(1);
   }
   stopping = true;
-  const graceMs = Number(config.raw.SHUTDOWN_GRACE_SECONDS) * 1000;
+  const graceMs = config.shutdownGraceMs;
   log.info("shutting down", { signal, grace_seconds: graceMs / 1000 });
   const result = await gracefulStop(app.server!, graceMs, log);
   const closing = closeContext(ctx).catch((e) => log.error("closing the services failed", { error: String(e) }));

@@ -1,4 +1,4 @@
-import { parseRateSpec } from "../settings";
+import { dashboardSettingsOf } from "./settings";
 import { Elysia } from "elysia";
 import type { AppContext } from "../context";
 import { randomToken } from "../db/ids";
@@ -45,10 +45,8 @@ function safeNext(next: unknown): string {
 }
 
 export function loginRoutes(ctx: AppContext, users: Users) {
-  const perEmail = parseRateSpec(ctx.config.raw.LOGIN_RATE_LIMIT!);
-  const perAddress = parseRateSpec(ctx.config.raw.LOGIN_ADDRESS_RATE_LIMIT!);
-  const trustedHops = Number(ctx.config.raw.TRUSTED_PROXY_HOPS);
-  const ttlHours = Number(ctx.config.raw.SESSION_TTL_HOURS);
+  const { perEmail, perAddress, sessionTtlHours: ttlHours } = dashboardSettingsOf(ctx.config);
+  const trustedHops = ctx.config.trustedProxyHops;
   let checksRunning = 0; // per app: each gateway (and each test gateway) has its own
 
   const tooMany = (form: Record<string, string>, email: string, wait: number) => {

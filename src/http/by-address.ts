@@ -1,5 +1,4 @@
 import type { AppContext } from "../context";
-import { parseRateSpec } from "../settings";
 import { retryAfterSeconds } from "../limits/rate-limit";
 import { ApiError } from "./errors";
 import { clientAddress, limitKeyOf } from "./client-address";
@@ -11,8 +10,8 @@ import type { Caller } from "./before-body";
 // anyone could keep the gateway's CPU or database busy for free.
 
 export function limitByAddress(ctx: AppContext, bucket: string) {
-  const { requests, windowSeconds } = parseRateSpec(ctx.config.raw.PUBLIC_RATE_LIMIT!);
-  const hops = Number(ctx.config.raw.TRUSTED_PROXY_HOPS);
+  const { requests, windowSeconds } = ctx.config.publicRateLimit;
+  const hops = ctx.config.trustedProxyHops;
   return async ({ request, server }: Caller) => {
     const ip = clientAddress(request, server?.requestIP(request)?.address, hops);
     const r = await ctx.limiter.limit(`public:${bucket}:${limitKeyOf(ip)}`, requests, windowSeconds);
