@@ -10,7 +10,7 @@ import type { Users } from "./users";
 
 // Tasks: the account's media tasks with state, model, cost (the estimate while running), and each finished task's
 // result files, a link and a preview by the file's media type. The engine stores a task's results as paths on the
-// gateway (`{paths: ["/files/<token>/<name>"]}`, media/finish.ts) and each file's type in result_files under its
+// gateway (`{paths: ["/files/<token>/<name>"]}`, media/task-outcome.ts) and each file's type in result_files under its
 // token; the links stay relative, so they point at this origin whatever PUBLIC_BASE_URL says. Expired results are
 // marked instead of linked.
 
