@@ -32,9 +32,9 @@ export function adminRoutes(ctx: AppContext) {
     .post(
       "/accounts",
       async ({ body, set }) => {
-        const a = await accounts.createAccount(body.name, toMicros(body.credits ?? 0, "credits"));
+        const account = await accounts.createAccount(body.name, toMicros(body.credits ?? 0, "credits"));
         set.status = 201;
-        return accountView(ctx, a.id);
+        return accountView(ctx, account.id);
       },
       { admin: true, body: CreateAccountBody, response: { 201: AccountView }, detail: { summary: "Create an account with a wallet and optional initial credits" } },
     )
@@ -47,9 +47,9 @@ export function adminRoutes(ctx: AppContext) {
     .post(
       "/accounts/:id/keys",
       async ({ params, body, set }) => {
-        const k = await accounts.createKey(params.id, newKeyPolicy(parseKeyPolicy(body, Date.now())));
+        const created = await accounts.createKey(params.id, newKeyPolicy(parseKeyPolicy(body, Date.now())));
         set.status = 201;
-        return k;
+        return created;
       },
       { admin: true, body: CreateKeyBody, transform: policyReadFirst, response: { 201: KeyCreated }, detail: { ...unknownAccount(), summary: "Create an API key (the plaintext key is returned once)" } },
     )
@@ -82,8 +82,8 @@ export function adminRoutes(ctx: AppContext) {
         // Calls just answered first: their charges are queued (the balance returned includes them). A correction that
         // does not fit what is available gets the account's idle LLM float back first, as a media task's hold does.
         await ctx.llmLedger?.settledFor(params.id);
-        const b = await withIdleFloatBack(ctx, params.id, "correction_exceeds_available", () => ledger.credit(params.id, micros, kind, body.reason ?? kind));
-        return { account_id: params.id, credits: microsToCredits(b.available), held_credits: microsToCredits(b.held), balance_credits: microsToCredits(b.balance) };
+        const wallet = await withIdleFloatBack(ctx, params.id, "correction_exceeds_available", () => ledger.credit(params.id, micros, kind, body.reason ?? kind));
+        return { account_id: params.id, credits: microsToCredits(wallet.available), held_credits: microsToCredits(wallet.held), balance_credits: microsToCredits(wallet.balance) };
       },
       { admin: true, body: CreditsBody, response: CreditsResult, detail: { ...errorCodes({ 404: ["not_found", "account_not_found"], 409: ["correction_exceeds_available"], 422: ["balance_too_large"] }), summary: "Top up credits, or correct them (kind=correction may be negative)" } },
     )
@@ -102,7 +102,7 @@ function toMicros(credits: number, param: string, allowNegative = false): number
     throw new ApiError(422, "invalid_request", `${param} must not be negative (use kind=correction for a negative correction).`, { param });
   try {
     return creditsToMicros(credits);
-  } catch (e) {
-    throw new ApiError(422, "invalid_request", `${param}: ${(e as Error).message}`, { param });
+  } catch (error) {
+    throw new ApiError(422, "invalid_request", `${param}: ${(error as Error).message}`, { param });
   }
 }

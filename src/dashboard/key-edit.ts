@@ -66,25 +66,25 @@ export function keyEditRoutes(ctx: AppContext, users: Users) {
     .use(sessionGuard(ctx, users))
     .get(`${PATH}/:keyId`, ({ request, params }) =>
       withSession(users, request, async (p) => {
-        const k = await liveKey(p.session.accountId, params.keyId);
-        return k ? editPage(ctx, p, k) : errorPage(404, "Not found", "No such live key in this account.");
+        const key = await liveKey(p.session.accountId, params.keyId);
+        return key ? editPage(ctx, p, key) : errorPage(404, "Not found", "No such live key in this account.");
       }),
       { session: true },
     )
     .post(`${PATH}/:keyId`, ({ request, body, params }) =>
       withForm(ctx, users, request, body, async (p, form) => {
         const accountId = p.session.accountId;
-        const k = await liveKey(accountId, params.keyId); // scoped by account: another account's key is not found
-        if (!k) return errorPage(404, "Not found", "No such live key in this account.");
+        const key = await liveKey(accountId, params.keyId); // scoped by account: another account's key is not found
+        if (!key) return errorPage(404, "Not found", "No such live key in this account.");
         try {
           const change = parseKeyPolicy(formToPolicy(form), Date.now());
           refuseLooserThanDefault(ctx, change.rateLimit?.requests, change.rateLimit?.windowSeconds, change.maxConcurrentTasks ?? undefined);
-          await ctx.accounts.updateKey(accountId, k.id, change);
+          await ctx.accounts.updateKey(accountId, key.id, change);
         } catch (e) {
           if (!(e instanceof ApiError)) throw e;
-          return editPage(ctx, p, k, { error: e.message, status: e.status });
+          return editPage(ctx, p, key, { error: e.message, status: e.status });
         }
-        ctx.log.info("dashboard key changed", { account_id: accountId, key_id: k.id, user_id: p.session.userId });
+        ctx.log.info("dashboard key changed", { account_id: accountId, key_id: key.id, user_id: p.session.userId });
         return redirect(PATH);
       }),
       { session: true },

@@ -16,7 +16,7 @@ export function walletRoutes(ctx: AppContext, users: Users) {
       const accountId = p.session.accountId;
       const account = await ctx.accounts.getAccount(accountId);
       await ctx.llmLedger?.settledFor(accountId); // calls just answered: their charges may still be queued
-      const b = (await ctx.ledger.balance(accountId)) ?? { balance: 0, held: 0, available: 0 };
+      const wallet = (await ctx.ledger.balance(accountId)) ?? { balance: 0, held: 0, available: 0 };
       const { pendingHolds, entries } = await walletLedger(ctx, accountId, ENTRIES);
       return renderPage({
         title: "Wallet",
@@ -24,7 +24,7 @@ export function walletRoutes(ctx: AppContext, users: Users) {
         page: p,
         body: html`<h1>Wallet <span class="muted">${account?.name ?? ""}</span></h1>
 <div class="card"><table><tr><th>Available</th><th>Held</th><th>Balance</th></tr>
-<tr><td id="available"><strong>${credits(b.available)}</strong> credits</td><td id="held">${credits(b.held)} credits (${pendingHolds} in flight)</td><td>${credits(b.balance)} credits</td></tr></table>
+<tr><td id="available"><strong>${credits(wallet.available)}</strong> credits</td><td id="held">${credits(wallet.held)} credits (${pendingHolds} in flight)</td><td>${credits(wallet.balance)} credits</td></tr></table>
 <p class="muted">1 credit = 0.001 USD. Held credits are reserved by requests and tasks still running; they settle to the actual cost.</p></div>
 <h2>Ledger (UTC)</h2>
 ${entries.length

@@ -14,9 +14,9 @@ export function limitByAddress(ctx: AppContext, bucket: string) {
   const hops = ctx.config.trustedProxyHops;
   return async ({ request, server }: Caller) => {
     const ip = clientAddress(request, server?.requestIP(request)?.address, hops);
-    const r = await ctx.limiter.limit(`public:${bucket}:${limitKeyOf(ip)}`, requests, windowSeconds);
-    if (r.success) return;
-    const wait = retryAfterSeconds(r.reset);
+    const limit = await ctx.limiter.limit(`public:${bucket}:${limitKeyOf(ip)}`, requests, windowSeconds);
+    if (limit.success) return;
+    const wait = retryAfterSeconds(limit.reset);
     throw new ApiError(429, "rate_limit_exceeded", `Too many requests from your address (${requests} per ${windowSeconds} s); retry in ${wait} s.`, {
       headers: { "retry-after": String(wait) },
     });

@@ -33,12 +33,12 @@ export async function keyWithinLimit(ctx: AppContext, request: Request, headers:
   const def = ctx.config.defaultRateLimit;
   const requests = auth.rateRequests ?? def.requests;
   const windowSeconds = auth.rateWindowSeconds ?? def.windowSeconds;
-  const r = await ctx.limiter.limit(auth.keyId, requests, windowSeconds);
-  const resetIn = retryAfterSeconds(r.reset);
-  headers["x-ratelimit-limit"] = String(r.limit);
-  headers["x-ratelimit-remaining"] = String(r.remaining);
+  const limit = await ctx.limiter.limit(auth.keyId, requests, windowSeconds);
+  const resetIn = retryAfterSeconds(limit.reset);
+  headers["x-ratelimit-limit"] = String(limit.limit);
+  headers["x-ratelimit-remaining"] = String(limit.remaining);
   headers["x-ratelimit-reset"] = String(resetIn);
-  if (!r.success) {
+  if (!limit.success) {
     throw new ApiError(429, "rate_limit_exceeded", `Rate limit of ${requests} requests per ${windowSeconds} s reached for this key; retry in ${resetIn} s.`, {
       headers: { "retry-after": String(resetIn) },
     });

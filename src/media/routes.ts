@@ -73,21 +73,21 @@ export function mediaRoutes(ctx: AppContext) {
       detail: { tags: ["Credits"], summary: "Estimate a media task's credits without charging (no key needed)", ...errorCodes({ 422: ["model_not_found", "invalid_max_credits"], 429: ["rate_limit_exceeded"] }), description: "Validates like task creation; required fields that cannot change the price (a prompt) may be left out." },
     })
     .get("/files/:token/:name", async ({ params }) => {
-      const f = await findResultFile(ctx, params.token);
-      if (!f || !f.storage_key.endsWith("/" + params.name)) throw notFound("File");
-      if (f.deleted_at || f.expires_at <= Date.now()) throw new ApiError(410, "file_expired", "This result file has expired and was deleted.");
-      const body = await storage.get(f.storage_key);
+      const file = await findResultFile(ctx, params.token);
+      if (!file || !file.storage_key.endsWith("/" + params.name)) throw notFound("File");
+      if (file.deleted_at || file.expires_at <= Date.now()) throw new ApiError(410, "file_expired", "This result file has expired and was deleted.");
+      const body = await storage.get(file.storage_key);
       if (!body) {
         // The row says the file was stored, and storage has no such file: most often processes on several hosts
         // each with a STORAGE_DIR of their own (README: Scale out). The operator's to fix, not a bad link.
-        ctx.log.error("result file missing from storage", { file: params.token, storage_key: f.storage_key });
+        ctx.log.error("result file missing from storage", { file: params.token, storage_key: file.storage_key });
         throw new ApiError(503, "file_unavailable", "This result file cannot be read from the gateway's storage just now; the operator has been told.", { type: "service_unavailable" });
       }
       // Files come from upstreams and are served from the gateway's own origin: only allowed media types (a row
       // stored before that rule may say text/html), never sniffed, and sandboxed should a browser render one anyway.
       return new Response(body, {
         headers: {
-          "content-type": servableType(f.content_type), "cache-control": "private, max-age=86400",
+          "content-type": servableType(file.content_type), "cache-control": "private, max-age=86400",
           "x-content-type-options": "nosniff", "content-security-policy": "sandbox",
         },
       });

@@ -41,10 +41,10 @@ export interface CallingKey { keyId: string; accountId: string; maxConcurrentTas
 
 export function requireModel(ctx: AppContext, id: unknown): MediaModel {
   if (typeof id !== "string" || !id) throw new ApiError(422, "invalid_request", "model is required.", { param: "model" });
-  const m = ctx.catalog.findMedia(id);
-  if (m) {
-    ctx.catalog.servable(m);
-    return m;
+  const model = ctx.catalog.findMedia(id);
+  if (model) {
+    ctx.catalog.servable(model);
+    return model;
   }
   const llm = ctx.catalog.llm.get(id);
   if (llm) throw new ApiError(422, "wrong_endpoint", `Model ${llm.id} is a language model, not a media task: call POST ${llm.endpoint} with it.`, { param: "model" });
@@ -53,12 +53,12 @@ export function requireModel(ctx: AppContext, id: unknown): MediaModel {
 
 /** Validated input and its estimate, or a 422 naming the field. */
 export function prepareInput(model: MediaModel, input: unknown, inputPrefix: string) {
-  const p = model.prepare(input ?? {});
-  if (!p.ok) {
-    const param = p.field === "input" ? "input" : inputPrefix + p.field;
-    throw new ApiError(422, "invalid_request", `${param}: ${p.message}`, { param });
+  const prepared = model.prepare(input ?? {});
+  if (!prepared.ok) {
+    const param = prepared.field === "input" ? "input" : inputPrefix + prepared.field;
+    throw new ApiError(422, "invalid_request", `${param}: ${prepared.message}`, { param });
   }
-  return p;
+  return prepared;
 }
 
 /** max_credits as µcr (undefined when absent); a malformed or too large value is a 422 (units.ts has the rule). */
@@ -225,6 +225,6 @@ export async function pollSoon(ctx: AppContext, upstreamRef: string): Promise<vo
 }
 
 /** Tokens outlive three housekeeping rounds, so a live task's token is always refreshed before it lapses. */
-export function tokenTtlMs(s: MediaSettings): number {
-  return Math.max(3 * s.housekeepingMs, 30_000);
+export function tokenTtlMs(settings: MediaSettings): number {
+  return Math.max(3 * settings.housekeepingMs, 30_000);
 }
