@@ -92,9 +92,9 @@ async function shutdown(signal: string) {
 process.on("SIGTERM", () => void shutdown("SIGTERM"));
 process.on("SIGINT", () => void shutdown("SIGINT"));
 
-// Only now, with the signal handlers in place and the media workers started: before, a signal sent right after this
-// line killed the process outright, cutting its streams without a word. Workers that cannot start stop the gateway
-// (unless a shutdown is already under way, which ends the process itself).
+// Awaited only here, after the signal handlers are in place: a signal that arrives while the media workers start
+// must still stop the gateway gracefully, not kill it with its streams cut. Workers that cannot start stop the
+// gateway (unless a shutdown is already under way, which ends the process itself).
 try {
   await mediaStarting;
 } catch (e) {
