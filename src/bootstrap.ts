@@ -1,6 +1,6 @@
 import { SecretBox } from "./accounts/secret-box";
 import { Accounts } from "./accounts/service";
-import { loadCatalog } from "./catalog/service";
+import { loadCatalog } from "./catalog-loader";
 import { ConfigError, type Config } from "./config";
 import type { AppContext } from "./context";
 import { openDatabase } from "./db/client";
