@@ -1,6 +1,7 @@
 // The import graph of src/, read from the source text: each module's imports resolved to paths under src/, with
 // whether an import brings code or types only (a type import leaves no dependency at run time).
 import { Glob } from "bun";
+import { readFileSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
 
 export interface ImportEdge {
@@ -24,7 +25,7 @@ function resolved(fromFile: string, spec: string): string | undefined {
 export function importGraph(): ImportEdge[] {
   const edges: ImportEdge[] = [];
   for (const file of new Glob("**/*.ts").scanSync(SRC)) {
-    const text = require("node:fs").readFileSync(join(SRC, file), "utf8") as string;
+    const text = readFileSync(join(SRC, file), "utf8");
     for (const m of text.matchAll(STATIC)) {
       const to = resolved(file, m[4]!);
       const names = m[3]!;
