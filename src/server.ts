@@ -55,7 +55,7 @@ try {
 const mediaStarting = startMedia(ctx);
 onShutdown(async () => (await mediaStarting.catch(() => null))?.stop(), "media workers");
 
-// LLM holds and floats (ledger/float.ts) left behind by a crash are released once they expire (SWEPT_HOLD_KINDS says
+// LLM holds and floats (ledger/float.ts) left behind by a crash are voided once they expire (SWEPT_HOLD_KINDS says
 // why task holds are not).
 // Idempotency keys past their 24 h are forgotten on the same round.
 const idempotencyKeys = new Idempotency(ctx.db);

@@ -179,7 +179,7 @@ export class TaskService {
     const ledger = ctx.ledger;
     const insert = () =>
       ctx.db.tx(function* (q) {
-        // The hold outlives the deadline by an hour: the engine fails (and releases) a late task itself, so the
+        // The hold outlives the deadline by an hour: the engine fails (and voids) a late task itself, so the
         // hold sweeper never has to void a task hold under a running task.
         // The key's budget first (402 key_budget_exceeded); a wallet that refuses rolls both back.
         const budgetHold = yield* holdBudgetIn(q, caller, prepared.estimate, now);
