@@ -45,16 +45,16 @@ function results(paths: string[], types: Map<string, string>): Raw[] {
 
 export function tasksRoutes(ctx: AppContext, users: Users) {
   return new Elysia({ name: "dashboard-tasks", detail: { hide: true } }).use(sessionGuard(ctx, users)).get("/dashboard/tasks", ({ request, query }) =>
-    withSession(users, request, async (p) => {
-      const accountId = p.session.accountId;
+    withSession(users, request, async (signedIn) => {
+      const accountId = signedIn.session.accountId;
       const state = STATES.includes(String(query.state)) ? String(query.state) : undefined;
       const rows = await recentTasks(ctx, accountId, state, LIMIT);
       const paths = new Map(rows.map((t) => [t.id, resultPaths(t)]));
       const types = await resultFileTypes(ctx, rows.filter((t) => paths.get(t.id)!.length).map((t) => t.id));
       return renderPage({
         title: "Tasks",
-        nonce: p.nonce,
-        page: p,
+        nonce: signedIn.nonce,
+        page: signedIn,
         body: html`<h1>Tasks</h1>
 <form method="get" action="/dashboard/tasks"><label>State <select name="state"><option value="">any</option>
 ${STATES.map((s) => html`<option value="${s}" ${s === state ? "selected" : ""}>${s}</option>`)}</select></label> <button type="submit">Filter</button></form>

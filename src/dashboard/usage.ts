@@ -16,8 +16,8 @@ const MAX_DAYS = 366;
 
 export function usageRoutes(ctx: AppContext, users: Users) {
   return new Elysia({ name: "dashboard-usage", detail: { hide: true } }).use(sessionGuard(ctx, users)).get("/dashboard/usage", ({ request, query }) =>
-    withSession(users, request, async (p) => {
-      const accountId = p.session.accountId;
+    withSession(users, request, async (signedIn) => {
+      const accountId = signedIn.session.accountId;
       await ctx.llmLedger?.settledFor(accountId); // calls just answered: their records may still be queued
       const today = Math.floor(Date.now() / DAY_MS);
       let to = parseDay(query.to) ?? today;
@@ -46,8 +46,8 @@ export function usageRoutes(ctx: AppContext, users: Users) {
 
       return renderPage({
         title: "Usage",
-        nonce: p.nonce,
-        page: p,
+        nonce: signedIn.nonce,
+        page: signedIn,
         body: html`<h1>Usage</h1>
 <form method="get" action="/dashboard/usage" class="card" id="usage-filters">
 <label>Model <select name="model"><option value="">all models</option>${models.map((m) => html`<option value="${m}" ${m === model ? "selected" : ""}>${m}</option>`)}</select></label>

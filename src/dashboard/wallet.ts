@@ -12,16 +12,16 @@ const ENTRIES = 200;
 
 export function walletRoutes(ctx: AppContext, users: Users) {
   return new Elysia({ name: "dashboard-wallet", detail: { hide: true } }).use(sessionGuard(ctx, users)).get("/dashboard", ({ request }) =>
-    withSession(users, request, async (p) => {
-      const accountId = p.session.accountId;
+    withSession(users, request, async (signedIn) => {
+      const accountId = signedIn.session.accountId;
       const account = await ctx.accounts.getAccount(accountId);
       await ctx.llmLedger?.settledFor(accountId); // calls just answered: their charges may still be queued
       const wallet = (await ctx.ledger.balance(accountId)) ?? { balance: 0, held: 0, available: 0 };
       const { pendingHolds, entries } = await walletLedger(ctx, accountId, ENTRIES);
       return renderPage({
         title: "Wallet",
-        nonce: p.nonce,
-        page: p,
+        nonce: signedIn.nonce,
+        page: signedIn,
         body: html`<h1>Wallet <span class="muted">${account?.name ?? ""}</span></h1>
 <div class="card"><table><tr><th>Available</th><th>Held</th><th>Balance</th></tr>
 <tr><td id="available"><strong>${credits(wallet.available)}</strong> credits</td><td id="held">${credits(wallet.held)} credits (${pendingHolds} in flight)</td><td>${credits(wallet.balance)} credits</td></tr></table>
