@@ -25,10 +25,11 @@ test("every admin route refuses a caller without the admin token", async () => {
   }
 });
 
-test("every media task route refuses a caller without a key", async () => {
-  const tasks = routes().filter((r) => r.path.startsWith("/api/v1/jobs/") || /^\/v1\/(images|videos|audio|tasks)\b/.test(r.path));
-  expect(tasks.length).toBeGreaterThanOrEqual(5);
-  for (const { method, path } of tasks) expect([method, path, (await send(method, path)).status]).toEqual([method, path, 401]);
+test("every /v1 route but the public ones refuses a caller without a key", async () => {
+  const PUBLIC = [/^\/v1\/models\b/, /^\/v1\/credits\/estimate$/, /^\/v1\/media\/upstream-events\//];
+  const keyed = routes().filter((r) => (r.path.startsWith("/v1/") || r.path.startsWith("/api/v1/")) && !PUBLIC.some((p) => p.test(r.path)));
+  for (const must of ["/api/v1/jobs/createTask", "/v1/tasks/x", "/v1/key", "/v1/credits", "/v1/messages"]) expect(keyed.map((r) => r.path)).toContain(must);
+  for (const { method, path } of keyed) expect([method, path, (await send(method, path)).status]).toEqual([method, path, 401]);
 });
 
 test("every dashboard page but sign-in sends a browser without a session to sign in; every form post is refused", async () => {
