@@ -24,7 +24,20 @@ export interface Config {
   body: BodyLimits;
   sweepIntervalSeconds: number;
   logLevel: Level;
-  /** Every setting's raw value, for features that read their own rows of the table. */
+  /** TRUSTED_PROXY_HOPS: X-Forwarded-For entries a client address is taken from the right (http/client-address.ts) */
+  trustedProxyHops: number;
+  /** PUBLIC_RATE_LIMIT: requests per client address to each public endpoint that works without a key */
+  publicRateLimit: { requests: number; windowSeconds: number };
+  /** SECRETS_KEY: seals webhook signing keys at rest (accounts/secret-box.ts) */
+  secretsKey?: string;
+  /** METRICS_TOKEN: the bearer token /metrics asks for; unset, /metrics is open */
+  metricsToken?: string;
+  /** SHUTDOWN_GRACE_SECONDS, in ms */
+  shutdownGraceMs: number;
+  /**
+   * Every setting's raw value, for a feature's own typed reader of its rows of the table (media/settings.ts,
+   * dashboard/settings.ts, llm/providers.ts); features read those, not this.
+   */
   raw: Record<string, string | undefined>;
 }
 
@@ -62,6 +75,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     sweepIntervalSeconds: Number(raw.SWEEP_INTERVAL_SECONDS),
     body: { seconds: Number(raw.REQUEST_BODY_TIMEOUT_SECONDS), maxBytes: Number(raw.MAX_REQUEST_BODY_MB) * 1024 ** 2 },
     logLevel: raw.LOG_LEVEL as Config["logLevel"],
+    trustedProxyHops: Number(raw.TRUSTED_PROXY_HOPS),
+    publicRateLimit: parseRateSpec(raw.PUBLIC_RATE_LIMIT!),
+    secretsKey: raw.SECRETS_KEY,
+    metricsToken: raw.METRICS_TOKEN,
+    shutdownGraceMs: Number(raw.SHUTDOWN_GRACE_SECONDS) * 1000,
     raw,
   };
 }

@@ -12,7 +12,7 @@ import { withCreditHint } from "./credit-hint.ts";
 import type { Reservation } from "../ledger/float.ts";
 import type { LlmModel } from "../catalog/model.ts";
 import { ApiError } from "../http/errors.ts";
-import { ALIAS_PATH } from "../media/model.ts";
+import { ALIAS_PATH } from "../catalog/endpoints.ts";
 import type { ErrorInfo, LlmProtocol, UpstreamBody } from "./protocols/index.ts";
 import { NO_PAID_TOOLS, paidToolUse } from "./protocols/paid-tools.ts";
 import { keySettingOf, spokenPath, type Provider, type Providers } from "./providers.ts";

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { loadCatalog } from "../../src/catalog/service";
+import { loadCatalog } from "../../src/catalog-loader";
 import { startGateway, type TestGateway } from "../support/gateway";
 
 // A model its provider retired answers 410 model_retired naming its successor, in the error shape of the door it was

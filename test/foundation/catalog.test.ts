@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { tmpdir } from "node:os";
-import { loadCatalog } from "../../src/catalog/service";
+import { loadCatalog } from "../../src/catalog-loader";
 import { startGateway, type TestGateway } from "../support/gateway";
 
 let gw: TestGateway;

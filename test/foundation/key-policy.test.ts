@@ -32,6 +32,8 @@ const BAD: Array<[string, Record<string, unknown>, string]> = [
   ["pattern with a space", { models: ["claude *"] }, "models.0"],
   ["expiry in the past", { expires_at: "2020-01-01T00:00:00Z" }, "expires_at"],
   ["expiry not a time", { expires_at: "next tuesday" }, "expires_at"],
+  ["an unknown field", { budgets: { day: 5 } }, "budgets"],
+  ["an unknown period beside a known one", { budget: { day: 1, fortnight: 5 } }, "budget.fortnight"],
 ];
 
 for (const d of dialects) {
