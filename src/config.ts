@@ -34,6 +34,8 @@ export interface Config {
   metricsToken?: string;
   /** SHUTDOWN_GRACE_SECONDS, in ms */
   shutdownGraceMs: number;
+  /** BUN_CONFIG_MAX_HTTP_REQUESTS: upstream requests Bun lets out at once (it reads the variable itself; 256 unset) */
+  upstreamRequestSlots: number;
   /**
    * Every setting's raw value, for a feature's own typed reader of its rows of the table (media/settings.ts,
    * dashboard/settings.ts, llm/providers.ts); features read those, not this.
@@ -80,6 +82,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     secretsKey: raw.SECRETS_KEY,
     metricsToken: raw.METRICS_TOKEN,
     shutdownGraceMs: Number(raw.SHUTDOWN_GRACE_SECONDS) * 1000,
+    upstreamRequestSlots: Number(raw.BUN_CONFIG_MAX_HTTP_REQUESTS ?? BUN_DEFAULT_REQUEST_SLOTS),
     raw,
   };
 }
@@ -91,6 +94,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
  * one slash), a `password=` parameter hidden, and all of it but the scheme when it does not parse (`redis://:hunter2`
  * has its password where the host would be).
  */
+/** Bun's own limit on fetches in flight when BUN_CONFIG_MAX_HTTP_REQUESTS is unset. */
+export const BUN_DEFAULT_REQUEST_SLOTS = 256;
+/** Below this many slots a gateway serving long streams queues calls behind them: startup warns. */
+export const FEW_REQUEST_SLOTS = 1024;
+
 export function withoutCredentials(value: string): string {
   const m = /^([a-z][a-z0-9+.-]*:\/+)(.*)$/is.exec(value);
   if (!m) return value;

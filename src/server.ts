@@ -1,7 +1,7 @@
 import { buildApp } from "./app";
 import { closeContext, createContext } from "./bootstrap";
 import { CatalogError } from "./catalog/service";
-import { ConfigError, loadConfig, withoutCredentials, type Config } from "./config";
+import { ConfigError, FEW_REQUEST_SLOTS, loadConfig, withoutCredentials, type Config } from "./config";
 import { DatabaseOpenError } from "./db/client";
 import { SWEPT_HOLD_KINDS } from "./ledger/service";
 import { serverLimitOf } from "./http/body-limits";
@@ -106,6 +106,12 @@ try {
   process.exit(1);
 }
 if (!stopping) {
+  if (config.upstreamRequestSlots < FEW_REQUEST_SLOTS) {
+    log.warn("few upstream request slots", {
+      slots: config.upstreamRequestSlots,
+      hint: "Bun lets this many upstream requests out at once and queues the rest behind them, streams included; set BUN_CONFIG_MAX_HTTP_REQUESTS=16384 in the gateway's environment",
+    });
+  }
   log.info("switchyard listening", {
     url: `http://${config.host === "0.0.0.0" ? "localhost" : config.host}:${app.server!.port}`,
     database: ctx.db.dialect,
