@@ -30,8 +30,12 @@ async function waitHttp(url: string, ms = 20_000): Promise<void> {
   throw new Error(`${url} did not come up`);
 }
 
+/** What `bun start` and the image give the gateway, given to every target and probe alike: Bun's fetch otherwise lets
+ *  only 256 requests out at once, and the open-streams section holds 1,000. */
+const RUNTIME_ENV = { BUN_CONFIG_MAX_HTTP_REQUESTS: process.env.BUN_CONFIG_MAX_HTTP_REQUESTS || "16384" };
+
 function spawn(cmd: string[], env: Record<string, string> = {}, cwd = ROOT): Subprocess {
-  return Bun.spawn(cmd, { cwd, env: { ...process.env, ...env }, stdout: "ignore", stderr: "inherit" });
+  return Bun.spawn(cmd, { cwd, env: { ...process.env, ...RUNTIME_ENV, ...env }, stdout: "ignore", stderr: "inherit" });
 }
 
 async function started(proc: Subprocess, url: string): Promise<Proc> {
@@ -174,7 +178,7 @@ export async function runProbe<T>(script: string, spec: object, env: Record<stri
   mkdirSync(SCRATCH, { recursive: true });
   const file = join(SCRATCH, `${script.replace(/\W/g, "-")}-spec.json`);
   writeFileSync(file, JSON.stringify(spec));
-  const p = Bun.spawn(["bun", join(ROOT, "bench", script), file], { stdout: "pipe", stderr: "inherit", env: { ...process.env, ...env } });
+  const p = Bun.spawn(["bun", join(ROOT, "bench", script), file], { stdout: "pipe", stderr: "inherit", env: { ...process.env, ...RUNTIME_ENV, ...env } });
   const out = await new Response(p.stdout).text();
   await p.exited;
   try {
