@@ -1,4 +1,3 @@
-/// <reference lib="dom" />
 // The Tasks page as a person sees it, in Chromium on a laptop and a phone: a task the media engine really finished
 // (against the fake kie upstream, its result file stored by the gateway) shows a link to its result and a preview
 // the browser actually loaded from the gateway, and the page fits the screen. Screenshots go to

@@ -11,6 +11,8 @@ import OpenAI from "openai";
 import { startGateway, type TestGateway } from "../support/gateway";
 import { databaseFor, dialects, skipNote } from "../support/services";
 import { expectCharged } from "./support";
+import { jsonOf, type AnswerOf } from "../support/json";
+import { UsageList } from "../../src/llm/usage-api";
 
 // µcr per token, from src/catalog/models.json. claude-sonnet-4-5: prompts over 200k tokens at long-context prices.
 const SONNET = { input: 3000, output: 15000, cacheRead: 300 };
@@ -114,8 +116,8 @@ for (const dialect of dialects) {
       const r = await openai(key).responses.create({ model: "gpt-6.2-sol", input: "hi", max_output_tokens: 1000 });
       expect(r.output_text).toBe("Done.");
       await expectCharged(gw, accountId, 1000, SHORT);
-      const { data } = await (await fetch(`${gw.url}/v1/usage`, { headers: { authorization: `Bearer ${key}` } })).json();
-      expect(data[0].usage).toMatchObject({ input_tokens: 3_000, cache_read_tokens: 2_000, cache_write_tokens: 5_000, output_tokens: 500 });
+      const { data } = await jsonOf<AnswerOf<typeof UsageList>>(await fetch(`${gw.url}/v1/usage`, { headers: { authorization: `Bearer ${key}` } }));
+      expect(data[0]!.usage).toMatchObject({ input_tokens: 3_000, cache_read_tokens: 2_000, cache_write_tokens: 5_000, output_tokens: 500 });
     });
 
     test("a prompt over 272K tokens: every token of the call at GPT-6.2 Sol's long-context prices", async () => {

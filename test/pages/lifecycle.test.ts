@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import llmData from "../../src/catalog/models.json";
 import { startGateway, type TestGateway } from "../support/gateway";
 import { pricingModels } from "./html";
+import { errorOf, jsonOf, type ListOf } from "../support/json";
 
 let gw: TestGateway;
 beforeAll(async () => (gw = await startGateway()));
@@ -67,14 +68,14 @@ describe("model cards", () => {
       body: JSON.stringify({ model: "claude-3-5-haiku", max_tokens: 16, messages: [{ role: "user", content: "hi" }] }),
     });
     const said = html.match(/<p class="retired-notice">([\s\S]*?)<\/p>/)![1];
-    expect(said).toContain(`<code>${r.status} ${(await r.json()).error.code}</code>`);
+    expect(said).toContain(`<code>${r.status} ${(await errorOf(r)).error.code}</code>`);
     expect(said).toContain('<a href="/models/claude-haiku-4-5"><code>claude-haiku-4-5</code></a>');
     // a model on sale keeps its ready-to-run request
     expect(await text("/models/claude-haiku-4-5")).toContain('<pre class="curl"');
   });
 
   test("GET /v1/models lists status, released, retires_after and successor for every model", async () => {
-    const { data } = await (await fetch(gw.url + "/v1/models")).json();
+    const { data } = await jsonOf<ListOf<{ id: string }>>(await fetch(gw.url + "/v1/models"));
     for (const m of data) for (const k of ["status", "released", "retires_after", "successor", "source", "checked"]) expect(k in m).toBe(true);
     expect(data.find((m: any) => m.id === "deepseek-chat")).toMatchObject({ status: "retired", successor: "gpt-6.2-sol", retires_after: "2026-07-24" });
   });

@@ -1,4 +1,3 @@
-/// <reference lib="dom" />
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";

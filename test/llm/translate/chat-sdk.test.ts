@@ -173,8 +173,8 @@ describe("openai SDK reads the chat client encoders' output", () => {
     }
     expect(text).toBe("partial");
     expect(error).toBeInstanceOf(OpenAI.APIError);
-    expect((error as OpenAI.APIError).message).toContain("Overloaded");
-    expect((error as OpenAI.APIError).code).toBe("overloaded_error");
+    expect((error as InstanceType<typeof OpenAI.APIError>).message).toContain("Overloaded");
+    expect((error as InstanceType<typeof OpenAI.APIError>).code).toBe("overloaded_error");
     expect(seen.raw).not.toContain("[DONE]");
   });
 
