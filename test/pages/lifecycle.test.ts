@@ -5,7 +5,11 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import llmData from "../../src/catalog/models.json";
 import { startGateway, type TestGateway } from "../support/gateway";
 import { pricingModels } from "./html";
-import { errorOf, jsonOf, type ListOf } from "../support/json";
+import { errorOf, jsonOf, type ListOf, type AnswerOf } from "../support/json";
+import { ModelCard } from "../../src/catalog/schemas";
+
+/** GET /v1/models/{id}, with the field a retired card must leave out beyond the published schema. */
+type CardAnswer = AnswerOf<typeof ModelCard> & { worked_example?: unknown };
 
 let gw: TestGateway;
 beforeAll(async () => (gw = await startGateway()));
@@ -75,12 +79,12 @@ describe("model cards", () => {
   });
 
   test("GET /v1/models/{id} of a retired model offers no request either, only its prices and lifecycle", async () => {
-    const retired = await (await fetch(gw.url + "/v1/models/claude-3-5-haiku")).json();
+    const retired = await jsonOf<CardAnswer>(await fetch(gw.url + "/v1/models/claude-3-5-haiku"));
     expect(retired.example).toBeUndefined();
     expect(retired.worked_example).toBeUndefined();
     expect(retired.price_rows.length).toBeGreaterThan(0);
-    const onSale = await (await fetch(gw.url + "/v1/models/claude-haiku-4-5")).json();
-    expect(onSale.example.request).toMatchObject({ method: "POST", path: "/v1/messages" });
+    const onSale = await jsonOf<CardAnswer>(await fetch(gw.url + "/v1/models/claude-haiku-4-5"));
+    expect(onSale.example!.request).toMatchObject({ method: "POST", path: "/v1/messages" });
   });
 
   test("a retired model whose provider names a replacement not sold here says so, on the card and in the 410", async () => {
@@ -95,7 +99,7 @@ describe("model cards", () => {
       body: JSON.stringify({ model: "deepseek-chat", messages: [{ role: "user", content: "hi" }] }),
     });
     expect(r.status).toBe(410);
-    const { error } = await r.json();
+    const { error } = await errorOf(r);
     expect(error.message).toContain("Use gpt-6-luna instead (the provider's own replacement, deepseek-flash, is not sold here).");
   });
 
