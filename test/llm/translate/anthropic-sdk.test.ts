@@ -6,6 +6,7 @@ import Anthropic0 from "anthropic-sdk-0";
 import { anthropicCodec } from "../../../src/llm/translate/anthropic.ts";
 import type { IrAnswer, IrEvent } from "../../../src/llm/translate/ir.ts";
 import { answering } from "./anthropic-support.ts";
+import { reasoningPart, startEvent, streamText as sseOf, textPart, toolCallPart } from "../../support/codecs.ts";
 
 const { client } = anthropicCodec;
 const request = { model: "gpt-5.2", max_tokens: 1024, messages: [{ role: "user", content: "Weather in Paris?" }] };
@@ -13,29 +14,15 @@ const usage = { input: 120, cacheRead: 64, cacheWrite: 0, output: 85, reasoning:
 
 // A GPT-style answer: reasoning with an encrypted value, text, then two tool calls; usage known only at the end.
 const EVENTS: IrEvent[] = [
-  { type: "start", id: "resp_abc", model: "gpt-5.2", usage: null },
-  { type: "part_start", index: 0, part: { type: "reasoning", origin: "openai" } },
-  { type: "delta", index: 0, reasoning: "The user wants" },
-  { type: "delta", index: 0, reasoning: " the weather." },
-  { type: "delta", index: 0, opaque: "gAAAAenc" },
-  { type: "part_end", index: 0 },
-  { type: "part_start", index: 1, part: { type: "text" } },
-  { type: "delta", index: 1, text: "Let me " },
-  { type: "delta", index: 1, text: "check." },
-  { type: "part_end", index: 1 },
-  { type: "part_start", index: 2, part: { type: "tool_call", id: "call_0_abc", name: "get_weather" } },
-  { type: "delta", index: 2, arguments: '{"city":' },
-  { type: "delta", index: 2, arguments: '"Paris"}' },
-  { type: "part_end", index: 2 },
-  { type: "part_start", index: 3, part: { type: "tool_call", id: "call_1_def", name: "get_time" } },
-  { type: "part_end", index: 3 },
+  startEvent("resp_abc", "gpt-5.2", null),
+  ...reasoningPart(0, "openai", ["The user wants", " the weather."], "gAAAAenc"),
+  ...textPart(1, "Let me ", "check."),
+  ...toolCallPart(2, "call_0_abc", "get_weather", '{"city":', '"Paris"}'),
+  ...toolCallPart(3, "call_1_def", "get_time"),
   { type: "finish", stop: "tool_use", usage },
 ];
 
-function streamText(events: IrEvent[]): string {
-  const enc = client.streamEncoder(request);
-  return events.map((e) => enc.write(e)).join("");
-}
+const streamText = (events: IrEvent[]) => sseOf(client, request, events);
 
 const ANSWER: IrAnswer = {
   id: "chatcmpl-1",
@@ -127,13 +114,7 @@ test("@anthropic-ai/sdk 1.x takes the input counts stated only at message_delta 
 
 test("an end without usage restates message_start's counts instead of zeroing them", async () => {
   const known = { input: 500, cacheRead: 100, cacheWrite: 0, output: 1, reasoning: 0 };
-  const events: IrEvent[] = [
-    { type: "start", id: "r", model: "m", usage: known },
-    { type: "part_start", index: 0, part: { type: "text" } },
-    { type: "delta", index: 0, text: "ok" },
-    { type: "part_end", index: 0 },
-    { type: "finish", stop: "end_turn", usage: null },
-  ];
+  const events: IrEvent[] = [startEvent("r", "m", known), ...textPart(0, "ok"), { type: "finish", stop: "end_turn", usage: null }];
   const sdk = new Anthropic({ apiKey: "k", fetch: answering(streamText(events)), maxRetries: 0 });
   const m = await sdk.messages.stream(request as any).finalMessage();
   expect(m.usage).toMatchObject({ input_tokens: 400, cache_read_input_tokens: 100 });
