@@ -1,6 +1,7 @@
 // For the codec tests: IR event sequences built part by part (a stream as an upstream decoder gives it), the
-// answer such a sequence describes, and an SDK `fetch` served by a client codec with no server, so what the SDK
-// parses is exactly what the codec writes.
+// answer such a sequence describes, SSE text split into events as the stream reader feeds them, and an SDK `fetch`
+// served by a client codec with no server, so what the SDK parses is exactly what the codec writes.
+import { createParser } from "eventsource-parser";
 import type { ClientCodec, IrAnswer, IrEvent, IrRequest, IrUsage } from "../../src/llm/translate/ir.ts";
 
 /** The stream's start; `usage` left out when not given (some upstreams state none at the start). */
@@ -47,6 +48,14 @@ export function answerOf(events: IrEvent[]): IrAnswer {
 export function streamText(codec: ClientCodec, request: Record<string, any>, events: IrEvent[]): string {
   const encoder = codec.streamEncoder(request);
   return events.map((e) => encoder.write(e)).join("");
+}
+
+/** SSE text split into (event, data) pairs, as the gateway's stream reader feeds an upstream codec. */
+export function sseEvents(text: string): Array<{ event: string | undefined; data: string }> {
+  const out: Array<{ event: string | undefined; data: string }> = [];
+  const parser = createParser({ onEvent: (e) => out.push({ event: e.event, data: e.data }) });
+  parser.feed(text);
+  return out;
 }
 
 /** What the SDKs accept as their `fetch` option. */

@@ -5,8 +5,7 @@ import Anthropic from "@anthropic-ai/sdk";
 import Anthropic0 from "anthropic-sdk-0";
 import { anthropicCodec } from "../../../src/llm/translate/anthropic.ts";
 import type { IrAnswer, IrEvent } from "../../../src/llm/translate/ir.ts";
-import { answering } from "./anthropic-support.ts";
-import { reasoningPart, startEvent, streamText as sseOf, textPart, toolCallPart } from "../../support/codecs.ts";
+import { codecFetch, reasoningPart, startEvent, textPart, toolCallPart, type SdkFetch } from "../../support/codecs.ts";
 
 const { client } = anthropicCodec;
 const request = { model: "gpt-5.2", max_tokens: 1024, messages: [{ role: "user", content: "Weather in Paris?" }] };
@@ -22,7 +21,8 @@ const EVENTS: IrEvent[] = [
   { type: "finish", stop: "tool_use", usage },
 ];
 
-const streamText = (events: IrEvent[]) => sseOf(client, request, events);
+/** The SDK's fetch: the client codec answers with `events` (a stream, or the answer they describe). */
+const answering = (reply: Parameters<typeof codecFetch>[1]) => codecFetch(client, reply).fetch;
 
 const ANSWER: IrAnswer = {
   id: "chatcmpl-1",
@@ -37,14 +37,17 @@ const ANSWER: IrAnswer = {
   usage,
 };
 
+// The 0.x SDK types its fetch with node-fetch's Request and Response; it calls it as the web fetch all the same.
+type Anthropic0Fetch = NonNullable<NonNullable<ConstructorParameters<typeof Anthropic0>[0]>["fetch"]>;
+
 const sdks = [
-  ["@anthropic-ai/sdk 1.x", (fetch: typeof globalThis.fetch) => new Anthropic({ apiKey: "k", fetch, maxRetries: 0 })],
-  ["anthropic-sdk-0", (fetch: typeof globalThis.fetch) => new Anthropic0({ apiKey: "k", fetch: fetch as any, maxRetries: 0 })],
+  ["@anthropic-ai/sdk 1.x", (fetch: SdkFetch) => new Anthropic({ apiKey: "k", fetch, maxRetries: 0 })],
+  ["anthropic-sdk-0", (fetch: SdkFetch) => new Anthropic0({ apiKey: "k", fetch: fetch as unknown as Anthropic0Fetch, maxRetries: 0 })],
 ] as const;
 
 describe.each(sdks)("%s parses the translated answers", (_name, make) => {
   test("a stream: thinking with a sealed signature, text, tool calls with parsed input, usage from message_delta", async () => {
-    const sdk = make(answering(streamText(EVENTS))) as Anthropic;
+    const sdk = make(answering({ events: EVENTS })) as Anthropic;
     const stream = sdk.messages.stream(request as any);
     const texts: string[] = [];
     stream.on("text", (t) => texts.push(t));
@@ -62,7 +65,7 @@ describe.each(sdks)("%s parses the translated answers", (_name, make) => {
   });
 
   test("a JSON answer: blocks, stop reason and usage with input excluding cache reads; bad arguments become {}", async () => {
-    const sdk = make(answering(client.encodeAnswer(ANSWER, request))) as Anthropic;
+    const sdk = make(answering({ answer: ANSWER })) as Anthropic;
     const m = await sdk.messages.create(request as any);
     expect(m.content).toEqual([
       { type: "thinking", thinking: "Thinking.", signature: "sy1.openai.gAAAAenc" },
@@ -75,7 +78,7 @@ describe.each(sdks)("%s parses the translated answers", (_name, make) => {
   });
 
   test("a tool-use round trip: the SDK's message sent back as history keeps reasoning's origin and the call ids", async () => {
-    const sdk = make(answering(streamText(EVENTS))) as Anthropic;
+    const sdk = make(answering({ events: EVENTS })) as Anthropic;
     const m = await sdk.messages.stream(request as any).finalMessage();
     const next = client.decodeRequest({
       ...request,
@@ -96,7 +99,7 @@ describe.each(sdks)("%s parses the translated answers", (_name, make) => {
 
   test("a mid-stream error reaches the SDK as its own error", async () => {
     const events: IrEvent[] = [...EVENTS.slice(0, 8), { type: "error", status: 529, code: "overloaded", message: "The model is overloaded" }];
-    const sdk = make(answering(streamText(events))) as Anthropic;
+    const sdk = make(answering({ events })) as Anthropic;
     const err = await sdk.messages
       .stream(request as any)
       .finalMessage()
@@ -107,7 +110,7 @@ describe.each(sdks)("%s parses the translated answers", (_name, make) => {
 });
 
 test("@anthropic-ai/sdk 1.x takes the input counts stated only at message_delta over message_start's zeros", async () => {
-  const sdk = new Anthropic({ apiKey: "k", fetch: answering(streamText(EVENTS)), maxRetries: 0 });
+  const sdk = new Anthropic({ apiKey: "k", fetch: answering({ events: EVENTS }), maxRetries: 0 });
   const m = await sdk.messages.stream(request as any).finalMessage();
   expect(m.usage).toMatchObject({ input_tokens: 56, cache_read_input_tokens: 64, output_tokens: 85 });
 });
@@ -115,7 +118,7 @@ test("@anthropic-ai/sdk 1.x takes the input counts stated only at message_delta 
 test("an end without usage restates message_start's counts instead of zeroing them", async () => {
   const known = { input: 500, cacheRead: 100, cacheWrite: 0, output: 1, reasoning: 0 };
   const events: IrEvent[] = [startEvent("r", "m", known), ...textPart(0, "ok"), { type: "finish", stop: "end_turn", usage: null }];
-  const sdk = new Anthropic({ apiKey: "k", fetch: answering(streamText(events)), maxRetries: 0 });
+  const sdk = new Anthropic({ apiKey: "k", fetch: answering({ events }), maxRetries: 0 });
   const m = await sdk.messages.stream(request as any).finalMessage();
   expect(m.usage).toMatchObject({ input_tokens: 400, cache_read_input_tokens: 100 });
 });
