@@ -23,8 +23,7 @@ beforeAll(async () => {
   session = await signIn(gw, user.email);
   ledger = gw.ctx.llmLedger as unknown as LedgerBatch;
   // The first call grows the float (committed at once); the calls below reserve from it in memory.
-  const warm = await ledger.hold(user.accountId, C, "req_warm");
-  await ledger.finish({ hold: warm, charge: 0, record: record("req_warm", 0) });
+  await ledger.hold(user.accountId, C, "req_warm").then((r) => ledger.finish({ hold: r, charge: 0, record: record("req_warm", 0) }));
   await ledger.drain();
 });
 afterAll(() => gw.stop());
