@@ -7,6 +7,8 @@ import { sql } from "drizzle-orm";
 import { startGateway, ADMIN_TOKEN, type TestGateway } from "../support/gateway";
 import { spawnGateway, type GatewayProcess } from "../support/process";
 import { databaseFor, dialects, skipNote, tempSqlitePath } from "../support/services";
+import { jsonOf, type AnswerOf } from "../support/json";
+import { KeyView } from "../../src/accounts/model";
 
 const root = new URL("../..", import.meta.url).pathname;
 const cli = (url: string, ...args: string[]) => {
@@ -68,7 +70,7 @@ for (const d of dialects) {
       expect((await row(keyId)).budget_week).toBe(3_000_001); // exact micro-credits
 
       r = await gw.admin(`/admin/v1/accounts/${accountId}/keys/${keyId}`, patch({ budget: { day: 1, week: null }, rate_limit: null }));
-      const view = await r.json();
+      const view = await jsonOf<AnswerOf<typeof KeyView>>(r);
       expect(view).toMatchObject({ name: "renamed", rate_limit: null, max_concurrent_tasks: 1, models: ["*"], budget: { day: 1 } });
       expect(view.budget).toEqual({ day: 1 });
 
