@@ -190,7 +190,7 @@ export async function completeTask(deps: FinishDeps, task: TaskRow, model: Media
         yield* q.run(sql`insert into result_files (id, task_id, account_id, storage_key, content_type, bytes, created_at, expires_at)
           values (${f.token}, ${task.id}, ${task.account_id}, ${f.key}, ${f.contentType}, ${f.bytes}, ${now}, ${expires})`);
       }
-      if (task.hold_id) yield* ledger.settleIn(q, task.hold_id, cost, `task ${task.id} ${task.model}`);
+      if (task.hold_id) yield* ledger.postIn(q, task.hold_id, cost, `task ${task.id} ${task.model}`);
       yield* settleTaskBudgetIn(q, task, cost);
       if (task.callback_url) yield* queueCallback(q, task, now);
     });
@@ -214,7 +214,7 @@ export async function failTask(deps: FinishDeps, task: TaskRow, code: string, me
         cost = ${0}, completed_at = ${now}, updated_at = ${now}, lease_owner = ${null}, lease_until = ${null}
       where id = ${task.id} and state = ${task.state} and lease_owner = ${owner}`);
     if (changed !== 1) return false;
-    if (task.hold_id) yield* ledger.releaseIn(q, task.hold_id);
+    if (task.hold_id) yield* ledger.voidIn(q, task.hold_id);
     yield* settleTaskBudgetIn(q, task, 0);
     if (task.callback_url) yield* queueCallback(q, task, now);
     return true;
