@@ -221,7 +221,7 @@ export function* floatBatchIn(q: TxQueries, ledger: Ledger, b: FloatBatch, ttlMs
 
     for (const float of mine.releases) {
       if (float.unseen) yield* q.run(TAKE_HOLD_ID, { id: float.holdId, account, now });
-      yield* ledger.releaseIn(q, float.holdId);
+      yield* ledger.voidIn(q, float.holdId);
     }
     for (const float of mine.refreshes) if (!(yield* q.run(REFRESH_FLOAT, { expires, id: float.holdId }))) float.closed = true;
     if (mine.grow) outcomes.push(yield* grow(q, mine.grow, now, ttlMs));
