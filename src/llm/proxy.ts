@@ -19,7 +19,7 @@ import { keySettingOf, spokenPath, type Provider, type Providers } from "./provi
 import { callUpstream, upstreamHeaders } from "./upstream.ts";
 import { answerFacts, answerTypeMisfit, firstNonSpace, isWholeAnswer, parseRequestBody, textOf, withoutBom, withUpstreamModel } from "./body.ts";
 import { capAtMaxCredits, checkMaxCredits, judgeBody, judgeStream, NOTHING_SEEN, partial, planHold, UPSTREAM_SILENT, verdictOr, type HoldPlan, type Verdict } from "./meter.ts";
-import type { LedgerBatch } from "./ledger-batch.ts";
+import type { LedgerBatch } from "../ledger/llm-ledger.ts";
 import { pump, readArrived, readHead, throughTap, WHOLE_ANSWER_BYTES, type Head, type PumpEnd, type StreamCut } from "./pump.ts";
 import { joined, tokenCounter } from "./bytes.ts";
 import { bodyBytes } from "../http/body-limits.ts";

@@ -8,7 +8,7 @@ import { protect } from "../http/protect.ts";
 import { LEDGER_CLOSE_MS, onGraceOver } from "../ops/shutdown.ts";
 import { protocols, type LlmProtocol } from "./protocols/index.ts";
 import { buildProviders } from "./providers.ts";
-import { LedgerBatch } from "./ledger-batch.ts";
+import { LedgerBatch } from "../ledger/llm-ledger.ts";
 import { handleLlm, type LlmDeps } from "./proxy.ts";
 import { KeyBudgets } from "../accounts/key-budgets.ts";
 import { IDEMPOTENCY_HEADER, Idempotency } from "../http/idempotency.ts";

@@ -1,9 +1,9 @@
 // An LLM call's charge and usage record wait up to LEDGER_COMMIT_INTERVAL_MS to be committed with others
-// (src/llm/ledger-batch.ts). Whoever reads them on this instance drains that queue first, so a call just answered is
+// (src/ledger/llm-ledger.ts). Whoever reads them on this instance drains that queue first, so a call just answered is
 // on the dashboard's Usage and Wallet pages and in the admin account view. The interval here is the longest allowed
 // (1 s), far longer than the reads take: what they show was committed because they asked for it.
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import type { LedgerBatch } from "../../src/llm/ledger-batch";
+import type { LedgerBatch } from "../../src/ledger/llm-ledger";
 import type { UsageRecord } from "../../src/llm/records";
 import { MICROS_PER_CREDIT as C } from "../../src/ledger/units";
 import { startGateway, type TestGateway } from "../support/gateway";

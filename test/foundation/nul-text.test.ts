@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { sql } from "drizzle-orm";
 import { storableText } from "../../src/db/client";
-import type { LedgerBatch } from "../../src/llm/ledger-batch";
+import type { LedgerBatch } from "../../src/ledger/llm-ledger";
 import { MICROS_PER_CREDIT as C } from "../../src/ledger/units";
 import { startGateway, type TestGateway } from "../support/gateway";
 import { dashboardUser } from "../support/dashboard";

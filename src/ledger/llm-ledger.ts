@@ -13,13 +13,13 @@
 
 import type { AppContext } from "../context.ts";
 import { ApiError } from "../http/errors.ts";
-import { insufficient } from "../ledger/service.ts";
-import { Float, type FloatBatch, type FloatFinish, type GrowOutcome, type Reservation } from "../ledger/float.ts";
-import { ASK_POLL_MS, ASK_RETRY_MS, ASK_WAIT_MS, FloatAsks } from "../ledger/float-asks.ts";
+import { insufficient } from "./service.ts";
+import { Float, type FloatBatch, type FloatFinish, type GrowOutcome, type Reservation } from "./float.ts";
+import { ASK_POLL_MS, ASK_RETRY_MS, ASK_WAIT_MS, FloatAsks } from "./float-asks.ts";
 import { metrics } from "../ops/metrics.ts";
-import { batchIn, type Finish } from "./records.ts";
+import { batchIn, type Finish } from "../llm/records.ts";
 import { growsFor, refills, resyncs, trims } from "./float-plans.ts";
-import { describeFinish, LedgerRetries } from "./ledger-retries.ts";
+import { describeFinish, LedgerRetries } from "./write-retries.ts";
 import { within } from "../ops/shutdown.ts";
 
 interface Waiter {

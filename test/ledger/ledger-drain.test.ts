@@ -1,4 +1,4 @@
-// LedgerBatch.drain() (src/llm/ledger-batch.ts) waits for what was queued when it was called, not for the commit
+// LedgerBatch.drain() (src/ledger/llm-ledger.ts) waits for what was queued when it was called, not for the commit
 // loop to go idle: under steady load on Postgres calls keep finishing while each commit awaits the network, so the
 // loop may never be idle, and GET /v1/usage, returnIdle (a media task's hold) and shutdown all wait on drain().
 // The first tests make that deterministic on SQLite: the transaction awaits first, as Postgres does, and a call
@@ -12,7 +12,7 @@ import type { Reservation } from "../../src/ledger/float";
 import { Ledger } from "../../src/ledger/service";
 import { MICROS_PER_CREDIT as C } from "../../src/ledger/units";
 import { silentLogger } from "../../src/log";
-import { LedgerBatch } from "../../src/llm/ledger-batch";
+import { LedgerBatch } from "../../src/ledger/llm-ledger";
 import { registry } from "../../src/ops/metrics";
 import type { UsageRecord } from "../../src/llm/records";
 import { startGateway, type TestGateway } from "../support/gateway";

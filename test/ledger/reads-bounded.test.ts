@@ -3,7 +3,7 @@
 // not hold up every account's GET /v1/credits, GET /v1/usage or top-up; they hung behind it (helper-29).
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { SQL } from "bun";
-import type { LedgerBatch } from "../../src/llm/ledger-batch";
+import type { LedgerBatch } from "../../src/ledger/llm-ledger";
 import type { UsageRecord } from "../../src/llm/records";
 import { MICROS_PER_CREDIT as C } from "../../src/ledger/units";
 import { startGateway, type TestGateway } from "../support/gateway";

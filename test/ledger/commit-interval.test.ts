@@ -1,4 +1,4 @@
-// LEDGER_COMMIT_INTERVAL_MS (src/llm/ledger-batch.ts): finished calls wait up to the interval so that one
+// LEDGER_COMMIT_INTERVAL_MS (src/ledger/llm-ledger.ts): finished calls wait up to the interval so that one
 // transaction commits many of them, but nobody who waits on a commit waits for the interval: a call whose hold needs
 // the float grown, a reader of the usage records (drain), shutdown. Run with an interval far longer than any test,
 // so that anything committed early was started by someone waiting, not by the timer.
@@ -11,7 +11,7 @@ import type { Reservation } from "../../src/ledger/float";
 import type { Ledger } from "../../src/ledger/service";
 import { MICROS_PER_CREDIT as C } from "../../src/ledger/units";
 import { silentLogger } from "../../src/log";
-import { LedgerBatch } from "../../src/llm/ledger-batch";
+import { LedgerBatch } from "../../src/ledger/llm-ledger";
 import type { UsageRecord } from "../../src/llm/records";
 import { closeBatches, dialects, skipNote, useLedgerDatabase } from "../support/services";
 

@@ -1,4 +1,4 @@
-// The LLM path's float (src/ledger/float.ts, driven by src/llm/ledger-batch.ts), on SQLite and Postgres: calls
+// The LLM path's float (src/ledger/float.ts, driven by src/ledger/llm-ledger.ts), on SQLite and Postgres: calls
 // reserve from a durable per-process hold in memory, and the ledger's guarantees still hold at every commit:
 // no overspend (also across two processes on one database), each call settled once with its own line (its usage
 // record: held, cost, and the usage entry of its batch), the books balancing (Ledger.check, which also sums every
@@ -12,7 +12,7 @@ import { withIdleFloatBack, type Reservation } from "../../src/ledger/float";
 import { Ledger } from "../../src/ledger/service";
 import { MICROS_PER_CREDIT as C } from "../../src/ledger/units";
 import { silentLogger } from "../../src/log";
-import { LedgerBatch } from "../../src/llm/ledger-batch";
+import { LedgerBatch } from "../../src/ledger/llm-ledger";
 import type { UsageRecord } from "../../src/llm/records";
 import { closeBatches, dialects, skipNote, useLedgerDatabase } from "../support/services";
 

@@ -10,8 +10,8 @@
 
 import type { AppContext } from "../context.ts";
 import { isUniqueViolation } from "../db/client.ts";
-import type { FloatBatch } from "../ledger/float.ts";
-import { batchIn, type Finish } from "./records.ts";
+import type { FloatBatch } from "./float.ts";
+import { batchIn, type Finish } from "../llm/records.ts";
 
 export interface Piece {
   batch: FloatBatch;

@@ -9,7 +9,7 @@ import { Ledger } from "../../src/ledger/service";
 import { startFakeLlmUpstream } from "../fakes/llm-upstream";
 import { spawnGateway, type GatewayProcess } from "../support/process";
 import { databaseFor, dialects, skipNote } from "../support/services";
-import { MICROS, PRICES, providerEnv } from "./support";
+import { MICROS, PRICES, providerEnv } from "../llm/support";
 
 const ADMIN = "float-instances-admin-token-0123";
 const C = PRICES["gpt-5.2"];

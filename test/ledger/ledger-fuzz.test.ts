@@ -12,7 +12,7 @@ import type { Float, Reservation } from "../../src/ledger/float";
 import type { Ledger } from "../../src/ledger/service";
 import { MICROS_PER_CREDIT as C } from "../../src/ledger/units";
 import { silentLogger } from "../../src/log";
-import { LedgerBatch } from "../../src/llm/ledger-batch";
+import { LedgerBatch } from "../../src/ledger/llm-ledger";
 import type { UsageRecord } from "../../src/llm/records";
 import { dialects, skipNote, useLedgerDatabase } from "../support/services";
 

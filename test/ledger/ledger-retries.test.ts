@@ -1,4 +1,4 @@
-// A group commit the database refuses (src/llm/ledger-retries.ts): the finished calls in it are still charged, once,
+// A group commit the database refuses (src/ledger/write-retries.ts): the finished calls in it are still charged, once,
 // when the database takes them again; one that committed although the driver reported an error is not charged twice;
 // what is still refused at shutdown is logged, call by call, for the operator.
 import { describe, expect, test } from "bun:test";
@@ -10,7 +10,7 @@ import type { Reservation } from "../../src/ledger/float";
 import type { Ledger } from "../../src/ledger/service";
 import { MICROS_PER_CREDIT as C } from "../../src/ledger/units";
 import { silentLogger } from "../../src/log";
-import { LedgerBatch } from "../../src/llm/ledger-batch";
+import { LedgerBatch } from "../../src/ledger/llm-ledger";
 import type { UsageRecord } from "../../src/llm/records";
 import { dialects, skipNote, useLedgerDatabase } from "../support/services";
 

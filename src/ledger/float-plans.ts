@@ -5,8 +5,8 @@
 // without headroom, no top-ups, and every commit trims its float back to the calls in flight.
 
 import { newId } from "../db/ids.ts";
-import { Float, HEADROOM_SHARE, type FloatBatch, type FloatGrow, type FloatTrim } from "../ledger/float.ts";
-import type { Finish } from "./records.ts";
+import { Float, HEADROOM_SHARE, type FloatBatch, type FloatGrow, type FloatTrim } from "./float.ts";
+import type { Finish } from "../llm/records.ts";
 
 type IsLean = (accountId: string) => boolean;
 
