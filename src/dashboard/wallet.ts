@@ -15,7 +15,7 @@ export function walletRoutes(ctx: AppContext, users: Users) {
     withSession(users, request, async (p) => {
       const accountId = p.session.accountId;
       const account = await ctx.accounts.getAccount(accountId);
-      await ctx.llmLedger?.settledFor(accountId); // calls just answered: their charges may still be queued
+      await ctx.llmLedger.committedFor(accountId); // calls just answered: their charges may still be queued
       const b = (await ctx.ledger.balance(accountId)) ?? { balance: 0, held: 0, available: 0 };
       const holds = await ctx.db.get<{ n: number }>(sql`select count(*) as n from holds where account_id = ${accountId} and status = ${"pending"}`);
       const entries = await ctx.db.all<any>(sql`select id, hold_id, kind, amount, reason, created_at from entries

@@ -29,15 +29,15 @@ export const ASK_RETRY_MS = 25;
 /** How long a wallet stays lean in a process after an ask about it was made or seen. */
 export const LEAN_MS = 10_000;
 
-const p = sql.placeholder;
+const param = sql.placeholder;
 const PEERS = sql`select id from holds
-  where account_id = ${p("account")} and kind = ${"float"} and status = ${"pending"} and amount > ${0} and id <> ${p("own")}`;
-const ASK = sql`update holds set asked_at = ${p("now")} where id = ${p("id")} and status = ${"pending"}`;
+  where account_id = ${param("account")} and kind = ${"float"} and status = ${"pending"} and amount > ${0} and id <> ${param("own")}`;
+const ASK = sql`update holds set asked_at = ${param("now")} where id = ${param("id")} and status = ${"pending"}`;
 /** Read first in the commit that tries again: zero means every float asked has answered (its trim is committed). */
 export const PEERS_ASKED = sql`select count(*) as n from holds
-  where account_id = ${p("account")} and kind = ${"float"} and status = ${"pending"} and asked_at is not null and id <> ${p("own")}`;
+  where account_id = ${param("account")} and kind = ${"float"} and status = ${"pending"} and asked_at is not null and id <> ${param("own")}`;
 /** In the commit that gives the spare room back. */
-export const ANSWER_ASK = sql`update holds set asked_at = ${null} where id = ${p("id")}`;
+export const ANSWER_ASK = sql`update holds set asked_at = ${null} where id = ${param("id")}`;
 /**
  * Every float asked now, of any process: each process keeps its own. Read through the `holds_asked` index, which
  * holds only these (its condition written out, not bound, so that SQLite's planner can see the query implies it).

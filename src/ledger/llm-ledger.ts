@@ -1,85 +1,99 @@
-// The LLM path's ledger: reservations from a per-wallet float in memory (ledger/float.ts says why that keeps the
-// ledger's guarantees), and a group commit for everything that must reach the database.
-//
-// A call whose reservation fits its wallet's float goes upstream at once, with no database work. One that does not
-// waits for the next commit, which is started at once and grows the float (or refuses the call with 402 when the
-// wallet is short). Settles and releases, with their usage records, are queued and committed in groups: everything
-// finished within LEDGER_COMMIT_INTERVAL_MS goes into ONE transaction (profiled: BEGIN, COMMIT and the pages it
-// writes cost as much as the rows, so fewer, larger commits are cheaper per call; nothing waits on them but readers
-// of the records, and drain() starts the commit at once for those). An idle float goes back to the wallet after
-// LEDGER_FLOAT_IDLE_MS. A crash loses at most the finishes of one interval; the float stays pending until its
-// expiry and the sweeper returns it, so a customer is never overcharged. A call the wallet cannot cover beside other
-// processes' floats asks them for their spare room before it is refused (ledger/float-asks.ts).
+// The LLM path's ledger: reservations from a per-wallet float in memory (float.ts), and a group commit
+// (group-commit.ts) for everything that must reach the database. A call whose reservation fits its wallet's float
+// goes upstream at once, with no database work; one that does not waits for the next commit, which is started at
+// once and grows the float (or refuses the call with 402 when the wallet is short, after asking other processes'
+// floats for their spare room: float-asks.ts). Calls' ends, with their usage records, are committed in groups, every
+// LEDGER_COMMIT_INTERVAL_MS; an idle float goes back to the wallet after LEDGER_FLOAT_IDLE_MS.
 
-import type { AppContext } from "../context.ts";
-import { ApiError } from "../http/errors.ts";
-import { insufficient } from "./service.ts";
-import { Float, type FloatBatch, type FloatFinish, type GrowOutcome, type Reservation } from "./float.ts";
-import { ASK_POLL_MS, ASK_RETRY_MS, ASK_WAIT_MS, FloatAsks } from "./float-asks.ts";
-import { metrics } from "../ops/metrics.ts";
-import { batchIn, type Finish } from "../llm/records.ts";
-import { growsFor, refills, resyncs, trims } from "./float-plans.ts";
-import { describeFinish, LedgerRetries } from "./write-retries.ts";
-import { within } from "../ops/shutdown.ts";
+import type { Config } from "../config";
+import type { Db, Step, TxQueries } from "../db/client";
+import { ApiError } from "../http/errors";
+import type { Logger } from "../log";
+import { metrics } from "../ops/metrics";
+import { within } from "../ops/shutdown";
+import { Float, emptyFloatBatch, type CallEnd, type FloatBatch, type GrowOutcome, type Reservation } from "./float";
+import { ASK_POLL_MS, FloatAsks } from "./float-asks";
+import { growsFor, holdResets, refills, trims } from "./float-plans";
+import { writeFloatBatchIn, type FloatBatchResult } from "./float-writes";
+import { GroupCommit } from "./group-commit";
+import { Shortfalls, type Waiter } from "./shortfalls";
+import type { Ledger } from "./service";
+import { describeCallEnd, WriteRetries, type RetriedWrite } from "./write-retries";
 
-interface Waiter {
-  accountId: string;
-  amount: number;
-  ref: string;
-  /** when it asked other processes' floats for their spare room (null: not yet) */
-  asked: number | null;
-  resolve(r: Reservation): void;
-  reject(e: unknown): void;
+export interface LlmLedgerSettings {
+  /** a float hold's lifetime, kept ahead while it is in use (HOLD_TTL_SECONDS) */
+  holdTtlMs: number;
+  /** LEDGER_FLOAT_IDLE_MS */
+  floatIdleMs: number;
+  /** LEDGER_COMMIT_INTERVAL_MS */
+  commitIntervalMs: number;
+}
+
+export const llmLedgerSettingsOf = (config: Pick<Config, "holdTtlSeconds" | "floatIdleMs" | "ledgerCommitIntervalMs">): LlmLedgerSettings => ({
+  holdTtlMs: config.holdTtlSeconds * 1000,
+  floatIdleMs: config.floatIdleMs,
+  commitIntervalMs: config.ledgerCommitIntervalMs,
+});
+
+export interface LlmLedgerDeps<E extends CallEnd> {
+  db: Pick<Db, "tx" | "run" | "all" | "get">;
+  ledger: Pick<Ledger, "voidIn">;
+  log: Logger;
+  settings: LlmLedgerSettings;
+  /** writes the calls' lines (their usage records) in the commit's transaction, naming their wallet's usage entry */
+  writeLines(q: TxQueries, ends: E[], entries: ReadonlyMap<string, string>): Generator<Step, void, any>;
+  clock?: () => number;
 }
 
 const MAX_BATCH = 512;
 
-export class LedgerBatch {
-  private floats = new Map<string, Float>();
+export class LlmLedger<E extends CallEnd = CallEnd> {
+  private readonly floats = new Map<string, Float>();
   private waiters: Waiter[] = [];
-  private finishes: Finish[] = [];
-  private releases: Float[] = [];
+  private ends: E[] = [];
+  private voids: Float[] = [];
   private refreshes: Float[] = [];
-  private running: Promise<void> | null = null;
-  // For drain(): commits begun and ended (a failed one ends too), and the drain() calls waiting for a commit's end.
-  private started = 0;
-  private ended = 0;
-  private drains: Array<{ until: number; resolve(): void }> = [];
-  private timer: Timer;
+  /** floats another process asked for their spare room, answered at the next commit */
+  private answers: Float[] = [];
+  /** the ends in the group commit under way (at shutdown: they may or may not have been written) */
+  private committing: E[] = [];
+  private readonly commits: GroupCommit;
+  private readonly retries: WriteRetries<E>;
+  private readonly asks: FloatAsks;
+  private readonly shortfalls: Shortfalls;
+  private readonly maintenanceTimer: Timer;
   /** looks for other processes' asks on this process's floats */
-  private askTimer: Timer;
-  /** set while run() waits out the commit interval: starts the commit now */
-  private hurry: (() => void) | null = null;
+  private readonly askTimer: Timer;
+  /** set while a look for asks is under way */
+  private polling = false;
   private closing = false;
   /** set once close() has logged what it could not write (see logUnwritten) */
   private closed = false;
-  private readonly ttlMs: number;
-  private readonly idleMs: number;
-  private readonly intervalMs: number;
-  private readonly retries: LedgerRetries;
-  /** the finishes of the group commit under way (at shutdown: they may or may not have been written) */
-  private committing: Finish[] = [];
-  /** the last ledger transaction begun (exclusive) */
-  private turn: Promise<unknown> = Promise.resolve();
-  private readonly asks: FloatAsks;
-  /** floats another process asked for their spare room, answered at the next commit */
-  private answers: Float[] = [];
-  /** set while a look for asks is under way */
-  private polling = false;
+  private readonly now: () => number;
 
-  constructor(private ctx: AppContext) {
-    this.ttlMs = ctx.config.holdTtlSeconds * 1000;
-    this.idleMs = ctx.config.floatIdleMs;
-    this.intervalMs = ctx.config.ledgerCommitIntervalMs;
-    this.retries = new LedgerRetries(
-      ctx,
-      this.ttlMs,
-      { written: (f) => this.written([f]), abandoned: (f) => f.hold.float.unwritten-- },
-      (run) => this.exclusive(run),
-    );
-    this.asks = new FloatAsks(ctx.db, (run) => this.exclusive(run));
-    this.timer = setInterval(() => this.tend(), Math.max(10, Math.min(250, this.idleMs)));
-    this.timer.unref();
+  constructor(private readonly deps: LlmLedgerDeps<E>) {
+    this.now = deps.clock ?? Date.now;
+    this.commits = new GroupCommit(deps.settings.commitIntervalMs, {
+      queued: () => this.waiters.length > 0 || this.ends.length > 0 || this.voids.length > 0 || this.refreshes.length > 0 || this.answers.length > 0,
+      urgent: () => this.waiters.length > 0 || this.ends.length >= MAX_BATCH || this.closing,
+      commitNext: () => this.commitNext(),
+    });
+    this.retries = new WriteRetries<E>({
+      log: deps.log,
+      write: (write) => this.writeRetried(write),
+      written: (end) => this.written([end]),
+      abandoned: (end) => end.hold.float.written(),
+    });
+    this.asks = new FloatAsks(deps.db, (run) => this.commits.exclusive(run));
+    this.shortfalls = new Shortfalls(this.asks, deps.log, {
+      closing: () => this.closing,
+      retry: (waiters) => {
+        this.waiters.push(...waiters);
+        this.commits.schedule(true);
+      },
+    });
+    this.maintenanceTimer = setInterval(() => this.maintainFloats(), Math.max(10, Math.min(250, deps.settings.floatIdleMs)));
+    this.maintenanceTimer.unref();
     this.askTimer = setInterval(() => this.pollAsks(), ASK_POLL_MS);
     this.askTimer.unref();
   }
@@ -88,29 +102,30 @@ export class LedgerBatch {
    * Reserve `amount` for an LLM call: at once when the wallet's float covers it, else after the next commit grows
    * the float. Rejects with the ledger's 402 (insufficient_credits) when the wallet cannot cover it.
    */
-  hold(accountId: string, amount: number, ref: string): Reservation | Promise<Reservation> {
+  hold(accountId: string, amount: number, ref: string): Promise<Reservation> {
     // Nothing to reserve (a model priced at zero): no float needed; a charge it still states comes off the balance.
-    if (amount <= 0) return this.reserve(Float.none(accountId), 0, ref);
-    const f = this.floats.get(accountId);
-    if (f && !f.closed && f.free >= amount) return this.reserve(f, amount, ref);
+    if (amount <= 0) return Promise.resolve(Float.none(accountId).reserve(0, ref, this.now()));
+    const float = this.floats.get(accountId);
+    // The free path: reserved in memory, an already-resolved promise.
+    if (float && !float.closed && float.free >= amount) return Promise.resolve(float.reserve(amount, ref, this.now()));
     return new Promise<Reservation>((resolve, reject) => {
       this.waiters.push({ accountId, amount, ref, asked: null, resolve, reject });
-      this.schedule(true); // a call waits on this commit
+      this.commits.schedule(true); // a call waits on this commit
     });
   }
 
-  /** Settle (charge) or release (charge null) a call's reservation and write its usage record, once. */
-  finish(f: Finish): void {
-    const r = f.hold;
-    if (r.finished) return;
-    r.finished = true;
-    const float = r.float;
-    float.reserved -= r.amount;
-    if (f.charge) float.size -= Math.min(f.charge, r.amount); // the database follows at the commit
-    float.lastActive = Date.now();
-    float.unwritten++;
-    this.finishes.push(f);
-    this.schedule(this.finishes.length >= MAX_BATCH); // a full batch does not wait out the interval
+  /** Whether a call of `amount` on the wallet would take the free path now: reserved in memory, no commit waited for. */
+  isFreePath(accountId: string, amount: number): boolean {
+    if (amount <= 0) return true;
+    const float = this.floats.get(accountId);
+    return !!float && !float.closed && float.free >= amount;
+  }
+
+  /** Posts the call's charge (or voids its reservation, charge null) and writes its usage record, once. */
+  postOrVoid(end: E): void {
+    if (!end.hold.float.end(end.hold, end.charge, this.now())) return;
+    this.ends.push(end);
+    this.commits.schedule(this.ends.length >= MAX_BATCH); // a full batch does not wait out the interval
   }
 
   /**
@@ -123,56 +138,47 @@ export class LedgerBatch {
     return mine || theirs;
   }
 
-  /**
-   * Gives the wallet's float back now if no call is using it (true when one went back), before LEDGER_FLOAT_IDLE_MS
-   * would return it anyway. Within `maxMs`: a commit held up elsewhere makes it answer false, not hang.
-   */
+  /** Within `maxMs`: a commit held up elsewhere makes it answer false, not hang. */
   private async returnOwnIdle(accountId: string, maxMs: number): Promise<boolean> {
-    const until = Date.now() + maxMs;
-    const f = this.floats.get(accountId);
-    if (!f || f.closed || f.reserved !== 0) return false;
-    await this.settledFor(accountId, maxMs); // its calls' charges first: the hold covers them until they are written
-    if (f.closed || f.reserved !== 0 || f.unwritten !== 0) return false;
-    this.retire(f);
-    this.schedule(true);
-    // True only once the release is committed: a commit that fails leaves it to a retry, its credits still held.
-    return (await within(this.drain(), Math.max(0, until - Date.now()))) && f.released;
+    const until = this.now() + maxMs;
+    const float = this.floats.get(accountId);
+    if (!float || float.closed || float.reserved !== 0) return false;
+    await this.committedFor(accountId, maxMs); // its calls' charges first: the hold covers them until they are written
+    if (float.closed || !float.isUnused()) return false;
+    this.retire(float);
+    this.commits.schedule(true);
+    // True only once the void is committed: a commit that fails leaves it to a retry, its credits still held.
+    return (await within(this.drain(), Math.max(0, until - this.now()))) && float.voided;
   }
 
-  /** Asks other processes' floats on the wallet for their spare room and waits for their answers (float-asks.ts). */
   private askOthers(accountId: string, maxMs: number): Promise<boolean> {
-    const f = this.floats.get(accountId);
-    return this.asks.askAndWait(accountId, f && !f.closed ? f.holdId : "", maxMs).catch((e) => {
-      this.ctx.log.warn("llm float ask failed", { account_id: accountId, error: String(e) });
+    const float = this.floats.get(accountId);
+    return this.asks.askAndWait(accountId, float && !float.closed ? float.holdId : "", maxMs).catch((e) => {
+      this.deps.log.warn("llm float ask failed", { account_id: accountId, error: String(e) });
       return false;
     });
   }
 
   /**
-   * Resolves once everything queued so far is committed (GET /v1/usage reads after it), or its commit failed.
-   * Not once the loop goes idle: under steady load on Postgres, calls finish while every commit awaits the network,
-   * so the loop may never be idle. Commits take each queue from its head, so what is queued now is in the commit
-   * under way (if any) and in the next ones: one, or more when more than MAX_BATCH finishes or waiters are queued.
+   * Resolves once everything queued so far is committed (GET /v1/usage reads after it), or its commit failed; not
+   * once the loop goes idle, which under steady load on Postgres it may never be. Commits take each queue from its
+   * head, so what is queued now is in the commit under way (if any) and the next ones.
    */
   drain(): Promise<void> {
-    const backlog = Math.max(this.finishes.length, this.waiters.length, this.releases.length || this.refreshes.length ? 1 : 0);
-    const until = this.started + Math.ceil(backlog / MAX_BATCH);
-    if (this.ended >= until) return Promise.resolve();
-    this.schedule(true);
-    return new Promise((resolve) => this.drains.push({ until, resolve }));
+    const backlog = Math.max(this.ends.length, this.waiters.length, this.voids.length || this.refreshes.length ? 1 : 0);
+    return this.commits.drain(Math.ceil(backlog / MAX_BATCH));
   }
 
   /**
    * For a reader of one account's records or balance (GET /v1/usage, GET /v1/credits, the dashboard, the admin
    * API): once that account's calls answered so far are committed, or after `maxMs`. Bounded, and at once when the
-   * account has nothing queued: a commit held up elsewhere (a wallet row locked by another session, a SQLite lock)
-   * must not hold up every account's reads, nor a reader polling its balance cut every commit interval short.
+   * account has nothing queued: a commit held up elsewhere must not hold up every account's reads.
    */
-  async settledFor(accountId: string, maxMs = 250): Promise<void> {
-    const until = Date.now() + maxMs;
-    const left = () => Math.max(0, until - Date.now());
-    const mine = (f: Finish) => f.hold.accountId === accountId;
-    if (this.finishes.some(mine) || this.committing.some(mine)) await within(this.drain(), left());
+  async committedFor(accountId: string, maxMs = 250): Promise<void> {
+    const until = this.now() + maxMs;
+    const left = () => Math.max(0, until - this.now());
+    const ofAccount = (end: E) => end.hold.accountId === accountId;
+    if (this.ends.some(ofAccount) || this.committing.some(ofAccount)) await within(this.drain(), left());
     // A charge the database refused waits for its retry (the first comes 100 ms after).
     while (this.retries.hasFor(accountId) && left() > 0) {
       await within(this.retries.runDue(), left());
@@ -181,26 +187,25 @@ export class LedgerBatch {
   }
 
   /**
-   * On shutdown: no new floats; each goes back to the wallet once its calls are done and their charges written, within
-   * `deadlineMs`. No wait is trusted to end in time (a database that stopped answering, a SQLite lock held
-   * elsewhere): each is bounded, the last part of the deadline is kept for a last attempt at what the database
-   * refused, and whatever is still not written by then is logged call by call for the operator, before server.ts's
-   * own deadline exits the process. Floats left behind stay held until the sweeper returns them, as after a crash.
+   * On shutdown: no new floats; each goes back to the wallet once its calls are done and their charges written,
+   * within `deadlineMs`. Every wait is bounded (a database may stop answering): the last part of the deadline is kept
+   * for a last attempt at what the database refused, and whatever is still not written is logged call by call.
+   * Floats left behind stay held until the sweeper voids them, as after a crash.
    */
   async close(deadlineMs = 10_000): Promise<void> {
-    clearInterval(this.timer);
+    clearInterval(this.maintenanceTimer);
     clearInterval(this.askTimer);
-    this.closing = true; // what finishes from now on (calls cut off at the end of the grace period) is not held back
-    const until = Date.now() + deadlineMs;
+    this.closing = true; // what ends from now on (calls cut off at the end of the grace period) is not held back
+    const until = this.now() + deadlineMs;
     const logBy = until - Math.min(500, deadlineMs / 8);
     const lastTry = logBy - Math.min(1000, deadlineMs / 4);
     this.retries.stopBy(logBy);
-    const waited = (p: Promise<unknown>, by: number) => within(p, Math.max(0, by - Date.now()));
-    const unfinished = () => this.floats.size || this.retries.pending || this.finishes.length || this.committing.length;
-    while (unfinished() && Date.now() < logBy) {
+    const waited = (promise: Promise<unknown>, by: number) => within(promise, Math.max(0, by - this.now()));
+    const unfinished = () => this.floats.size || this.retries.pending || this.ends.length || this.committing.length;
+    while (unfinished() && this.now() < logBy) {
       this.retireIdle();
-      this.schedule();
-      const last = Date.now() >= lastTry;
+      this.commits.schedule();
+      const last = this.now() >= lastTry;
       const by = last ? logBy : lastTry;
       if (!(await waited(this.drain(), by))) break;
       // Refused charges wait out their backoff while there is time; in the last part, each pass attempts them all.
@@ -212,313 +217,208 @@ export class LedgerBatch {
 
   /** At shutdown, the calls whose charges are not known to be written: one line each, for the operator. */
   private logUnwritten() {
-    const logged = new Set(this.retries.abandonAll().map((p) => p.finish)); // refused, not attempted again in time
-    const log = (f: Finish, maybe: boolean) => {
-      if (logged.has(f)) return;
-      logged.add(f);
-      this.ctx.log.error("llm ledger write abandoned at shutdown", {
-        ...describeFinish(f),
+    const logged = new Set(this.retries.abandonAll().map((write) => write.end)); // refused, not attempted again in time
+    const log = (end: E, maybe: boolean) => {
+      if (logged.has(end)) return;
+      logged.add(end);
+      this.deps.log.error("llm ledger write abandoned at shutdown", {
+        ...describeCallEnd(end),
         ...(maybe ? { may_have_been_written: true } : { never_attempted: true }),
       });
     };
     // In a commit or an attempt still under way: the operator checks for the usage record before charging by hand.
-    for (const f of this.committing) log(f, true);
-    for (const p of this.retries.attempting) if (p.finish) log(p.finish, true);
-    for (const f of this.finishes) log(f, false);
-    this.closed = true; // a commit still under way ends without retrying or logging again; nothing new is begun
+    for (const end of this.committing) log(end, true);
+    for (const write of this.retries.attempting) if (write.end) log(write.end, true);
+    for (const end of this.ends) log(end, false);
+    this.closed = true; // a commit still under way ends without retrying or logging again
+    this.commits.stop();
   }
 
-  /**
-   * One ledger transaction of this process at a time: the group commit's or a retried piece's. On Postgres they run
-   * on two connections, and a piece charging a float (its hold row, then the wallet) beside a commit growing it (the
-   * wallet, then its hold row) deadlocked.
-   */
-  private exclusive<T>(run: () => Promise<T>): Promise<T> {
-    const mine = this.turn.then(run, run);
-    this.turn = mine.catch(() => {});
-    return mine;
+  private retire(float: Float) {
+    float.close();
+    this.floats.delete(float.accountId);
+    this.voids.push(float);
   }
 
-  private reserve(f: Float, amount: number, ref: string): Reservation {
-    f.reserved += amount;
-    f.lastAmount = amount;
-    f.lastActive = Date.now();
-    // No id of its own: the call's line in the ledger is its usage record, keyed by the request id (`ref`).
-    return { id: ref, accountId: f.accountId, amount, float: f, finished: false };
-  }
-
-  private retire(f: Float) {
-    f.closed = true;
-    this.floats.delete(f.accountId);
-    this.releases.push(f);
-  }
-
-  /** Retires every float no call is using and whose charges are all written; returns how many. */
-  private retireIdle(): number {
-    let n = 0;
-    for (const f of this.floats.values()) {
-      if (f.reserved !== 0 || f.unwritten !== 0) continue;
-      this.retire(f);
-      n++;
-    }
-    return n;
+  private retireIdle(): void {
+    for (const float of this.floats.values()) if (float.isUnused()) this.retire(float);
   }
 
   /** Every few ms: return idle floats, and keep the expiry of the others ahead of the sweeper. */
-  private tend() {
-    const now = Date.now();
+  private maintainFloats() {
+    const now = this.now();
+    const { floatIdleMs, holdTtlMs } = this.deps.settings;
     let queued = false;
-    for (const f of this.floats.values()) {
+    for (const float of this.floats.values()) {
       // Not while a charge of its calls is unwritten (queued, committing, or refused and retried): its hold covers it.
-      if (f.reserved === 0 && f.unwritten === 0 && now - f.lastActive >= this.idleMs) {
-        this.retire(f);
+      if (float.isIdle(now, floatIdleMs)) {
+        this.retire(float);
         queued = true;
-      } else if (now - f.refreshedAt >= this.ttlMs / 3) {
+      } else if (float.refreshDue(now, holdTtlMs)) {
         // Every float still here, not only one with a call in flight at this moment: calls that come and go between
-        // two looks, all released (an upstream failing fast), keep it from going idle but charge nothing, which
-        // would move its expiry; swept while still in use, it would go on lending credits its hold no longer holds.
-        f.refreshedAt = now;
-        this.refreshes.push(f);
+        // two looks, all voided, keep it from going idle but charge nothing, which would move its expiry.
+        float.refreshing(now);
+        this.refreshes.push(float);
         queued = true;
       }
     }
-    if (queued) this.schedule();
+    if (queued) this.commits.schedule();
     if (this.retries.pending) void this.retries.runDue();
   }
 
-  /** Looks for other processes' asks on this process's floats (ledger/float-asks.ts); one look at a time. */
+  /** Looks for other processes' asks on this process's floats (float-asks.ts); one look at a time. */
   private pollAsks() {
     if (this.polling || this.closing || !this.floats.size) return;
     this.polling = true;
     this.asks
       .asked(this.floats)
       .then((asked) => {
-        for (const f of asked) {
-          if (f.closed || f.asked) continue;
-          f.asked = true;
-          this.asks.makeLean(f.accountId);
-          this.answers.push(f);
+        for (const float of asked) {
+          if (!float.markAsked()) continue;
+          this.asks.makeLean(float.accountId);
+          this.answers.push(float);
         }
-        if (asked.length) this.schedule(true); // someone waits on the answer
+        if (asked.length) this.commits.schedule(true); // someone waits on the answer
       })
       // A database that does not answer: the commits report it; the next look tries again.
       .catch(() => {})
       .finally(() => (this.polling = false));
   }
 
-  /** `now`: someone waits on the commit (a call for its float, a reader of the records): skip the interval. */
-  private schedule(now = false) {
-    if (this.running) {
-      if (now) this.hurry?.();
-      return;
-    }
-    // Only with something to commit: run() would return at once, and `running` be left set to its settled promise,
-    // which would keep every later schedule() from starting a commit (close() schedules with nothing queued).
-    if (this.queued()) this.running = this.run(now);
-  }
-
-  private queued(): boolean {
-    return this.waiters.length > 0 || this.finishes.length > 0 || this.releases.length > 0 || this.refreshes.length > 0 || this.answers.length > 0;
-  }
-
-  private async run(now: boolean): Promise<void> {
+  private async commitNext(): Promise<void> {
+    const ends = this.ends.splice(0, MAX_BATCH);
+    this.committing = ends;
     try {
-      while (this.queued() && !this.closed) {
-        await this.pause(now);
-        if (this.closed) break; // close() has logged what was queued as never attempted
-        now = false;
-        this.started++;
-        try {
-          await this.commit(this.waiters.splice(0, MAX_BATCH), this.finishes.splice(0, MAX_BATCH));
-        } finally {
-          this.ended++;
-          if (this.drains.length) this.wake();
-        }
-      }
-    } finally {
-      this.running = null;
-    }
-  }
-
-  /**
-   * Before each commit: let the rest of this turn's requests join it, and unless someone waits on it (a call for
-   * its float, a drain, shutdown) or a full batch is queued, those of the next LEDGER_COMMIT_INTERVAL_MS too. Also
-   * between back-to-back commits, so that on Postgres, where calls keep finishing while a commit awaits the
-   * network, batches stay as large; a backlog of full batches is committed back to back, as fast as it can be.
-   */
-  private pause(now: boolean): Promise<void> {
-    const waitedOn = now || this.waiters.length > 0 || this.drains.length > 0 || this.finishes.length >= MAX_BATCH || this.closing;
-    if (waitedOn || this.intervalMs === 0) return new Promise<void>((r) => setImmediate(r));
-    return this.interval();
-  }
-
-  /** LEDGER_COMMIT_INTERVAL_MS, or less when schedule(true) hurries it (still after the rest of this turn). */
-  private interval(): Promise<void> {
-    return new Promise<void>((resolve) => {
-      const timer = setTimeout(() => {
-        this.hurry = null;
-        resolve();
-      }, this.intervalMs);
-      this.hurry = () => {
-        this.hurry = null;
-        clearTimeout(timer);
-        setImmediate(resolve);
-      };
-    });
-  }
-
-  /** Resolves the drain() calls whose commits have all ended. */
-  private wake() {
-    const ready = this.drains.filter((d) => d.until <= this.ended);
-    this.drains = this.drains.filter((d) => d.until > this.ended);
-    for (const d of ready) d.resolve();
-  }
-
-  private async commit(queued: Waiter[], finishes: Finish[]): Promise<void> {
-    this.committing = finishes;
-    try {
-      await this.commitBatch(queued, finishes);
+      await this.commitBatch(this.waiters.splice(0, MAX_BATCH), ends);
     } finally {
       this.committing = [];
     }
   }
 
-  private async commitBatch(queued: Waiter[], finishes: Finish[]): Promise<void> {
-    const ledger = this.ctx.ledger;
-    const ttl = this.ttlMs;
-    // Finishes since they queued may have freed enough: those are served now, the rest grow the float.
-    const waiters = queued.filter((w) => !this.tryReserve(w));
-    const growing = new Set(waiters.map((w) => w.accountId)); // their floats are grown; no top-up or trim beside (a lean one still trims)
+  /** The transaction of a batch: the floats' writes, then the calls' lines naming their wallet's usage entry. */
+  private writeBatch(batch: FloatBatch, ends: E[]): Promise<FloatBatchResult> {
+    const { db, ledger, writeLines, settings } = this.deps;
+    const now = this.now();
+    return this.commits.exclusive(() =>
+      db.tx(function* (q) {
+        const result = yield* writeFloatBatchIn(q, ledger, batch, now, settings.holdTtlMs);
+        yield* writeLines(q, ends, result.entries);
+        return result;
+      }),
+    );
+  }
+
+  private async writeRetried(write: RetriedWrite<E>): Promise<void> {
+    const result = await this.writeBatch(write.batch, write.end ? [write.end] : []);
+    for (const float of result.gone) float.close();
+    for (const float of write.batch.voids) float.markVoided();
+  }
+
+  /** What the floats ask of this commit besides the calls' ends (float-plans.ts). */
+  private planBatch(waiters: Waiter[], ends: E[]): FloatBatch {
+    const growing = new Set(waiters.map((waiter) => waiter.accountId)); // grown: no top-up or trim beside (a lean one still trims)
     const lean = (accountId: string) => this.asks.isLean(accountId);
     const trimmed = trims(this.floats, growing, lean); // before growth reckons what the floats have free
-    const resynced = resyncs(this.floats, finishes);
-    // A float whose hold may hold more than its size (a failed commit's trim) answers only with its resync: cleared
-    // before, the ask would tell the asker that spare room is back in the wallet while its hold still holds it.
-    const answers = this.answers.splice(0).filter((f) => {
-      if (f.closed) return false;
-      if (!f.unsure || resynced.some((r) => r.float === f)) return true;
-      f.asked = false; // found again by a later look, once its charges are written
+    const resets = holdResets(this.floats, ends);
+    // A float whose hold may exceed its size (a failed commit's trim) answers only with its reset: cleared before,
+    // the ask would tell the asker that spare room is back in the wallet while its hold still holds it.
+    const answers = this.answers.splice(0).filter((float) => {
+      if (float.closed) return false;
+      if (!float.holdMayExceedSize || resets.some((reset) => reset.float === float)) return true;
+      float.clearAsked(); // found again by a later look, once its charges are written
       return false;
     });
-    const batch: FloatBatch = {
-      finishes: finishes.map((f): FloatFinish => ({ res: f.hold, charge: f.charge })),
-      releases: this.releases.splice(0),
+    return {
+      ends,
+      voids: this.voids.splice(0),
       refreshes: this.refreshes.splice(0),
       // No top-ups while closing: the floats are on their way back.
       grows: [...growsFor(this.floats, waiters, lean), ...(this.closing ? [] : refills(this.floats, growing, lean))],
       ...trimmed,
-      resyncs: resynced,
+      holdResets: resets,
       answers,
     };
-    let outcomes: GrowOutcome[];
-    let available: Map<string, number>;
-    try {
-      ({ outcomes, available } = await this.exclusive(() => this.ctx.db.tx((q) => batchIn(q, ledger, batch, finishes, ttl))));
-    } catch (e) {
-      for (const f of answers) f.asked = false; // not answered: the next look finds the ask again
-      // Nothing of the batch was committed. Waiting calls fail; the rest is written one piece at a time, so that a
-      // single bad one cannot keep the others from the ledger, and retried until the database takes it
-      // (ledger-retries.ts). A refresh is asked for again by tend(); a top-up, at the next commit.
-      // After shutdown logged its calls (logUnwritten), nothing is logged or retried on a database closing under it.
-      if (!this.closed) this.ctx.log.error("llm ledger batch failed", { error: String(e), waiting: waiters.length, finishes: finishes.length });
-      const unavailable = new ApiError(503, "ledger_unavailable", "The gateway could not reserve credits for this request just now; nothing was charged. Retry shortly.", {
-        type: "service_unavailable",
-      });
-      for (const w of waiters) w.reject(unavailable);
-      if (this.closed) return;
-      for (const f of batch.refreshes) f.refreshedAt = 0; // asked for again at the tender's next look
-      // Growth the database may have made unseen, and trims it may not have made: a float's hold may hold more
-      // than its size. It goes on lending (its size never exceeds its hold) and its hold is set back to its size at
-      // a later commit (resyncs). A new float's hold, if the commit made one, is given back by its id.
-      for (const g of batch.grows) if (g.float) g.float.unsure = true;
-      for (const t of batch.trims) t.float.unsure = true;
-      const unseen = batch.grows.map((g) => Float.unseen(g.accountId, g.newHoldId)); // one piece for all of them
-      if (unseen.length) await this.retries.attempt({ batch: { ...emptyBatch(), releases: unseen }, finish: null });
-      for (const [i, f] of finishes.entries()) await this.retries.attempt({ batch: { ...emptyBatch(), finishes: [batch.finishes[i]!] }, finish: f });
-      for (const r of batch.releases) await this.retries.attempt({ batch: { ...emptyBatch(), releases: [r] }, finish: null });
-      return;
-    }
-    this.written(finishes);
-    for (const f of answers) f.asked = false;
-    for (const f of batch.releases) f.released = true;
-    for (const r of batch.resyncs) r.float.unsure = false;
-    for (const [account, amount] of available) {
-      const f = this.floats.get(account);
-      if (f) f.walletAvailable = amount;
-    }
-    for (const o of outcomes) this.settleGrowth(o, waiters.filter((w) => w.accountId === o.accountId));
   }
 
-  /** Finishes now in the ledger: counted in the settled-credits metric, and no longer keeping their floats. */
-  private written(finishes: Finish[]): void {
+  private async commitBatch(queued: Waiter[], ends: E[]): Promise<void> {
+    // Ends since they queued may have freed enough: those are served now, the rest grow the float.
+    const waiters = queued.filter((waiter) => !this.tryReserve(waiter));
+    const batch = this.planBatch(waiters, ends);
+    let result: FloatBatchResult;
+    try {
+      result = await this.writeBatch(batch, ends);
+    } catch (e) {
+      return this.commitFailed(batch, waiters, ends, e);
+    }
+    // Committed: only now does memory follow what the transaction found and did.
+    for (const float of result.gone) float.close();
+    this.written(ends);
+    for (const float of batch.answers) float.clearAsked();
+    for (const float of batch.voids) float.markVoided();
+    for (const reset of batch.holdResets) reset.float.holdReset();
+    for (const [account, amount] of result.available) this.floats.get(account)?.observeWallet(amount);
+    for (const outcome of result.outcomes) this.applyGrowth(outcome, waiters.filter((waiter) => waiter.accountId === outcome.accountId));
+  }
+
+  /**
+   * Nothing of the batch is known to be committed. Waiting calls fail; the rest is written one piece at a time, so
+   * that a single bad one cannot keep the others from the ledger, and retried until the database takes it
+   * (write-retries.ts). A refresh is asked for again by maintainFloats; a top-up, at the next commit.
+   */
+  private async commitFailed(batch: FloatBatch, waiters: Waiter[], ends: E[], error: unknown): Promise<void> {
+    for (const float of batch.answers) float.clearAsked(); // not answered: the next look finds the ask again
+    // After shutdown logged its calls (logUnwritten), nothing is logged or retried on a database closing under it.
+    if (!this.closed) this.deps.log.error("llm ledger batch failed", { error: String(error), waiting: waiters.length, finishes: ends.length });
+    const unavailable = new ApiError(503, "ledger_unavailable", "The gateway could not reserve credits for this request just now; nothing was charged. Retry shortly.", {
+      type: "service_unavailable",
+    });
+    for (const waiter of waiters) waiter.reject(unavailable);
+    if (this.closed) return;
+    for (const float of batch.refreshes) float.refreshFailed();
+    // Growth the database may have made unreported, and trims it may not have made: a float's hold may exceed its
+    // size. It goes on lending (its size never exceeds its hold) and its hold is set back to its size at a later
+    // commit (holdResets). A new float's hold, if the commit made one, is voided by its id.
+    for (const grow of batch.grows) grow.float?.holdMayBeLarger();
+    for (const trim of batch.trims) trim.float.holdMayBeLarger();
+    const unconfirmed = batch.grows.map((grow) => Float.unconfirmed(grow.accountId, grow.newHoldId)); // one write for all
+    if (unconfirmed.length) await this.retries.attempt({ batch: { ...emptyFloatBatch(), voids: unconfirmed }, end: null });
+    for (const end of ends) await this.retries.attempt({ batch: { ...emptyFloatBatch(), ends: [end] }, end });
+    for (const float of batch.voids) await this.retries.attempt({ batch: { ...emptyFloatBatch(), voids: [float] }, end: null });
+  }
+
+  /** Ends now in the ledger: counted in the settled-credits metric, and no longer keeping their floats. */
+  private written(ends: E[]): void {
     let total = 0;
-    for (const f of finishes) {
-      if (f.charge) total += f.charge;
-      f.hold.float.unwritten--;
+    for (const end of ends) {
+      if (end.charge) total += end.charge;
+      end.hold.float.written();
     }
     metrics.creditsSettled(total, "llm");
   }
 
-  private tryReserve(w: Waiter): boolean {
-    const f = this.floats.get(w.accountId);
-    if (!f || f.closed || f.free < w.amount) return false;
-    w.resolve(this.reserve(f, w.amount, w.ref));
+  private tryReserve(waiter: Waiter): boolean {
+    const float = this.floats.get(waiter.accountId);
+    if (!float || float.closed || float.free < waiter.amount) return false;
+    waiter.resolve(float.reserve(waiter.amount, waiter.ref, this.now()));
     return true;
   }
 
   /** After a commit: apply the growth, then serve the wallet's waiters in order. */
-  private settleGrowth(o: GrowOutcome, waiters: Waiter[]) {
-    let f = this.floats.get(o.accountId);
-    if (o.newHoldId) {
-      if (f) f.closed = true; // gone from the database; its calls in flight settle against the balance
-      const now = Date.now();
-      f = new Float(o.accountId, o.newHoldId, o.granted, now, now);
-      this.floats.set(o.accountId, f);
-    } else if (f && o.granted) {
-      f.size += o.granted;
-      f.refreshedAt = Date.now();
-    }
+  private applyGrowth(outcome: GrowOutcome, waiters: Waiter[]) {
+    let float = this.floats.get(outcome.accountId);
+    const now = this.now();
+    if (outcome.newHoldId) {
+      float?.close(); // gone from the database; its calls in flight post against the balance
+      float = new Float(outcome.accountId, outcome.newHoldId, outcome.granted, now);
+      this.floats.set(outcome.accountId, float);
+    } else if (float && outcome.granted) float.grown(outcome.granted, now);
     const short: Waiter[] = [];
-    waiters.forEach((w, i) => {
-      if (o.funded && !o.funded[i]) return short.push(w);
-      if (this.tryReserve(w)) return;
-      this.waiters.push(w); // someone took the growth first (possible while a Postgres commit is in flight): again
+    waiters.forEach((waiter, i) => {
+      if (outcome.funded && !outcome.funded[i]) return short.push(waiter);
+      if (this.tryReserve(waiter)) return;
+      this.waiters.push(waiter); // someone took the growth first (possible while a Postgres commit is in flight): again
     });
-    if (short.length) this.whenShort(o, short, f);
-    if (this.waiters.length) this.schedule();
-  }
-
-  /**
-   * Waiters the wallet could not cover. Other processes' floats may hold spare room on it: they are asked for it
-   * (ledger/float-asks.ts) and the waiters tried again, until every float asked has answered (then what the wallet
-   * has is what it truly has) or ASK_WAIT_MS has passed. Refused with what the wallet and this process's float
-   * have: another process's spare room is back in the wallet by then, and what it still holds backs calls in flight.
-   */
-  private whenShort(o: GrowOutcome, waiters: Waiter[], f: Float | undefined) {
-    const now = Date.now();
-    const refuse = (w: Waiter) => w.reject(insufficient(w.amount, o.available + (f && !f.closed ? Math.max(0, f.free) : 0)));
-    const again = (ws: Waiter[], ms: number) =>
-      setTimeout(() => {
-        if (this.closing) return ws.forEach(refuse);
-        this.waiters.push(...ws);
-        this.schedule(true);
-      }, ms);
-    if (this.closing) return waiters.forEach(refuse);
-    if (o.peersToAnswer === null) {
-      // Not asked yet. Tried again even when no other float was there to ask: one may have gone back meanwhile.
-      for (const w of waiters) w.asked = now;
-      const own = f && !f.closed ? f.holdId : "";
-      void this.asks
-        .ask(o.accountId, own)
-        .catch((e) => this.ctx.log.warn("llm float ask failed", { account_id: o.accountId, error: String(e) }))
-        .then(() => again(waiters, 0));
-      return;
-    }
-    const waiting = o.peersToAnswer > 0 ? waiters.filter((w) => now - (w.asked ?? now) < ASK_WAIT_MS) : [];
-    for (const w of waiters) if (!waiting.includes(w)) refuse(w);
-    for (const w of waiting) w.asked ??= now;
-    if (waiting.length) again(waiting, ASK_RETRY_MS);
+    if (short.length) this.shortfalls.handle(outcome, short, float);
+    if (this.waiters.length) this.commits.schedule();
   }
 }
-
-const emptyBatch = (): FloatBatch => ({ finishes: [], releases: [], refreshes: [], grows: [], trims: [], resyncs: [], observe: new Set(), answers: [] });
