@@ -13,7 +13,7 @@ import { metrics } from "../ops/metrics";
 import { within } from "../ops/shutdown";
 import { Float, emptyFloatBatch, type CallEnd, type FloatBatch, type GrowOutcome, type Reservation } from "./float";
 import { ASK_POLL_MS, FloatAsks } from "./float-asks";
-import { growsFor, holdResets, refills, trims } from "./float-plans";
+import { FloatBook } from "./float-book";
 import { writeFloatBatchIn, type FloatBatchResult } from "./float-writes";
 import { GroupCommit } from "./group-commit";
 import { Shortfalls, type Waiter } from "./shortfalls";
@@ -48,13 +48,9 @@ export interface LlmLedgerDeps<E extends CallEnd> {
 const MAX_BATCH = 512;
 
 export class LlmLedger<E extends CallEnd = CallEnd> {
-  private readonly floats = new Map<string, Float>();
+  private readonly book: FloatBook;
   private waiters: Waiter[] = [];
   private ends: E[] = [];
-  private voids: Float[] = [];
-  private refreshes: Float[] = [];
-  /** floats another process asked for their spare room, answered at the next commit */
-  private answers: Float[] = [];
   /** the ends in the group commit under way (at shutdown: they may or may not have been written) */
   private committing: E[] = [];
   private readonly commits: GroupCommit;
@@ -73,8 +69,9 @@ export class LlmLedger<E extends CallEnd = CallEnd> {
 
   constructor(private readonly deps: LlmLedgerDeps<E>) {
     this.now = deps.clock ?? Date.now;
+    this.book = new FloatBook(deps.settings);
     this.commits = new GroupCommit(deps.settings.commitIntervalMs, {
-      queued: () => this.waiters.length > 0 || this.ends.length > 0 || this.voids.length > 0 || this.refreshes.length > 0 || this.answers.length > 0,
+      queued: () => this.waiters.length > 0 || this.ends.length > 0 || this.book.queued,
       urgent: () => this.waiters.length > 0 || this.ends.length >= MAX_BATCH || this.closing,
       commitNext: () => this.commitNext(),
     });
@@ -105,9 +102,9 @@ export class LlmLedger<E extends CallEnd = CallEnd> {
   hold(accountId: string, amount: number, ref: string): Promise<Reservation> {
     // Nothing to reserve (a model priced at zero): no float needed; a charge it still states comes off the balance.
     if (amount <= 0) return Promise.resolve(Float.none(accountId).reserve(0, ref, this.now()));
-    const float = this.floats.get(accountId);
     // The free path: reserved in memory, an already-resolved promise.
-    if (float && !float.closed && float.free >= amount) return Promise.resolve(float.reserve(amount, ref, this.now()));
+    const reservation = this.book.reserve(accountId, amount, ref, this.now());
+    if (reservation) return Promise.resolve(reservation);
     return new Promise<Reservation>((resolve, reject) => {
       this.waiters.push({ accountId, amount, ref, asked: null, resolve, reject });
       this.commits.schedule(true); // a call waits on this commit
@@ -117,8 +114,8 @@ export class LlmLedger<E extends CallEnd = CallEnd> {
   /** Whether a call of `amount` on the wallet would take the free path now: reserved in memory, no commit waited for. */
   isFreePath(accountId: string, amount: number): boolean {
     if (amount <= 0) return true;
-    const float = this.floats.get(accountId);
-    return !!float && !float.closed && float.free >= amount;
+    const float = this.book.live(accountId);
+    return float !== null && float.free >= amount;
   }
 
   /** Posts the call's charge (or voids its reservation, charge null) and writes its usage record, once. */
@@ -141,19 +138,18 @@ export class LlmLedger<E extends CallEnd = CallEnd> {
   /** Within `maxMs`: a commit held up elsewhere makes it answer false, not hang. */
   private async returnOwnIdle(accountId: string, maxMs: number): Promise<boolean> {
     const until = this.now() + maxMs;
-    const float = this.floats.get(accountId);
-    if (!float || float.closed || float.reserved !== 0) return false;
+    const float = this.book.live(accountId);
+    if (!float || float.reserved !== 0) return false;
     await this.committedFor(accountId, maxMs); // its calls' charges first: the hold covers them until they are written
     if (float.closed || !float.isUnused()) return false;
-    this.retire(float);
+    this.book.retire(float);
     this.commits.schedule(true);
     // True only once the void is committed: a commit that fails leaves it to a retry, its credits still held.
     return (await within(this.drain(), Math.max(0, until - this.now()))) && float.voided;
   }
 
   private askOthers(accountId: string, maxMs: number): Promise<boolean> {
-    const float = this.floats.get(accountId);
-    return this.asks.askAndWait(accountId, float && !float.closed ? float.holdId : "", maxMs).catch((e) => {
+    return this.asks.askAndWait(accountId, this.book.live(accountId)?.holdId ?? "", maxMs).catch((e) => {
       this.deps.log.warn("llm float ask failed", { account_id: accountId, error: String(e) });
       return false;
     });
@@ -165,7 +161,7 @@ export class LlmLedger<E extends CallEnd = CallEnd> {
    * head, so what is queued now is in the commit under way (if any) and the next ones.
    */
   drain(): Promise<void> {
-    const backlog = Math.max(this.ends.length, this.waiters.length, this.voids.length || this.refreshes.length ? 1 : 0);
+    const backlog = Math.max(this.ends.length, this.waiters.length, this.book.voidsOrRefreshesQueued ? 1 : 0);
     return this.commits.drain(Math.ceil(backlog / MAX_BATCH));
   }
 
@@ -201,9 +197,9 @@ export class LlmLedger<E extends CallEnd = CallEnd> {
     const lastTry = logBy - Math.min(1000, deadlineMs / 4);
     this.retries.stopBy(logBy);
     const waited = (promise: Promise<unknown>, by: number) => within(promise, Math.max(0, by - this.now()));
-    const unfinished = () => this.floats.size || this.retries.pending || this.ends.length || this.committing.length;
+    const unfinished = () => this.book.floats.size || this.retries.pending || this.ends.length || this.committing.length;
     while (unfinished() && this.now() < logBy) {
-      this.retireIdle();
+      this.book.retireUnused();
       this.commits.schedule();
       const last = this.now() >= lastTry;
       const by = last ? logBy : lastTry;
@@ -234,50 +230,20 @@ export class LlmLedger<E extends CallEnd = CallEnd> {
     this.commits.stop();
   }
 
-  private retire(float: Float) {
-    float.close();
-    this.floats.delete(float.accountId);
-    this.voids.push(float);
-  }
-
-  private retireIdle(): void {
-    for (const float of this.floats.values()) if (float.isUnused()) this.retire(float);
-  }
-
-  /** Every few ms: return idle floats, and keep the expiry of the others ahead of the sweeper. */
+  /** Every few ms: return idle floats, keep the others' expiry ahead of the sweeper, retry refused writes. */
   private maintainFloats() {
-    const now = this.now();
-    const { floatIdleMs, holdTtlMs } = this.deps.settings;
-    let queued = false;
-    for (const float of this.floats.values()) {
-      // Not while a charge of its calls is unwritten (queued, committing, or refused and retried): its hold covers it.
-      if (float.isIdle(now, floatIdleMs)) {
-        this.retire(float);
-        queued = true;
-      } else if (float.refreshDue(now, holdTtlMs)) {
-        // Every float still here, not only one with a call in flight at this moment: calls that come and go between
-        // two looks, all voided, keep it from going idle but charge nothing, which would move its expiry.
-        float.refreshing(now);
-        this.refreshes.push(float);
-        queued = true;
-      }
-    }
-    if (queued) this.commits.schedule();
+    if (this.book.maintain(this.now())) this.commits.schedule();
     if (this.retries.pending) void this.retries.runDue();
   }
 
   /** Looks for other processes' asks on this process's floats (float-asks.ts); one look at a time. */
   private pollAsks() {
-    if (this.polling || this.closing || !this.floats.size) return;
+    if (this.polling || this.closing || !this.book.floats.size) return;
     this.polling = true;
     this.asks
-      .asked(this.floats)
+      .asked(this.book.floats)
       .then((asked) => {
-        for (const float of asked) {
-          if (!float.markAsked()) continue;
-          this.asks.makeLean(float.accountId);
-          this.answers.push(float);
-        }
+        for (const float of this.book.asked(asked)) this.asks.makeLean(float.accountId);
         if (asked.length) this.commits.schedule(true); // someone waits on the answer
       })
       // A database that does not answer: the commits report it; the next look tries again.
@@ -314,36 +280,10 @@ export class LlmLedger<E extends CallEnd = CallEnd> {
     for (const float of write.batch.voids) float.markVoided();
   }
 
-  /** What the floats ask of this commit besides the calls' ends (float-plans.ts). */
-  private planBatch(waiters: Waiter[], ends: E[]): FloatBatch {
-    const growing = new Set(waiters.map((waiter) => waiter.accountId)); // grown: no top-up or trim beside (a lean one still trims)
-    const lean = (accountId: string) => this.asks.isLean(accountId);
-    const trimmed = trims(this.floats, growing, lean); // before growth reckons what the floats have free
-    const resets = holdResets(this.floats, ends);
-    // A float whose hold may exceed its size (a failed commit's trim) answers only with its reset: cleared before,
-    // the ask would tell the asker that spare room is back in the wallet while its hold still holds it.
-    const answers = this.answers.splice(0).filter((float) => {
-      if (float.closed) return false;
-      if (!float.holdMayExceedSize || resets.some((reset) => reset.float === float)) return true;
-      float.clearAsked(); // found again by a later look, once its charges are written
-      return false;
-    });
-    return {
-      ends,
-      voids: this.voids.splice(0),
-      refreshes: this.refreshes.splice(0),
-      // No top-ups while closing: the floats are on their way back.
-      grows: [...growsFor(this.floats, waiters, lean), ...(this.closing ? [] : refills(this.floats, growing, lean))],
-      ...trimmed,
-      holdResets: resets,
-      answers,
-    };
-  }
-
   private async commitBatch(queued: Waiter[], ends: E[]): Promise<void> {
     // Ends since they queued may have freed enough: those are served now, the rest grow the float.
     const waiters = queued.filter((waiter) => !this.tryReserve(waiter));
-    const batch = this.planBatch(waiters, ends);
+    const batch = this.book.planBatch(waiters, ends, (accountId) => this.asks.isLean(accountId), this.closing);
     let result: FloatBatchResult;
     try {
       result = await this.writeBatch(batch, ends);
@@ -351,12 +291,8 @@ export class LlmLedger<E extends CallEnd = CallEnd> {
       return this.commitFailed(batch, waiters, ends, e);
     }
     // Committed: only now does memory follow what the transaction found and did.
-    for (const float of result.gone) float.close();
+    this.book.committed(batch, result);
     this.written(ends);
-    for (const float of batch.answers) float.clearAsked();
-    for (const float of batch.voids) float.markVoided();
-    for (const reset of batch.holdResets) reset.float.holdReset();
-    for (const [account, amount] of result.available) this.floats.get(account)?.observeWallet(amount);
     for (const outcome of result.outcomes) this.applyGrowth(outcome, waiters.filter((waiter) => waiter.accountId === outcome.accountId));
   }
 
@@ -366,7 +302,7 @@ export class LlmLedger<E extends CallEnd = CallEnd> {
    * (write-retries.ts). A refresh is asked for again by maintainFloats; a top-up, at the next commit.
    */
   private async commitFailed(batch: FloatBatch, waiters: Waiter[], ends: E[], error: unknown): Promise<void> {
-    for (const float of batch.answers) float.clearAsked(); // not answered: the next look finds the ask again
+    const unconfirmed = this.book.failed(batch);
     // After shutdown logged its calls (logUnwritten), nothing is logged or retried on a database closing under it.
     if (!this.closed) this.deps.log.error("llm ledger batch failed", { error: String(error), waiting: waiters.length, finishes: ends.length });
     const unavailable = new ApiError(503, "ledger_unavailable", "The gateway could not reserve credits for this request just now; nothing was charged. Retry shortly.", {
@@ -374,13 +310,7 @@ export class LlmLedger<E extends CallEnd = CallEnd> {
     });
     for (const waiter of waiters) waiter.reject(unavailable);
     if (this.closed) return;
-    for (const float of batch.refreshes) float.refreshFailed();
-    // Growth the database may have made unreported, and trims it may not have made: a float's hold may exceed its
-    // size. It goes on lending (its size never exceeds its hold) and its hold is set back to its size at a later
-    // commit (holdResets). A new float's hold, if the commit made one, is voided by its id.
-    for (const grow of batch.grows) grow.float?.holdMayBeLarger();
-    for (const trim of batch.trims) trim.float.holdMayBeLarger();
-    const unconfirmed = batch.grows.map((grow) => Float.unconfirmed(grow.accountId, grow.newHoldId)); // one write for all
+    // A new float's hold, if the commit made one, is voided by its id: one write for all of them.
     if (unconfirmed.length) await this.retries.attempt({ batch: { ...emptyFloatBatch(), voids: unconfirmed }, end: null });
     for (const end of ends) await this.retries.attempt({ batch: { ...emptyFloatBatch(), ends: [end] }, end });
     for (const float of batch.voids) await this.retries.attempt({ batch: { ...emptyFloatBatch(), voids: [float] }, end: null });
@@ -397,21 +327,14 @@ export class LlmLedger<E extends CallEnd = CallEnd> {
   }
 
   private tryReserve(waiter: Waiter): boolean {
-    const float = this.floats.get(waiter.accountId);
-    if (!float || float.closed || float.free < waiter.amount) return false;
-    waiter.resolve(float.reserve(waiter.amount, waiter.ref, this.now()));
-    return true;
+    const reservation = this.book.reserve(waiter.accountId, waiter.amount, waiter.ref, this.now());
+    if (reservation) waiter.resolve(reservation);
+    return reservation !== null;
   }
 
   /** After a commit: apply the growth, then serve the wallet's waiters in order. */
   private applyGrowth(outcome: GrowOutcome, waiters: Waiter[]) {
-    let float = this.floats.get(outcome.accountId);
-    const now = this.now();
-    if (outcome.newHoldId) {
-      float?.close(); // gone from the database; its calls in flight post against the balance
-      float = new Float(outcome.accountId, outcome.newHoldId, outcome.granted, now);
-      this.floats.set(outcome.accountId, float);
-    } else if (float && outcome.granted) float.grown(outcome.granted, now);
+    const float = this.book.applyGrowth(outcome, this.now());
     const short: Waiter[] = [];
     waiters.forEach((waiter, i) => {
       if (outcome.funded && !outcome.funded[i]) return short.push(waiter);

@@ -249,10 +249,8 @@ for (const d of dialects) {
       for (let i = 0; i < 200 && !(await db.get<any>(sql`select 1 as one from holds where account_id = ${a.id} and asked_at is not null`)); i++) await Bun.sleep(5);
       // It finds the ask as a call of its own (8 C: more than the wallet and its float can cover) waits for growth:
       // both go into one commit.
-      const float = (asked as any).floats.get(a.id);
-      float.markAsked();
+      (asked as any).book.asked([(asked as any).book.floats.get(a.id)]);
       (asked as any).asks.makeLean(a.id);
-      (asked as any).answers.push(float);
       const refused = asked.hold(a.id, 8 * C, rid("g3"));
       // Refused (the 7 C it could have are short of 8 C), before or after the asker takes its 6 C of them.
       await expect(refused).rejects.toMatchObject({ status: 402, message: expect.stringContaining("needs up to 8 credits") });

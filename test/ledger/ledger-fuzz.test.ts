@@ -76,7 +76,7 @@ for (const d of dialects) {
         const checkCover = async () => {
           for (const b of processes) {
             const internals = b as any;
-            const f = (internals.floats as Map<string, Float>).get(a.id);
+            const f = (internals.book.floats as Map<string, Float>).get(a.id);
             const quiet = () => !internals.commits.busy && !internals.retries.passing;
             if (!f || f.closed || !quiet()) continue;
             const size = f.size;
@@ -133,7 +133,7 @@ for (const d of dialects) {
         for (const id of media) await ledger.void(id);
         const deadline = Date.now() + 60_000;
         for (const b of processes) {
-          while (((b as any).retries.pending || (b as any).floats.size) && Date.now() < deadline) {
+          while (((b as any).retries.pending || (b as any).book.floats.size) && Date.now() < deadline) {
             await b.drain();
             await Bun.sleep(100);
           }
