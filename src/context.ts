@@ -34,5 +34,5 @@ export interface AppContext {
    */
   llmLedger: LlmLedger<Finish>;
   /** This process's key budgets on the LLM path (set by the LLM routes; accounts/key-budgets.ts). */
-  keyBudgets?: { settled(keyId: string): Promise<void> };
+  keyBudgets?: { committedFor(keyId: string): Promise<void> };
 }

@@ -119,7 +119,7 @@ export async function handleLlm(
   try {
     hold = await d.ledger.hold(auth.accountId, plan.amount, requestId);
   } catch (e) {
-    if (budgetHold) d.budgets.settle(budgetHold, 0);
+    if (budgetHold) d.budgets.post(budgetHold, 0);
     throw withCreditHint(e, proto.name, body, plan, proto.maxOutputTokens(body));
   }
   const call: Call = { d, proto, path, request, auth, requestId, baseHeaders, body, upstream, translation, model, provider, url, plan, hold, budgetHold, started, finished: false, server };
@@ -427,7 +427,7 @@ export function finish(
   firstByteAt: number | null,
 ) {
   call.finished = true;
-  if (call.budgetHold) call.d.budgets.settle(call.budgetHold, v.charge ?? 0);
+  if (call.budgetHold) call.d.budgets.post(call.budgetHold, v.charge ?? 0);
   if (call.request) restoreIdleTimeout(call.server, call.request);
   const now = performance.now();
   if (upstreamStatus !== null && upstreamStatus >= 400) metrics.upstreamError(call.model.provider, `status_${Math.floor(upstreamStatus / 100)}xx`);

@@ -6,7 +6,7 @@ import { sql } from "drizzle-orm";
 import { storableText, type Db } from "../db/client.ts";
 import { newId, randomToken } from "../db/ids.ts";
 import type { Ledger } from "../ledger/service.ts";
-import { settleBudgetIn, type BudgetHold } from "../accounts/key-budgets.ts";
+import { postBudgetIn, type BudgetHold } from "../accounts/key-budgets.ts";
 import type { MediaMetrics } from "./metrics.ts";
 import type { Logger } from "../log.ts";
 import type { Done } from "./adapters/types.ts";
@@ -227,7 +227,7 @@ export async function failTask(deps: FinishDeps, task: TaskRow, code: string, me
 function* settleTaskBudgetIn(q: Parameters<Parameters<Db["tx"]>[0]>[0], task: TaskRow, cost: number) {
   if (!task.budget_hold) return;
   const held = JSON.parse(task.budget_hold) as BudgetHold;
-  yield* settleBudgetIn(q, held.keyId, held.periods, cost - held.amount);
+  yield* postBudgetIn(q, held.keyId, held.periods, cost - held.amount);
 }
 
 function* queueCallback(q: Parameters<Parameters<Db["tx"]>[0]>[0], task: TaskRow, now: number) {
