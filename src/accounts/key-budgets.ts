@@ -79,9 +79,9 @@ export async function startBudgets(db: Db, keyId: string, periods: BudgetPeriod[
 export async function budgetUsed(db: Db, keyId: string, now: number): Promise<Partial<Record<BudgetPeriod, number>>> {
   const rows = await db.all<{ period: BudgetPeriod; period_start: number; used: number }>(sql`select period, period_start, used from key_budgets where key_id = ${keyId}`);
   const used: Partial<Record<BudgetPeriod, number>> = {};
-  for (const p of BUDGET_PERIODS) {
-    const r = rows.find((x) => x.period === p);
-    used[p] = r && Number(r.period_start) === periodStart(p, now) ? Number(r.used) : 0;
+  for (const period of BUDGET_PERIODS) {
+    const row = rows.find((candidate) => candidate.period === period);
+    used[period] = row && Number(row.period_start) === periodStart(period, now) ? Number(row.used) : 0;
   }
   return used;
 }

@@ -1,20 +1,8 @@
-// Spare room asked back across processes. Each process's float for a wallet holds its calls in flight plus spare room
-// for the next ones, and only that process can give the spare room back (it lends it in memory, with no database
-// work, so no one else may shrink its hold). With several processes on a small wallet, one process's spare room
-// made another refuse calls the wallet could cover. So a process short of credits for a call asks the others:
-//   - it marks their floats on the wallet (`holds.asked_at`), outside its group commit and one row per statement:
-//     a mark waits for the row's lock while their commit holds it, and holding any other lock meanwhile (the
-//     wallet, in a commit; another float's row, in a statement marking several) could close a deadlock;
-//   - each process looks for marks every ASK_POLL_MS (one read of an index holding only the marked floats, off the
-//     calls' path), and answers at its next commit: gives back all spare room and clears the mark, in one
-//     transaction;
-//   - the asker tries again until every float it asked has answered, then refuses only if the wallet still falls
-//     short: what the wallet has then is its true available amount (what other floats still hold backs calls in
-//     flight). A float that never answers (its process crashed) is waited for ASK_WAIT_MS, then left out;
-//   - both go *lean* on that wallet for LEAN_MS (the asker only if there was a float to ask): their floats keep no
-//     spare room (no headroom on growth, no top-ups, every commit trims back to the calls in flight), so the next
-//     calls there are not refused either. A lean process's calls each grow its float at a commit: the database work
-//     a call that fits never does is done only for wallets that another process found short.
+// Spare room asked back across processes. Only the process that holds a float can shrink it (it lends from it in
+// memory), so a process short of credits for a call marks the other floats on the wallet (`holds.asked_at`, one row
+// per statement, outside its group commit: holding another lock meanwhile could close a deadlock); each process looks
+// for marks every ASK_POLL_MS and answers at its next commit with all its spare room. The wallet then stays *lean* on
+// both for LEAN_MS: no spare room kept there. docs/architecture.md ("The float") has the whole protocol.
 
 import { sql } from "drizzle-orm";
 import type { Db } from "../db/client";
@@ -71,15 +59,15 @@ export class FloatAsks {
    * when there was one: a single process refusing a call keeps its float as it was.
    */
   async ask(accountId: string, ownHoldId: string): Promise<number> {
-    const n = await this.exclusive(async () => {
-      let marked = 0;
+    const marked = await this.exclusive(async () => {
+      let count = 0;
       for (const { id } of await this.db.all<{ id: string }>(PEERS, { account: accountId, own: ownHoldId })) {
-        marked += await this.db.run(ASK, { now: Date.now(), id });
+        count += await this.db.run(ASK, { now: Date.now(), id });
       }
-      return marked;
+      return count;
     });
-    if (n > 0) this.makeLean(accountId);
-    return n;
+    if (marked > 0) this.makeLean(accountId);
+    return marked;
   }
 
   /** Asks, then waits until every float asked has answered, ASK_WAIT_MS at most. False when there was none to ask. */
@@ -104,9 +92,9 @@ export class FloatAsks {
   async asked(floats: ReadonlyMap<string, Float>): Promise<Float[]> {
     const rows = await this.db.all<{ id: string; account_id: string }>(ASKED);
     const out: Float[] = [];
-    for (const r of rows) {
-      const f = floats.get(r.account_id);
-      if (f && f.holdId === r.id && !f.closed) out.push(f);
+    for (const row of rows) {
+      const float = floats.get(row.account_id);
+      if (float && float.holdId === row.id && !float.closed) out.push(float);
     }
     return out;
   }

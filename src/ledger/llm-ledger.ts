@@ -12,7 +12,7 @@ import type { Logger } from "../log";
 import { metrics } from "../ops/metrics";
 import { within } from "../ops/shutdown";
 import { Float, emptyFloatBatch, type CallEnd, type FloatBatch, type GrowOutcome, type Reservation } from "./float";
-import { ASK_POLL_MS, FloatAsks } from "./float-asks";
+import { FloatAsks } from "./float-asks";
 import { FloatBook } from "./float-book";
 import { writeFloatBatchIn, type FloatBatchResult } from "./float-writes";
 import { GroupCommit } from "./group-commit";
@@ -58,10 +58,6 @@ export class LlmLedger<E extends CallEnd = CallEnd> {
   private readonly asks: FloatAsks;
   private readonly shortfalls: Shortfalls;
   private readonly maintenanceTimer: Timer;
-  /** looks for other processes' asks on this process's floats */
-  private readonly askTimer: Timer;
-  /** set while a look for asks is under way */
-  private polling = false;
   private closing = false;
   /** set once close() has logged what it could not write (see logUnwritten) */
   private closed = false;
@@ -82,17 +78,16 @@ export class LlmLedger<E extends CallEnd = CallEnd> {
       abandoned: (end) => end.hold.float.written(),
     });
     this.asks = new FloatAsks(deps.db, (run) => this.commits.exclusive(run));
-    this.shortfalls = new Shortfalls(this.asks, deps.log, {
+    this.shortfalls = new Shortfalls(this.asks, this.book, deps.log, {
       closing: () => this.closing,
       retry: (waiters) => {
         this.waiters.push(...waiters);
         this.commits.schedule(true);
       },
+      answerSoon: () => this.commits.schedule(true),
     });
     this.maintenanceTimer = setInterval(() => this.maintainFloats(), Math.max(10, Math.min(250, deps.settings.floatIdleMs)));
     this.maintenanceTimer.unref();
-    this.askTimer = setInterval(() => this.pollAsks(), ASK_POLL_MS);
-    this.askTimer.unref();
   }
 
   /**
@@ -131,7 +126,7 @@ export class LlmLedger<E extends CallEnd = CallEnd> {
    * either may have freed something, so the hold is worth trying again).
    */
   async returnIdle(accountId: string, maxMs = 250): Promise<boolean> {
-    const [mine, theirs] = await Promise.all([this.returnOwnIdle(accountId, maxMs), this.askOthers(accountId, maxMs)]);
+    const [mine, theirs] = await Promise.all([this.returnOwnIdle(accountId, maxMs), this.shortfalls.askOthers(accountId, maxMs)]);
     return mine || theirs;
   }
 
@@ -146,13 +141,6 @@ export class LlmLedger<E extends CallEnd = CallEnd> {
     this.commits.schedule(true);
     // True only once the void is committed: a commit that fails leaves it to a retry, its credits still held.
     return (await within(this.drain(), Math.max(0, until - this.now()))) && float.voided;
-  }
-
-  private askOthers(accountId: string, maxMs: number): Promise<boolean> {
-    return this.asks.askAndWait(accountId, this.book.live(accountId)?.holdId ?? "", maxMs).catch((e) => {
-      this.deps.log.warn("llm float ask failed", { account_id: accountId, error: String(e) });
-      return false;
-    });
   }
 
   /**
@@ -190,7 +178,7 @@ export class LlmLedger<E extends CallEnd = CallEnd> {
    */
   async close(deadlineMs = 10_000): Promise<void> {
     clearInterval(this.maintenanceTimer);
-    clearInterval(this.askTimer);
+    this.shortfalls.stop();
     this.closing = true; // what ends from now on (calls cut off at the end of the grace period) is not held back
     const until = this.now() + deadlineMs;
     const logBy = until - Math.min(500, deadlineMs / 8);
@@ -234,21 +222,6 @@ export class LlmLedger<E extends CallEnd = CallEnd> {
   private maintainFloats() {
     if (this.book.maintain(this.now())) this.commits.schedule();
     if (this.retries.pending) void this.retries.runDue();
-  }
-
-  /** Looks for other processes' asks on this process's floats (float-asks.ts); one look at a time. */
-  private pollAsks() {
-    if (this.polling || this.closing || !this.book.floats.size) return;
-    this.polling = true;
-    this.asks
-      .asked(this.book.floats)
-      .then((asked) => {
-        for (const float of this.book.asked(asked)) this.asks.makeLean(float.accountId);
-        if (asked.length) this.commits.schedule(true); // someone waits on the answer
-      })
-      // A database that does not answer: the commits report it; the next look tries again.
-      .catch(() => {})
-      .finally(() => (this.polling = false));
   }
 
   private async commitNext(): Promise<void> {

@@ -4,16 +4,11 @@ import { newId } from "../db/ids";
 import { ApiError } from "../http/errors";
 import { MAX_BUDGET_CREDITS, microsToCredits } from "./units";
 
-// The credit ledger as two-phase transfers (TigerBeetle's vocabulary):
-//   hold   = a pending transfer: reserves an amount (available = balance - held must cover it);
-//   post   = complete the pending transfer for the actual amount (below or above the hold; an overrun is recorded);
-//   void   = cancel it: the reservation is returned in full;
-//   credit = a top-up or correction: a plain entry.
-// Every change of `balance` writes an entry, so balance = SUM(entries.amount) always; held = SUM(pending holds).
-// Entry kinds: topup, correction, charge (a posted hold), usage (one wallet's LLM calls committed together; its
-// lines are the calls' usage records, see float.ts).
-// Post and void are guarded by `status = 'pending'`, so doing either twice (or both) changes nothing the second
-// time. All amounts are integer micro-credits (see units.ts).
+// The credit ledger as two-phase transfers (TigerBeetle's vocabulary): a hold is a pending transfer, posted for the
+// actual amount (an overrun above the hold is recorded) or voided (returned in full); a credit is a plain entry.
+// Every change of `balance` writes an entry, so balance = Σ entries and held = Σ pending holds. Post and void are
+// guarded by `status = 'pending'`: doing either twice (or both) changes nothing the second time. Amounts are integer
+// micro-credits (units.ts).
 
 // The statements of every hold, post and void, compiled once (db/client.ts): they run for every LLM call.
 const param = sql.placeholder;
@@ -160,7 +155,7 @@ export class Ledger {
   async sweepExpired(now = Date.now(), kinds?: HoldKind[]): Promise<number> {
     const expired = await this.db.all<{ id: string }>(
       kinds
-        ? sql`select id from holds where status = ${"pending"} and expires_at < ${now} and kind in (${sql.join(kinds.map((k) => sql`${k}`), sql`, `)}) limit 500`
+        ? sql`select id from holds where status = ${"pending"} and expires_at < ${now} and kind in (${sql.join(kinds.map((kind) => sql`${kind}`), sql`, `)}) limit 500`
         : sql`select id from holds where status = ${"pending"} and expires_at < ${now} limit 500`,
     );
     let voided = 0;

@@ -1,11 +1,12 @@
-// Calls the wallet could not cover at a commit. Other processes' floats may hold spare room on it: they are asked for
-// it (float-asks.ts) and the calls tried again, until every float asked has answered (then what the wallet has is
-// what it truly has) or ASK_WAIT_MS has passed. Refused with what the wallet and this process's float have: another
-// process's spare room is back in the wallet by then, and what it still holds backs calls in flight.
+// A wallet short of credits, across processes (float-asks.ts): this process asks the others' floats for their spare
+// room before it refuses a call, and looks for their asks on its own floats. A call is tried again until every float
+// asked has answered (then what the wallet has is what it truly has) or ASK_WAIT_MS has passed, then refused with
+// what the wallet and this process's float have: what other floats still hold backs calls in flight.
 
 import type { Logger } from "../log";
 import type { Float, GrowOutcome, Reservation } from "./float";
-import { ASK_RETRY_MS, ASK_WAIT_MS, type FloatAsks } from "./float-asks";
+import { ASK_POLL_MS, ASK_RETRY_MS, ASK_WAIT_MS, type FloatAsks } from "./float-asks";
+import type { FloatBook } from "./float-book";
 import { insufficient } from "./service";
 
 /** A call waiting for its float to grow. */
@@ -20,11 +21,47 @@ export interface Waiter {
 }
 
 export class Shortfalls {
+  /** looks for other processes' asks on this process's floats */
+  private readonly pollTimer: Timer;
+  /** set while a look for asks is under way */
+  private polling = false;
+
   constructor(
     private readonly asks: FloatAsks,
+    private readonly book: FloatBook,
     private readonly log: Logger,
-    private readonly owner: { closing(): boolean; retry(waiters: Waiter[]): void },
-  ) {}
+    private readonly owner: { closing(): boolean; retry(waiters: Waiter[]): void; answerSoon(): void },
+  ) {
+    this.pollTimer = setInterval(() => this.pollAsks(), ASK_POLL_MS);
+    this.pollTimer.unref();
+  }
+
+  stop(): void {
+    clearInterval(this.pollTimer);
+  }
+
+  /** Asks other processes' floats on the wallet for their spare room and waits for their answers; false on failure. */
+  askOthers(accountId: string, maxMs: number): Promise<boolean> {
+    return this.asks.askAndWait(accountId, this.book.live(accountId)?.holdId ?? "", maxMs).catch((e) => {
+      this.log.warn("llm float ask failed", { account_id: accountId, error: String(e) });
+      return false;
+    });
+  }
+
+  /** Looks for other processes' asks on this process's floats; one look at a time. */
+  private pollAsks() {
+    if (this.polling || this.owner.closing() || !this.book.floats.size) return;
+    this.polling = true;
+    this.asks
+      .asked(this.book.floats)
+      .then((asked) => {
+        for (const float of this.book.asked(asked)) this.asks.makeLean(float.accountId);
+        if (asked.length) this.owner.answerSoon(); // someone waits on the answer
+      })
+      // A database that does not answer: the commits report it; the next look tries again.
+      .catch(() => {})
+      .finally(() => (this.polling = false));
+  }
 
   /** `float`: this process's float on the wallet after the commit (its free room counts in the refusal). */
   handle(outcome: GrowOutcome, waiters: Waiter[], float: Float | undefined): void {

@@ -1,12 +1,8 @@
-// The writes of a failed group commit (one call's end with its usage record, or one float going back), written on
-// their own and, while the database refuses them, retried with a backoff. A commit can fail for a moment (a Postgres
-// failover or a dropped connection, SQLite busy past its timeout), and a call that was answered must still be
-// charged, once.
-//
-// Once is kept by the usage record's primary key (the request id), written in the same transaction as the charge:
-// should an attempt have committed although the driver reported an error, the next one is refused whole as a
-// duplicate, which counts as done. A void is guarded by the hold's `pending` status. Writes still refused after
-// MAX_ATTEMPTS, or at shutdown, are logged with what they were, for the operator to reconcile.
+// The writes of a failed group commit (a call's end with its usage record, or floats going back), each on its own
+// and retried with a backoff while the database refuses it: a call that was answered must still be charged, once.
+// Once is kept by the usage record's primary key (the request id), written in the same transaction as the charge: an
+// attempt that committed unreported makes the next one a duplicate, which counts as done. A void is guarded by the
+// hold's `pending` status. What is still refused after MAX_ATTEMPTS, or at shutdown, is logged for the operator.
 
 import { isUniqueViolation } from "../db/client";
 import type { Logger } from "../log";

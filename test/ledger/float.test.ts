@@ -228,7 +228,7 @@ for (const d of dialects) {
       const a = await accounts.createAccount("float-ask-crash", 10 * C);
       const crashed = processOf({ idleMs: 60_000 });
       await crashed.hold(a.id, 3 * C, rid("c1")); // its float: 4.75 C
-      clearInterval((crashed as any).askTimer); // the process is gone: nothing looks for asks on its float
+      (crashed as any).shortfalls.stop(); // the process is gone: nothing looks for asks on its float
       const live = processOf({ idleMs: 60_000 });
       await expect(live.hold(a.id, 6 * C, rid("l1"))).rejects.toMatchObject({
         status: 402,
@@ -242,7 +242,7 @@ for (const d of dialects) {
       const asked = processOf({ idleMs: 60_000 });
       const asker = processOf({ idleMs: 60_000 });
       await asked.hold(a.id, 3 * C, rid("g1")); // in flight throughout; its float: the call's 3 C and 1.75 C spare
-      clearInterval((asked as any).askTimer); // the test says when it finds the ask
+      (asked as any).shortfalls.stop(); // the test says when it finds the ask
       // 6 C: the 5.25 C the wallet has beside that float fall short; with the 1.75 C spare room, 7 C do not.
       const served = asker.hold(a.id, 6 * C, rid("g2"));
       served.catch(() => {}); // awaited below
@@ -271,10 +271,10 @@ for (const d of dialects) {
       };
       const asked = processOf({ idleMs: 60_000, db: flaky });
       const asker = processOf({ idleMs: 60_000 });
-      clearInterval((asked as any).askTimer); // the test says when it looks for asks
+      (asked as any).shortfalls.stop(); // the test says when it looks for asks
       const answerNow = async () => {
-        (asked as any).pollAsks();
-        while ((asked as any).polling) await Bun.sleep(2);
+        (asked as any).shortfalls.pollAsks();
+        while ((asked as any).shortfalls.polling) await Bun.sleep(2);
         await asked.drain();
       };
       const r1 = await asked.hold(a.id, 3 * C, rid("u1")); // its float: 4.75 C
