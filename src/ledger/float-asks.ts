@@ -20,10 +20,15 @@ export const LEAN_MS = 10_000;
 const param = sql.placeholder;
 const PEERS = sql`select id from holds
   where account_id = ${param("account")} and kind = ${"float"} and status = ${"pending"} and amount > ${0} and id <> ${param("own")}`;
-const ASK = sql`update holds set asked_at = ${param("now")} where id = ${param("id")} and status = ${"pending"}`;
-/** Read first in the commit that tries again: zero means every float asked has answered (its trim is committed). */
+// A float already asked keeps the time of its first ask: one that has not answered within ASK_WAIT_MS (its process
+// is gone) is not waited for again by every later call on the wallet, until the sweeper voids it.
+const ASK = sql`update holds set asked_at = ${param("now")} where id = ${param("id")} and status = ${"pending"} and asked_at is null`;
+/**
+ * Read first in the commit that tries again: zero means every float asked since `since` (ASK_WAIT_MS ago) has
+ * answered (its trim is committed), or was asked longer ago and is left out.
+ */
 export const PEERS_ASKED = sql`select count(*) as n from holds
-  where account_id = ${param("account")} and kind = ${"float"} and status = ${"pending"} and asked_at is not null and id <> ${param("own")}`;
+  where account_id = ${param("account")} and kind = ${"float"} and status = ${"pending"} and asked_at >= ${param("since")} and id <> ${param("own")}`;
 /** In the commit that gives the spare room back. */
 export const ANSWER_ASK = sql`update holds set asked_at = ${null} where id = ${param("id")}`;
 /**
@@ -38,7 +43,7 @@ export class FloatAsks {
 
   constructor(
     private db: Pick<Db, "run" | "all" | "get">,
-    /** runs database work when no other ledger transaction of this process is under way (LedgerBatch.exclusive) */
+    /** runs database work when no other ledger transaction of this process is under way (GroupCommit.exclusive) */
     private exclusive: <T>(run: () => Promise<T>) => Promise<T> = (run) => run(),
   ) {}
 
@@ -55,16 +60,16 @@ export class FloatAsks {
   }
 
   /**
-   * Marks the other floats on the wallet (not `ownHoldId`) as asked; how many were. The wallet goes lean here only
-   * when there was one: a single process refusing a call keeps its float as it was.
+   * Marks the other floats on the wallet (not `ownHoldId`) as asked; returns how many are now waited for (asked
+   * within ASK_WAIT_MS). The wallet goes lean here only when there was one: a single process refusing a call keeps its
+   * float as it was.
    */
   async ask(accountId: string, ownHoldId: string): Promise<number> {
     const marked = await this.exclusive(async () => {
-      let count = 0;
       for (const { id } of await this.db.all<{ id: string }>(PEERS, { account: accountId, own: ownHoldId })) {
-        count += await this.db.run(ASK, { now: Date.now(), id });
+        await this.db.run(ASK, { now: Date.now(), id });
       }
-      return count;
+      return this.unanswered(accountId, ownHoldId);
     });
     if (marked > 0) this.makeLean(accountId);
     return marked;
@@ -83,9 +88,10 @@ export class FloatAsks {
     return true;
   }
 
-  /** How many of the other floats on the wallet (not `ownHoldId`) are still asked. */
+  /** How many of the other floats on the wallet (not `ownHoldId`) are still asked, since ASK_WAIT_MS ago. */
   async unanswered(accountId: string, ownHoldId: string): Promise<number> {
-    return Number((await this.db.get<{ n: number }>(PEERS_ASKED, { account: accountId, own: ownHoldId }))?.n ?? 0);
+    const since = Date.now() - ASK_WAIT_MS;
+    return Number((await this.db.get<{ n: number }>(PEERS_ASKED, { account: accountId, own: ownHoldId, since }))?.n ?? 0);
   }
 
   /** This process's floats (by wallet) another process has asked. */

@@ -5,7 +5,7 @@
 import { sql } from "drizzle-orm";
 import type { TxQueries } from "../db/client";
 import { newId } from "../db/ids";
-import { ANSWER_ASK, PEERS_ASKED } from "./float-asks";
+import { ANSWER_ASK, ASK_WAIT_MS, PEERS_ASKED } from "./float-asks";
 import { HEADROOM_SHARE, type Float, type FloatBatch, type FloatGrow, type FloatTrim, type GrowOutcome, type ReservationEnd } from "./float";
 import { HOLD_WALLET, INSERT_ENTRY, insertHold, POST_WALLET, WALLET_OF, type Ledger } from "./service";
 
@@ -126,7 +126,8 @@ function* growIn(q: TxQueries, grow: FloatGrow, live: (float: Float) => boolean,
   };
   const float = grow.float && live(grow.float) ? grow.float : null;
   // Before the wallet is read: a float that has answered committed its trim with its answer, so the read sees it.
-  const peersToAnswer = grow.asked ? Number((yield* q.get<{ n: number }>(PEERS_ASKED, { account, own: float?.holdId ?? "" }))!.n) : null;
+  const asked = { account, own: float?.holdId ?? "", since: now - ASK_WAIT_MS };
+  const peersToAnswer = grow.asked ? Number((yield* q.get<{ n: number }>(PEERS_ASKED, asked))!.n) : null;
   let available = yield* availableNow();
   let granted = 0;
   let funded: boolean[] | null = null;

@@ -235,6 +235,11 @@ for (const d of dialects) {
         message: expect.stringContaining("needs up to 6 credits and 5.25 are available"),
       });
       expect(await holdsOf(a.id, "float")).toMatchObject([{ amount: 4.75 * C, status: "pending" }]);
+      // Once it has been waited for, later calls (and other features' holds) on the wallet are not held up by it.
+      const started = performance.now();
+      await expect(live.hold(a.id, 6 * C, rid("l2"))).rejects.toMatchObject({ status: 402 });
+      expect(await live.returnIdle(a.id)).toBe(false);
+      expect(performance.now() - started).toBeLessThan(500);
     });
 
     test("a float asked while its own process grows it for a call gives its spare room back all the same", async () => {
