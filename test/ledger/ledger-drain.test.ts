@@ -165,7 +165,7 @@ describe.skipIf(!pgAvailable)("GET /v1/usage under steady load on Postgres", () 
       const res = await within(
         fetch(gw.url + "/v1/usage?model=marked", { headers: { authorization: `Bearer ${key}` } }).then(async (r) => {
           expect(r.status).toBe(200);
-          const ids = (await r.json()).data.map((u: any) => u.request_id).sort();
+          const ids = ((await r.json()) as { data: Array<{ request_id: string }> }).data.map((u) => u.request_id).sort();
           expect(ids).toEqual(Array.from({ length: 20 }, (_, i) => `marked-${i}`).sort());
         }),
         1000,
