@@ -82,7 +82,7 @@ for (const d of dialects) {
       expect(await ledger.check(a.id)).toEqual([]);
     });
 
-    test("a call that needs the float grown while finishes wait takes them along in its commit", async () => {
+    test("a call that needs the float grown while ends wait takes them along in its commit", async () => {
       const a = await accounts.createAccount("interval-hurry", 100 * C);
       const b = processOf(LONG);
       const first = await b.hold(a.id, C, rid());

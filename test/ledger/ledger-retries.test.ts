@@ -193,7 +193,7 @@ for (const d of dialects) {
       await b.close(1000);
     });
 
-    test("returnIdle answers true only once the float's release is committed (a refused release waits for a retry)", async () => {
+    test("returnIdle answers true only once the float's void is committed (a refused void waits for a retry)", async () => {
       const a = await accounts.createAccount("retry-return-idle", 10 * C);
       const { b, state } = processOf();
       const r = await b.hold(a.id, 8 * C, rid());

@@ -45,7 +45,7 @@ for (const d of dialects) {
       expect(await ledger.check(a.id)).toEqual([]);
     });
 
-    test("settle and release are idempotent by hold id", async () => {
+    test("post and void are idempotent by hold id", async () => {
       const a = await accounts.createAccount("idem", 10 * MICROS_PER_CREDIT);
       const h = await ledger.hold(a.id, 3 * MICROS_PER_CREDIT, "llm", null, 60_000);
       const first = await ledger.post(h.id, 2 * MICROS_PER_CREDIT);
