@@ -5,10 +5,7 @@
 // floats for their spare room: float-asks.ts). Calls' ends, with their usage records, are committed in groups, every
 // LEDGER_COMMIT_INTERVAL_MS; an idle float goes back to the wallet after LEDGER_FLOAT_IDLE_MS.
 
-import type { Config } from "../config";
-import type { Db, Step, TxQueries } from "../db/client";
 import { ApiError } from "../http/errors";
-import type { Logger } from "../log";
 import { metrics } from "../ops/metrics";
 import { within } from "../ops/shutdown";
 import { Float, emptyFloatBatch, type CallEnd, type FloatBatch, type GrowOutcome, type Reservation } from "./float";
@@ -16,34 +13,9 @@ import { FloatAsks } from "./float-asks";
 import { FloatBook } from "./float-book";
 import { writeFloatBatchIn, type FloatBatchResult } from "./float-writes";
 import { GroupCommit } from "./group-commit";
+import type { LlmLedgerDeps } from "./model";
 import { Shortfalls, type Waiter } from "./shortfalls";
-import type { Ledger } from "./service";
 import { describeCallEnd, WriteRetries, type RetriedWrite } from "./write-retries";
-
-export interface LlmLedgerSettings {
-  /** a float hold's lifetime, kept ahead while it is in use (HOLD_TTL_SECONDS) */
-  holdTtlMs: number;
-  /** LEDGER_FLOAT_IDLE_MS */
-  floatIdleMs: number;
-  /** LEDGER_COMMIT_INTERVAL_MS */
-  commitIntervalMs: number;
-}
-
-export const llmLedgerSettingsOf = (config: Pick<Config, "holdTtlSeconds" | "floatIdleMs" | "ledgerCommitIntervalMs">): LlmLedgerSettings => ({
-  holdTtlMs: config.holdTtlSeconds * 1000,
-  floatIdleMs: config.floatIdleMs,
-  commitIntervalMs: config.ledgerCommitIntervalMs,
-});
-
-export interface LlmLedgerDeps<E extends CallEnd> {
-  db: Pick<Db, "tx" | "run" | "all" | "get">;
-  ledger: Pick<Ledger, "voidIn">;
-  log: Logger;
-  settings: LlmLedgerSettings;
-  /** writes the calls' lines (their usage records) in the commit's transaction, naming their wallet's usage entry */
-  writeLines(q: TxQueries, ends: E[], entries: ReadonlyMap<string, string>): Generator<Step, void, any>;
-  clock?: () => number;
-}
 
 const MAX_BATCH = 512;
 

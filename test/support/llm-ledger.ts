@@ -1,5 +1,6 @@
 import type { Db } from "../../src/db/client";
-import { LlmLedger, type LlmLedgerSettings } from "../../src/ledger/llm-ledger";
+import { LlmLedger } from "../../src/ledger/llm-ledger";
+import type { LlmLedgerSettings } from "../../src/ledger/model";
 import type { Reservation } from "../../src/ledger/float";
 import type { Ledger } from "../../src/ledger/service";
 import { insertRecordsIn, type Finish } from "../../src/llm/records";
