@@ -4,11 +4,15 @@ import { loadCatalog } from "./catalog-loader";
 import { ConfigError, type Config } from "./config";
 import type { AppContext } from "./context";
 import { openDatabase } from "./db/client";
+import { LlmLedger } from "./ledger/llm-ledger";
+import { llmLedgerSettingsOf } from "./ledger/model";
 import { Ledger } from "./ledger/service";
 import { MemoryRateLimiter, RedisRateLimiter } from "./limits/rate-limit";
 import { connectRedis } from "./limits/redis";
 import { MemoryTaskTokens, RedisTaskTokens } from "./limits/task-tokens";
+import { insertRecordsIn } from "./llm/records";
 import { createLogger, type Logger } from "./log";
+import { LEDGER_CLOSE_MS } from "./ops/shutdown";
 
 /**
  * Opens the database (applying migrations), Redis when configured, and builds the services. `redis: false` leaves
@@ -33,7 +37,8 @@ export async function createContext(config: Config, log: Logger = createLogger(c
   const redis = config.redisUrl && opts.redis !== false ? await connectRedis(config.redisUrl, log) : undefined;
   const limiter = redis ? new RedisRateLimiter(redis, { log }) : new MemoryRateLimiter();
   const taskTokens = redis ? new RedisTaskTokens(redis) : new MemoryTaskTokens();
-  return { config, db, ledger, accounts, limiter, taskTokens, catalog, log, redis, beforeClose: [] };
+  const llmLedger = new LlmLedger({ db, ledger, log, settings: llmLedgerSettingsOf(config), writeLines: insertRecordsIn });
+  return { config, db, ledger, accounts, limiter, taskTokens, catalog, log, redis, llmLedger, beforeClose: [() => llmLedger.close(LEDGER_CLOSE_MS)] };
 }
 
 /**

@@ -81,7 +81,7 @@ export function adminRoutes(ctx: AppContext) {
         if (micros === 0) throw new ApiError(422, "invalid_request", "credits must not be zero.", { param: "credits" });
         // Calls just answered first: their charges are queued (the balance returned includes them). A correction that
         // does not fit what is available gets the account's idle LLM float back first, as a media task's hold does.
-        await ctx.llmLedger?.settledFor(params.id);
+        await ctx.llmLedger.committedFor(params.id);
         const wallet = await withIdleFloatBack(ctx, params.id, "correction_exceeds_available", () => ledger.credit(params.id, micros, kind, body.reason ?? kind));
         return { account_id: params.id, credits: microsToCredits(wallet.available), held_credits: microsToCredits(wallet.held), balance_credits: microsToCredits(wallet.balance) };
       },

@@ -8,7 +8,7 @@ import { BUDGET_PERIODS, type Budget, type BudgetPeriod } from "./policy";
 // A key's budget, enforced the way the wallet is: a hold before upstream work, with the wallet's guarded update
 // (`used + amount <= cap`, 0 rows: refused), so concurrent calls on any number of processes never reserve more than
 // the cap; the call's end moves `used` by what it was charged minus what it reserved, exactly once (the LLM call's
-// finish runs once; a task's with its state change, in its transaction). A key without a budget does no database
+// end runs once; a task's with its state change, in its transaction). A key without a budget does no database
 // work here. A process that crashes between the hold and the end leaves its reservation counted as spent until the
 // period resets: the budget errs on the side of never overspending.
 
@@ -44,8 +44,8 @@ export function* holdBudgetIn(q: TxQueries, key: { keyId: string; budget: Budget
   return held;
 }
 
-/** Moves each held period's `used` by `delta` (charged − reserved; −reserved on a release), never below 0. */
-export function* settleBudgetIn(q: TxQueries, keyId: string, periods: BudgetHold["periods"], delta: number) {
+/** Moves each held period's `used` by `delta` (charged − reserved; −reserved on a void), never below 0. */
+export function* postBudgetIn(q: TxQueries, keyId: string, periods: BudgetHold["periods"], delta: number) {
   if (delta === 0) return;
   for (const { period, start } of periods) {
     // A period that has moved on since the hold is not touched: the new one never had this reservation.
@@ -79,9 +79,9 @@ export async function startBudgets(db: Db, keyId: string, periods: BudgetPeriod[
 export async function budgetUsed(db: Db, keyId: string, now: number): Promise<Partial<Record<BudgetPeriod, number>>> {
   const rows = await db.all<{ period: BudgetPeriod; period_start: number; used: number }>(sql`select period, period_start, used from key_budgets where key_id = ${keyId}`);
   const used: Partial<Record<BudgetPeriod, number>> = {};
-  for (const p of BUDGET_PERIODS) {
-    const r = rows.find((x) => x.period === p);
-    used[p] = r && Number(r.period_start) === periodStart(p, now) ? Number(r.used) : 0;
+  for (const period of BUDGET_PERIODS) {
+    const row = rows.find((candidate) => candidate.period === period);
+    used[period] = row && Number(row.period_start) === periodStart(period, now) ? Number(row.used) : 0;
   }
   return used;
 }
@@ -97,7 +97,7 @@ function budgetExceeded(period: BudgetPeriod, cap: number, used: number, amount:
 
 /** The LLM path's side: a hold in its own transaction, only for a key with a budget; its end, off the answer's path. */
 export class KeyBudgets {
-  /** settles under way, per key: a reader of the key's counts waits for them (settled) */
+  /** posts under way, per key: a reader of the key's counts waits for them (committedFor) */
   private pending = new Map<string, Set<Promise<void>>>();
 
   constructor(
@@ -114,26 +114,26 @@ export class KeyBudgets {
     });
   }
 
-  /** The call's end: `charged` µcr (0 when released). Runs once per hold (the caller's finish runs once). */
-  settle(hold: BudgetHold, charged: number): void {
+  /** The call's end: `charged` µcr (0 when voided). Runs once per hold (the caller's end runs once). */
+  post(hold: BudgetHold, charged: number): void {
     const delta = charged - hold.amount;
     if (delta === 0) return;
     const set = this.pending.get(hold.keyId) ?? new Set();
     this.pending.set(hold.keyId, set);
-    const p: Promise<void> = this.db
+    const posting: Promise<void> = this.db
       .tx(function* (q) {
-        yield* settleBudgetIn(q, hold.keyId, hold.periods, delta);
+        yield* postBudgetIn(q, hold.keyId, hold.periods, delta);
       })
       .catch(this.onError)
       .finally(() => {
-        set.delete(p);
+        set.delete(posting);
         if (!set.size) this.pending.delete(hold.keyId);
       });
-    set.add(p);
+    set.add(posting);
   }
 
-  /** Once the key's settles under way on this process are written. */
-  async settled(keyId: string): Promise<void> {
+  /** Once the key's posts under way on this process are written. */
+  async committedFor(keyId: string): Promise<void> {
     const set = this.pending.get(keyId);
     if (set) await Promise.all([...set]);
   }

@@ -34,7 +34,7 @@ export function keyRoutes(ctx: AppContext) {
     .get(
       "/v1/key",
       async ({ auth }) => {
-        await ctx.keyBudgets?.settled(auth.keyId); // calls just answered: what they were charged may still be on its way
+        await ctx.keyBudgets?.committedFor(auth.keyId); // calls just answered: what they were charged may still be on its way
         const now = Date.now();
         const defaultLimit = ctx.config.defaultRateLimit;
         const budget: Record<string, typeof PeriodStatus.static> = {};

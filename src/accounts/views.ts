@@ -6,7 +6,7 @@ import type { AccountView } from "./model";
 // The JSON an operator (admin API, CLI) sees for an account.
 export async function accountView(ctx: AppContext, id: string, opts: { withLedger?: boolean } = {}) {
   const account = await ctx.accounts.requireAccount(id);
-  await ctx.llmLedger?.settledFor(id); // calls just answered: their charges may still be queued
+  await ctx.llmLedger.committedFor(id); // calls just answered: their charges may still be queued
   const wallet = (await ctx.ledger.balance(id))!;
   const view: Record<string, unknown> = {
     id: account.id,

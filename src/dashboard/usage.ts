@@ -18,7 +18,7 @@ export function usageRoutes(ctx: AppContext, users: Users) {
   return new Elysia({ name: "dashboard-usage", detail: { hide: true } }).use(sessionGuard(ctx, users)).get("/dashboard/usage", ({ request, query }) =>
     withSession(users, request, async (signedIn) => {
       const accountId = signedIn.session.accountId;
-      await ctx.llmLedger?.settledFor(accountId); // calls just answered: their records may still be queued
+      await ctx.llmLedger.committedFor(accountId); // calls just answered: their records may still be queued
       const today = Math.floor(Date.now() / DAY_MS);
       let to = parseDay(query.to) ?? today;
       let from = parseDay(query.from) ?? to - 29;

@@ -15,7 +15,7 @@ export function walletRoutes(ctx: AppContext, users: Users) {
     withSession(users, request, async (signedIn) => {
       const accountId = signedIn.session.accountId;
       const account = await ctx.accounts.getAccount(accountId);
-      await ctx.llmLedger?.settledFor(accountId); // calls just answered: their charges may still be queued
+      await ctx.llmLedger.committedFor(accountId); // calls just answered: their charges may still be queued
       const wallet = (await ctx.ledger.balance(accountId)) ?? { balance: 0, held: 0, available: 0 };
       const { pendingHolds, entries } = await walletLedger(ctx, accountId, ENTRIES);
       return renderPage({

@@ -1,20 +1,8 @@
-// Spare room asked back across processes. Each process's float for a wallet holds its calls in flight plus spare room
-// for the next ones, and only that process can give the spare room back (it lends it in memory, with no database
-// work, so no one else may shrink its hold). With several processes on a small wallet, one process's spare room
-// made another refuse calls the wallet could cover. So a process short of credits for a call asks the others:
-//   - it marks their floats on the wallet (`holds.asked_at`), outside its group commit and one row per statement:
-//     a mark waits for the row's lock while their commit holds it, and holding any other lock meanwhile (the
-//     wallet, in a commit; another float's row, in a statement marking several) could close a deadlock;
-//   - each process looks for marks every ASK_POLL_MS (one read of an index holding only the marked floats, off the
-//     calls' path), and answers at its next commit: gives back all spare room and clears the mark, in one
-//     transaction;
-//   - the asker tries again until every float it asked has answered, then refuses only if the wallet still falls
-//     short: what the wallet has then is its true available amount (what other floats still hold backs calls in
-//     flight). A float that never answers (its process crashed) is waited for ASK_WAIT_MS, then left out;
-//   - both go *lean* on that wallet for LEAN_MS (the asker only if there was a float to ask): their floats keep no
-//     spare room (no headroom on growth, no top-ups, every commit trims back to the calls in flight), so the next
-//     calls there are not refused either. A lean process's calls each grow its float at a commit: the database work
-//     a call that fits never does is done only for wallets that another process found short.
+// Spare room asked back across processes. Only the process that holds a float can shrink it (it lends from it in
+// memory), so a process short of credits for a call marks the other floats on the wallet (`holds.asked_at`, one row
+// per statement, outside its group commit: holding another lock meanwhile could close a deadlock); each process looks
+// for marks every ASK_POLL_MS and answers at its next commit with all its spare room. The wallet then stays *lean* on
+// both for LEAN_MS: no spare room kept there. docs/architecture.md ("The float") has the whole protocol.
 
 import { sql } from "drizzle-orm";
 import type { Db } from "../db/client";
@@ -29,15 +17,20 @@ export const ASK_RETRY_MS = 25;
 /** How long a wallet stays lean in a process after an ask about it was made or seen. */
 export const LEAN_MS = 10_000;
 
-const p = sql.placeholder;
+const param = sql.placeholder;
 const PEERS = sql`select id from holds
-  where account_id = ${p("account")} and kind = ${"float"} and status = ${"pending"} and amount > ${0} and id <> ${p("own")}`;
-const ASK = sql`update holds set asked_at = ${p("now")} where id = ${p("id")} and status = ${"pending"}`;
-/** Read first in the commit that tries again: zero means every float asked has answered (its trim is committed). */
+  where account_id = ${param("account")} and kind = ${"float"} and status = ${"pending"} and amount > ${0} and id <> ${param("own")}`;
+// A float already asked keeps the time of its first ask: one that has not answered within ASK_WAIT_MS (its process
+// is gone) is not waited for again by every later call on the wallet, until the sweeper voids it.
+const ASK = sql`update holds set asked_at = ${param("now")} where id = ${param("id")} and status = ${"pending"} and asked_at is null`;
+/**
+ * Read first in the commit that tries again: zero means every float asked since `since` (ASK_WAIT_MS ago) has
+ * answered (its trim is committed), or was asked longer ago and is left out.
+ */
 export const PEERS_ASKED = sql`select count(*) as n from holds
-  where account_id = ${p("account")} and kind = ${"float"} and status = ${"pending"} and asked_at is not null and id <> ${p("own")}`;
+  where account_id = ${param("account")} and kind = ${"float"} and status = ${"pending"} and asked_at >= ${param("since")} and id <> ${param("own")}`;
 /** In the commit that gives the spare room back. */
-export const ANSWER_ASK = sql`update holds set asked_at = ${null} where id = ${p("id")}`;
+export const ANSWER_ASK = sql`update holds set asked_at = ${null} where id = ${param("id")}`;
 /**
  * Every float asked now, of any process: each process keeps its own. Read through the `holds_asked` index, which
  * holds only these (its condition written out, not bound, so that SQLite's planner can see the query implies it).
@@ -50,7 +43,7 @@ export class FloatAsks {
 
   constructor(
     private db: Pick<Db, "run" | "all" | "get">,
-    /** runs database work when no other ledger transaction of this process is under way (LedgerBatch.exclusive) */
+    /** runs database work when no other ledger transaction of this process is under way (GroupCommit.exclusive) */
     private exclusive: <T>(run: () => Promise<T>) => Promise<T> = (run) => run(),
   ) {}
 
@@ -67,19 +60,19 @@ export class FloatAsks {
   }
 
   /**
-   * Marks the other floats on the wallet (not `ownHoldId`) as asked; how many were. The wallet goes lean here only
-   * when there was one: a single process refusing a call keeps its float as it was.
+   * Marks the other floats on the wallet (not `ownHoldId`) as asked; returns how many are now waited for (asked
+   * within ASK_WAIT_MS). The wallet goes lean here only when there was one: a single process refusing a call keeps its
+   * float as it was.
    */
   async ask(accountId: string, ownHoldId: string): Promise<number> {
-    const n = await this.exclusive(async () => {
-      let marked = 0;
+    const marked = await this.exclusive(async () => {
       for (const { id } of await this.db.all<{ id: string }>(PEERS, { account: accountId, own: ownHoldId })) {
-        marked += await this.db.run(ASK, { now: Date.now(), id });
+        await this.db.run(ASK, { now: Date.now(), id });
       }
-      return marked;
+      return this.unanswered(accountId, ownHoldId);
     });
-    if (n > 0) this.makeLean(accountId);
-    return n;
+    if (marked > 0) this.makeLean(accountId);
+    return marked;
   }
 
   /** Asks, then waits until every float asked has answered, ASK_WAIT_MS at most. False when there was none to ask. */
@@ -95,18 +88,19 @@ export class FloatAsks {
     return true;
   }
 
-  /** How many of the other floats on the wallet (not `ownHoldId`) are still asked. */
+  /** How many of the other floats on the wallet (not `ownHoldId`) are still asked, since ASK_WAIT_MS ago. */
   async unanswered(accountId: string, ownHoldId: string): Promise<number> {
-    return Number((await this.db.get<{ n: number }>(PEERS_ASKED, { account: accountId, own: ownHoldId }))?.n ?? 0);
+    const since = Date.now() - ASK_WAIT_MS;
+    return Number((await this.db.get<{ n: number }>(PEERS_ASKED, { account: accountId, own: ownHoldId, since }))?.n ?? 0);
   }
 
   /** This process's floats (by wallet) another process has asked. */
   async asked(floats: ReadonlyMap<string, Float>): Promise<Float[]> {
     const rows = await this.db.all<{ id: string; account_id: string }>(ASKED);
     const out: Float[] = [];
-    for (const r of rows) {
-      const f = floats.get(r.account_id);
-      if (f && f.holdId === r.id && !f.closed) out.push(f);
+    for (const row of rows) {
+      const float = floats.get(row.account_id);
+      if (float && float.holdId === row.id && !float.closed) out.push(float);
     }
     return out;
   }

@@ -17,7 +17,7 @@ export function creditRoutes(ctx: AppContext) {
       async ({ auth }) => {
         // Calls just answered: their charges are queued. One charged above what it reserved takes the rest from the
         // balance, which shows only once it is committed.
-        await ctx.llmLedger?.settledFor(auth.accountId);
+        await ctx.llmLedger.committedFor(auth.accountId);
         const b = (await ctx.ledger.balance(auth.accountId))!;
         return { credits: microsToCredits(b.available), usd: b.available / MICROS_PER_USD, held_credits: microsToCredits(b.held) };
       },

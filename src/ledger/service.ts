@@ -4,44 +4,39 @@ import { newId } from "../db/ids";
 import { ApiError } from "../http/errors";
 import { MAX_BUDGET_CREDITS, microsToCredits } from "./units";
 
-// The credit ledger as two-phase transfers (TigerBeetle's vocabulary):
-//   hold    = a pending transfer: reserves an amount (available = balance - held must cover it);
-//   settle  = post the pending transfer for the actual amount (below or above the hold; an overrun is recorded);
-//   release = void it: the reservation is returned in full;
-//   credit  = a top-up or correction: a plain entry.
-// Every change of `balance` writes an entry, so balance = SUM(entries.amount) always; held = SUM(pending holds).
-// Entry kinds: topup, correction, charge (a posted hold), usage (one wallet's LLM calls committed together; its
-// lines are the calls' usage records, see float.ts).
-// Settle and release are guarded by `status = 'pending'`, so doing either twice (or both) changes nothing the second
-// time. All amounts are integer micro-credits (see units.ts).
+// The credit ledger as two-phase transfers (TigerBeetle's vocabulary): a hold is a pending transfer, posted for the
+// actual amount (an overrun above the hold is recorded) or voided (returned in full); a credit is a plain entry.
+// Every change of `balance` writes an entry, so balance = Σ entries and held = Σ pending holds. Post and void are
+// guarded by `status = 'pending'`: doing either twice (or both) changes nothing the second time. Amounts are integer
+// micro-credits (units.ts).
 
-// The statements of every hold, settle and release, compiled once (db/client.ts): they run for every LLM call.
-const p = sql.placeholder;
-export const HOLD_WALLET = sql`update wallets set held = held + ${p("amount")}, updated_at = ${p("now")}
-  where account_id = ${p("account")} and balance - held >= ${p("amount")}`;
-export const WALLET_OF = sql`select balance, held from wallets where account_id = ${p("account")}`;
+// The statements of every hold, post and void, compiled once (db/client.ts): they run for every LLM call.
+const param = sql.placeholder;
+export const HOLD_WALLET = sql`update wallets set held = held + ${param("amount")}, updated_at = ${param("now")}
+  where account_id = ${param("account")} and balance - held >= ${param("amount")}`;
+export const WALLET_OF = sql`select balance, held from wallets where account_id = ${param("account")}`;
 const INSERT_HOLD = sql`insert into holds (id, account_id, amount, status, kind, ref, created_at, expires_at)
-  values (${p("id")}, ${p("account")}, ${p("amount")}, ${"pending"}, ${p("kind")}, ${p("ref")}, ${p("now")}, ${p("expires")})`;
-const POST_HOLD = sql`update holds set status = ${"posted"}, settled = ${p("actual")}, overrun = ${p("overrun")}, finalized_at = ${p("now")}
-  where id = ${p("id")} and status = ${"pending"} returning account_id, amount`;
-const VOID_HOLD = sql`update holds set status = ${"voided"}, finalized_at = ${p("now")}
-  where id = ${p("id")} and status = ${"pending"} returning account_id, amount`;
-const RECORD_OVERRUN = sql`update holds set overrun = ${p("overrun")} where id = ${p("id")}`;
-export const POST_WALLET = sql`update wallets set balance = balance - ${p("actual")}, held = held - ${p("amount")}, updated_at = ${p("now")}
-  where account_id = ${p("account")}`;
-const VOID_WALLET = sql`update wallets set held = held - ${p("amount")}, updated_at = ${p("now")} where account_id = ${p("account")}`;
+  values (${param("id")}, ${param("account")}, ${param("amount")}, ${"pending"}, ${param("kind")}, ${param("ref")}, ${param("now")}, ${param("expires")})`;
+const POST_HOLD = sql`update holds set status = ${"posted"}, settled = ${param("actual")}, overrun = ${param("overrun")}, finalized_at = ${param("now")}
+  where id = ${param("id")} and status = ${"pending"} returning account_id, amount`;
+const VOID_HOLD = sql`update holds set status = ${"voided"}, finalized_at = ${param("now")}
+  where id = ${param("id")} and status = ${"pending"} returning account_id, amount`;
+const RECORD_OVERRUN = sql`update holds set overrun = ${param("overrun")} where id = ${param("id")}`;
+export const POST_WALLET = sql`update wallets set balance = balance - ${param("actual")}, held = held - ${param("amount")}, updated_at = ${param("now")}
+  where account_id = ${param("account")}`;
+const VOID_WALLET = sql`update wallets set held = held - ${param("amount")}, updated_at = ${param("now")} where account_id = ${param("account")}`;
 export const INSERT_ENTRY = sql`insert into entries (id, account_id, hold_id, kind, amount, reason, created_at)
-  values (${p("id")}, ${p("account")}, ${p("hold")}, ${p("kind")}, ${p("amount")}, ${p("reason")}, ${p("now")})`;
+  values (${param("id")}, ${param("account")}, ${param("hold")}, ${param("kind")}, ${param("amount")}, ${param("reason")}, ${param("now")})`;
 
 /**
  * float: a process's reservations for a wallet's LLM calls (float.ts); task: a media task; llm: one LLM call's own
- * hold, written settled, by versions before usage entries (a call's line is now its usage record)
+ * hold, found only in older rows, already posted (a call's line is its usage record)
  */
 export type HoldKind = "llm" | "float" | "task";
 
 /**
- * The holds a sweep may release once they expire (the server's sweeper and `cli holds:sweep`): LLM holds and floats
- * left behind by a crash. Task holds are the media engine's: it fails a task past its deadline and releases its hold
+ * The holds a sweep may void once they expire (the server's sweeper and `cli holds:sweep`): LLM holds and floats
+ * left behind by a crash. Task holds are the media engine's: it fails a task past its deadline and voids its hold
  * in the same transaction, so sweeping one could void the hold under a task that then succeeds uncharged.
  */
 export const SWEPT_HOLD_KINDS: HoldKind[] = ["llm", "float"];
@@ -68,8 +63,8 @@ export class Ledger {
     assertAmount(amount, kind === "correction");
     const self = this;
     return this.db.tx(function* (q) {
-      const w = yield* q.get(sql`select account_id from wallets where account_id = ${accountId}`);
-      if (!w) throw new ApiError(404, "account_not_found", `No account ${accountId}.`);
+      const wallet = yield* q.get(sql`select account_id from wallets where account_id = ${accountId}`);
+      if (!wallet) throw new ApiError(404, "account_not_found", `No account ${accountId}.`);
       yield* self.creditIn(q, accountId, amount, kind, reason);
       return yield* self.balanceIn(q, accountId);
     });
@@ -102,70 +97,70 @@ export class Ledger {
     const now = Date.now();
     const changed = yield* q.run(HOLD_WALLET, { amount, now, account: accountId });
     if (!changed) {
-      const w = yield* q.get<{ balance: number; held: number }>(WALLET_OF, { account: accountId });
-      const available = w ? w.balance - w.held : 0;
+      const wallet = yield* q.get<{ balance: number; held: number }>(WALLET_OF, { account: accountId });
+      const available = wallet ? wallet.balance - wallet.held : 0;
       throw insufficient(amount, available);
     }
     return yield* insertHold(q, accountId, amount, kind, ref, now, ttlMs);
   }
 
   /** Post a hold for `actual` (exactly once). Above the hold the actual amount is charged and the overrun recorded. */
-  settle(holdId: string, actual: number, reason = "usage"): Promise<FinalizeResult> {
+  post(holdId: string, actual: number, reason = "usage"): Promise<FinalizeResult> {
     const self = this;
     return this.db.tx(function* (q) {
-      return yield* self.settleIn(q, holdId, actual, reason);
+      return yield* self.postIn(q, holdId, actual, reason);
     });
   }
 
-  *settleIn(q: TxQueries, holdId: string, actual: number, reason = "usage") {
+  *postIn(q: TxQueries, holdId: string, actual: number, reason = "usage") {
     assertAmount(actual, false, true);
     const now = Date.now();
-    const h = yield* q.get<{ account_id: string; amount: number }>(POST_HOLD, { actual, overrun: 0, now, id: holdId });
-    if (!h) return { applied: false, amount: 0, charged: 0 } satisfies FinalizeResult;
-    if (actual > h.amount) yield* q.run(RECORD_OVERRUN, { overrun: actual - h.amount, id: holdId });
-    yield* q.run(POST_WALLET, { actual, amount: h.amount, now, account: h.account_id });
+    const hold = yield* q.get<{ account_id: string; amount: number }>(POST_HOLD, { actual, overrun: 0, now, id: holdId });
+    if (!hold) return { applied: false, amount: 0, charged: 0 } satisfies FinalizeResult;
+    if (actual > hold.amount) yield* q.run(RECORD_OVERRUN, { overrun: actual - hold.amount, id: holdId });
+    yield* q.run(POST_WALLET, { actual, amount: hold.amount, now, account: hold.account_id });
     if (actual > 0) {
-      yield* q.run(INSERT_ENTRY, { id: newId("ent"), account: h.account_id, hold: holdId, kind: "charge", amount: -actual, reason, now });
+      yield* q.run(INSERT_ENTRY, { id: newId("ent"), account: hold.account_id, hold: holdId, kind: "charge", amount: -actual, reason, now });
     }
-    return { applied: true, amount: h.amount, charged: actual } satisfies FinalizeResult;
+    return { applied: true, amount: hold.amount, charged: actual } satisfies FinalizeResult;
   }
 
   /** Void a hold: the reservation goes back in full. A no-op when already posted or voided. */
-  release(holdId: string): Promise<FinalizeResult> {
+  void(holdId: string): Promise<FinalizeResult> {
     const self = this;
     return this.db.tx(function* (q) {
-      return yield* self.releaseIn(q, holdId);
+      return yield* self.voidIn(q, holdId);
     });
   }
 
-  *releaseIn(q: TxQueries, holdId: string) {
+  *voidIn(q: TxQueries, holdId: string) {
     const now = Date.now();
-    const h = yield* q.get<{ account_id: string; amount: number }>(VOID_HOLD, { now, id: holdId });
-    if (!h) return { applied: false, amount: 0, charged: 0 } satisfies FinalizeResult;
-    yield* q.run(VOID_WALLET, { amount: h.amount, now, account: h.account_id });
-    return { applied: true, amount: h.amount, charged: 0 } satisfies FinalizeResult;
+    const hold = yield* q.get<{ account_id: string; amount: number }>(VOID_HOLD, { now, id: holdId });
+    if (!hold) return { applied: false, amount: 0, charged: 0 } satisfies FinalizeResult;
+    yield* q.run(VOID_WALLET, { amount: hold.amount, now, account: hold.account_id });
+    return { applied: true, amount: hold.amount, charged: 0 } satisfies FinalizeResult;
   }
 
   async balance(accountId: string): Promise<Balance | undefined> {
-    const w = await this.db.get<{ balance: number; held: number }>(sql`select balance, held from wallets where account_id = ${accountId}`);
-    return w && { balance: w.balance, held: w.held, available: w.balance - w.held };
+    const wallet = await this.db.get<{ balance: number; held: number }>(sql`select balance, held from wallets where account_id = ${accountId}`);
+    return wallet && { balance: wallet.balance, held: wallet.held, available: wallet.balance - wallet.held };
   }
 
   private *balanceIn(q: TxQueries, accountId: string) {
-    const w = (yield* q.get<{ balance: number; held: number }>(sql`select balance, held from wallets where account_id = ${accountId}`))!;
-    return { balance: w.balance, held: w.held, available: w.balance - w.held } satisfies Balance;
+    const wallet = (yield* q.get<{ balance: number; held: number }>(sql`select balance, held from wallets where account_id = ${accountId}`))!;
+    return { balance: wallet.balance, held: wallet.held, available: wallet.balance - wallet.held } satisfies Balance;
   }
 
   /** Voids every pending hold past its expiry (left behind by a crash), of the given kinds or all. Returns how many. */
   async sweepExpired(now = Date.now(), kinds?: HoldKind[]): Promise<number> {
     const expired = await this.db.all<{ id: string }>(
       kinds
-        ? sql`select id from holds where status = ${"pending"} and expires_at < ${now} and kind in (${sql.join(kinds.map((k) => sql`${k}`), sql`, `)}) limit 500`
+        ? sql`select id from holds where status = ${"pending"} and expires_at < ${now} and kind in (${sql.join(kinds.map((kind) => sql`${kind}`), sql`, `)}) limit 500`
         : sql`select id from holds where status = ${"pending"} and expires_at < ${now} limit 500`,
     );
-    let released = 0;
-    for (const { id } of expired) if ((await this.release(id)).applied) released++;
-    return released;
+    let voided = 0;
+    for (const { id } of expired) if ((await this.void(id)).applied) voided++;
+    return voided;
   }
 
   /**
@@ -179,8 +174,8 @@ export class Ledger {
         coalesce((select sum(h.amount) from holds h where h.account_id = w.account_id and h.status = ${"pending"}), 0) as pending_sum
       from wallets w ${filter}`);
     const wallets: LedgerMismatch[] = rows
-      .map((r) => ({ accountId: r.account_id, balance: Number(r.balance), entriesSum: Number(r.entries_sum), held: Number(r.held), pendingSum: Number(r.pending_sum) }))
-      .filter((r) => r.balance !== r.entriesSum || r.held !== r.pendingSum);
+      .map((row) => ({ accountId: row.account_id, balance: Number(row.balance), entriesSum: Number(row.entries_sum), held: Number(row.held), pendingSum: Number(row.pending_sum) }))
+      .filter((wallet) => wallet.balance !== wallet.entriesSum || wallet.held !== wallet.pendingSum);
     // The lines are summed per entry first, within the account when one is asked for (usage records are indexed
     // by account, not by entry_id: an index written per call for a check is what the one-row ledger saved).
     const entryFilter = accountId ? sql`and e.account_id = ${accountId}` : sql``;
@@ -190,7 +185,7 @@ export class Ledger {
       left join (select entry_id, sum(cost) as lines_sum from usage_records where entry_id is not null ${lineFilter} group by entry_id) l
         on l.entry_id = e.id
       where e.kind = ${"usage"} ${entryFilter} and coalesce(l.lines_sum, 0) <> -e.amount`);
-    return [...wallets, ...unlined.map((r) => ({ accountId: r.account_id, entryId: r.id, entryAmount: Number(r.amount), linesSum: Number(r.lines_sum) }))];
+    return [...wallets, ...unlined.map((row) => ({ accountId: row.account_id, entryId: row.id, entryAmount: Number(row.amount), linesSum: Number(row.lines_sum) }))];
   }
 }
 

@@ -19,7 +19,8 @@ import { keySettingOf, spokenPath, type Provider, type Providers } from "./provi
 import { callUpstream, upstreamHeaders } from "./upstream.ts";
 import { answerFacts, answerTypeMisfit, firstNonSpace, isWholeAnswer, parseRequestBody, textOf, withoutBom, withUpstreamModel } from "./body.ts";
 import { capAtMaxCredits, checkMaxCredits, judgeBody, judgeStream, NOTHING_SEEN, partial, planHold, UPSTREAM_SILENT, verdictOr, type HoldPlan, type Verdict } from "./meter.ts";
-import type { LedgerBatch } from "./ledger-batch.ts";
+import type { LlmLedger } from "../ledger/llm-ledger.ts";
+import type { Finish } from "./records.ts";
 import { pump, readArrived, readHead, throughTap, WHOLE_ANSWER_BYTES, type Head, type PumpEnd, type StreamCut } from "./pump.ts";
 import { joined, tokenCounter } from "./bytes.ts";
 import { bodyBytes } from "../http/body-limits.ts";
@@ -32,7 +33,7 @@ import { liftIdleTimeout, restoreIdleTimeout, TIMED_OUT_MESSAGE, upstreamTimeout
 export interface LlmDeps {
   ctx: AppContext;
   providers: Providers;
-  ledger: LedgerBatch;
+  ledger: LlmLedger<Finish>;
   /** key budgets (accounts/key-budgets.ts): a hold beside the wallet's for a key with a budget */
   budgets: KeyBudgets;
   /** how long an upstream may keep a call waiting (timeouts.ts) */
@@ -118,7 +119,7 @@ export async function handleLlm(
   try {
     hold = await d.ledger.hold(auth.accountId, plan.amount, requestId);
   } catch (e) {
-    if (budgetHold) d.budgets.settle(budgetHold, 0);
+    if (budgetHold) d.budgets.post(budgetHold, 0);
     throw withCreditHint(e, proto.name, body, plan, proto.maxOutputTokens(body));
   }
   const call: Call = { d, proto, path, request, auth, requestId, baseHeaders, body, upstream, translation, model, provider, url, plan, hold, budgetHold, started, finished: false, server };
@@ -426,7 +427,7 @@ export function finish(
   firstByteAt: number | null,
 ) {
   call.finished = true;
-  if (call.budgetHold) call.d.budgets.settle(call.budgetHold, v.charge ?? 0);
+  if (call.budgetHold) call.d.budgets.post(call.budgetHold, v.charge ?? 0);
   if (call.request) restoreIdleTimeout(call.server, call.request);
   const now = performance.now();
   if (upstreamStatus !== null && upstreamStatus >= 400) metrics.upstreamError(call.model.provider, `status_${Math.floor(upstreamStatus / 100)}xx`);
@@ -436,7 +437,7 @@ export function finish(
     if (v.outcome === "dropped") call.d.ctx.log.warn("llm upstream answer ended early; released", fields);
     if (v.outcome === "upstream_timeout") call.d.ctx.log.warn("llm upstream timed out; released", fields);
   }
-  call.d.ledger.finish({
+  call.d.ledger.postOrVoid({
     hold: call.hold,
     charge: v.charge,
     record: {

@@ -1,11 +1,10 @@
-// The usage record of one LLM call, and what to do with its reservation. Committed in groups by ledger-batch.ts.
+// The usage record of one LLM call, and what to do with its reservation. Committed in groups by ledger/llm-ledger.ts.
 // The record is also the call's line in the ledger (db/tables.ts): its id is the call's request id, `held` what the
 // call reserved, `cost` what it was charged, `entry_id` the wallet's usage entry of the batch that charged it.
 
 import { sql } from "drizzle-orm";
 import { storableText, type TxQueries } from "../db/client.ts";
-import { floatBatchIn, type FloatBatch, type Reservation } from "../ledger/float.ts";
-import type { Ledger } from "../ledger/service.ts";
+import type { Reservation } from "../ledger/float.ts";
 import type { TokenUsage } from "./usage.ts";
 
 export interface UsageRecord {
@@ -38,8 +37,8 @@ const COLUMNS = ["id", "request_id", "account_id", "key_id", "model", "endpoint"
 /** Compiled once (db/client.ts): it runs for every LLM call. */
 const INSERT_RECORD = sql`insert into usage_records (${sql.raw(COLUMNS.join(", "))}) values (${sql.join(COLUMNS.map((c) => p(c)), sql`, `)})`;
 
-/** `entries`: the usage entry of each wallet the batch charged (ledger/float.ts floatBatchIn). */
-function* insertRecord(q: TxQueries, f: Finish, entries: Map<string, string>) {
+/** `entries`: the usage entry of each wallet the batch charged (ledger/float-writes.ts). */
+function* insertRecord(q: TxQueries, f: Finish, entries: ReadonlyMap<string, string>) {
   const r = f.record;
   const u = r.usage;
   yield* q.run(INSERT_RECORD, {
@@ -49,13 +48,7 @@ function* insertRecord(q: TxQueries, f: Finish, entries: Map<string, string>) {
   });
 }
 
-/**
- * A batch's writes, in the caller's transaction: the floats' work (ledger/float.ts) and the finished calls' lines,
- * which name the usage entry of their wallet. The group commit (ledger-batch.ts) and a retried piece of a failed one
- * (ledger-retries.ts) write the same way.
- */
-export function* batchIn(q: TxQueries, ledger: Ledger, batch: FloatBatch, finishes: Finish[], ttlMs: number) {
-  const result = yield* floatBatchIn(q, ledger, batch, ttlMs);
-  for (const f of finishes) yield* insertRecord(q, f, result.entries);
-  return result;
+/** The calls' lines, in the ledger's group commit transaction (ledger/llm-ledger.ts), after the floats' writes. */
+export function* insertRecordsIn(q: TxQueries, finishes: Finish[], entries: ReadonlyMap<string, string>) {
+  for (const f of finishes) yield* insertRecord(q, f, entries);
 }

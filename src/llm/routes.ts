@@ -5,10 +5,9 @@
 import { Elysia } from "elysia";
 import type { AppContext } from "../context.ts";
 import { protect } from "../http/protect.ts";
-import { LEDGER_CLOSE_MS, onGraceOver } from "../ops/shutdown.ts";
+import { onGraceOver } from "../ops/shutdown.ts";
 import { protocols, type LlmProtocol } from "./protocols/index.ts";
 import { buildProviders } from "./providers.ts";
-import { LedgerBatch } from "./ledger-batch.ts";
 import { handleLlm, type LlmDeps } from "./proxy.ts";
 import { KeyBudgets } from "../accounts/key-budgets.ts";
 import { IDEMPOTENCY_HEADER, Idempotency } from "../http/idempotency.ts";
@@ -25,9 +24,7 @@ const security: Array<Record<string, string[]>> = [{ bearer: [] }, { apiKey: [] 
 onGraceOver(() => cutStreams(), "LLM streams");
 
 export function llmRoutes(ctx: AppContext) {
-  const ledger = new LedgerBatch(ctx);
-  ctx.beforeClose.push(() => ledger.close(LEDGER_CLOSE_MS));
-  ctx.llmLedger = ledger;
+  const ledger = ctx.llmLedger;
   const budgets = new KeyBudgets(ctx.db, (e) => ctx.log.error("key budget settle failed; the hold stays counted until the period resets", { error: (e as Error)?.message ?? String(e) }));
   ctx.keyBudgets = budgets;
   const idem = new Idempotency(ctx.db);
@@ -78,7 +75,7 @@ export function llmRoutes(ctx: AppContext) {
       .get(
         "/v1/usage",
         async ({ auth, query, request }) => {
-          await ledger.settledFor(auth.accountId); // records of answers that just ended may still be queued
+          await ledger.committedFor(auth.accountId); // records of answers that just ended may still be queued
           const list = await listUsage(ctx, auth.accountId, query);
           // The CSV is a Response, which Elysia sends as it is (the response schema describes the JSON).
           return request.headers.get("accept")?.includes("text/csv") ? (usageCsv(list) as unknown as typeof list) : list;
@@ -92,7 +89,7 @@ export function llmRoutes(ctx: AppContext) {
       .get(
         "/v1/usage/summary",
         async ({ auth, query }) => {
-          await ledger.settledFor(auth.accountId);
+          await ledger.committedFor(auth.accountId);
           return usageSummary(ctx, auth.accountId, query);
         },
         {

@@ -6,7 +6,7 @@ import { sql } from "drizzle-orm";
 import { storableText, type Db } from "../db/client.ts";
 import { newId, randomToken } from "../db/ids.ts";
 import type { Ledger } from "../ledger/service.ts";
-import { settleBudgetIn, type BudgetHold } from "../accounts/key-budgets.ts";
+import { postBudgetIn, type BudgetHold } from "../accounts/key-budgets.ts";
 import type { MediaMetrics } from "./metrics.ts";
 import type { Logger } from "../log.ts";
 import type { Done } from "./adapters/types.ts";
@@ -190,7 +190,7 @@ export async function completeTask(deps: OutcomeDeps, task: TaskRow, model: Medi
         yield* q.run(sql`insert into result_files (id, task_id, account_id, storage_key, content_type, bytes, created_at, expires_at)
           values (${f.token}, ${task.id}, ${task.account_id}, ${f.key}, ${f.contentType}, ${f.bytes}, ${now}, ${expires})`);
       }
-      if (task.hold_id) yield* ledger.settleIn(q, task.hold_id, cost, `task ${task.id} ${task.model}`);
+      if (task.hold_id) yield* ledger.postIn(q, task.hold_id, cost, `task ${task.id} ${task.model}`);
       yield* postTaskBudgetIn(q, task, cost);
       if (task.callback_url) yield* queueCallback(q, task, now);
     });
@@ -214,7 +214,7 @@ export async function failTask(deps: OutcomeDeps, task: TaskRow, code: string, m
         cost = ${0}, completed_at = ${now}, updated_at = ${now}, lease_owner = ${null}, lease_until = ${null}
       where id = ${task.id} and state = ${task.state} and lease_owner = ${owner}`);
     if (changed !== 1) return false;
-    if (task.hold_id) yield* ledger.releaseIn(q, task.hold_id);
+    if (task.hold_id) yield* ledger.voidIn(q, task.hold_id);
     yield* postTaskBudgetIn(q, task, 0);
     if (task.callback_url) yield* queueCallback(q, task, now);
     return true;
@@ -227,7 +227,7 @@ export async function failTask(deps: OutcomeDeps, task: TaskRow, code: string, m
 function* postTaskBudgetIn(q: Parameters<Parameters<Db["tx"]>[0]>[0], task: TaskRow, cost: number) {
   if (!task.budget_hold) return;
   const held = JSON.parse(task.budget_hold) as BudgetHold;
-  yield* settleBudgetIn(q, held.keyId, held.periods, cost - held.amount);
+  yield* postBudgetIn(q, held.keyId, held.periods, cost - held.amount);
 }
 
 function* queueCallback(q: Parameters<Parameters<Db["tx"]>[0]>[0], task: TaskRow, now: number) {

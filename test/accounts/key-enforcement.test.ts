@@ -83,7 +83,7 @@ describe("expiry", () => {
   test("past its expiry a key is 401 key_expired on every door, before anything is held", async () => {
     const { accountId, keyId, key } = await keyWith({ expiresAt: Date.now() + 3_600_000 });
     expect((await post(key, "/v1/chat/completions", chat)).status).toBe(200);
-    await gw.ctx.llmLedger?.settledFor(accountId);
+    await gw.ctx.llmLedger.committedFor(accountId);
     const spent = (await gw.ctx.ledger.balance(accountId))!;
     // The hour passes: the stored expiry is moved into the past (a PATCH refuses a past expiry, by design).
     await gw.ctx.db.run(sql`update api_keys set expires_at = ${Date.now() - 1} where id = ${keyId}`);

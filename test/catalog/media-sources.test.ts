@@ -4,7 +4,7 @@
 import { describe, expect, test } from "bun:test";
 import builtin from "../../src/catalog/media-models.json";
 import { CATALOG_RELEASED } from "../../src/catalog/model";
-import { loadCatalog } from "../../src/catalog/service";
+import { loadCatalog } from "../../src/catalog-loader";
 
 // The upstream's own hosts: a price repeated on any other host (a reseller, a blog, a "pricing tracker") is no source.
 const UPSTREAM_HOSTS: Record<string, string[]> = {

@@ -1,10 +1,10 @@
 // An LLM call's charge and usage record wait up to LEDGER_COMMIT_INTERVAL_MS to be committed with others
-// (src/llm/ledger-batch.ts). Whoever reads them on this instance drains that queue first, so a call just answered is
+// (src/ledger/llm-ledger.ts). Whoever reads them on this instance drains that queue first, so a call just answered is
 // on the dashboard's Usage and Wallet pages and in the admin account view. The interval here is the longest allowed
 // (1 s), far longer than the reads take: what they show was committed because they asked for it.
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import type { LedgerBatch } from "../../src/llm/ledger-batch";
-import type { UsageRecord } from "../../src/llm/records";
+import type { LlmLedger } from "../../src/ledger/llm-ledger";
+import type { Finish, UsageRecord } from "../../src/llm/records";
 import { MICROS_PER_CREDIT as C } from "../../src/ledger/units";
 import { startGateway, type TestGateway } from "../support/gateway";
 import { dashboardUser, signIn } from "../support/dashboard";
@@ -15,15 +15,15 @@ import { CreditsResponse } from "../../src/ledger/routes";
 let gw: TestGateway;
 let user: Awaited<ReturnType<typeof dashboardUser>>;
 let session: Awaited<ReturnType<typeof signIn>>;
-let ledger: LedgerBatch;
+let ledger: LlmLedger<Finish>;
 
 beforeAll(async () => {
   gw = await startGateway({ LEDGER_COMMIT_INTERVAL_MS: "1000", LEDGER_FLOAT_IDLE_MS: "60000" });
   user = await dashboardUser(gw, 100);
   session = await signIn(gw, user.email);
-  ledger = gw.ctx.llmLedger as unknown as LedgerBatch;
+  ledger = gw.ctx.llmLedger;
   // The first call grows the float (committed at once); the calls below reserve from it in memory.
-  await ledger.hold(user.accountId, C, "req_warm").then((r) => ledger.finish({ hold: r, charge: 0, record: record("req_warm", 0) }));
+  await ledger.hold(user.accountId, C, "req_warm").then((r) => ledger.postOrVoid({ hold: r, charge: 0, record: record("req_warm", 0) }));
   await ledger.drain();
 });
 afterAll(() => gw.stop());
@@ -36,7 +36,7 @@ const record = (requestId: string, cost: number): UsageRecord => ({
 /** A call answered just now and charged `credits`: its charge and record are queued, not yet committed. */
 async function answered(requestId: string, credits: number) {
   const hold = await ledger.hold(user.accountId, C, requestId); // the float's, or a growth committed at once
-  ledger.finish({ hold, charge: credits * C, record: record(requestId, credits * C) });
+  ledger.postOrVoid({ hold, charge: credits * C, record: record(requestId, credits * C) });
 }
 
 const page = async (path: string) => {

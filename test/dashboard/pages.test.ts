@@ -95,7 +95,7 @@ describe("Wallet", () => {
     expect(page).toMatch(/id="available"><strong>90<\/strong>/);
     expect(page).toContain("10 credits (1 in flight)");
     expect(page).toContain("initial credits");
-    await gw.ctx.ledger.release(hold.id);
+    await gw.ctx.ledger.void(hold.id);
   });
 });
 

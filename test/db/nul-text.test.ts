@@ -4,7 +4,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { sql } from "drizzle-orm";
 import { storableText } from "../../src/db/client";
-import type { LedgerBatch } from "../../src/llm/ledger-batch";
 import { MICROS_PER_CREDIT as C } from "../../src/ledger/units";
 import { startGateway, type TestGateway } from "../support/gateway";
 import { dashboardUser } from "../support/dashboard";
@@ -73,9 +72,9 @@ for (const dialect of ["sqlite", "pg"] as const) {
     });
 
     test("an error message holding U+0000 in a call's usage record is stored, with the character replaced", async () => {
-      const ledger = gw.ctx.llmLedger as unknown as LedgerBatch;
+      const ledger = gw.ctx.llmLedger;
       const hold = await ledger.hold(accountId, C, "req_nul_error");
-      ledger.finish({
+      ledger.postOrVoid({
         hold,
         charge: null,
         record: { requestId: "req_nul_error", accountId, keyId: "key_t", model: "gpt-5.2", endpoint: "/v1/chat/completions", provider: "openai", status: "upstream_error", upstreamStatus: 500, usage: null, cost: 0, latencyMs: 1, ttfbMs: 1, error: "upstream said \u0000 oops" },

@@ -101,7 +101,7 @@ describe("GET /v1/credits", () => {
     for (let i = 0; i < 20; i++) ids.push((await fetch(gw.url + "/v1/credits", { headers: { "x-api-key": a.key } })).headers.get("x-request-id")!);
     expect(ids).toEqual([...ids].sort());
     expect(new Set(ids).size).toBe(20);
-    await gw.ctx.ledger.settle(h.id, 1);
+    await gw.ctx.ledger.post(h.id, 1);
     expect(await (await fetch(gw.url + "/v1/credits", { headers: { "x-api-key": a.key } })).json()).toEqual({
       credits: 12.499999,
       usd: 0.012499999,

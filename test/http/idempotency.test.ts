@@ -62,7 +62,7 @@ for (const d of dialects.filter((x) => x.available)) {
       expect(again.headers.get("idempotent-replayed")).toBe("true");
       expect(await again.text()).toBe(body);
       expect(fake.requests.length).toBe(before + 1);
-      await a.ctx.llmLedger!.settledFor(accountId);
+      await a.ctx.llmLedger.committedFor(accountId);
       expect(await count("usage_records", accountId)).toBe(1);
     });
 

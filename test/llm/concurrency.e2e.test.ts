@@ -2,7 +2,7 @@
 // that covers only some of their holds. Every request either streams and is charged exactly the fixture's usage,
 // or is refused with 402 before anything goes upstream; nothing is overspent and the books balance afterwards.
 // Holds come from a per-wallet float and what must reach the database is group-committed per event-loop turn
-// (src/llm/ledger-batch.ts), so this also exercises float growth, refusals and finishes mixed across accounts.
+// (src/ledger/llm-ledger.ts), so this also exercises float growth, refusals and finishes mixed across accounts.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import OpenAI from "openai";
 import { sql } from "drizzle-orm";

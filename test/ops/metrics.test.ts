@@ -91,7 +91,7 @@ describe("/metrics", () => {
     expect(value(s, "switchyard_holds_open", { kind: "task" })).toBe(1);
     expect(value(s, "switchyard_holds_open_micro_credits", { kind: "task" })).toBe(3_000_000);
     expect(value(s, "switchyard_tasks", { state: "generating" })).toBe(0);
-    await gw.ctx.ledger.settle(h1.id, 1_000_000);
+    await gw.ctx.ledger.post(h1.id, 1_000_000);
     const { sql } = await import("drizzle-orm");
     const now = Date.now();
     await gw.ctx.db.run(sql`insert into tasks (id, account_id, key_id, model, state, param, input, estimate, route_index, attempts, next_poll_at, deadline_at, created_at, updated_at, results_expired)

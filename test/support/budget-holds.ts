@@ -17,7 +17,7 @@ await Promise.all(
       const h = (await budgets.hold(key, Number(amount)))!;
       held++;
       const charge = i % 2 === 0 ? Number(amount) / 2 : Number(amount);
-      budgets.settle(h, charge);
+      budgets.post(h, charge);
       charged += charge;
     } catch (e: any) {
       if (e?.code !== "key_budget_exceeded") throw e;
@@ -25,6 +25,6 @@ await Promise.all(
     }
   }),
 );
-await budgets.settled(keyId!);
+await budgets.committedFor(keyId!);
 await db.close();
 console.log(JSON.stringify({ held, charged, refused }));

@@ -13,7 +13,7 @@ self.onmessage = async (e: MessageEvent<{ url: string; accountId: string; count:
     try {
       const h = await ledger.hold(accountId, amount, "llm", null, 60_000);
       ok++;
-      if (i % 3 === 0) await ledger.settle(h.id, amount / 2);
+      if (i % 3 === 0) await ledger.post(h.id, amount / 2);
     } catch (err: any) {
       if (err?.code !== "insufficient_credits") throw err;
     }

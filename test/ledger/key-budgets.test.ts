@@ -68,8 +68,8 @@ for (const d of dialects) {
       });
       now = Date.parse("2026-11-30T00:00:00.000Z"); // Monday: a new day and a new week
       await budgets.hold(key, 10 * C);
-      budgets.settle(late, 2 * C); // Sunday's call ends after midnight: Sunday's counts, not Monday's
-      await budgets.settled(k.id);
+      budgets.post(late, 2 * C); // Sunday's call ends after midnight: Sunday's counts, not Monday's
+      await budgets.committedFor(k.id);
       expect([await usedOf(db, k.id, "day"), await usedOf(db, k.id, "week")]).toEqual([10 * C, 10 * C]);
       await expect(budgets.hold(key, 6 * C)!).rejects.toMatchObject({ message: expect.stringContaining("day budget has 0 of 10 credits left, and this request needs a hold of 6. It resets at 2026-12-01T00:00:00.000Z") });
       now = Date.parse("2026-12-01T00:00:00.000Z"); // Tuesday: a new day, the same week
@@ -149,8 +149,8 @@ describe.each(dialects.filter((d) => d.available).map((d) => d.name))("budgets t
     const failed = await c.createTask("fal-ai/kling-image/o1", { prompt: "x" });
     expect((await c.waitRecord(failed.json.data.taskId)).state).toBe("fail");
     gw.up.control.set({}, { provider: "fal" });
-    await gw.ctx.keyBudgets!.settled(keyId);
-    await gw.ctx.llmLedger!.settledFor(accountId);
+    await gw.ctx.keyBudgets!.committedFor(keyId);
+    await gw.ctx.llmLedger.committedFor(accountId);
     const spent = 1000 * C - (await gw.ctx.ledger.balance(accountId))!.balance; // what the wallet was charged
     expect(spent).toBeGreaterThan(20 * C);
     expect([await usedOf(gw.ctx.db, keyId, "day"), await usedOf(gw.ctx.db, keyId, "month")]).toEqual([spent, spent]);

@@ -1,17 +1,17 @@
-// A group commit the database refuses (src/llm/ledger-retries.ts): the finished calls in it are still charged, once,
+// A group commit the database refuses (src/ledger/write-retries.ts): the finished calls in it are still charged, once,
 // when the database takes them again; one that committed although the driver reported an error is not charged twice;
 // what is still refused at shutdown is logged, call by call, for the operator.
 import { describe, expect, test } from "bun:test";
 import { sql } from "drizzle-orm";
 import type { Accounts } from "../../src/accounts/service";
-import type { AppContext } from "../../src/context";
 import type { Db } from "../../src/db/client";
 import type { Reservation } from "../../src/ledger/float";
 import type { Ledger } from "../../src/ledger/service";
 import { MICROS_PER_CREDIT as C } from "../../src/ledger/units";
 import { silentLogger } from "../../src/log";
-import { LedgerBatch } from "../../src/llm/ledger-batch";
-import type { UsageRecord } from "../../src/llm/records";
+import type { LlmLedger } from "../../src/ledger/llm-ledger";
+import { fromFloat, newLlmLedger } from "../support/llm-ledger";
+import type { Finish, UsageRecord } from "../../src/llm/records";
 import { dialects, skipNote, useLedgerDatabase } from "../support/services";
 
 for (const d of dialects) {
@@ -38,15 +38,14 @@ for (const d of dialects) {
         }) as Db["tx"],
       };
       const log = { ...silentLogger, error: (msg: string, fields: any) => void logged.push({ msg, fields }) };
-      const ctx = { db: flaky, ledger, log, config: { holdTtlSeconds: 900, floatIdleMs: 60_000, ledgerCommitIntervalMs: 10 } } as unknown as AppContext;
-      return { b: new LedgerBatch(ctx), state, logged };
+      return { b: newLlmLedger(flaky, ledger, {}, log), state, logged };
     };
     const rid = () => `req_${Bun.randomUUIDv7()}`;
     const record = (accountId: string, requestId: string, cost: number): UsageRecord => ({
       requestId, accountId, keyId: "key_t", model: "m", endpoint: "/v1/chat/completions", provider: "openai",
       status: "ok", upstreamStatus: 200, usage: null, cost, latencyMs: 1, ttfbMs: 1, error: null,
     });
-    const charge = (b: LedgerBatch, r: Reservation, cost: number) => b.finish({ hold: r, charge: cost, record: record(r.accountId, r.id, cost) });
+    const charge = (b: LlmLedger<Finish>, r: Reservation, cost: number) => b.postOrVoid({ hold: r, charge: cost, record: record(r.accountId, r.id, cost) });
     const lines = async (id: string) => Number((await db.get<any>(sql`select count(*) as n from usage_records where account_id = ${id}`))!.n);
     const balance = async (id: string) => Number((await db.get<any>(sql`select balance from wallets where account_id = ${id}`))!.balance);
     const until = async (cond: () => Promise<boolean>, ms: number) => {
@@ -57,9 +56,8 @@ for (const d of dialects) {
     test("calls finished while the database refused commits are charged once it takes them again", async () => {
       const a = await accounts.createAccount("retry-down", 100 * C);
       const { b, state, logged } = processOf();
-      const calls = [(await b.hold(a.id, 5 * C, rid())) as Reservation]; // a float of 10 C
-      for (let i = 0; i < 4; i++) calls.push(b.hold(a.id, C, rid()) as Reservation); // from its spare room, in memory
-      expect(calls.some((r) => r instanceof Promise)).toBe(false);
+      const calls = [(await b.hold(a.id, 5 * C, rid()))]; // a float of 10 C
+      for (let i = 0; i < 4; i++) calls.push(await fromFloat(b, a.id, C, rid())); // from its spare room, in memory
       state.down = true;
       for (const r of calls) charge(b, r, 1000);
       await b.drain(); // the group commit fails, and each call's piece on its own
@@ -77,8 +75,8 @@ for (const d of dialects) {
     test("a commit reported failed although it went through is not charged twice", async () => {
       const a = await accounts.createAccount("retry-ghost", 100 * C);
       const { b, state, logged } = processOf();
-      const first = (await b.hold(a.id, C, rid())) as Reservation;
-      const second = b.hold(a.id, C, rid()) as Reservation;
+      const first = await b.hold(a.id, C, rid());
+      const second = await fromFloat(b, a.id, C, rid());
       state.ghosts = 1; // the next commit goes through, and the driver reports an error
       charge(b, first, 1000);
       charge(b, second, 2000);
@@ -100,7 +98,7 @@ for (const d of dialects) {
     test("a float whose charge waits for a retry does not go back before it is written (its hold covers it)", async () => {
       const a = await accounts.createAccount("retry-release", 10 * C);
       const { b, state } = processOf();
-      const r = (await b.hold(a.id, 8 * C, rid())) as Reservation; // a float of 8.5 C
+      const r = await b.hold(a.id, 8 * C, rid()); // a float of 8.5 C
       state.down = true;
       charge(b, r, 8 * C);
       await b.drain(); // refused: queued for a retry
@@ -120,10 +118,9 @@ for (const d of dialects) {
     test("a float goes back only after every charge of its calls queued before, even past one batch", async () => {
       const a = await accounts.createAccount("retry-split", 100 * C);
       const { b, state } = processOf();
-      const first = (await b.hold(a.id, 30 * C, rid())) as Reservation; // a float of 47.5 C
+      const first = await b.hold(a.id, 30 * C, rid()); // a float of 47.5 C
       const calls = [first];
-      for (let i = 0; i < 599; i++) calls.push(b.hold(a.id, 0.02 * C, rid()) as Reservation);
-      expect(calls.some((r) => r instanceof Promise)).toBe(false);
+      for (let i = 0; i < 599; i++) calls.push(await fromFloat(b, a.id, 0.02 * C, rid()));
       const seen: number[] = [];
       state.afterCommit = async () => void seen.push(await available(a.id));
       for (const r of calls) charge(b, r, 0.01 * C); // 600 finishes: more than one batch (512)
@@ -139,8 +136,8 @@ for (const d of dialects) {
     test("shutdown waits for a retry pass under way: the charges it writes are in when close() returns", async () => {
       const a = await accounts.createAccount("retry-close-pass", 100 * C);
       const { b, state } = processOf();
-      const calls = [(await b.hold(a.id, 5 * C, rid())) as Reservation];
-      for (let i = 0; i < 4; i++) calls.push(b.hold(a.id, C, rid()) as Reservation);
+      const calls = [(await b.hold(a.id, 5 * C, rid()))];
+      for (let i = 0; i < 4; i++) calls.push(await fromFloat(b, a.id, C, rid()));
       state.down = true;
       for (const r of calls) charge(b, r, 1000);
       await b.drain();
@@ -155,7 +152,7 @@ for (const d of dialects) {
     test("shutdown with the database still refusing: what is given up is logged before server.ts's close deadline", async () => {
       const a = await accounts.createAccount("retry-close-deadline", 100 * C);
       const { b, state, logged } = processOf();
-      const r = (await b.hold(a.id, C, rid())) as Reservation;
+      const r = await b.hold(a.id, C, rid());
       state.down = true;
       charge(b, r, 1234);
       const closing = b.close(4000);
@@ -170,7 +167,7 @@ for (const d of dialects) {
     const refusedCharge = async (name: string) => {
       const a = await accounts.createAccount(name, 100 * C);
       const p = processOf();
-      const r = (await p.b.hold(a.id, C, rid())) as Reservation;
+      const r = await p.b.hold(a.id, C, rid());
       p.state.down = true;
       charge(p.b, r, 1234);
       await p.b.drain(); // refused: retried at +0.1, +0.3, +0.7, +1.5, then +3.1 s
@@ -190,16 +187,16 @@ for (const d of dialects) {
       const { a, b, state } = await refusedCharge("retry-settled");
       state.down = false;
       const started = performance.now();
-      await b.settledFor(a.id);
+      await b.committedFor(a.id);
       expect(performance.now() - started).toBeLessThan(300);
       expect(await lines(a.id)).toBe(1);
       await b.close(1000);
     });
 
-    test("returnIdle answers true only once the float's release is committed (a refused release waits for a retry)", async () => {
+    test("returnIdle answers true only once the float's void is committed (a refused void waits for a retry)", async () => {
       const a = await accounts.createAccount("retry-return-idle", 10 * C);
       const { b, state } = processOf();
-      const r = (await b.hold(a.id, 8 * C, rid())) as Reservation;
+      const r = await b.hold(a.id, 8 * C, rid());
       charge(b, r, 1000);
       await b.drain(); // written; the float is idle
       const before = await available(a.id);
@@ -216,7 +213,7 @@ for (const d of dialects) {
     test("what the database still refuses at shutdown is logged call by call", async () => {
       const a = await accounts.createAccount("retry-abandon", 100 * C);
       const { b, state, logged } = processOf();
-      const r = (await b.hold(a.id, C, rid())) as Reservation;
+      const r = await b.hold(a.id, C, rid());
       state.down = true;
       charge(b, r, 1234);
       await b.close(500);

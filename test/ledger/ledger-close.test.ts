@@ -1,19 +1,19 @@
 // Shutdown when the database does not answer at all (helper-28): a SQLite lock held by another process, a Postgres
-// wallet row locked by another session. Every wait in LedgerBatch.close() is bounded, so the charge it cannot write
+// wallet row locked by another session. Every wait in LlmLedger<Finish>.close() is bounded, so the charge it cannot write
 // is logged, call by call, before server.ts's own deadline (CLOSE_DEADLINE_MS) exits the process; before, close()
 // waited on the commit and the retries without limit and the process exited with nothing logged.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { SQL } from "bun";
 import { sql } from "drizzle-orm";
 import { Accounts } from "../../src/accounts/service";
-import type { AppContext } from "../../src/context";
 import { openDatabase, type Db } from "../../src/db/client";
 import type { Reservation } from "../../src/ledger/float";
 import { Ledger } from "../../src/ledger/service";
 import { MICROS_PER_CREDIT as C } from "../../src/ledger/units";
 import { silentLogger } from "../../src/log";
-import { LedgerBatch } from "../../src/llm/ledger-batch";
-import type { UsageRecord } from "../../src/llm/records";
+import type { LlmLedger } from "../../src/ledger/llm-ledger";
+import { fromFloat, newLlmLedger } from "../support/llm-ledger";
+import type { Finish, UsageRecord } from "../../src/llm/records";
 import { CLOSE_DEADLINE_MS, LEDGER_CLOSE_MS } from "../../src/ops/shutdown";
 import { freshPostgres, pgAvailable, skipNote, tempSqlitePath } from "../support/services";
 
@@ -25,7 +25,7 @@ const record = (accountId: string, requestId: string, cost: number): UsageRecord
 function processOf(db: Db, ledger: Ledger) {
   const logged: Array<{ msg: string; fields: any }> = [];
   const log = { ...silentLogger, error: (msg: string, fields: any) => void logged.push({ msg, fields }) };
-  const b = new LedgerBatch({ db, ledger, log, config: { holdTtlSeconds: 900, floatIdleMs: 60_000, ledgerCommitIntervalMs: 10 } } as unknown as AppContext);
+  const b = newLlmLedger(db, ledger, {}, log);
   return { b, logged };
 }
 
@@ -47,7 +47,7 @@ describe("shutdown against a database that does not answer", () => {
     const ledger = new Ledger(db);
     const a = await new Accounts(db, ledger).createAccount("close-locked", 100 * C);
     const { b, logged } = processOf(db, ledger);
-    const r = (await b.hold(a.id, C, "req_close_locked")) as Reservation;
+    const r = (await b.hold(a.id, C, "req_close_locked"));
     const holder = Bun.spawn(["bun", "-e", `
       import { Database } from "bun:sqlite";
       const db = new Database(${JSON.stringify(path)});
@@ -58,7 +58,7 @@ describe("shutdown against a database that does not answer", () => {
     `], { stdout: "pipe", stderr: "inherit" });
     cleanups.push(() => holder.kill());
     await holder.stdout.getReader().read();
-    b.finish({ hold: r, charge: 1234, record: record(a.id, r.id, 1234) });
+    b.postOrVoid({ hold: r, charge: 1234, record: record(a.id, r.id, 1234) });
     const closing = b.close(LEDGER_CLOSE_MS);
     expect(await closesInTime(closing)).toBe(true);
     expect(abandoned(logged)).toContainEqual(expect.objectContaining({ request_id: r.id, account_id: a.id, charge: 1234 }));
@@ -78,13 +78,13 @@ describe("shutdown against a database that does not answer", () => {
     const ledger = new Ledger(db);
     const a = await new Accounts(db, ledger).createAccount("close-row-lock", 100 * C);
     const { b, logged } = processOf(db, ledger);
-    const r = (await b.hold(a.id, C, "req_close_row_lock")) as Reservation;
+    const r = (await b.hold(a.id, C, "req_close_row_lock"));
     const locked = other.begin(async (tx) => {
       await tx`select * from wallets where account_id = ${a.id} for update`; // an operator's psql session, say
       await Bun.sleep(CLOSE_DEADLINE_MS + 3000);
     });
     await Bun.sleep(200);
-    b.finish({ hold: r, charge: 1234, record: record(a.id, r.id, 1234) });
+    b.postOrVoid({ hold: r, charge: 1234, record: record(a.id, r.id, 1234) });
     const closing = b.close(LEDGER_CLOSE_MS);
     expect(await closesInTime(closing)).toBe(true);
     expect(abandoned(logged)).toContainEqual(expect.objectContaining({ request_id: r.id, account_id: a.id, charge: 1234, may_have_been_written: true }));
@@ -124,9 +124,9 @@ describe("shutdown while the database is slow (helper-29)", () => {
   test("a retry pass stuck on its first piece: every unwritten call is logged, once", async () => {
     const a = await accounts.createAccount("close-pass", 100 * C);
     const { b, logged, state } = slowProcess();
-    const calls = [(await b.hold(a.id, 2 * C, "req_pass_1")) as Reservation, b.hold(a.id, C, "req_pass_2") as Reservation, b.hold(a.id, C, "req_pass_3") as Reservation];
+    const calls = [(await b.hold(a.id, 2 * C, "req_pass_1")), (await fromFloat(b, a.id, C, "req_pass_2")), (await fromFloat(b, a.id, C, "req_pass_3"))];
     state.down = true;
-    for (const [i, r] of calls.entries()) b.finish({ hold: r, charge: 1000 + i, record: record(a.id, r.id, 1000 + i) });
+    for (const [i, r] of calls.entries()) b.postOrVoid({ hold: r, charge: 1000 + i, record: record(a.id, r.id, 1000 + i) });
     await b.drain(); // three pieces queued for a retry
     state.down = false;
     state.stallMs = 3000; // the database takes each write, after 3 s
@@ -137,9 +137,9 @@ describe("shutdown while the database is slow (helper-29)", () => {
   test("a commit still under way when close() returns neither retries nor logs the call again", async () => {
     const a = await accounts.createAccount("close-after", 100 * C);
     const { b, logged, state } = slowProcess();
-    const r = (await b.hold(a.id, C, "req_close_after")) as Reservation;
+    const r = (await b.hold(a.id, C, "req_close_after"));
     state.stallMs = 1500;
-    b.finish({ hold: r, charge: 1234, record: record(a.id, r.id, 1234) });
+    b.postOrVoid({ hold: r, charge: 1234, record: record(a.id, r.id, 1234) });
     await b.close(1000);
     state.down = true; // the database closes under the commit still waiting
     await Bun.sleep(2500);
@@ -153,8 +153,8 @@ test("a call logged never_attempted at shutdown is not written afterwards (a zer
     const ledger = new Ledger(db);
     const a = await new Accounts(db, ledger).createAccount("close-none", 100 * C);
     const { b, logged } = processOf(db, ledger);
-    const r = (await b.hold(a.id, 0, "req_close_none")) as Reservation; // a model priced at zero reserves nothing
-    b.finish({ hold: r, charge: 500, record: record(a.id, r.id, 500) });
+    const r = (await b.hold(a.id, 0, "req_close_none")); // a model priced at zero reserves nothing
+    b.postOrVoid({ hold: r, charge: 500, record: record(a.id, r.id, 500) });
     await b.close(2000);
     await Bun.sleep(100);
     const neverAttempted = abandoned(logged).some((f) => f.request_id === r.id && f.never_attempted);

@@ -7,14 +7,14 @@
 import { describe, expect, test } from "bun:test";
 import { sql } from "drizzle-orm";
 import type { Accounts } from "../../src/accounts/service";
-import type { AppContext } from "../../src/context";
 import type { Db, Step } from "../../src/db/client";
 import type { Reservation } from "../../src/ledger/float";
 import { HOLD_WALLET, POST_WALLET, type Ledger } from "../../src/ledger/service";
 import { MICROS_PER_CREDIT as C } from "../../src/ledger/units";
 import { silentLogger } from "../../src/log";
-import { LedgerBatch } from "../../src/llm/ledger-batch";
-import type { UsageRecord } from "../../src/llm/records";
+import type { LlmLedger } from "../../src/ledger/llm-ledger";
+import { fromFloat, newLlmLedger } from "../support/llm-ledger";
+import type { Finish, UsageRecord } from "../../src/llm/records";
 import { closeBatches, dialects, skipNote, useLedgerDatabase } from "../support/services";
 
 for (const d of dialects) {
@@ -23,7 +23,7 @@ for (const d of dialects) {
     let db: Db;
     let ledger: Ledger;
     let accounts: Accounts;
-    const batches: LedgerBatch[] = [];
+    const batches: LlmLedger<Finish>[] = [];
     useLedgerDatabase(d.name, (t) => ({ db, ledger, accounts } = t), () => closeBatches(batches));
 
     /**
@@ -55,8 +55,7 @@ for (const d of dialects) {
         }) as Db["tx"],
       };
       const log = { ...silentLogger, error: (msg: string, f: any) => void errors.push(`${msg}: ${f?.error ?? ""}`) };
-      const ctx = { db: flaky, ledger, log, config: { holdTtlSeconds: ttlSeconds, floatIdleMs: 60_000, ledgerCommitIntervalMs: 10 } } as unknown as AppContext;
-      const b = new LedgerBatch(ctx);
+      const b = newLlmLedger(flaky, ledger, { holdTtlMs: ttlSeconds * 1000 }, log);
       batches.push(b);
       return { b, state, errors };
     };
@@ -76,7 +75,7 @@ for (const d of dialects) {
       requestId, accountId, keyId: "key_t", model: "m", endpoint: "/v1/chat/completions", provider: "openai",
       status: "ok", upstreamStatus: 200, usage: null, cost, latencyMs: 1, ttfbMs: 1, error: null,
     });
-    const charge = (b: LedgerBatch, r: Reservation, cost: number | null) => b.finish({ hold: r, charge: cost, record: record(r.accountId, r.id, cost ?? 0) });
+    const charge = (b: LlmLedger<Finish>, r: Reservation, cost: number | null) => b.postOrVoid({ hold: r, charge: cost, record: record(r.accountId, r.id, cost ?? 0) });
     const pendingHolds = async (id: string) =>
       (await db.all<any>(sql`select id, amount from holds where account_id = ${id} and status = 'pending'`)).map((h) => ({ id: h.id as string, amount: Number(h.amount) }));
     const wallet = async (id: string) => {
@@ -92,12 +91,12 @@ for (const d of dialects) {
       const a = await accounts.createAccount("ghost-new-float", 100 * C);
       const { b, state } = processOf();
       state.ghosts = 1; // the commit that creates the float goes through, and the driver reports an error
-      const refused = await Promise.resolve(b.hold(a.id, 5 * C, rid())).catch((e) => e);
+      const refused = await b.hold(a.id, 5 * C, rid()).catch((e) => e);
       expect(refused.code).toBe("ledger_unavailable"); // the call was told to retry; it was not served
       await until(async () => (await wallet(a.id)).held === 0, 3000);
       expect(await pendingHolds(a.id)).toEqual([]);
       expect(await wallet(a.id)).toEqual({ balance: 100 * C, held: 0, available: 100 * C });
-      const r = (await b.hold(a.id, 5 * C, rid())) as Reservation; // the wallet serves its next call as ever
+      const r = await b.hold(a.id, 5 * C, rid()); // the wallet serves its next call as ever
       charge(b, r, 1000);
       await b.close(1000);
       expect((await wallet(a.id)).available).toBe(100 * C - 1000);
@@ -107,20 +106,19 @@ for (const d of dialects) {
     test("a float grown unseen goes on lending, and its hold is set back to what the process knows at the next commit", async () => {
       const a = await accounts.createAccount("ghost-grown-float", 100 * C);
       const { b, state } = processOf();
-      const first = (await b.hold(a.id, 5 * C, rid())) as Reservation; // a float of 10 C
+      const first = await b.hold(a.id, 5 * C, rid()); // a float of 10 C
       const [old] = await pendingHolds(a.id);
       state.ghosts = 1; // the growth for the next call goes through, and the driver reports an error
-      const refused = await Promise.resolve(b.hold(a.id, 30 * C, rid())).catch((e) => e);
+      const refused = await b.hold(a.id, 30 * C, rid()).catch((e) => e);
       expect(refused.code).toBe("ledger_unavailable");
       expect((await pendingHolds(a.id))[0]!.amount).toBeGreaterThan(old!.amount); // held, unknown to the process
-      const next = b.hold(a.id, C, rid()); // lent from the same float, in memory
-      expect(next).not.toBeInstanceOf(Promise);
+      const next = await fromFloat(b, a.id, C, rid()); // lent from the same float, in memory
       charge(b, first, 1000);
       await b.drain();
       expect(await pendingHolds(a.id)).toEqual([{ id: old!.id, amount: 10 * C - 1000 }]);
       expect((await wallet(a.id)).held).toBe(10 * C - 1000);
       expect(await ledger.check(a.id)).toEqual([]);
-      charge(b, next as Reservation, 500);
+      charge(b, next, 500);
       await b.close(1000);
       expect(await wallet(a.id)).toEqual({ balance: 100 * C - 1500, held: 0, available: 100 * C - 1500 });
       expect(await ledger.check(a.id)).toEqual([]);
@@ -129,13 +127,12 @@ for (const d of dialects) {
     test("after a refused commit, a call the wallet covers is served while a long call of the float runs", async () => {
       const a = await accounts.createAccount("refused-then-served", 10 * C);
       const { b, state } = processOf();
-      const long = (await b.hold(a.id, 2 * C, rid())) as Reservation; // a float of 4 C; a long stream
+      const long = await b.hold(a.id, 2 * C, rid()); // a float of 4 C; a long stream
       state.down = true;
-      expect((await Promise.resolve(b.hold(a.id, 5 * C, rid())).catch((e) => e)).code).toBe("ledger_unavailable");
+      expect((await b.hold(a.id, 5 * C, rid()).catch((e) => e)).code).toBe("ledger_unavailable");
       state.down = false;
-      const next = await Promise.resolve(b.hold(a.id, 7 * C, rid())).catch((e) => e); // 8 C are free
-      expect(next.code).toBeUndefined();
-      charge(b, next as Reservation, 7 * C);
+      const next = await b.hold(a.id, 7 * C, rid()); // 8 C are free
+      charge(b, next, 7 * C);
       charge(b, long, null);
       await b.close(1000);
       expect(await wallet(a.id)).toEqual({ balance: 3 * C, held: 0, available: 3 * C });
@@ -147,9 +144,9 @@ for (const d of dialects) {
       // A float in use is refreshed every third of its TTL: the wait spans several refreshes, with room for a busy
       // machine's late timers (a 0.3 s TTL was seen swept under load).
       const { b, state } = processOf(1);
-      const inFlight = (await b.hold(a.id, 2 * C, rid())) as Reservation;
+      const inFlight = await b.hold(a.id, 2 * C, rid());
       state.ghosts = 1;
-      expect((await Promise.resolve(b.hold(a.id, 5 * C, rid())).catch((e) => e)).code).toBe("ledger_unavailable");
+      expect((await b.hold(a.id, 5 * C, rid()).catch((e) => e)).code).toBe("ledger_unavailable");
       await Bun.sleep(2300);
       expect(await ledger.sweepExpired(Date.now(), ["float"])).toBe(0);
       const w = await wallet(a.id);
@@ -166,7 +163,7 @@ for (const d of dialects) {
       const a = await accounts.createAccount("late-ghost", 100 * C);
       const { b, state } = processOf();
       state.late = true;
-      expect((await Promise.resolve(b.hold(a.id, 5 * C, rid())).catch((e) => e)).code).toBe("ledger_unavailable");
+      expect((await b.hold(a.id, 5 * C, rid()).catch((e) => e)).code).toBe("ledger_unavailable");
       await Bun.sleep(800);
       expect(await pendingHolds(a.id)).toEqual([]);
       expect((await wallet(a.id)).held).toBe(0);
@@ -175,7 +172,7 @@ for (const d of dialects) {
     test("Postgres: a charge retried while the group commit grows its float: no deadlock, the waiting call is served", async () => {
       const a = await accounts.createAccount("retry-deadlock", 100 * C);
       const { b, state, errors } = processOf();
-      const r1 = (await b.hold(a.id, 2 * C, rid())) as Reservation;
+      const r1 = await b.hold(a.id, 2 * C, rid());
       state.down = true;
       charge(b, r1, C);
       await b.drain(); // r1's charge waits for a retry
@@ -185,13 +182,11 @@ for (const d of dialects) {
       const pause = (s: number, when?: string): Step => ({ sql: sql.raw(`select pg_sleep(${s})`), mode: "run", values: when ? { when } : undefined });
       state.slowAt = (step) => (step.sql === POST_WALLET ? [pause(0.4, "before")] : step.sql === HOLD_WALLET ? [pause(0.1)] : []);
       await Bun.sleep(150);
-      const retry = (b as any).retries.runDue() as Promise<void>; // what the tender starts
-      const waiting = Promise.resolve(b.hold(a.id, 10 * C, rid())).then((r) => r, (e) => e);
-      const [, served] = await Promise.all([retry, waiting]);
+      const retry = (b as any).retries.runDue() as Promise<void>; // what the float maintenance starts
+      const [, served] = await Promise.all([retry, b.hold(a.id, 10 * C, rid())]);
       state.slowAt = null;
-      expect(served.code).toBeUndefined();
       expect(errors.filter((e) => e.includes("deadlock"))).toEqual([]);
-      charge(b, served as Reservation, null);
+      charge(b, served, null);
       await b.close(2000);
       expect(await ledger.check(a.id)).toEqual([]);
     }, 15_000);

@@ -1,9 +1,8 @@
 // Reads of an account's records or balance wait for that account's queued charges, for a moment at most
-// (LedgerBatch.settledFor): a commit held up elsewhere (here a wallet row locked by another Postgres session) must
+// (LlmLedger<Finish>.settledFor): a commit held up elsewhere (here a wallet row locked by another Postgres session) must
 // not hold up every account's GET /v1/credits, GET /v1/usage or top-up; they hung behind it (helper-29).
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { SQL } from "bun";
-import type { LedgerBatch } from "../../src/llm/ledger-batch";
 import type { UsageRecord } from "../../src/llm/records";
 import { MICROS_PER_CREDIT as C } from "../../src/ledger/units";
 import { startGateway, type TestGateway } from "../support/gateway";
@@ -29,7 +28,7 @@ describe.skipIf(!pgAvailable)("a wallet row locked elsewhere (Postgres)", () => 
   test("does not hold up another account's reads or top-up; the locked account's own read answers too", async () => {
     const a = await gw.account(100);
     const b = await gw.account(100);
-    const ledger = gw.ctx.llmLedger as unknown as LedgerBatch;
+    const ledger = gw.ctx.llmLedger;
     const record = (requestId: string, cost: number): UsageRecord => ({
       requestId, accountId: b.accountId, keyId: b.keyId, model: "gpt-5.2", endpoint: "/v1/chat/completions", provider: "openai",
       status: "ok", upstreamStatus: 200, usage: null, cost, latencyMs: 1, ttfbMs: 1, error: null,
@@ -42,7 +41,7 @@ describe.skipIf(!pgAvailable)("a wallet row locked elsewhere (Postgres)", () => 
       await released;
     });
     await Bun.sleep(200);
-    ledger.finish({ hold, charge: C / 2, record: record("req_locked_b", C / 2) }); // its commit waits for the lock
+    ledger.postOrVoid({ hold, charge: C / 2, record: record("req_locked_b", C / 2) }); // its commit waits for the lock
     await Bun.sleep(50);
     try {
       const timed = async (send: () => Promise<Response>) => {
@@ -67,13 +66,13 @@ describe.skipIf(!pgAvailable)("a wallet row locked elsewhere (Postgres)", () => 
   test("a correction that needs the account's idle float back answers promptly too (200 or 409, never a hang)", async () => {
     const a = await gw.account(100);
     const b = await gw.account(100);
-    const ledger = gw.ctx.llmLedger as unknown as LedgerBatch;
+    const ledger = gw.ctx.llmLedger;
     const recordOf = (accountId: string, keyId: string, requestId: string, cost: number): UsageRecord => ({
       requestId, accountId, keyId, model: "gpt-5.2", endpoint: "/v1/chat/completions", provider: "openai",
       status: "ok", upstreamStatus: 200, usage: null, cost, latencyMs: 1, ttfbMs: 1, error: null,
     });
     const ha = await ledger.hold(a.accountId, 10 * C, "req_a_idle");
-    ledger.finish({ hold: ha, charge: C, record: recordOf(a.accountId, a.keyId, "req_a_idle", C) });
+    ledger.postOrVoid({ hold: ha, charge: C, record: recordOf(a.accountId, a.keyId, "req_a_idle", C) });
     await ledger.drain();
     const before = (await gw.ctx.ledger.balance(a.accountId))!;
     expect(before.held).toBeGreaterThan(0); // the idle float
@@ -85,7 +84,7 @@ describe.skipIf(!pgAvailable)("a wallet row locked elsewhere (Postgres)", () => 
       await released;
     });
     await Bun.sleep(200);
-    ledger.finish({ hold: hb, charge: C / 2, record: recordOf(b.accountId, b.keyId, "req_b_locked", C / 2) });
+    ledger.postOrVoid({ hold: hb, charge: C / 2, record: recordOf(b.accountId, b.keyId, "req_b_locked", C / 2) });
     await Bun.sleep(50);
     try {
       const t0 = performance.now();

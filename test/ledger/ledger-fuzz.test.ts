@@ -6,14 +6,14 @@
 import { describe, expect, test } from "bun:test";
 import { sql } from "drizzle-orm";
 import type { Accounts } from "../../src/accounts/service";
-import type { AppContext } from "../../src/context";
 import type { Db } from "../../src/db/client";
 import type { Float, Reservation } from "../../src/ledger/float";
 import type { Ledger } from "../../src/ledger/service";
 import { MICROS_PER_CREDIT as C } from "../../src/ledger/units";
 import { silentLogger } from "../../src/log";
-import { LedgerBatch } from "../../src/llm/ledger-batch";
-import type { UsageRecord } from "../../src/llm/records";
+import type { LlmLedger } from "../../src/ledger/llm-ledger";
+import { newLlmLedger } from "../support/llm-ledger";
+import type { Finish, UsageRecord } from "../../src/llm/records";
 import { dialects, skipNote, useLedgerDatabase } from "../support/services";
 
 const FIRST_SEED = Number(process.env.SEED ?? 1);
@@ -61,8 +61,8 @@ for (const d of dialects) {
             return r;
           }) as Db["tx"],
         };
-        const ctx = { db: flaky, ledger, log: silentLogger, config: { holdTtlSeconds: 900, floatIdleMs: 30, ledgerCommitIntervalMs: 2 } } as unknown as AppContext;
-        const processes = [new LedgerBatch(ctx), new LedgerBatch(ctx)];
+        const settings = { floatIdleMs: 30, commitIntervalMs: 2 };
+        const processes = [newLlmLedger(flaky, ledger, settings), newLlmLedger(flaky, ledger, settings)];
         const start = 50 * C;
         const a = await accounts.createAccount(`fuzz-${seed}`, start);
         const media: string[] = [];
@@ -76,8 +76,8 @@ for (const d of dialects) {
         const checkCover = async () => {
           for (const b of processes) {
             const internals = b as any;
-            const f = (internals.floats as Map<string, Float>).get(a.id);
-            const quiet = () => !internals.running && !internals.retries.current;
+            const f = (internals.book.floats as Map<string, Float>).get(a.id);
+            const quiet = () => !internals.commits.busy && !internals.retries.passing;
             if (!f || f.closed || !quiet()) continue;
             const size = f.size;
             const h = await db.get<{ amount: number; status: string }>(sql`select amount, status from holds where id = ${f.holdId}`);
@@ -98,19 +98,28 @@ for (const d of dialects) {
           if (rand() < 0.05 && media.length) {
             const id = media.shift()!;
             const h = (await db.get<{ amount: number }>(sql`select amount from holds where id = ${id}`))!;
-            charged += (await ledger.settle(id, Math.floor(Number(h.amount) * rand()))).charged;
+            // A commit reported failed that goes on (Postgres) runs beside its process's next one, and their locks can
+            // deadlock with this post: Postgres then rolls one of them back. This one is posted later, as a task's end
+            // would be retried.
+            const posted = await ledger.post(id, Math.floor(Number(h.amount) * rand())).catch((e) => {
+              if ((e as { errno?: string }).errno !== "40P01") throw e;
+              media.push(id);
+              return null;
+            });
+            if (posted) charged += posted.charged;
           }
           const x = rand();
           if (x < 0.35) {
-            const h = b.hold(a.id, Math.ceil(rand() * 6 * C), `req_${Bun.randomUUIDv7()}`);
-            if (h instanceof Promise) waiting.push(h.then((r) => void open.push(r), () => {}));
-            else open.push(h);
+            const amount = Math.ceil(rand() * 6 * C);
+            const ref = `req_${Bun.randomUUIDv7()}`;
+            if (b.isFreePath(a.id, amount)) open.push(await b.hold(a.id, amount, ref));
+            else waiting.push(b.hold(a.id, amount, ref).then((r) => void open.push(r), () => {}));
           } else if (x < 0.7 && open.length) {
             const r = open.splice(Math.floor(rand() * open.length), 1)[0]!;
             const cost = rand() < 0.2 ? null : Math.floor(rand() * r.amount);
             if (cost) charged += cost;
             finished++;
-            b.finish({ hold: r, charge: cost, record: record(a.id, r.id, cost ?? 0) });
+            b.postOrVoid({ hold: r, charge: cost, record: record(a.id, r.id, cost ?? 0) });
           } else if (x < 0.76) state.ghosts = 1;
           else if (x < 0.8) state.down = !state.down;
           else if (x < 0.84) state.late = true;
@@ -127,12 +136,12 @@ for (const d of dialects) {
           const cost = Math.floor(r.amount / 2);
           charged += cost;
           finished++;
-          processes[0]!.finish({ hold: r, charge: cost, record: record(a.id, r.id, cost) });
+          processes[0]!.postOrVoid({ hold: r, charge: cost, record: record(a.id, r.id, cost) });
         }
-        for (const id of media) await ledger.release(id);
+        for (const id of media) await ledger.void(id); // no late commit runs any more: no deadlock now
         const deadline = Date.now() + 60_000;
         for (const b of processes) {
-          while (((b as any).retries.pending || (b as any).floats.size) && Date.now() < deadline) {
+          while (((b as any).retries.pending || (b as any).book.floats.size) && Date.now() < deadline) {
             await b.drain();
             await Bun.sleep(100);
           }

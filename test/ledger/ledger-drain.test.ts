@@ -1,4 +1,4 @@
-// LedgerBatch.drain() (src/llm/ledger-batch.ts) waits for what was queued when it was called, not for the commit
+// LlmLedger<Finish>.drain() (src/ledger/llm-ledger.ts) waits for what was queued when it was called, not for the commit
 // loop to go idle: under steady load on Postgres calls keep finishing while each commit awaits the network, so the
 // loop may never be idle, and GET /v1/usage, returnIdle (a media task's hold) and shutdown all wait on drain().
 // The first tests make that deterministic on SQLite: the transaction awaits first, as Postgres does, and a call
@@ -6,15 +6,15 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { sql } from "drizzle-orm";
 import type { Accounts } from "../../src/accounts/service";
-import type { AppContext } from "../../src/context";
 import type { Db } from "../../src/db/client";
 import type { Reservation } from "../../src/ledger/float";
 import { Ledger } from "../../src/ledger/service";
 import { MICROS_PER_CREDIT as C } from "../../src/ledger/units";
 import { silentLogger } from "../../src/log";
-import { LedgerBatch } from "../../src/llm/ledger-batch";
+import type { LlmLedger } from "../../src/ledger/llm-ledger";
+import { fromFloat, newLlmLedger } from "../support/llm-ledger";
 import { registry } from "../../src/ops/metrics";
-import type { UsageRecord } from "../../src/llm/records";
+import type { Finish, UsageRecord } from "../../src/llm/records";
 import { startGateway, type TestGateway } from "../support/gateway";
 import { closeBatches, databaseFor, pgAvailable, skipNote, useLedgerDatabase } from "../support/services";
 
@@ -24,10 +24,9 @@ const record = (accountId: string, requestId: string, keyId = "key_t", model = "
 });
 
 /** A call that reserves from the float in memory (the float must cover it) and finishes at once, charged 1 µcr. */
-function call(b: LedgerBatch, accountId: string, requestId: string, keyId?: string, model?: string) {
-  const r = b.hold(accountId, 1, requestId);
-  if (r instanceof Promise) throw new Error("the float should cover this call");
-  b.finish({ hold: r, charge: 1, record: record(accountId, requestId, keyId, model) });
+async function call(b: LlmLedger<Finish>, accountId: string, requestId: string, keyId?: string, model?: string) {
+  const r = await fromFloat(b, accountId, 1, requestId);
+  b.postOrVoid({ hold: r, charge: 1, record: record(accountId, requestId, keyId, model) });
 }
 
 /** "drained", or "timed out" when drain() has not resolved within `ms`. */
@@ -37,7 +36,7 @@ describe("drain() under steady load (SQLite, transactions made to await as on Po
   let db: Db;
   let ledger: Ledger;
   let accounts: Accounts;
-  const batches: LedgerBatch[] = [];
+  const batches: LlmLedger<Finish>[] = [];
   // Runs while each commit waits on the "network": another call finishes then, so the commit loop never goes idle.
   let duringCommit = () => {};
   useLedgerDatabase("sqlite", (t) => ({ db, ledger, accounts } = t), async () => {
@@ -54,8 +53,7 @@ describe("drain() under steady load (SQLite, transactions made to await as on Po
         return database.tx(body);
       }) as Db["tx"],
     };
-    const ctx = { db: slow, ledger, log, config: { holdTtlSeconds: 900, floatIdleMs: 60_000, ledgerCommitIntervalMs: 10 } } as unknown as AppContext;
-    const b = new LedgerBatch(ctx);
+    const b = newLlmLedger(slow, ledger, {}, log);
     batches.push(b);
     return b;
   };
@@ -64,10 +62,10 @@ describe("drain() under steady load (SQLite, transactions made to await as on Po
   test("resolves once what was queued before it is committed (more than one MAX_BATCH of it), while calls keep finishing", async () => {
     const a = await accounts.createAccount("drain-load", 1000 * C);
     const b = processOf();
-    await b.hold(a.id, C, "first").then((r) => b.finish({ hold: r, charge: null, record: record(a.id, "first") })); // grows the float
+    await b.hold(a.id, C, "first").then((r) => b.postOrVoid({ hold: r, charge: null, record: record(a.id, "first") })); // grows the float
     let n = 0;
-    duringCommit = () => call(b, a.id, `during-${n++}`);
-    for (let i = 0; i < 1100; i++) call(b, a.id, `before-${i}`); // three commits' worth (MAX_BATCH = 512)
+    duringCommit = () => void call(b, a.id, `during-${n++}`);
+    for (let i = 0; i < 1100; i++) await call(b, a.id, `before-${i}`); // three commits' worth (MAX_BATCH = 512)
 
     expect(await within(b.drain(), 500)).toBe("drained");
     expect(await count("before-%")).toBe(1100);
@@ -88,11 +86,11 @@ describe("drain() under steady load (SQLite, transactions made to await as on Po
     const idle = await accounts.createAccount("drain-idle", 10 * C);
     const busy = await accounts.createAccount("drain-busy", 1000 * C);
     const b = processOf();
-    await b.hold(idle.id, C, "i").then((r) => b.finish({ hold: r, charge: null, record: record(idle.id, "i") }));
-    await b.hold(busy.id, C, "b").then((r) => b.finish({ hold: r, charge: null, record: record(busy.id, "b") }));
+    await b.hold(idle.id, C, "i").then((r) => b.postOrVoid({ hold: r, charge: null, record: record(idle.id, "i") }));
+    await b.hold(busy.id, C, "b").then((r) => b.postOrVoid({ hold: r, charge: null, record: record(busy.id, "b") }));
     let n = 0;
-    duringCommit = () => call(b, busy.id, `busy-${n++}`);
-    call(b, busy.id, "busy-start");
+    duringCommit = () => void call(b, busy.id, `busy-${n++}`);
+    await call(b, busy.id, "busy-start");
 
     const returned = b.returnIdle(idle.id);
     expect(await within(returned.then(() => {}), 500)).toBe("drained");
@@ -106,10 +104,10 @@ describe("drain() under steady load (SQLite, transactions made to await as on Po
     const failing = { tx: () => Promise.reject(new Error("connection reset")) } as unknown as Db;
     const b = processOf(failing, { ...silentLogger, error: (msg: string) => void errors.push(msg) });
     // Calls that reserve nothing need no float, so no database work before they finish.
-    const free = (ref: string) => b.finish({ hold: b.hold("acct_x", 0, ref) as Reservation, charge: null, record: record("acct_x", ref) });
+    const free = async (ref: string) => b.postOrVoid({ hold: await fromFloat(b, "acct_x", 0, ref), charge: null, record: record("acct_x", ref) });
     let n = 0;
-    duringCommit = () => free(`failing-${n++}`);
-    for (let i = 0; i < 3; i++) free(`queued-${i}`);
+    duringCommit = () => void free(`failing-${n++}`);
+    for (let i = 0; i < 3; i++) await free(`queued-${i}`);
 
     expect(await within(b.drain(), 500)).toBe("drained");
     expect(errors).toContain("llm ledger batch failed");
@@ -124,15 +122,15 @@ describe("drain() under steady load (SQLite, transactions made to await as on Po
     };
     const a = await accounts.createAccount("metric", 10 * C);
     const failing = processOf({ tx: () => Promise.reject(new Error("connection reset")) } as unknown as Db);
-    const charged = (b: LedgerBatch, ref: string) => b.finish({ hold: b.hold("acct_y", 0, ref) as Reservation, charge: 7, record: record("acct_y", ref) });
+    const charged = async (b: LlmLedger<Finish>, ref: string) => b.postOrVoid({ hold: await fromFloat(b, "acct_y", 0, ref), charge: 7, record: record("acct_y", ref) });
     for (const b of batches) if (b !== failing) await b.drain(); // the earlier tests' last calls count first
     const before = await settled();
-    charged(failing, "lost");
+    await charged(failing, "lost");
     await failing.drain();
     expect(await settled()).toBe(before);
 
     const working = processOf();
-    await working.hold(a.id, C, "grow").then((r) => working.finish({ hold: r, charge: 5, record: record(a.id, "grow") }));
+    await working.hold(a.id, C, "grow").then((r) => working.postOrVoid({ hold: r, charge: 5, record: record(a.id, "grow") }));
     await working.drain();
     expect(await settled()).toBe(before + 5);
   });
@@ -154,20 +152,20 @@ describe.skipIf(!pgAvailable)("GET /v1/usage under steady load on Postgres", () 
 
   test("answers promptly with the records of calls that finished before it, while others keep finishing", async () => {
     const { accountId, key, keyId } = await gw.account(1000);
-    const b = gw.ctx.llmLedger as unknown as LedgerBatch;
-    await b.hold(accountId, C, "first").then((r) => b.finish({ hold: r, charge: null, record: record(accountId, "first", keyId) }));
+    const b = gw.ctx.llmLedger;
+    await b.hold(accountId, C, "first").then((r) => b.postOrVoid({ hold: r, charge: null, record: record(accountId, "first", keyId) }));
     // A steady stream: two calls finish every millisecond, so some always finish while a commit awaits Postgres.
     let n = 0;
     const stream = setInterval(() => {
-      for (let i = 0; i < 2; i++) call(b, accountId, `stream-${n++}`, keyId);
+      for (let i = 0; i < 2; i++) void call(b, accountId, `stream-${n++}`, keyId);
     }, 1);
     try {
       await Bun.sleep(50);
-      for (let i = 0; i < 20; i++) call(b, accountId, `marked-${i}`, keyId, "marked");
+      for (let i = 0; i < 20; i++) await call(b, accountId, `marked-${i}`, keyId, "marked");
       const res = await within(
         fetch(gw.url + "/v1/usage?model=marked", { headers: { authorization: `Bearer ${key}` } }).then(async (r) => {
           expect(r.status).toBe(200);
-          const ids = (await r.json()).data.map((u: any) => u.request_id).sort();
+          const ids = ((await r.json()) as { data: Array<{ request_id: string }> }).data.map((u) => u.request_id).sort();
           expect(ids).toEqual(Array.from({ length: 20 }, (_, i) => `marked-${i}`).sort());
         }),
         1000,

@@ -1,18 +1,18 @@
-// LEDGER_COMMIT_INTERVAL_MS (src/llm/ledger-batch.ts): finished calls wait up to the interval so that one
+// LEDGER_COMMIT_INTERVAL_MS (src/ledger/llm-ledger.ts): finished calls wait up to the interval so that one
 // transaction commits many of them, but nobody who waits on a commit waits for the interval: a call whose hold needs
 // the float grown, a reader of the usage records (drain), shutdown. Run with an interval far longer than any test,
 // so that anything committed early was started by someone waiting, not by the timer.
 import { describe, expect, test } from "bun:test";
 import { sql } from "drizzle-orm";
 import type { Accounts } from "../../src/accounts/service";
-import type { AppContext } from "../../src/context";
 import type { Db } from "../../src/db/client";
 import type { Reservation } from "../../src/ledger/float";
 import type { Ledger } from "../../src/ledger/service";
 import { MICROS_PER_CREDIT as C } from "../../src/ledger/units";
 import { silentLogger } from "../../src/log";
-import { LedgerBatch } from "../../src/llm/ledger-batch";
-import type { UsageRecord } from "../../src/llm/records";
+import type { LlmLedger } from "../../src/ledger/llm-ledger";
+import { fromFloat, newLlmLedger } from "../support/llm-ledger";
+import type { Finish, UsageRecord } from "../../src/llm/records";
 import { closeBatches, dialects, skipNote, useLedgerDatabase } from "../support/services";
 
 const LONG = 60_000;
@@ -23,12 +23,11 @@ for (const d of dialects) {
     let db: Db;
     let ledger: Ledger;
     let accounts: Accounts;
-    const batches: LedgerBatch[] = [];
+    const batches: LlmLedger<Finish>[] = [];
     useLedgerDatabase(d.name, (t) => ({ db, ledger, accounts } = t), () => closeBatches(batches));
 
     const processOf = (intervalMs: number) => {
-      const ctx = { db, ledger, log: silentLogger, config: { holdTtlSeconds: 900, floatIdleMs: LONG, ledgerCommitIntervalMs: intervalMs } } as unknown as AppContext;
-      const b = new LedgerBatch(ctx);
+      const b = newLlmLedger(db, ledger, { floatIdleMs: LONG, commitIntervalMs: intervalMs });
       batches.push(b);
       return b;
     };
@@ -36,7 +35,7 @@ for (const d of dialects) {
       requestId, accountId, keyId: "key_t", model: "m", endpoint: "/v1/chat/completions", provider: "openai",
       status: "ok", upstreamStatus: 200, usage: null, cost, latencyMs: 1, ttfbMs: 1, error: null,
     });
-    const finish = (b: LedgerBatch, r: Reservation, charge: number | null = 7) => b.finish({ hold: r, charge, record: record(r.accountId, r.id, charge ?? 0) });
+    const finish = (b: LlmLedger<Finish>, r: Reservation, charge: number | null = 7) => b.postOrVoid({ hold: r, charge, record: record(r.accountId, r.id, charge ?? 0) });
     const rid = () => `req_${Bun.randomUUIDv7()}`;
     const linesOf = async (id: string) => Number((await db.get<any>(sql`select count(*) as n from usage_records where account_id = ${id}`))!.n);
     const wallet = async (id: string) => {
@@ -59,9 +58,9 @@ for (const d of dialects) {
       const a = await accounts.createAccount("interval-group", 100 * C);
       const b = processOf(1500);
       const started = performance.now();
-      finish(b, (await b.hold(a.id, C, rid())) as Reservation); // grows the float at once; this finish waits
+      finish(b, (await b.hold(a.id, C, rid()))); // grows the float at once; this finish waits
       for (let i = 0; i < 20; i++) {
-        finish(b, b.hold(a.id, C, rid()) as Reservation); // fits the float: reserved in memory
+        finish(b, await fromFloat(b, a.id, C, rid())); // fits the float: reserved in memory
         await Bun.sleep(2); // across event-loop turns
       }
       await Bun.sleep(50);
@@ -76,24 +75,24 @@ for (const d of dialects) {
     test("a reader of the records (drain) gets them at once, not after the interval", async () => {
       const a = await accounts.createAccount("interval-drain", 100 * C);
       const b = processOf(LONG);
-      finish(b, (await b.hold(a.id, C, rid())) as Reservation);
-      finish(b, b.hold(a.id, C, rid()) as Reservation);
+      finish(b, (await b.hold(a.id, C, rid())));
+      finish(b, await fromFloat(b, a.id, C, rid()));
       expect(await quickly(b.drain())).not.toBe("still waiting");
       expect(await linesOf(a.id)).toBe(2);
       expect(await ledger.check(a.id)).toEqual([]);
     });
 
-    test("a call that needs the float grown while finishes wait takes them along in its commit", async () => {
+    test("a call that needs the float grown while ends wait takes them along in its commit", async () => {
       const a = await accounts.createAccount("interval-hurry", 100 * C);
       const b = processOf(LONG);
-      const first = (await b.hold(a.id, C, rid())) as Reservation;
+      const first = await b.hold(a.id, C, rid());
       finish(b, first); // waits for the interval
       await Bun.sleep(20);
       // More than the float has free: this call waits on a commit, which starts now and carries the finish too.
       const big = await quickly(b.hold(a.id, 50 * C, rid()));
-      expect(big).not.toBe("still waiting");
+      if (big === "still waiting") throw new Error("the call waited for the interval");
       expect(await linesOf(a.id)).toBe(1);
-      finish(b, big as Reservation);
+      finish(b, big);
       await b.drain();
       expect(await ledger.check(a.id)).toEqual([]);
     });
@@ -101,13 +100,12 @@ for (const d of dialects) {
     test("a float running low is topped up at the next commit, so the next call need not wait for one", async () => {
       const a = await accounts.createAccount("interval-refill", 1000 * C);
       const b = processOf(10);
-      const r1 = (await b.hold(a.id, 10 * C, rid())) as Reservation; // a float of 20 C: the call's 10 and as much spare
-      const r2 = b.hold(a.id, 10 * C, rid());
-      expect(r2).not.toBeInstanceOf(Promise); // the spare room, in memory
+      const r1 = await b.hold(a.id, 10 * C, rid()); // a float of 20 C: the call's 10 and as much spare
+      const r2 = await fromFloat(b, a.id, 10 * C, rid()); // the spare room, in memory
       finish(b, r1, C); // its charge comes off the float: 19 C, 9 C free
       await b.drain();
       // Less spare room (9 C) than the calls in flight hold (10 C): the commit topped it up by 10 C.
-      expect(b.hold(a.id, 15 * C, rid())).not.toBeInstanceOf(Promise);
+      expect(b.isFreePath(a.id, 15 * C)).toBe(true);
       expect(await wallet(a.id)).toEqual({ balance: 999 * C, held: 29 * C });
       expect(await ledger.check(a.id)).toEqual([]);
     });
@@ -116,8 +114,7 @@ for (const d of dialects) {
       const a = await accounts.createAccount("interval-refill-cap", 40 * C);
       const b = processOf(10);
       await b.hold(a.id, 10 * C, rid()); // 10 C and a quarter of the 30 C beyond them as spare: 17.5 C
-      const r2 = b.hold(a.id, 7.5 * C, rid()) as Reservation; // the spare room, in memory
-      expect(r2).not.toBeInstanceOf(Promise);
+      const r2 = await fromFloat(b, a.id, 7.5 * C, rid()); // the spare room, in memory
       finish(b, r2, null); // released: 7.5 C free, less than the 10 C in flight
       await b.drain(); // topped up by a quarter of the 22.5 C beyond the float, not by the 10 C in flight
       expect((await wallet(a.id)).held).toBe(17.5 * C + (22.5 * C) / 4);
@@ -130,7 +127,7 @@ for (const d of dialects) {
       const calls: Reservation[] = [];
       while (calls.length < 512) { // MAX_BATCH
         const r = b.hold(a.id, C, rid());
-        calls.push(r instanceof Promise ? await r : r);
+        calls.push(await r);
       }
       for (const r of calls) finish(b, r);
       const started = performance.now();
@@ -142,7 +139,7 @@ for (const d of dialects) {
     test("shutdown with a call still in flight: its finish is committed when it comes, and the float goes back", async () => {
       const a = await accounts.createAccount("interval-close-busy", 100 * C);
       const b = processOf(LONG);
-      const inFlight = (await b.hold(a.id, C, rid())) as Reservation; // its float grown; nothing queued
+      const inFlight = await b.hold(a.id, C, rid()); // its float grown; nothing queued
       const closed = b.close(5000); // waits for the call: its float is in use
       await Bun.sleep(50);
       finish(b, inFlight); // the call ends (cut off at the end of the grace period, say)
@@ -155,8 +152,8 @@ for (const d of dialects) {
     test("shutting down, a float running low is not topped up: it is on its way back", async () => {
       const a = await accounts.createAccount("interval-close-low", 100 * C);
       const b = processOf(10);
-      const r1 = (await b.hold(a.id, 10 * C, rid())) as Reservation; // a float of 20 C
-      const r2 = b.hold(a.id, 10 * C, rid()) as Reservation; // no spare room left
+      const r1 = await b.hold(a.id, 10 * C, rid()); // a float of 20 C
+      const r2 = await fromFloat(b, a.id, 10 * C, rid()); // no spare room left
       const closed = b.close(5000);
       finish(b, r2, C); // committed at once; the float (19 C, 10 C in flight, 9 C spare) is low
       await Bun.sleep(100);
@@ -171,8 +168,8 @@ for (const d of dialects) {
     test("shutdown commits what waits for the interval and gives the float back", async () => {
       const a = await accounts.createAccount("interval-close", 100 * C);
       const b = processOf(LONG);
-      finish(b, (await b.hold(a.id, C, rid())) as Reservation);
-      finish(b, b.hold(a.id, C, rid()) as Reservation);
+      finish(b, (await b.hold(a.id, C, rid())));
+      finish(b, await fromFloat(b, a.id, C, rid()));
       expect(await quickly(b.close(5000), 3000)).not.toBe("still waiting");
       expect(await linesOf(a.id)).toBe(2);
       expect(await wallet(a.id)).toEqual({ balance: 100 * C - 14, held: 0 });

@@ -1,4 +1,4 @@
-// The LLM path's float (src/ledger/float.ts, driven by src/llm/ledger-batch.ts), on SQLite and Postgres: calls
+// The LLM path's float (src/ledger/float.ts, driven by src/ledger/llm-ledger.ts), on SQLite and Postgres: calls
 // reserve from a durable per-process hold in memory, and the ledger's guarantees still hold at every commit:
 // no overspend (also across two processes on one database), each call settled once with its own line (its usage
 // record: held, cost, and the usage entry of its batch), the books balancing (Ledger.check, which also sums every
@@ -6,14 +6,14 @@
 import { describe, expect, test } from "bun:test";
 import { sql } from "drizzle-orm";
 import type { Accounts } from "../../src/accounts/service";
-import type { AppContext } from "../../src/context";
 import type { Db } from "../../src/db/client";
 import { withIdleFloatBack, type Reservation } from "../../src/ledger/float";
 import { Ledger } from "../../src/ledger/service";
 import { MICROS_PER_CREDIT as C } from "../../src/ledger/units";
 import { silentLogger } from "../../src/log";
-import { LedgerBatch } from "../../src/llm/ledger-batch";
-import type { UsageRecord } from "../../src/llm/records";
+import type { LlmLedger } from "../../src/ledger/llm-ledger";
+import { fromFloat, newLlmLedger } from "../support/llm-ledger";
+import type { Finish, UsageRecord } from "../../src/llm/records";
 import { closeBatches, dialects, skipNote, useLedgerDatabase } from "../support/services";
 
 for (const d of dialects) {
@@ -22,13 +22,12 @@ for (const d of dialects) {
     let db: Db;
     let ledger: Ledger;
     let accounts: Accounts;
-    const batches: LedgerBatch[] = [];
+    const batches: LlmLedger<Finish>[] = [];
     useLedgerDatabase(d.name, (t) => ({ db, ledger, accounts } = t), () => closeBatches(batches));
 
     /** A gateway process's LLM ledger (ttl in seconds). */
     const processOf = (opts: { ttlSeconds?: number; idleMs?: number; db?: Db } = {}) => {
-      const ctx = { db: opts.db ?? db, ledger, log: silentLogger, config: { holdTtlSeconds: opts.ttlSeconds ?? 900, floatIdleMs: opts.idleMs ?? 30, ledgerCommitIntervalMs: 10 } } as unknown as AppContext;
-      const b = new LedgerBatch(ctx);
+      const b = newLlmLedger(opts.db ?? db, ledger, { holdTtlMs: (opts.ttlSeconds ?? 900) * 1000, floatIdleMs: opts.idleMs ?? 30 });
       batches.push(b);
       return b;
     };
@@ -38,7 +37,7 @@ for (const d of dialects) {
       requestId, accountId, keyId: "key_t", model: "m", endpoint: "/v1/chat/completions", provider: "openai",
       status: "ok", upstreamStatus: 200, usage: null, cost, latencyMs: 1, ttfbMs: 1, error: null,
     });
-    const finish = (b: LedgerBatch, r: Reservation, charge: number | null) => b.finish({ hold: r, charge, record: record(r.accountId, charge ?? 0, r.id) });
+    const finish = (b: LlmLedger<Finish>, r: Reservation, charge: number | null) => b.postOrVoid({ hold: r, charge, record: record(r.accountId, charge ?? 0, r.id) });
     const wallet = async (id: string) => {
       const w = (await db.get<any>(sql`select balance, held from wallets where account_id = ${id}`))!;
       return { balance: Number(w.balance), held: Number(w.held) };
@@ -58,27 +57,27 @@ for (const d of dialects) {
       for (let i = 0; i < 200 && (await wallet(id)).held !== 0; i++) await Bun.sleep(10);
     };
 
-    test("the first call grows the float; the next ones reserve in memory; each settles once with its own line", async () => {
+    test("the first call grows the float; the next ones reserve in memory; each posts once with its own line", async () => {
       const a = await accounts.createAccount("float-basic", 100 * C);
       const b = processOf();
-      const first = b.hold(a.id, C, rid("r1"));
-      expect(first).toBeInstanceOf(Promise); // no float yet: it waits for the commit that creates one
-      const r1 = await first;
+      expect(b.isFreePath(a.id, C)).toBe(false); // no float yet: it waits for the commit that creates one
+      const r1 = await b.hold(a.id, C, rid("r1"));
       const [float] = await holdsOf(a.id, "float");
       expect(float!.status).toBe("pending");
       expect(float!.amount).toBeGreaterThanOrEqual(C);
       expect((await wallet(a.id)).held).toBe(float!.amount);
-      const r2 = b.hold(a.id, C, rid("r2"));
-      expect(r2).not.toBeInstanceOf(Promise); // served from the float, no database work
+      const held = fromFloat(b, a.id, C, rid("r2")); // served from the float, no database work
+      expect(held).toBeInstanceOf(Promise); // always a promise: already resolved on the free path
+      const r2 = await held;
       finish(b, r1, C / 2);
       finish(b, r1, C); // a second finish of the same call changes nothing
-      finish(b, r2 as Reservation, null);
+      finish(b, r2, null);
       await b.drain();
       const [entry] = await usageEntriesOf(a.id);
       expect(entry!.amount).toBe(-C / 2);
       expect(await linesOf(a.id)).toEqual([
         { id: r1.id, held: C, cost: C / 2, entry: entry!.id },
-        { id: (r2 as Reservation).id, held: C, cost: 0, entry: null },
+        { id: r2.id, held: C, cost: 0, entry: null },
       ]);
       expect(await holdsOf(a.id, "llm")).toEqual([]); // no hold row per call: the float is the only hold
       expect(await ledger.check(a.id)).toEqual([]); // held = the float's amount, balance = the entries
@@ -111,13 +110,13 @@ for (const d of dialects) {
       const other = await accounts.createAccount("float-b", 100 * C);
       const [p1, p2] = [processOf(), processOf()];
       // Each process asks for both wallets, in opposite orders: their batches must still not deadlock on Postgres.
-      const ask = (b: LedgerBatch, n: number, first: string, second: string) =>
-        Array.from({ length: n }, (_, i) => Promise.resolve(b.hold(i % 2 ? first : second, C, rid(`x${i}`))).then((r) => ({ b, r }), (e) => e));
+      const ask = (b: LlmLedger<Finish>, n: number, first: string, second: string) =>
+        Array.from({ length: n }, (_, i) => b.hold(i % 2 ? first : second, C, rid(`x${i}`)).then((r) => ({ b, r }), (e) => e));
       const results = await Promise.all([
         ...ask(p1, 30, a.id, other.id), ...ask(p1, 30, a.id, a.id),
         ...ask(p2, 30, other.id, a.id), ...ask(p2, 30, a.id, a.id),
       ]);
-      const granted = results.filter((x): x is { b: LedgerBatch; r: Reservation } => "r" in x);
+      const granted = results.filter((x): x is { b: LlmLedger<Finish>; r: Reservation } => "r" in x);
       const refused = results.filter((x) => !("r" in x));
       const onA = granted.filter((g) => g.r.accountId === a.id);
       expect(onA.length).toBe(20);
@@ -138,12 +137,11 @@ for (const d of dialects) {
     test("a call that reserves nothing is served at once, even from an empty wallet; what it is charged still counts", async () => {
       const a = await accounts.createAccount("float-zero", 0);
       const b = processOf();
-      const r = b.hold(a.id, 0, rid("free"));
-      expect(r).not.toBeInstanceOf(Promise);
-      finish(b, r as Reservation, 5);
+      const r = await fromFloat(b, a.id, 0, rid("free"));
+      finish(b, r, 5);
       await b.drain();
       expect(await wallet(a.id)).toEqual({ balance: -5, held: 0 });
-      expect(await linesOf(a.id)).toEqual([{ id: (r as Reservation).id, held: 0, cost: 5, entry: (await usageEntriesOf(a.id))[0]!.id }]);
+      expect(await linesOf(a.id)).toEqual([{ id: r.id, held: 0, cost: 5, entry: (await usageEntriesOf(a.id))[0]!.id }]);
       expect(await holdsOf(a.id, "float")).toEqual([]);
       expect(await ledger.check(a.id)).toEqual([]);
     });
@@ -165,7 +163,7 @@ for (const d of dialects) {
       const a = await accounts.createAccount("float-402", 3 * C);
       const b = processOf();
       await b.hold(a.id, 2 * C, rid("r1"));
-      await expect(Promise.resolve(b.hold(a.id, 2 * C, rid("r2")))).rejects.toMatchObject({
+      await expect(b.hold(a.id, 2 * C, rid("r2"))).rejects.toMatchObject({
         status: 402,
         message: expect.stringContaining("needs up to 2 credits and 1 are available"),
       });
@@ -183,11 +181,10 @@ for (const d of dialects) {
       // Then one call at a time there: the float keeps ~15.7 C, of which 12 C spare.
       const serveOne = async (label: string) => {
         const r = one.hold(a.id, H, rid(label));
-        finish(one, r instanceof Promise ? await r : r, 0.1 * C);
+        finish(one, await r, 0.1 * C);
         await one.drain();
       };
-      const inFlight = one.hold(a.id, H, rid("long")) as Reservation; // a long call, in flight throughout
-      expect(inFlight).not.toBeInstanceOf(Promise);
+      const inFlight = await fromFloat(one, a.id, H, rid("long")); // a long call, in flight throughout
       await serveOne("s1"); // this commit reads what the wallet has (1.1 C beside the float)
       await serveOne("s2"); // this one trims the float back to twice the call in flight, with no one asking
       const w = await wallet(a.id);
@@ -212,7 +209,7 @@ for (const d of dialects) {
       expect((await wallet(a.id)).held).toBe(9 * C);
       // 2 C more than the wallet has beside the calls in flight (1 C): refused on either process, stating that 1 C.
       for (const b of [other, one]) {
-        await expect(Promise.resolve(b.hold(a.id, 2 * C, rid("x")))).rejects.toMatchObject({
+        await expect(b.hold(a.id, 2 * C, rid("x"))).rejects.toMatchObject({
           status: 402,
           message: expect.stringContaining("needs up to 2 credits and 1 are available"),
         });
@@ -233,13 +230,18 @@ for (const d of dialects) {
       const a = await accounts.createAccount("float-ask-crash", 10 * C);
       const crashed = processOf({ idleMs: 60_000 });
       await crashed.hold(a.id, 3 * C, rid("c1")); // its float: 4.75 C
-      clearInterval((crashed as any).askTimer); // the process is gone: nothing looks for asks on its float
+      (crashed as any).shortfalls.stop(); // the process is gone: nothing looks for asks on its float
       const live = processOf({ idleMs: 60_000 });
-      await expect(Promise.resolve(live.hold(a.id, 6 * C, rid("l1")))).rejects.toMatchObject({
+      await expect(live.hold(a.id, 6 * C, rid("l1"))).rejects.toMatchObject({
         status: 402,
         message: expect.stringContaining("needs up to 6 credits and 5.25 are available"),
       });
       expect(await holdsOf(a.id, "float")).toMatchObject([{ amount: 4.75 * C, status: "pending" }]);
+      // Once it has been waited for, later calls (and other features' holds) on the wallet are not held up by it.
+      const started = performance.now();
+      await expect(live.hold(a.id, 6 * C, rid("l2"))).rejects.toMatchObject({ status: 402 });
+      expect(await live.returnIdle(a.id)).toBe(false);
+      expect(performance.now() - started).toBeLessThan(500);
     });
 
     test("a float asked while its own process grows it for a call gives its spare room back all the same", async () => {
@@ -247,18 +249,16 @@ for (const d of dialects) {
       const asked = processOf({ idleMs: 60_000 });
       const asker = processOf({ idleMs: 60_000 });
       await asked.hold(a.id, 3 * C, rid("g1")); // in flight throughout; its float: the call's 3 C and 1.75 C spare
-      clearInterval((asked as any).askTimer); // the test says when it finds the ask
+      (asked as any).shortfalls.stop(); // the test says when it finds the ask
       // 6 C: the 5.25 C the wallet has beside that float fall short; with the 1.75 C spare room, 7 C do not.
-      const served = Promise.resolve(asker.hold(a.id, 6 * C, rid("g2")));
+      const served = asker.hold(a.id, 6 * C, rid("g2"));
       served.catch(() => {}); // awaited below
       for (let i = 0; i < 200 && !(await db.get<any>(sql`select 1 as one from holds where account_id = ${a.id} and asked_at is not null`)); i++) await Bun.sleep(5);
       // It finds the ask as a call of its own (8 C: more than the wallet and its float can cover) waits for growth:
       // both go into one commit.
-      const float = (asked as any).floats.get(a.id);
-      float.asked = true;
+      (asked as any).book.asked([(asked as any).book.floats.get(a.id)]);
       (asked as any).asks.makeLean(a.id);
-      (asked as any).answers.push(float);
-      const refused = Promise.resolve(asked.hold(a.id, 8 * C, rid("g3")));
+      const refused = asked.hold(a.id, 8 * C, rid("g3"));
       // Refused (the 7 C it could have are short of 8 C), before or after the asker takes its 6 C of them.
       await expect(refused).rejects.toMatchObject({ status: 402, message: expect.stringContaining("needs up to 8 credits") });
       expect((await served).amount).toBe(6 * C);
@@ -278,25 +278,25 @@ for (const d of dialects) {
       };
       const asked = processOf({ idleMs: 60_000, db: flaky });
       const asker = processOf({ idleMs: 60_000 });
-      clearInterval((asked as any).askTimer); // the test says when it looks for asks
+      (asked as any).shortfalls.stop(); // the test says when it looks for asks
       const answerNow = async () => {
-        (asked as any).pollAsks();
-        while ((asked as any).polling) await Bun.sleep(2);
+        (asked as any).shortfalls.pollAsks();
+        while ((asked as any).shortfalls.polling) await Bun.sleep(2);
         await asked.drain();
       };
       const r1 = await asked.hold(a.id, 3 * C, rid("u1")); // its float: 4.75 C
       failing = true;
       finish(asked, r1, C); // its charge is refused, and waits for a retry
       await asked.drain();
-      const served = Promise.resolve(asker.hold(a.id, 6 * C, rid("u2"))); // 5.25 C beside the float fall short
+      const served = asker.hold(a.id, 6 * C, rid("u2")); // 5.25 C beside the float fall short
       let settled = false;
       served.catch(() => {}).finally(() => (settled = true)); // awaited below
       for (let i = 0; i < 200 && !(await db.get<any>(sql`select 1 as one from holds where account_id = ${a.id} and asked_at is not null`)); i++) await Bun.sleep(5);
       await answerNow(); // its trim is in a commit that fails: the float is smaller than its hold now
       passes = 1;
       await answerNow(); // a commit that goes through while the charge still waits: the hold still holds the trim
-      const seen = (asker as any).ended; // the asker tries again meanwhile (twice, to be sure it looked after that commit)
-      while (!settled && (asker as any).ended < seen + 2) await Bun.sleep(2);
+      const seen = (asker as any).commits.commitsEnded; // the asker tries again meanwhile (twice, to be sure it looked after that commit)
+      while (!settled && (asker as any).commits.commitsEnded < seen + 2) await Bun.sleep(2);
       failing = false;
       await (asked as any).retries.runDue(true);
       await answerNow();
@@ -320,7 +320,7 @@ for (const d of dialects) {
         status: 402,
         message: expect.stringContaining("needs up to 2 credits and 1 are available"),
       });
-      await ledger.release(task.id);
+      await ledger.void(task.id);
       expect(await ledger.check(a.id)).toEqual([]);
     });
 
@@ -329,12 +329,12 @@ for (const d of dialects) {
       // the float never goes idle, and none of them moves its expiry by a charge.
       const a = await accounts.createAccount("float-busy-released", 10 * C);
       const b = processOf({ ttlSeconds: 0.3, idleMs: 60_000 });
-      const first = (await b.hold(a.id, C, rid("r1"))) as Reservation;
+      const first = await b.hold(a.id, C, rid("r1"));
       finish(b, first, null);
       const until = Date.now() + 700;
       while (Date.now() < until) {
         const r = b.hold(a.id, C, rid("rn"));
-        finish(b, r instanceof Promise ? await r : r, null);
+        finish(b, await r, null);
         await Bun.sleep(5);
       }
       await b.drain();
@@ -346,7 +346,7 @@ for (const d of dialects) {
       const a = await accounts.createAccount("float-crash", 10 * C);
       const crashed = processOf({ ttlSeconds: 0.2 });
       const r = await crashed.hold(a.id, C, rid("r1"));
-      clearInterval((crashed as any).timer); // the process is gone: nothing refreshes or returns its float
+      clearInterval((crashed as any).maintenanceTimer); // the process is gone: nothing refreshes or returns its float
       const live = processOf({ ttlSeconds: 0.2 });
       const b = await accounts.createAccount("float-live", 10 * C);
       const rl = await live.hold(b.id, C, rid("r2"));
@@ -371,10 +371,10 @@ for (const d of dialects) {
 test("when the database fails, a call waiting for its hold gets 503 ledger_unavailable (not a 500) and nothing is charged", async () => {
   const errors: string[] = [];
   const log = { ...silentLogger, error: (msg: string) => errors.push(msg) };
-  const db = { dialect: "sqlite", tx: () => Promise.reject(new Error("disk I/O error")) };
-  const ctx = { db, ledger: {}, log, config: { holdTtlSeconds: 900, floatIdleMs: 30, ledgerCommitIntervalMs: 10 } } as unknown as AppContext;
-  const b = new LedgerBatch(ctx);
-  await expect(Promise.resolve(b.hold("acct_x", 1000, "r1"))).rejects.toMatchObject({ status: 503, code: "ledger_unavailable" });
+  const failing = () => Promise.reject(new Error("disk I/O error"));
+  const db = { tx: failing, run: failing, all: failing, get: failing };
+  const b = newLlmLedger(db, { voidIn: Ledger.prototype.voidIn }, { floatIdleMs: 30 }, log);
+  await expect(b.hold("acct_x", 1000, "r1")).rejects.toMatchObject({ status: 503, code: "ledger_unavailable" });
   expect(errors).toContain("llm ledger batch failed");
   await b.close(100);
 });

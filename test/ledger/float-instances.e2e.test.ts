@@ -9,7 +9,7 @@ import { Ledger } from "../../src/ledger/service";
 import { startFakeLlmUpstream } from "../fakes/llm-upstream";
 import { spawnGateway, type GatewayProcess } from "../support/process";
 import { databaseFor, dialects, skipNote } from "../support/services";
-import { MICROS, PRICES, providerEnv } from "./support";
+import { MICROS, PRICES, providerEnv } from "../llm/support";
 
 const ADMIN = "float-instances-admin-token-0123";
 const C = PRICES["gpt-5.2"];
@@ -20,10 +20,10 @@ const fake = startFakeLlmUpstream();
 afterAll(() => fake.stop());
 
 async function account(url: string, credits: number) {
-  const h = { authorization: `Bearer ${ADMIN}`, "content-type": "application/json" };
-  const a = await (await fetch(url + "/admin/v1/accounts", { method: "POST", headers: h, body: JSON.stringify({ name: "f", credits }) })).json();
-  const k = await (await fetch(`${url}/admin/v1/accounts/${a.id}/keys`, { method: "POST", headers: h, body: JSON.stringify({ name: "k" }) })).json();
-  return { accountId: a.id as string, key: k.key as string };
+  const headers = { authorization: `Bearer ${ADMIN}`, "content-type": "application/json" };
+  const created = (await (await fetch(url + "/admin/v1/accounts", { method: "POST", headers, body: JSON.stringify({ name: "f", credits }) })).json()) as { id: string };
+  const key = (await (await fetch(`${url}/admin/v1/accounts/${created.id}/keys`, { method: "POST", headers, body: JSON.stringify({ name: "k" }) })).json()) as { key: string };
+  return { accountId: created.id, key: key.key };
 }
 
 async function chat(gw: GatewayProcess, key: string) {

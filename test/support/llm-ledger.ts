@@ -1,0 +1,24 @@
+import type { Db } from "../../src/db/client";
+import { LlmLedger } from "../../src/ledger/llm-ledger";
+import type { LlmLedgerSettings } from "../../src/ledger/model";
+import type { Reservation } from "../../src/ledger/float";
+import type { Ledger } from "../../src/ledger/service";
+import { insertRecordsIn, type Finish } from "../../src/llm/records";
+import { silentLogger, type Logger } from "../../src/log";
+
+/** A process's LLM ledger over `db` as bootstrap builds it, with the settings a test states (long idle, 10 ms commits). */
+export function newLlmLedger(db: Pick<Db, "tx" | "run" | "all" | "get">, ledger: Pick<Ledger, "voidIn">, settings: Partial<LlmLedgerSettings> = {}, log: Logger = silentLogger): LlmLedger<Finish> {
+  return new LlmLedger<Finish>({
+    db,
+    ledger,
+    log,
+    settings: { holdTtlMs: 900_000, floatIdleMs: 60_000, commitIntervalMs: 10, ...settings },
+    writeLines: insertRecordsIn,
+  });
+}
+
+/** A call's reservation taken on the free path (from the float, in memory): the test fails when it would wait. */
+export function fromFloat(ledger: LlmLedger<Finish>, accountId: string, amount: number, ref: string): Promise<Reservation> {
+  if (!ledger.isFreePath(accountId, amount)) throw new Error(`the float should cover ${amount} µcr on ${accountId}`);
+  return ledger.hold(accountId, amount, ref);
+}
