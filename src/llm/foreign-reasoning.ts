@@ -3,11 +3,12 @@
 // sealOpaque): a GPT reasoning item inside a thinking block's `signature`, or a thinking block with no signature.
 // Passed through as it came, the provider would refuse the whole request (an invalid signature). So before a native
 // call goes upstream, such reasoning of another provider is dropped with its block or item (a Responses item sealed
-// with this provider's own name is unsealed). Checked on the parsed body with a walk over its turns, cheaper than a
-// byte search of a long history; a body with none goes through untouched.
+// with this provider's own name is unsealed). A body whose bytes mention no thinking block (Anthropic) or no seal
+// (Responses) is not walked, so its history is never parsed; a body with none goes through untouched.
 
 import { openOpaque } from "./translate/ir.ts";
 import { dropForeignThinking } from "./translate/anthropic.ts";
+import { mentions } from "./request-fields.ts";
 
 const SEALED = "sy1.";
 
@@ -18,6 +19,7 @@ type Fix = (body: Record<string, any>, provider: string) => Record<string, any> 
  * the Anthropic codec writes another model's reasoning), removed by the codec's own dropForeignThinking.
  */
 const anthropic: Fix = (body) => {
+  if (!mentions(body, ['"thinking"', '"redacted_thinking"'])) return null;
   const messages = body.messages;
   if (!Array.isArray(messages) || !anyOf(messages, unsignedTurn)) return null;
   const copy = { ...body };
@@ -43,6 +45,7 @@ function anyOf(list: any[], test: (x: any) => boolean): boolean {
 
 /** Responses: reasoning input items (`encrypted_content`). */
 const responses: Fix = (body, provider) => {
+  if (!mentions(body, [`"${SEALED}`])) return null;
   const input = body.input;
   const sealedItem = (i: any) => i?.type === "reasoning" && typeof i.encrypted_content === "string" && i.encrypted_content.startsWith(SEALED);
   if (!Array.isArray(input) || !anyOf(input, sealedItem)) return null;

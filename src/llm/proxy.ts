@@ -17,7 +17,7 @@ import type { ErrorInfo, LlmProtocol, UpstreamBody } from "./protocols/index.ts"
 import { NO_PAID_TOOLS, paidToolUse } from "./protocols/paid-tools.ts";
 import { keySettingOf, spokenPath, type Provider, type Providers } from "./providers.ts";
 import { callUpstream, upstreamHeaders } from "./upstream.ts";
-import { answerFacts, answerTypeMisfit, firstNonSpace, isWholeAnswer, parseRequestBody, textOf, withoutBom, withUpstreamModel } from "./body.ts";
+import { answerFacts, answerTypeMisfit, firstNonSpace, isWholeAnswer, requestBodyOf, textOf, withoutBom, withUpstreamModel } from "./body.ts";
 import { capAtMaxCredits, checkMaxCredits, judgeBody, judgeStream, NOTHING_SEEN, partial, planHold, UPSTREAM_SILENT, verdictOr, type HoldPlan, type Verdict } from "./meter.ts";
 import type { LedgerBatch } from "./ledger-batch.ts";
 import { pump, readArrived, readHead, throughTap, WHOLE_ANSWER_BYTES, type Head, type PumpEnd, type StreamCut } from "./pump.ts";
@@ -68,8 +68,6 @@ export interface Call {
   server?: IdleTimeouts | null;
 }
 
-const utf8 = new TextDecoder();
-
 export async function handleLlm(
   d: LlmDeps,
   proto: LlmProtocol,
@@ -81,8 +79,7 @@ export async function handleLlm(
 ): Promise<Response> {
   const started = performance.now();
   const bytes = withoutBom(await bodyBytes(request, d.ctx.config.body));
-  const raw = utf8.decode(bytes);
-  const body = parseRequestBody(raw);
+  const body = requestBodyOf(bytes);
   const free = proto.freePaths.includes(path);
   const model = lookupModel(d, body, path, free);
   refuseModelNotAllowed(auth.models, body.model, model.id);

@@ -91,7 +91,7 @@ function mergeDelta(prev: TokenUsage | null, raw: Record<string, unknown>): Toke
 // Server tools: web_search_<version> is priced per search (usage.server_tool_use.web_search_requests); web_fetch
 // costs only the tokens it brings in; code execution is billed by container time.
 const paidTools: PaidToolRules = {
-  isWebSearch: (tool) => (tool.type as string).startsWith("web_search_"),
+  webSearchType: "web_search_",
   searchLimit: (_body, tool) => positiveInt(tool.max_uses),
   refusedTools: [["code_execution_", "by container time"]],
   refusedFields: [],

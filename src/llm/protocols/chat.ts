@@ -70,7 +70,7 @@ function prepareUpstreamBody(body: any, bytes: Uint8Array): UpstreamBody {
 // Chat tools are the client's own functions; web search here is `web_search_options` on OpenAI's search models,
 // billed per search with no count in the answer.
 const paidTools: PaidToolRules = {
-  isWebSearch: () => false,
+  webSearchType: null,
   searchLimit: () => undefined,
   refusedTools: [],
   refusedFields: [

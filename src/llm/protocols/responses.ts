@@ -58,7 +58,7 @@ function onEvent(ev: { event?: string; data: string }, s: TapState): void {
 // file search and code interpreter, image generation at image rates; xAI's X search, code execution and
 // collection search); function, custom, MCP and client-side tools cost only tokens.
 const paidTools: PaidToolRules = {
-  isWebSearch: (tool) => (tool.type as string).startsWith("web_search"),
+  webSearchType: "web_search",
   searchLimit: (body) => positiveInt(body.max_tool_calls),
   refusedTools: [
     ["file_search", "per call"],
