@@ -41,6 +41,9 @@ export function topLevelMembers(bytes: Uint8Array): Map<string, Span> | null {
     const start = skipSpace(buf, i + 1);
     const end = valueEnd(buf, start);
     if (end === -1) return null;
+    // A repeated key's earlier value is never read: checked here, as JSON.parse would have.
+    const earlier = members.get(key);
+    if (earlier && !isJson(buf, earlier)) return null;
     members.set(key, [start, end]);
     i = skipSpace(buf, end);
     if (buf[i] === 0x2c /* , */) {
@@ -128,6 +131,15 @@ function containerEnd(buf: Buffer, start: number): number {
     i++;
   }
   return -1;
+}
+
+function isJson(buf: Uint8Array, span: Span): boolean {
+  try {
+    JSON.parse(decoder.decode(buf.subarray(span[0], span[1])));
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 function invalidJson(): ApiError {
