@@ -60,10 +60,19 @@ function skipSpace(buf: Buffer, i: number): number {
   return i;
 }
 
-/** The key of the string at [start, end): decoded as it is, or by JSON.parse when it holds an escape. */
+/** The key of the string at [start, end): decoded as it is, or by JSON.parse when it holds an escape (or a byte
+ *  JSON does not allow there, for JSON.parse's verdict). */
 function keyOf(buf: Buffer, start: number, end: number): string | null {
+  let plain = true;
+  for (let i = start + 1; i < end - 1; i++) {
+    const b = buf[i]!;
+    if (b < 0x20 || b === 0x5c) {
+      plain = false;
+      break;
+    }
+  }
   const text = decoder.decode(buf.subarray(start + 1, end - 1));
-  if (!text.includes("\\")) return /[\u0000-\u001f]/.test(text) ? null : text;
+  if (plain) return text;
   try {
     return JSON.parse(`"${text}"`) as string;
   } catch {

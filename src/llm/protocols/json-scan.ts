@@ -4,17 +4,17 @@
 // Soundness: inside a JSON string every `"` is escaped, so `"key"` followed by `:` can only be an object key.
 // The key may appear at any depth; callers only use keys that are unambiguous in their event.
 
-const WS = new Set([0x20, 0x09, 0x0a, 0x0d]);
+const isSpace = (c: number) => c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
 
 /** Index of the first character of the value of the first `"key": value` at or after `from`, or -1. */
 export function findValue(text: string, quotedKey: string, from = 0): number {
   let i = text.indexOf(quotedKey, from);
   while (i !== -1) {
     let j = i + quotedKey.length;
-    while (WS.has(text.charCodeAt(j))) j++;
+    while (isSpace(text.charCodeAt(j))) j++;
     if (text.charCodeAt(j) === 0x3a /* : */) {
       j++;
-      while (WS.has(text.charCodeAt(j))) j++;
+      while (isSpace(text.charCodeAt(j))) j++;
       return j;
     }
     i = text.indexOf(quotedKey, i + 1);
