@@ -144,35 +144,39 @@ function statedUsage(usage: TokenUsage, model: LlmModel, plan: HoldPlan): Verdic
 export const UPSTREAM_SILENT = "upstream silent for longer than LLM_SILENCE_TIMEOUT_SECONDS";
 
 /** What a finished stream means for the wallet. `how` is how the byte pump ended. */
-export function judgeStream(r: TapResult, how: PumpEnd, model: LlmModel, plan: HoldPlan): Verdict {
+export function streamVerdict(r: TapResult, how: PumpEnd, model: LlmModel, plan: HoldPlan): Verdict {
   if (r.failed) return { outcome: "failed", charge: null, usage: r.usage, error: describeTapError(r) };
   // SDKs close the connection as soon as they have read the end (the openai SDK aborts its request after the
   // last event): a stream whose normal end and usage were seen is complete, however the client left.
   if (r.completed && r.usage) return statedUsage(r.usage, model, plan);
   // The client got part of the answer: it left, or the gateway's shutdown ended the stream.
-  if (how === "client_abort" || how === "shutdown") return partial(r, model, plan, how);
+  if (how === "client_abort" || how === "shutdown") return estimateVerdict(r, model, plan, how);
   if (how === "timeout") return { outcome: "upstream_timeout", charge: null, usage: r.usage, error: UPSTREAM_SILENT };
   if (how === "ended_early") return { outcome: "dropped", charge: null, usage: r.usage, error: "upstream stream ended before its final event" };
   if (how === "dropped" || !r.completed) return { outcome: "dropped", charge: null, usage: r.usage, error: "upstream connection ended early" };
   // A normal end without usage (an upstream that ignores include_usage): the same estimate as a client abort.
-  return partial(r, model, plan, "estimated");
+  return estimateVerdict(r, model, plan, "estimated");
 }
 
 /**
- * Settle for the usage a non-streaming body stated. One that states none is charged the estimate instead: `partial`,
- * with the generated content it carries (proxy.ts judgeAnswer).
+ * The verdict on usage an answer stated. An answer that states none is charged the estimate instead
+ * (estimateVerdict, with the generated content it carries: call.ts answerVerdict).
  */
-export function judgeBody(usage: TokenUsage, model: LlmModel, plan: HoldPlan): Verdict {
+export function usageVerdict(usage: TokenUsage, model: LlmModel, plan: HoldPlan): Verdict {
   return statedUsage(usage, model, plan);
 }
 
 /** Nothing of the answer seen: what a call the client left before any of it is charged (the input estimate). */
 export const NOTHING_SEEN = Object.freeze({ usage: null, outputCharsSoFar: 0 });
 
-export function partial(r: { usage: TokenUsage | null; outputCharsSoFar: number; webSearchesSoFar?: number }, model: LlmModel, plan: HoldPlan, outcome: Outcome): Verdict {
-  const usage = partialUsage(r, plan.inputEstimate);
-  const v = statedUsage(usage, model, plan);
-  return { ...v, outcome, charge: Math.min(v.charge!, plan.amount) };
+/**
+ * The charge from what was seen instead of stated usage: the input estimate (or the input a stream stated) and the
+ * output seen so far, never above the hold. For a client that left, a shutdown, or an answer that states no usage.
+ */
+export function estimateVerdict(seen: { usage: TokenUsage | null; outputCharsSoFar: number; webSearchesSoFar?: number }, model: LlmModel, plan: HoldPlan, outcome: Outcome): Verdict {
+  const usage = partialUsage(seen, plan.inputEstimate);
+  const verdict = statedUsage(usage, model, plan);
+  return { ...verdict, outcome, charge: Math.min(verdict.charge!, plan.amount) };
 }
 
 /**

@@ -256,7 +256,7 @@ async function* steps(head: Head, clientSignal: AbortSignal, h: PumpHooks, start
    * How a stream ends that its upstream dropped, ended early or let go silent, or that shutdown cut (meter.ts says
    * what each is charged).
    * After the stream's own end (or error) was seen: the client has the whole answer, which is metered as such
-   * (judgeStream), so it ends cleanly. Before it, between events: the protocol's error event (an SDK raises it as an
+   * (streamVerdict), so it ends cleanly. Before it, between events: the protocol's error event (an SDK raises it as an
    * API error); mid-event: the connection is cut, as the upstream's was. A translated stream has no dropNotice: the
    * cut reaches its translator (translated-stream.ts), which writes the client's error event itself. A truncated
    * answer must never look complete.

@@ -4,7 +4,7 @@
 // itself: UTF-8 bytes / 3, without the max_credits field (removed before the body goes upstream).
 import { describe, expect, test } from "bun:test";
 import { loadCatalog } from "../../src/catalog/service";
-import { capAtMaxCredits, partial, planHold } from "../../src/llm/meter";
+import { capAtMaxCredits, estimateVerdict, planHold } from "../../src/llm/meter";
 import { protocols } from "../../src/llm/protocols/index";
 import { NO_PAID_TOOLS } from "../../src/llm/protocols/paid-tools";
 
@@ -153,6 +153,6 @@ test("an answer that states no usage is charged the input estimate, not the cont
   const bytes = Buffer.byteLength(JSON.stringify(body));
   const plan = planHold(protocols.chat, body, bytes, gemini, NO_PAID_TOOLS);
   expect(plan.inputTokens).toBe(gemini.context_window!); // held for
-  const aborted = partial({ usage: null, outputCharsSoFar: 40 }, gemini, plan, "client_abort");
+  const aborted = estimateVerdict({ usage: null, outputCharsSoFar: 40 }, gemini, plan, "client_abort");
   expect(aborted.charge).toBe(Math.ceil(bytes / 3) * 1250 + 10 * 10_000); // charged: the estimate, ordinary prices
 });
