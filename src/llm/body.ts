@@ -23,8 +23,8 @@ export function withoutBom(bytes: Uint8Array): Uint8Array {
  * bytes the scan cannot vouch for are parsed whole, for JSON.parse's verdict. The client's bytes are what goes
  * upstream (proxy.ts).
  */
-export function requestBodyOf(bytes: Uint8Array): Record<string, any> {
-  const fields = fieldsOf(bytes);
+export function requestBodyOf(bytes: Uint8Array, wholeParseBytes?: number): Record<string, any> {
+  const fields = fieldsOf(bytes, wholeParseBytes);
   if (fields) return fields;
   let body: unknown;
   try {

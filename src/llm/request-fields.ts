@@ -10,6 +10,9 @@ import { ApiError } from "../http/errors.ts";
 /** Values up to this many bytes are parsed with the scan; larger ones when first read. */
 const EAGER_BYTES = 256;
 
+/** Bodies up to this many bytes are parsed whole: as cheap as the scan, and JSON.parse checks every byte. */
+const WHOLE_PARSE_BYTES = 4096;
+
 const decoder = new TextDecoder();
 
 /** Where one top-level value lies in the bytes: [start, end). */
@@ -169,9 +172,11 @@ const sources = new WeakMap<object, { buf: Buffer; spells?: boolean }>();
 /**
  * The body as an object of its top-level fields: small values parsed now, large ones when first read (a value
  * that then proves not to be JSON is the caller's 400 invalid_json, as a whole parse would have said). Null when
- * the bytes are not an object the scan can vouch for: the caller parses them whole.
+ * the bytes are not an object the scan can vouch for, or so short that a whole parse costs no more: the caller
+ * parses them whole.
  */
-export function fieldsOf(bytes: Uint8Array): Record<string, any> | null {
+export function fieldsOf(bytes: Uint8Array, wholeParseBytes = WHOLE_PARSE_BYTES): Record<string, any> | null {
+  if (bytes.byteLength <= wholeParseBytes) return null;
   const members = topLevelMembers(bytes);
   if (members === null) return null;
   const body: Record<string, any> = {};

@@ -1,11 +1,16 @@
 // The request body read for its top-level fields (src/llm/request-fields.ts), held against JSON.parse on the same
 // bytes: every field it gives equals JSON.parse's, in the same order; a body JSON.parse refuses is refused (at the
 // latest once every field has been read); the walks it lets skip are skipped only when the bytes cannot hold what
-// they look for.
+// they look for (the hold, the tool fees and the reasoning dropped come out as from a whole parse).
 import { describe, expect, test } from "bun:test";
 import { requestBodyOf } from "../../src/llm/body";
 import { fieldsOf, mentions, topLevelMembers } from "../../src/llm/request-fields";
 import { ApiError } from "../../src/http/errors";
+import { loadCatalog } from "../../src/catalog/service";
+import { withoutForeignReasoning } from "../../src/llm/foreign-reasoning";
+import { planHold } from "../../src/llm/meter";
+import { protocols } from "../../src/llm/protocols/index";
+import { NO_PAID_TOOLS, paidToolUse } from "../../src/llm/protocols/paid-tools";
 
 const bytesOf = (text: string) => new Uint8Array(Buffer.from(text));
 
@@ -68,10 +73,13 @@ function objectText(r: Random, depth: number): string {
 /** Every field read (getters and all), as JSON.parse would give the object. */
 const readAll = (body: Record<string, any>) => Object.fromEntries(Object.keys(body).map((k) => [k, body[k]]));
 
+/** The body as the gateway reads it, the scan used whatever the body's size (short bodies are parsed whole). */
+const scanned = (bytes: Uint8Array) => requestBodyOf(bytes, 0);
+
 /** How the gateway takes the bytes: the object, or the error it answers. */
 function gatewayView(bytes: Uint8Array): { ok: true; value: unknown } | { ok: false; code: string } {
   try {
-    return { ok: true, value: readAll(requestBodyOf(bytes)) };
+    return { ok: true, value: readAll(scanned(bytes)) };
   } catch (e) {
     if (!(e instanceof ApiError)) throw e;
     return { ok: false, code: e.code };
@@ -127,20 +135,25 @@ describe("against JSON.parse on the same bytes", () => {
 });
 
 describe("cases by hand", () => {
+  test("a short body is parsed whole; a long one by the scan, its large values when read", () => {
+    expect(Object.getOwnPropertyDescriptor(requestBodyOf(bytesOf(`{"messages":["${"x".repeat(1000)}"]}`)), "messages")!.get).toBeUndefined();
+    expect(Object.getOwnPropertyDescriptor(requestBodyOf(bytesOf(`{"messages":["${"x".repeat(5000)}"]}`)), "messages")!.get).toBeDefined();
+  });
+
   test("a repeated key: its last value, in its first place", () => {
-    const body = requestBodyOf(bytesOf('{"model":"a","stream":true,"model":"b"}'));
+    const body = scanned(bytesOf('{"model":"a","stream":true,"model":"b"}'));
     expect(Object.keys(body)).toEqual(["model", "stream"]);
     expect(body.model).toBe("b");
   });
 
   test("escapes in keys and values: `mod\\u0065l` is `model`, `\\/` is `/`", () => {
-    const body = requestBodyOf(bytesOf('{"mod\\u0065l":"acme\\/gpt","m\\"x":1}'));
+    const body = scanned(bytesOf('{"mod\\u0065l":"acme\\/gpt","m\\"x":1}'));
     expect(body.model).toBe("acme/gpt");
     expect(body['m"x']).toBe(1);
   });
 
   test("`__proto__` is a field, not the object's prototype", () => {
-    const body = requestBodyOf(bytesOf('{"__proto__":{"polluted":true},"model":"x"}'));
+    const body = scanned(bytesOf('{"__proto__":{"polluted":true},"model":"x"}'));
     expect(Object.getPrototypeOf(body)).toBe(Object.prototype);
     expect(Object.keys(body)).toEqual(["__proto__", "model"]);
     expect((body as any).polluted).toBeUndefined();
@@ -148,7 +161,7 @@ describe("cases by hand", () => {
 
   test("deep nesting: skipped as brackets, read when asked for; unbalanced brackets refused", () => {
     const deep = "[".repeat(100_000) + "]".repeat(100_000);
-    const body = requestBodyOf(bytesOf(`{"model":"x","metadata":${deep}}`));
+    const body = scanned(bytesOf(`{"model":"x","metadata":${deep}}`));
     expect(body.model).toBe("x");
     let level = body.metadata;
     for (let i = 1; i < 100_000; i++) level = level[0];
@@ -159,13 +172,13 @@ describe("cases by hand", () => {
 
   test("huge strings with escaped quotes and backslash runs", () => {
     const text = "x".repeat(300_000) + '\\"' + "\\\\".repeat(7) + "y".repeat(50) + "\\\\";
-    const body = requestBodyOf(bytesOf(`{"messages":[{"content":"${text}"}],"model":"m"}`));
+    const body = scanned(bytesOf(`{"messages":[{"content":"${text}"}],"model":"m"}`));
     expect(body.model).toBe("m");
     expect(body.messages[0].content).toBe(JSON.parse(`"${text}"`));
   });
 
   test("numbers as JSON.parse reads them", () => {
-    const body = requestBodyOf(bytesOf('{"a":-0,"b":1e400,"c":12345678901234567890,"d":0.1e+2,"max_tokens":4096}'));
+    const body = scanned(bytesOf('{"a":-0,"b":1e400,"c":12345678901234567890,"d":0.1e+2,"max_tokens":4096}'));
     expect(body).toEqual(JSON.parse('{"a":-0,"b":1e400,"c":12345678901234567890,"d":0.1e+2,"max_tokens":4096}'));
     expect(gatewayView(bytesOf('{"a":01}'))).toEqual({ ok: false, code: "invalid_json" });
     expect(gatewayView(bytesOf('{"a":1.}'))).toEqual({ ok: false, code: "invalid_json" });
@@ -181,11 +194,11 @@ describe("cases by hand", () => {
   test("a large value is parsed only when read, and a field set replaces it", () => {
     const members = topLevelMembers(bytesOf(`{"model":"x","messages":[${'"hi",'.repeat(100)}"hi"]}`))!;
     expect([...members.keys()]).toEqual(["model", "messages"]);
-    const body = fieldsOf(bytesOf(`{"model":"x","messages":[${'"hi",'.repeat(100)}"hi"]}`))!;
+    const body = fieldsOf(bytesOf(`{"model":"x","messages":[${'"hi",'.repeat(100)}"hi"]}`), 0)!;
     expect(Object.getOwnPropertyDescriptor(body, "messages")!.get).toBeDefined();
     expect(body.messages.length).toBe(101);
     expect(Object.getOwnPropertyDescriptor(body, "messages")!.value.length).toBe(101);
-    const other = fieldsOf(bytesOf(`{"messages":[${'"hi",'.repeat(100)}"hi"]}`))!;
+    const other = fieldsOf(bytesOf(`{"messages":[${'"hi",'.repeat(100)}"hi"]}`), 0)!;
     other.messages = [];
     expect(other.messages).toEqual([]);
   });
@@ -194,13 +207,62 @@ describe("cases by hand", () => {
 describe("mentions: whether a walk for some JSON strings may find them", () => {
   const long = "x".repeat(1000);
   test("a body that does not hold the string literally, nor any escape spelling ASCII, mentions nothing", () => {
-    expect(mentions(requestBodyOf(bytesOf(`{"messages":[{"type":"text","text":"${long} \\u00e9 \\u001b[0m"}]}`)), ['"image"'])).toBe(false);
+    expect(mentions(scanned(bytesOf(`{"messages":[{"type":"text","text":"${long} \\u00e9 \\u001b[0m"}]}`)), ['"image"'])).toBe(false);
   });
   test("the string literally, or any escape that could spell it, is a mention", () => {
-    expect(mentions(requestBodyOf(bytesOf(`{"messages":[{"type":"image","text":"${long}"}]}`)), ['"image"'])).toBe(true);
-    expect(mentions(requestBodyOf(bytesOf(`{"messages":[{"type":"imag\\u0065","text":"${long}"}]}`)), ['"image"'])).toBe(true);
+    expect(mentions(scanned(bytesOf(`{"messages":[{"type":"image","text":"${long}"}]}`)), ['"image"'])).toBe(true);
+    expect(mentions(scanned(bytesOf(`{"messages":[{"type":"imag\\u0065","text":"${long}"}]}`)), ['"image"'])).toBe(true);
   });
-  test("an object the gateway did not read from bytes mentions everything", () => {
+  test("an object the gateway did not read from bytes, or a short body parsed whole, mentions everything", () => {
     expect(mentions({ messages: [] }, ['"image"'])).toBe(true);
+    expect(mentions(requestBodyOf(bytesOf('{"messages":[{"type":"text","text":"hi"}]}')), ['"image"'])).toBe(true);
+  });
+});
+
+describe("the walks the bytes let skip agree with the walks over a whole parse", () => {
+  const catalog = loadCatalog().llm;
+  const sonnet = catalog.get("claude-sonnet-4-5")!;
+  const gpt = catalog.get("gpt-5.2")!;
+  /** A long conversation around `extra`, so that its bytes are what the walks would search. */
+  const long = (extra: object) => ({ model: "m", max_tokens: 10, messages: [{ role: "user", content: "x".repeat(6000) }], ...extra });
+  const outcome = (f: () => unknown) => {
+    try {
+      return { value: f() };
+    } catch (e) {
+      return { refused: (e as ApiError).code };
+    }
+  };
+  const both = (body: object, f: (b: Record<string, any>) => unknown) => {
+    const text = JSON.stringify(body);
+    expect(outcome(() => f(requestBodyOf(bytesOf(text))))).toEqual(outcome(() => f(JSON.parse(text))));
+  };
+
+  test("fees for tools", () => {
+    const cases: Array<[keyof typeof protocols, object]> = [
+      ["anthropic", long({ tools: [{ type: "web_search_20250305", name: "web_search", max_uses: 2 }] })],
+      ["anthropic", long({ tools: [{ type: "code_execution_20250522", name: "code" }] })],
+      ["anthropic", long({ tools: [{ type: "custom", name: "web_search_like", input_schema: {} }] })],
+      ["responses", long({ tools: [{ type: "file_search" }] })],
+      ["responses", long({ tools: [{ type: "web_search" }], max_tool_calls: 3 })],
+      ["chat", long({ tools: [{ type: "function", function: { name: "f" } }], service_tier: "priority" })],
+    ];
+    for (const [proto, body] of cases) both(body, (b) => paidToolUse(protocols[proto].paidTools!, b, proto === "anthropic" ? sonnet : gpt));
+  });
+
+  test("a type spelled with an escape is still found", () => {
+    const text = JSON.stringify(long({})).replace('"messages":[', '"messages":[{"role":"user","content":[{"type":"image_ur\\u006c","image_url":{"url":"https://x/a.png"}}]},');
+    const body = requestBodyOf(bytesOf(text));
+    expect(planHold(protocols.chat, body, text.length, gpt, NO_PAID_TOOLS).inputTokens).toBe(planHold(protocols.chat, JSON.parse(text), text.length, gpt, NO_PAID_TOOLS).inputTokens);
+    expect(planHold(protocols.chat, body, text.length, gpt, NO_PAID_TOOLS).inputTokens).toBeGreaterThan(Math.ceil(text.length / 3));
+  });
+
+  test("other providers' reasoning dropped from a long history", () => {
+    const thinking = (signature?: string) => ({ role: "assistant", content: [{ type: "thinking", thinking: "t", ...(signature !== undefined && { signature }) }, { type: "text", text: "a" }] });
+    for (const turn of [thinking("sig-from-anthropic"), thinking(), thinking("sy1.openai.abc"), { role: "assistant", content: "plain" }]) {
+      both(long({ messages: [{ role: "user", content: "x".repeat(6000) }, turn] }), (b) => withoutForeignReasoning("anthropic", b, "anthropic"));
+    }
+    for (const item of [{ type: "reasoning", encrypted_content: "sy1.anthropic.abc" }, { type: "reasoning", encrypted_content: "sy1.openai.abc" }, { type: "reasoning", encrypted_content: "native" }]) {
+      both({ model: "m", input: [{ role: "user", content: "x".repeat(6000) }, item] }, (b) => withoutForeignReasoning("responses", b, "openai"));
+    }
   });
 });
