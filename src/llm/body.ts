@@ -98,18 +98,18 @@ export function answerFacts(proto: LlmProtocol, text: string, whole = false): An
  */
 function usageOfText(proto: LlmProtocol, text: string, whole: boolean): TokenUsage | null {
   if (whole) {
-    const u = usageOfWhole(proto, text);
-    if (u) return u;
+    const usage = usageOfWhole(proto, text);
+    if (usage) return usage;
   }
   const key = text.lastIndexOf('"usage"');
   if (key !== -1) {
-    const v = findValue(text, '"usage"', key);
-    if (v !== -1 && text.charCodeAt(v) === 0x7b) {
-      const end = objectEnd(text, v);
+    const at = findValue(text, '"usage"', key);
+    if (at !== -1 && text.charCodeAt(at) === 0x7b) {
+      const end = objectEnd(text, at);
       if (end !== -1) {
         try {
-          const u = proto.usageFromBody({ usage: JSON.parse(text.slice(v, end)) });
-          if (u) return u;
+          const usage = proto.usageFromBody({ usage: JSON.parse(text.slice(at, end)) });
+          if (usage) return usage;
         } catch {
           /* fall through to the full parse */
         }
@@ -162,8 +162,8 @@ export function isWholeAnswer(text: string, statesUsage: boolean, tail = false):
       return false;
     }
   }
-  const v = findValue(text, '"usage"', text.lastIndexOf('"usage"'));
-  const end = v === -1 ? -1 : objectEnd(text, v);
+  const at = findValue(text, '"usage"', text.lastIndexOf('"usage"'));
+  const end = at === -1 ? -1 : objectEnd(text, at);
   return end !== -1 && end <= last;
 }
 

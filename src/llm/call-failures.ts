@@ -98,15 +98,15 @@ export function clientGoneBeforeUpstream(call: Call): Response {
 }
 
 /** No answer from the upstream: the client left first (settle the input estimate) or it could not be reached. */
-export function upstreamFailed(call: Call, e: unknown): Response {
+export function upstreamFailed(call: Call, error: unknown): Response {
   if (call.request.signal.aborted) {
     // The upstream may already have read the prompt: input estimate, no output, never above the hold.
     endCall(call, estimateVerdict(NOTHING_SEEN, call.model, call.plan, "client_abort"), null, null);
     return new Response(null, { status: 499 });
   }
-  const timedOut = e instanceof ApiError && e.code === "upstream_timeout";
-  endCall(call, { outcome: timedOut ? "upstream_timeout" : "upstream_error", charge: null, usage: null, error: (e as Error).message }, null, null);
-  throw e;
+  const timedOut = error instanceof ApiError && error.code === "upstream_timeout";
+  endCall(call, { outcome: timedOut ? "upstream_timeout" : "upstream_error", charge: null, usage: null, error: (error as Error).message }, null, null);
+  throw error;
 }
 
 /**
