@@ -24,7 +24,6 @@ import { bodyBytes } from "../http/body-limits.ts";
 import { forwardTranslated, prepareTranslation, type Translation } from "./translated.ts";
 import { countTokensEstimate } from "./count-tokens.ts";
 import { withoutForeignReasoning } from "./foreign-reasoning.ts";
-import { withField } from "./request-fields.ts";
 import { reserialised } from "./protocols/common.ts";
 import { liftIdleTimeout, type IdleTimeouts } from "./timeouts.ts";
 import { answerVerdict, callVerdict, endCall, type Call, type LlmDeps } from "./call.ts";
@@ -145,13 +144,9 @@ function upstreamRequestOf(proto: LlmProtocol, body: Record<string, any>, bytes:
     body = own;
     bytes = Buffer.from(reserialised(own));
   }
-  // Renamed first, so that what prepareUpstreamBody adds (chat's include_usage) goes into the renamed bytes.
-  if (body.model !== model.upstream_model) {
-    const renamed = withUpstreamModel(bytes, body.model, model.upstream_model);
-    bytes = typeof renamed === "string" ? Buffer.from(renamed) : renamed;
-    body = withField(body, "model", model.upstream_model);
-  }
-  return proto.prepareUpstreamBody(body, bytes);
+  const prepared = proto.prepareUpstreamBody(body, bytes);
+  if (body.model === model.upstream_model) return prepared;
+  return { body: withUpstreamModel(prepared.body, body.model, model.upstream_model), stripUsageChunk: prepared.stripUsageChunk };
 }
 
 /**
@@ -184,7 +179,7 @@ function queryOf(request: Request): string {
 }
 
 /** count_tokens: free, unmetered, passed through. */
-async function forwardFree(ctx: AppContext, request: Request, url: string, provider: Provider, body: UpstreamBody["body"], baseHeaders: Record<string, string>) {
+async function forwardFree(ctx: AppContext, request: Request, url: string, provider: Provider, body: string | Uint8Array, baseHeaders: Record<string, string>) {
   let res: Response;
   try {
     res = await callUpstream(provider, url + queryOf(request), upstreamHeaders(request.headers, provider.name), body, request.signal);

@@ -185,34 +185,21 @@ export function fieldsOf(bytes: Uint8Array, wholeParseBytes = WHOLE_PARSE_BYTES)
       Object.defineProperty(body, key, { value: parseSpan(bytes, span), writable: true, enumerable: true, configurable: true });
       continue;
     }
-    // `this`, not `body`: a copy made with the same descriptors (withField) keeps its own values.
     Object.defineProperty(body, key, {
       enumerable: true,
       configurable: true,
-      get(this: Record<string, any>) {
+      get() {
         const value = parseSpan(bytes, span);
-        Object.defineProperty(this, key, { value, writable: true, enumerable: true, configurable: true });
+        Object.defineProperty(body, key, { value, writable: true, enumerable: true, configurable: true });
         return value;
       },
-      set(this: Record<string, any>, value: unknown) {
-        Object.defineProperty(this, key, { value, writable: true, enumerable: true, configurable: true });
+      set(value) {
+        Object.defineProperty(body, key, { value, writable: true, enumerable: true, configurable: true });
       },
     });
   }
   sources.set(body, { buf: Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength) });
   return body;
-}
-
-/**
- * A copy of the body with `key` set to `value`, in the key's place; large values the body has not parsed stay
- * unparsed (a spread would parse them all).
- */
-export function withField(body: Record<string, any>, key: string, value: unknown): Record<string, any> {
-  const copy: Record<string, any> = Object.defineProperties({}, Object.getOwnPropertyDescriptors(body));
-  Object.defineProperty(copy, key, { value, writable: true, enumerable: true, configurable: true });
-  const source = sources.get(body);
-  if (source) sources.set(copy, source);
-  return copy;
 }
 
 /**

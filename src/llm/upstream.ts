@@ -42,7 +42,7 @@ export async function callUpstream(
   provider: Provider,
   url: string,
   headers: Record<string, string>,
-  body: string | Uint8Array | Blob,
+  body: string | Uint8Array,
   signal: AbortSignal,
   timeouts?: { firstByteMs: number },
 ): Promise<Response> {

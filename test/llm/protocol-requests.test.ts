@@ -5,8 +5,7 @@ import { fixtureJson } from "../fakes/fixtures.ts";
 import { withoutBom, withUpstreamModel } from "../../src/llm/body.ts";
 
 const bytesOf = (s: string) => new TextEncoder().encode(s);
-/** A Blob (chat's include_usage around the client's bytes) is in memory: its text promise has settled (Bun.peek). */
-const textOf = (b: string | Uint8Array | Blob) => (typeof b === "string" ? b : b instanceof Blob ? (Bun.peek(b.text()) as string) : new TextDecoder().decode(b));
+const textOf = (b: string | Uint8Array) => (typeof b === "string" ? b : new TextDecoder().decode(b));
 /** What goes upstream for `raw`, as text; `same`: the client's very bytes came back. */
 const prep = (p: typeof chat, raw: string) => {
   const bytes = bytesOf(raw);
@@ -158,11 +157,10 @@ describe("withUpstreamModel: the catalog's id for a model replaced by the upstre
     expect(withoutBom(plain)).toBe(plain);
   });
 
-  test("a chat stream's model renamed, then include_usage spliced in: both changes are in", () => {
+  test("after a chat stream's include_usage splice, both changes are in", () => {
     const raw = '{"model":"claude-opus-4-5","stream":true,"messages":[]}';
-    const renamed = withUpstreamModel(bytesOf(raw), "claude-opus-4-5", "claude-opus-4-5-20251101") as Uint8Array;
-    const prepared = chat.prepareUpstreamBody({ ...JSON.parse(raw), model: "claude-opus-4-5-20251101" }, renamed);
-    const out = JSON.parse(textOf(prepared.body));
+    const prepared = chat.prepareUpstreamBody(JSON.parse(raw), bytesOf(raw));
+    const out = JSON.parse(textOf(withUpstreamModel(prepared.body, "claude-opus-4-5", "claude-opus-4-5-20251101")));
     expect(out).toEqual({ stream_options: { include_usage: true }, model: "claude-opus-4-5-20251101", stream: true, messages: [] });
   });
 });

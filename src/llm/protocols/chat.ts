@@ -4,7 +4,7 @@
 // usage-only chunk (`"choices":[]`) back out so the client's stream looks as if the gateway were not there.
 
 import { fromChatUsage } from "../usage.ts";
-import { hasMaxCredits, openAiErrorBody, passthroughBody, positiveInt, reserialised, withoutMaxCredits } from "./common.ts";
+import { hasMaxCredits, openAiErrorBody, passthroughBody, positiveInt, reserialised, splicedBytes, withoutMaxCredits } from "./common.ts";
 import { findValue, hasObjectValue, sumStringValues } from "./json-scan.ts";
 import { createEventStripper } from "./sse-strip.ts";
 import { createSseTap, toTapError, type TapState } from "./sse-tap.ts";
@@ -59,8 +59,7 @@ function prepareUpstreamBody(body: any, bytes: Uint8Array): UpstreamBody {
   if (!hasMaxCredits(body) && !("stream_options" in body)) {
     // The common case: splice the option in after the opening brace. The body parsed as an object with at least
     // `stream` in it, so the first `{` opens it and a comma is always right. Every other byte stays the client's.
-    const at = bytes.indexOf(0x7b /* { */) + 1;
-    return { body: new Blob([bytes.subarray(0, at), INCLUDE_USAGE, bytes.subarray(at)]), stripUsageChunk: true };
+    return { body: splicedBytes(bytes, bytes.indexOf(0x7b /* { */) + 1, 0, INCLUDE_USAGE), stripUsageChunk: true };
   }
   const out = withoutMaxCredits(body);
   const prev = typeof body.stream_options === "object" && body.stream_options !== null ? body.stream_options : {};

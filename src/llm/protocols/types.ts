@@ -23,12 +23,8 @@ import type { UnseenInput } from "./unseen-input.ts";
 export type ProtocolName = "anthropic" | "chat" | "responses" | "embeddings";
 
 export interface UpstreamBody {
-  /**
-   * what to send upstream: the client's bytes, untouched (the very same array), unless something had to change;
-   * a Blob of the client's bytes around an insertion (chat's include_usage), which fetch sends without the copy a
-   * spliced array would cost
-   */
-  body: string | Uint8Array | Blob;
+  /** what to send upstream: the client's bytes, untouched (the very same array), unless something had to change */
+  body: string | Uint8Array;
   /** chat streams only: the gateway asked for usage the client did not ask for, so the tap must remove it */
   stripUsageChunk: boolean;
 }
