@@ -27,40 +27,40 @@ const isSpace = (b: number) => b === 0x20 || b === 0x0a || b === 0x0d || b === 0
  */
 export function topLevelMembers(bytes: Uint8Array): Map<string, Span> | null {
   const buf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  const n = buf.length;
+  const length = buf.length;
   const members = new Map<string, Span>();
-  let i = skipSpace(buf, 0);
-  if (buf[i] !== 0x7b /* { */) return null;
-  i = skipSpace(buf, i + 1);
-  if (buf[i] === 0x7d /* } */) return skipSpace(buf, i + 1) === n ? members : null;
+  let at = skipSpace(buf, 0);
+  if (buf[at] !== 0x7b /* { */) return null;
+  at = skipSpace(buf, at + 1);
+  if (buf[at] === 0x7d /* } */) return skipSpace(buf, at + 1) === length ? members : null;
   for (;;) {
-    if (buf[i] !== 0x22 /* " */) return null;
-    const keyEnd = stringEnd(buf, i);
+    if (buf[at] !== 0x22 /* " */) return null;
+    const keyEnd = stringEnd(buf, at);
     if (keyEnd === -1) return null;
-    const key = keyOf(buf, i, keyEnd);
+    const key = keyOf(buf, at, keyEnd);
     if (key === null) return null;
-    i = skipSpace(buf, keyEnd);
-    if (buf[i] !== 0x3a /* : */) return null;
-    const start = skipSpace(buf, i + 1);
+    at = skipSpace(buf, keyEnd);
+    if (buf[at] !== 0x3a /* : */) return null;
+    const start = skipSpace(buf, at + 1);
     const end = valueEnd(buf, start);
     if (end === -1) return null;
     // A repeated key's earlier value is never read: checked here, as JSON.parse would have.
     const earlier = members.get(key);
     if (earlier && !isJson(buf, earlier)) return null;
     members.set(key, [start, end]);
-    i = skipSpace(buf, end);
-    if (buf[i] === 0x2c /* , */) {
-      i = skipSpace(buf, i + 1);
+    at = skipSpace(buf, end);
+    if (buf[at] === 0x2c /* , */) {
+      at = skipSpace(buf, at + 1);
       continue;
     }
-    if (buf[i] !== 0x7d) return null;
-    return skipSpace(buf, i + 1) === n ? members : null;
+    if (buf[at] !== 0x7d) return null;
+    return skipSpace(buf, at + 1) === length ? members : null;
   }
 }
 
-function skipSpace(buf: Buffer, i: number): number {
-  while (i < buf.length && isSpace(buf[i]!)) i++;
-  return i;
+function skipSpace(buf: Buffer, at: number): number {
+  while (at < buf.length && isSpace(buf[at]!)) at++;
+  return at;
 }
 
 /** The key of the string at [start, end): decoded as it is, or by JSON.parse when it holds an escape (or a byte
@@ -68,8 +68,8 @@ function skipSpace(buf: Buffer, i: number): number {
 function keyOf(buf: Buffer, start: number, end: number): string | null {
   let plain = true;
   for (let i = start + 1; i < end - 1; i++) {
-    const b = buf[i]!;
-    if (b < 0x20 || b === 0x5c) {
+    const byte = buf[i]!;
+    if (byte < 0x20 || byte === 0x5c) {
       plain = false;
       break;
     }
@@ -92,9 +92,9 @@ function stringEnd(buf: Buffer, start: number): number {
   for (;;) {
     let quote = -1;
     const stop = Math.min(from + 24, buf.length);
-    for (let j = from; j < stop; j++) {
-      if (buf[j] === 0x22) {
-        quote = j;
+    for (let at = from; at < stop; at++) {
+      if (buf[at] === 0x22) {
+        quote = at;
         break;
       }
     }
@@ -103,44 +103,44 @@ function stringEnd(buf: Buffer, start: number): number {
       quote = buf.indexOf(0x22, stop);
       if (quote === -1) return -1;
     }
-    let k = quote - 1;
-    while (buf[k] === 0x5c /* \ */) k--;
-    if ((quote - 1 - k) % 2 === 0) return quote + 1;
+    let before = quote - 1;
+    while (buf[before] === 0x5c /* \ */) before--;
+    if ((quote - 1 - before) % 2 === 0) return quote + 1;
     from = quote + 1;
   }
 }
 
 /** Index just past the value starting at `start`, or -1. Objects and arrays: brackets matched, strings skipped. */
 function valueEnd(buf: Buffer, start: number): number {
-  const c = buf[start];
-  if (c === 0x22) return stringEnd(buf, start);
-  if (c === 0x7b || c === 0x5b) return containerEnd(buf, start);
-  let i = start;
-  while (i < buf.length) {
-    const b = buf[i]!;
-    if (b === 0x2c || b === 0x7d || b === 0x5d || isSpace(b)) break;
-    i++;
+  const first = buf[start];
+  if (first === 0x22) return stringEnd(buf, start);
+  if (first === 0x7b || first === 0x5b) return containerEnd(buf, start);
+  let at = start;
+  while (at < buf.length) {
+    const byte = buf[at]!;
+    if (byte === 0x2c || byte === 0x7d || byte === 0x5d || isSpace(byte)) break;
+    at++;
   }
-  return i === start ? -1 : i;
+  return at === start ? -1 : at;
 }
 
 function containerEnd(buf: Buffer, start: number): number {
   const closers: number[] = [];
-  let i = start;
-  while (i < buf.length) {
-    const b = buf[i]!;
-    if (b === 0x22) {
-      i = stringEnd(buf, i);
-      if (i === -1) return -1;
+  let at = start;
+  while (at < buf.length) {
+    const byte = buf[at]!;
+    if (byte === 0x22) {
+      at = stringEnd(buf, at);
+      if (at === -1) return -1;
       continue;
     }
-    if (b === 0x7b) closers.push(0x7d);
-    else if (b === 0x5b) closers.push(0x5d);
-    else if (b === 0x7d || b === 0x5d) {
-      if (closers.pop() !== b) return -1;
-      if (closers.length === 0) return i + 1;
+    if (byte === 0x7b) closers.push(0x7d);
+    else if (byte === 0x5b) closers.push(0x5d);
+    else if (byte === 0x7d || byte === 0x5d) {
+      if (closers.pop() !== byte) return -1;
+      if (closers.length === 0) return at + 1;
     }
-    i++;
+    at++;
   }
   return -1;
 }
