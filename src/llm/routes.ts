@@ -32,6 +32,31 @@ interface LlmRouteContext {
   server: IdleTimeouts | null;
 }
 
+/**
+ * One LLM endpoint as Elysia's `.post` arguments. `parse: "none"`: the handler reads the body itself, once; it goes
+ * upstream as it came.
+ */
+function llmRoute(
+  deps: LlmDeps,
+  idem: Idempotency,
+  proto: LlmProtocol,
+  path: string,
+  docs: { summary: string; description: string; doc: object },
+): [string, (context: LlmRouteContext) => Promise<Response>, LlmRouteHook] {
+  const handler = async ({ request, auth, set, server }: LlmRouteContext): Promise<Response> => {
+    const baseHeaders = set.headers as Record<string, string>; // the hooks before set strings only
+    if (request.headers.has(IDEMPOTENCY_HEADER)) return idempotentLlm(deps.ctx, idem, request, auth, (again) => handleLlm(deps, proto, path, again, auth, baseHeaders, server), set);
+    const answer = await handleLlm(deps, proto, path, request, auth, baseHeaders, server);
+    // The answer already carries `set.headers` (request ids, rate-limit state). Left there, Elysia would merge them
+    // into it again by rebuilding the Response: a copy of every header and the body re-wrapped as a stream. An
+    // error thrown above still finds them.
+    set.headers = {};
+    return answer;
+  };
+  const { summary, description, doc } = docs;
+  return [path, handler, { parse: "none", detail: { tags: ["LLM"], summary, description, security, ...doc } }];
+}
+
 // Once per process: streams still open when the shutdown grace period ends get their protocol's error event.
 onGraceOver(() => cutStreams(), "LLM streams");
 
@@ -43,23 +68,7 @@ export function llmRoutes(ctx: AppContext) {
   ctx.keyBudgets = budgets;
   const idem = new Idempotency(ctx.db);
   const deps: LlmDeps = { ctx, providers: buildProviders(ctx.config.raw), ledger, budgets, timeouts: llmTimeoutsOf(ctx.config.raw) };
-
-  // `parse: "none"`: the handler reads the body itself, once; it goes upstream as it came.
-  const llm = (proto: LlmProtocol, path: string, summary: string, description: string, doc: object): [string, (context: LlmRouteContext) => Promise<Response>, LlmRouteHook] =>
-    [
-      path,
-      async ({ request, auth, set, server }: LlmRouteContext): Promise<Response> => {
-        const baseHeaders = set.headers as Record<string, string>; // the hooks before set strings only
-        if (request.headers.has(IDEMPOTENCY_HEADER)) return idempotentLlm(ctx, idem, request, auth, (again) => handleLlm(deps, proto, path, again, auth, baseHeaders, server), set);
-        const answer = await handleLlm(deps, proto, path, request, auth, baseHeaders, server);
-        // The answer already carries `set.headers` (request ids, rate-limit state). Left there, Elysia would merge
-        // them into it again by rebuilding the Response: a copy of every header and the body re-wrapped as a
-        // stream. An error thrown above still finds them.
-        set.headers = {};
-        return answer;
-      },
-      { parse: "none", detail: { tags: ["LLM"], summary, description, security, ...doc } },
-    ];
+  const llm = (proto: LlmProtocol, path: string, summary: string, description: string, doc: object) => llmRoute(deps, idem, proto, path, { summary, description, doc });
 
   return (
     new Elysia({ name: "llm" })
