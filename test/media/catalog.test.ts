@@ -1,9 +1,14 @@
 import { describe, expect, test } from "bun:test";
-import data from "../../src/catalog/media-models.json";
+import builtin from "../../src/catalog/media-models.json";
+import { LIFECYCLE_KEYS } from "../../src/catalog/lifecycle";
 import type { InputSchema } from "../../src/media/input-schema.ts";
 import { compileMediaCatalog, compileMediaModel, toUpstreamInput, type MediaModel } from "../../src/media/model.ts";
 import { requestedFacts, UnpricedInputError } from "../../src/media/pricing.ts";
 
+// Status, source and the other lifecycle fields belong to the catalog, not to the media model: the catalog's loader
+// splits them off (catalog/service.ts) before compiling the rest.
+const data: unknown[] = (builtin as Array<Record<string, unknown>>).map((e) =>
+  Object.fromEntries(Object.entries(e).filter(([k]) => !(LIFECYCLE_KEYS as readonly string[]).includes(k))));
 const catalog = compileMediaCatalog(data);
 const models = [...catalog.values()];
 

@@ -1,10 +1,15 @@
 import { describe, expect, test } from "bun:test";
-import data from "../../src/catalog/media-models.json";
+import builtin from "../../src/catalog/media-models.json";
+import { LIFECYCLE_KEYS } from "../../src/catalog/lifecycle";
 import { compileMediaCatalog, compileMediaModel, type MediaModel } from "../../src/media/model.ts";
 import {
   actualCost, checkPricingRule, describePricing, estimateCost, formatUsd, UnpricedInputError, type CostFacts, type PricingRule,
 } from "../../src/media/pricing.ts";
 
+// Status, source and the other lifecycle fields belong to the catalog, not to the media model: the catalog's loader
+// splits them off (catalog/service.ts) before compiling the rest.
+const data: unknown[] = (builtin as Array<Record<string, unknown>>).map((e) =>
+  Object.fromEntries(Object.entries(e).filter(([k]) => !(LIFECYCLE_KEYS as readonly string[]).includes(k))));
 const catalog = compileMediaCatalog(data);
 const credits = (n: number) => n * 1_000_000; // whole credits → µcr
 
@@ -35,6 +40,10 @@ describe("estimates on concrete examples", () => {
     ["kling-2.6/text-to-video", { prompt: "p", duration: 10, sound: true }, 1100, "0.55 per 10 s, doubled with audio"],
     ["fal-ai/kling-video/v2.5-turbo/pro/text-to-video", { prompt: "p", duration: 10 }, 700, "0.35 + 5 × 0.07"],
     ["fal-ai/kling-video/v2.5-turbo/pro/text-to-video", { prompt: "p" }, 350, "0.35 per 5 s"],
+    ["fal-ai/kling-video/v3/turbo/pro/text-to-video", { prompt: "p" }, 700, "0.14/s × 5 s (fal's page: a 5 s video costs 0.70)"],
+    ["fal-ai/kling-video/v3/turbo/pro/text-to-video", { prompt: "p", duration: 15 }, 2100, "0.14/s × 15 s"],
+    ["fal-ai/ltx-2.3/text-to-video", { prompt: "p", resolution: "2160p", duration: 10 }, 3200, "0.32/s × 10 s"],
+    ["fal-ai/ltx-2.3/text-to-video", { prompt: "p" }, 480, "1080p 0.08/s × 6 s"],
     ["fal-ai/kling-video/v2.5-turbo/standard/image-to-video", { prompt: "p", image_url: "https://x/a.png", duration: 10 }, 420, "0.21 + 5 × 0.042"],
     ["wan/2-6-text-to-video", { prompt: "p", resolution: "1080p", duration: 15 }, 1575, "table 1.575"],
     ["elevenlabs/text-to-speech-multilingual-v2", { text: "a".repeat(1500) }, 90, "0.06 × 1.5k chars"],

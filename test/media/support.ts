@@ -56,7 +56,9 @@ export interface MediaGateway extends TestGateway {
 export async function startMediaGateway(env: Record<string, string> = {}, opts: { autostart?: boolean; log?: Logger } = {}): Promise<MediaGateway> {
   const up = startFakeMediaUpstreams();
   const storageDir = mkdtempSync(join(tmpdir(), "sy-files-"));
-  const gw = await startGateway({ ...up.env, STORAGE_DIR: storageDir, ...FAST_ENV, ...env }, opts.log);
+  // OpenAI shut gpt-image-1 down (the built-in catalog retires it); the fake OpenAI Images upstream still serves it.
+  const catalog = new URL("../support/openai-images-catalog.json", import.meta.url).pathname;
+  const gw = await startGateway({ ...up.env, STORAGE_DIR: storageDir, ...FAST_ENV, CATALOG_PATH: catalog, ...env }, opts.log);
   gw.ctx.config.publicBaseUrl = gw.url; // the port is only known after listen
   const media = await startMedia(gw.ctx, {}, opts);
   const stop = gw.stop;
