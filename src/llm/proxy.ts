@@ -135,8 +135,8 @@ function holdPlanOf(proto: LlmProtocol, body: Record<string, any>, bytes: Uint8A
 /**
  * What goes upstream, worked out before any hold: the client's bytes as they came; chat streams' include_usage and
  * the upstream's name for the model spliced into a copy of them; re-serialised text only when max_credits must go
- * or a splice cannot be trusted. Bytes save encoding the text again (~60 µs for the 200 KB bodies coding agents
- * send). A body that cannot be serialised again (protocols/common.ts reserialised) is refused here, before any hold.
+ * or a splice cannot be trusted (bytes spare encoding a long body again). A body that cannot be serialised again
+ * (protocols/common.ts reserialised) is refused here, before any hold.
  */
 function upstreamRequestOf(proto: LlmProtocol, body: Record<string, any>, bytes: Uint8Array, model: LlmModel): UpstreamBody {
   const own = withoutForeignReasoning(proto.name, body, model.provider, model.upstream_model);
