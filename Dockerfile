@@ -14,7 +14,8 @@ RUN apt-get update && apt-get install -y --no-install-recommends ca-certificates
 WORKDIR /srv
 COPY --from=build /app/dist/switchyard /usr/local/bin/switchyard
 # NODE_ENV=production: Bun.serve leaves development mode and Elysia skips building validation examples.
-ENV NODE_ENV=production PORT=3000 DATABASE_URL=/srv/data/switchyard.sqlite
+# BUN_CONFIG_MAX_HTTP_REQUESTS: Bun lets 256 fetches out at once unless told more; long streams would queue calls.
+ENV NODE_ENV=production BUN_CONFIG_MAX_HTTP_REQUESTS=16384 PORT=3000 DATABASE_URL=/srv/data/switchyard.sqlite
 VOLUME /srv/data
 EXPOSE 3000
 USER switchyard

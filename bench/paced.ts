@@ -1,7 +1,9 @@
-// The latency probe, run as its own process (bun bench/paced.ts <file holding the JSON spec>): 64 connections, each sending
+// The latency probe, run as its own process (bun bench/paced.ts <file holding the JSON spec>): N connections, each sending
 // its next request on a fixed schedule, so the total rate is fixed well below saturation. Latency then measures
 // what a request costs in each path, not how long it queued — which is what "added latency" means. Per request:
 // time to the first body byte (TTFB) and to the last. Prints one JSON line with percentiles.
+
+import { percentile } from "./stats.ts";
 
 interface Spec {
   url: string;
@@ -10,11 +12,6 @@ interface Spec {
   connections: number;
   rate: number; // requests per second, all connections together
   seconds: number;
-}
-
-function percentile(sorted: number[], p: number): number {
-  if (!sorted.length) return NaN;
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 }
 
 export async function paced(s: Spec) {

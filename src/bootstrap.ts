@@ -1,6 +1,6 @@
 import { SecretBox } from "./accounts/secret-box";
 import { Accounts } from "./accounts/service";
-import { loadCatalog } from "./catalog/service";
+import { loadCatalog } from "./catalog-loader";
 import { ConfigError, type Config } from "./config";
 import type { AppContext } from "./context";
 import { openDatabase } from "./db/client";
@@ -22,7 +22,7 @@ export async function createContext(config: Config, log: Logger = createLogger(c
     backgroundCheckpoints: { onError: (message) => log.error("sqlite checkpoints", { error: message }) },
   });
   const ledger = new Ledger(db);
-  const accounts = new Accounts(db, ledger, await SecretBox.fromSetting(config.raw.SECRETS_KEY));
+  const accounts = new Accounts(db, ledger, await SecretBox.fromSetting(config.secretsKey));
   const unknown = await accounts.unknownSealingKeys();
   if (unknown.length) {
     await db.close();

@@ -9,7 +9,8 @@ import { BUDGET_PERIODS, newKeyPolicy, parseKeyPolicy } from "./accounts/policy"
 import { SWEPT_HOLD_KINDS } from "./ledger/service";
 import { creditsToMicros, microsToCredits } from "./ledger/units";
 import { silentLogger } from "./log";
-import { CatalogError, loadCatalog } from "./catalog/service";
+import { CatalogError } from "./catalog/service";
+import { loadCatalog } from "./catalog-loader";
 import { checkCatalog } from "./catalog/drift";
 
 // Operator commands at a shell, printing JSON. They open the same database as the server (DATABASE_URL), so they

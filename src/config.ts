@@ -24,7 +24,22 @@ export interface Config {
   body: BodyLimits;
   sweepIntervalSeconds: number;
   logLevel: Level;
-  /** Every setting's raw value, for features that read their own rows of the table. */
+  /** TRUSTED_PROXY_HOPS: X-Forwarded-For entries a client address is taken from the right (http/client-address.ts) */
+  trustedProxyHops: number;
+  /** PUBLIC_RATE_LIMIT: requests per client address to each public endpoint that works without a key */
+  publicRateLimit: { requests: number; windowSeconds: number };
+  /** SECRETS_KEY: seals webhook signing keys at rest (accounts/secret-box.ts) */
+  secretsKey?: string;
+  /** METRICS_TOKEN: the bearer token /metrics asks for; unset, /metrics is open */
+  metricsToken?: string;
+  /** SHUTDOWN_GRACE_SECONDS, in ms */
+  shutdownGraceMs: number;
+  /** BUN_CONFIG_MAX_HTTP_REQUESTS: upstream requests Bun lets out at once (it reads the variable itself; 256 unset) */
+  upstreamRequestSlots: number;
+  /**
+   * Every setting's raw value, for a feature's own typed reader of its rows of the table (media/settings.ts,
+   * dashboard/settings.ts, llm/providers.ts); features read those, not this.
+   */
   raw: Record<string, string | undefined>;
 }
 
@@ -62,6 +77,12 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     sweepIntervalSeconds: Number(raw.SWEEP_INTERVAL_SECONDS),
     body: { seconds: Number(raw.REQUEST_BODY_TIMEOUT_SECONDS), maxBytes: Number(raw.MAX_REQUEST_BODY_MB) * 1024 ** 2 },
     logLevel: raw.LOG_LEVEL as Config["logLevel"],
+    trustedProxyHops: Number(raw.TRUSTED_PROXY_HOPS),
+    publicRateLimit: parseRateSpec(raw.PUBLIC_RATE_LIMIT!),
+    secretsKey: raw.SECRETS_KEY,
+    metricsToken: raw.METRICS_TOKEN,
+    shutdownGraceMs: Number(raw.SHUTDOWN_GRACE_SECONDS) * 1000,
+    upstreamRequestSlots: Number(raw.BUN_CONFIG_MAX_HTTP_REQUESTS ?? BUN_DEFAULT_REQUEST_SLOTS),
     raw,
   };
 }
@@ -73,6 +94,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
  * one slash), a `password=` parameter hidden, and all of it but the scheme when it does not parse (`redis://:hunter2`
  * has its password where the host would be).
  */
+/** Bun's own limit on fetches in flight when BUN_CONFIG_MAX_HTTP_REQUESTS is unset. */
+export const BUN_DEFAULT_REQUEST_SLOTS = 256;
+/** Below this many slots a gateway serving long streams queues calls behind them: startup warns. */
+export const FEW_REQUEST_SLOTS = 1024;
+
 export function withoutCredentials(value: string): string {
   const m = /^([a-z][a-z0-9+.-]*:\/+)(.*)$/is.exec(value);
   if (!m) return value;

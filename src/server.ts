@@ -1,7 +1,7 @@
 import { buildApp } from "./app";
 import { closeContext, createContext } from "./bootstrap";
 import { CatalogError } from "./catalog/service";
-import { ConfigError, loadConfig, withoutCredentials, type Config } from "./config";
+import { ConfigError, FEW_REQUEST_SLOTS, loadConfig, withoutCredentials, type Config } from "./config";
 import { DatabaseOpenError } from "./db/client";
 import { SWEPT_HOLD_KINDS } from "./ledger/service";
 import { serverLimitOf } from "./http/body-limits";
@@ -55,7 +55,7 @@ try {
 const mediaStarting = startMedia(ctx);
 onShutdown(async () => (await mediaStarting.catch(() => null))?.stop(), "media workers");
 
-// LLM holds and floats (ledger/float.ts) left behind by a crash are released once they expire (SWEPT_HOLD_KINDS says
+// LLM holds and floats (ledger/float.ts) left behind by a crash are voided once they expire (SWEPT_HOLD_KINDS says
 // why task holds are not).
 // Idempotency keys past their 24 h are forgotten on the same round.
 const idempotencyKeys = new Idempotency(ctx.db);
@@ -78,7 +78,7 @@ async function shutdown(signal: string) {
     process.exit(1);
   }
   stopping = true;
-  const graceMs = Number(config.raw.SHUTDOWN_GRACE_SECONDS) * 1000;
+  const graceMs = config.shutdownGraceMs;
   log.info("shutting down", { signal, grace_seconds: graceMs / 1000 });
   const result = await gracefulStop(app.server!, graceMs, log);
   const closing = closeContext(ctx).catch((e) => log.error("closing the services failed", { error: String(e) }));
@@ -92,9 +92,9 @@ async function shutdown(signal: string) {
 process.on("SIGTERM", () => void shutdown("SIGTERM"));
 process.on("SIGINT", () => void shutdown("SIGINT"));
 
-// Only now, with the signal handlers in place and the media workers started: before, a signal sent right after this
-// line killed the process outright, cutting its streams without a word. Workers that cannot start stop the gateway
-// (unless a shutdown is already under way, which ends the process itself).
+// Awaited only here, after the signal handlers are in place: a signal that arrives while the media workers start
+// must still stop the gateway gracefully, not kill it with its streams cut. Workers that cannot start stop the
+// gateway (unless a shutdown is already under way, which ends the process itself).
 try {
   await mediaStarting;
 } catch (e) {
@@ -106,6 +106,12 @@ try {
   process.exit(1);
 }
 if (!stopping) {
+  if (config.upstreamRequestSlots < FEW_REQUEST_SLOTS) {
+    log.warn("few upstream request slots", {
+      slots: config.upstreamRequestSlots,
+      hint: "Bun lets this many upstream requests out at once and queues the rest behind them, streams included; set BUN_CONFIG_MAX_HTTP_REQUESTS=16384 in the gateway's environment",
+    });
+  }
   log.info("switchyard listening", {
     url: `http://${config.host === "0.0.0.0" ? "localhost" : config.host}:${app.server!.port}`,
     database: ctx.db.dialect,

@@ -38,6 +38,7 @@ const DAY_SECONDS = 86_400;
 export const settings: Setting[] = [
   { name: "PORT", kind: "int", default: "3000", doc: "HTTP port to listen on.", check: (v) => (+v >= 0 && +v <= 65535 ? undefined : "must be 0-65535") },
   { name: "HOST", kind: "string", default: "0.0.0.0", doc: "Interface to bind." },
+  { name: "BUN_CONFIG_MAX_HTTP_REQUESTS", kind: "int", doc: "Read by Bun itself when the process starts: how many upstream requests (LLM calls, media submissions and downloads) may be in flight at once. Bun's default is 256, and calls beyond it wait for a free slot, however long the first ones stream. `bun start` and the Docker image set 16384; set it yourself when you run the binary (Bun allows up to 65535). The gateway warns at startup when it is unset or below 1024.", check: between(1, 65535) },
   {
     name: "DATABASE_URL",
     kind: "string",

@@ -1,29 +1,26 @@
 import { Elysia, t } from "elysia";
 import type { AppContext } from "../context";
 import { ApiError } from "../http/errors";
-import { bearerToken, safeEqual } from "../http/tokens";
 import { withIdleFloatBack } from "../ledger/float";
 import { creditsToMicros, microsToCredits } from "../ledger/units";
 import { AccountList, AccountView, CreateAccountBody, CreateKeyBody, CreditsBody, CreditsResult, KeyCreated, KeyList, KeyView, LedgerCheck, UpdateKeyBody, WebhookKey } from "./model";
 import { newKeyPolicy, parseKeyPolicy } from "./policy";
 import { accountView } from "./views";
-import { jsonObjectBodies } from "../http/body-limits";
-import { checkBeforeBody } from "../http/before-body";
-import { errorCodes } from "../discovery/openapi";
+import { routeGuards } from "../http/guards";
+import { errorCodes } from "../http/route-docs";
 
-// The operator's API under /admin/v1, authorised by ADMIN_TOKEN. Without ADMIN_TOKEN it refuses everything: an
-// operator then uses the CLI, which talks to the database directly.
+// The operator's API under /admin/v1, authorised by ADMIN_TOKEN (`{ admin: true }`, http/guards.ts: checked before
+// the body is read, so a caller without it learns nothing of a route's schema). Without ADMIN_TOKEN it refuses
+// everything: an operator then uses the CLI, which talks to the database directly.
 
-// The token is checked before the body is read (http/before-body.ts): a caller without it must not make the gateway
-// receive and parse a body, nor learn anything about a route's schema (it gets 401/403, never a 422 naming a field
-// or a 400 for malformed JSON). Bodies here are JSON objects of at most SMALL_BODY_BYTES (http/body-limits.ts).
-export function adminGuard(ctx: AppContext) {
-  const expected = ctx.config.adminToken;
-  return checkBeforeBody(({ request }) => {
-    if (!expected) throw new ApiError(403, "admin_disabled", "The admin API is disabled: start the gateway with ADMIN_TOKEN set.");
-    if (!safeEqual(bearerToken(request.headers), expected)) throw new ApiError(401, "invalid_admin_token", "Missing or wrong admin token.");
-  });
-}
+/**
+ * Reads a key's policy from the body as sent, in transform, before Elysia validates and cleans it: parseKeyPolicy's
+ * 422 naming the field is then the answer to any bad input, and an unknown field is refused, not dropped by the
+ * cleaner. The handler reads the cleaned body again (the same fields, by then).
+ */
+const policyReadFirst = ({ body }: { body: unknown }) => {
+  parseKeyPolicy(body, Date.now());
+};
 
 /** The routes under /accounts/:id answer 404 for an unknown account (a new object per route: Elysia merges into it). */
 const unknownAccount = () => errorCodes({ 404: ["not_found"] });
@@ -31,36 +28,38 @@ const unknownAccount = () => errorCodes({ 404: ["not_found"] });
 export function adminRoutes(ctx: AppContext) {
   const { accounts, ledger } = ctx;
   return new Elysia({ name: "admin", prefix: "/admin/v1", detail: { tags: ["Admin"], security: [{ adminToken: [] }] } })
-    .use(adminGuard(ctx))
-    .use(jsonObjectBodies(ctx))
+    .use(routeGuards(ctx))
     .post(
       "/accounts",
       async ({ body, set }) => {
-        const a = await accounts.createAccount(body.name, toMicros(body.credits ?? 0, "credits"));
+        const account = await accounts.createAccount(body.name, toMicros(body.credits ?? 0, "credits"));
         set.status = 201;
-        return accountView(ctx, a.id);
+        return accountView(ctx, account.id);
       },
-      { body: CreateAccountBody, response: { 201: AccountView }, detail: { summary: "Create an account with a wallet and optional initial credits" } },
+      { admin: true, body: CreateAccountBody, response: { 201: AccountView }, detail: { summary: "Create an account with a wallet and optional initial credits" } },
     )
-    .get("/accounts", async () => ({ data: await accounts.listAccounts() }), { response: AccountList, detail: { summary: "List accounts" } })
+    .get("/accounts", async () => ({ data: await accounts.listAccounts() }), { admin: true, response: AccountList, detail: { summary: "List accounts" } })
     .get("/accounts/:id", ({ params }) => accountView(ctx, params.id, { withLedger: true }), {
+      admin: true,
       response: AccountView,
       detail: { ...unknownAccount(), summary: "Read an account: balance, pending holds, ledger entries and keys" },
     })
     .post(
       "/accounts/:id/keys",
       async ({ params, body, set }) => {
-        const k = await accounts.createKey(params.id, newKeyPolicy(parseKeyPolicy(body, Date.now())));
+        const created = await accounts.createKey(params.id, newKeyPolicy(parseKeyPolicy(body, Date.now())));
         set.status = 201;
-        return k;
+        return created;
       },
-      { body: CreateKeyBody, response: { 201: KeyCreated }, detail: { ...unknownAccount(), summary: "Create an API key (the plaintext key is returned once)" } },
+      { admin: true, body: CreateKeyBody, transform: policyReadFirst, response: { 201: KeyCreated }, detail: { ...unknownAccount(), summary: "Create an API key (the plaintext key is returned once)" } },
     )
     .patch(
       "/accounts/:id/keys/:keyId",
       ({ params, body }) => accounts.updateKey(params.id, params.keyId, parseKeyPolicy(body, Date.now())),
       {
+        admin: true,
         body: UpdateKeyBody,
+        transform: policyReadFirst,
         response: KeyView,
         detail: { ...unknownAccount(), summary: "Change a key's name, limits, models, expiry or budget (only the fields given; null: back to the default)" },
       },
@@ -68,8 +67,9 @@ export function adminRoutes(ctx: AppContext) {
     .get("/accounts/:id/keys", async ({ params }) => {
       await accounts.requireAccount(params.id);
       return { data: await accounts.listKeys(params.id) };
-    }, { response: KeyList, detail: { ...unknownAccount(), summary: "List an account's keys (by prefix; never the key)" } })
+    }, { admin: true, response: KeyList, detail: { ...unknownAccount(), summary: "List an account's keys (by prefix; never the key)" } })
     .delete("/accounts/:id/keys/:keyId", ({ params }) => accounts.revokeKey(params.id, params.keyId), {
+      admin: true,
       response: KeyView,
       detail: { ...unknownAccount(), summary: "Revoke a key" },
     })
@@ -82,19 +82,19 @@ export function adminRoutes(ctx: AppContext) {
         // Calls just answered first: their charges are queued (the balance returned includes them). A correction that
         // does not fit what is available gets the account's idle LLM float back first, as a media task's hold does.
         await ctx.llmLedger?.settledFor(params.id);
-        const b = await withIdleFloatBack(ctx, params.id, "correction_exceeds_available", () => ledger.credit(params.id, micros, kind, body.reason ?? kind));
-        return { account_id: params.id, credits: microsToCredits(b.available), held_credits: microsToCredits(b.held), balance_credits: microsToCredits(b.balance) };
+        const wallet = await withIdleFloatBack(ctx, params.id, "correction_exceeds_available", () => ledger.credit(params.id, micros, kind, body.reason ?? kind));
+        return { account_id: params.id, credits: microsToCredits(wallet.available), held_credits: microsToCredits(wallet.held), balance_credits: microsToCredits(wallet.balance) };
       },
-      { body: CreditsBody, response: CreditsResult, detail: { ...errorCodes({ 404: ["not_found", "account_not_found"], 409: ["correction_exceeds_available"], 422: ["balance_too_large"] }), summary: "Top up credits, or correct them (kind=correction may be negative)" } },
+      { admin: true, body: CreditsBody, response: CreditsResult, detail: { ...errorCodes({ 404: ["not_found", "account_not_found"], 409: ["correction_exceeds_available"], 422: ["balance_too_large"] }), summary: "Top up credits, or correct them (kind=correction may be negative)" } },
     )
     .post("/accounts/:id/webhook-key", async ({ params, set }) => {
       set.status = 201;
       return accounts.rotateWebhookKey(params.id);
-    }, { response: { 201: WebhookKey }, detail: { ...unknownAccount(), summary: "Generate or rotate the account's webhook signing key (shown once)" } })
+    }, { admin: true, response: { 201: WebhookKey }, detail: { ...unknownAccount(), summary: "Generate or rotate the account's webhook signing key (shown once)" } })
     .get("/ledger/check", async ({ query }) => {
       const mismatches = await ledger.check(query.account_id);
       return { ok: mismatches.length === 0, mismatches };
-    }, { query: t.Object({ account_id: t.Optional(t.String()) }), response: LedgerCheck, detail: { summary: "Recompute every wallet from its entries and pending holds" } });
+    }, { admin: true, query: t.Object({ account_id: t.Optional(t.String()) }), response: LedgerCheck, detail: { summary: "Recompute every wallet from its entries and pending holds" } });
 }
 
 function toMicros(credits: number, param: string, allowNegative = false): number {
@@ -102,7 +102,7 @@ function toMicros(credits: number, param: string, allowNegative = false): number
     throw new ApiError(422, "invalid_request", `${param} must not be negative (use kind=correction for a negative correction).`, { param });
   try {
     return creditsToMicros(credits);
-  } catch (e) {
-    throw new ApiError(422, "invalid_request", `${param}: ${(e as Error).message}`, { param });
+  } catch (error) {
+    throw new ApiError(422, "invalid_request", `${param}: ${(error as Error).message}`, { param });
   }
 }

@@ -1,7 +1,7 @@
 import { sql } from "drizzle-orm";
 import { Elysia, t } from "elysia";
 import type { AppContext } from "../context";
-import { protect } from "../http/protect";
+import { routeGuards } from "../http/guards";
 import { microsToCredits } from "../ledger/units";
 import { periodReset } from "./budget-periods";
 import { budgetUsed } from "./key-budgets";
@@ -30,13 +30,13 @@ export const KeyStatus = t.Object({
 
 export function keyRoutes(ctx: AppContext) {
   return new Elysia({ name: "key-status" })
-    .use(protect(ctx))
+    .use(routeGuards(ctx))
     .get(
       "/v1/key",
       async ({ auth }) => {
         await ctx.keyBudgets?.settled(auth.keyId); // calls just answered: what they were charged may still be on its way
         const now = Date.now();
-        const def = ctx.config.defaultRateLimit;
+        const defaultLimit = ctx.config.defaultRateLimit;
         const budget: Record<string, typeof PeriodStatus.static> = {};
         const used = await budgetUsed(ctx.db, auth.keyId, now);
         for (const period of BUDGET_PERIODS) {
@@ -55,13 +55,13 @@ export function keyRoutes(ctx: AppContext) {
           id: auth.keyId,
           name: auth.keyName,
           account_id: auth.accountId,
-          rate_limit: { requests: auth.rateRequests ?? def.requests, window_seconds: auth.rateWindowSeconds ?? def.windowSeconds, own: auth.rateRequests !== null },
+          rate_limit: { requests: auth.rateRequests ?? defaultLimit.requests, window_seconds: auth.rateWindowSeconds ?? defaultLimit.windowSeconds, own: auth.rateRequests !== null },
           max_concurrent_tasks: auth.maxConcurrentTasks ?? ctx.config.defaultMaxConcurrentTasks,
           models: auth.models,
           expires_at: auth.expiresAt === null ? null : new Date(auth.expiresAt).toISOString(),
           budget,
         };
       },
-      { response: KeyStatus, detail: { tags: ["Credits"], summary: "The calling key's policy and what remains of each budget period", security } },
+      { apiKey: true, response: KeyStatus, detail: { tags: ["Credits"], summary: "The calling key's policy and what remains of each budget period", security } },
     );
 }

@@ -1,4 +1,4 @@
-import { t } from "elysia";
+import { t, type TSchema } from "elysia";
 import { MAX_BUDGET_CREDITS } from "../ledger/units";
 
 // Request bodies of the admin API (validated by Elysia; failures answer 422 naming the field).
@@ -23,29 +23,28 @@ export const KEY_LIMITS = {
 /** The periods a key's budget may cap: calendar day, week (from Monday) and month in UTC, and the key's lifetime. */
 export const BUDGET_PERIODS = ["day", "week", "month", "lifetime"] as const;
 
-const bounded = (b: { min: number; max: number }) => t.Integer({ minimum: b.min, maximum: b.max });
+const bounded = (range: { min: number; max: number }) => t.Integer({ minimum: range.min, maximum: range.max });
 
-// The policy fields are described here for /openapi.json and validated by accounts/policy.ts parseKeyPolicy, the one
-// function the CLI and the dashboard use too (t.Unknown carries the description without a second validator).
-const budgetAmount = { anyOf: [{ type: "number", minimum: 0, maximum: MAX_BUDGET_CREDITS }, { type: "null" }], description: "Credits; null: no cap." };
+// The policy fields, for /openapi.json and a first check by Elysia. parseKeyPolicy (accounts/policy.ts), the one
+// function the CLI and the dashboard use too, reads each body before this schema does (admin-routes.ts), so its 422
+// naming the field is the answer to bad input. Real unions, not raw `anyOf`: Elysia builds its body cleaner from them.
+const orNull = <T extends TSchema>(schema: T, description?: string) => t.Union([schema, t.Null()], description ? { description } : {});
+const budgetAmount = orNull(t.Number({ minimum: 0, maximum: MAX_BUDGET_CREDITS }), "Credits; null: no cap.");
 const policyFields = {
   models: t.Optional(
-    t.Unknown({
-      anyOf: [{ type: "array", minItems: 1, maxItems: 100, items: { type: "string", pattern: "^(\\*|[A-Za-z0-9][A-Za-z0-9._:/@+-]{0,199}\\*?)$" } }, { type: "null" }],
-      description: "Models the key may call: ids, prefixes ending in `*` (`claude-*`), or `*`. null or absent: every model.",
-    }),
+    orNull(
+      t.Array(t.String({ pattern: "^(\\*|[A-Za-z0-9][A-Za-z0-9._:/@+-]{0,199}\\*?)$" }), { minItems: 1, maxItems: 100 }),
+      "Models the key may call: ids, prefixes ending in `*` (`claude-*`), or `*`. null or absent: every model.",
+    ),
   ),
   expires_at: t.Optional(
-    t.Unknown({ anyOf: [{ type: "string", format: "date-time" }, { type: "null" }], description: "RFC 3339 time after which the key answers 401 key_expired; in the future. null: never." }),
+    orNull(t.String({ format: "date-time" }), "RFC 3339 time after which the key answers 401 key_expired; in the future. null: never."),
   ),
   budget: t.Optional(
-    t.Unknown({
-      anyOf: [
-        { type: "object", additionalProperties: false, properties: Object.fromEntries(BUDGET_PERIODS.map((p) => [p, budgetAmount])) },
-        { type: "null" },
-      ],
-      description: "Credits the key may spend per calendar day, week (from Monday) and month in UTC, and in its lifetime. null: no caps.",
-    }),
+    orNull(
+      t.Object(Object.fromEntries(BUDGET_PERIODS.map((period) => [period, t.Optional(budgetAmount)])), { additionalProperties: false }),
+      "Credits the key may spend per calendar day, week (from Monday) and month in UTC, and in its lifetime. null: no caps.",
+    ),
   ),
 };
 
@@ -63,26 +62,14 @@ export const CreateKeyBody = t.Object({
 
 /** An edit: only the fields given change; null puts a field back to its default. */
 export const UpdateKeyBody = t.Object({
-  name: t.Optional(t.Unknown({ type: "string", minLength: 1, maxLength: 200 })),
+  name: t.Optional(t.String({ minLength: 1, maxLength: 200 })),
   rate_limit: t.Optional(
-    t.Unknown({
-      anyOf: [
-        {
-          type: "object",
-          required: ["requests", "window_seconds"],
-          properties: {
-            requests: { type: "integer", minimum: KEY_LIMITS.rateRequests.min, maximum: KEY_LIMITS.rateRequests.max },
-            window_seconds: { type: "integer", minimum: KEY_LIMITS.rateWindowSeconds.min, maximum: KEY_LIMITS.rateWindowSeconds.max },
-          },
-        },
-        { type: "null" },
-      ],
-      description: "null: the gateway's default rate limit.",
-    }),
+    orNull(
+      t.Object({ requests: bounded(KEY_LIMITS.rateRequests), window_seconds: bounded(KEY_LIMITS.rateWindowSeconds) }),
+      "null: the gateway's default rate limit.",
+    ),
   ),
-  max_concurrent_tasks: t.Optional(
-    t.Unknown({ anyOf: [{ type: "integer", minimum: KEY_LIMITS.maxConcurrentTasks.min, maximum: KEY_LIMITS.maxConcurrentTasks.max }, { type: "null" }] }),
-  ),
+  max_concurrent_tasks: t.Optional(orNull(bounded(KEY_LIMITS.maxConcurrentTasks))),
   ...policyFields,
 });
 

@@ -54,10 +54,10 @@ export function parseKeyPolicy(input: unknown, now: number, opts: { requestsMax?
   return out;
 }
 
-function whole(v: unknown, field: string, b: { min: number; max: number }): number {
-  const n = typeof v === "string" && /^\d+$/.test(v.trim()) ? Number(v) : v;
-  if (typeof n !== "number" || !Number.isInteger(n) || n < b.min || n > b.max) throw refuse(field, `must be a whole number from ${b.min} to ${b.max}`);
-  return n;
+function whole(value: unknown, field: string, range: { min: number; max: number }): number {
+  const number = typeof value === "string" && /^\d+$/.test(value.trim()) ? Number(value) : value;
+  if (typeof number !== "number" || !Number.isInteger(number) || number < range.min || number > range.max) throw refuse(field, `must be a whole number from ${range.min} to ${range.max}`);
+  return number;
 }
 
 function rateLimit(v: unknown, requestsMax: number = KEY_LIMITS.rateRequests.max): { requests: number; windowSeconds: number } {
@@ -110,16 +110,16 @@ function budget(v: unknown): Partial<Record<BudgetPeriod, number | null>> {
 }
 
 /** A change read for a new key, as createKey takes it (a null there is simply the default). */
-export function newKeyPolicy(c: KeyPolicyChange) {
+export function newKeyPolicy(change: KeyPolicyChange) {
   const budget: Budget = {};
-  for (const p of BUDGET_PERIODS) if (c.budget?.[p] != null) budget[p] = c.budget[p]!;
+  for (const period of BUDGET_PERIODS) if (change.budget?.[period] != null) budget[period] = change.budget[period]!;
   return {
-    name: c.name,
-    rateRequests: c.rateLimit?.requests,
-    rateWindowSeconds: c.rateLimit?.windowSeconds,
-    maxConcurrentTasks: c.maxConcurrentTasks ?? undefined,
-    models: c.models ?? null,
-    expiresAt: c.expiresAt ?? null,
+    name: change.name,
+    rateRequests: change.rateLimit?.requests,
+    rateWindowSeconds: change.rateLimit?.windowSeconds,
+    maxConcurrentTasks: change.maxConcurrentTasks ?? undefined,
+    models: change.models ?? null,
+    expiresAt: change.expiresAt ?? null,
     budget,
   };
 }

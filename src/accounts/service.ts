@@ -70,9 +70,9 @@ export class Accounts {
   }
 
   async requireAccount(id: string) {
-    const a = await this.getAccount(id);
-    if (!a) throw notFound(`Account ${id}`);
-    return a;
+    const account = await this.getAccount(id);
+    if (!account) throw notFound(`Account ${id}`);
+    return account;
   }
 
   async listAccounts() {
@@ -86,21 +86,21 @@ export class Accounts {
     if ((opts.rateRequests == null) !== (opts.rateWindowSeconds == null)) {
       throw new ApiError(422, "invalid_request", "A key's rate limit needs both the number of requests and the window in seconds, or neither.");
     }
-    const w = KEY_LIMITS.rateWindowSeconds;
-    if (opts.rateWindowSeconds != null && !(opts.rateWindowSeconds >= w.min && opts.rateWindowSeconds <= w.max)) {
-      throw new ApiError(422, "invalid_request", `A key's rate-limit window must be from ${w.min} to ${w.max} seconds.`);
+    const window = KEY_LIMITS.rateWindowSeconds;
+    if (opts.rateWindowSeconds != null && !(opts.rateWindowSeconds >= window.min && opts.rateWindowSeconds <= window.max)) {
+      throw new ApiError(422, "invalid_request", `A key's rate-limit window must be from ${window.min} to ${window.max} seconds.`);
     }
     await this.requireAccount(accountId);
     const key = KEY_PREFIX + randomToken(30);
     const id = newId("key");
     const now = Date.now();
     const name = opts.name ?? "default";
-    const b = opts.budget ?? {};
+    const budget = opts.budget ?? {};
     await this.db.run(sql`insert into api_keys (id, account_id, name, prefix, key_hash, rate_requests, rate_window_seconds, max_concurrent_tasks,
         models, expires_at, budget_day, budget_week, budget_month, budget_lifetime, created_at)
       values (${id}, ${accountId}, ${name}, ${key.slice(0, KEY_PREFIX.length + 6)}, ${sha256Hex(key)}, ${opts.rateRequests ?? null},
               ${opts.rateWindowSeconds ?? null}, ${opts.maxConcurrentTasks ?? null}, ${opts.models ? JSON.stringify(opts.models) : null},
-              ${opts.expiresAt ?? null}, ${b.day ?? null}, ${b.week ?? null}, ${b.month ?? null}, ${b.lifetime ?? null}, ${now})`);
+              ${opts.expiresAt ?? null}, ${budget.day ?? null}, ${budget.week ?? null}, ${budget.month ?? null}, ${budget.lifetime ?? null}, ${now})`);
     const view = (await this.listKeys(accountId)).find((k) => k.id === id)!;
     return { ...view, key };
   }
@@ -144,8 +144,8 @@ export class Accounts {
   }
 
   async webhookSecret(accountId: string): Promise<string | null> {
-    const a = await this.db.get<{ webhook_secret: string | null }>(sql`select webhook_secret from accounts where id = ${accountId}`);
-    return a?.webhook_secret == null ? null : this.box.open(a.webhook_secret, accountId);
+    const account = await this.db.get<{ webhook_secret: string | null }>(sql`select webhook_secret from accounts where id = ${accountId}`);
+    return account?.webhook_secret == null ? null : this.box.open(account.webhook_secret, accountId);
   }
 
   /**
@@ -220,41 +220,41 @@ function iso(ms: number | null): string | null {
 
 const BUDGET_COLUMNS: Record<BudgetPeriod, string> = { day: "budget_day", week: "budget_week", month: "budget_month", lifetime: "budget_lifetime" };
 
-function keyRules(r: any): KeyRules {
+function keyRules(row: any): KeyRules {
   const budget: Budget = {};
-  for (const p of BUDGET_PERIODS) if (r[BUDGET_COLUMNS[p]] != null) budget[p] = Number(r[BUDGET_COLUMNS[p]]);
-  return { models: r.models == null ? null : JSON.parse(r.models), expiresAt: r.expires_at == null ? null : Number(r.expires_at), budget };
+  for (const period of BUDGET_PERIODS) if (row[BUDGET_COLUMNS[period]] != null) budget[period] = Number(row[BUDGET_COLUMNS[period]]);
+  return { models: row.models == null ? null : JSON.parse(row.models), expiresAt: row.expires_at == null ? null : Number(row.expires_at), budget };
 }
 
 /** The `column = value` pieces of an update for the fields a change sets. */
-function policySets(c: KeyPolicyChange): ReturnType<typeof sql>[] {
+function policySets(change: KeyPolicyChange): ReturnType<typeof sql>[] {
   const sets: ReturnType<typeof sql>[] = [];
   const set = (column: string, value: unknown) => sets.push(sql`${sql.identifier(column)} = ${value}`);
-  if (c.name !== undefined) set("name", c.name);
-  if (c.rateLimit !== undefined) {
-    set("rate_requests", c.rateLimit?.requests ?? null);
-    set("rate_window_seconds", c.rateLimit?.windowSeconds ?? null);
+  if (change.name !== undefined) set("name", change.name);
+  if (change.rateLimit !== undefined) {
+    set("rate_requests", change.rateLimit?.requests ?? null);
+    set("rate_window_seconds", change.rateLimit?.windowSeconds ?? null);
   }
-  if (c.maxConcurrentTasks !== undefined) set("max_concurrent_tasks", c.maxConcurrentTasks);
-  if (c.models !== undefined) set("models", c.models === null ? null : JSON.stringify(c.models));
-  if (c.expiresAt !== undefined) set("expires_at", c.expiresAt);
-  for (const p of BUDGET_PERIODS) if (c.budget?.[p] !== undefined) set(BUDGET_COLUMNS[p], c.budget[p]);
+  if (change.maxConcurrentTasks !== undefined) set("max_concurrent_tasks", change.maxConcurrentTasks);
+  if (change.models !== undefined) set("models", change.models === null ? null : JSON.stringify(change.models));
+  if (change.expiresAt !== undefined) set("expires_at", change.expiresAt);
+  for (const period of BUDGET_PERIODS) if (change.budget?.[period] !== undefined) set(BUDGET_COLUMNS[period], change.budget[period]);
   return sets;
 }
 
-function keyView(r: any): KeyView {
-  const rules = keyRules(r);
+function keyView(row: any): KeyView {
+  const rules = keyRules(row);
   return {
-    id: r.id,
-    name: r.name,
-    prefix: r.prefix,
-    rate_limit: r.rate_requests ? { requests: r.rate_requests, window_seconds: r.rate_window_seconds } : null,
-    max_concurrent_tasks: r.max_concurrent_tasks,
+    id: row.id,
+    name: row.name,
+    prefix: row.prefix,
+    rate_limit: row.rate_requests ? { requests: row.rate_requests, window_seconds: row.rate_window_seconds } : null,
+    max_concurrent_tasks: row.max_concurrent_tasks,
     models: rules.models,
     expires_at: iso(rules.expiresAt),
-    budget: Object.fromEntries(Object.entries(rules.budget).map(([p, micros]) => [p, microsToCredits(micros)])),
-    created_at: iso(r.created_at)!,
-    revoked_at: iso(r.revoked_at),
-    last_used_at: iso(r.last_used_at),
+    budget: Object.fromEntries(Object.entries(rules.budget).map(([period, micros]) => [period, microsToCredits(micros)])),
+    created_at: iso(row.created_at)!,
+    revoked_at: iso(row.revoked_at),
+    last_used_at: iso(row.last_used_at),
   };
 }

@@ -3,13 +3,17 @@ import { usdPerMillionToMicrosPerToken, usdPerThousandToMicrosPerCall } from "..
 import builtinLlm from "./models.json";
 import builtinMedia from "./media-models.json";
 import { type LlmEntry, type LlmModel, type TokenPriceSet } from "./model";
-import { compileMediaModel, type MediaModel } from "../media/model";
+import type { MediaModel } from "../media/model";
 import { checkLlmFields } from "./entry-check";
 import { checkSuccessors, FieldError, LIFECYCLE_KEYS, lifecycleOf, retiredError, type Lifecycle, type ModelStatus } from "./lifecycle";
 import { publicLlm, publicMedia } from "./public";
 
 // The catalog: every model the gateway sells, loaded and checked once at startup. A bad entry stops startup with a
-// message naming it, so a price typo never reaches a customer. Lookups on the hot path are one Map.get.
+// message naming it, so a price typo never reaches a customer. Lookups on the hot path are one Map.get. The catalog
+// hands media entries as data to the compiler it is given (the media module's: src/catalog-loader.ts).
+
+/** Checks a media entry and compiles it (its input schema, its prices); throws naming what is wrong. */
+export type MediaCompiler = (entry: unknown) => MediaModel;
 
 export class CatalogError extends Error {}
 
@@ -25,7 +29,7 @@ export class Catalog {
   readonly lifecycle = new Map<string, Lifecycle & { status: ModelStatus }>();
 
   /** `originOf` names the file an entry came from, for the one-line startup error. */
-  constructor(llmEntries: LlmEntry[], mediaEntries: unknown[], originOf: (entry: unknown) => string = () => "built-in catalog") {
+  constructor(llmEntries: LlmEntry[], mediaEntries: unknown[], compileMedia: MediaCompiler, originOf: (entry: unknown) => string = () => "built-in catalog") {
     const fail = (entry: unknown, e: Error): never => {
       const field = e instanceof FieldError ? `, field ${e.field}` : "";
       throw new CatalogError(`${originOf(entry)}: entry ${JSON.stringify((entry as any)?.id)}${field}: ${e.message}`);
@@ -51,7 +55,7 @@ export class Catalog {
       let m: MediaModel;
       const { lifecycle, rest } = splitLifecycle(e);
       try {
-        m = compileMediaModel(rest);
+        m = compileMedia(rest);
         this.lifecycle.set(m.id, lifecycleOf(lifecycle));
       } catch (err) {
         fail(e, err as Error);
@@ -161,7 +165,7 @@ function tokenPrices(
  * replaces the built-in one, and an entry of only an id and lifecycle fields amends the built-in one in place, so
  * `{"id": "gpt-4o", "status": "retired", "successor": "gpt-5.1"}` retires a model without restating it.
  */
-export function loadCatalog(overridePath?: string): Catalog {
+export function buildCatalog(overridePath: string | undefined, compileMedia: MediaCompiler): Catalog {
   const origin = new WeakMap<object, string>();
   const builtin = (entries: any[], file: string) => entries.map((e) => (origin.set(e, file), [e.id, e] as [string, any]));
   const llm = new Map<string, any>(builtin(builtinLlm as any[], "src/catalog/models.json"));
@@ -189,5 +193,5 @@ export function loadCatalog(overridePath?: string): Catalog {
       (isLlm ? media : llm).delete(e.id);
     }
   }
-  return new Catalog([...llm.values()], [...media.values()], (e) => (typeof e === "object" && e !== null && origin.get(e)) || "catalog");
+  return new Catalog([...llm.values()], [...media.values()], compileMedia, (e) => (typeof e === "object" && e !== null && origin.get(e)) || "catalog");
 }

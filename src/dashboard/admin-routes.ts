@@ -1,8 +1,7 @@
 import { Elysia, t } from "elysia";
-import { adminGuard } from "../accounts/admin-routes";
 import type { AppContext } from "../context";
 import { MIN_PASSWORD_LENGTH, Users } from "./users";
-import { jsonObjectBodies } from "../http/body-limits";
+import { routeGuards } from "../http/guards";
 
 // The operator creates dashboard users (admin API here; CLI `user:create`). There is no self sign-up.
 
@@ -16,8 +15,7 @@ const UserView = t.Object({
 export function dashboardAdminRoutes(ctx: AppContext) {
   const users = new Users(ctx.db);
   return new Elysia({ name: "dashboard-admin", prefix: "/admin/v1", detail: { tags: ["Admin"], security: [{ adminToken: [] }] } })
-    .use(adminGuard(ctx)) // before the body is read
-    .use(jsonObjectBodies(ctx))
+    .use(routeGuards(ctx))
     .post(
       "/accounts/:id/users",
       async ({ params, body, set }) => {
@@ -27,6 +25,7 @@ export function dashboardAdminRoutes(ctx: AppContext) {
         return user;
       },
       {
+        admin: true,
         body: t.Object({
           email: t.String({ minLength: 3, maxLength: 320, description: "Sign-in email (stored lower-case; unique)." }),
           password: t.String({ minLength: MIN_PASSWORD_LENGTH, maxLength: 200, description: "Hashed with argon2id; never stored or logged in clear." }),

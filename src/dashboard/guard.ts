@@ -11,7 +11,7 @@ import { smallBodyParser } from "../http/body-limits";
 // must (1) come from our own origin — the Origin header, when the browser sends one, must be this gateway's — and
 // (2) carry the session's CSRF token in the `_csrf` field. SameSite=Lax on the cookie is a third layer, not the
 // only one. Pages are never cached and never framed. A post refused for (1) or for want of a session is refused
-// before its body is read (signedInForms); bodies are at most SMALL_BODY_BYTES.
+// before its body is read (sessionGuard); bodies are at most SMALL_BODY_BYTES.
 
 export const COOKIE = "sy_session";
 const COOKIE_PATH = "/dashboard";
@@ -117,19 +117,14 @@ export function sessionOf(users: Users, request: Request): Promise<Session | nul
 }
 
 /**
- * The parse hooks of a form post that needs a session: a post withForm refuses whatever it holds (from another
- * site, or without a session) is not read, and its form counts as empty (withForm then answers as it always does);
- * any other body is read up to SMALL_BODY_BYTES. Without this, anyone could make the gateway read a body of
- * MAX_REQUEST_BODY_MB before learning that it has no session. A route's own hooks run after its instance's, so
- * these go in an instance (signedInForms) or first in a route's `parse`.
+ * `{ session: true }` declares a signed-in page or form. A form post withForm would refuse (from another site, or
+ * without a session) is not read: its form counts as empty and withForm answers as it always does; any other body is
+ * read up to SMALL_BODY_BYTES. Without this, anyone could make the gateway read a body of MAX_REQUEST_BODY_MB before
+ * learning that it has no session. GET pages send a browser without a session to sign in (withSession).
  */
-export function signedInForm(ctx: AppContext, users: Users) {
-  return [formWorthReading(ctx, users), smallBodyParser(ctx)];
-}
-
-/** signedInForm for every route of an instance. */
-export function signedInForms(ctx: AppContext, users: Users) {
-  return new Elysia().onParse({ as: "scoped" }, formWorthReading(ctx, users)).onParse({ as: "scoped" }, smallBodyParser(ctx));
+export function sessionGuard(ctx: AppContext, users: Users) {
+  // No name: Elysia deduplicates named plugins, and every dashboard instance declares its routes' guard.
+  return new Elysia().macro({ session: { parse: [formWorthReading(ctx, users), smallBodyParser(ctx)] } });
 }
 
 /** A parse hook: nothing (read on) for a post withForm may accept, else an empty form without reading the body. */

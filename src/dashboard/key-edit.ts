@@ -5,7 +5,7 @@ import type { KeyView } from "../accounts/service";
 import type { AppContext } from "../context";
 import { ApiError } from "../http/errors";
 import { html } from "../pages/layout";
-import { errorPage, redirect, renderPage, signedInForms, withForm, withSession, type PageContext } from "./guard";
+import { errorPage, redirect, renderPage, sessionGuard, withForm, withSession, type PageContext } from "./guard";
 import { refuseLooserThanDefault } from "./keys";
 import type { Users } from "./users";
 
@@ -17,17 +17,17 @@ import type { Users } from "./users";
 const PATH = "/dashboard/settings/api-keys";
 const PERIOD_LABELS: Record<(typeof BUDGET_PERIODS)[number], string> = { day: "Per day (UTC)", week: "Per week (from Monday, UTC)", month: "Per month (UTC)", lifetime: "In its lifetime" };
 
-function editPage(ctx: AppContext, p: PageContext, k: KeyView, opts: { error?: string; status?: number } = {}) {
+function editPage(ctx: AppContext, signedIn: PageContext, k: KeyView, opts: { error?: string; status?: number } = {}) {
   const def = ctx.config.defaultRateLimit;
   const expires = k.expires_at ? k.expires_at.slice(0, 16) : "";
   return renderPage({
     title: `Edit key ${k.name}`,
-    nonce: p.nonce,
-    page: p,
+    nonce: signedIn.nonce,
+    page: signedIn,
     status: opts.status,
     body: html`<h1>Settings → API Keys → <code>${k.prefix}…</code></h1>
 ${opts.error ? html`<p class="error" role="alert">${opts.error}</p>` : ""}
-<form method="post" action="${PATH}/${k.id}" class="card" id="edit-key">${p.csrf}
+<form method="post" action="${PATH}/${k.id}" class="card" id="edit-key">${signedIn.csrf}
 <p><label>Name <input name="name" required maxlength="200" value="${k.name}"></label></p>
 <p>Rate limit (empty for the default ${def.requests} requests per ${def.windowSeconds} s):
 <label><input name="requests" type="number" min="${KEY_LIMITS.rateRequests.min}" max="${def.requests}" value="${k.rate_limit?.requests ?? ""}" style="width:7em"> requests</label> per
@@ -63,28 +63,30 @@ function formToPolicy(form: Record<string, string>): Record<string, unknown> {
 export function keyEditRoutes(ctx: AppContext, users: Users) {
   const liveKey = async (accountId: string, keyId: string) => (await ctx.accounts.listKeys(accountId)).find((k) => k.id === keyId && !k.revoked_at);
   return new Elysia({ name: "dashboard-key-edit", detail: { hide: true } })
-    .use(signedInForms(ctx, users))
+    .use(sessionGuard(ctx, users))
     .get(`${PATH}/:keyId`, ({ request, params }) =>
-      withSession(users, request, async (p) => {
-        const k = await liveKey(p.session.accountId, params.keyId);
-        return k ? editPage(ctx, p, k) : errorPage(404, "Not found", "No such live key in this account.");
+      withSession(users, request, async (signedIn) => {
+        const key = await liveKey(signedIn.session.accountId, params.keyId);
+        return key ? editPage(ctx, signedIn, key) : errorPage(404, "Not found", "No such live key in this account.");
       }),
+      { session: true },
     )
     .post(`${PATH}/:keyId`, ({ request, body, params }) =>
-      withForm(ctx, users, request, body, async (p, form) => {
-        const accountId = p.session.accountId;
-        const k = await liveKey(accountId, params.keyId); // scoped by account: another account's key is not found
-        if (!k) return errorPage(404, "Not found", "No such live key in this account.");
+      withForm(ctx, users, request, body, async (signedIn, form) => {
+        const accountId = signedIn.session.accountId;
+        const key = await liveKey(accountId, params.keyId); // scoped by account: another account's key is not found
+        if (!key) return errorPage(404, "Not found", "No such live key in this account.");
         try {
           const change = parseKeyPolicy(formToPolicy(form), Date.now());
           refuseLooserThanDefault(ctx, change.rateLimit?.requests, change.rateLimit?.windowSeconds, change.maxConcurrentTasks ?? undefined);
-          await ctx.accounts.updateKey(accountId, k.id, change);
+          await ctx.accounts.updateKey(accountId, key.id, change);
         } catch (e) {
           if (!(e instanceof ApiError)) throw e;
-          return editPage(ctx, p, k, { error: e.message, status: e.status });
+          return editPage(ctx, signedIn, key, { error: e.message, status: e.status });
         }
-        ctx.log.info("dashboard key changed", { account_id: accountId, key_id: k.id, user_id: p.session.userId });
+        ctx.log.info("dashboard key changed", { account_id: accountId, key_id: key.id, user_id: signedIn.session.userId });
         return redirect(PATH);
       }),
+      { session: true },
     );
 }

@@ -1,12 +1,11 @@
-import { sql } from "drizzle-orm";
 import { Elysia } from "elysia";
 import { KEY_LIMITS } from "../accounts/model";
 import type { KeyView } from "../accounts/service";
 import type { AppContext } from "../context";
 import { ApiError } from "../http/errors";
 import { html, raw } from "../pages/layout";
-import { sha256Hex } from "../db/ids";
-import { cookieValue, errorPage, flashCookie, redirect, renderPage, signedInForms, withForm, withSession, type PageContext } from "./guard";
+import { cookieValue, errorPage, flashCookie, redirect, renderPage, sessionGuard, withForm, withSession, type PageContext } from "./guard";
+import { liveKeyIdOf } from "./service";
 import type { Users } from "./users";
 
 // Settings → API Keys: create (name and per-key limits; the key is shown once with a copy button), list by prefix,
@@ -19,27 +18,27 @@ export function copyScript(nonce: string) {
 var v=document.getElementById(b.getAttribute("data-copy")).textContent;navigator.clipboard.writeText(v).then(function(){b.textContent="Copied"},function(){b.textContent="Select and copy"})});</script>`);
 }
 
-function keysPage(ctx: AppContext, p: PageContext, keys: KeyView[], opts: { created?: KeyView & { key: string }; error?: string; status?: number }) {
+function keysPage(ctx: AppContext, signedIn: PageContext, keys: KeyView[], opts: { created?: KeyView & { key: string }; error?: string; status?: number }) {
   const def = ctx.config.defaultRateLimit;
   const limits = (k: KeyView) =>
     `${k.rate_limit ? `${k.rate_limit.requests} / ${k.rate_limit.window_seconds} s` : `default (${def.requests} / ${def.windowSeconds} s)`}, ` +
     `${k.max_concurrent_tasks ?? `default (${ctx.config.defaultMaxConcurrentTasks})`} concurrent tasks` +
     (k.models ? `; models ${k.models.join(", ")}` : "") +
-    (Object.keys(k.budget).length ? `; budget ${Object.entries(k.budget).map(([p, c]) => `${c} credits per ${p}`).join(", ")}` : "") +
+    (Object.keys(k.budget).length ? `; budget ${Object.entries(k.budget).map(([period, amount]) => `${amount} credits per ${period}`).join(", ")}` : "") +
     (k.expires_at ? `; expires ${k.expires_at.slice(0, 16).replace("T", " ")} UTC` : "");
   return renderPage({
     title: "API Keys",
-    nonce: p.nonce,
-    page: p,
+    nonce: signedIn.nonce,
+    page: signedIn,
     status: opts.status,
     body: html`<h1>Settings → API Keys</h1>
 ${opts.error ? html`<p class="error" role="alert">${opts.error}</p>` : ""}
 ${opts.created
   ? html`<div class="card" id="new-key-card"><strong>New key “${opts.created.name}”.</strong> Copy it now: it is shown only this once.
 <pre><code id="new-key">${opts.created.key}</code></pre><button type="button" data-copy="new-key">Copy</button>
-<p class="muted">Use it from servers only, as <code>Authorization: Bearer …</code> or <code>x-api-key: …</code>; never in browser or mobile code.</p></div>${copyScript(p.nonce)}`
+<p class="muted">Use it from servers only, as <code>Authorization: Bearer …</code> or <code>x-api-key: …</code>; never in browser or mobile code.</p></div>${copyScript(signedIn.nonce)}`
   : ""}
-<form method="post" action="/dashboard/settings/api-keys" class="card">${p.csrf}
+<form method="post" action="/dashboard/settings/api-keys" class="card">${signedIn.csrf}
 <h2>Create a key</h2>
 <p><label>Name <input name="name" required maxlength="200" placeholder="e.g. production server"></label></p>
 <p class="muted">A key may have stricter limits than the default; for higher ones, ask the gateway's operator.</p>
@@ -53,7 +52,7 @@ ${keys.length
   ? html`<table><tr><th>Name</th><th>Key</th><th>Limits</th><th>Created (UTC)</th><th>Last used</th><th>Status</th><th></th></tr>
 ${keys.map((k) => html`<tr data-key-id="${k.id}"><td>${k.name}</td><td><code>${k.prefix}…</code></td><td>${limits(k)}</td><td>${k.created_at.slice(0, 19).replace("T", " ")}</td>
 <td>${k.last_used_at?.slice(0, 19).replace("T", " ") ?? "—"}</td><td>${k.revoked_at ? html`<span class="error">revoked</span>` : html`<span class="ok">active</span>`}</td>
-<td>${k.revoked_at ? "" : html`<a href="/dashboard/settings/api-keys/${k.id}">Edit</a> <form class="inline" method="post" action="/dashboard/settings/api-keys/${k.id}/revoke">${p.csrf}<button type="submit">Revoke</button></form>`}</td></tr>`)}</table>`
+<td>${k.revoked_at ? "" : html`<a href="/dashboard/settings/api-keys/${k.id}">Edit</a> <form class="inline" method="post" action="/dashboard/settings/api-keys/${k.id}/revoke">${signedIn.csrf}<button type="submit">Revoke</button></form>`}</td></tr>`)}</table>`
   : html`<p class="muted">No keys yet.</p>`}`,
   });
 }
@@ -86,22 +85,23 @@ export function refuseLooserThanDefault(ctx: AppContext, requests: number | unde
 export function keysRoutes(ctx: AppContext, users: Users) {
   const path = "/dashboard/settings/api-keys";
   return new Elysia({ name: "dashboard-keys", detail: { hide: true } })
-    .use(signedInForms(ctx, users)) // a post without a session or from another site is not read
+    .use(sessionGuard(ctx, users))
     .get(path, ({ request }) =>
-      withSession(users, request, async (p) => {
-        const keys = await ctx.accounts.listKeys(p.session.accountId);
+      withSession(users, request, async (signedIn) => {
+        const keys = await ctx.accounts.listKeys(signedIn.session.accountId);
         const flashed = cookieValue(request, FLASH);
-        if (!flashed) return keysPage(ctx, p, keys, {});
-        const row = await ctx.db.get<{ id: string }>(sql`select id from api_keys where key_hash = ${sha256Hex(flashed)} and account_id = ${p.session.accountId} and revoked_at is null`);
-        const view = row && keys.find((k) => k.id === row.id);
-        const page = keysPage(ctx, p, keys, { created: view ? { ...view, key: flashed } : undefined });
+        if (!flashed) return keysPage(ctx, signedIn, keys, {});
+        const createdId = await liveKeyIdOf(ctx, signedIn.session.accountId, flashed);
+        const view = createdId && keys.find((k) => k.id === createdId);
+        const page = keysPage(ctx, signedIn, keys, { created: view ? { ...view, key: flashed } : undefined });
         page.headers.set("set-cookie", flashCookie(ctx, FLASH, "", path, 0));
         return page;
       }),
+      { session: true },
     )
     .post(path, ({ request, body }) =>
-      withForm(ctx, users, request, body, async (p, form) => {
-        const accountId = p.session.accountId;
+      withForm(ctx, users, request, body, async (signedIn, form) => {
+        const accountId = signedIn.session.accountId;
         try {
           const name = (form.name ?? "").trim();
           if (!name || name.length > 200) throw new ApiError(422, "invalid_request", "Give the key a name (up to 200 characters).");
@@ -112,25 +112,27 @@ export function keysRoutes(ctx: AppContext, users: Users) {
             throw new ApiError(422, "invalid_request", "Give both the number of requests and the window in seconds, or neither.");
           refuseLooserThanDefault(ctx, rateRequests, rateWindowSeconds, maxConcurrentTasks);
           const created = await ctx.accounts.createKey(accountId, { name, rateRequests, rateWindowSeconds, maxConcurrentTasks });
-          ctx.log.info("dashboard key created", { account_id: accountId, key_id: created.id, user_id: p.session.userId });
+          ctx.log.info("dashboard key created", { account_id: accountId, key_id: created.id, user_id: signedIn.session.userId });
           return redirect(path, { "set-cookie": flashCookie(ctx, FLASH, created.key, path) });
         } catch (e) {
           if (!(e instanceof ApiError)) throw e;
-          return keysPage(ctx, p, await ctx.accounts.listKeys(accountId), { error: e.message, status: e.status });
+          return keysPage(ctx, signedIn, await ctx.accounts.listKeys(accountId), { error: e.message, status: e.status });
         }
       }),
+      { session: true },
     )
     .post(`${path}/:keyId/revoke`, ({ request, body, params }) =>
-      withForm(ctx, users, request, body, async (p) => {
+      withForm(ctx, users, request, body, async (signedIn) => {
         // revokeKey is scoped by account: a key id from another account is simply not found.
         try {
-          await ctx.accounts.revokeKey(p.session.accountId, params.keyId);
+          await ctx.accounts.revokeKey(signedIn.session.accountId, params.keyId);
         } catch (e) {
           if (e instanceof ApiError) return errorPage(e.status, "Not revoked", e.message);
           throw e;
         }
-        ctx.log.info("dashboard key revoked", { account_id: p.session.accountId, key_id: params.keyId, user_id: p.session.userId });
+        ctx.log.info("dashboard key revoked", { account_id: signedIn.session.accountId, key_id: params.keyId, user_id: signedIn.session.userId });
         return redirect(path);
       }),
+      { session: true },
     );
 }

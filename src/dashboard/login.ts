@@ -1,11 +1,11 @@
-import { parseRateSpec } from "../settings";
+import { dashboardSettingsOf } from "./settings";
 import { Elysia } from "elysia";
 import type { AppContext } from "../context";
 import { randomToken } from "../db/ids";
 import { retryAfterSeconds, type LimitResult } from "../limits/rate-limit";
 import { html } from "../pages/layout";
 import { clientAddress, limitKeyOf } from "../http/client-address";
-import { clearedCookie, csrfMatches, errorPage, formFields, redirect, renderPage, sameOrigin, sessionCookie, sessionOf, signedInForm } from "./guard";
+import { clearedCookie, csrfMatches, errorPage, formFields, redirect, renderPage, sameOrigin, sessionCookie, sessionGuard, sessionOf } from "./guard";
 import { normalizeEmail, type Users } from "./users";
 import { smallBodyParser } from "../http/body-limits";
 import type { Caller } from "../http/before-body";
@@ -45,10 +45,8 @@ function safeNext(next: unknown): string {
 }
 
 export function loginRoutes(ctx: AppContext, users: Users) {
-  const perEmail = parseRateSpec(ctx.config.raw.LOGIN_RATE_LIMIT!);
-  const perAddress = parseRateSpec(ctx.config.raw.LOGIN_ADDRESS_RATE_LIMIT!);
-  const trustedHops = Number(ctx.config.raw.TRUSTED_PROXY_HOPS);
-  const ttlHours = Number(ctx.config.raw.SESSION_TTL_HOURS);
+  const { perEmail, perAddress, sessionTtlHours: ttlHours } = dashboardSettingsOf(ctx.config);
+  const trustedHops = ctx.config.trustedProxyHops;
   let checksRunning = 0; // per app: each gateway (and each test gateway) has its own
 
   const tooMany = (form: Record<string, string>, email: string, wait: number) => {
@@ -78,8 +76,10 @@ export function loginRoutes(ctx: AppContext, users: Users) {
     sameOrigin(ctx, request) && (await addressLimit({ request, server })).success ? undefined : {};
   const formBody = smallBodyParser(ctx);
 
-  // Each POST names its parse hooks: the instance has none, since they would run before a route's own.
+  // Sign-in names its parse hooks (the address limit before the body); the instance has none, since they would
+  // run before a route's own.
   return new Elysia({ name: "dashboard-login", detail: { hide: true } })
+    .use(sessionGuard(ctx, users))
     .get("/dashboard/login", ({ query }) => loginPage({ next: safeNext(query.next) }))
     .post("/dashboard/login", async ({ request, body, server }) => {
       if (!sameOrigin(ctx, request)) return errorPage(403, "Refused", "This form was sent from another site.");
@@ -106,5 +106,5 @@ export function loginRoutes(ctx: AppContext, users: Users) {
       const session = await sessionOf(users, request);
       if (session && csrfMatches(session, formFields(body)._csrf)) await users.closeSession(session.id);
       return redirect("/dashboard/login", { "set-cookie": clearedCookie(ctx) });
-    }, { parse: signedInForm(ctx, users) });
+    }, { session: true });
 }

@@ -1,16 +1,16 @@
-import { sql } from "drizzle-orm";
 import { Elysia } from "elysia";
 import type { AppContext } from "../context";
 import { servableType } from "../media/storage";
 import type { StoredResult } from "../media/views";
 import { html, type Raw } from "../pages/layout";
 import { credits, when } from "./format";
-import { renderPage, withSession } from "./guard";
+import { renderPage, sessionGuard, withSession } from "./guard";
+import { recentTasks, resultFileTypes, type TaskLine } from "./service";
 import type { Users } from "./users";
 
 // Tasks: the account's media tasks with state, model, cost (the estimate while running), and each finished task's
 // result files, a link and a preview by the file's media type. The engine stores a task's results as paths on the
-// gateway (`{paths: ["/files/<token>/<name>"]}`, media/finish.ts) and each file's type in result_files under its
+// gateway (`{paths: ["/files/<token>/<name>"]}`, media/task-outcome.ts) and each file's type in result_files under its
 // token; the links stay relative, so they point at this origin whatever PUBLIC_BASE_URL says. Expired results are
 // marked instead of linked.
 
@@ -24,19 +24,6 @@ const PREVIEWS: Record<string, (src: string, label: string) => Raw> = {
   audio: (src) => html`<audio src="${src}" controls preload="none" style="max-width:200px;display:block"></audio>`,
 };
 
-interface TaskLine {
-  id: string;
-  model: string;
-  state: string;
-  estimate: number;
-  cost: number | null;
-  result_json: string | null;
-  fail_code: string | null;
-  fail_msg: string | null;
-  created_at: number;
-  results_expired: number;
-}
-
 /** The paths of a finished task's result files, as the engine stored them. */
 function resultPaths(t: TaskLine): string[] {
   if (t.state !== "success" || !t.result_json || t.results_expired) return [];
@@ -48,14 +35,6 @@ function resultPaths(t: TaskLine): string[] {
   }
 }
 
-/** The content type of each result file of these tasks, by its token. */
-async function fileTypes(ctx: AppContext, taskIds: string[]): Promise<Map<string, string>> {
-  if (!taskIds.length) return new Map();
-  const rows = await ctx.db.all<{ id: string; content_type: string }>(
-    sql`select id, content_type from result_files where task_id in (${sql.join(taskIds.map((id) => sql`${id}`), sql`, `)})`);
-  return new Map(rows.map((r) => [r.id, r.content_type]));
-}
-
 function results(paths: string[], types: Map<string, string>): Raw[] {
   return paths.map((path, i) => {
     const label = `result ${i + 1}`;
@@ -65,18 +44,17 @@ function results(paths: string[], types: Map<string, string>): Raw[] {
 }
 
 export function tasksRoutes(ctx: AppContext, users: Users) {
-  return new Elysia({ name: "dashboard-tasks", detail: { hide: true } }).get("/dashboard/tasks", ({ request, query }) =>
-    withSession(users, request, async (p) => {
-      const accountId = p.session.accountId;
+  return new Elysia({ name: "dashboard-tasks", detail: { hide: true } }).use(sessionGuard(ctx, users)).get("/dashboard/tasks", ({ request, query }) =>
+    withSession(users, request, async (signedIn) => {
+      const accountId = signedIn.session.accountId;
       const state = STATES.includes(String(query.state)) ? String(query.state) : undefined;
-      const rows = await ctx.db.all<TaskLine>(sql`select id, model, state, estimate, cost, result_json, fail_code, fail_msg, created_at, results_expired
-        from tasks where account_id = ${accountId} ${state ? sql`and state = ${state}` : sql``} order by created_at desc limit ${LIMIT}`);
+      const rows = await recentTasks(ctx, accountId, state, LIMIT);
       const paths = new Map(rows.map((t) => [t.id, resultPaths(t)]));
-      const types = await fileTypes(ctx, rows.filter((t) => paths.get(t.id)!.length).map((t) => t.id));
+      const types = await resultFileTypes(ctx, rows.filter((t) => paths.get(t.id)!.length).map((t) => t.id));
       return renderPage({
         title: "Tasks",
-        nonce: p.nonce,
-        page: p,
+        nonce: signedIn.nonce,
+        page: signedIn,
         body: html`<h1>Tasks</h1>
 <form method="get" action="/dashboard/tasks"><label>State <select name="state"><option value="">any</option>
 ${STATES.map((s) => html`<option value="${s}" ${s === state ? "selected" : ""}>${s}</option>`)}</select></label> <button type="submit">Filter</button></form>
@@ -91,5 +69,6 @@ ${rows.map((t) => {
   : html`<p class="muted">No tasks${state ? ` in state ${state}` : ""} yet. Media tasks created with this account's keys appear here.</p>`}`,
       });
     }),
+    { session: true },
   );
 }

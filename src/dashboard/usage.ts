@@ -1,10 +1,10 @@
-import { sql } from "drizzle-orm";
 import { Elysia } from "elysia";
 import type { AppContext } from "../context";
 import { html } from "../pages/layout";
 import { stackedBarChart } from "./chart";
 import { credits, DAY_MS, dayLabel, int, parseDay, when } from "./format";
-import { renderPage, withSession } from "./guard";
+import { renderPage, sessionGuard, withSession } from "./guard";
+import { usageReport } from "./service";
 import type { Users } from "./users";
 
 // Usage: spend (LLM calls and media tasks) and tokens by day and by model (inline SVG charts and a table), spend by
@@ -15,9 +15,9 @@ const LOG_LIMIT = 200;
 const MAX_DAYS = 366;
 
 export function usageRoutes(ctx: AppContext, users: Users) {
-  return new Elysia({ name: "dashboard-usage", detail: { hide: true } }).get("/dashboard/usage", ({ request, query }) =>
-    withSession(users, request, async (p) => {
-      const accountId = p.session.accountId;
+  return new Elysia({ name: "dashboard-usage", detail: { hide: true } }).use(sessionGuard(ctx, users)).get("/dashboard/usage", ({ request, query }) =>
+    withSession(users, request, async (signedIn) => {
+      const accountId = signedIn.session.accountId;
       await ctx.llmLedger?.settledFor(accountId); // calls just answered: their records may still be queued
       const today = Math.floor(Date.now() / DAY_MS);
       let to = parseDay(query.to) ?? today;
@@ -27,33 +27,8 @@ export function usageRoutes(ctx: AppContext, users: Users) {
       const model = typeof query.model === "string" && query.model ? query.model.slice(0, 200) : undefined;
       const requestId = typeof query.request_id === "string" && query.request_id.trim() ? query.request_id.trim().slice(0, 200) : undefined;
 
-      const where = sql`account_id = ${accountId} and created_at >= ${from * DAY_MS} and created_at < ${(to + 1) * DAY_MS}
-        ${model ? sql`and model = ${model}` : sql``} ${requestId ? sql`and id = ${requestId}` : sql``}`;
-      const perDay = await ctx.db.all<any>(sql`select created_at / ${sql.raw(String(DAY_MS))} as day_number, model, count(*) as n,
-          sum(cost) as cost, sum(input_tokens) as input, sum(output_tokens) as output, sum(cache_read_tokens) as cache_read, sum(cache_write_tokens) as cache_write
-        from usage_records where ${where} group by day_number, model`);
-      const log = await ctx.db.all<any>(sql`select request_id, model, endpoint, provider, status, upstream_status, input_tokens, output_tokens,
-          cache_read_tokens, cache_write_tokens, web_search_calls, cost, latency_ms, ttfb_ms, created_at
-        from usage_records where ${where} order by created_at desc, id desc limit ${LOG_LIMIT}`);
-      // Media tasks are spend too (what finished tasks were charged), by the day they were created; they have no
-      // request id, so a request-id filter shows LLM calls only.
-      const taskWhere = sql`account_id = ${accountId} and state = ${"success"} and created_at >= ${from * DAY_MS} and created_at < ${(to + 1) * DAY_MS}
-        ${model ? sql`and model = ${model}` : sql``}`;
-      const mediaPerDay = requestId ? [] : await ctx.db.all<any>(sql`select created_at / ${sql.raw(String(DAY_MS))} as day_number, model, count(*) as n, sum(cost) as cost
-        from tasks where ${taskWhere} group by day_number, model`);
-      const perKey = await ctx.db.all<any>(sql`select key_id, count(*) as n, sum(cost) as cost, 0 as tasks from usage_records where ${where} group by key_id`);
-      const tasksPerKey = requestId ? [] : await ctx.db.all<any>(sql`select key_id, count(*) as tasks, sum(cost) as cost from tasks where ${taskWhere} group by key_id`);
+      const { perDay, log, mediaPerDay, byKey, models } = await usageReport(ctx, accountId, { from, to, model, requestId }, LOG_LIMIT);
       const keyNames = new Map((await ctx.accounts.listKeys(accountId)).map((k) => [k.id, `${k.name} (${k.prefix}…)`]));
-      const byKey = new Map<string, { n: number; tasks: number; cost: number }>();
-      for (const r of [...perKey, ...tasksPerKey]) {
-        const t = byKey.get(r.key_id) ?? { n: 0, tasks: 0, cost: 0 };
-        t.n += Number(r.n ?? 0);
-        t.tasks += Number(r.tasks ?? 0);
-        t.cost += Number(r.cost ?? 0);
-        byKey.set(r.key_id, t);
-      }
-      const models = (await ctx.db.all<{ model: string }>(sql`select distinct model from usage_records where account_id = ${accountId}
-        union select distinct model from tasks where account_id = ${accountId} and state = ${"success"} order by model`)).map((r) => r.model);
 
       const days = Array.from({ length: to - from + 1 }, (_, i) => from + i);
       const points = perDay.map((r) => ({ day: Number(r.day_number), model: r.model as string, row: r }));
@@ -71,8 +46,8 @@ export function usageRoutes(ctx: AppContext, users: Users) {
 
       return renderPage({
         title: "Usage",
-        nonce: p.nonce,
-        page: p,
+        nonce: signedIn.nonce,
+        page: signedIn,
         body: html`<h1>Usage</h1>
 <form method="get" action="/dashboard/usage" class="card" id="usage-filters">
 <label>Model <select name="model"><option value="">all models</option>${models.map((m) => html`<option value="${m}" ${m === model ? "selected" : ""}>${m}</option>`)}</select></label>
@@ -101,5 +76,6 @@ ${log.map((r) => html`<tr><td>${when(r.created_at)}</td><td><code>${r.request_id
   : html`<p class="muted">No requests match. LLM and embeddings requests made with this account's keys appear here.</p>`}`,
       });
     }),
+    { session: true },
   );
 }

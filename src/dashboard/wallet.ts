@@ -1,9 +1,9 @@
-import { sql } from "drizzle-orm";
 import { Elysia } from "elysia";
 import type { AppContext } from "../context";
 import { html } from "../pages/layout";
 import { credits, when } from "./format";
-import { renderPage, withSession } from "./guard";
+import { renderPage, sessionGuard, withSession } from "./guard";
+import { walletLedger } from "./service";
 import type { Users } from "./users";
 
 // Wallet: spendable balance, credits held by requests and tasks in flight, and the ledger (every entry).
@@ -11,22 +11,20 @@ import type { Users } from "./users";
 const ENTRIES = 200;
 
 export function walletRoutes(ctx: AppContext, users: Users) {
-  return new Elysia({ name: "dashboard-wallet", detail: { hide: true } }).get("/dashboard", ({ request }) =>
-    withSession(users, request, async (p) => {
-      const accountId = p.session.accountId;
+  return new Elysia({ name: "dashboard-wallet", detail: { hide: true } }).use(sessionGuard(ctx, users)).get("/dashboard", ({ request }) =>
+    withSession(users, request, async (signedIn) => {
+      const accountId = signedIn.session.accountId;
       const account = await ctx.accounts.getAccount(accountId);
       await ctx.llmLedger?.settledFor(accountId); // calls just answered: their charges may still be queued
-      const b = (await ctx.ledger.balance(accountId)) ?? { balance: 0, held: 0, available: 0 };
-      const holds = await ctx.db.get<{ n: number }>(sql`select count(*) as n from holds where account_id = ${accountId} and status = ${"pending"}`);
-      const entries = await ctx.db.all<any>(sql`select id, hold_id, kind, amount, reason, created_at from entries
-        where account_id = ${accountId} order by created_at desc, id desc limit ${ENTRIES}`);
+      const wallet = (await ctx.ledger.balance(accountId)) ?? { balance: 0, held: 0, available: 0 };
+      const { pendingHolds, entries } = await walletLedger(ctx, accountId, ENTRIES);
       return renderPage({
         title: "Wallet",
-        nonce: p.nonce,
-        page: p,
+        nonce: signedIn.nonce,
+        page: signedIn,
         body: html`<h1>Wallet <span class="muted">${account?.name ?? ""}</span></h1>
 <div class="card"><table><tr><th>Available</th><th>Held</th><th>Balance</th></tr>
-<tr><td id="available"><strong>${credits(b.available)}</strong> credits</td><td id="held">${credits(b.held)} credits (${holds?.n ?? 0} in flight)</td><td>${credits(b.balance)} credits</td></tr></table>
+<tr><td id="available"><strong>${credits(wallet.available)}</strong> credits</td><td id="held">${credits(wallet.held)} credits (${pendingHolds} in flight)</td><td>${credits(wallet.balance)} credits</td></tr></table>
 <p class="muted">1 credit = 0.001 USD. Held credits are reserved by requests and tasks still running; they settle to the actual cost.</p></div>
 <h2>Ledger (UTC)</h2>
 ${entries.length
@@ -35,5 +33,6 @@ ${entries.map((e) => html`<tr><td>${when(e.created_at)}</td><td>${e.kind}</td><t
   : html`<p class="muted">No entries yet.</p>`}`,
       });
     }),
+    { session: true },
   );
 }

@@ -1,11 +1,10 @@
-import { sql } from "drizzle-orm";
 import { Elysia } from "elysia";
 import type { AppContext } from "../context";
-import { newId } from "../db/ids";
 import { html } from "../pages/layout";
 import { when } from "./format";
-import { cookieValue, errorPage, flashCookie, redirect, renderPage, signedInForms, withForm, withSession, type PageContext } from "./guard";
+import { cookieValue, errorPage, flashCookie, redirect, renderPage, sessionGuard, withForm, withSession, type PageContext } from "./guard";
 import { copyScript } from "./keys";
+import { queueRedelivery, recentDeliveries } from "./service";
 import type { Users } from "./users";
 
 // Settings → Webhooks: generate or rotate the signing key (shown once, via redirect + flash cookie as on API Keys),
@@ -17,32 +16,31 @@ import type { Users } from "./users";
 const RECENT = 50;
 const FLASH = "sy_new_webhook_key";
 
-async function webhooksPage(ctx: AppContext, p: PageContext, opts: { newKey?: string; notice?: string }) {
-  const accountId = p.session.accountId;
+async function webhooksPage(ctx: AppContext, signedIn: PageContext, opts: { newKey?: string; notice?: string }) {
+  const accountId = signedIn.session.accountId;
   const account = await ctx.accounts.getAccount(accountId);
-  const deliveries = await ctx.db.all<any>(sql`select id, task_id, url, attempt, state, status_code, error, duration_ms, created_at
-    from callback_deliveries where account_id = ${accountId} order by created_at desc, id desc limit ${RECENT}`);
+  const deliveries = await recentDeliveries(ctx, accountId, RECENT);
   const hasKey = account?.webhook_secret != null;
   return renderPage({
     title: "Webhooks",
-    nonce: p.nonce,
-    page: p,
+    nonce: signedIn.nonce,
+    page: signedIn,
     body: html`<h1>Settings → Webhooks</h1>
 ${opts.notice ? html`<p class="ok" role="status">${opts.notice}</p>` : ""}
 ${opts.newKey
   ? html`<div class="card"><strong>New signing key.</strong> Copy it now: it is shown only this once. The previous key (if any) no longer verifies.
-<pre><code id="new-webhook-key">${opts.newKey}</code></pre><button type="button" data-copy="new-webhook-key">Copy</button></div>${copyScript(p.nonce)}`
+<pre><code id="new-webhook-key">${opts.newKey}</code></pre><button type="button" data-copy="new-webhook-key">Copy</button></div>${copyScript(signedIn.nonce)}`
   : ""}
 <div class="card"><h2>Signing key</h2>
 <p>${hasKey ? "A signing key is set: every callback carries X-Webhook-Timestamp and X-Webhook-Signature." : "No signing key yet: callbacks are sent unsigned."}
 See <a href="/auth.md">/auth.md</a> for how to verify a callback.</p>
-<form method="post" action="/dashboard/settings/webhooks/key">${p.csrf}<button type="submit">${hasKey ? "Rotate signing key" : "Generate signing key"}</button></form></div>
+<form method="post" action="/dashboard/settings/webhooks/key">${signedIn.csrf}<button type="submit">${hasKey ? "Rotate signing key" : "Generate signing key"}</button></form></div>
 <h2>Recent callback deliveries</h2>
 ${deliveries.length
   ? html`<table><tr><th>Time (UTC)</th><th>Task</th><th>URL</th><th>Attempt</th><th>State</th><th>HTTP</th><th>Error</th><th>ms</th><th></th></tr>
 ${deliveries.map((d) => html`<tr><td>${when(d.created_at)}</td><td><code>${d.task_id}</code></td><td>${d.url}</td><td>${d.attempt}</td><td>${d.state}</td>
 <td>${d.status_code ?? ""}</td><td>${d.error ?? ""}</td><td>${d.duration_ms ?? ""}</td>
-<td><form class="inline" method="post" action="/dashboard/settings/webhooks/deliveries/${d.id}/redeliver">${p.csrf}<button type="submit">Redeliver</button></form></td></tr>`)}</table>`
+<td><form class="inline" method="post" action="/dashboard/settings/webhooks/deliveries/${d.id}/redeliver">${signedIn.csrf}<button type="submit">Redeliver</button></form></td></tr>`)}</table>`
   : html`<p class="muted">No callbacks yet. They appear here when media tasks created with a callback URL finish.</p>`}`,
   });
 }
@@ -50,42 +48,37 @@ ${deliveries.map((d) => html`<tr><td>${when(d.created_at)}</td><td><code>${d.tas
 export function webhooksRoutes(ctx: AppContext, users: Users) {
   const path = "/dashboard/settings/webhooks";
   return new Elysia({ name: "dashboard-webhooks", detail: { hide: true } })
-    .use(signedInForms(ctx, users)) // a post without a session or from another site is not read
+    .use(sessionGuard(ctx, users))
     .get(path, ({ request, query }) =>
-      withSession(users, request, async (p) => {
+      withSession(users, request, async (signedIn) => {
         const notice = query.redelivered ? `Redelivery of task ${query.redelivered} queued.` : undefined;
         const flashed = cookieValue(request, FLASH);
-        if (!flashed) return webhooksPage(ctx, p, { notice });
+        if (!flashed) return webhooksPage(ctx, signedIn, { notice });
         // Shown only while it is still the account's current key.
-        const current = await ctx.accounts.webhookSecret(p.session.accountId);
-        const page = await webhooksPage(ctx, p, { notice, newKey: current === flashed ? flashed : undefined });
+        const current = await ctx.accounts.webhookSecret(signedIn.session.accountId);
+        const page = await webhooksPage(ctx, signedIn, { notice, newKey: current === flashed ? flashed : undefined });
         page.headers.set("set-cookie", flashCookie(ctx, FLASH, "", path, 0));
         return page;
       }),
+      { session: true },
     )
     .post(`${path}/key`, ({ request, body }) =>
-      withForm(ctx, users, request, body, async (p) => {
-        const { key } = await ctx.accounts.rotateWebhookKey(p.session.accountId);
-        ctx.log.info("dashboard webhook key rotated", { account_id: p.session.accountId, user_id: p.session.userId });
+      withForm(ctx, users, request, body, async (signedIn) => {
+        const { key } = await ctx.accounts.rotateWebhookKey(signedIn.session.accountId);
+        ctx.log.info("dashboard webhook key rotated", { account_id: signedIn.session.accountId, user_id: signedIn.session.userId });
         return redirect(path, { "set-cookie": flashCookie(ctx, FLASH, key, path) });
       }),
+      { session: true },
     )
     .post(`${path}/deliveries/:id/redeliver`, ({ request, body, params }) =>
-      withForm(ctx, users, request, body, async (p) => {
-        const accountId = p.session.accountId;
-        const d = await ctx.db.get<{ task_id: string; url: string }>(
-          sql`select task_id, url from callback_deliveries where id = ${params.id} and account_id = ${accountId}`,
-        );
-        if (!d) return errorPage(404, "Not found", "No such delivery on this account.");
-        const task = await ctx.db.get<{ state: string; callback_url: string | null }>(
-          sql`select state, callback_url from tasks where id = ${d.task_id} and account_id = ${accountId}`,
-        );
-        if (task && task.state !== "success" && task.state !== "fail") return errorPage(409, "Not finished", "This task has not finished yet; its callback is sent when it does.");
-        const now = Date.now();
-        await ctx.db.run(sql`insert into callback_deliveries (id, task_id, account_id, url, attempt, state, created_at, next_attempt_at)
-          values (${newId("cbd")}, ${d.task_id}, ${accountId}, ${task?.callback_url ?? d.url}, ${1}, ${"pending"}, ${now}, ${now})`);
-        ctx.log.info("dashboard callback redelivery queued", { account_id: accountId, task_id: d.task_id, user_id: p.session.userId });
-        return redirect(`${path}?redelivered=${encodeURIComponent(d.task_id)}`);
+      withForm(ctx, users, request, body, async (signedIn) => {
+        const accountId = signedIn.session.accountId;
+        const queued = await queueRedelivery(ctx, accountId, params.id);
+        if (queued === "not_found") return errorPage(404, "Not found", "No such delivery on this account.");
+        if (queued === "not_finished") return errorPage(409, "Not finished", "This task has not finished yet; its callback is sent when it does.");
+        ctx.log.info("dashboard callback redelivery queued", { account_id: accountId, task_id: queued.taskId, user_id: signedIn.session.userId });
+        return redirect(`${path}?redelivered=${encodeURIComponent(queued.taskId)}`);
       }),
+      { session: true },
     );
 }

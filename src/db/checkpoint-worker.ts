@@ -2,12 +2,10 @@
 // the SQLite file that does nothing but PASSIVE checkpoints, and a last one when told to stop.
 //
 // Why it loops while the WAL keeps growing: SQLite starts the WAL over only when a writer begins a transaction
-// and finds every frame already copied back. A PASSIVE checkpoint copies the frames that existed when it began;
-// under sustained load the gateway commits again while it runs, so checkpointing on a slow timer never catches up
-// and the -wal file grew by ~80 MB/s on the bench (every append to new file space costs the kernel page zeroing,
-// and it showed as 12% of the gateway's CPU). Checkpointing again at once while the log grows keeps each
-// checkpoint short, and one soon finishes between two commits: the writer then starts the WAL over (on the bench
-// the file now stops near 80 MB). A writer that never leaves a gap between commits could still outrun it.
+// and finds every frame already copied back. Under sustained load the gateway commits again while a PASSIVE
+// checkpoint runs, so a slow timer never catches up and the -wal file grows without end (the kernel zeroing new file
+// space then costs real CPU: docs/architecture.md, "Where the time goes"). Checkpointing again at once keeps each
+// checkpoint short, and one soon finishes between two commits. A writer that never leaves a gap could still outrun it.
 
 import { Database } from "bun:sqlite";
 

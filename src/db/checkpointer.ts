@@ -1,9 +1,8 @@
 // SQLite WAL checkpoints off the event loop.
 //
 // In WAL mode every commit appends to the -wal file, and by default the connection whose commit takes the WAL past
-// 1000 pages copies it back into the database file right then, inside that commit: a pause of several
-// milliseconds on the gateway's event loop every few thousand LLM calls (measured: turning it off took the added
-// p99 at 1000 req/s from about 5 ms to about 2 ms). Instead a small Bun Worker with a connection of its own runs a
+// 1000 pages copies it back into the database file right then, inside that commit: a pause of the gateway's event
+// loop every few thousand LLM calls, seen in its tail latency. Instead a small Bun Worker with a connection of its own runs a
 // PASSIVE checkpoint every CHECKPOINT_EVERY_MS, and back to back while the WAL keeps growing (checkpoint-worker.ts
 // says why). PASSIVE never waits for or blocks writers; the next writer after a complete checkpoint starts the WAL
 // over, so it stays bounded. The gateway's own connection checkpoints only as a backstop, past BACKSTOP_PAGES, and

@@ -1,6 +1,4 @@
-import { sql } from "drizzle-orm";
 import { migrations } from "../../drizzle/bundle";
-import type { Db } from "./client";
 
 // Applies drizzle-kit's migrations (embedded as text, so this also works inside the compiled binary) with drizzle's
 // own migrator logic and bookkeeping table. On Postgres an advisory lock makes simultaneous starts of several
@@ -8,7 +6,14 @@ import type { Db } from "./client";
 
 const PG_MIGRATION_LOCK = 0x5377_6974; // "Swit"
 
-export async function applyMigrations(db: Db): Promise<void> {
+/** What migrating needs of a connection (client.ts's Db has it): migrations sit below the client, not beside it. */
+export interface MigrationTarget {
+  dialect: "sqlite" | "pg";
+  /** the drizzle instance of the connection */
+  orm: unknown;
+}
+
+export async function applyMigrations(db: MigrationTarget): Promise<void> {
   const list = migrations[db.dialect].map((m) => ({
     sql: m.sql.split("--> statement-breakpoint"),
     bps: m.breakpoints,
@@ -40,5 +45,4 @@ export async function applyMigrations(db: Db): Promise<void> {
     await conn.unsafe(`select pg_advisory_unlock(${PG_MIGRATION_LOCK})`).catch(() => {});
     conn.release();
   }
-  void sql; // keep the import for readers: migrations are drizzle's
 }

@@ -1,4 +1,4 @@
-import { WEBHOOK_TOLERANCE_SECONDS } from "./webhook-signing";
+import { WEBHOOK_TOLERANCE_SECONDS } from "../media/callback-signing";
 
 // /auth.md: how to authenticate and how to check a task callback, for agents and people. The TypeScript example
 // is run by a test against signatures made by node:crypto, so it cannot drift from the scheme the gateway signs with.

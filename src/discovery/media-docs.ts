@@ -1,5 +1,6 @@
 import type { Catalog } from "../catalog/service";
-import { ALIAS_PATH, type MediaType } from "../media/model";
+import { ALIAS_PATH } from "../catalog/endpoints";
+import type { MediaType } from "../media/model";
 
 // Task creation per media type in /openapi.json. Both doors accept any media model and check its input against the
 // model's own schema (media/input-schema.ts), so validation stays in the routes; the document adds, from the live

@@ -18,15 +18,7 @@ import { documentPath, nameWildcard, numbersAreNumbers, restoreBody } from "./op
 
 type Json = Record<string, any>;
 
-/** Spread into a route's `detail` when its success body is not JSON: `detail: { summary, ...bodyType("text/html") }`. */
-export function bodyType(contentType: string): {} {
-  return { "x-content-type": contentType };
-}
-
-/** Spread into a route's `detail`: the error codes it can answer, by status (401/429/422 of the guards are added). */
-export function errorCodes(byStatus: Record<number, string[]>): {} {
-  return { "x-errors": byStatus };
-}
+export { bodyType, errorCodes } from "../http/route-docs";
 
 const METHODS = ["get", "put", "post", "delete", "options", "head", "patch", "trace"];
 

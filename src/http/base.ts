@@ -34,17 +34,17 @@ const MAX_PARAM_CHARS = 200;
 
 export function errorResponse(path: string, error: ApiError, requestId: string, extraHeaders?: Record<string, any>): Response {
   const surface = surfaceFor(path);
-  const e = { status: error.status, code: error.code, type: error.type, headers: error.headers,
+  const clippedError = { status: error.status, code: error.code, type: error.type, headers: error.headers,
     message: clipped(error.message, MAX_MESSAGE_CHARS), param: error.param === undefined ? undefined : clipped(error.param, MAX_PARAM_CHARS) };
   if (surface === "page" && pageErrors) {
-    const page = pageErrors(e);
-    for (const [k, v] of Object.entries({ "x-request-id": requestId, "request-id": requestId, ...e.headers })) page.headers.set(k, v);
+    const page = pageErrors(clippedError);
+    for (const [k, v] of Object.entries({ "x-request-id": requestId, "request-id": requestId, ...clippedError.headers })) page.headers.set(k, v);
     return page;
   }
   const headers: Record<string, string> = { "content-type": "application/json", "x-request-id": requestId, "request-id": requestId };
   for (const [k, v] of Object.entries(extraHeaders ?? {})) if (typeof v === "string") headers[k] = v;
-  Object.assign(headers, e.headers);
-  return new Response(JSON.stringify(errorBody(surface, e, requestId)), { status: e.status, headers });
+  Object.assign(headers, clippedError.headers);
+  return new Response(JSON.stringify(errorBody(surface, clippedError, requestId)), { status: clippedError.status, headers });
 }
 
 /**
@@ -82,18 +82,18 @@ export function basePlugin(log: Logger) {
       if (request.url.includes("%00")) throw nulRefused();
     })
     .onError({ as: "global" }, ({ code, error: thrown, set, request, path }) => {
-      const p = path ?? new URL(request.url).pathname;
+      const requestPath = path ?? new URL(request.url).pathname;
       const error = unwrapParse(code, thrown);
-      const e = (code === "NOT_FOUND" && (methodNotAllowed(p, request.method) || wrongBaseUrl(p, request.method))) || clientClosed(request, error) || toApiError(code, error);
-      set.status = e.status; // so the access log and metrics (onAfterResponse) see the status actually sent
+      const answer = (code === "NOT_FOUND" && (methodNotAllowed(requestPath, request.method) || wrongBaseUrl(requestPath, request.method))) || clientClosed(request, error) || toApiError(code, error);
+      set.status = answer.status; // so the access log and metrics (onAfterResponse) see the status actually sent
       // An ApiError is an answer the gateway chose (an upstream refused or unreachable: 502/503/504): a warning with
       // its code. Anything else is a defect: an error with its stack.
       if (error instanceof ApiError) {
-        if (e.status >= 500) log.warn("request failed", { path: p, request_id: requestIdOf(set), status: e.status, code: e.code, error: e.message });
-      } else if (e.status >= 500) {
-        log.error("unhandled error", { path: p, request_id: requestIdOf(set), error: String((error as Error)?.stack ?? error) });
+        if (answer.status >= 500) log.warn("request failed", { path: requestPath, request_id: requestIdOf(set), status: answer.status, code: answer.code, error: answer.message });
+      } else if (answer.status >= 500) {
+        log.error("unhandled error", { path: requestPath, request_id: requestIdOf(set), error: String((error as Error)?.stack ?? error) });
       }
-      return errorResponse(p, e, requestIdOf(set), set.headers);
+      return errorResponse(requestPath, answer, requestIdOf(set), set.headers);
     });
 }
 

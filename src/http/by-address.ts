@@ -1,10 +1,8 @@
 import type { AppContext } from "../context";
-import { parseRateSpec } from "../settings";
 import { retryAfterSeconds } from "../limits/rate-limit";
 import { ApiError } from "./errors";
 import { clientAddress, limitKeyOf } from "./client-address";
-import { checkFirst, type Caller } from "./before-body";
-import { smallBodyParser } from "./body-limits";
+import type { Caller } from "./before-body";
 
 // The limit of the public endpoints that do work on a caller's behalf without a key (the media price estimate,
 // upstreams' completion notices): per client address (TRUSTED_PROXY_HOPS), PUBLIC_RATE_LIMIT, in Redis when
@@ -12,24 +10,15 @@ import { smallBodyParser } from "./body-limits";
 // anyone could keep the gateway's CPU or database busy for free.
 
 export function limitByAddress(ctx: AppContext, bucket: string) {
-  const { requests, windowSeconds } = parseRateSpec(ctx.config.raw.PUBLIC_RATE_LIMIT!);
-  const hops = Number(ctx.config.raw.TRUSTED_PROXY_HOPS);
+  const { requests, windowSeconds } = ctx.config.publicRateLimit;
+  const hops = ctx.config.trustedProxyHops;
   return async ({ request, server }: Caller) => {
     const ip = clientAddress(request, server?.requestIP(request)?.address, hops);
-    const r = await ctx.limiter.limit(`public:${bucket}:${limitKeyOf(ip)}`, requests, windowSeconds);
-    if (r.success) return;
-    const wait = retryAfterSeconds(r.reset);
+    const limit = await ctx.limiter.limit(`public:${bucket}:${limitKeyOf(ip)}`, requests, windowSeconds);
+    if (limit.success) return;
+    const wait = retryAfterSeconds(limit.reset);
     throw new ApiError(429, "rate_limit_exceeded", `Too many requests from your address (${requests} per ${windowSeconds} s); retry in ${wait} s.`, {
       headers: { "retry-after": String(wait) },
     });
   };
-}
-
-/**
- * A public endpoint's parse hooks (its route's `parse`): the limit by address, then the body, at most
- * SMALL_BODY_BYTES. An address over its limit gets its 429 before its body is read; the route must be added before
- * any parse hook of its instance (those would run first).
- */
-export function publicBody(ctx: AppContext, bucket: string) {
-  return [checkFirst(limitByAddress(ctx, bucket)), smallBodyParser(ctx)];
 }

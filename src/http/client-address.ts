@@ -41,15 +41,15 @@ function withoutPort(address: string): string {
 
 /** The eight 16-bit words of an IPv6 address (already checked by isIP): `::` shorthand, a dotted IPv4 tail, a zone id. */
 function ipv6Words(ip: string): number[] {
-  let s = ip.toLowerCase().split("%")[0]!;
-  const tail = /(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(s);
+  let text = ip.toLowerCase().split("%")[0]!;
+  const tail = /(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(text);
   if (tail) {
     const [a, b, c, d] = tail.slice(1).map(Number) as [number, number, number, number];
-    s = s.slice(0, -tail[0].length) + `${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
+    text = text.slice(0, -tail[0].length) + `${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
   }
-  const [head, rest] = s.split("::") as [string, string | undefined];
-  const h = head ? head.split(":") : [];
-  const r = rest ? rest.split(":") : [];
-  const words = rest === undefined ? h : [...h, ...Array<string>(8 - h.length - r.length).fill("0"), ...r];
+  const [head, rest] = text.split("::") as [string, string | undefined];
+  const headWords = head ? head.split(":") : [];
+  const restWords = rest ? rest.split(":") : [];
+  const words = rest === undefined ? headWords : [...headWords, ...Array<string>(8 - headWords.length - restWords.length).fill("0"), ...restWords];
   return words.map((w) => parseInt(w, 16));
 }

@@ -18,8 +18,8 @@ const rules: Rule[] = [
 export function wrongPathHint(method: string, path: string, served: (path: string) => boolean): string | undefined {
   const clean = path.replace(/\/+$/, "") || "/";
   for (const rule of rules) {
-    const c = rule.candidate(clean);
-    if (c && served(c)) return `No route ${method} ${path}. Did you mean ${method} ${c}? Likely ${rule.advice}.`;
+    const candidate = rule.candidate(clean);
+    if (candidate && served(candidate)) return `No route ${method} ${path}. Did you mean ${method} ${candidate}? Likely ${rule.advice}.`;
   }
   return undefined;
 }

@@ -10,7 +10,7 @@ import type { Reservation } from "../ledger/float.ts";
 import type { LlmModel } from "../catalog/model.ts";
 import type { AppContext } from "../context.ts";
 import { ApiError } from "../http/errors.ts";
-import { ALIAS_PATH } from "../media/model.ts";
+import { ALIAS_PATH } from "../catalog/endpoints.ts";
 import type { LlmProtocol, UpstreamBody } from "./protocols/index.ts";
 import { NO_PAID_TOOLS, paidToolUse } from "./protocols/paid-tools.ts";
 import { keySettingOf, spokenPath, type Provider } from "./providers.ts";

@@ -12,7 +12,7 @@
 // receiver error does (retried); a URL that now resolves to a non-public address is refused for good.
 import { sql } from "drizzle-orm";
 import { SealedSecretError } from "../accounts/secret-box.ts";
-import { signCallback } from "../discovery/webhook-signing.ts";
+import { signCallback } from "./callback-signing.ts";
 import type { MediaMetrics } from "./metrics.ts";
 import { storableText, type Db } from "../db/client.ts";
 import { newId } from "../db/ids.ts";

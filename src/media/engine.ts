@@ -1,5 +1,5 @@
 // The task engine: claims due tasks with a lease, moves each one step (submit, or poll), and ends it through
-// finish.ts. It runs inside a Bun Worker (worker.ts) or, for `:memory:` databases and MEDIA_WORKERS=0, on the main
+// task-outcome.ts. It runs inside a Bun Worker (worker.ts) or, for `:memory:` databases and MEDIA_WORKERS=0, on the main
 // thread; every bit of state is in the database, so any process can pick up any unfinished task.
 //
 // Claiming: Postgres takes due rows with one `UPDATE ... WHERE id IN (SELECT ... FOR UPDATE SKIP LOCKED)`, so
@@ -15,7 +15,7 @@ import { PendingReleases, type TaskTokens } from "../limits/task-tokens.ts";
 import { createAdapters, type Adapter } from "./adapters/index.ts";
 import type { Done, Failed } from "./adapters/types.ts";
 import { deliverDue, type CallbackDeps } from "./callbacks.ts";
-import { completeTask, failTask, ResultRefused, type FinishDeps } from "./finish.ts";
+import { completeTask, failTask, ResultRefused, type OutcomeDeps } from "./task-outcome.ts";
 import { keepLease, type Lease } from "./lease.ts";
 import type { MediaModel, MediaProvider } from "./model.ts";
 import { tokenTtlMs } from "./service.ts";
@@ -23,7 +23,7 @@ import { sweepExpiredResults } from "./retention.ts";
 import { everyRouteRefusedMessage, maskSecrets, upstreamFailedMessage } from "./upstream-errors.ts";
 import type { TaskRow } from "./views.ts";
 
-export interface EngineDeps extends FinishDeps, CallbackDeps {
+export interface EngineDeps extends OutcomeDeps, CallbackDeps {
   catalog: Catalog;
   tokens: TaskTokens;
 }

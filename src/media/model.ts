@@ -10,8 +10,6 @@ export type { InputSchema, PropertyDef } from "./input-schema.ts";
 export type { PricingRule, CostFacts, PriceRow } from "./pricing.ts";
 
 export type MediaType = "image" | "video" | "audio";
-/** The OpenAI-style alias endpoint that creates tasks of each media type (media/routes.ts). */
-export const ALIAS_PATH: Record<MediaType, string> = { image: "/v1/images/generations", video: "/v1/videos", audio: "/v1/music/generations" };
 export type MediaKind = "text-to-image" | "image-edit" | "text-to-video" | "image-to-video" | "video-to-video"
   | "music" | "speech" | "sound";
 export type MediaOutput = "images" | "video" | "audio";

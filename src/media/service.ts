@@ -35,15 +35,16 @@ export interface CreateRequest {
   names: { callback: string; inputPrefix: string };
 }
 
-export interface Caller { keyId: string; accountId: string; maxConcurrentTasks: number | null; models: string[] | null; budget: Budget }
+/** The key a task is created with: who pays, and the limits its policy sets. */
+export interface CallingKey { keyId: string; accountId: string; maxConcurrentTasks: number | null; models: string[] | null; budget: Budget }
 
 
 export function requireModel(ctx: AppContext, id: unknown): MediaModel {
   if (typeof id !== "string" || !id) throw new ApiError(422, "invalid_request", "model is required.", { param: "model" });
-  const m = ctx.catalog.findMedia(id);
-  if (m) {
-    ctx.catalog.servable(m);
-    return m;
+  const model = ctx.catalog.findMedia(id);
+  if (model) {
+    ctx.catalog.servable(model);
+    return model;
   }
   const llm = ctx.catalog.llm.get(id);
   if (llm) ctx.catalog.servable(llm); // a retired LLM answers 410 naming its successor, not the endpoint it no longer has
@@ -53,12 +54,12 @@ export function requireModel(ctx: AppContext, id: unknown): MediaModel {
 
 /** Validated input and its estimate, or a 422 naming the field. */
 export function prepareInput(model: MediaModel, input: unknown, inputPrefix: string) {
-  const p = model.prepare(input ?? {});
-  if (!p.ok) {
-    const param = p.field === "input" ? "input" : inputPrefix + p.field;
-    throw new ApiError(422, "invalid_request", `${param}: ${p.message}`, { param });
+  const prepared = model.prepare(input ?? {});
+  if (!prepared.ok) {
+    const param = prepared.field === "input" ? "input" : inputPrefix + prepared.field;
+    throw new ApiError(422, "invalid_request", `${param}: ${prepared.message}`, { param });
   }
-  return p;
+  return prepared;
 }
 
 /** max_credits as µcr (undefined when absent); a malformed or too large value is a 422 (units.ts has the rule). */
@@ -90,7 +91,7 @@ export class TaskService {
       ctx.log.warn("concurrency token not given back yet; retrying", { task_id: taskId, error: String((e as Error)?.message ?? e) }));
   }
 
-  async create(caller: Caller, req: CreateRequest): Promise<TaskRow> {
+  async create(caller: CallingKey, req: CreateRequest): Promise<TaskRow> {
     const { ctx, settings } = this;
     const model = requireModel(ctx, req.model);
     refuseModelNotAllowed(caller.models, req.model as string, model.id);
@@ -164,7 +165,7 @@ export class TaskService {
   }
 
   /** ONE transaction: the task row and the hold of its estimate. */
-  private async insertTask(caller: Caller, model: MediaModel, req: CreateRequest, prepared: ReturnType<typeof prepareInput>, id: string, callbackUrl: string | null): Promise<TaskRow> {
+  private async insertTask(caller: CallingKey, model: MediaModel, req: CreateRequest, prepared: ReturnType<typeof prepareInput>, id: string, callbackUrl: string | null): Promise<TaskRow> {
     const { ctx, settings } = this;
     const now = Date.now();
     const deadlineSeconds = Math.min(model.deadline_seconds, settings.maxDeadlineSeconds ?? Infinity);
@@ -179,7 +180,7 @@ export class TaskService {
     const ledger = ctx.ledger;
     const insert = () =>
       ctx.db.tx(function* (q) {
-        // The hold outlives the deadline by an hour: the engine fails (and releases) a late task itself, so the
+        // The hold outlives the deadline by an hour: the engine fails (and voids) a late task itself, so the
         // hold sweeper never has to void a task hold under a running task.
         // The key's budget first (402 key_budget_exceeded); a wallet that refuses rolls both back.
         const budgetHold = yield* holdBudgetIn(q, caller, prepared.estimate, now);
@@ -204,7 +205,27 @@ export class TaskService {
   }
 }
 
+/** A result file's record, by the unguessable token in its URL. */
+export interface ResultFile {
+  storage_key: string;
+  content_type: string;
+  expires_at: number;
+  deleted_at: number | null;
+}
+
+export function findResultFile(ctx: AppContext, token: string): Promise<ResultFile | undefined> {
+  return ctx.db.get<ResultFile>(sql`select storage_key, content_type, expires_at, deleted_at from result_files where id = ${token}`);
+}
+
+/**
+ * An upstream's own completion notice: the generating task it names is polled next. The notice is not trusted for
+ * results, so a forged one costs one early poll.
+ */
+export async function pollSoon(ctx: AppContext, upstreamRef: string): Promise<void> {
+  await ctx.db.run(sql`update tasks set next_poll_at = ${Date.now()} where upstream_ref = ${upstreamRef} and state = ${"generating"}`);
+}
+
 /** Tokens outlive three housekeeping rounds, so a live task's token is always refreshed before it lapses. */
-export function tokenTtlMs(s: MediaSettings): number {
-  return Math.max(3 * s.housekeepingMs, 30_000);
+export function tokenTtlMs(settings: MediaSettings): number {
+  return Math.max(3 * settings.housekeepingMs, 30_000);
 }

@@ -28,6 +28,8 @@ export interface MediaSettings {
   upstreamUrls: { allowPrivate: boolean };
   storage: { dir: string; s3?: { bucket: string; endpoint?: string; region?: string; accessKeyId?: string; secretAccessKey?: string } };
   retentionMs: number;
+  /** RESULT_RETENTION_DAYS as given (decimals allowed), for the pages that state it */
+  retentionDays: number;
   /** the largest result file copied from an upstream */
   maxFileBytes: number;
   /** SECRETS_KEY, for the workers to open the webhook signing keys they sign callbacks with */
@@ -69,6 +71,7 @@ export function mediaSettings(raw: Raw, base: { publicBaseUrl: string; databaseU
         : undefined,
     },
     retentionMs: Math.round(num("RESULT_RETENTION_DAYS") * 86_400_000),
+    retentionDays: num("RESULT_RETENTION_DAYS"),
     maxFileBytes: num("RESULT_MAX_FILE_MB") * 1024 * 1024,
     secretsKey: raw.SECRETS_KEY,
   };

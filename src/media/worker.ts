@@ -3,7 +3,7 @@
 // in-process concurrency tokens the tokens live on the main thread, so token changes are sent there as messages.
 import { SecretBox } from "../accounts/secret-box.ts";
 import { Accounts } from "../accounts/service.ts";
-import { loadCatalog } from "../catalog/service.ts";
+import { loadCatalog } from "../catalog-loader.ts";
 import { openDatabase } from "../db/client.ts";
 import { Ledger } from "../ledger/service.ts";
 import { connectRedis } from "../limits/redis.ts";

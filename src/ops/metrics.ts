@@ -73,9 +73,8 @@ export const metrics = {
 
 // The request count and duration, kept in plain numbers per label set and rendered by the registry at scrape time.
 // prom-client's Counter and Histogram hash their labels object on every inc and observe, even through a bound
-// child; for the metric every request touches that was measurable (about 1% of a proxied call's main-thread
-// samples, and an alternating A/B of the gateway gained more than that). The sets are few: methods × route patterns
-// (never raw paths) × statuses.
+// child, which shows in the profile of the metric every request touches (docs/architecture.md, "Where the time
+// goes"). The sets are few: methods × route patterns (never raw paths) × statuses.
 const DURATION_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
 
 interface RequestSeries {

@@ -26,7 +26,7 @@ const ReadyResponse = t.Object(
 );
 
 export function opsRoutes(ctx: AppContext) {
-  const metricsToken = ctx.config.raw.METRICS_TOKEN;
+  const metricsToken = ctx.config.metricsToken;
 
   return new Elysia({ name: "ops", detail: { tags: ["Operations"] } })
     .onAfterResponse({ as: "global" }, (c: any) => {

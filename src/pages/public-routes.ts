@@ -1,6 +1,7 @@
 import { Elysia } from "elysia";
 import type { AppContext } from "../context";
-import { bodyType } from "../discovery/openapi";
+import { bodyType } from "../http/route-docs";
+import { mediaSettingsOf } from "../media/settings";
 import { pathName } from "../discovery/openapi-shape";
 import { percentDecoded } from "../http/percent";
 import pkg from "../../package.json";
@@ -17,7 +18,7 @@ export function publicPageRoutes(ctx: AppContext) {
   const base = ctx.config.publicBaseUrl;
   const pricing = new PricingPage(ctx.catalog);
   const cards = cardsFor(ctx.catalog, base);
-  const cardSettings = { resultRetentionDays: Number(ctx.config.raw.RESULT_RETENTION_DAYS) };
+  const cardSettings = { resultRetentionDays: mediaSettingsOf(ctx.config).retentionDays };
   const cardHtml = new Map<string, string>();
   const llms = renderLlmsTxt(ctx.catalog, base);
   const cacheControl = "public, max-age=300";

@@ -1,7 +1,7 @@
 // `cli catalog:check` against fake providers' own list-models endpoints, shaped as each provider documents them:
 // a missing, a no-longer-served and a mispriced model are reported with exit status 1; lists that match give 0.
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { loadCatalog } from "../../src/catalog/service";
+import { loadCatalog } from "../../src/catalog-loader";
 
 const catalog = loadCatalog();
 const sold = (provider: string) => catalog.llmList.filter((m) => m.provider === provider && catalog.lifecycle.get(m.id)!.status !== "retired");

@@ -2,8 +2,12 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { loadCatalog } from "../../src/catalog/service";
+import { loadCatalog } from "../../src/catalog-loader";
 import { startGateway, type TestGateway } from "../support/gateway";
+import { errorOf, jsonOf, type ListOf } from "../support/json";
+
+/** A model as /v1/models lists it: its lifecycle fields, and the price these tests read. */
+type LifecycleFields = { id: string; status: string; successor: string | null; retires_after: string | null; pricing: { input: number } };
 
 // A model its provider retired answers 410 model_retired naming its successor, in the error shape of the door it was
 // called through, before anything is held or sent upstream.
@@ -38,7 +42,7 @@ describe("a retired model answers 410 model_retired naming its successor", () =>
   test("Messages: Anthropic's error shape", async () => {
     const r = await post("/v1/messages", { model: "claude-opus-4-5", max_tokens: 10, messages: [{ role: "user", content: "hi" }] }, { "anthropic-version": "2023-06-01" });
     expect(r.status).toBe(410);
-    const body = await r.json();
+    const body = await errorOf(r);
     expect(body.type).toBe("error");
     expect(body.error.code).toBe("model_retired");
     expect(body.error.message).toContain("claude-opus-5-5");
@@ -48,7 +52,7 @@ describe("a retired model answers 410 model_retired naming its successor", () =>
   test("by its dated alias too", async () => {
     const r = await post("/v1/messages", { model: "claude-opus-4-5-20251101", max_tokens: 10, messages: [{ role: "user", content: "hi" }] });
     expect(r.status).toBe(410);
-    expect((await r.json()).error.code).toBe("model_retired");
+    expect((await errorOf(r)).error.code).toBe("model_retired");
   });
 
   for (const [path, body, successor] of [
@@ -59,7 +63,7 @@ describe("a retired model answers 410 model_retired naming its successor", () =>
     test(`${path}: OpenAI's error shape`, async () => {
       const r = await post(path, body);
       expect(r.status).toBe(410);
-      const { error } = await r.json();
+      const { error } = await errorOf(r);
       expect(error).toMatchObject({ code: "model_retired", param: "model" });
       expect(error.message).toContain(successor);
     });
@@ -72,7 +76,7 @@ describe("a retired model answers 410 model_retired naming its successor", () =>
     expect(await native.json()).toMatchObject({ code: 410, error_code: "model_retired", data: null });
     const alias = await post("/v1/images/generations", { model: "google/nano-banana", prompt: "a cat" });
     expect(alias.status).toBe(410);
-    expect((await alias.json()).error).toMatchObject({ code: "model_retired" });
+    expect((await errorOf(alias)).error).toMatchObject({ code: "model_retired" });
     const estimate = await fetch(gw.url + "/v1/credits/estimate", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ model: "google/nano-banana", input }) });
     expect(estimate.status).toBe(410);
     const e = await estimate.json();
@@ -100,8 +104,8 @@ describe("a retired model answers 410 model_retired naming its successor", () =>
   });
 
   test("GET /v1/models shows the lifecycle of each model", async () => {
-    const { data } = await (await fetch(gw.url + "/v1/models")).json();
-    const opus = data.find((m: any) => m.id === "claude-opus-4-5");
+    const { data } = await jsonOf<ListOf<LifecycleFields>>(await fetch(gw.url + "/v1/models"));
+    const opus = data.find((m) => m.id === "claude-opus-4-5")!;
     expect(opus).toMatchObject({ status: "retired", successor: "claude-opus-5-5", retires_after: "2026-10-01" });
     expect(opus.pricing.input).toBeGreaterThan(0); // amended in place: the built-in entry's other fields stay
     const media = data.find((m: any) => m.id === "google/nano-banana");

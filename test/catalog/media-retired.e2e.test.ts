@@ -5,6 +5,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { sql } from "drizzle-orm";
 import { startGateway, type TestGateway } from "../support/gateway";
+import { errorOf, jsonOf, type AnswerOf, type EnvelopeError } from "../support/json";
+import { EstimateResponse } from "../../src/media/schemas";
 
 let gw: TestGateway;
 let key: string;
@@ -28,7 +30,7 @@ describe("gpt-image-1, shut down by OpenAI, answers 410 model_retired", () => {
   test("native task API: the envelope with code 410", async () => {
     const r = await post("/api/v1/jobs/createTask", { model: "gpt-image-1", input: { prompt: "a fox", quality: "low" } });
     expect(r.status).toBe(410);
-    const body = await r.json();
+    const body = await jsonOf<EnvelopeError>(r);
     expect(body).toMatchObject({ code: 410, error_code: "model_retired", data: null });
     namesTheWayOut(body.msg);
   });
@@ -36,7 +38,7 @@ describe("gpt-image-1, shut down by OpenAI, answers 410 model_retired", () => {
   test("the OpenAI-style alias door: OpenAI's error shape", async () => {
     const r = await post("/v1/images/generations", { model: "gpt-image-1", prompt: "a fox", quality: "low" });
     expect(r.status).toBe(410);
-    const { error } = await r.json();
+    const { error } = await errorOf(r);
     expect(error).toMatchObject({ code: "model_retired", param: "model" });
     namesTheWayOut(error.message);
   });
@@ -50,7 +52,7 @@ describe("gpt-image-1, shut down by OpenAI, answers 410 model_retired", () => {
   test("its successor is on sale: the same request names it and is priced", async () => {
     const r = await fetch(gw.url + "/v1/credits/estimate", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ model: "gpt-image-2-text-to-image", input: { prompt: "a fox" } }) });
     expect(r.status).toBe(200);
-    expect((await r.json()).estimated_credits).toBeGreaterThan(0);
+    expect((await jsonOf<AnswerOf<typeof EstimateResponse>>(r)).estimated_credits).toBeGreaterThan(0);
   });
 
   test("nothing was held, charged or recorded", async () => {

@@ -4,7 +4,7 @@
 import { describe, expect, test } from "bun:test";
 import builtin from "../../src/catalog/models.json";
 import { CATALOG_RELEASED } from "../../src/catalog/model";
-import { loadCatalog } from "../../src/catalog/service";
+import { loadCatalog } from "../../src/catalog-loader";
 
 // The provider's own hosts: a price "reproduced" on any other host is not a source.
 const PROVIDER_HOSTS: Record<string, string[]> = {

@@ -1,23 +1,20 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import OpenAI from "openai";
-import type { Browser, Page } from "playwright-core";
+import type { Page } from "playwright-core";
 import { startGateway, type TestGateway } from "../support/gateway";
 import { dashboardUser, PASSWORD } from "../support/dashboard";
 import { startFakeLlmUpstream } from "../fakes/llm-upstream";
-import { CHROMIUM, chromiumPresent, launchChromium, LAUNCH_TIMEOUT_MS } from "../support/chromium";
+import { chromiumPresent, LAUNCH_TIMEOUT_MS, useChromium } from "../support/chromium";
 
 // The dashboard in a real browser (Debian's Chromium driven by playwright-core): sign in, create a key on
 // Settings → API Keys, use it with the openai SDK against the running gateway, find the request on the Usage page,
 // revoke the key and see the SDK refused. Screenshots of every page go to test-results/screenshots/.
 // The completion goes to the fake upstream (test/fakes/llm-upstream.ts), as OpenAI would answer it.
 
-if (!chromiumPresent) console.warn(`SKIPPED: dashboard browser test — no Chromium at ${CHROMIUM} (.ci/run installs it).`);
-const shots = new URL("../../test-results/screenshots/", import.meta.url).pathname;
+const chromium = useChromium("dashboard browser test");
 
 let gw: TestGateway;
-let browser: Browser;
 let page: Page;
 let upstream: ReturnType<typeof startFakeLlmUpstream> | undefined;
 
@@ -26,18 +23,15 @@ beforeAll(async () => {
   upstream = startFakeLlmUpstream();
   // Defaults above the key's own limits below: a customer may only make a key stricter than the default.
   gw = await startGateway({ OPENAI_BASE_URL: `${upstream.url}/v1`, OPENAI_API_KEY: "sk-upstream-test", DEFAULT_RATE_LIMIT: "100/10s", DEFAULT_MAX_CONCURRENT_TASKS: "5" });
-  browser = await launchChromium();
-  page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
-  mkdirSync(shots, { recursive: true });
+  page = await chromium.browser.newPage({ viewport: { width: 1280, height: 900 } });
 }, LAUNCH_TIMEOUT_MS);
 
 afterAll(async () => {
-  await browser?.close();
   await gw?.stop();
   await upstream?.stop();
 });
 
-const shot = (name: string, fullPage = true) => page.screenshot({ path: join(shots, `${name}.png`), fullPage });
+const shot = (name: string, fullPage = true) => page.screenshot({ path: join(chromium.shots, `${name}.png`), fullPage });
 
 describe.skipIf(!chromiumPresent)("dashboard in Chromium", () => {
   test("sign in, create a key, use it with the openai SDK, see it on Usage, revoke it and see it refused", async () => {

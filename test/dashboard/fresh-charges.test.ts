@@ -8,6 +8,9 @@ import type { UsageRecord } from "../../src/llm/records";
 import { MICROS_PER_CREDIT as C } from "../../src/ledger/units";
 import { startGateway, type TestGateway } from "../support/gateway";
 import { dashboardUser, signIn } from "../support/dashboard";
+import { jsonOf, type AnswerOf } from "../support/json";
+import { AccountView, CreditsResult } from "../../src/accounts/model";
+import { CreditsResponse } from "../../src/ledger/routes";
 
 let gw: TestGateway;
 let user: Awaited<ReturnType<typeof dashboardUser>>;
@@ -63,16 +66,16 @@ test("the admin account view includes a call answered a moment ago", async () =>
   await answered("req_fresh_admin", 5);
   const r = await gw.admin(`/admin/v1/accounts/${user.accountId}`);
   expect(r.status).toBe(200);
-  const view = await r.json();
+  const view = await jsonOf<AnswerOf<typeof AccountView>>(r);
   expect(view.balance_credits).toBe(85);
-  expect(view.ledger.filter((e: any) => e.kind === "usage").map((e: any) => e.credits)).toContain(-5);
+  expect(view.ledger!.filter((e) => e.kind === "usage").map((e) => e.credits)).toContain(-5);
 });
 
 test("GET /v1/credits includes a call answered a moment ago, charged above what it reserved", async () => {
   await answered("req_fresh_credits", 4); // reserved 1 credit, charged 4: the other 3 come off the balance
   const r = await fetch(gw.url + "/v1/credits", { headers: { authorization: `Bearer ${user.key}` } });
   expect(r.status).toBe(200);
-  const { credits, held_credits } = await r.json();
+  const { credits, held_credits } = await jsonOf<AnswerOf<typeof CreditsResponse>>(r);
   expect(credits + held_credits).toBe(100 - 3 - 7 - 5 - 4);
 });
 
@@ -80,7 +83,7 @@ test("an admin top-up answers with the balance after calls answered a moment ago
   await answered("req_fresh_topup", 2);
   const topup = await gw.admin(`/admin/v1/accounts/${user.accountId}/credits`, { method: "POST", body: JSON.stringify({ credits: 10 }) });
   expect(topup.status).toBe(200);
-  expect((await topup.json()).balance_credits).toBe(100 - 3 - 7 - 5 - 4 - 2 + 10);
+  expect((await jsonOf<AnswerOf<typeof CreditsResult>>(topup)).balance_credits).toBe(100 - 3 - 7 - 5 - 4 - 2 + 10);
   // Take away every credit: more than is available beside the float, which no call is using.
   const { held } = (await gw.ctx.ledger.balance(user.accountId))!;
   expect(held).toBeGreaterThan(0);

@@ -2,32 +2,26 @@
 // the gateway then refuses that key's call beyond the budget (402 key_budget_exceeded), and the Usage page shows the
 // media spend and the per-key breakdown. Screenshots go to test-results/screenshots/.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { mkdirSync } from "node:fs";
 import { join } from "node:path";
-import type { Browser, Page } from "playwright-core";
+import type { Page } from "playwright-core";
 import { Users } from "../../src/dashboard/users";
 import { startFakeLlmUpstream } from "../fakes/llm-upstream";
 import { providerEnv } from "../llm/support";
 import { client, startMediaGateway, type MediaGateway } from "../media/support";
-import { CHROMIUM, chromiumPresent, launchChromium, LAUNCH_TIMEOUT_MS } from "../support/chromium";
+import { chromiumPresent, LAUNCH_TIMEOUT_MS, useChromium } from "../support/chromium";
 import { PASSWORD } from "../support/dashboard";
 
-if (!chromiumPresent) console.warn(`SKIPPED: key budget browser test — no Chromium at ${CHROMIUM}.`);
-const shots = new URL("../../test-results/screenshots/", import.meta.url).pathname;
+const chromium = useChromium("key budget browser test");
 
 const fake = startFakeLlmUpstream();
 let gw: MediaGateway;
-let browser: Browser;
 let page: Page;
 beforeAll(async () => {
   if (!chromiumPresent) return;
   gw = await startMediaGateway(providerEnv(fake.url));
-  browser = await launchChromium();
-  page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
-  mkdirSync(shots, { recursive: true });
+  page = await chromium.browser.newPage({ viewport: { width: 1280, height: 900 } });
 }, LAUNCH_TIMEOUT_MS);
 afterAll(async () => {
-  await browser?.close();
   await gw?.stop();
   await fake.stop();
 });
@@ -46,7 +40,7 @@ describe.skipIf(!chromiumPresent)("a key's budget in Chromium", () => {
     await Promise.all([page.waitForURL(`**/dashboard/settings/api-keys/${keyId}`), page.locator(`tr[data-key-id="${keyId}"] a:has-text("Edit")`).click()]);
     await page.fill('input[name="budget_day"]', "25");
     await page.fill('input[name="models"]', "gpt-5.2, google/*");
-    await page.screenshot({ path: join(shots, "09-api-key-edit.png"), fullPage: true });
+    await page.screenshot({ path: join(chromium.shots, "09-api-key-edit.png"), fullPage: true });
     await Promise.all([page.waitForURL("**/dashboard/settings/api-keys"), page.click('#edit-key button[type="submit"]')]);
     expect(await page.locator(`tr[data-key-id="${keyId}"]`).textContent()).toContain("25 credits per day");
 
@@ -66,6 +60,6 @@ describe.skipIf(!chromiumPresent)("a key's budget in Chromium", () => {
     const row = (await page.locator(`#by-key tr[data-key-id="${keyId}"]`).textContent())!;
     expect(row).toContain("test (sk-sy-");
     expect(await page.locator(`#by-key tr[data-key-id="${keyId}"] td:nth-child(3)`).textContent()).toBe("1"); // one media task
-    await page.screenshot({ path: join(shots, "10-usage-media-and-keys.png"), fullPage: true });
+    await page.screenshot({ path: join(chromium.shots, "10-usage-media-and-keys.png"), fullPage: true });
   }, 60_000);
 });

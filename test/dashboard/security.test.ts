@@ -4,6 +4,7 @@ import { sha256Hex } from "../../src/db/ids";
 import { startGateway, type TestGateway } from "../support/gateway";
 import { clearOfWindowEdge } from "../support/rate-windows";
 import { dashboardUser, PASSWORD, signIn } from "../support/dashboard";
+import { errorOf } from "../support/json";
 
 // The dashboard's doors: sign-in (wrong password, rate limit), the session cookie (flags, forged, stored hashed),
 // and form posts (cross-site Origin, missing or wrong CSRF token), plus the operator's way to create users.
@@ -146,7 +147,7 @@ describe("users are created by the operator", () => {
     // checked before the body: a caller without the token learns nothing of the fields the route wants
     const emptyNoToken = await fetch(gw.url + `/admin/v1/accounts/${accountId}/users`, { method: "POST", headers: { "content-type": "application/json" }, body: "{}" });
     expect(emptyNoToken.status).toBe(401);
-    expect((await emptyNoToken.json()).error.code).toBe("invalid_admin_token");
+    expect((await errorOf(emptyNoToken)).error.code).toBe("invalid_admin_token");
     const r = await gw.admin(`/admin/v1/accounts/${accountId}/users`, { method: "POST", body });
     expect(r.status).toBe(201);
     const user: any = await r.json();

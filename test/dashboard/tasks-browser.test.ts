@@ -1,22 +1,17 @@
-/// <reference lib="dom" />
 // The Tasks page as a person sees it, in Chromium on a laptop and a phone: a task the media engine really finished
 // (against the fake kie upstream, its result file stored by the gateway) shows a link to its result and a preview
 // the browser actually loaded from the gateway, and the page fits the screen. Screenshots go to
 // test-results/screenshots/tasks/ (gitignored).
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { mkdirSync } from "node:fs";
 import { join } from "node:path";
-import type { Browser } from "playwright-core";
 import { Users } from "../../src/dashboard/users";
 import { client, startMediaGateway, type MediaGateway } from "../media/support";
 import { PASSWORD, signIn } from "../support/dashboard";
-import { CHROMIUM, chromiumPresent, launchChromium, LAUNCH_TIMEOUT_MS } from "../support/chromium";
+import { chromiumPresent, LAUNCH_TIMEOUT_MS, pageWidths, signedInContext, useChromium, type InPageAnchor, type InPageImage } from "../support/chromium";
 
-if (!chromiumPresent) console.warn(`SKIPPED: Tasks page browser test (no Chromium at ${CHROMIUM})`);
-const SHOTS = join(import.meta.dir, "../../test-results/screenshots/tasks");
+const chromium = useChromium("Tasks page browser test", "tasks");
 
 let gw: MediaGateway;
-let browser: Browser;
 let token: string;
 let taskId: string;
 beforeAll(async () => {
@@ -30,11 +25,8 @@ beforeAll(async () => {
   expect(r.status).toBe(200);
   taskId = r.json.data.taskId;
   expect((await c.waitRecord(taskId)).state).toBe("success");
-  browser = await launchChromium();
-  mkdirSync(SHOTS, { recursive: true });
 }, LAUNCH_TIMEOUT_MS);
 afterAll(async () => {
-  await browser?.close();
   await gw?.stop();
 });
 
@@ -44,21 +36,20 @@ describe.skipIf(!chromiumPresent)("Tasks page in Chromium", () => {
     { name: "phone", width: 390, height: 844 },
   ])
     test(`${vp.width}×${vp.height}: a finished task shows its result link and a loaded preview; the page fits`, async () => {
-      const ctx = await browser.newContext({ viewport: { width: vp.width, height: vp.height } });
-      await ctx.addCookies([{ name: "sy_session", value: token, url: gw.url }]);
+      const ctx = await signedInContext(chromium.browser, gw.url, token, vp);
       const page = await ctx.newPage();
       expect((await page.goto(gw.url + "/dashboard/tasks"))?.status()).toBe(200);
       const row = page.locator("tr", { hasText: taskId });
-      const links = await row.locator('a[href*="/files/"]').evaluateAll((as) => as.map((a) => (a as HTMLAnchorElement).href));
+      const links = await row.locator('a[href*="/files/"]').evaluateAll((anchors: InPageAnchor[]) => anchors.map((a) => a.href));
       expect(links.length).toBeGreaterThan(0);
       expect((await fetch(links[0]!)).status).toBe(200); // the link serves the stored file
       const img = row.locator("img").first();
       await img.scrollIntoViewIfNeeded();
-      await page.waitForFunction((el) => (el as HTMLImageElement).complete, await img.elementHandle());
-      expect(await img.evaluate((el) => (el as HTMLImageElement).naturalWidth)).toBeGreaterThan(0);
-      const { scrollWidth, innerWidth } = await page.evaluate(() => ({ scrollWidth: document.documentElement.scrollWidth, innerWidth: window.innerWidth }));
+      await page.waitForFunction((el: InPageImage) => el.complete, await img.elementHandle());
+      expect(await img.evaluate((el: InPageImage) => el.naturalWidth)).toBeGreaterThan(0);
+      const { scrollWidth, innerWidth } = await pageWidths(page);
       expect(scrollWidth).toBeLessThanOrEqual(innerWidth);
-      await page.screenshot({ path: join(SHOTS, `${vp.name}-tasks.png`), fullPage: true });
+      await page.screenshot({ path: join(chromium.shots, `${vp.name}-tasks.png`), fullPage: true });
       await ctx.close();
     });
 });

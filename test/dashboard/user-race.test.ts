@@ -3,6 +3,7 @@
 import { afterAll, expect, setDefaultTimeout, test } from "bun:test";
 import { freshPostgres, pgAvailable, skipNote } from "../support/services";
 import { startGateway, type TestGateway } from "../support/gateway";
+import { errorOf } from "../support/json";
 
 // These tests hash passwords or start processes (seconds on a busy machine); in a full run bun 1.4.5 has been
 // seen timing one out at its own 5 s default despite the preload's setDefaultTimeout, so the file sets it again.
@@ -20,7 +21,7 @@ async function createTwiceAtOnce(gw: TestGateway) {
   const answers = await Promise.all([1, 2, 3].map(() => gw.admin(`/admin/v1/accounts/${accountId}/users`, { method: "POST", body })));
   const statuses = answers.map((r) => r.status).sort();
   expect(statuses).toEqual([201, 409, 409]);
-  const conflict = await answers.find((r) => r.status === 409)!.json();
+  const conflict = await errorOf(answers.find((r) => r.status === 409)!);
   expect(conflict.error).toMatchObject({ code: "email_taken", param: "email" });
 }
 

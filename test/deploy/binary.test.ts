@@ -3,6 +3,7 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { spawnGateway, type GatewayProcess } from "../support/process";
+import { jsonOf, type ListOf } from "../support/json";
 
 // The deployment artifact: one binary that starts from any directory, applies its embedded migrations and serves.
 const root = new URL("../..", import.meta.url).pathname;
@@ -19,7 +20,7 @@ describe("compiled binary", () => {
     gw = await spawnGateway({ DATABASE_URL: "" }, [binary], elsewhere);
     const r = await fetch(gw.url + "/v1/models");
     expect(r.status).toBe(200);
-    const { data } = await r.json();
+    const { data } = await jsonOf<ListOf<{ id: string }>>(r);
     expect(data.find((m: any) => m.id === "claude-sonnet-4-5")).toBeDefined();
     // Discovery and operations work from the binary alone (package.json, prom-client and the docs are inside it).
     for (const path of ["/openapi.json", "/docs", "/auth.md", "/metrics", "/readyz"]) expect((await fetch(gw.url + path)).status).toBe(200);

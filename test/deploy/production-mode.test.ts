@@ -1,6 +1,7 @@
 import { afterAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { spawnGateway, type GatewayProcess } from "../support/process";
 import { tempSqlitePath } from "../support/services";
+import { errorOf } from "../support/json";
 
 // The image runs with NODE_ENV=production: Bun.serve leaves its development mode (error pages with source), and
 // Elysia stops building an example value and a summary quoting the input for every failed validation. The gateway's
@@ -30,7 +31,7 @@ describe("production mode", () => {
       body: JSON.stringify({ name: 5 }),
     });
     expect(r.status).toBe(422);
-    const body = await r.json();
+    const body = await errorOf(r);
     expect(body.error).toMatchObject({ code: "invalid_request", param: "name" });
     expect(JSON.stringify(body)).not.toContain('"found"');
   });

@@ -4,7 +4,7 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { renderDocsPage } from "../../src/discovery/docs-page";
-import { signCallback, verifyCallback } from "../../src/discovery/webhook-signing";
+import { signCallback, verifyCallback } from "../../src/media/callback-signing";
 import { startGateway, type TestGateway } from "../support/gateway";
 
 const BASE = "https://gw.example.com";

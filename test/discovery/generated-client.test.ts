@@ -5,10 +5,12 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import openapiTS, { astToString } from "openapi-typescript";
+import openapiTS, { astToString, type OpenAPI3 } from "openapi-typescript";
 import { startFakeLlmUpstream } from "../fakes/llm-upstream";
 import { providerEnv } from "../llm/support";
 import { startMediaGateway, type MediaGateway } from "../media/support";
+import { AccountView } from "../../src/accounts/model";
+import { jsonOf, type AnswerOf } from "../support/json";
 
 let gw: MediaGateway;
 let fake: ReturnType<typeof startFakeLlmUpstream>;
@@ -52,7 +54,7 @@ export async function run(baseUrl: string, key: string) {
 
 describe("a client generated from /openapi.json", () => {
   test("compiles under tsc (strict) and its calls succeed: an LLM call, a task, a balance read", async () => {
-    const doc = await (await fetch(gw.url + "/openapi.json")).json();
+    const doc = await jsonOf<OpenAPI3>(await fetch(gw.url + "/openapi.json"));
     writeFileSync(join(dir, "schema.ts"), astToString(await openapiTS(doc)));
     writeFileSync(join(dir, "client.ts"), CLIENT);
     writeFileSync(join(dir, "tsconfig.json"), JSON.stringify({
@@ -76,7 +78,7 @@ describe("a client generated from /openapi.json", () => {
     // the balance the client read: the task's hold is held, the chat call charged (both below what was there)
     expect(r.heldCredits).toBeGreaterThan(0);
     expect(r.credits + r.heldCredits).toBeLessThan(1000);
-    const view = await (await gw.admin(`/admin/v1/accounts/${accountId}`)).json();
-    expect(view.holds.some((h: any) => h.ref === r.taskId || h.kind === "task")).toBe(true);
+    const view = await jsonOf<AnswerOf<typeof AccountView>>(await gw.admin(`/admin/v1/accounts/${accountId}`));
+    expect(view.holds!.some((h) => h.ref === r.taskId || h.kind === "task")).toBe(true);
   }, 120_000);
 });

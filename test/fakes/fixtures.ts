@@ -48,9 +48,9 @@ export const SYNTHESIZED = [
 
 export type FixtureName = (typeof RECORDED)[number] | (typeof SYNTHESIZED)[number];
 
-const cache = new Map<string, Uint8Array>();
+const cache = new Map<string, Uint8Array<ArrayBuffer>>();
 
-export function fixtureBytes(name: FixtureName): Uint8Array {
+export function fixtureBytes(name: FixtureName): Uint8Array<ArrayBuffer> {
   let b = cache.get(name);
   if (!b) {
     const dir = (SYNTHESIZED as readonly string[]).includes(name) ? new URL("synthesized/", FIXTURES_DIR) : FIXTURES_DIR;
@@ -69,7 +69,7 @@ export function fixtureJson(name: FixtureName): any {
 }
 
 /** The shared original of a recorded fixture, or null when shared/ is not beside the repo. */
-export function sharedFixtureBytes(name: (typeof RECORDED)[number]): Uint8Array | null {
+export function sharedFixtureBytes(name: (typeof RECORDED)[number]): Uint8Array<ArrayBuffer> | null {
   const path = fileURLToPath(new URL(name, SHARED_FIXTURES_DIR));
   return existsSync(path) ? new Uint8Array(readFileSync(path)) : null;
 }

@@ -133,7 +133,7 @@ export function startFakeLlmUpstream(opts: FakeLlmUpstreamOptions = {}): FakeLlm
       if (stalls && spec.contentLength) answer.headers["content-length"] = String(answer.body.length);
       if (!streamed) {
         if (spec.firstByteMs && !fast) await Bun.sleep(spec.firstByteMs);
-        if (spec.gzip) return done(rec, json(answer.status, Bun.gzipSync(answer.body), { ...answer.headers, "content-encoding": "gzip" }));
+        if (spec.gzip) return done(rec, json(answer.status, Bun.gzipSync(new Uint8Array(answer.body)), { ...answer.headers, "content-encoding": "gzip" }));
         if (whole) return done(rec, new Response(answer.body, { status: answer.status, headers: { "content-type": answer.contentType, "cache-control": "no-cache", ...answer.headers } }));
         return done(rec, json(answer.status, answer.body, { "content-type": answer.contentType, ...answer.headers }));
       }

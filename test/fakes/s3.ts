@@ -6,7 +6,7 @@
 export interface FakeS3Request { method: string; path: string; headers: Record<string, string> }
 
 export function startFakeS3() {
-  const objects = new Map<string, { bytes: Uint8Array; type: string }>();
+  const objects = new Map<string, { bytes: Uint8Array<ArrayBuffer>; type: string }>();
   const requests: FakeS3Request[] = [];
   const notFound = (key: string) =>
     new Response(`<?xml version="1.0" encoding="UTF-8"?><Error><Code>NoSuchKey</Code><Key>${key}</Key></Error>`, {

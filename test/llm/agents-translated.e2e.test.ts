@@ -12,11 +12,10 @@ import { join } from "node:path";
 import { SCRIPT_USAGE, scriptReasoning, upstreamPathOf, type AgentStep } from "../fakes/agent-script";
 import { ledgerOf, MICROS, startEnv, stopEnv, type Env } from "./support";
 import { chargeOf, LLMS } from "./translated/clients";
+import { agentInstalled, CLAUDE_CODE_CLI, CLAUDE_CODE_QUIET, CODEX_CLI, configureCodex, runAgent, type AgentRun } from "../support/agents";
 
-const haveClaude = Bun.which("claude") !== null;
-const haveCodex = Bun.which("codex") !== null;
-if (!haveClaude) console.warn("SKIPPED: Claude Code on translated models — `claude` is not installed (npm i -g @anthropic-ai/claude-code@2.1.329).");
-if (!haveCodex) console.warn("SKIPPED: Codex CLI on translated models — `codex` is not installed (npm i -g @openai/codex@0.169.0).");
+const haveClaude = agentInstalled(CLAUDE_CODE_CLI, "Claude Code on translated models");
+const haveCodex = agentInstalled(CODEX_CLI, "Codex CLI on translated models");
 
 let e: Env;
 beforeAll(async () => {
@@ -32,13 +31,7 @@ const BEFORE = "colour = blue\n";
 const AFTER = "colour = green\n";
 const FINAL = "Done: notes.txt now says green.";
 
-async function run(cmd: string[], env: Record<string, string>, cwd: string) {
-  const p = Bun.spawn(cmd, { cwd, env: { PATH: process.env.PATH!, ...env }, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
-  const timer = setTimeout(() => p.kill(), 150_000);
-  const [code, stdout, stderr] = await Promise.all([p.exited, new Response(p.stdout).text(), new Response(p.stderr).text()]);
-  clearTimeout(timer);
-  return { code, stdout, stderr };
-}
+const RUN_TIMEOUT_MS = 150_000;
 
 /** A throwaway home and project directory holding notes.txt. */
 function workspace(prefix: string) {
@@ -54,7 +47,7 @@ function workspace(prefix: string) {
  * the tool's reading of the file reached the upstream (a tool result translated into the native protocol), and the
  * ledger holds one line per upstream call, each charged the native formula on SCRIPT_USAGE.
  */
-async function expectDone(modelId: string, accountId: string, file: string, out: { code: number; stdout: string; stderr: string }, failedCalls: number): Promise<string[]> {
+async function expectDone(modelId: string, accountId: string, file: string, out: AgentRun, failedCalls: number): Promise<string[]> {
   const m = LLMS.find((x) => x.id === modelId)!;
   if (out.code !== 0) console.error(out.stdout, out.stderr);
   expect(out.code).toBe(0);
@@ -137,7 +130,7 @@ for (const c of CLAUDE_CODE) {
     const w = workspace("sy-claude-t-");
     e.fake.reset();
     e.fake.setScenario({ kind: "script", steps: steps(c, { name: "Read", input: { file_path: w.file } }, { name: "Edit", input: { file_path: w.file, old_string: "blue", new_string: "green" } }) });
-    const out = await run(
+    const out = await runAgent(
       ["claude", "-p", "In notes.txt, change the colour to green.", "--model", c.alias ?? c.model, "--permission-mode", "acceptEdits", "--allowedTools", "Read,Edit"],
       {
         HOME: w.home,
@@ -147,10 +140,10 @@ for (const c of CLAUDE_CODE) {
         // the small model (side tasks) on the same model, so that every call must reach that model's upstream
         ANTHROPIC_DEFAULT_HAIKU_MODEL: c.model,
         ...(c.alias === "sonnet" && { ANTHROPIC_DEFAULT_SONNET_MODEL: c.model }),
-        CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
-        DISABLE_AUTOUPDATER: "1",
+        ...CLAUDE_CODE_QUIET,
       },
       w.project,
+      RUN_TIMEOUT_MS,
     );
     const bodies = await expectDone(c.model, accountId, w.file, out, c.editFailsOnce ? 1 : 0);
     if (c.reasoning) expectReasoningBack(bodies, c.reasoning);
@@ -169,28 +162,14 @@ for (const c of CODEX) {
   test.skipIf(!haveCodex)(title(c, "Codex CLI"), async () => {
     const { accountId, key } = await e.gw.account(100_000);
     const w = workspace("sy-codex-t-");
-    mkdirSync(join(w.home, ".codex"));
-    writeFileSync(
-      join(w.home, ".codex/config.toml"),
-      [
-        `model = "${c.model}"`,
-        ...(c.reasoning ? ['model_reasoning_effort = "high"'] : []),
-        'model_provider = "switchyard"',
-        "",
-        "[model_providers.switchyard]",
-        'name = "Switchyard"',
-        `base_url = "${e.gw.url}/v1"`,
-        'env_key = "SWITCHYARD_API_KEY"',
-        'wire_api = "responses"',
-        "",
-      ].join("\n"),
-    );
+    configureCodex(w.home, e.gw.url, c.model, c.reasoning ? ['model_reasoning_effort = "high"'] : []);
     e.fake.reset();
     e.fake.setScenario({ kind: "script", steps: steps(c, { name: "exec_command", input: { cmd: "cat notes.txt" } }, { name: "exec_command", input: { cmd: "sed -i 's/blue/green/' notes.txt" } }) });
-    const out = await run(
+    const out = await runAgent(
       ["codex", "exec", "--skip-git-repo-check", "--dangerously-bypass-approvals-and-sandbox", "In notes.txt, change the colour to green."],
       { HOME: w.home, SWITCHYARD_API_KEY: key },
       w.project,
+      RUN_TIMEOUT_MS,
     );
     const bodies = await expectDone(c.model, accountId, w.file, out, c.editFailsOnce ? 1 : 0);
     if (c.reasoning) expectReasoningBack(bodies, c.reasoning);

@@ -3,16 +3,14 @@
 // with a throwaway $HOME. Skipped with a message where the CLI is not installed (.ci/run installs the pinned
 // versions: @anthropic-ai/claude-code@2.1.329, @openai/codex@0.169.0).
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { agentInstalled, CLAUDE_CODE_CLI, CLAUDE_CODE_QUIET, CODEX_CLI, configureCodex, runAgent } from "../support/agents";
 import { ledgerOf, startEnv, stopEnv, type Env } from "./support";
 
-const has = (cmd: string) => Bun.which(cmd) !== null;
-const haveClaude = has("claude");
-const haveCodex = has("codex");
-if (!haveClaude) console.warn("SKIPPED: Claude Code test — `claude` is not installed (npm i -g @anthropic-ai/claude-code@2.1.329).");
-if (!haveCodex) console.warn("SKIPPED: Codex CLI test — `codex` is not installed (npm i -g @openai/codex@0.169.0).");
+const haveClaude = agentInstalled(CLAUDE_CODE_CLI, "Claude Code test");
+const haveCodex = agentInstalled(CODEX_CLI, "Codex CLI test");
 
 let e: Env;
 beforeAll(async () => {
@@ -22,26 +20,19 @@ afterAll(async () => {
   if (e) await stopEnv(e);
 });
 
-async function run(cmd: string[], env: Record<string, string>, cwd: string) {
-  const p = Bun.spawn(cmd, { cwd, env: { PATH: process.env.PATH!, ...env }, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
-  const timer = setTimeout(() => p.kill(), 90_000);
-  const [code, stdout, stderr] = await Promise.all([p.exited, new Response(p.stdout).text(), new Response(p.stderr).text()]);
-  clearTimeout(timer);
-  return { code, stdout, stderr };
-}
+const RUN_TIMEOUT_MS = 90_000;
 
 test.skipIf(!haveClaude)("Claude Code (claude -p) completes a prompt through the gateway; each call charged exactly", async () => {
   const { accountId, key } = await e.gw.account(100_000); // Claude Code asks for up to 64k output tokens
   const home = mkdtempSync(join(tmpdir(), "sy-claude-"));
   e.fake.reset();
-  const r = await run(["claude", "-p", "Say hello", "--model", "claude-opus-4-5"], {
+  const r = await runAgent(["claude", "-p", "Say hello", "--model", "claude-opus-4-5"], {
     HOME: home,
     ANTHROPIC_BASE_URL: e.gw.url,
     ANTHROPIC_API_KEY: key,
     ANTHROPIC_SMALL_FAST_MODEL: "claude-haiku-4-5",
-    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
-    DISABLE_AUTOUPDATER: "1",
-  }, home);
+    ...CLAUDE_CODE_QUIET,
+  }, home, RUN_TIMEOUT_MS);
   expect(r.code).toBe(0);
   expect(r.stdout).toContain("Hello! How can I help you today?"); // the fixture's text, streamed
   const calls = e.fake.requests.filter((q) => q.path === "/v1/messages");
@@ -56,23 +47,9 @@ test.skipIf(!haveClaude)("Claude Code (claude -p) completes a prompt through the
 test.skipIf(!haveCodex)("Codex CLI (codex exec, custom provider on /v1/responses) completes a prompt; charged exactly", async () => {
   const { accountId, key } = await e.gw.account(100_000);
   const home = mkdtempSync(join(tmpdir(), "sy-codex-"));
-  mkdirSync(join(home, ".codex"));
-  writeFileSync(
-    join(home, ".codex/config.toml"),
-    [
-      'model = "gpt-5.1-codex"',
-      'model_provider = "switchyard"',
-      "",
-      "[model_providers.switchyard]",
-      'name = "Switchyard"',
-      `base_url = "${e.gw.url}/v1"`,
-      'env_key = "SWITCHYARD_API_KEY"',
-      'wire_api = "responses"',
-      "",
-    ].join("\n"),
-  );
+  configureCodex(home, e.gw.url, "gpt-5.1-codex");
   e.fake.reset();
-  const r = await run(["codex", "exec", "--skip-git-repo-check", "Say hello"], { HOME: home, SWITCHYARD_API_KEY: key }, home);
+  const r = await runAgent(["codex", "exec", "--skip-git-repo-check", "Say hello"], { HOME: home, SWITCHYARD_API_KEY: key }, home, RUN_TIMEOUT_MS);
   expect(r.code).toBe(0);
   expect(r.stdout).toContain("Hi there! How can I help?"); // C_stream.sse's text
   const calls = e.fake.requests.filter((q) => q.path === "/v1/responses");

@@ -5,6 +5,7 @@ import Anthropic1 from "@anthropic-ai/sdk";
 import Anthropic0 from "anthropic-sdk-0";
 import { countingFetch, expectCharged, expectReleased, PRICES, startEnv, stopEnv, type Env } from "./support";
 import { clearOfWindowEdge } from "../support/rate-windows";
+import { errorOf } from "../support/json";
 
 const P = PRICES["claude-opus-4-5"];
 // Fixture usage (test/fakes/fixtures): the numbers the upstream states, priced by the formula.
@@ -70,7 +71,7 @@ for (const [version, client] of sdks) {
       // An embedding model is the one kind not served here (every LLM is, translated where not native).
       const r = await fetch(e.gw.url + "/v1/messages", { method: "POST", headers: { "x-api-key": key }, body: JSON.stringify({ ...ask, model: "text-embedding-3-small" }) });
       expect(r.status).toBe(400);
-      expect((await r.json()).error.message).toContain("/v1/embeddings");
+      expect((await errorOf(r)).error.message).toContain("/v1/embeddings");
       await expectReleased(e.gw, accountId, 100, 0);
     });
 

@@ -5,12 +5,15 @@
 //   to the long step only).
 // - OpenAI Responses cache writes (input_tokens_details.cache_write_tokens) at the model's cache-write price, and the
 //   272K long-context tier of GPT-6.2 Sol on every token of the call.
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, describe, expect, test } from "bun:test";
 import Anthropic from "@anthropic-ai/sdk";
 import OpenAI from "openai";
-import { startGateway, type TestGateway } from "../support/gateway";
-import { databaseFor, dialects, skipNote } from "../support/services";
+import { useGatewayOn } from "../support/gateway";
+import { dialects, skipNote } from "../support/services";
 import { expectCharged } from "./support";
+import { jsonOf, type AnswerOf } from "../support/json";
+import { UsageList } from "../../src/llm/usage-api";
+import { startNextAnswerUpstream } from "../fakes/next-answer";
 
 // µcr per token, from src/catalog/models.json. claude-sonnet-4-5: prompts over 200k tokens at long-context prices.
 const SONNET = { input: 3000, output: 15000, cacheRead: 300 };
@@ -59,70 +62,51 @@ const SHORT = 3_000 * SOL.input + 2_000 * SOL.cacheRead + 5_000 * SOL.cacheWrite
 const LONG_USAGE = { input_tokens: 300_000, input_tokens_details: { cached_tokens: 100_000, cache_write_tokens: 150_000 }, output_tokens: 2_000, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: 302_000 };
 const LONG = 50_000 * SOL_LONG.input + 100_000 * SOL_LONG.cacheRead + 150_000 * SOL_LONG.cacheWrite + 2_000 * SOL_LONG.output;
 
-/** The next answer the fake upstream gives (set by each test). */
-let next: { json?: object; sse?: string } = {};
-const upstream = Bun.serve({
-  port: 0,
-  hostname: "127.0.0.1",
-  fetch() {
-    if (next.sse) return new Response(next.sse, { headers: { "content-type": "text/event-stream" } });
-    return Response.json(next.json);
-  },
-});
-afterAll(() => upstream.stop(true));
+/** The fake upstream: each test sets the answer it gives next. */
+const upstream = startNextAnswerUpstream();
+afterAll(() => upstream.stop());
 
 for (const dialect of dialects) {
   describe.skipIf(!dialect.available)(`billing rules of the 2026 models (${dialect.name})`, () => {
     skipNote("Postgres", dialect.available || dialect.name !== "pg", "billing rules on Postgres");
-    let gw: TestGateway;
-    let drop: () => Promise<void>;
-    beforeAll(async () => {
-      const db = await databaseFor(dialect.name);
-      drop = db.drop;
-      const base = `http://127.0.0.1:${upstream.port}`;
-      gw = await startGateway({ DATABASE_URL: db.url, ANTHROPIC_API_KEY: "sk-ant-fake", ANTHROPIC_BASE_URL: base, OPENAI_API_KEY: "sk-fake", OPENAI_BASE_URL: `${base}/v1` });
-    });
-    afterAll(async () => {
-      await gw?.stop();
-      await drop?.();
-    });
-    const anthropic = (key: string) => new Anthropic({ apiKey: key, baseURL: gw.url, maxRetries: 0 });
-    const openai = (key: string) => new OpenAI({ apiKey: key, baseURL: gw.url + "/v1", maxRetries: 0 });
+    const gateway = useGatewayOn(dialect.name, upstream.env);
+    const anthropic = (key: string) => new Anthropic({ apiKey: key, baseURL: gateway.gw.url, maxRetries: 0 });
+    const openai = (key: string) => new OpenAI({ apiKey: key, baseURL: gateway.gw.url + "/v1", maxRetries: 0 });
     const ask = { model: "claude-sonnet-4-5", max_tokens: 4096, messages: [{ role: "user" as const, content: "Keep going." }] };
 
     test("compaction, non-streaming: every iteration is charged, the long one at long-context prices", async () => {
-      const { accountId, key } = await gw.account(5000);
-      next = { json: compactionMessage };
+      const { accountId, key } = await gateway.gw.account(5000);
+      upstream.answer({ json: compactionMessage });
       const msg = await anthropic(key).messages.create(ask);
       expect(msg.usage.input_tokens).toBe(23_000); // the client sees the upstream's usage unchanged
-      await expectCharged(gw, accountId, 5000, COMPACTED);
+      await expectCharged(gateway.gw, accountId, 5000, COMPACTED);
       // Priced as one 234k-token prompt it would all be at long-context prices: the steps are priced apart.
       expect(COMPACTED).toBeLessThan(233_000 * SONNET_LONG.input + 4_500 * SONNET_LONG.output + 1_000 * 600);
     });
 
     test("compaction, streaming: the iterations in message_delta are charged the same", async () => {
-      const { accountId, key } = await gw.account(5000);
-      next = { sse: compactionStream() };
+      const { accountId, key } = await gateway.gw.account(5000);
+      upstream.answer({ sse: compactionStream() });
       const final = await anthropic(key).messages.stream(ask).finalMessage();
       expect(final.content.at(-1)).toMatchObject({ type: "text", text: "Continuing from the summary." });
-      await expectCharged(gw, accountId, 5000, COMPACTED);
+      await expectCharged(gateway.gw, accountId, 5000, COMPACTED);
     });
 
     test("Responses cache writes at GPT-6.2 Sol's cache-write price", async () => {
-      const { accountId, key } = await gw.account(1000);
-      next = { json: responsesAnswer(SHORT_USAGE) };
+      const { accountId, key } = await gateway.gw.account(1000);
+      upstream.answer({ json: responsesAnswer(SHORT_USAGE) });
       const r = await openai(key).responses.create({ model: "gpt-6.2-sol", input: "hi", max_output_tokens: 1000 });
       expect(r.output_text).toBe("Done.");
-      await expectCharged(gw, accountId, 1000, SHORT);
-      const { data } = await (await fetch(`${gw.url}/v1/usage`, { headers: { authorization: `Bearer ${key}` } })).json();
-      expect(data[0].usage).toMatchObject({ input_tokens: 3_000, cache_read_tokens: 2_000, cache_write_tokens: 5_000, output_tokens: 500 });
+      await expectCharged(gateway.gw, accountId, 1000, SHORT);
+      const { data } = await jsonOf<AnswerOf<typeof UsageList>>(await fetch(`${gateway.gw.url}/v1/usage`, { headers: { authorization: `Bearer ${key}` } }));
+      expect(data[0]!.usage).toMatchObject({ input_tokens: 3_000, cache_read_tokens: 2_000, cache_write_tokens: 5_000, output_tokens: 500 });
     });
 
     test("a prompt over 272K tokens: every token of the call at GPT-6.2 Sol's long-context prices", async () => {
-      const { accountId, key } = await gw.account(5000);
-      next = { json: responsesAnswer(LONG_USAGE) };
+      const { accountId, key } = await gateway.gw.account(5000);
+      upstream.answer({ json: responsesAnswer(LONG_USAGE) });
       await openai(key).responses.create({ model: "gpt-6.2-sol", input: "hi", max_output_tokens: 4000 });
-      await expectCharged(gw, accountId, 5000, LONG);
+      await expectCharged(gateway.gw, accountId, 5000, LONG);
     });
   });
 }

@@ -7,6 +7,7 @@ import { sql } from "drizzle-orm";
 import { WHOLE_ANSWER_BYTES } from "../../src/llm/answer-head";
 import { fixtureBytes } from "../fakes/fixtures";
 import { expectCharged, expectReleased, leaveAfter, ledgerOf, startEnv, stopEnv, PRICES, type Env } from "./support";
+import { errorOf, jsonOf } from "../support/json";
 
 let e: Env;
 beforeAll(async () => {
@@ -76,7 +77,7 @@ test("the upstream connection breaks mid-answer: a 502 in the caller's protocol,
   e.fake.enqueue({ kind: "drop", dropAfterBytes: 200 });
   const c = await post(openai.key, "/v1/chat/completions", { model: "gpt-5.2", max_completion_tokens: 100, messages: [{ role: "user", content: "Hi" }] });
   expect(c.status).toBe(502);
-  const body = await c.json();
+  const body = await errorOf(c);
   expect(body.error).toMatchObject({ code: "upstream_bad_response" });
   expect(body.error.message).toContain("nothing was charged");
   await expectReleased(e.gw, openai.accountId, 100);
@@ -171,7 +172,7 @@ test("DeepSeek on /v1/responses (translated), a chat answer without usage: the s
   e.fake.enqueue({ kind: "error", status: 200, body: JSON.stringify(answer) });
   const r = await post(key, "/v1/responses", { model: "deepseek-test", max_output_tokens: 1000, input: "Hi" });
   expect(r.status).toBe(200);
-  expect((await r.json()).output[0].content[0].text).toBe("x".repeat(41));
+  expect((await jsonOf<{ output: Array<{ content: Array<{ text: string }> }> }>(r)).output[0]!.content[0]!.text).toBe("x".repeat(41));
   await ledgerOf(e.gw, accountId);
   const rec = (await e.gw.ctx.db.get<any>(sql`select status, input_tokens, output_tokens from usage_records where account_id = ${accountId}`))!;
   expect(rec.status).toBe("estimated");

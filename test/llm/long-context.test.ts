@@ -2,7 +2,7 @@
 // its long-context prices for every token, as Gemini Pro, Claude Sonnet's 1M context and Grok bill; the hold
 // follows the tier its estimate falls in. Prices written out from src/catalog/models.json, µcr per token.
 import { expect, test } from "bun:test";
-import { loadCatalog } from "../../src/catalog/service";
+import { loadCatalog } from "../../src/catalog-loader";
 import { usageVerdict, planHold } from "../../src/llm/meter";
 import { protocols } from "../../src/llm/protocols/index";
 import { NO_PAID_TOOLS } from "../../src/llm/protocols/paid-tools";

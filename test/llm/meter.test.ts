@@ -2,7 +2,7 @@
 // the caller agreed to), never an exception that would leave the call's reservation unfinished; and a defect in
 // working out a verdict releases the call instead of leaving it.
 import { describe, expect, test } from "bun:test";
-import { loadCatalog } from "../../src/catalog/service";
+import { loadCatalog } from "../../src/catalog-loader";
 import { usageVerdict, streamVerdict, planHold, verdictOr } from "../../src/llm/meter";
 import { protocols } from "../../src/llm/protocols/index";
 import { NO_PAID_TOOLS } from "../../src/llm/protocols/paid-tools";

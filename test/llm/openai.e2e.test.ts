@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import OpenAI from "openai";
 import { countingFetch, expectCharged, expectReleased, PRICES, startEnv, stopEnv, type Env } from "./support";
 import { clearOfWindowEdge } from "../support/rate-windows";
+import { errorOf } from "../support/json";
 
 const C = PRICES["gpt-5.2"]; // chat completions
 const R = PRICES["gpt-4.1"]; // responses
@@ -71,7 +72,8 @@ describe("chat completions", () => {
     const { accountId, key } = await e.gw.account(100);
     e.fake.enqueue("tool");
     const final = await client(key).chat.completions.stream({ ...chatAsk, tools }).finalChatCompletion();
-    expect(final.choices[0]!.message.tool_calls?.[0]?.function.name).toBeString();
+    const call = final.choices[0]!.message.tool_calls?.[0];
+    expect(call?.type === "function" ? call.function.name : undefined).toBeString();
     await expectCharged(e.gw, accountId, 100, B_TOOL);
   });
 });
@@ -153,7 +155,7 @@ describe("errors in the OpenAI shape", () => {
     const r = await fetch(e.gw.url + "/v1/chat/completions", { method: "POST", headers: { authorization: `Bearer ${key}` }, body: JSON.stringify(chatAsk) });
     expect(r.status).toBe(429);
     expect(r.headers.get("retry-after")).toBe("7");
-    expect((await r.json()).error.type).toBeString();
+    expect((await errorOf(r)).error.type).toBeString();
     await expectReleased(e.gw, accountId, 100);
   });
 

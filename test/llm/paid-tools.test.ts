@@ -2,7 +2,7 @@
 // is charged, what the answers state about searches and one-hour cache writes, and which paid tools and tiers are
 // refused before anything is held.
 import { describe, expect, test } from "bun:test";
-import { loadCatalog } from "../../src/catalog/service";
+import { loadCatalog } from "../../src/catalog-loader";
 import { ApiError } from "../../src/http/errors";
 import { streamVerdict, planHold } from "../../src/llm/meter";
 import { protocols } from "../../src/llm/protocols/index";

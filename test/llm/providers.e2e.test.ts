@@ -6,6 +6,7 @@ import { buildProviders } from "../../src/llm/providers";
 import { createLogger } from "../../src/log";
 import { startGateway } from "../support/gateway";
 import { expectCharged, expectReleased, PRICES, providerEnv, startEnv, stopEnv, type Env } from "./support";
+import { errorOf } from "../support/json";
 
 test("upstream URLs follow each vendor SDK's base-URL convention", () => {
   const p = buildProviders({
@@ -138,12 +139,12 @@ test("a provider without a key answers 503 in the caller's shape, and an unreach
     expect(await a.json()).toMatchObject({ type: "error", error: { type: "overloaded_error", code: "provider_not_configured" } });
     const g = await post(gw.url, key, "/v1/chat/completions", { ...chatAsk, model: "gemini-2.5-flash" });
     expect(g.status).toBe(503);
-    const gb = await g.json();
+    const gb = await errorOf(g);
     expect(gb.error.code).toBe("provider_not_configured");
     expect(gb.error.message).toContain("GEMINI_API_KEY");
     const o = await post(gw.url, key, "/v1/chat/completions", chatAsk);
     expect(o.status).toBe(502);
-    expect((await o.json()).error.code).toBe("upstream_unreachable");
+    expect((await errorOf(o)).error.code).toBe("upstream_unreachable");
     await expectReleased(gw, accountId, 100);
     // Answers the gateway chose, not defects: a warning each with its code, never "unhandled error" with a stack.
     const logged = lines.map((l) => JSON.parse(l));

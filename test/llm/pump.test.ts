@@ -41,7 +41,7 @@ test("a stream still open: what is in is taken, the read in flight goes to the p
   expect(text(head.chunks)).toBe("data: a\n\n");
   expect(head.pending).toBeDefined();
 
-  let ended: PumpEnd | null = null;
+  let ended = null as PumpEnd | null; // set by onEnd, which flow analysis does not see
   const gen = pump(head, new AbortController().signal, { tap: null, collect: null, onFirstByte() {}, onEnd: (how) => void (ended = how) });
   expect(text([(await gen.next()).value!])).toBe("data: a\n\n");
   const next = gen.next(); // waits on the read readArrived left in flight
@@ -75,7 +75,7 @@ test("a body already broken throws, as reading it does (the proxy answers 502, n
 test("a body that breaks while the pump waits on the read in flight: the pump ends as dropped and throws (to cut the connection)", async () => {
   const up = handFed();
   const head = await readArrived(up.body);
-  let ended: PumpEnd | null = null;
+  let ended = null as PumpEnd | null; // set by onEnd, which flow analysis does not see
   const gen = pump(head, new AbortController().signal, { tap: null, collect: null, onFirstByte() {}, onEnd: (how) => void (ended = how) });
   const next = gen.next();
   up.fail(new Error("reset"));
@@ -94,7 +94,7 @@ test("a stream that drops between events ends with the protocol's closing event,
     const up = handFed();
     up.push(pieces[0]);
     const head = await readArrived(up.body);
-    let ended: PumpEnd | null = null;
+    let ended = null as PumpEnd | null; // set by onEnd, which flow analysis does not see
     let seen: string | null = null;
     const gen = pump(head, new AbortController().signal, {
       tap: null,

@@ -2,7 +2,7 @@
 // renamed at the top level only; a body the gateway cannot serialise again (nested deeper than 256 levels) refused
 // before anything is held or sent; and a failure no path settled never leaves a hold held.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { loadCatalog } from "../../src/catalog/service";
+import { loadCatalog } from "../../src/catalog-loader";
 import { handleLlm, type LlmDeps } from "../../src/llm/proxy";
 import { buildProviders } from "../../src/llm/providers";
 import { protocols } from "../../src/llm/protocols/index";

@@ -3,6 +3,7 @@
 // caller's protocol, with nothing charged; the same flaw in a short body, parsed whole, is the gateway's own 400.
 // A flaw in what the gateway reads (the top level, a small value) is its own 400 however long the body.
 import { afterAll, beforeAll, expect, test } from "bun:test";
+import { errorOf } from "../support/json";
 import { expectReleased, startEnv, stopEnv, type Env } from "./support";
 
 let e: Env;
@@ -23,7 +24,7 @@ test("a long body with a flaw inside its conversation: forwarded, refused by the
   const sent = flawed(8000);
   const r = await post(key, sent);
   expect(r.status).toBe(400);
-  expect((await r.json()).error).toBeDefined();
+  expect((await errorOf(r)).error).toBeDefined();
   expect(e.fake.requests.at(-1)!.body).toBe(sent);
   await expectReleased(e.gw, accountId, 100);
 });
@@ -33,7 +34,7 @@ test("a short body with the same flaw: the gateway's 400 invalid_json, nothing s
   const before = e.fake.requests.length;
   const r = await post(key, flawed(100));
   expect(r.status).toBe(400);
-  expect((await r.json()).error.code).toBe("invalid_json");
+  expect((await errorOf(r)).error.code).toBe("invalid_json");
   expect(e.fake.requests.length).toBe(before);
 });
 
@@ -47,7 +48,7 @@ test("a long body with a flaw in what the gateway reads: its own 400 invalid_jso
   ]) {
     const r = await post(key, body);
     expect(r.status).toBe(400);
-    expect((await r.json()).error.code).toBe("invalid_json");
+    expect((await errorOf(r)).error.code).toBe("invalid_json");
   }
   expect(e.fake.requests.length).toBe(before);
 });

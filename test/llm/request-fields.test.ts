@@ -6,7 +6,7 @@ import { describe, expect, test } from "bun:test";
 import { requestBodyOf } from "../../src/llm/body";
 import { fieldsOf, mentions, topLevelMembers } from "../../src/llm/request-fields";
 import { ApiError } from "../../src/http/errors";
-import { loadCatalog } from "../../src/catalog/service";
+import { loadCatalog } from "../../src/catalog-loader";
 import { withoutForeignReasoning } from "../../src/llm/foreign-reasoning";
 import { planHold } from "../../src/llm/meter";
 import { protocols } from "../../src/llm/protocols/index";

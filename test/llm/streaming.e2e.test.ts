@@ -8,6 +8,10 @@ import { tempSqlitePath } from "../support/services";
 import { contentFor } from "../fakes/llm-answers";
 import { fixtureBytes } from "../fakes/fixtures";
 import { expectCharged, expectReleased, leaveAfter, ledgerOf, MICROS, PRICES, startEnv, stopEnv, type Env } from "./support";
+import { jsonOf, type AnswerOf } from "../support/json";
+import { UsageList } from "../../src/llm/usage-api";
+
+type UsageRecord = AnswerOf<typeof UsageList>["data"][number];
 
 let e: Env;
 beforeAll(async () => {
@@ -148,10 +152,10 @@ test("usage records: one per call with tokens, cost, statuses and timings; filte
   e.fake.enqueue({ kind: "error", status: 500 });
   await (await post(key, "/v1/embeddings", { model: "text-embedding-3-small", input: "x" })).text();
   await (await post(other.key, "/v1/embeddings", { model: "text-embedding-3-small", input: "x" })).text();
-  const get = async (q = "") => (await fetch(e.gw.url + "/v1/usage" + q, { headers: { authorization: `Bearer ${key}` } })).json();
+  const get = async (q = "") => jsonOf<AnswerOf<typeof UsageList>>(await fetch(e.gw.url + "/v1/usage" + q, { headers: { authorization: `Bearer ${key}` } }));
   const all = await get();
   expect(all.data.length).toBe(2);
-  const [emb, msg] = all.data;
+  const [emb, msg] = all.data as [UsageRecord, UsageRecord]; // both asserted just above: two records
   expect(msg).toMatchObject({ request_id: ok.headers.get("x-request-id"), model: "claude-opus-4-5", endpoint: "/v1/messages", provider: "anthropic", status: "ok", upstream_status: 200 });
   expect(msg.usage).toEqual({ input_tokens: 38, output_tokens: 74, cache_read_tokens: 2113, cache_write_tokens: 0, cache_write_1h_tokens: 0, web_search_calls: 0 });
   expect(msg.cost.micro_credits).toBe(38 * P.input + 2113 * P.cacheRead + 74 * P.output);

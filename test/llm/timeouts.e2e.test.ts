@@ -15,6 +15,7 @@ import { fixtureText } from "../fakes/fixtures";
 import { tempSqlitePath } from "../support/services";
 import { expectCharged, expectReleased, ledgerOf, providerEnv, startEnv, stopEnv, type Env } from "./support";
 import { eachDatabase } from "./databases";
+import { errorOf } from "../support/json";
 
 const TIMEOUTS = { LLM_FIRST_BYTE_TIMEOUT_SECONDS: "0.3", LLM_SILENCE_TIMEOUT_SECONDS: "0.3" };
 const messages = { model: "claude-opus-4-5", max_tokens: 100, messages: [{ role: "user" as const, content: "Hi" }] };
@@ -104,7 +105,7 @@ eachDatabase("a hung upstream", (databaseUrl) => {
     e.fake.enqueue({ kind: "ok", stallAfterBytes: 100, contentLength: true });
     const r = await post(key, "/v1/chat/completions", chat);
     expect(r.status).toBe(504);
-    expect((await r.json()).error).toMatchObject({ code: "upstream_timeout" });
+    expect((await errorOf(r)).error).toMatchObject({ code: "upstream_timeout" });
     await expectTimedOut(accountId);
   });
 
@@ -138,7 +139,7 @@ test("a JSON answer whose stated length never arrives (read natively, in one cal
     const { accountId, key } = await e.gw.account(100);
     const r = await fetch(e.gw.url + "/v1/chat/completions", { method: "POST", headers: { authorization: `Bearer ${key}`, "content-type": "application/json" }, body: JSON.stringify(chat) });
     expect(r.status).toBe(504);
-    expect((await r.json()).error).toMatchObject({ code: "upstream_timeout" });
+    expect((await errorOf(r)).error).toMatchObject({ code: "upstream_timeout" });
     await expectReleased(e.gw, accountId, 100);
     expect((await ledgerOf(e.gw, accountId)).calls[0]!.status).toBe("upstream_timeout");
     for (let i = 0; i < 200 && !closed; i++) await Bun.sleep(10);

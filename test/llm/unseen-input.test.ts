@@ -3,7 +3,7 @@
 // 8,000 tokens; an inline (base64 or data: URL) one nothing beyond its bytes. And the estimate from the body
 // itself: UTF-8 bytes / 3, without the max_credits field (removed before the body goes upstream).
 import { describe, expect, test } from "bun:test";
-import { loadCatalog } from "../../src/catalog/service";
+import { loadCatalog } from "../../src/catalog-loader";
 import { capAtMaxCredits, estimateVerdict, planHold } from "../../src/llm/meter";
 import { protocols } from "../../src/llm/protocols/index";
 import { NO_PAID_TOOLS } from "../../src/llm/protocols/paid-tools";

@@ -11,6 +11,8 @@ import { fixtureText } from "../fakes/fixtures";
 import { startGateway, type TestGateway } from "../support/gateway";
 import { eachDatabase } from "./databases";
 import { expectReleased, ledgerOf, providerEnv } from "./support";
+import { errorOf, jsonOf } from "../support/json";
+import type { Message } from "@anthropic-ai/sdk/resources/messages";
 
 const messages = { model: "claude-opus-4-5", max_tokens: 100, messages: [{ role: "user", content: "Hi" }] };
 const chat = { model: "gpt-5.2", max_completion_tokens: 100, messages: [{ role: "user", content: "Hi" }] };
@@ -37,7 +39,7 @@ eachDatabase("an unusable 200 answer", (databaseUrl) => {
   /** 502 upstream_bad_response in the path's protocol, released, recorded and logged as such. */
   async function expectRefused(r: Response, accountId: string, contentType: string) {
     expect(r.status).toBe(502);
-    const body = await r.json();
+    const body = await errorOf(r);
     if (body.type === "error") expect(body.error).toMatchObject({ type: "api_error", code: "upstream_bad_response" });
     else expect(body.error).toMatchObject({ code: "upstream_bad_response" });
     expect(JSON.stringify(body)).toContain("nothing was charged");
@@ -110,7 +112,7 @@ eachDatabase("an unusable 200 answer", (databaseUrl) => {
     const { accountId, key } = await gw.account(100);
     fake.enqueue({ kind: "error", status: 200, body: anthropicJson.replace("{", "{" + " ".repeat(WHOLE_ANSWER_BYTES * 2)) });
     const r = await post(key, "/v1/messages", messages);
-    expect((await r.json()).usage.output_tokens).toBe(74);
+    expect((await jsonOf<Message>(r)).usage.output_tokens).toBe(74);
     const { calls } = await ledgerOf(gw, accountId);
     expect(calls[0]!.status).toBe("ok");
     expect(calls[0]!.cost).toBeGreaterThan(0);

@@ -4,6 +4,8 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import OpenAI from "openai";
 import { startEnv, stopEnv, type Env } from "./support";
+import { jsonOf, type AnswerOf } from "../support/json";
+import { UsageList } from "../../src/llm/usage-api";
 
 let e: Env;
 beforeAll(async () => {
@@ -24,7 +26,7 @@ test("calls made between from and to are in that window of GET /v1/usage", async
   await Bun.sleep(1100); // the interval has passed: committed by the timer, nobody asked for them
   const r = await fetch(`${e.gw.url}/v1/usage?from=${from}&to=${to}`, { headers: { authorization: `Bearer ${key}` } });
   expect(r.status).toBe(200);
-  const records = (await r.json()).data;
-  expect(records.map((u: any) => u.request_id).sort()).toEqual(ids.sort());
+  const records = (await jsonOf<AnswerOf<typeof UsageList>>(r)).data;
+  expect(records.map((u) => u.request_id).sort()).toEqual(ids.sort());
   for (const u of records) expect(Date.parse(u.created_at)).toBeLessThan(to);
 });

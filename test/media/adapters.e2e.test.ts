@@ -4,6 +4,8 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { mp3Bytes, mp4Bytes, pngBytes } from "../fakes/media/index";
 import { client, ledgerOf, startMediaGateway, startReceiver, verifySignature, waitFor } from "./support";
+import { jsonOf, type AnswerOf } from "../support/json";
+import { WebhookKey } from "../../src/accounts/model";
 
 const gw = await startMediaGateway();
 const hook = startReceiver();
@@ -12,7 +14,7 @@ afterAll(async () => {
   hook.stop();
 });
 
-interface Case { provider: string; model: string; input: Record<string, unknown>; alias: string; credits: number; expected: Uint8Array; type: string }
+interface Case { provider: string; model: string; input: Record<string, unknown>; alias: string; credits: number; expected: Uint8Array<ArrayBuffer>; type: string }
 const cases: Case[] = [
   { provider: "kie", model: "google/nano-banana", input: { prompt: "a fox" }, alias: "/v1/images/generations", credits: 20, expected: pngBytes(), type: "image" },
   { provider: "kie", model: "kling-3.0/video", input: { prompt: "a fox running", duration: 5 }, alias: "/v1/videos", credits: 350, expected: mp4Bytes(5), type: "video" },
@@ -24,7 +26,7 @@ const cases: Case[] = [
   { provider: "veo", model: "veo-3.1-fast-generate-preview", input: { prompt: "a fox", duration: 8 }, alias: "/v1/videos", credits: 1200, expected: mp4Bytes(8), type: "video" },
 ];
 
-async function checkFiles(urls: string[], expected: Uint8Array) {
+async function checkFiles(urls: string[], expected: Uint8Array<ArrayBuffer>) {
   expect(urls.length).toBeGreaterThan(0);
   for (const u of urls) {
     expect(u.startsWith(gw.url + "/files/")).toBe(true);
@@ -43,7 +45,7 @@ async function checkMoney(taskId: string, credits: number) {
 describe.each(cases)("$provider $type ($model)", (k) => {
   test("native: createTask → recordInfo → file → signed callback → charged creditsConsumed", async () => {
     const { accountId, key } = await gw.account(5000);
-    const { key: secret } = await (await gw.admin(`/admin/v1/accounts/${accountId}/webhook-key`, { method: "POST" })).json();
+    const { key: secret } = await jsonOf<AnswerOf<typeof WebhookKey>>(await gw.admin(`/admin/v1/accounts/${accountId}/webhook-key`, { method: "POST" }));
     const c = client(gw, key);
     const created = await c.createTask(k.model, k.input, { callBackUrl: hook.url });
     expect(created.json.code).toBe(200);
@@ -62,7 +64,7 @@ describe.each(cases)("$provider $type ($model)", (k) => {
 
   test(`alias: POST ${k.alias} → GET /v1/tasks/{id} → file → callback → charged`, async () => {
     const { accountId, key } = await gw.account(5000);
-    const { key: secret } = await (await gw.admin(`/admin/v1/accounts/${accountId}/webhook-key`, { method: "POST" })).json();
+    const { key: secret } = await jsonOf<AnswerOf<typeof WebhookKey>>(await gw.admin(`/admin/v1/accounts/${accountId}/webhook-key`, { method: "POST" }));
     const c = client(gw, key);
     const created = await c.call("POST", k.alias, { model: k.model, ...k.input, callback_url: hook.url, max_credits: k.credits });
     expect(created.status).toBe(200);

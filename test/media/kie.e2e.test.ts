@@ -1,5 +1,7 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { client, ledgerOf, startMediaGateway, startReceiver, verifySignature, waitFor } from "./support";
+import { jsonOf, type AnswerOf } from "../support/json";
+import { WebhookKey } from "../../src/accounts/model";
 
 const gw = await startMediaGateway();
 const hook = startReceiver();
@@ -11,7 +13,7 @@ afterAll(async () => {
 describe("kie end to end", () => {
   test("native createTask → recordInfo success → file served → signed callback → charged exactly", async () => {
     const { accountId, key } = await gw.account(1000);
-    const { key: secret } = await (await gw.admin(`/admin/v1/accounts/${accountId}/webhook-key`, { method: "POST" })).json();
+    const { key: secret } = await jsonOf<AnswerOf<typeof WebhookKey>>(await gw.admin(`/admin/v1/accounts/${accountId}/webhook-key`, { method: "POST" }));
     const c = client(gw, key);
     const created = await c.createTask("google/nano-banana", { prompt: "a fox" }, { callBackUrl: hook.url });
     expect(created.status).toBe(200);

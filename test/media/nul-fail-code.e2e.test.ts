@@ -2,7 +2,7 @@
 // the task's fail update threw, the engine took it for a passing failure and polled again until the task's deadline,
 // which lost the upstream's reason (helper-29). Stored with the character replaced, as its message already was.
 // Review (cd8688c): an upstream's failure *code* holding U+0000 (fal's error_type, kie's failCode, OpenAI's
-// error.code, Veo's error.code) is stored as it came by failTask (media/finish.ts `fail_code = ${code}`); only the
+// error.code, Veo's error.code) is stored as it came by failTask (media/task-outcome.ts `fail_code = ${code}`); only the
 // message goes through storableText. On Postgres the update fails, the step is "retried" until the deadline, and
 // the task ends as deadline_exceeded with the upstream's reason lost.
 import { afterAll, describe, expect, test } from "bun:test";

@@ -9,6 +9,8 @@ import { startFakeMediaUpstreams } from "../fakes/media/index";
 import { spawnGateway, type GatewayProcess } from "../support/process";
 import { freshPostgres, pgAvailable, skipNote, tempSqlitePath } from "../support/services";
 import { client, FAST_ENV, waitFor } from "./support";
+import { jsonOf, type AnswerOf } from "../support/json";
+import { AccountView, KeyCreated, LedgerCheck } from "../../src/accounts/model";
 
 const ADMIN = "process-test-admin-token-0123";
 const up = startFakeMediaUpstreams();
@@ -33,9 +35,9 @@ async function start(env: Record<string, string>) {
 
 async function account(url: string, credits: number, maxConcurrentTasks = 2) {
   const h = { authorization: `Bearer ${ADMIN}`, "content-type": "application/json" };
-  const a = await (await fetch(url + "/admin/v1/accounts", { method: "POST", headers: h, body: JSON.stringify({ name: "p", credits }) })).json();
-  const k = await (await fetch(`${url}/admin/v1/accounts/${a.id}/keys`, { method: "POST", headers: h, body: JSON.stringify({ name: "k", max_concurrent_tasks: maxConcurrentTasks }) })).json();
-  return { accountId: a.id as string, key: k.key as string };
+  const a = await jsonOf<AnswerOf<typeof AccountView>>(await fetch(url + "/admin/v1/accounts", { method: "POST", headers: h, body: JSON.stringify({ name: "p", credits }) }));
+  const k = await jsonOf<AnswerOf<typeof KeyCreated>>(await fetch(`${url}/admin/v1/accounts/${a.id}/keys`, { method: "POST", headers: h, body: JSON.stringify({ name: "k", max_concurrent_tasks: maxConcurrentTasks }) }));
+  return { accountId: a.id, key: k.key };
 }
 
 describe("crash and restart", () => {
@@ -62,7 +64,7 @@ describe("crash and restart", () => {
     expect(file.status).toBe(200);
     expect(up.requests.filter((r) => r.method === "POST" && (r.body as any)?.input?.prompt === "crash")).toHaveLength(1);
     expect((await c2.credits())).toMatchObject({ credits: 650, held_credits: 0 });
-    const check = await (await fetch(`${second.url}/admin/v1/ledger/check`, { headers: { authorization: `Bearer ${ADMIN}` } })).json();
+    const check = await jsonOf<AnswerOf<typeof LedgerCheck>>(await fetch(`${second.url}/admin/v1/ledger/check`, { headers: { authorization: `Bearer ${ADMIN}` } }));
     expect(check.ok).toBe(true);
     await second.stop();
   }, 60_000);

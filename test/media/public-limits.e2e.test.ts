@@ -3,6 +3,7 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { clearOfWindowEdge } from "../support/rate-windows";
 import { startMediaGateway } from "./support";
+import { errorOf } from "../support/json";
 
 const gw = await startMediaGateway({ MEDIA_WORKERS: "0", PUBLIC_RATE_LIMIT: "3/60s", TRUSTED_PROXY_HOPS: "1" });
 afterAll(() => gw.stop());
@@ -20,7 +21,7 @@ describe("limits by address on the public endpoints", () => {
     const refused = await post("/v1/credits/estimate", ask, "203.0.113.7");
     expect(refused.status).toBe(429);
     expect(Number(refused.headers.get("retry-after"))).toBeGreaterThan(0);
-    expect((await refused.json()).error).toMatchObject({ code: "rate_limit_exceeded", type: "rate_limit_error" });
+    expect((await errorOf(refused)).error).toMatchObject({ code: "rate_limit_exceeded", type: "rate_limit_error" });
     // Another address (one trusted proxy: the right-most X-Forwarded-For entry) has its own window.
     expect((await post("/v1/credits/estimate", ask, "198.51.100.1, 203.0.113.8")).status).toBe(200);
     expect((await post("/v1/credits/estimate", ask, "198.51.100.1, 203.0.113.7")).status).toBe(429);

@@ -3,6 +3,8 @@
 import { afterAll, expect, test } from "bun:test";
 import { sql } from "drizzle-orm";
 import { client, startMediaGateway, startReceiver, verifySignature, waitFor } from "./support";
+import { jsonOf, type AnswerOf } from "../support/json";
+import { WebhookKey } from "../../src/accounts/model";
 
 const gw = await startMediaGateway({ SECRETS_KEY: Buffer.alloc(32, 7).toString("base64") });
 const hook = startReceiver();
@@ -13,7 +15,7 @@ afterAll(async () => {
 
 test("a sealed signing key: the row shows no key, the callback verifies with the key shown once", async () => {
   const { accountId, key } = await gw.account(1000);
-  const { key: secret } = await (await gw.admin(`/admin/v1/accounts/${accountId}/webhook-key`, { method: "POST" })).json();
+  const { key: secret } = await jsonOf<AnswerOf<typeof WebhookKey>>(await gw.admin(`/admin/v1/accounts/${accountId}/webhook-key`, { method: "POST" }));
   const row = await gw.ctx.db.get<{ webhook_secret: string }>(sql`select webhook_secret from accounts where id = ${accountId}`);
   expect(row!.webhook_secret).toStartWith("sy1.");
   expect(row!.webhook_secret).not.toContain(secret);

@@ -53,7 +53,7 @@ describe.each(kinds)("%s", (_name, available, env, pg) => {
     const tasks = new TaskService(gw.ctx, mediaSettingsOf(gw.ctx.config));
     const param: Record<string, unknown> = {};
     param.self = param;
-    const create = tasks.create({ keyId, accountId, maxConcurrentTasks: 1 }, {
+    const create = tasks.create({ keyId, accountId, maxConcurrentTasks: 1, models: null, budget: {} }, {
       model: "z-image", input: { prompt: "x" }, param, names: { callback: "callBackUrl", inputPrefix: "input." },
     });
     await expect(create).rejects.toThrow();

@@ -5,6 +5,11 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import llmData from "../../src/catalog/models.json";
 import { startGateway, type TestGateway } from "../support/gateway";
 import { pricingModels } from "./html";
+import { errorOf, jsonOf, type ListOf, type AnswerOf } from "../support/json";
+import { ModelCard } from "../../src/catalog/schemas";
+
+/** GET /v1/models/{id}, with the field a retired card must leave out beyond the published schema. */
+type CardAnswer = AnswerOf<typeof ModelCard> & { worked_example?: unknown };
 
 let gw: TestGateway;
 beforeAll(async () => (gw = await startGateway()));
@@ -67,19 +72,19 @@ describe("model cards", () => {
       body: JSON.stringify({ model: "claude-3-5-haiku", max_tokens: 16, messages: [{ role: "user", content: "hi" }] }),
     });
     const said = html.match(/<p class="retired-notice">([\s\S]*?)<\/p>/)![1];
-    expect(said).toContain(`<code>${r.status} ${(await r.json()).error.code}</code>`);
+    expect(said).toContain(`<code>${r.status} ${(await errorOf(r)).error.code}</code>`);
     expect(said).toContain('<a href="/models/claude-haiku-4-5"><code>claude-haiku-4-5</code></a>');
     // a model on sale keeps its ready-to-run request
     expect(await text("/models/claude-haiku-4-5")).toContain('<pre class="curl"');
   });
 
   test("GET /v1/models/{id} of a retired model offers no request either, only its prices and lifecycle", async () => {
-    const retired = await (await fetch(gw.url + "/v1/models/claude-3-5-haiku")).json();
+    const retired = await jsonOf<CardAnswer>(await fetch(gw.url + "/v1/models/claude-3-5-haiku"));
     expect(retired.example).toBeUndefined();
     expect(retired.worked_example).toBeUndefined();
     expect(retired.price_rows.length).toBeGreaterThan(0);
-    const onSale = await (await fetch(gw.url + "/v1/models/claude-haiku-4-5")).json();
-    expect(onSale.example.request).toMatchObject({ method: "POST", path: "/v1/messages" });
+    const onSale = await jsonOf<CardAnswer>(await fetch(gw.url + "/v1/models/claude-haiku-4-5"));
+    expect(onSale.example!.request).toMatchObject({ method: "POST", path: "/v1/messages" });
   });
 
   test("a retired model whose provider names a replacement not sold here says so, on the card and in the 410", async () => {
@@ -94,12 +99,12 @@ describe("model cards", () => {
       body: JSON.stringify({ model: "deepseek-chat", messages: [{ role: "user", content: "hi" }] }),
     });
     expect(r.status).toBe(410);
-    const { error } = await r.json();
+    const { error } = await errorOf(r);
     expect(error.message).toContain("Use gpt-6-luna instead (the provider's own replacement, deepseek-flash, is not sold here).");
   });
 
   test("GET /v1/models lists status, released, retires_after and successor for every model", async () => {
-    const { data } = await (await fetch(gw.url + "/v1/models")).json();
+    const { data } = await jsonOf<ListOf<{ id: string }>>(await fetch(gw.url + "/v1/models"));
     for (const m of data) for (const k of ["status", "released", "retires_after", "successor", "source", "checked"]) expect(k in m).toBe(true);
     expect(data.find((m: any) => m.id === "deepseek-chat")).toMatchObject({ status: "retired", successor: "gpt-6-luna", provider_successor: "deepseek-flash", retires_after: "2026-07-24" });
   });

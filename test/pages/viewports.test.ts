@@ -1,20 +1,16 @@
-/// <reference lib="dom" />
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { mkdirSync } from "node:fs";
 import { join } from "node:path";
-import type { Browser, BrowserContext } from "playwright-core";
 import { startGateway, type TestGateway } from "../support/gateway";
 import { dashboardUser, signIn } from "../support/dashboard";
 import { startFakeLlmUpstream } from "../fakes/llm-upstream";
 import { providerEnv } from "../llm/support";
-import { CHROMIUM, chromiumPresent, launchChromium, LAUNCH_TIMEOUT_MS } from "../support/chromium";
+import { chromiumPresent, LAUNCH_TIMEOUT_MS, pageWidths, signedInContext, useChromium, type InPage, type InPageElement } from "../support/chromium";
 
 // Every page a person reads, in Chromium on a laptop (1280×800) and a phone (390×844): no page is wider than the
 // screen (a wide table scrolls inside its own box instead), and no navigation separator starts a wrapped row.
 // Full-page screenshots go to test-results/screenshots/viewports/ (gitignored) for a human look.
 
-if (!chromiumPresent) console.warn(`SKIPPED: viewport browser test (no Chromium at ${CHROMIUM})`);
-const SHOTS = join(import.meta.dir, "../../test-results/screenshots/viewports");
+const chromium = useChromium("viewport browser test", "viewports");
 const VIEWPORTS = [
   { name: "laptop", width: 1280, height: 800 },
   { name: "phone", width: 390, height: 844 },
@@ -24,8 +20,7 @@ const DASHBOARD = ["/dashboard", "/dashboard/usage", "/dashboard/tasks", "/dashb
 
 let gw: TestGateway;
 let upstream: ReturnType<typeof startFakeLlmUpstream> | undefined;
-let browser: Browser;
-let cookie: { name: string; value: string; url: string };
+let token: string;
 beforeAll(async () => {
   if (!chromiumPresent) return;
   upstream = startFakeLlmUpstream();
@@ -37,13 +32,9 @@ beforeAll(async () => {
     body: JSON.stringify({ model: "gpt-5.2", messages: [{ role: "user", content: "hi" }], max_completion_tokens: 50 }),
   });
   expect(call.status).toBe(200);
-  const { token } = await signIn(gw, email);
-  cookie = { name: "sy_session", value: token, url: gw.url };
-  browser = await launchChromium();
-  mkdirSync(SHOTS, { recursive: true });
+  ({ token } = await signIn(gw, email));
 }, LAUNCH_TIMEOUT_MS);
 afterAll(async () => {
-  await browser?.close();
   await gw?.stop();
   await upstream?.stop();
 });
@@ -53,31 +44,30 @@ const fileName = (path: string) => (path === "/" ? "home" : path.slice(1).replac
 describe.skipIf(!chromiumPresent)("pages fit the screen", () => {
   for (const vp of VIEWPORTS)
     test(`${vp.width}×${vp.height}: the public pages, a model card, /docs and every dashboard page have no horizontal overflow`, async () => {
-      const ctx: BrowserContext = await browser.newContext({ viewport: { width: vp.width, height: vp.height } });
-      await ctx.addCookies([cookie]);
+      const ctx = await signedInContext(chromium.browser, gw.url, token, vp);
       const page = await ctx.newPage();
       const wide: string[] = [];
       for (const path of [...PUBLIC, ...DASHBOARD]) {
         const r = await page.goto(gw.url + path);
         expect(r?.status()).toBe(200);
         expect(new URL(page.url()).pathname).toBe(path); // signed in: the dashboard did not send us to sign-in
-        const { scrollWidth, innerWidth } = await page.evaluate(() => ({ scrollWidth: document.documentElement.scrollWidth, innerWidth: window.innerWidth }));
+        const { scrollWidth, innerWidth } = await pageWidths(page);
         if (scrollWidth > innerWidth) wide.push(`${path}: ${scrollWidth} > ${innerWidth}`);
         // The dashboard's separator before Pricing draws a line only between links: never at the start of a row.
-        const strayLine = await page.$$eval("header.top .sep", (els) => els.some((e) => e.previousElementSibling && (e as HTMLElement).offsetTop !== (e.previousElementSibling as HTMLElement).offsetTop && getComputedStyle(e).borderLeftWidth !== "0px"));
+        const strayLine = await page.$$eval("header.top .sep", (els: InPageElement[]) => els.some((e) => e.previousElementSibling && e.offsetTop !== e.previousElementSibling.offsetTop && (globalThis as unknown as InPage).getComputedStyle(e).borderLeftWidth !== "0px"));
         if (strayLine) wide.push(`${path}: the navigation's separator starts a row`);
         // Chart labels stay readable: at least 8 px tall on any screen (an SVG scaled down to a phone shrinks its text).
-        const tiny = await page.$$eval("figure svg text", (els) => els.filter((e) => e.getBoundingClientRect().height < 8).length);
+        const tiny = await page.$$eval("figure svg text", (els: InPageElement[]) => els.filter((e) => e.getBoundingClientRect().height < 8).length);
         if (tiny) wide.push(`${path}: ${tiny} chart labels smaller than 8 px`);
         // A chart wider than a phone scrolls inside its card, opening on its latest days (where the bars are here) beside its value axis.
-        const hidden = await page.$$eval("figure svg rect, figure svg text.axis", (els) => els.filter((e) => { const r = e.getBoundingClientRect(); return r.left < 0 || r.right > window.innerWidth; }).length);
+        const hidden = await page.$$eval("figure svg rect, figure svg text.axis", (els: InPageElement[]) => els.filter((e) => { const r = e.getBoundingClientRect(); return r.left < 0 || r.right > (globalThis as unknown as InPage).innerWidth; }).length);
         if (hidden) wide.push(`${path}: ${hidden} chart bars or axis labels off the screen`);
         // On a laptop the price tables fit whole: no scrolling inside their boxes either.
         if (path === "/pricing" && vp.width >= 1280) {
-          const boxes = await page.$$eval("#results .scroll", (els) => els.filter((e) => e.scrollWidth > e.clientWidth).map((e) => e.querySelector("table")?.previousElementSibling?.textContent ?? "?"));
+          const boxes = await page.$$eval("#results .scroll", (els: InPageElement[]) => els.filter((e) => e.scrollWidth > e.clientWidth).map((e) => e.querySelector("table")?.previousElementSibling?.textContent ?? "?"));
           for (const b of boxes) wide.push(`/pricing table after "${b}" scrolls inside its box`);
         }
-        await page.screenshot({ path: join(SHOTS, `${vp.name}-${fileName(path)}.png`), fullPage: true });
+        await page.screenshot({ path: join(chromium.shots, `${vp.name}-${fileName(path)}.png`), fullPage: true });
       }
       expect(wide).toEqual([]);
       await ctx.close();

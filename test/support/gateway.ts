@@ -1,10 +1,11 @@
+import { afterAll, beforeAll } from "bun:test";
 import { buildApp } from "../../src/app";
 import { closeContext, createContext } from "../../src/bootstrap";
 import { loadConfig } from "../../src/config";
 import { serverLimitOf } from "../../src/http/body-limits";
 import type { AppContext } from "../../src/context";
 import { silentLogger, type Logger } from "../../src/log";
-import { tempSqlitePath } from "./services";
+import { databaseFor, tempSqlitePath } from "./services";
 
 export const ADMIN_TOKEN = "test-admin-token-0123456789";
 
@@ -20,6 +21,30 @@ export interface TestGateway {
 
 /** A gateway on a random port with its own database (SQLite temp file unless DATABASE_URL is given). */
 /** `log`: where the gateway logs (silent by default; createLogger with a sink to read what it logged). */
+/**
+ * A gateway on a fresh database of `dialect` for the describe block that calls this (started before its tests,
+ * stopped and its database dropped after them).
+ */
+export function useGatewayOn(dialect: "sqlite" | "pg", env: Record<string, string>): { readonly gw: TestGateway } {
+  let gw: TestGateway | undefined;
+  let drop: (() => Promise<void>) | undefined;
+  beforeAll(async () => {
+    const db = await databaseFor(dialect);
+    drop = db.drop;
+    gw = await startGateway({ DATABASE_URL: db.url, ...env });
+  });
+  afterAll(async () => {
+    await gw?.stop();
+    await drop?.();
+  });
+  return {
+    get gw() {
+      if (!gw) throw new Error("the gateway starts in beforeAll");
+      return gw;
+    },
+  };
+}
+
 export async function startGateway(env: Record<string, string> = {}, log: Logger = silentLogger): Promise<TestGateway> {
   const config = loadConfig({ DATABASE_URL: tempSqlitePath(), ADMIN_TOKEN, PORT: "0", DEFAULT_RATE_LIMIT: "1000/10s", LEDGER_FLOAT_IDLE_MS: "20", ...env });
   const ctx = await createContext(config, log);

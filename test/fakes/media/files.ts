@@ -7,7 +7,7 @@ export type OutputKind = "image" | "video" | "audio";
 export const CONTENT_TYPE: Record<OutputKind, string> = { image: "image/png", video: "video/mp4", audio: "audio/mpeg" };
 export const EXTENSION: Record<OutputKind, string> = { image: "png", video: "mp4", audio: "mp3" };
 
-function chunk(type: string, data: Uint8Array): Uint8Array {
+function chunk(type: string, data: Uint8Array): Uint8Array<ArrayBuffer> {
   const out = new Uint8Array(12 + data.length);
   const view = new DataView(out.buffer);
   view.setUint32(0, data.length);
@@ -18,7 +18,7 @@ function chunk(type: string, data: Uint8Array): Uint8Array {
 }
 
 /** A valid 1×1 RGBA PNG (signature, IHDR, zlib IDAT, IEND with correct CRCs). */
-export function pngBytes(): Uint8Array {
+export function pngBytes(): Uint8Array<ArrayBuffer> {
   const ihdr = new Uint8Array(13);
   const v = new DataView(ihdr.buffer);
   v.setUint32(0, 1); // width
@@ -29,7 +29,7 @@ export function pngBytes(): Uint8Array {
   return concat(parts);
 }
 
-function box(type: string, ...payload: Uint8Array[]): Uint8Array {
+function box(type: string, ...payload: Uint8Array[]): Uint8Array<ArrayBuffer> {
   const body = concat(payload);
   const out = new Uint8Array(8 + body.length);
   new DataView(out.buffer).setUint32(0, out.length);
@@ -39,7 +39,7 @@ function box(type: string, ...payload: Uint8Array[]): Uint8Array {
 }
 
 /** A minimal ISO-BMFF file: ftyp + moov/mvhd (timescale 1000, the duration) + a small mdat. */
-export function mp4Bytes(seconds: number): Uint8Array {
+export function mp4Bytes(seconds: number): Uint8Array<ArrayBuffer> {
   const ftyp = box("ftyp", new TextEncoder().encode("isom"), new Uint8Array([0, 0, 2, 0]), new TextEncoder().encode("isommp41"));
   const mvhd = new Uint8Array(100);
   const v = new DataView(mvhd.buffer);
@@ -62,14 +62,14 @@ export function mp4DurationSeconds(bytes: Uint8Array): number | undefined {
 }
 
 /** MPEG-1 Layer III, 32 kbit/s, 44.1 kHz, mono: 104-byte frames of 1152 samples, all-zero side info = silence. */
-export function mp3Bytes(seconds: number): Uint8Array {
+export function mp3Bytes(seconds: number): Uint8Array<ArrayBuffer> {
   const frames = Math.max(1, Math.ceil((seconds * 44100) / 1152));
   const out = new Uint8Array(frames * 104);
   for (let i = 0; i < frames; i++) out.set([0xff, 0xfb, 0x10, 0xc4], i * 104);
   return out;
 }
 
-export function bytesFor(kind: OutputKind, seconds: number): Uint8Array {
+export function bytesFor(kind: OutputKind, seconds: number): Uint8Array<ArrayBuffer> {
   return kind === "image" ? pngBytes() : kind === "video" ? mp4Bytes(seconds) : mp3Bytes(seconds);
 }
 
@@ -124,7 +124,7 @@ export class FileStore {
   }
 }
 
-function concat(parts: Uint8Array[]): Uint8Array {
+function concat(parts: Uint8Array[]): Uint8Array<ArrayBuffer> {
   const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
   let at = 0;
   for (const p of parts) {

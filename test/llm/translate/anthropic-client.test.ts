@@ -3,7 +3,7 @@
 import { describe, expect, test } from "bun:test";
 import { anthropicCodec } from "../../../src/llm/translate/anthropic.ts";
 import { TranslationError, type IrAnswer, type IrEvent } from "../../../src/llm/translate/ir.ts";
-import { sseEvents } from "./anthropic-support.ts";
+import { sseEvents } from "../../support/codecs.ts";
 
 const { client } = anthropicCodec;
 const base = { model: "gpt-5.2", max_tokens: 2048, messages: [{ role: "user", content: "Hi" }] };

@@ -5,7 +5,7 @@ import Anthropic from "@anthropic-ai/sdk";
 import Anthropic0 from "anthropic-sdk-0";
 import { anthropicCodec } from "../../../src/llm/translate/anthropic.ts";
 import type { IrAnswer, IrEvent } from "../../../src/llm/translate/ir.ts";
-import { answering } from "./anthropic-support.ts";
+import { codecFetch, reasoningPart, startEvent, textPart, toolCallPart, type SdkFetch } from "../../support/codecs.ts";
 
 const { client } = anthropicCodec;
 const request = { model: "gpt-5.2", max_tokens: 1024, messages: [{ role: "user", content: "Weather in Paris?" }] };
@@ -13,29 +13,16 @@ const usage = { input: 120, cacheRead: 64, cacheWrite: 0, output: 85, reasoning:
 
 // A GPT-style answer: reasoning with an encrypted value, text, then two tool calls; usage known only at the end.
 const EVENTS: IrEvent[] = [
-  { type: "start", id: "resp_abc", model: "gpt-5.2", usage: null },
-  { type: "part_start", index: 0, part: { type: "reasoning", origin: "openai" } },
-  { type: "delta", index: 0, reasoning: "The user wants" },
-  { type: "delta", index: 0, reasoning: " the weather." },
-  { type: "delta", index: 0, opaque: "gAAAAenc" },
-  { type: "part_end", index: 0 },
-  { type: "part_start", index: 1, part: { type: "text" } },
-  { type: "delta", index: 1, text: "Let me " },
-  { type: "delta", index: 1, text: "check." },
-  { type: "part_end", index: 1 },
-  { type: "part_start", index: 2, part: { type: "tool_call", id: "call_0_abc", name: "get_weather" } },
-  { type: "delta", index: 2, arguments: '{"city":' },
-  { type: "delta", index: 2, arguments: '"Paris"}' },
-  { type: "part_end", index: 2 },
-  { type: "part_start", index: 3, part: { type: "tool_call", id: "call_1_def", name: "get_time" } },
-  { type: "part_end", index: 3 },
+  startEvent("resp_abc", "gpt-5.2", null),
+  ...reasoningPart(0, "openai", ["The user wants", " the weather."], "gAAAAenc"),
+  ...textPart(1, "Let me ", "check."),
+  ...toolCallPart(2, "call_0_abc", "get_weather", '{"city":', '"Paris"}'),
+  ...toolCallPart(3, "call_1_def", "get_time"),
   { type: "finish", stop: "tool_use", usage },
 ];
 
-function streamText(events: IrEvent[]): string {
-  const enc = client.streamEncoder(request);
-  return events.map((e) => enc.write(e)).join("");
-}
+/** The SDK's fetch: the client codec answers with `events` (a stream, or the answer they describe). */
+const answering = (reply: Parameters<typeof codecFetch>[1]) => codecFetch(client, reply).fetch;
 
 const ANSWER: IrAnswer = {
   id: "chatcmpl-1",
@@ -50,14 +37,17 @@ const ANSWER: IrAnswer = {
   usage,
 };
 
+// The 0.x SDK types its fetch with node-fetch's Request and Response; it calls it as the web fetch all the same.
+type Anthropic0Fetch = NonNullable<NonNullable<ConstructorParameters<typeof Anthropic0>[0]>["fetch"]>;
+
 const sdks = [
-  ["@anthropic-ai/sdk 1.x", (fetch: typeof globalThis.fetch) => new Anthropic({ apiKey: "k", fetch, maxRetries: 0 })],
-  ["anthropic-sdk-0", (fetch: typeof globalThis.fetch) => new Anthropic0({ apiKey: "k", fetch: fetch as any, maxRetries: 0 })],
+  ["@anthropic-ai/sdk 1.x", (fetch: SdkFetch) => new Anthropic({ apiKey: "k", fetch, maxRetries: 0 })],
+  ["anthropic-sdk-0", (fetch: SdkFetch) => new Anthropic0({ apiKey: "k", fetch: fetch as unknown as Anthropic0Fetch, maxRetries: 0 })],
 ] as const;
 
 describe.each(sdks)("%s parses the translated answers", (_name, make) => {
   test("a stream: thinking with a sealed signature, text, tool calls with parsed input, usage from message_delta", async () => {
-    const sdk = make(answering(streamText(EVENTS))) as Anthropic;
+    const sdk = make(answering({ events: EVENTS })) as Anthropic;
     const stream = sdk.messages.stream(request as any);
     const texts: string[] = [];
     stream.on("text", (t) => texts.push(t));
@@ -75,7 +65,7 @@ describe.each(sdks)("%s parses the translated answers", (_name, make) => {
   });
 
   test("a JSON answer: blocks, stop reason and usage with input excluding cache reads; bad arguments become {}", async () => {
-    const sdk = make(answering(client.encodeAnswer(ANSWER, request))) as Anthropic;
+    const sdk = make(answering({ answer: ANSWER })) as Anthropic;
     const m = await sdk.messages.create(request as any);
     expect(m.content).toEqual([
       { type: "thinking", thinking: "Thinking.", signature: "sy1.openai.gAAAAenc" },
@@ -88,7 +78,7 @@ describe.each(sdks)("%s parses the translated answers", (_name, make) => {
   });
 
   test("a tool-use round trip: the SDK's message sent back as history keeps reasoning's origin and the call ids", async () => {
-    const sdk = make(answering(streamText(EVENTS))) as Anthropic;
+    const sdk = make(answering({ events: EVENTS })) as Anthropic;
     const m = await sdk.messages.stream(request as any).finalMessage();
     const next = client.decodeRequest({
       ...request,
@@ -109,7 +99,7 @@ describe.each(sdks)("%s parses the translated answers", (_name, make) => {
 
   test("a mid-stream error reaches the SDK as its own error", async () => {
     const events: IrEvent[] = [...EVENTS.slice(0, 8), { type: "error", status: 529, code: "overloaded", message: "The model is overloaded" }];
-    const sdk = make(answering(streamText(events))) as Anthropic;
+    const sdk = make(answering({ events })) as Anthropic;
     const err = await sdk.messages
       .stream(request as any)
       .finalMessage()
@@ -120,21 +110,15 @@ describe.each(sdks)("%s parses the translated answers", (_name, make) => {
 });
 
 test("@anthropic-ai/sdk 1.x takes the input counts stated only at message_delta over message_start's zeros", async () => {
-  const sdk = new Anthropic({ apiKey: "k", fetch: answering(streamText(EVENTS)), maxRetries: 0 });
+  const sdk = new Anthropic({ apiKey: "k", fetch: answering({ events: EVENTS }), maxRetries: 0 });
   const m = await sdk.messages.stream(request as any).finalMessage();
   expect(m.usage).toMatchObject({ input_tokens: 56, cache_read_input_tokens: 64, output_tokens: 85 });
 });
 
 test("an end without usage restates message_start's counts instead of zeroing them", async () => {
   const known = { input: 500, cacheRead: 100, cacheWrite: 0, output: 1, reasoning: 0 };
-  const events: IrEvent[] = [
-    { type: "start", id: "r", model: "m", usage: known },
-    { type: "part_start", index: 0, part: { type: "text" } },
-    { type: "delta", index: 0, text: "ok" },
-    { type: "part_end", index: 0 },
-    { type: "finish", stop: "end_turn", usage: null },
-  ];
-  const sdk = new Anthropic({ apiKey: "k", fetch: answering(streamText(events)), maxRetries: 0 });
+  const events: IrEvent[] = [startEvent("r", "m", known), ...textPart(0, "ok"), { type: "finish", stop: "end_turn", usage: null }];
+  const sdk = new Anthropic({ apiKey: "k", fetch: answering({ events }), maxRetries: 0 });
   const m = await sdk.messages.stream(request as any).finalMessage();
   expect(m.usage).toMatchObject({ input_tokens: 400, cache_read_input_tokens: 100 });
 });

@@ -4,7 +4,7 @@ import { describe, expect, test } from "bun:test";
 import { anthropicCodec } from "../../../src/llm/translate/anthropic.ts";
 import { TranslationError, type IrEvent } from "../../../src/llm/translate/ir.ts";
 import { fixtureJson, fixtureText, type FixtureName } from "../../fakes/fixtures.ts";
-import { sseEvents } from "./anthropic-support.ts";
+import { sseEvents } from "../../support/codecs.ts";
 
 const { upstream } = anthropicCodec;
 const target = { provider: "anthropic", dialect: {} };

@@ -3,84 +3,38 @@
 import { describe, expect, test } from "bun:test";
 import OpenAI from "openai";
 import { chatCodec } from "../../../src/llm/translate/chat.ts";
-import { sealOpaque, type IrAnswer, type IrEvent, type IrRequest, type IrUsage } from "../../../src/llm/translate/ir.ts";
+import { sealOpaque, type IrEvent, type IrUsage } from "../../../src/llm/translate/ir.ts";
+import { codecFetch, reasoningPart, startEvent, textPart, toolCallPart } from "../../support/codecs.ts";
 
 const USAGE: IrUsage = { input: 20, cacheRead: 8, cacheWrite: 0, output: 12, reasoning: 4 };
 
-const TEXT: IrEvent[] = [
-  { type: "start", id: "msg_01", model: "claude-x", usage: null },
-  { type: "part_start", index: 0, part: { type: "text" } },
-  { type: "delta", index: 0, text: "Hello" },
-  { type: "delta", index: 0, text: " world" },
-  { type: "part_end", index: 0 },
-  { type: "finish", stop: "end_turn", usage: USAGE },
-];
+const TEXT: IrEvent[] = [startEvent("msg_01", "claude-x", null), ...textPart(0, "Hello", " world"), { type: "finish", stop: "end_turn", usage: USAGE }];
 
 const TOOLS: IrEvent[] = [
-  { type: "start", id: "msg_02", model: "claude-x", usage: null },
-  { type: "part_start", index: 0, part: { type: "text" } },
-  { type: "delta", index: 0, text: "Reading both." },
-  { type: "part_end", index: 0 },
-  { type: "part_start", index: 1, part: { type: "tool_call", id: "toolu_01", name: "read" } },
-  { type: "delta", index: 1, arguments: '{"pa' },
-  { type: "delta", index: 1, arguments: 'th":"a"}' },
-  { type: "part_end", index: 1 },
-  { type: "part_start", index: 2, part: { type: "tool_call", id: "toolu_02", name: "read" } },
-  { type: "delta", index: 2, arguments: '{"path":"b"}' },
-  { type: "part_end", index: 2 },
+  startEvent("msg_02", "claude-x", null),
+  ...textPart(0, "Reading both."),
+  ...toolCallPart(1, "toolu_01", "read", '{"pa', 'th":"a"}'),
+  ...toolCallPart(2, "toolu_02", "read", '{"path":"b"}'),
   { type: "finish", stop: "tool_use", usage: USAGE },
 ];
 
 const THINKING: IrEvent[] = [
-  { type: "start", id: "msg_03", model: "claude-x", usage: null },
-  { type: "part_start", index: 0, part: { type: "reasoning", origin: "anthropic" } },
-  { type: "delta", index: 0, reasoning: "Two plus " },
-  { type: "delta", index: 0, reasoning: "two." },
-  { type: "delta", index: 0, opaque: "SIG" },
-  { type: "part_end", index: 0 },
-  { type: "part_start", index: 1, part: { type: "text" } },
-  { type: "delta", index: 1, text: "4" },
-  { type: "part_end", index: 1 },
+  startEvent("msg_03", "claude-x", null),
+  ...reasoningPart(0, "anthropic", ["Two plus ", "two."], "SIG"),
+  ...textPart(1, "4"),
   { type: "finish", stop: "end_turn", usage: USAGE },
 ];
 
 const FAILING: IrEvent[] = [
-  { type: "start", id: "msg_04", model: "claude-x", usage: null },
-  { type: "part_start", index: 0, part: { type: "text" } },
-  { type: "delta", index: 0, text: "partial" },
+  startEvent("msg_04", "claude-x", null),
+  ...textPart(0, "partial").slice(0, -1), // no part_end: the error cuts the text
   { type: "error", status: 529, code: "overloaded_error", message: "Overloaded" },
 ];
 
-/** The answer the events describe, as an upstream decoder's decodeAnswer would give it. */
-function answerOf(events: IrEvent[]): IrAnswer {
-  const a: IrAnswer = { id: "", model: "", parts: [], stop: "end_turn", usage: null };
-  const parts = new Map<number, any>();
-  for (const e of events) {
-    if (e.type === "start") Object.assign(a, { id: e.id, model: e.model });
-    else if (e.type === "part_start") parts.set(e.index, e.part.type === "tool_call" ? { ...e.part, arguments: "" } : { ...e.part, text: "" });
-    else if (e.type === "delta") {
-      const p = parts.get(e.index);
-      if (p.type === "tool_call") p.arguments += e.arguments ?? "";
-      else p.text += e.text ?? e.reasoning ?? "";
-      if (e.opaque) p.opaque = (p.opaque ?? "") + e.opaque;
-    } else if (e.type === "finish") Object.assign(a, { stop: e.stop, usage: e.usage });
-  }
-  a.parts = [...parts.values()];
-  return a;
-}
-
-/** An openai client whose "gateway" is the chat client codec answering with `events`; records what it decoded. */
+/** An openai client whose "gateway" is the chat client codec answering with `events`; `calls` keeps what it decoded. */
 function client(events: IrEvent[]) {
-  const seen: { ir?: IrRequest; raw?: string } = {};
-  const fetch = async (_url: unknown, init?: RequestInit) => {
-    const body = JSON.parse(String(init?.body));
-    seen.ir = chatCodec.client.decodeRequest(body);
-    if (!body.stream) return Response.json(chatCodec.client.encodeAnswer(answerOf(events), body));
-    const enc = chatCodec.client.streamEncoder(body);
-    seen.raw = events.map((e) => enc.write(e)).join("");
-    return new Response(seen.raw, { headers: { "content-type": "text/event-stream" } });
-  };
-  return { sdk: new OpenAI({ apiKey: "sk-test", baseURL: "http://gateway.test/v1", fetch: fetch as any, maxRetries: 0 }), seen };
+  const { fetch, calls } = codecFetch(chatCodec.client, { events });
+  return { sdk: new OpenAI({ apiKey: "sk-test", baseURL: "http://gateway.test/v1", fetch, maxRetries: 0 }), calls };
 }
 
 const tools: OpenAI.Chat.ChatCompletionTool[] = [{ type: "function", function: { name: "read", description: "Read a file", parameters: { type: "object", properties: { path: { type: "string" } }, required: ["path"] } } }];
@@ -97,7 +51,7 @@ describe("openai SDK reads the chat client encoders' output", () => {
   });
 
   test("non-streaming tool round trip: the calls come back with their ids, and the next turn's tool results answer to them", async () => {
-    const { sdk, seen } = client(TOOLS);
+    const { sdk, calls } = client(TOOLS);
     const messages: OpenAI.Chat.ChatCompletionMessageParam[] = [{ role: "user", content: "read a and b" }];
     const r = await sdk.chat.completions.create({ model: "claude-x", messages, tools, tool_choice: "auto" });
     const msg = r.choices[0]!.message;
@@ -109,22 +63,22 @@ describe("openai SDK reads the chat client encoders' output", () => {
     ]);
     messages.push(msg, ...msg.tool_calls!.map((c) => ({ role: "tool" as const, tool_call_id: c.id, content: `contents of ${JSON.parse((c as any).function.arguments).path}` })));
     await sdk.chat.completions.create({ model: "claude-x", messages, tools });
-    expect(seen.ir!.messages.at(-1)!.parts).toEqual([
+    expect(calls.at(-1)!.ir.messages.at(-1)!.parts).toEqual([
       { type: "tool_result", callId: "toolu_01", content: "contents of a" },
       { type: "tool_result", callId: "toolu_02", content: "contents of b" },
     ]);
-    expect(seen.ir!.messages[1]!.parts.filter((p) => p.type === "tool_call").map((p: any) => p.id)).toEqual(["toolu_01", "toolu_02"]);
+    expect(calls.at(-1)!.ir.messages[1]!.parts.filter((p) => p.type === "tool_call").map((p: any) => p.id)).toEqual(["toolu_01", "toolu_02"]);
   });
 
   test("streaming without include_usage: role, text deltas, finish_reason on the last choice chunk, no usage anywhere, [DONE]", async () => {
-    const { sdk, seen } = client(TEXT);
+    const { sdk, calls } = client(TEXT);
     const chunks: OpenAI.Chat.ChatCompletionChunk[] = [];
     for await (const c of await sdk.chat.completions.create({ model: "claude-x", messages: [{ role: "user", content: "hi" }], stream: true })) chunks.push(c);
     expect(chunks[0]!.choices[0]!.delta).toEqual({ role: "assistant", content: "" });
     expect(chunks.map((c) => c.choices[0]?.delta.content ?? "").join("")).toBe("Hello world");
     expect(chunks.at(-1)!.choices[0]!.finish_reason).toBe("stop");
     expect(chunks.every((c) => c.object === "chat.completion.chunk" && c.id === "chatcmpl-msg_01" && c.choices.length === 1 && !("usage" in c))).toBe(true);
-    expect(seen.raw!.endsWith("data: [DONE]\n\n")).toBe(true);
+    expect(calls.at(-1)!.sse!.endsWith("data: [DONE]\n\n")).toBe(true);
   });
 
   test("streaming with include_usage: every chunk says usage null, then one usage chunk with no choices", async () => {
@@ -140,7 +94,7 @@ describe("openai SDK reads the chat client encoders' output", () => {
   });
 
   test("streamed tool calls: the SDK's stream helper assembles both calls (index, id and name first, arguments in pieces)", async () => {
-    const { sdk, seen } = client(TOOLS);
+    const { sdk, calls } = client(TOOLS);
     const stream = sdk.chat.completions.stream({ model: "claude-x", messages: [{ role: "user", content: "read a and b" }], tools, stream_options: { include_usage: true } });
     const final = await stream.finalChatCompletion();
     const msg = final.choices[0]!.message;
@@ -152,7 +106,7 @@ describe("openai SDK reads the chat client encoders' output", () => {
     ]);
     expect(final.usage?.completion_tokens).toBe(12);
     // The first delta of each call names it; later ones carry only arguments, never an empty arguments piece.
-    const deltas = seen.raw!.split("\n\n").filter((l) => l.includes('"delta":{"tool_calls"')).map((l) => JSON.parse(l.slice(6)).choices[0].delta.tool_calls[0]);
+    const deltas = calls.at(-1)!.sse!.split("\n\n").filter((l) => l.includes('"delta":{"tool_calls"')).map((l) => JSON.parse(l.slice(6)).choices[0].delta.tool_calls[0]);
     expect(deltas).toEqual([
       { index: 0, id: "toolu_01", type: "function", function: { name: "read", arguments: "" } },
       { index: 0, function: { arguments: '{"pa' } },
@@ -163,7 +117,7 @@ describe("openai SDK reads the chat client encoders' output", () => {
   });
 
   test("a mid-stream error is a {error} chunk the SDK raises as an APIError, after the text it had", async () => {
-    const { sdk, seen } = client(FAILING);
+    const { sdk, calls } = client(FAILING);
     let text = "";
     let error: unknown;
     try {
@@ -173,9 +127,9 @@ describe("openai SDK reads the chat client encoders' output", () => {
     }
     expect(text).toBe("partial");
     expect(error).toBeInstanceOf(OpenAI.APIError);
-    expect((error as OpenAI.APIError).message).toContain("Overloaded");
-    expect((error as OpenAI.APIError).code).toBe("overloaded_error");
-    expect(seen.raw).not.toContain("[DONE]");
+    expect((error as InstanceType<typeof OpenAI.APIError>).message).toContain("Overloaded");
+    expect((error as InstanceType<typeof OpenAI.APIError>).code).toBe("overloaded_error");
+    expect(calls.at(-1)!.sse).not.toContain("[DONE]");
   });
 
   test("thinking streams as reasoning_content deltas, then one reasoning_details entry with the sealed signature", async () => {
@@ -188,9 +142,9 @@ describe("openai SDK reads the chat client encoders' output", () => {
   });
 
   test("non-streaming thinking: reasoning_content and reasoning_details on the message", async () => {
-    const { sdk, seen } = client(THINKING);
+    const { sdk, calls } = client(THINKING);
     const r: any = await sdk.chat.completions.create({ model: "claude-x", messages: [{ role: "user", content: "2+2" }], reasoning_effort: "low" });
-    expect(seen.ir!.reasoning).toEqual({ effort: "low" });
+    expect(calls.at(-1)!.ir.reasoning).toEqual({ effort: "low" });
     expect(r.choices[0].message.reasoning_content).toBe("Two plus two.");
     expect(r.choices[0].message.reasoning_details).toEqual([{ type: "reasoning.text", text: "Two plus two.", signature: sealOpaque("anthropic", "SIG"), index: 0 }]);
   });
@@ -214,13 +168,7 @@ describe("the stream encoder writes as it goes", () => {
 });
 
 test("a call with no arguments at all says {} (JSON), streamed and not", async () => {
-  const events: IrEvent[] = [
-    { type: "start", id: "msg_05", model: "claude-x", usage: null },
-    { type: "part_start", index: 0, part: { type: "tool_call", id: "toolu_9", name: "list_files" } },
-    { type: "delta", index: 0, arguments: "" },
-    { type: "part_end", index: 0 },
-    { type: "finish", stop: "tool_use", usage: USAGE },
-  ];
+  const events: IrEvent[] = [startEvent("msg_05", "claude-x", null), ...toolCallPart(0, "toolu_9", "list_files", ""), { type: "finish", stop: "tool_use", usage: USAGE }];
   const { sdk } = client(events);
   const final = await sdk.chat.completions.stream({ model: "claude-x", messages: [{ role: "user", content: "ls" }], tools }).finalChatCompletion();
   expect((final.choices[0]!.message.tool_calls![0] as any).function.arguments).toBe("{}");

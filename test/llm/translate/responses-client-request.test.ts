@@ -150,24 +150,18 @@ describe("decodeRequest: shapes", () => {
     expect(decode({ model: "m", input: "x", reasoning: { effort: "none" } }).reasoning).toBeUndefined();
   });
 
-  test("a hosted tool (Codex's web_search, local_shell, file_search) is refused naming its type, never dropped", () => {
-    for (const [tools, at] of [
-      [[shellTool, { type: "web_search", external_web_access: false }], "tools[1].type"],
-      [[{ type: "local_shell" }], "tools[0].type"],
-      [[{ type: "file_search", vector_store_ids: ["vs_1"] }], "tools[0].type"],
-      [[{ type: "namespace", name: "n", tools: [{ type: "web_search" }] }], "tools[0].tools[0].type"],
+  test("a hosted tool (Codex's web_search, local_shell, file_search) is left out and named in droppedTools", () => {
+    for (const [tools, kept, dropped] of [
+      [[shellTool, { type: "web_search", external_web_access: false }], ["shell"], ["web_search"]],
+      [[{ type: "local_shell" }], [], ["local_shell"]],
+      [[{ type: "file_search", vector_store_ids: ["vs_1"] }], [], ["file_search"]],
+      [[{ type: "namespace", name: "n", tools: [{ type: "web_search" }, { type: "function", name: "f", parameters: { type: "object" } }] }], ["n__f"], ["web_search"]],
     ] as const) {
-      let err: unknown;
-      try {
-        decode({ model: "m", input: "x", tools, tool_choice: "auto" });
-      } catch (e) {
-        err = e;
-      }
-      expect(err).toBeInstanceOf(TranslationError);
-      expect((err as TranslationError).param).toBe(at);
-      expect((err as TranslationError).message).toContain(JSON.stringify((tools.at(-1) as any).tools?.[0]?.type ?? (tools.at(-1) as any).type));
+      const ir = decode({ model: "m", input: "x", tools, tool_choice: "auto" });
+      expect(ir.tools.map((t) => t.name)).toEqual([...kept]);
+      expect(ir.droppedTools).toEqual([...dropped]);
     }
-    expect(() => decode({ model: "m", input: "x", tools: [{ type: "web_search" }] })).toThrow('web_search = "disabled"');
+    expect(decode({ model: "m", input: "x", tools: [shellTool] }).droppedTools).toBeUndefined();
   });
 
   test("tool_choice may name a namespace member", () => {
@@ -191,7 +185,8 @@ describe("decodeRequest: refused, naming the field", () => {
     ["top_logprobs", { top_logprobs: 3 }, "top_logprobs"],
     ["logprobs through include", { include: ["message.output_text.logprobs"] }, "include"],
     ["priority tier", { service_tier: "priority" }, "service_tier"],
-    ["a tool_choice forcing a hosted tool", { tools: [{ type: "web_search" }], tool_choice: { type: "web_search" } }, "tools[0].type"],
+    ["a tool_choice forcing a hosted tool", { tools: [{ type: "web_search" }], tool_choice: { type: "web_search" } }, "tool_choice"],
+    ["a tool without a type", { tools: [{ name: "x" }] }, "tools[0].type"],
     ["tool_choice required with no tool offered", { tools: [], tool_choice: "required" }, "tool_choice"],
     ["a tool_choice naming an absent function", { tools: [shellTool], tool_choice: { type: "function", name: "nope" } }, "tool_choice"],
     ["input that is a number", { input: 5 }, "input"],

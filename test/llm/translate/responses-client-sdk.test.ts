@@ -3,51 +3,29 @@
 // give them) is what the SDK's custom fetch returns. No server: what the SDK parses is exactly the codec's output.
 import { describe, expect, test } from "bun:test";
 import OpenAI from "openai";
-import { openOpaque, type IrAnswer, type IrEvent, type IrRequest } from "../../../src/llm/translate/ir.ts";
+import { openOpaque, type IrAnswer, type IrEvent } from "../../../src/llm/translate/ir.ts";
 import { responsesCodec } from "../../../src/llm/translate/responses.ts";
+import { codecFetch, reasoningPart, startEvent, textPart, toolCallPart } from "../../support/codecs.ts";
 
 const client = responsesCodec.client;
 
-/** An SDK whose every call is answered by `answer(requestBody, decoded)`; the decoded requests are kept. */
-function sdk(answer: (body: any) => Response) {
-  const seen: Array<{ body: any; ir: IrRequest }> = [];
-  const openai = new OpenAI({
-    apiKey: "k",
-    baseURL: "http://gateway.test/v1",
-    maxRetries: 0,
-    fetch: (async (_url: string, init: RequestInit) => {
-      const body = JSON.parse(String(init.body));
-      seen.push({ body, ir: client.decodeRequest(body) });
-      return answer(body);
-    }) as any,
-  });
-  return { openai, seen };
+/** An SDK whose every call the codec answers with `reply`; the decoded requests are kept in `seen`. */
+function sdk(reply: Parameters<typeof codecFetch>[1]) {
+  const { fetch, calls } = codecFetch(client, reply);
+  return { openai: new OpenAI({ apiKey: "k", baseURL: "http://gateway.test/v1", maxRetries: 0, fetch }), seen: calls };
 }
 
-const json = (answer: IrAnswer) => (body: any) => Response.json(client.encodeAnswer(answer, body));
-const stream = (events: IrEvent[]) => (body: any) => {
-  const enc = client.streamEncoder(body);
-  return new Response(events.map((e) => enc.write(e)).join(""), { headers: { "content-type": "text/event-stream" } });
-};
+const json = (answer: IrAnswer) => ({ answer });
+const stream = (events: IrEvent[]) => ({ events });
 
 const usage = { input: 1500, cacheRead: 1200, cacheWrite: 100, output: 60, reasoning: 20 };
 const tools = [{ type: "function" as const, name: "read_file", description: "Read a file", parameters: { type: "object", properties: { path: { type: "string" } }, required: ["path"] }, strict: false }];
 
 const claudeToolEvents: IrEvent[] = [
-  { type: "start", id: "msg_01XYZ", model: "claude-sonnet-4-5", usage: { ...usage, output: 1, reasoning: 0 } },
-  { type: "part_start", index: 0, part: { type: "reasoning", origin: "anthropic" } },
-  { type: "delta", index: 0, reasoning: "The user wants " },
-  { type: "delta", index: 0, reasoning: "the file." },
-  { type: "delta", index: 0, opaque: "EqQBsig==" },
-  { type: "part_end", index: 0 },
-  { type: "part_start", index: 1, part: { type: "text" } },
-  { type: "delta", index: 1, text: "Let me " },
-  { type: "delta", index: 1, text: "read it." },
-  { type: "part_end", index: 1 },
-  { type: "part_start", index: 2, part: { type: "tool_call", id: "toolu_01AAA", name: "read_file" } },
-  { type: "delta", index: 2, arguments: '{"path":' },
-  { type: "delta", index: 2, arguments: '"a.txt"}' },
-  { type: "part_end", index: 2 },
+  startEvent("msg_01XYZ", "claude-sonnet-4-5", { ...usage, output: 1, reasoning: 0 }),
+  ...reasoningPart(0, "anthropic", ["The user wants ", "the file."], "EqQBsig=="),
+  ...textPart(1, "Let me ", "read it."),
+  ...toolCallPart(2, "toolu_01AAA", "read_file", '{"path":', '"a.txt"}'),
   { type: "finish", stop: "tool_use", usage },
 ];
 
@@ -143,13 +121,7 @@ describe("responses.stream", () => {
 
   test("max_tokens mid-answer ends with response.incomplete, which the SDK reads as a finished, incomplete response", async () => {
     const { openai } = sdk(
-      stream([
-        { type: "start", id: "m", model: "gemini-3-pro" },
-        { type: "part_start", index: 0, part: { type: "text" } },
-        { type: "delta", index: 0, text: "Once" },
-        { type: "part_end", index: 0 },
-        { type: "finish", stop: "max_tokens", usage },
-      ]),
+      stream([startEvent("m", "gemini-3-pro"), ...textPart(0, "Once"), { type: "finish", stop: "max_tokens", usage }]),
     );
     const r = await openai.responses.stream({ model: "gemini-3-pro", input: "story" }).finalResponse();
     expect(r.status).toBe("incomplete");
@@ -160,12 +132,7 @@ describe("responses.stream", () => {
 
   test("an upstream error mid-stream becomes response.failed carrying the error code and message", async () => {
     const { openai } = sdk(
-      stream([
-        { type: "start", id: "m", model: "claude-sonnet-4-5" },
-        { type: "part_start", index: 0, part: { type: "text" } },
-        { type: "delta", index: 0, text: "Par" },
-        { type: "error", status: 529, code: "overloaded_error", message: "Overloaded" },
-      ]),
+      stream([startEvent("m", "claude-sonnet-4-5"), ...textPart(0, "Par").slice(0, -1), { type: "error", status: 529, code: "overloaded_error", message: "Overloaded" }]),
     );
     const s = openai.responses.stream({ model: "claude-sonnet-4-5", input: "hi" });
     const failed: any[] = [];
@@ -223,13 +190,7 @@ describe("reasoning that cannot or must not be carried", () => {
 
   test("usage stated only at the start (finish without usage) still reaches response.completed", async () => {
     const { openai } = sdk(
-      stream([
-        { type: "start", id: "m", model: "c", usage },
-        { type: "part_start", index: 0, part: { type: "text" } },
-        { type: "delta", index: 0, text: "ok" },
-        { type: "part_end", index: 0 },
-        { type: "finish", stop: "end_turn", usage: null },
-      ]),
+      stream([startEvent("m", "c", usage), ...textPart(0, "ok"), { type: "finish", stop: "end_turn", usage: null }]),
     );
     const r = await openai.responses.stream({ model: "c", input: "hi" }).finalResponse();
     expect(r.usage?.input_tokens).toBe(1500);

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import Anthropic from "@anthropic-ai/sdk";
 import { ledgerOf, MICROS, startEnv, stopEnv, type Env } from "../support";
 import { LLMS, nativeOf } from "./clients";
+import { errorOf } from "../../support/json";
 
 let e: Env;
 beforeAll(async () => {
@@ -43,7 +44,7 @@ test("an embedding model or an unknown one: a clear error, never a 404 for a kno
   const { key } = await e.gw.account(10);
   const emb = await post(key, JSON.stringify({ model: "text-embedding-3-small", messages: [] }));
   expect(emb.status).toBe(400);
-  expect((await emb.json()).error.type).toBe("invalid_request_error");
+  expect((await errorOf(emb)).error.type).toBe("invalid_request_error");
   const unknown = await post(key, JSON.stringify({ model: "no-such-model", messages: [] }));
   expect(unknown.status).toBe(404);
 });

@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { sql } from "drizzle-orm";
 import { startGateway, type TestGateway } from "../support/gateway";
+import { AccountView, KeyCreated, KeyList, KeyView, WebhookKey } from "../../src/accounts/model";
+import { errorOf, jsonOf, type AnswerOf } from "../support/json";
 
 let gw: TestGateway;
 beforeAll(async () => (gw = await startGateway()));
@@ -13,35 +15,35 @@ describe("admin API", () => {
   test("create account, key, top-up, webhook key; the account view shows balance, holds and ledger", async () => {
     const created = await gw.admin("/admin/v1/accounts", json({ name: "Acme", credits: 1500 }));
     expect(created.status).toBe(201);
-    const acct = await created.json();
+    const acct = await jsonOf<AnswerOf<typeof AccountView>>(created);
     expect(acct).toMatchObject({ name: "Acme", credits: 1500, held_credits: 0 });
     expect(acct.id).toStartWith("acct_");
 
     const k = await gw.admin(`/admin/v1/accounts/${acct.id}/keys`, json({ name: "ci", rate_limit: { requests: 50, window_seconds: 60 }, max_concurrent_tasks: 4 }));
     expect(k.status).toBe(201);
-    const key = await k.json();
+    const key = await jsonOf<AnswerOf<typeof KeyCreated>>(k);
     expect(key.key).toStartWith("sk-sy-");
     expect(key).toMatchObject({ name: "ci", rate_limit: { requests: 50, window_seconds: 60 }, max_concurrent_tasks: 4 });
     // Stored only as a hash: the plaintext appears nowhere in the database.
     const stored = await gw.ctx.db.all<any>(sql`select * from api_keys where id = ${key.id}`);
     expect(JSON.stringify(stored)).not.toContain(key.key);
     // Listed by prefix only.
-    const list = await (await gw.admin(`/admin/v1/accounts/${acct.id}/keys`)).json();
-    expect(list.data[0].prefix).toBe(key.key.slice(0, 12));
+    const list = await jsonOf<AnswerOf<typeof KeyList>>(await gw.admin(`/admin/v1/accounts/${acct.id}/keys`));
+    expect(list.data[0]!.prefix).toBe(key.key.slice(0, 12));
     expect(JSON.stringify(list)).not.toContain(key.key);
 
     const top = await gw.admin(`/admin/v1/accounts/${acct.id}/credits`, json({ credits: 0.25, reason: "promo" }));
     expect(await top.json()).toMatchObject({ credits: 1500.25 });
 
     const wh = await gw.admin(`/admin/v1/accounts/${acct.id}/webhook-key`, { method: "POST" });
-    const { key: secret } = await wh.json();
+    const { key: secret } = await jsonOf<AnswerOf<typeof WebhookKey>>(wh);
     expect(secret).toStartWith("whsec_");
-    const again = await (await gw.admin(`/admin/v1/accounts/${acct.id}/webhook-key`, { method: "POST" })).json();
+    const again = await jsonOf<AnswerOf<typeof WebhookKey>>(await gw.admin(`/admin/v1/accounts/${acct.id}/webhook-key`, { method: "POST" }));
     expect(again.key).not.toBe(secret); // rotation
 
-    const view = await (await gw.admin(`/admin/v1/accounts/${acct.id}`)).json();
+    const view = await jsonOf<AnswerOf<typeof AccountView>>(await gw.admin(`/admin/v1/accounts/${acct.id}`));
     expect(view).toMatchObject({ credits: 1500.25, has_webhook_key: true, holds: [] });
-    expect(view.ledger.map((e: any) => [e.kind, e.credits])).toEqual([["topup", 0.25], ["topup", 1500]]);
+    expect(view.ledger!.map((e) => [e.kind, e.credits])).toEqual([["topup", 0.25], ["topup", 1500]]);
     expect(JSON.stringify(view)).not.toContain(again.key);
 
     const check = await (await gw.admin("/admin/v1/ledger/check")).json();
@@ -53,7 +55,7 @@ describe("admin API", () => {
     const ok = await fetch(gw.url + "/v1/credits", { headers: { authorization: `Bearer ${key}` } });
     expect(ok.status).toBe(200);
     const r = await gw.admin(`/admin/v1/accounts/${accountId}/keys/${keyId}`, { method: "DELETE" });
-    expect((await r.json()).revoked_at).toBeString();
+    expect((await jsonOf<AnswerOf<typeof KeyView>>(r)).revoked_at).toBeString();
     const refused = await fetch(gw.url + "/v1/credits", { headers: { authorization: `Bearer ${key}` } });
     expect(refused.status).toBe(401);
   });
@@ -66,7 +68,7 @@ describe("admin API", () => {
     const before = await count("accounts");
     const r = await gw.admin(path, json(body));
     expect(r.status).toBe(status);
-    const e = await r.json();
+    const e = await errorOf(r);
     expect(e.error.message).toContain(field);
     expect(e.request_id).toBe(r.headers.get("x-request-id")!);
     expect(await count("accounts")).toBe(before);
@@ -77,17 +79,17 @@ describe("admin API", () => {
     const before = [await count("entries"), await count("api_keys")];
     const neg = await gw.admin(`/admin/v1/accounts/${accountId}/credits`, json({ credits: -1 }));
     expect(neg.status).toBe(422);
-    expect((await neg.json()).error.message).toContain("negative");
+    expect((await errorOf(neg)).error.message).toContain("negative");
     const zero = await gw.admin(`/admin/v1/accounts/${accountId}/credits`, json({ credits: 0 }));
     expect(zero.status).toBe(422);
     const unknown = await gw.admin(`/admin/v1/accounts/acct_nope/credits`, json({ credits: 5 }));
     expect(unknown.status).toBe(404);
-    expect((await unknown.json()).error.code).toBe("account_not_found");
+    expect((await errorOf(unknown)).error.code).toBe("account_not_found");
     const unknownKey = await gw.admin(`/admin/v1/accounts/acct_nope/keys`, json({ name: "k" }));
     expect(unknownKey.status).toBe(404);
     const badJson = await gw.admin(`/admin/v1/accounts/${accountId}/credits`, { method: "POST", body: "{credits: 5" });
     expect(badJson.status).toBe(400);
-    expect((await badJson.json()).error.code).toBe("invalid_json");
+    expect((await errorOf(badJson)).error.code).toBe("invalid_json");
     const badLimit = await gw.admin(`/admin/v1/accounts/${accountId}/keys`, json({ rate_limit: { requests: 0, window_seconds: 10 } }));
     expect(badLimit.status).toBe(422);
     expect([await count("entries"), await count("api_keys")]).toEqual(before);
@@ -99,7 +101,7 @@ describe("admin API", () => {
     const off = await startGateway({ ADMIN_TOKEN: "" });
     const r = await fetch(off.url + "/admin/v1/accounts", { headers: { authorization: "Bearer x" } });
     expect(r.status).toBe(403);
-    expect((await r.json()).error.code).toBe("admin_disabled");
+    expect((await errorOf(r)).error.code).toBe("admin_disabled");
     await off.stop();
   });
 
@@ -111,7 +113,7 @@ describe("admin API", () => {
       for (const authorization of [undefined, "Bearer nope"]) {
         const r = await post(gw.url, path, authorization);
         expect(r.status).toBe(401);
-        const e = await r.json();
+        const e = await errorOf(r);
         expect(e.error).toMatchObject({ code: "invalid_admin_token", message: "Missing or wrong admin token." });
         expect(e.request_id).toBe(r.headers.get("x-request-id")!);
       }
@@ -120,7 +122,7 @@ describe("admin API", () => {
     try {
       const r = await post(off.url, "/admin/v1/accounts", "Bearer x");
       expect(r.status).toBe(403);
-      expect((await r.json()).error.code).toBe("admin_disabled");
+      expect((await errorOf(r)).error.code).toBe("admin_disabled");
     } finally {
       await off.stop();
     }

@@ -2,6 +2,7 @@
 // shape, not a 404 saying the route does not exist. A path it does not serve stays a 404.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { startGateway, type TestGateway } from "../support/gateway";
+import { errorOf } from "../support/json";
 
 let gw: TestGateway;
 beforeAll(async () => {
@@ -13,7 +14,7 @@ test("GET on an LLM endpoint: 405, allow: POST, in that protocol's error shape",
   const chat = await fetch(gw.url + "/v1/chat/completions");
   expect(chat.status).toBe(405);
   expect(chat.headers.get("allow")).toBe("POST");
-  expect((await chat.json()).error).toMatchObject({ code: "method_not_allowed" });
+  expect((await errorOf(chat)).error).toMatchObject({ code: "method_not_allowed" });
   const messages = await fetch(gw.url + "/v1/messages", { method: "PUT", body: "{}" });
   expect(messages.status).toBe(405);
   expect(await messages.json()).toMatchObject({ type: "error", error: { type: "invalid_request_error", code: "method_not_allowed" } });
@@ -31,5 +32,5 @@ test("HEAD on a GET route and an unknown path are not 405", async () => {
   expect((await fetch(gw.url + "/v1/models", { method: "HEAD" })).status).not.toBe(405);
   const unknown = await fetch(gw.url + "/v1/nope");
   expect(unknown.status).toBe(404);
-  expect((await unknown.json()).error.code).toBe("not_found");
+  expect((await errorOf(unknown)).error.code).toBe("not_found");
 });

@@ -5,6 +5,8 @@ import { Accounts } from "../../src/accounts/service";
 import { Ledger } from "../../src/ledger/service";
 import { startGateway } from "../support/gateway";
 import { freshPostgres, pgAvailable, skipNote } from "../support/services";
+import { jsonOf, type AnswerOf } from "../support/json";
+import { AccountList, AccountView } from "../../src/accounts/model";
 
 // Bun.SQL returns int8 and numeric as strings; db/client.ts turns those into numbers by the column's type, never by
 // what a value looks like. Text that happens to be digits ("007", "-5", "1e3") must come back as the same string, as
@@ -85,15 +87,15 @@ test.skipIf(!pgAvailable)("admin API on Postgres: an account named \"007\" lists
     const post = (path: string, body: unknown) => gw.admin(path, { method: "POST", body: JSON.stringify(body) });
     const created = await post("/admin/v1/accounts", { name: "007", credits: 15 });
     expect(created.status).toBe(201);
-    const acct = await created.json();
+    const acct = await jsonOf<AnswerOf<typeof AccountView>>(created);
     expect(acct).toMatchObject({ name: "007", credits: 15 });
     await post(`/admin/v1/accounts/${acct.id}/credits`, { credits: 1, reason: "2024" });
-    const list = await (await gw.admin("/admin/v1/accounts")).json();
-    expect(list.data.find((a: any) => a.id === acct.id)).toMatchObject({ name: "007" });
-    expect(typeof list.data[0].created_at).toBe("number");
-    const view = await (await gw.admin(`/admin/v1/accounts/${acct.id}`)).json();
+    const list = await jsonOf<AnswerOf<typeof AccountList>>(await gw.admin("/admin/v1/accounts"));
+    expect(list.data.find((a) => a.id === acct.id)).toMatchObject({ name: "007" });
+    expect(typeof list.data[0]!.created_at).toBe("number");
+    const view = await jsonOf<AnswerOf<typeof AccountView>>(await gw.admin(`/admin/v1/accounts/${acct.id}`));
     expect(view).toMatchObject({ name: "007", credits: 16 });
-    expect(view.ledger.map((e: any) => [e.reason, e.micro_credits])).toEqual([["2024", 1_000_000], [expect.any(String), 15_000_000]]);
+    expect(view.ledger!.map((e) => [e.reason, e.micro_credits])).toEqual([["2024", 1_000_000], [expect.any(String), 15_000_000]]);
   } finally {
     await gw.stop();
     await target.drop();

@@ -7,6 +7,8 @@ import { sql } from "drizzle-orm";
 import { startGateway, ADMIN_TOKEN, type TestGateway } from "../support/gateway";
 import { spawnGateway, type GatewayProcess } from "../support/process";
 import { databaseFor, dialects, skipNote, tempSqlitePath } from "../support/services";
+import { jsonOf, type AnswerOf } from "../support/json";
+import { KeyView } from "../../src/accounts/model";
 
 const root = new URL("../..", import.meta.url).pathname;
 const cli = (url: string, ...args: string[]) => {
@@ -32,6 +34,8 @@ const BAD: Array<[string, Record<string, unknown>, string]> = [
   ["pattern with a space", { models: ["claude *"] }, "models.0"],
   ["expiry in the past", { expires_at: "2020-01-01T00:00:00Z" }, "expires_at"],
   ["expiry not a time", { expires_at: "next tuesday" }, "expires_at"],
+  ["an unknown field", { budgets: { day: 5 } }, "budgets"],
+  ["an unknown period beside a known one", { budget: { day: 1, fortnight: 5 } }, "budget.fortnight"],
 ];
 
 for (const d of dialects) {
@@ -66,7 +70,7 @@ for (const d of dialects) {
       expect((await row(keyId)).budget_week).toBe(3_000_001); // exact micro-credits
 
       r = await gw.admin(`/admin/v1/accounts/${accountId}/keys/${keyId}`, patch({ budget: { day: 1, week: null }, rate_limit: null }));
-      const view = await r.json();
+      const view = await jsonOf<AnswerOf<typeof KeyView>>(r);
       expect(view).toMatchObject({ name: "renamed", rate_limit: null, max_concurrent_tasks: 1, models: ["*"], budget: { day: 1 } });
       expect(view.budget).toEqual({ day: 1 });
 

@@ -2,8 +2,13 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { tmpdir } from "node:os";
-import { loadCatalog } from "../../src/catalog/service";
+import { loadCatalog } from "../../src/catalog-loader";
 import { startGateway, type TestGateway } from "../support/gateway";
+import { ModelCard, PublicModel } from "../../src/catalog/schemas";
+import { errorOf, jsonOf, type AnswerOf, type ListOf } from "../support/json";
+
+/** A model as /v1/models lists it, with the fields these tests read beyond the published schema. */
+type ListedModel = AnswerOf<typeof PublicModel> & { endpoints: string[]; pricing: Record<string, unknown> };
 
 let gw: TestGateway;
 beforeAll(async () => (gw = await startGateway()));
@@ -13,9 +18,9 @@ describe("GET /v1/models", () => {
   test("lists every model with endpoint, capabilities and USD pricing per million tokens; no key needed", async () => {
     const r = await fetch(gw.url + "/v1/models");
     expect(r.status).toBe(200);
-    const { object, data } = await r.json();
+    const { object, data } = await jsonOf<ListOf<ListedModel>>(r);
     expect(object).toBe("list");
-    const sonnet = data.find((m: any) => m.id === "claude-sonnet-4-5");
+    const sonnet = data.find((m) => m.id === "claude-sonnet-4-5")!;
     expect(sonnet).toMatchObject({
       endpoint: "/v1/messages",
       type: "llm",
@@ -23,45 +28,45 @@ describe("GET /v1/models", () => {
     });
     expect(sonnet.pricing.long_context).toEqual({ above_input_tokens: 200000, input: 6, output: 22.5, cache_read: 0.6, cache_write: 7.5, cache_write_1h: 12 });
     expect(sonnet.capabilities).toContain("tools");
-    const gpt = data.find((m: any) => m.id === "gpt-5.1");
+    const gpt = data.find((m) => m.id === "gpt-5.1")!;
     expect(gpt.endpoint).toBe("/v1/responses");
     expect(gpt.pricing.cache_write).toBeUndefined(); // absent where not applicable
-    const emb = data.find((m: any) => m.id === "text-embedding-3-small");
+    const emb = data.find((m) => m.id === "text-embedding-3-small")!;
     expect(emb).toMatchObject({ endpoint: "/v1/embeddings", type: "embedding", pricing: { input: 0.02 } });
     expect(emb.pricing.output).toBeUndefined();
-    for (const m of data.filter((m: any) => m.type === "llm" || m.type === "embedding"))
+    for (const m of data.filter((m) => m.type === "llm" || m.type === "embedding"))
       expect(["/v1/messages", "/v1/responses", "/v1/chat/completions", "/v1/embeddings"]).toContain(m.endpoint);
     // The spec: GPT/Codex/Grok/DeepSeek on Responses; Gemini and GPT-5.2 on Chat Completions.
-    expect(data.find((m: any) => m.id === "gpt-5.2").endpoint).toBe("/v1/chat/completions");
-    expect(data.find((m: any) => m.id === "gemini-2.5-pro").endpoint).toBe("/v1/chat/completions");
-    expect(data.find((m: any) => m.id === "deepseek-reasoner")).toMatchObject({ endpoint: "/v1/responses", status: "retired" });
-    expect(data.find((m: any) => m.id === "gpt-6.2-sol").endpoint).toBe("/v1/responses");
-    expect(data.find((m: any) => m.id === "claude-opus-5-5").endpoint).toBe("/v1/messages");
-    expect(data.find((m: any) => m.id === "grok-4").endpoint).toBe("/v1/responses");
+    expect(data.find((m) => m.id === "gpt-5.2")!.endpoint).toBe("/v1/chat/completions");
+    expect(data.find((m) => m.id === "gemini-2.5-pro")!.endpoint).toBe("/v1/chat/completions");
+    expect(data.find((m) => m.id === "deepseek-reasoner")!).toMatchObject({ endpoint: "/v1/responses", status: "retired" });
+    expect(data.find((m) => m.id === "gpt-6.2-sol")!.endpoint).toBe("/v1/responses");
+    expect(data.find((m) => m.id === "claude-opus-5-5")!.endpoint).toBe("/v1/messages");
+    expect(data.find((m) => m.id === "grok-4")!.endpoint).toBe("/v1/responses");
   });
 
   test("`endpoints`: every LLM on the three LLM endpoints, its native `endpoint` first; embeddings only their own", async () => {
-    const { data } = await (await fetch(gw.url + "/v1/models")).json();
-    const llms = data.filter((m: any) => m.type === "llm");
+    const { data } = await jsonOf<ListOf<ListedModel>>(await fetch(gw.url + "/v1/models"));
+    const llms = data.filter((m) => m.type === "llm");
     expect(llms.length).toBeGreaterThan(20);
     for (const m of llms) {
       expect(m.endpoints[0]).toBe(m.endpoint);
       expect([...m.endpoints].sort()).toEqual(["/v1/chat/completions", "/v1/messages", "/v1/responses"]);
     }
-    expect(data.find((m: any) => m.id === "gemini-2.5-pro").endpoints).toEqual(["/v1/chat/completions", "/v1/messages", "/v1/responses"]);
-    expect(data.find((m: any) => m.id === "text-embedding-3-small").endpoints).toEqual(["/v1/embeddings"]);
+    expect(data.find((m) => m.id === "gemini-2.5-pro")!.endpoints).toEqual(["/v1/chat/completions", "/v1/messages", "/v1/responses"]);
+    expect(data.find((m) => m.id === "text-embedding-3-small")!.endpoints).toEqual(["/v1/embeddings"]);
     const one = await (await fetch(gw.url + "/v1/models/claude-haiku-4-5")).json();
     expect(one).toMatchObject({ endpoint: "/v1/messages", endpoints: ["/v1/messages", "/v1/responses", "/v1/chat/completions"] });
   });
 
   test("one model by id or alias; unknown id is a clear 404", async () => {
-    const m = await (await fetch(gw.url + "/v1/models/claude-haiku-4-5")).json();
+    const m = await jsonOf<AnswerOf<typeof ModelCard>>(await fetch(gw.url + "/v1/models/claude-haiku-4-5"));
     expect(m.id).toBe("claude-haiku-4-5");
-    const byAlias = await (await fetch(gw.url + "/v1/models/claude-haiku-4-5-20251001")).json();
+    const byAlias = await jsonOf<AnswerOf<typeof ModelCard>>(await fetch(gw.url + "/v1/models/claude-haiku-4-5-20251001"));
     expect(byAlias.id).toBe("claude-haiku-4-5");
     const r = await fetch(gw.url + "/v1/models/no-such-model");
     expect(r.status).toBe(404);
-    expect((await r.json()).error.message).toContain("no-such-model");
+    expect((await errorOf(r)).error.message).toContain("no-such-model");
   });
 });
 

@@ -6,6 +6,7 @@ import { MemoryRateLimiter, retryAfterSeconds } from "../../src/limits/rate-limi
 import { spawnGateway, type GatewayProcess } from "../support/process";
 import { clearOfWindowEdge } from "../support/rate-windows";
 import { redisAvailable, REDIS_URL, skipNote, tempSqlitePath } from "../support/services";
+import { errorOf } from "../support/json";
 
 // The spec's default: 5 requests per 10 s per key. The 6th inside one fixed window must be refused. To make the
 // sequence deterministic (the sliding window weighs the previous fixed window), tests start early in a window.
@@ -52,7 +53,7 @@ describe.skipIf(!redisAvailable)("rate limits on Redis", () => {
     const sixth = await fetch(b.url + "/v1/credits", { headers: { authorization: `Bearer ${key}` } });
     expect(sixth.status).toBe(429);
     expectRetryAfter(sixth);
-    expect((await sixth.json()).error.code).toBe("rate_limit_exceeded");
+    expect((await errorOf(sixth)).error.code).toBe("rate_limit_exceeded");
     // The other process agrees.
     expect((await fetch(a.url + "/v1/credits", { headers: { authorization: `Bearer ${key}` } })).status).toBe(429);
   }, 30_000);

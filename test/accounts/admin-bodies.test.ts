@@ -5,6 +5,8 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { sql } from "drizzle-orm";
 import { startGateway, type TestGateway } from "../support/gateway";
+import { KeyView } from "../../src/accounts/model";
+import { errorOf, jsonOf, type AnswerOf } from "../support/json";
 
 let gw: TestGateway;
 let accountId: string;
@@ -17,7 +19,7 @@ afterAll(() => gw.stop());
 const count = async (table: string) => Number((await gw.ctx.db.get<{ n: number }>(sql.raw(`select count(*) as n from ${table}`)))!.n);
 const webhookKeyOf = async () => (await gw.ctx.db.get<{ webhook_secret: string | null }>(sql`select webhook_secret from accounts where id = ${accountId}`))?.webhook_secret ?? null;
 
-const notObjects: Array<[label: string, body: BodyInit, type: string]> = [
+const notObjects: Array<[label: string, body: Bun.BodyInit, type: string]> = [
   ["a number", "123", "application/json"],
   ["an array", "[]", "application/json"],
   ["null", "null", "application/json"],
@@ -41,7 +43,7 @@ test.each(notObjects)("%s: a 400 on every admin POST route, and nothing is creat
   for (const path of routes()) {
     const r = await gw.admin(path, { method: "POST", body, headers: { "content-type": type } });
     expect({ path, status: r.status }).toEqual({ path, status: 400 });
-    expect((await r.json()).error).toMatchObject({ type: "invalid_request_error", code: expect.stringMatching(/^invalid_(request|json)$/) });
+    expect((await errorOf(r)).error).toMatchObject({ type: "invalid_request_error", code: expect.stringMatching(/^invalid_(request|json)$/) });
   }
   const after = { keys: await count("api_keys"), accounts: await count("accounts"), entries: await count("entries"), users: await count("users"), webhook: await webhookKeyOf() };
   expect(after).toEqual(before);
@@ -51,7 +53,7 @@ test("a JSON object, or no body at all where every field is optional, is taken a
   const keys = await count("api_keys");
   const named = await gw.admin(`/admin/v1/accounts/${accountId}/keys`, { method: "POST", body: JSON.stringify({ name: "ci" }) });
   expect(named.status).toBe(201);
-  expect((await named.json()).name).toBe("ci");
+  expect((await jsonOf<AnswerOf<typeof KeyView>>(named)).name).toBe("ci");
   const charset = await gw.admin(`/admin/v1/accounts/${accountId}/keys`, { method: "POST", body: "{}", headers: { "content-type": "application/json; charset=utf-8" } });
   expect(charset.status).toBe(201);
   const bare = await gw.admin(`/admin/v1/accounts/${accountId}/keys`, { method: "POST" });
@@ -62,12 +64,12 @@ test("a JSON object, or no body at all where every field is optional, is taken a
   // A required field is still the schema's 422, naming it.
   const account = await gw.admin("/admin/v1/accounts", { method: "POST" });
   expect(account.status).toBe(422);
-  expect((await account.json()).error.param).toBe("name");
+  expect((await errorOf(account)).error.param).toBe("name");
 });
 
 test("the body's message says what is wrong", async () => {
   const r = await gw.admin(`/admin/v1/accounts/${accountId}/keys`, { method: "POST", body: "[]" });
-  expect((await r.json()).error.message).toBe("The request body must be a JSON object.");
+  expect((await errorOf(r)).error.message).toBe("The request body must be a JSON object.");
   const t = await gw.admin(`/admin/v1/accounts/${accountId}/keys`, { method: "POST", body: "{}", headers: { "content-type": "text/plain" } });
-  expect((await t.json()).error.message).toBe("The request body must be a JSON object, sent as content-type: application/json.");
+  expect((await errorOf(t)).error.message).toBe("The request body must be a JSON object, sent as content-type: application/json.");
 });

@@ -4,6 +4,7 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { sql } from "drizzle-orm";
 import { startGateway, type TestGateway } from "../support/gateway";
+import { errorOf } from "../support/json";
 
 const MB = 1024 ** 2;
 let gw: TestGateway;
@@ -31,7 +32,7 @@ function chunked(text: string): ReadableStream<Uint8Array> {
   });
 }
 
-const post = (path: string, body: BodyInit, headers: Record<string, string> = {}) =>
+const post = (path: string, body: Bun.BodyInit, headers: Record<string, string> = {}) =>
   fetch(gw.url + path, { method: "POST", headers: { "content-type": "application/json", authorization: `Bearer ${key}`, ...headers }, body });
 
 async function expectNothingMoved() {
@@ -43,7 +44,7 @@ test("Chat Completions: 413 in the OpenAI error shape, from the content-length o
   for (const body of [bodyOf(2 * MB), chunked(bodyOf(2 * MB))]) {
     const r = await post("/v1/chat/completions", body);
     expect(r.status).toBe(413);
-    expect((await r.json()).error).toMatchObject({ type: "invalid_request_error", code: "request_too_large", message: expect.stringContaining("1 MiB") });
+    expect((await errorOf(r)).error).toMatchObject({ type: "invalid_request_error", code: "request_too_large", message: expect.stringContaining("1 MiB") });
   }
   await expectNothingMoved();
 });
@@ -63,7 +64,7 @@ test("a body just under the limit is read as usual (here, refused only because i
     const r = await post("/v1/chat/completions", b, { authorization: `Bearer ${rich.key}` });
     expect(r.status).not.toBe(413);
     expect(r.status).toBeGreaterThanOrEqual(500); // nothing listens on the upstream's port
-    expect((await r.json()).error.code).not.toBe("request_too_large");
+    expect((await errorOf(r)).error.code).not.toBe("request_too_large");
   }
 });
 
@@ -74,7 +75,7 @@ test("the media task API (its own shape), the public estimate and the dashboard'
   expect(await task.json()).toMatchObject({ code: 413, error_code: "request_too_large", data: null });
   const estimate = await post("/v1/credits/estimate", big);
   expect(estimate.status).toBe(413);
-  expect((await estimate.json()).error).toMatchObject({ code: "request_too_large" });
+  expect((await errorOf(estimate)).error).toMatchObject({ code: "request_too_large" });
   const login = await fetch(gw.url + "/dashboard/login", { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body: "email=a%40b.c&password=" + "x".repeat(2 * MB) });
   expect(login.status).toBe(413);
   await expectNothingMoved();

@@ -9,6 +9,7 @@ import { MICROS_PER_CREDIT as C } from "../../src/ledger/units";
 import { startGateway, type TestGateway } from "../support/gateway";
 import { dashboardUser } from "../support/dashboard";
 import { databaseFor, pgAvailable, skipNote } from "../support/services";
+import { errorOf } from "../support/json";
 
 test("storableText replaces U+0000 and leaves other text as it is", () => {
   expect(storableText("a\u0000b")).toBe("a\uFFFDb");
@@ -43,7 +44,7 @@ for (const dialect of ["sqlite", "pg"] as const) {
       for (const path of ["/v1/usage?request_id=%00", "/v1/usage?model=gpt%00", "/v1/tasks/%00"]) {
         const r = await get(path);
         expect([path, r.status]).toEqual([path, 400]);
-        expect((await r.json()).error).toMatchObject({ code: "invalid_request", message: expect.stringContaining("NUL") });
+        expect((await errorOf(r)).error).toMatchObject({ code: "invalid_request", message: expect.stringContaining("NUL") });
       }
       const jobs = await get("/api/v1/jobs/recordInfo?taskId=%00");
       expect(jobs.status).toBe(400);

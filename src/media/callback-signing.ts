@@ -1,7 +1,7 @@
 import { createHmac, timingSafeEqual } from "node:crypto";
 
-// The callback signing scheme documented in /auth.md, in one place so the sender (the media engine's callback
-// worker) and the documentation cannot disagree:
+// How the media engine's callbacks are signed, in one place so the sender (callbacks.ts) and the documentation
+// (discovery/auth-md.ts, /auth.md) cannot disagree:
 //   X-Webhook-Timestamp: Unix time in whole seconds
 //   X-Webhook-Signature: base64( HMAC-SHA256( key = the account's signing key as UTF-8 (the whole `whsec_…` string),
 //                                             message = `${taskId}.${timestamp}` ) )

@@ -10,6 +10,8 @@ import { startFakeLlmUpstream } from "../fakes/llm-upstream";
 import { providerEnv } from "../llm/support";
 import { dashboardUser } from "../support/dashboard";
 import { ADMIN_TOKEN, startGateway, type TestGateway } from "../support/gateway";
+import { errorOf, jsonOf, type AnswerOf } from "../support/json";
+import { CreditsResponse } from "../../src/ledger/routes";
 
 const fake = startFakeLlmUpstream();
 let gw: TestGateway;
@@ -42,7 +44,7 @@ test("every route that parses JSON refuses a deep body with a 400 in its own sha
   for (const body of [DEEP, `{"model":${DEEP}}`, nested(500_000)]) {
     const estimate = await post("/v1/credits/estimate", body);
     expect(estimate.status).toBe(400);
-    expect((await estimate.json()).error).toMatchObject({ code: "invalid_request", message: depthMessage });
+    expect((await errorOf(estimate)).error).toMatchObject({ code: "invalid_request", message: depthMessage });
 
     const task = await post("/api/v1/jobs/createTask", body, withKey());
     expect(task.status).toBe(400);
@@ -50,11 +52,11 @@ test("every route that parses JSON refuses a deep body with a 400 in its own sha
 
     const alias = await post("/v1/images/generations", body, withKey());
     expect(alias.status).toBe(400);
-    expect((await alias.json()).error.message).toBe(depthMessage);
+    expect((await errorOf(alias)).error.message).toBe(depthMessage);
 
     const account = await post("/admin/v1/accounts", body, asAdmin);
     expect(account.status).toBe(400);
-    expect((await account.json()).error.message).toBe(depthMessage);
+    expect((await errorOf(account)).error.message).toBe(depthMessage);
 
     const user = await post(`/admin/v1/accounts/${accountId}/users`, body, asAdmin);
     expect(user.status).toBe(400);
@@ -73,7 +75,7 @@ test("a body nested exactly MAX_JSON_DEPTH deep is read as usual; one level more
   expect(atLimit.status).toBe(200);
   const overLimit = await post("/v1/media/upstream-events/kie", `{"data":${nested(MAX_JSON_DEPTH)}}`);
   expect(overLimit.status).toBe(400);
-  expect((await overLimit.json()).error.message).toBe(depthMessage);
+  expect((await errorOf(overLimit)).error.message).toBe(depthMessage);
 });
 
 test("the event loop stays free: a second request answers while deep bodies are refused", async () => {
@@ -83,7 +85,7 @@ test("the event loop stays free: a second request answers while deep bodies are 
   const second = fetch(gw.url + "/v1/credits", { headers: withKey() });
   const [balance, ...refused] = await Promise.all([second, ...deep]);
   expect(balance.status).toBe(200);
-  expect((await balance.json()).credits).toBe(100);
+  expect((await jsonOf<AnswerOf<typeof CreditsResponse>>(balance)).credits).toBe(100);
   for (const r of refused) expect(r.status).toBe(400);
 });
 
@@ -92,7 +94,7 @@ test("a validation error's message stays short, whatever the value", async () =>
   const strings = JSON.stringify({ model: Array.from({ length: 50_000 }, () => "abcdefghij") });
   const r = await post("/v1/credits/estimate", strings);
   expect(r.status).toBe(422);
-  const { error } = await r.json();
+  const { error } = await errorOf(r);
   expect(error).toMatchObject({ code: "invalid_request", param: "model", message: "model: Expected string" });
 
   const task = await post("/api/v1/jobs/createTask", JSON.stringify({ model: "google/nano-banana", callBackUrl: { x: "y".repeat(100_000) } }), withKey());

@@ -41,7 +41,8 @@ describe("configuration", () => {
     expect(refused({ PUBLIC_BASE_URL: "javascript:alert(1)" })).toContain("PUBLIC_BASE_URL");
     expect(refused({ REDIS_URL: "http://127.0.0.1:6379" })).toContain("REDIS_URL=\"http://127.0.0.1:6379\": must be a redis:// or rediss://");
     // Each accepted form still loads.
-    for (const env of [{ PUBLIC_BASE_URL: "https://gw.example.com/" }, { REDIS_URL: "rediss://u:p@cache:6380/1" }, { REDIS_URL: "valkey://cache:6379" }, { REDIS_URL: "redis+unix:///run/redis.sock" }]) {
+    const acceptedForms: Array<Record<string, string>> = [{ PUBLIC_BASE_URL: "https://gw.example.com/" }, { REDIS_URL: "rediss://u:p@cache:6380/1" }, { REDIS_URL: "valkey://cache:6379" }, { REDIS_URL: "redis+unix:///run/redis.sock" }];
+    for (const env of acceptedForms) {
       expect(refused(env)).toBe("");
     }
     expect(loadConfig({ PUBLIC_BASE_URL: "https://gw.example.com/" }).publicBaseUrl).toBe("https://gw.example.com");

@@ -4,6 +4,8 @@ import { basePlugin } from "../../src/http/base";
 import { protect } from "../../src/http/protect";
 import { silentLogger } from "../../src/log";
 import { startGateway, type TestGateway } from "../support/gateway";
+import { errorOf, jsonOf, type AnswerOf, type EnvelopeError } from "../support/json";
+import { KeyList } from "../../src/accounts/model";
 
 // Each surface's 401. The LLM and task routes mount the same `protect` guard; here it is mounted on stand-in
 // routes at those paths so the shapes are pinned independently of the features behind them.
@@ -50,7 +52,7 @@ describe("authentication failures in each protocol's shape", () => {
     test(`${what} on /v1/messages → Anthropic error shape`, async () => {
       const r = await fetch(stubUrl + "/v1/messages", { method: "POST", headers: headers(), body: "{}" });
       expect(r.status).toBe(401);
-      const b = await r.json();
+      const b = await errorOf(r);
       expect(b).toMatchObject({ type: "error", error: { type: "authentication_error" } });
       expect(b.request_id).toBe(r.headers.get("request-id")!);
     });
@@ -58,7 +60,7 @@ describe("authentication failures in each protocol's shape", () => {
     test(`${what} on /api/v1/jobs/createTask → envelope with code 401`, async () => {
       const r = await fetch(stubUrl + "/api/v1/jobs/createTask", { method: "POST", headers: headers(), body: "{}" });
       expect(r.status).toBe(401);
-      const b = await r.json();
+      const b = await jsonOf<EnvelopeError>(r);
       expect(b).toMatchObject({ code: 401, data: null });
       expect(b.msg).toBeString();
       expect(b.request_id).toBe(r.headers.get("x-request-id")!);
@@ -69,7 +71,7 @@ describe("authentication failures in each protocol's shape", () => {
         const base = path === "/v1/credits" ? gw.url : stubUrl;
         const r = await fetch(base + path, { method, headers: headers(), body: method === "POST" ? "{}" : undefined });
         expect(r.status).toBe(401);
-        const b = await r.json();
+        const b = await errorOf(r);
         expect(b.error).toMatchObject({ type: "authentication_error", code: "invalid_api_key" });
         expect(b.request_id).toBe(r.headers.get("x-request-id")!);
       }
@@ -77,7 +79,8 @@ describe("authentication failures in each protocol's shape", () => {
   }
 
   test("both key headers authenticate", async () => {
-    for (const h of [{ authorization: `Bearer ${key}` }, { "x-api-key": key }]) {
+    const keyHeaders: Array<Record<string, string>> = [{ authorization: `Bearer ${key}` }, { "x-api-key": key }];
+    for (const h of keyHeaders) {
       const r = await fetch(gw.url + "/v1/credits", { headers: h });
       expect(r.status).toBe(200);
     }
@@ -110,7 +113,7 @@ describe("GET /v1/credits", () => {
 describe("a key's last use", () => {
   test("is recorded when the key authenticates, shown by the admin API, and written at most once a minute", async () => {
     const { accountId, key: k, keyId } = await gw.account(100);
-    const lastUsed = async () => ((await (await gw.admin(`/admin/v1/accounts/${accountId}/keys`)).json()) as any).data.find((x) => x.id === keyId).last_used_at;
+    const lastUsed = async () => (await jsonOf<AnswerOf<typeof KeyList>>(await gw.admin(`/admin/v1/accounts/${accountId}/keys`))).data.find((x) => x.id === keyId)!.last_used_at;
     expect(await lastUsed()).toBeNull();
     const before = Date.now();
     expect((await fetch(stubUrl + "/v1/chat/completions", { method: "POST", headers: { authorization: `Bearer ${k}` }, body: "{}" })).status).toBe(200);

@@ -1,7 +1,7 @@
-// The two ways a task ends, each ONE transaction: the final state change (compare-and-set on state and on this
-// worker's lease), the ledger step (settle to the actual cost, or release in full), the result file rows and the
-// callback outbox row. A task therefore ends charged or refunded, never both, and never stays held: if the
-// compare-and-set loses (another worker took the task over), the whole transaction rolls back.
+// A task's outcome, completed or failed, each in ONE transaction: the final state change (compare-and-set on state
+// and on this worker's lease), the ledger step (its pending transfer posted at the actual cost, or voided), the result
+// file rows and the callback outbox row. A task therefore ends charged or refunded, never both, and never stays
+// held: if the compare-and-set loses (another worker took the task over), the whole transaction rolls back.
 import { sql } from "drizzle-orm";
 import { storableText, type Db } from "../db/client.ts";
 import { newId, randomToken } from "../db/ids.ts";
@@ -17,7 +17,7 @@ import { contentTypeOf, extensionOf, type Storage } from "./storage.ts";
 import { guardedFetch, UpstreamUrlRefused } from "./upstream-fetch.ts";
 import type { StoredResult, TaskRow } from "./views.ts";
 
-export interface FinishDeps { db: Db; ledger: Ledger; storage: Storage; settings: MediaSettings; log: Logger; owner: string; metrics: MediaMetrics }
+export interface OutcomeDeps { db: Db; ledger: Ledger; storage: Storage; settings: MediaSettings; log: Logger; owner: string; metrics: MediaMetrics }
 
 class LostLease extends Error {}
 
@@ -69,7 +69,7 @@ interface StoredFile { token: string; key: string; name: string; contentType: st
  * after deleting what this attempt had already stored: each retry stores fresh copies under new tokens. `leaseLost`
  * (lease.ts) stops the work once the task is another worker's: its copies could never be recorded.
  */
-export async function storeOutputs(deps: FinishDeps, task: TaskRow, model: MediaModel, done: Done, leaseLost?: AbortSignal): Promise<StoredFile[]> {
+export async function storeOutputs(deps: OutcomeDeps, task: TaskRow, model: MediaModel, done: Done, leaseLost?: AbortSignal): Promise<StoredFile[]> {
   const files: StoredFile[] = [];
   try {
     for (const [i, out] of done.outputs.entries()) {
@@ -83,7 +83,7 @@ export async function storeOutputs(deps: FinishDeps, task: TaskRow, model: Media
   return files;
 }
 
-async function storeOutput(deps: FinishDeps, model: MediaModel, out: Done["outputs"][number], i: number, leaseLost?: AbortSignal): Promise<StoredFile> {
+async function storeOutput(deps: OutcomeDeps, model: MediaModel, out: Done["outputs"][number], i: number, leaseLost?: AbortSignal): Promise<StoredFile> {
   const limit = deps.settings.maxFileBytes;
   let bytes = out.bytes;
   let header = out.contentType;
@@ -137,7 +137,7 @@ async function bodyUpTo(res: Response, limit: number): Promise<Uint8Array> {
 }
 
 /** Best effort: a file that cannot be deleted now is only wasted space, never a wrong answer. */
-async function deleteStored(deps: FinishDeps, files: StoredFile[]): Promise<void> {
+async function deleteStored(deps: OutcomeDeps, files: StoredFile[]): Promise<void> {
   for (const f of files) {
     await deps.storage.delete(f.key).catch((e) => deps.log.warn("stored result file not deleted", { key: f.key, error: String(e) }));
   }
@@ -158,7 +158,7 @@ export function factsOf(model: MediaModel, files: StoredFile[], done: Done): Cos
  * estimated when the task was created), it is charged at that estimate, what the caller agreed to, and the operator
  * is told: thrown, it would be polled and downloaded again at every round until the task's deadline, for nothing.
  */
-function resultCost(deps: FinishDeps, task: TaskRow, model: MediaModel, facts: CostFacts): number {
+function resultCost(deps: OutcomeDeps, task: TaskRow, model: MediaModel, facts: CostFacts): number {
   try {
     return model.actual(JSON.parse(task.input), facts);
   } catch (e) {
@@ -167,8 +167,8 @@ function resultCost(deps: FinishDeps, task: TaskRow, model: MediaModel, facts: C
   }
 }
 
-/** success + settle + result files + callback row, atomically. Returns false when the task was no longer ours. */
-export async function completeTask(deps: FinishDeps, task: TaskRow, model: MediaModel, done: Done, leaseLost?: AbortSignal): Promise<boolean> {
+/** success + the hold posted at the cost + result files + callback row, atomically. Returns false when the task was no longer ours. */
+export async function completeTask(deps: OutcomeDeps, task: TaskRow, model: MediaModel, done: Done, leaseLost?: AbortSignal): Promise<boolean> {
   const files = await storeOutputs(deps, task, model, done, leaseLost);
   const now = Date.now();
   const expires = now + deps.settings.retentionMs;
@@ -191,7 +191,7 @@ export async function completeTask(deps: FinishDeps, task: TaskRow, model: Media
           values (${f.token}, ${task.id}, ${task.account_id}, ${f.key}, ${f.contentType}, ${f.bytes}, ${now}, ${expires})`);
       }
       if (task.hold_id) yield* ledger.settleIn(q, task.hold_id, cost, `task ${task.id} ${task.model}`);
-      yield* settleTaskBudgetIn(q, task, cost);
+      yield* postTaskBudgetIn(q, task, cost);
       if (task.callback_url) yield* queueCallback(q, task, now);
     });
   } catch (e) {
@@ -205,8 +205,8 @@ export async function completeTask(deps: FinishDeps, task: TaskRow, model: Media
   return true;
 }
 
-/** fail + release (in full) + callback row, atomically. `upstreamMessage` (masked) goes to the log, never the record. */
-export async function failTask(deps: FinishDeps, task: TaskRow, code: string, message: string, upstreamMessage?: string): Promise<boolean> {
+/** fail + the hold voided + callback row, atomically. `upstreamMessage` (masked) goes to the log, never the record. */
+export async function failTask(deps: OutcomeDeps, task: TaskRow, code: string, message: string, upstreamMessage?: string): Promise<boolean> {
   const now = Date.now();
   const { ledger, owner } = deps;
   const ok = await deps.db.tx(function* (q) {
@@ -215,7 +215,7 @@ export async function failTask(deps: FinishDeps, task: TaskRow, code: string, me
       where id = ${task.id} and state = ${task.state} and lease_owner = ${owner}`);
     if (changed !== 1) return false;
     if (task.hold_id) yield* ledger.releaseIn(q, task.hold_id);
-    yield* settleTaskBudgetIn(q, task, 0);
+    yield* postTaskBudgetIn(q, task, 0);
     if (task.callback_url) yield* queueCallback(q, task, now);
     return true;
   });
@@ -224,7 +224,7 @@ export async function failTask(deps: FinishDeps, task: TaskRow, code: string, me
 }
 
 /** The task's key-budget hold moved to what it cost, in the transaction that ends the task (so exactly once). */
-function* settleTaskBudgetIn(q: Parameters<Parameters<Db["tx"]>[0]>[0], task: TaskRow, cost: number) {
+function* postTaskBudgetIn(q: Parameters<Parameters<Db["tx"]>[0]>[0], task: TaskRow, cost: number) {
   if (!task.budget_hold) return;
   const held = JSON.parse(task.budget_hold) as BudgetHold;
   yield* settleBudgetIn(q, held.keyId, held.periods, cost - held.amount);

@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { ADMIN_TOKEN, startGateway, type TestGateway } from "../support/gateway";
 import { dashboardUser, signIn } from "../support/dashboard";
 import { clearOfWindowEdge } from "../support/rate-windows";
+import { errorOf } from "../support/json";
 
 const MiB = 1024 ** 2;
 let gw: TestGateway;
@@ -70,7 +71,7 @@ describe("the admin API", () => {
   test("with the token: bodies up to 1 MiB, a larger one gets 413 in the API's shape", async () => {
     const r = await gw.admin("/admin/v1/accounts", { method: "POST", body: JSON.stringify({ name: "x".repeat(MiB) }) });
     expect(r.status).toBe(413);
-    expect((await r.json()).error).toMatchObject({ code: "request_too_large", message: expect.stringContaining("1 MiB") });
+    expect((await errorOf(r)).error).toMatchObject({ code: "request_too_large", message: expect.stringContaining("1 MiB") });
     const stated = await withoutBody("/admin/v1/accounts", { authorization: `Bearer ${ADMIN_TOKEN}` }, 2 * MiB);
     expect(stated.status).toBe(413);
     expect((await gw.admin("/admin/v1/accounts", { method: "POST", body: JSON.stringify({ name: "Ada", credits: 1 }) })).status).toBe(201);

@@ -1,0 +1,10 @@
+import { buildCatalog, type Catalog } from "./catalog/service";
+import { compileMediaModel } from "./media/model";
+
+// The catalog with its media entries compiled by the media module: the catalog hands data, the media module
+// compiles its schemas and prices. Here, above both, so that neither imports the other's code.
+
+/** The built-in catalog, merged with the operator's CATALOG_PATH file when given (catalog/service.ts buildCatalog). */
+export function loadCatalog(overridePath?: string): Catalog {
+  return buildCatalog(overridePath, compileMediaModel);
+}

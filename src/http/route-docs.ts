@@ -1,0 +1,13 @@
+// What a route says about itself for /openapi.json, spread into its `detail`: markers that discovery/openapi.ts turns
+// into responses and removes. Here, below every feature, so a route declares them without importing the discovery
+// module that renders the document.
+
+/** Spread into a route's `detail` when its success body is not JSON: `detail: { summary, ...bodyType("text/html") }`. */
+export function bodyType(contentType: string): {} {
+  return { "x-content-type": contentType };
+}
+
+/** Spread into a route's `detail`: the error codes it can answer, by status (401/429/422 of the guards are added). */
+export function errorCodes(byStatus: Record<number, string[]>): {} {
+  return { "x-errors": byStatus };
+}
