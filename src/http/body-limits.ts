@@ -1,17 +1,9 @@
 // Limits on a request body, answered in the caller's protocol (an ApiError; each surface shapes it):
-//
-// - Time. A body must arrive within REQUEST_BODY_TIMEOUT_SECONDS of the handler asking for it, plus a second for
-//   every 64 KiB of it that has arrived (a 30 MB request of inline PDFs on a slow but steady uplink still gets
-//   through). Bun closes a silent connection only after the server's idleTimeout (255 s, the most it allows, since an
-//   LLM answer may take minutes to start), so a client that sends headers and then part of a body, or a byte now and
-//   then, held a connection and a handler for minutes: on the public estimate endpoint, for anyone. Now it gets a
-//   408. The allowance grows with the bytes received, not with the content-length the client states: a claimed
-//   128 MiB with a few bytes sent would otherwise buy 2048 s. Only a body stated at up to 1 MiB is given its
-//   allowance up front (at most 16 s), since it is read natively (below).
-// - Size. A body over MAX_REQUEST_BODY_MB gets a 413 `request_too_large`: at once when its content-length says so
-//   (nothing is read), else as soon as the bytes read pass it. Bun's own limit (maxRequestBodySize) answers an empty
-//   413 before any handler runs, which an SDK reports as an unknown error; it is set far above ours (serverLimitOf),
-//   as a backstop only.
+// - Time (408): REQUEST_BODY_TIMEOUT_SECONDS, plus a second per 64 KiB received, so a slow but steady upload gets
+//   through while a client dribbling bytes cannot hold a handler (Bun's own idle timeout is minutes long, for LLM
+//   answers). The allowance grows with what arrived, never with the length the client states.
+// - Size (413 `request_too_large`): over MAX_REQUEST_BODY_MB, at once when content-length says so. Bun's own limit
+//   (an empty 413 an SDK cannot read) is set far above ours, as a backstop (serverLimitOf).
 
 import { Elysia } from "elysia";
 import { parseQuery } from "elysia/parse-query";

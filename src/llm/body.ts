@@ -4,8 +4,11 @@ import { ApiError } from "../http/errors.ts";
 import { findValue, objectEnd } from "./protocols/json-scan.ts";
 import { reserialised, splicedBytes } from "./protocols/common.ts";
 import { joined } from "./bytes.ts";
+import { fieldsOf } from "./request-fields.ts";
 import type { LlmProtocol } from "./protocols/index.ts";
 import type { TokenUsage } from "./usage.ts";
+
+const decoder = new TextDecoder();
 
 /**
  * The body's bytes without a leading UTF-8 byte-order mark: decoding drops it for the parse, and the bytes go
@@ -15,11 +18,17 @@ export function withoutBom(bytes: Uint8Array): Uint8Array {
   return bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? bytes.subarray(3) : bytes;
 }
 
-/** The request body as an object (parsed once; the client's bytes are what goes upstream, proxy.ts). */
-export function parseRequestBody(raw: string): Record<string, any> {
+/**
+ * The request body as an object: its top-level fields, a large value parsed only when read (request-fields.ts);
+ * bytes the scan cannot vouch for are parsed whole, for JSON.parse's verdict. The client's bytes are what goes
+ * upstream (proxy.ts).
+ */
+export function requestBodyOf(bytes: Uint8Array, wholeParseBytes?: number): Record<string, any> {
+  const fields = fieldsOf(bytes, wholeParseBytes);
+  if (fields) return fields;
   let body: unknown;
   try {
-    body = JSON.parse(raw);
+    body = JSON.parse(decoder.decode(bytes));
   } catch {
     throw new ApiError(400, "invalid_json", "The request body is not valid JSON.");
   }
@@ -66,7 +75,6 @@ function isModelValue(bytes: Buffer, valueAt: number): boolean {
   return start >= 0 && bytes.subarray(start, j + 1).equals(MODEL_KEY);
 }
 
-const decoder = new TextDecoder();
 
 /** What metering reads from a non-streaming answer: its stated usage, and (only when it states none) the basis of
  *  the estimate, the characters of generated content it carries. */
@@ -90,18 +98,18 @@ export function answerFacts(proto: LlmProtocol, text: string, whole = false): An
  */
 function usageOfText(proto: LlmProtocol, text: string, whole: boolean): TokenUsage | null {
   if (whole) {
-    const u = usageOfWhole(proto, text);
-    if (u) return u;
+    const usage = usageOfWhole(proto, text);
+    if (usage) return usage;
   }
   const key = text.lastIndexOf('"usage"');
   if (key !== -1) {
-    const v = findValue(text, '"usage"', key);
-    if (v !== -1 && text.charCodeAt(v) === 0x7b) {
-      const end = objectEnd(text, v);
+    const at = findValue(text, '"usage"', key);
+    if (at !== -1 && text.charCodeAt(at) === 0x7b) {
+      const end = objectEnd(text, at);
       if (end !== -1) {
         try {
-          const u = proto.usageFromBody({ usage: JSON.parse(text.slice(v, end)) });
-          if (u) return u;
+          const usage = proto.usageFromBody({ usage: JSON.parse(text.slice(at, end)) });
+          if (usage) return usage;
         } catch {
           /* fall through to the full parse */
         }
@@ -154,8 +162,8 @@ export function isWholeAnswer(text: string, statesUsage: boolean, tail = false):
       return false;
     }
   }
-  const v = findValue(text, '"usage"', text.lastIndexOf('"usage"'));
-  const end = v === -1 ? -1 : objectEnd(text, v);
+  const at = findValue(text, '"usage"', text.lastIndexOf('"usage"'));
+  const end = at === -1 ? -1 : objectEnd(text, at);
   return end !== -1 && end <= last;
 }
 

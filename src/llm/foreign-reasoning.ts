@@ -2,11 +2,12 @@
 // (native), say. Its history then holds reasoning the gateway handed out sealed with its provider and model
 // (translate/ir.ts originOf), which another provider, or another model, would refuse (an invalid signature). So
 // before a native call goes upstream, such reasoning is dropped with its block or item (a Responses item sealed with
-// this model's own origin is unsealed). Checked on the parsed body with a walk over its turns, cheaper than a byte
-// search of a long history; a body with none goes through untouched.
+// this model's own origin is unsealed). A body whose bytes mention no thinking block (Anthropic) or no seal
+// (Responses) is not walked, so its history is never parsed; a body with none goes through untouched.
 
 import { openOpaque, originOf, providerOf } from "./translate/ir.ts";
 import { dropForeignThinking } from "./translate/anthropic.ts";
+import { mentions } from "./request-fields.ts";
 
 const SEALED = "sy1.";
 
@@ -17,6 +18,7 @@ type Fix = (body: Record<string, any>, provider: string, upstreamModel?: string)
  * the Anthropic codec writes another model's reasoning), removed by the codec's own dropForeignThinking.
  */
 const anthropic: Fix = (body) => {
+  if (!mentions(body, ['"thinking"', '"redacted_thinking"'])) return null;
   const messages = body.messages;
   if (!Array.isArray(messages) || !anyOf(messages, unsignedTurn)) return null;
   const copy = { ...body };
@@ -42,6 +44,7 @@ function anyOf(list: any[], test: (x: any) => boolean): boolean {
 
 /** Responses: reasoning input items (`encrypted_content`). */
 const responses: Fix = (body, provider, upstreamModel) => {
+  if (!mentions(body, [`"${SEALED}`])) return null;
   const input = body.input;
   const sealedItem = (i: any) => i?.type === "reasoning" && typeof i.encrypted_content === "string" && i.encrypted_content.startsWith(SEALED);
   if (!Array.isArray(input) || !anyOf(input, sealedItem)) return null;

@@ -55,21 +55,21 @@ export interface HoldPlan {
 /** `bodyBytes`: the request body's size in bytes (UTF-8, as it came), the input estimate's basis. */
 export function planHold(proto: LlmProtocol, body: any, bodyBytes: number, model: LlmModel, paid: PaidToolUse): HoldPlan {
   const fromBody = Math.max(Math.ceil((bodyBytes - maxCreditsFieldBytes(body)) / INPUT_BYTES_PER_TOKEN), proto.statedInputTokens?.(body) ?? 0);
-  const unseen = proto.unseenInput?.(body);
+  const unseenInput = proto.unseenInput?.(body);
   // Input the body does not show (unseen-input.ts): a document the upstream fetches may fill the context window.
-  const seen = fromBody + (unseen?.images ?? 0) * IMAGE_INPUT_TOKENS + paid.heldSearches * SEARCH_INPUT_TOKENS;
-  const inputTokens = unseen?.unbounded ? Math.max(seen, model.context_window ?? seen) : seen;
+  const seen = fromBody + (unseenInput?.images ?? 0) * IMAGE_INPUT_TOKENS + paid.heldSearches * SEARCH_INPUT_TOKENS;
+  const inputTokens = unseenInput?.unbounded ? Math.max(seen, model.context_window ?? seen) : seen;
   const requested = proto.maxOutputTokens(body);
   const modelMax = model.max_output_tokens ?? (model.type === "embedding" ? 0 : FALLBACK_MAX_OUTPUT);
   const perChoice = requested === undefined ? modelMax : model.max_output_tokens ? Math.min(requested, modelMax) : requested;
   // The model's maximum is per answer: n choices may each produce that much (and are each billed).
   const choices = proto.choices?.(body) ?? 1;
   const outputTokens = perChoice * choices;
-  const p = pricesFor(model.prices, inputTokens);
-  const inputPrice = Math.max(p.input, p.cacheWrite, p.cacheWrite1h);
-  const amount = inputTokens * inputPrice + outputTokens * p.output + paid.heldSearches * (p.webSearch ?? 0);
+  const prices = pricesFor(model.prices, inputTokens);
+  const inputPrice = Math.max(prices.input, prices.cacheWrite, prices.cacheWrite1h);
+  const amount = inputTokens * inputPrice + outputTokens * prices.output + paid.heldSearches * (prices.webSearch ?? 0);
   if (!Number.isSafeInteger(amount)) throw new ApiError(400, "request_too_large", "The request is too large to price.");
-  return { amount, inputTokens, inputEstimate: seen, outputTokens, outputPrice: p.output, inputPrice, choices, webSearch: paid.webSearch };
+  return { amount, inputTokens, inputEstimate: seen, outputTokens, outputPrice: prices.output, inputPrice, choices, webSearch: paid.webSearch };
 }
 
 /**
@@ -77,11 +77,11 @@ export function planHold(proto: LlmProtocol, body: any, bodyBytes: number, model
  * counting it would make the 402 that quotes the hold quote a figure the same request with that max_credits exceeds.
  */
 function maxCreditsFieldBytes(body: any): number {
-  const v = body?.max_credits;
+  const value = body?.max_credits;
   // Only the shapes max_credits may take (a number, a decimal string, null) are measured: anything else is refused
   // by checkMaxCredits, and serialising it could cost more than the request is worth (a deeply nested array).
-  if (typeof v !== "number" && typeof v !== "string" && v !== null) return 0;
-  return '"max_credits":,'.length + Buffer.byteLength(JSON.stringify(v));
+  if (typeof value !== "number" && typeof value !== "string" && value !== null) return 0;
+  return '"max_credits":,'.length + Buffer.byteLength(JSON.stringify(value));
 }
 
 /**
@@ -112,9 +112,9 @@ export function checkMaxCredits(body: any, hold: number): number | undefined {
  * The caller's max_credits is a ceiling on the charge, not only on the hold: an upstream that bills more than was
  * held (input the gateway could not see) is charged at most max_credits, and the record says so.
  */
-export function capAtMaxCredits(v: Verdict, plan: HoldPlan): Verdict {
-  if (plan.cap === undefined || v.charge === null || v.charge <= plan.cap) return v;
-  return { ...v, charge: plan.cap, error: [v.error, `charge capped at max_credits (the usage stated came to ${microsToCredits(v.charge)} credits)`].filter(Boolean).join("; ") };
+export function capAtMaxCredits(verdict: Verdict, plan: HoldPlan): Verdict {
+  if (plan.cap === undefined || verdict.charge === null || verdict.charge <= plan.cap) return verdict;
+  return { ...verdict, charge: plan.cap, error: [verdict.error, `charge capped at max_credits (the usage stated came to ${microsToCredits(verdict.charge)} credits)`].filter(Boolean).join("; ") };
 }
 
 export type Outcome = "ok" | "estimated" | "client_abort" | "shutdown" | "failed" | "dropped" | "upstream_error" | "upstream_bad_response" | "upstream_timeout" | "rejected";
@@ -144,35 +144,39 @@ function statedUsage(usage: TokenUsage, model: LlmModel, plan: HoldPlan): Verdic
 export const UPSTREAM_SILENT = "upstream silent for longer than LLM_SILENCE_TIMEOUT_SECONDS";
 
 /** What a finished stream means for the wallet. `how` is how the byte pump ended. */
-export function judgeStream(r: TapResult, how: PumpEnd, model: LlmModel, plan: HoldPlan): Verdict {
-  if (r.failed) return { outcome: "failed", charge: null, usage: r.usage, error: describeTapError(r) };
+export function streamVerdict(tapped: TapResult, how: PumpEnd, model: LlmModel, plan: HoldPlan): Verdict {
+  if (tapped.failed) return { outcome: "failed", charge: null, usage: tapped.usage, error: describeTapError(tapped) };
   // SDKs close the connection as soon as they have read the end (the openai SDK aborts its request after the
   // last event): a stream whose normal end and usage were seen is complete, however the client left.
-  if (r.completed && r.usage) return statedUsage(r.usage, model, plan);
+  if (tapped.completed && tapped.usage) return statedUsage(tapped.usage, model, plan);
   // The client got part of the answer: it left, or the gateway's shutdown ended the stream.
-  if (how === "client_abort" || how === "shutdown") return partial(r, model, plan, how);
-  if (how === "timeout") return { outcome: "upstream_timeout", charge: null, usage: r.usage, error: UPSTREAM_SILENT };
-  if (how === "ended_early") return { outcome: "dropped", charge: null, usage: r.usage, error: "upstream stream ended before its final event" };
-  if (how === "dropped" || !r.completed) return { outcome: "dropped", charge: null, usage: r.usage, error: "upstream connection ended early" };
+  if (how === "client_abort" || how === "shutdown") return estimateVerdict(tapped, model, plan, how);
+  if (how === "timeout") return { outcome: "upstream_timeout", charge: null, usage: tapped.usage, error: UPSTREAM_SILENT };
+  if (how === "ended_early") return { outcome: "dropped", charge: null, usage: tapped.usage, error: "upstream stream ended before its final event" };
+  if (how === "dropped" || !tapped.completed) return { outcome: "dropped", charge: null, usage: tapped.usage, error: "upstream connection ended early" };
   // A normal end without usage (an upstream that ignores include_usage): the same estimate as a client abort.
-  return partial(r, model, plan, "estimated");
+  return estimateVerdict(tapped, model, plan, "estimated");
 }
 
 /**
- * Settle for the usage a non-streaming body stated. One that states none is charged the estimate instead: `partial`,
- * with the generated content it carries (proxy.ts judgeAnswer).
+ * The verdict on usage an answer stated. An answer that states none is charged the estimate instead
+ * (estimateVerdict, with the generated content it carries: call.ts answerVerdict).
  */
-export function judgeBody(usage: TokenUsage, model: LlmModel, plan: HoldPlan): Verdict {
+export function usageVerdict(usage: TokenUsage, model: LlmModel, plan: HoldPlan): Verdict {
   return statedUsage(usage, model, plan);
 }
 
 /** Nothing of the answer seen: what a call the client left before any of it is charged (the input estimate). */
 export const NOTHING_SEEN = Object.freeze({ usage: null, outputCharsSoFar: 0 });
 
-export function partial(r: { usage: TokenUsage | null; outputCharsSoFar: number; webSearchesSoFar?: number }, model: LlmModel, plan: HoldPlan, outcome: Outcome): Verdict {
-  const usage = partialUsage(r, plan.inputEstimate);
-  const v = statedUsage(usage, model, plan);
-  return { ...v, outcome, charge: Math.min(v.charge!, plan.amount) };
+/**
+ * The charge from what was seen instead of stated usage: the input estimate (or the input a stream stated) and the
+ * output seen so far, never above the hold. For a client that left, a shutdown, or an answer that states no usage.
+ */
+export function estimateVerdict(seen: { usage: TokenUsage | null; outputCharsSoFar: number; webSearchesSoFar?: number }, model: LlmModel, plan: HoldPlan, outcome: Outcome): Verdict {
+  const usage = partialUsage(seen, plan.inputEstimate);
+  const verdict = statedUsage(usage, model, plan);
+  return { ...verdict, outcome, charge: Math.min(verdict.charge!, plan.amount) };
 }
 
 /**
@@ -188,7 +192,7 @@ export function verdictOr(judge: () => Verdict, log: (error: string) => void): V
   }
 }
 
-function describeTapError(r: TapResult): string {
-  const e = r.error;
-  return [e?.type, e?.code, e?.message].filter(Boolean).join(": ") || "upstream reported a failure";
+function describeTapError(tapped: TapResult): string {
+  const error = tapped.error;
+  return [error?.type, error?.code, error?.message].filter(Boolean).join(": ") || "upstream reported a failure";
 }

@@ -1,12 +1,12 @@
 // The byte pump between the upstream body and the client: every chunk is forwarded as it arrives (the same
 // Uint8Array, untouched), and the tap watches on the side. Only the chat usage-chunk strip may replace bytes
 // (the tap says so by returning them), and a stream whose upstream drops before its end gets the protocol's
-// error event added (see steps).
+// error event added (PumpRun.ending). Its first chunks were read by answer-head.ts.
 //
 // It is an async generator used directly as the Response body: Bun drives it with far less machinery than a
-// pull-based ReadableStream (measured: about 1.5× the requests per second). The upstream fetch runs with the
-// client request's own AbortSignal, which Bun fires the moment the client disconnects, so the upstream is
-// aborted at once even while the pump waits for the next upstream chunk. The caller learns how it ended, once:
+// pull-based ReadableStream. The upstream fetch runs with the client request's own AbortSignal, which Bun fires the
+// moment the client disconnects, so the upstream is aborted at once even while the pump waits for the next chunk.
+// The caller learns how it ended, once:
 //   end           the upstream finished its body
 //   ended_early   a stream's upstream finished its body cleanly before the protocol's own end event (the tap never
 //                 saw it): the client gets the protocol's error event, as for a drop
@@ -16,23 +16,11 @@
 //   client_abort  the client went away (the signal fired, or Bun stopped the generator at a yield)
 //   shutdown      the gateway's shutdown grace period ended with it still open (cutStreams): a stream gets the
 //                 protocol's error event saying so, as for a drop, rather than a connection closed without a word
-//
-// A stream is first read by readArrived: the chunks that are already in (each read settles within a microtask;
-// nothing waits on the network). A stream whose end is already in, as a fast upstream's whole stream usually is
-// under load, is then answered in one piece the same way; otherwise the pump goes on from the read in flight, so
-// a slow stream's bytes still go out one by one as they arrive. Measured on the benchmark: the async-generator
-// body costs the main thread about as much again as the rest of a bare proxy's request.
-//
-// A non-streaming (JSON) answer is first read by readHead: one that ends within WHOLE_ANSWER_BYTES is answered in
-// one piece, with a content-length, the moment its last byte is in. Its bytes are the upstream's; what changes is
-// only that the client sees them together, and a JSON body is of no use to a client before its last byte anyway.
-// Measured on the benchmark: a fifth fewer CPU per call than pumping it (no stream machinery, one write instead of
-// chunked framing). A larger answer (embeddings of many inputs) goes on through the pump, so memory stays bounded.
 
 import type { StreamTap } from "./protocols/index.ts";
 import { joined } from "./bytes.ts";
-import { SilenceTimer, UpstreamTimeout } from "./timeouts.ts";
-import { abortUpstream } from "./upstream.ts";
+import { SilenceTimer } from "./timeouts.ts";
+import type { ByteReader, Head } from "./answer-head.ts";
 
 export type PumpEnd = "end" | StreamCut | "client_abort";
 
@@ -65,15 +53,6 @@ export interface PumpHooks {
    */
   dropNotice?: (lastSent: Uint8Array | null, why: StreamCut) => Uint8Array;
 }
-
-/** What the pump needs of the upstream body's reader. */
-export interface ByteReader {
-  read(): Promise<{ done: boolean; value?: Uint8Array }>;
-  cancel(reason?: unknown): Promise<void>;
-}
-
-/** Non-streaming answers up to this size are read whole and answered in one piece (see the header). */
-export const WHOLE_ANSWER_BYTES = 64 * 1024;
 
 /** How much of a larger answer's end is kept for its usage object (a few hundred bytes in practice). */
 export const TAIL_BYTES = 64 * 1024;
@@ -113,85 +92,6 @@ export function keepTail(chunks: Uint8Array[], chunk: Uint8Array): void {
   while (chunks.length > 1 && size - chunks[0]!.byteLength >= TAIL_BYTES) size -= chunks.shift()!.byteLength;
 }
 
-export interface Head {
-  /** the upstream body's reader, to pump the rest from (null: the body was read whole) */
-  reader: ByteReader | null;
-  chunks: Uint8Array[];
-  /** the upstream finished its body within the limit */
-  ended: boolean;
-  firstByteAt: number | null;
-  /** a read already asked of `reader` and still waiting (readArrived): the pump's first read */
-  pending?: Promise<{ done: boolean; value?: Uint8Array }>;
-}
-
-/** A streamed answer: nothing read yet. */
-export function headOf(body: ReadableStream<Uint8Array>): Head {
-  return { reader: body.getReader() as ByteReader, chunks: [], ended: false, firstByteAt: null };
-}
-
-/**
- * Reads a stream's chunks while they are already in: stops at the body's end (`ended`) or at the first read that
- * would wait for the network, which is kept as `pending` for the pump. Adds no wait of its own: a read of a chunk
- * the runtime already holds settles within one microtask. Throws as reading the body does (dropped, aborted).
- */
-export async function readArrived(body: ReadableStream<Uint8Array>): Promise<Head> {
-  const head: Head = headOf(body);
-  for (;;) {
-    const read = head.reader!.read();
-    await null;
-    if (Bun.peek.status(read) === "pending") {
-      read.catch(() => {}); // a client gone before the pump starts must not leave an unhandled rejection
-      head.pending = read;
-      return head;
-    }
-    const r = await read;
-    if (r.done) return { ...head, ended: true };
-    head.firstByteAt ??= performance.now();
-    head.chunks.push(r.value!);
-  }
-}
-
-/**
- * Reads a non-streaming answer until it ends or passes `limit` bytes. A body whose plain length the upstream
- * stated is read natively in one call (measured: a fifth less CPU than reading it chunk by chunk); a compressed or
- * chunked one chunk by chunk, so a large one stops at the limit. Throws as reading the body does (dropped, aborted).
- */
-export async function readHead(res: Response, limit: number, silenceMs = 0): Promise<Head> {
-  // The silence timer starts only when a read has to wait for the network: the usual answer, in with its headers,
-  // costs none. An upstream silent for `silenceMs` has its request aborted, which fails the read under way.
-  let silence = null as SilenceTimer | null; // set inside `arrived`, which TypeScript does not follow
-  const arrived = async <T>(read: Promise<T>): Promise<T> => {
-    if (silenceMs > 0 && silence === null) {
-      await null;
-      if (Bun.peek.status(read) === "pending") silence = new SilenceTimer(silenceMs, () => abortUpstream(res, new UpstreamTimeout("LLM_SILENCE_TIMEOUT_SECONDS")));
-    }
-    const r = await read;
-    silence?.heard();
-    return r;
-  };
-  try {
-    const length = res.headers.get("content-length");
-    if (length !== null && Number(length) <= limit && !res.headers.has("content-encoding")) {
-      const bytes = await arrived(res.bytes());
-      return { reader: null, chunks: [bytes], ended: true, firstByteAt: performance.now() };
-    }
-    const head = headOf(res.body!);
-    let size = 0;
-    while (size <= limit) {
-      const r = await arrived(head.reader!.read());
-      if (r.done) return { ...head, ended: true };
-      head.firstByteAt ??= performance.now();
-      head.chunks.push(r.value!);
-      size += r.value!.byteLength;
-    }
-    return head;
-  } catch (e) {
-    throw silence?.fired ? new UpstreamTimeout("LLM_SILENCE_TIMEOUT_SECONDS") : e;
-  } finally {
-    silence?.stop();
-  }
-}
-
 /**
  * Forwards the head's chunks (already read and accounted for: through the tap for a stream, collected for a body),
  * then the rest of the upstream's body through the tap. `onEnd` is called exactly once, also for a client that
@@ -199,21 +99,21 @@ export async function readHead(res: Response, limit: number, silenceMs = 0): Pro
  * `finally` never runs), which would leave the call unsettled and its credits held; the client's signal covers
  * that case (one listener per pumped answer; answers in one piece never get here).
  */
-export function pump(head: Head, clientSignal: AbortSignal, h: PumpHooks): AsyncGenerator<Uint8Array> {
+export function pump(head: Head, clientSignal: AbortSignal, hooks: PumpHooks): AsyncGenerator<Uint8Array> {
   let started = false;
   let ended = false;
   const onEnd = (how: PumpEnd) => {
     if (ended) return;
     ended = true;
     clientSignal.removeEventListener("abort", leftBeforeStart);
-    h.onEnd(how);
+    hooks.onEnd(how);
   };
   const leftBeforeStart = () => {
     if (started) return; // the running pump sees the abort itself
     head.reader!.cancel().catch(() => {});
     onEnd("client_abort");
   };
-  const body = steps(head, clientSignal, { ...h, onEnd }, () => void (started = true));
+  const body = steps(head, clientSignal, { ...hooks, onEnd }, () => void (started = true));
   if (clientSignal.aborted) leftBeforeStart();
   else clientSignal.addEventListener("abort", leftBeforeStart, { once: true });
   return body;
@@ -233,94 +133,126 @@ export async function cutStreams(ms = 500): Promise<void> {
   while (running.size && Date.now() < until) await Bun.sleep(10);
 }
 
-async function* steps(head: Head, clientSignal: AbortSignal, h: PumpHooks, start: () => void): AsyncGenerator<Uint8Array> {
-  start();
-  const reader = head.reader!;
-  let how: PumpEnd | null = null;
-  let cut = false;
-  const stop = () => {
-    cut = true;
-    reader.cancel().catch(() => {}); // a read in flight ends (done), and the loop below sees `cut`
-  };
-  running.add(stop);
-  // Silence cancels the read in flight as shutdown does; the loop below sees `silence.fired`.
-  const silence = h.silenceMs ? new SilenceTimer(h.silenceMs, () => void reader.cancel().catch(() => {})) : null;
-  let first = head.firstByteAt === null;
-  let pending = head.pending ?? null;
+type Read = { done: boolean; value?: Uint8Array };
+
+/** One pump's state: its upstream reader, the timers that may cut it, the last bytes the client got. */
+class PumpRun {
+  how: PumpEnd | null = null;
+  private cut = false;
+  private readonly reader: ByteReader;
+  private readonly silence: SilenceTimer | null;
+  private first: boolean;
+  private pending: Promise<Read> | null;
   // The last two chunks the client got: a drop's closing event depends on how they end (an event's closing blank
   // line may come as a chunk of its own; one split over three chunks counts as mid-event: the connection is cut,
   // which is safe).
-  let prev: Uint8Array | null = null;
-  let last: Uint8Array | null = null;
+  private prev: Uint8Array | null = null;
+  private last: Uint8Array | null = null;
+
+  constructor(
+    head: Head,
+    private readonly hooks: PumpHooks,
+  ) {
+    this.reader = head.reader!;
+    // Silence cancels the read in flight as shutdown does; next() then sees `silence.fired`.
+    this.silence = hooks.silenceMs ? new SilenceTimer(hooks.silenceMs, () => void this.reader.cancel().catch(() => {})) : null;
+    this.first = head.firstByteAt === null;
+    this.pending = head.pending ?? null;
+  }
+
+  /** Shutdown: the read in flight ends (done), and next() sees `cut`. */
+  readonly stop = () => {
+    this.cut = true;
+    this.reader.cancel().catch(() => {});
+  };
+
+  /** Notes bytes as sent to the client, and returns them. */
+  sent(bytes: Uint8Array): Uint8Array {
+    this.prev = this.last;
+    return (this.last = bytes);
+  }
+
+  /** The next upstream chunk, null at the body's end, or how the pump ends instead. */
+  async next(clientSignal: AbortSignal): Promise<Uint8Array | null | StreamCut | "client_abort"> {
+    let read: Read;
+    try {
+      read = await (this.pending ?? this.reader.read());
+      this.pending = null;
+    } catch {
+      if (!this.cut && clientSignal.aborted) return "client_abort";
+      return this.cut ? "shutdown" : this.silence?.fired ? "timeout" : "dropped";
+    }
+    if (this.cut) return "shutdown";
+    if (this.silence?.fired) return "timeout";
+    return read.done ? null : read.value!;
+  }
+
+  /** What the client gets for an upstream chunk, after the hooks have seen it. */
+  take(chunk: Uint8Array): Uint8Array | null {
+    this.silence?.heard();
+    if (this.first) {
+      this.first = false;
+      this.hooks.onFirstByte();
+    }
+    if (this.hooks.collect) keepTail(this.hooks.collect, chunk);
+    this.hooks.watch?.(chunk);
+    return clientBytes(this.hooks.tap, chunk);
+  }
+
+  /** The upstream finished its body: the tap's held bytes, then a clean end, or an ending when it is not whole. */
+  *finish(): Generator<Uint8Array> {
+    const tail = this.hooks.tap?.flush();
+    if (tail?.length) yield this.sent(tail);
+    // A clean close before the stream's own end must not pass for a whole answer (an SDK would return it).
+    if (this.hooks.tap && !this.hooks.tap.sawEnd()) return yield* this.ending("ended_early");
+    this.how = "end";
+    if (this.hooks.wholeBody && !this.hooks.wholeBody()) throw undefined; // `undefined`: see ending
+  }
+
   /**
    * How a stream ends that its upstream dropped, ended early or let go silent, or that shutdown cut (meter.ts says
-   * what each is charged).
-   * After the stream's own end (or error) was seen: the client has the whole answer, which is metered as such
-   * (judgeStream), so it ends cleanly. Before it, between events: the protocol's error event (an SDK raises it as an
-   * API error); mid-event: the connection is cut, as the upstream's was. A translated stream has no dropNotice: the
-   * cut reaches its translator (translated-stream.ts), which writes the client's error event itself. A truncated
-   * answer must never look complete.
+   * what each is charged). After the stream's own end (or error) was seen: the client has the whole answer, which is
+   * metered as such (streamVerdict), so it ends cleanly. Before it, between events: the protocol's error event (an
+   * SDK raises it as an API error); mid-event: the connection is cut, as the upstream's was. A translated stream has
+   * no dropNotice: the cut reaches its translator (translated-stream.ts), which writes the client's error event
+   * itself. A truncated answer must never look complete.
    */
-  function* ending(why: StreamCut): Generator<Uint8Array> {
-    how = why;
-    if (h.tap?.sawEnd()) return;
-    const sent = prev && last ? joined([prev, last]) : last;
-    if (h.dropNotice && endsBetweenEvents(sent)) yield h.dropNotice(sent, why);
+  *ending(why: StreamCut): Generator<Uint8Array> {
+    this.how = why;
+    if (this.hooks.tap?.sawEnd()) return;
+    const sent = this.prev && this.last ? joined([this.prev, this.last]) : this.last;
+    if (this.hooks.dropNotice && endsBetweenEvents(sent)) yield this.hooks.dropNotice(sent, why);
     // Thrown into the response body, anything cuts the connection, but an Error is also printed by Bun to stderr as
-    // a raw multi-line dump; `undefined` is not. The call's end is logged as a JSON line (proxy.ts finish).
+    // a raw multi-line dump; `undefined` is not. The call's end is logged as a JSON line (call.ts endCall).
     else throw undefined;
   }
+
+  /** The pump has stopped, however: timers stopped, the upstream cancelled if the client left, the caller told. */
+  close(): void {
+    this.silence?.stop();
+    // Stopped at a yield without an ending of its own: the client went away.
+    if (this.how === null) this.how = "client_abort";
+    if (this.how === "client_abort") this.reader.cancel().catch(() => {});
+    this.hooks.onEnd(this.how);
+  }
+}
+
+async function* steps(head: Head, clientSignal: AbortSignal, hooks: PumpHooks, start: () => void): AsyncGenerator<Uint8Array> {
+  start();
+  const run = new PumpRun(head, hooks);
+  running.add(run.stop);
   try {
-    for (const chunk of head.chunks) {
-      prev = last;
-      yield (last = chunk);
-    }
+    for (const chunk of head.chunks) yield run.sent(chunk);
     for (;;) {
-      let r: { done: boolean; value?: Uint8Array };
-      try {
-        r = await (pending ?? reader.read());
-        pending = null;
-      } catch {
-        if (!cut && clientSignal.aborted) {
-          how = "client_abort";
-          return;
-        }
-        return yield* ending(cut ? "shutdown" : silence?.fired ? "timeout" : "dropped");
-      }
-      if (cut) return yield* ending("shutdown");
-      if (silence?.fired) return yield* ending("timeout");
-      if (r.done) {
-        const tail = h.tap?.flush();
-        if (tail?.length) {
-          prev = last;
-          yield (last = tail);
-        }
-        // A clean close before the stream's own end must not pass for a whole answer (an SDK would return it).
-        if (h.tap && !h.tap.sawEnd()) return yield* ending("ended_early");
-        how = "end";
-        if (h.wholeBody && !h.wholeBody()) throw undefined; // `undefined`: see ending
-        return;
-      }
-      const chunk = r.value!;
-      silence?.heard();
-      if (first) {
-        first = false;
-        h.onFirstByte();
-      }
-      if (h.collect) keepTail(h.collect, chunk);
-      h.watch?.(chunk);
-      const out = clientBytes(h.tap, chunk);
-      if (out) {
-        prev = last;
-        yield (last = out);
-      }
+      const next = await run.next(clientSignal);
+      if (next === "client_abort") return void (run.how = "client_abort");
+      if (typeof next === "string") return yield* run.ending(next);
+      if (next === null) return yield* run.finish();
+      const out = run.take(next);
+      if (out) yield run.sent(out);
     }
   } finally {
-    running.delete(stop);
-    silence?.stop();
-    // Stopped at a yield without an ending of its own: the client went away.
-    if (how === null) how = "client_abort";
-    if (how === "client_abort") reader.cancel().catch(() => {});
-    h.onEnd(how);
+    running.delete(run.stop);
+    run.close();
   }
 }

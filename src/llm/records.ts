@@ -38,17 +38,17 @@ const COLUMNS = ["id", "request_id", "account_id", "key_id", "model", "endpoint"
 const INSERT_RECORD = sql`insert into usage_records (${sql.raw(COLUMNS.join(", "))}) values (${sql.join(COLUMNS.map((c) => p(c)), sql`, `)})`;
 
 /** `entries`: the usage entry of each wallet the batch charged (ledger/float-writes.ts). */
-function* insertRecord(q: TxQueries, f: Finish, entries: ReadonlyMap<string, string>) {
-  const r = f.record;
-  const u = r.usage;
+function* insertRecord(q: TxQueries, end: Finish, entries: ReadonlyMap<string, string>) {
+  const record = end.record;
+  const usage = record.usage;
   yield* q.run(INSERT_RECORD, {
-    id: r.requestId, held: f.hold.amount, entry_id: f.charge ? entries.get(f.hold.accountId)! : null, request_id: r.requestId, account_id: r.accountId, key_id: r.keyId, model: r.model, endpoint: r.endpoint, provider: r.provider,
-    status: r.status, upstream_status: r.upstreamStatus, input_tokens: u?.input ?? 0, output_tokens: u?.output ?? 0, cache_read_tokens: u?.cacheRead ?? 0,
-    cache_write_tokens: u?.cacheWrite ?? 0, cache_write_1h_tokens: u?.cacheWrite1h ?? 0, web_search_calls: u?.webSearches ?? 0, cost: r.cost, latency_ms: r.latencyMs, ttfb_ms: r.ttfbMs, error: r.error && storableText(r.error), created_at: r.endedAt ?? Date.now(),
+    id: record.requestId, held: end.hold.amount, entry_id: end.charge ? entries.get(end.hold.accountId)! : null, request_id: record.requestId, account_id: record.accountId, key_id: record.keyId, model: record.model, endpoint: record.endpoint, provider: record.provider,
+    status: record.status, upstream_status: record.upstreamStatus, input_tokens: usage?.input ?? 0, output_tokens: usage?.output ?? 0, cache_read_tokens: usage?.cacheRead ?? 0,
+    cache_write_tokens: usage?.cacheWrite ?? 0, cache_write_1h_tokens: usage?.cacheWrite1h ?? 0, web_search_calls: usage?.webSearches ?? 0, cost: record.cost, latency_ms: record.latencyMs, ttfb_ms: record.ttfbMs, error: record.error && storableText(record.error), created_at: record.endedAt ?? Date.now(),
   });
 }
 
 /** The calls' lines, in the ledger's group commit transaction (ledger/llm-ledger.ts), after the floats' writes. */
-export function* insertRecordsIn(q: TxQueries, finishes: Finish[], entries: ReadonlyMap<string, string>) {
-  for (const f of finishes) yield* insertRecord(q, f, entries);
+export function* insertRecordsIn(q: TxQueries, ends: Finish[], entries: ReadonlyMap<string, string>) {
+  for (const end of ends) yield* insertRecord(q, end, entries);
 }

@@ -2,7 +2,7 @@
 // forwarded) plus Anthropic's free count_tokens, behind the key guard, and the caller's usage records. Everything
 // per-provider and per-protocol is built here once, at startup.
 
-import { Elysia } from "elysia";
+import { Elysia, type DocumentDecoration } from "elysia";
 import type { AppContext } from "../context.ts";
 import { protect } from "../http/protect.ts";
 import { onGraceOver } from "../ops/shutdown.ts";
@@ -15,10 +15,46 @@ import { idempotentLlm } from "./idempotent.ts";
 import { cutStreams } from "./pump.ts";
 import { listUsage, UsageList, UsageQuery, usageCsv } from "./usage-api.ts";
 import { usageSummary, UsageSummary, UsageSummaryQuery } from "./usage-summary.ts";
-import { llmTimeoutsOf } from "./timeouts.ts";
+import { llmTimeoutsOf, type IdleTimeouts } from "./timeouts.ts";
+import type { AuthContext } from "../accounts/service.ts";
 import { llmDoc } from "./openapi-schemas.ts";
 
 const security: Array<Record<string, string[]>> = [{ bearer: [] }, { apiKey: [] }];
+
+type LlmRouteHook = { parse: "none"; detail: DocumentDecoration };
+
+/** What an LLM route's handler reads of Elysia's context (`auth` from protect). */
+interface LlmRouteContext {
+  request: Request;
+  auth: AuthContext;
+  set: { headers: Record<string, string | number> };
+  server: IdleTimeouts | null;
+}
+
+/**
+ * One LLM endpoint as Elysia's `.post` arguments. `parse: "none"`: the handler reads the body itself, once; it goes
+ * upstream as it came.
+ */
+function llmRoute(
+  deps: LlmDeps,
+  idem: Idempotency,
+  proto: LlmProtocol,
+  path: string,
+  docs: { summary: string; description: string; doc: object },
+): [string, (context: LlmRouteContext) => Promise<Response>, LlmRouteHook] {
+  const handler = async ({ request, auth, set, server }: LlmRouteContext): Promise<Response> => {
+    const baseHeaders = set.headers as Record<string, string>; // the hooks before set strings only
+    if (request.headers.has(IDEMPOTENCY_HEADER)) return idempotentLlm(deps.ctx, idem, request, auth, (again) => handleLlm(deps, proto, path, again, auth, baseHeaders, server), set);
+    const answer = await handleLlm(deps, proto, path, request, auth, baseHeaders, server);
+    // The answer already carries `set.headers` (request ids, rate-limit state). Left there, Elysia would merge them
+    // into it again by rebuilding the Response: a copy of every header and the body re-wrapped as a stream. An
+    // error thrown above still finds them.
+    set.headers = {};
+    return answer;
+  };
+  const { summary, description, doc } = docs;
+  return [path, handler, { parse: "none", detail: { tags: ["LLM"], summary, description, security, ...doc } }];
+}
 
 // Once per process: streams still open when the shutdown grace period ends get their protocol's error event.
 onGraceOver(() => cutStreams(), "LLM streams");
@@ -28,22 +64,8 @@ export function llmRoutes(ctx: AppContext) {
   const budgets = new KeyBudgets(ctx.db, (e) => ctx.log.error("key budget settle failed; the hold stays counted until the period resets", { error: (e as Error)?.message ?? String(e) }));
   ctx.keyBudgets = budgets;
   const idem = new Idempotency(ctx.db);
-  const d: LlmDeps = { ctx, providers: buildProviders(ctx.config.raw), ledger, budgets, timeouts: llmTimeoutsOf(ctx.config.raw) };
-
-  // `parse: "none"`: the handler reads the body text itself, once; it goes upstream as it came.
-  const llm = (proto: LlmProtocol, path: string, summary: string, description: string, doc: object): [string, (c: any) => Promise<Response>, any] => [
-    path,
-    async ({ request, auth, set, server }) => {
-      if (request.headers.has(IDEMPOTENCY_HEADER)) return idempotentLlm(ctx, idem, request, auth, (again) => handleLlm(d, proto, path, again, auth, set.headers, server), set);
-      const answer = await handleLlm(d, proto, path, request, auth, set.headers, server);
-      // The answer already carries `set.headers` (request ids, rate-limit state). Left there, Elysia would merge
-      // them into it again by rebuilding the Response: a copy of every header and the body re-wrapped as a
-      // stream, measured at 4% of json and 10% of stream throughput. An error thrown above still finds them.
-      set.headers = {};
-      return answer;
-    },
-    { parse: "none", detail: { tags: ["LLM"], summary, description, security, ...doc } },
-  ];
+  const deps: LlmDeps = { ctx, providers: buildProviders(ctx.config.raw), ledger, budgets, timeouts: llmTimeoutsOf(ctx.config.raw) };
+  const llm = (proto: LlmProtocol, path: string, summary: string, description: string, doc: object) => llmRoute(deps, idem, proto, path, { summary, description, doc });
 
   return (
     new Elysia({ name: "llm" })

@@ -108,7 +108,7 @@ export function createStreamTranslator(t: Translation, warn: (msg: string, field
       if (!over) {
         write([END_NOTICES[how] ?? BROKE]);
         // The native tap saw the upstream's end, yet no answer reached the client: a translation failure. Any other
-        // way of ending is metered by the native rule for it (meter.ts judgeStream).
+        // way of ending is metered by the native rule for it (meter.ts streamVerdict).
         failure = how === "end" ? "the upstream's stream ended without an answer the client could be given" : null;
       }
       return take();

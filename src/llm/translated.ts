@@ -15,10 +15,12 @@ import { reserialised } from "./protocols/common.ts";
 import { dialectFor, type Provider } from "./providers.ts";
 import { codecs } from "./translate/codecs.ts";
 import { TranslationError, type ClientCodec, type TranslateTarget, type UpstreamCodec } from "./translate/ir.ts";
-import { answerHeaders, answerUnread, finish, judgeAnswer, meter, throwIfGatewaySide, unusableAnswer, upstreamFailed, type Call } from "./proxy.ts";
+import { answerVerdict, callVerdict, endCall, type Call } from "./call.ts";
+import { answerHeaders, answerUnread, throwIfGatewaySide, unusableAnswer, upstreamFailed } from "./call-failures.ts";
 import { callUpstream, upstreamHeaders } from "./upstream.ts";
-import { FALLBACK_MAX_OUTPUT, judgeBody, judgeStream, type Verdict } from "./meter.ts";
-import { headOf, pump, readHead, type Head, type PumpEnd } from "./pump.ts";
+import { FALLBACK_MAX_OUTPUT, usageVerdict, streamVerdict, type Verdict } from "./meter.ts";
+import { pump, type PumpEnd } from "./pump.ts";
+import { headOf, readHead, type Head } from "./answer-head.ts";
 import { answerTypeMisfit, textOf } from "./body.ts";
 import { liftIdleTimeout } from "./timeouts.ts";
 import { createStreamTranslator } from "./translated-stream.ts";
@@ -81,11 +83,11 @@ const ERROR_BODY_BYTES = 64 * 1024;
 export async function forwardTranslated(call: Call): Promise<Response> {
   const t = call.translation!;
   const signal = call.request.signal; // aborts the upstream the moment the client leaves (see pump.ts)
-  liftIdleTimeout(call.server, call.request); // the upstream timeouts govern until finish restores it, as natively
+  liftIdleTimeout(call.server, call.request); // the upstream timeouts govern until endCall restores it, as natively
   let res: Response;
   try {
     // None of the client's protocol headers (anthropic-beta, openai-beta) mean anything in the upstream's protocol.
-    res = await callUpstream(call.provider, call.url, upstreamHeaders(NO_CLIENT_HEADERS, call.provider.name), t.text, signal, call.d.timeouts);
+    res = await callUpstream(call.provider, call.url, upstreamHeaders(NO_CLIENT_HEADERS, call.provider.name), t.text, signal, call.deps.timeouts);
   } catch (e) {
     return upstreamFailed(call, e);
   }
@@ -112,7 +114,7 @@ async function translatedAnswer(call: Call, t: Translation, res: Response): Prom
   let json: any;
   try {
     // Read whole (a translation needs all of it), under the same silence limit as a native answer.
-    head = await readHead(res, TRANSLATED_ANSWER_BYTES, call.d.timeouts.silenceMs);
+    head = await readHead(res, TRANSLATED_ANSWER_BYTES, call.deps.timeouts.silenceMs);
   } catch (e) {
     return answerUnread(call, e, status);
   }
@@ -123,10 +125,10 @@ async function translatedAnswer(call: Call, t: Translation, res: Response): Prom
   } catch {
     unusableAnswer(call, status, res.headers.get("content-type") ?? "", "not JSON", null);
   }
-  const verdict = meter(call, () => judgeAnswer(call, t.native, text));
+  const verdict = callVerdict(call, () => answerVerdict(call, t.native, text));
   if (verdict.outcome === "upstream_bad_response") {
-    // Not a whole JSON object (judgeAnswer): released, as on the native path.
-    finish(call, verdict, status, performance.now());
+    // Not a whole JSON object (answerVerdict): released, as on the native path.
+    endCall(call, verdict, status, performance.now());
     throw new ApiError(502, "upstream_bad_response", "The upstream's answer was not a usable response; nothing was charged. Retry the request.");
   }
   let out: Record<string, unknown>;
@@ -135,11 +137,11 @@ async function translatedAnswer(call: Call, t: Translation, res: Response): Prom
   } catch (e) {
     const why = `upstream answer not translatable: ${(e as Error)?.message ?? e}`;
     // Through meter, as every charge: max_credits caps it.
-    finish(call, meter(call, () => failedTranslation(call, verdict.outcome === "ok" ? verdict.usage : null, why)), status, performance.now());
-    call.d.ctx.log.warn("translated answer not readable", { request_id: call.requestId, model: call.model.id, error: why });
+    endCall(call, callVerdict(call, () => failedTranslation(call, verdict.outcome === "ok" ? verdict.usage : null, why)), status, performance.now());
+    call.deps.ctx.log.warn("translated answer not readable", { request_id: call.requestId, model: call.model.id, error: why });
     throw new ApiError(502, "upstream_bad_response", "The upstream's answer could not be translated into this protocol. Retry the request.");
   }
-  finish(call, verdict, status, performance.now());
+  endCall(call, verdict, status, performance.now());
   const headers = translatedHeaders(res, call, t);
   headers["content-type"] = "application/json";
   return new Response(JSON.stringify(out), { status, headers });
@@ -155,25 +157,25 @@ function translatedHeaders(res: Response, call: Call, t: Translation): Record<st
 function translatedStream(call: Call, t: Translation, res: Response): Response {
   const status = res.status;
   const tap = t.native.createStreamTap({ stripUsageChunk: false });
-  const tr = createStreamTranslator(t, (msg, f) => call.d.ctx.log.warn(msg, { ...f, request_id: call.requestId, model: call.model.id }));
+  const tr = createStreamTranslator(t, (msg, f) => call.deps.ctx.log.warn(msg, { ...f, request_id: call.requestId, model: call.model.id }));
   let firstByteAt: number | null = null;
   let tail: Uint8Array | null = null;
   // No dropNotice: the translator writes the client protocol's error event itself, whatever the upstream left cut.
   const upstreamBytes = pump(headOf(res.body!), call.request.signal, {
     tap,
     collect: null,
-    silenceMs: call.d.timeouts.silenceMs,
+    silenceMs: call.deps.timeouts.silenceMs,
     onFirstByte: () => (firstByteAt = performance.now()),
     onEnd(how: PumpEnd) {
       tail = tr.end(how);
-      const verdict = meter(call, (): Verdict => {
+      const verdict = callVerdict(call, (): Verdict => {
         const r = tap.end();
-        const v = judgeStream(r, how, call.model, call.plan);
+        const v = streamVerdict(r, how, call.model, call.plan);
         // Told it failed, never charged as a success: the usage stated so far, if any (issue 20, point 1).
         if (tr.failure && (v.outcome === "ok" || v.outcome === "estimated" || v.outcome === "client_abort")) return failedTranslation(call, r.usage, tr.failure);
         return v;
       });
-      finish(call, verdict, status, firstByteAt);
+      endCall(call, verdict, status, firstByteAt);
     },
   });
   const headers = translatedHeaders(res, call, t);
@@ -201,7 +203,7 @@ async function* clientStream(upstream: AsyncGenerator<Uint8Array>, tr: ReturnTyp
 /** A call the translation told the client had failed: charged the usage the upstream stated, if any, never as ok. */
 function failedTranslation(call: Pick<Call, "model" | "plan">, usage: TokenUsage | null, error: string): Verdict {
   if (!usage) return { outcome: "failed", charge: null, usage: null, error };
-  return { ...judgeBody(usage, call.model, call.plan), outcome: "failed", error };
+  return { ...usageVerdict(usage, call.model, call.plan), outcome: "failed", error };
 }
 
 /**
@@ -210,13 +212,13 @@ function failedTranslation(call: Pick<Call, "model" | "plan">, usage: TokenUsage
  * (throwIfGatewaySide).
  */
 async function translatedError(call: Call, res: Response): Promise<Response> {
-  finish(call, { outcome: "upstream_error", charge: null, usage: null, error: `upstream answered ${res.status}` }, res.status, performance.now());
-  throwIfGatewaySide(call.d.ctx, call.provider.name, res, call.requestId);
+  endCall(call, { outcome: "upstream_error", charge: null, usage: null, error: `upstream answered ${res.status}` }, res.status, performance.now());
+  throwIfGatewaySide(call.deps.ctx, call.provider.name, res, call.requestId);
   let err: any = null;
   try {
     // Read as an answer is, under the silence limit and a size bound: a stalled or endless error body must not keep
     // the client waiting for an error whose status already says enough.
-    const head = await readHead(res, ERROR_BODY_BYTES, call.d.timeouts.silenceMs);
+    const head = await readHead(res, ERROR_BODY_BYTES, call.deps.timeouts.silenceMs);
     if (!head.ended) void head.reader?.cancel().catch(() => {});
     err = JSON.parse(textOf(head.chunks))?.error;
   } catch {

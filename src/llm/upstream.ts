@@ -14,13 +14,13 @@ const FORWARDED = ["accept", "anthropic-version", "anthropic-beta", "openai-beta
 /** Upstream headers without the key; built per request from the few headers that matter (no Headers copy). */
 export function upstreamHeaders(client: Headers, provider: string): Record<string, string> {
   // identity: the body must reach the client byte for byte, and a compressed SSE stream would be buffered.
-  const h: Record<string, string> = { "content-type": "application/json", "accept-encoding": "identity" };
+  const headers: Record<string, string> = { "content-type": "application/json", "accept-encoding": "identity" };
   for (const name of FORWARDED) {
-    const v = client.get(name);
-    if (v !== null) h[name] = v;
+    const value = client.get(name);
+    if (value !== null) headers[name] = value;
   }
-  if (provider === "anthropic" && h["anthropic-version"] === undefined) h["anthropic-version"] = "2023-06-01";
-  return h;
+  if (provider === "anthropic" && headers["anthropic-version"] === undefined) headers["anthropic-version"] = "2023-06-01";
+  return headers;
 }
 
 /** Worth the next key: rate limits and server errors, and refusals of this key itself (revoked, no access). */

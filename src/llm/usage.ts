@@ -46,8 +46,8 @@ export interface TokenPrices {
 export const ZERO_USAGE: Readonly<TokenUsage> = Object.freeze({ input: 0, output: 0, cacheRead: 0, cacheWrite: 0 });
 
 /** The tokens of a call's prompt, cached or not: what long-context prices are decided by. */
-export function promptTokens(u: TokenUsage): number {
-  return u.input + u.cacheRead + u.cacheWrite;
+export function promptTokens(usage: TokenUsage): number {
+  return usage.input + usage.cacheRead + usage.cacheWrite;
 }
 
 /**
@@ -63,29 +63,29 @@ export function pricesFor(prices: LlmModel["prices"], prompt: number): TokenPric
  * The charge for a call's stated usage: each sampling step at the prices its own prompt length selects, plus the
  * web searches of the call (counted once, at the call's level).
  */
-export function chargeUsage(u: TokenUsage, prices: LlmModel["prices"]): number {
-  if (!u.steps?.length) return priceUsage(u, pricesFor(prices, promptTokens(u)));
+export function chargeUsage(usage: TokenUsage, prices: LlmModel["prices"]): number {
+  if (!usage.steps?.length) return priceUsage(usage, pricesFor(prices, promptTokens(usage)));
   let total = 0;
-  for (const step of u.steps) total += priceUsage(step, pricesFor(prices, promptTokens(step)));
-  total += priceUsage({ ...ZERO_USAGE, webSearches: u.webSearches }, prices);
+  for (const step of usage.steps) total += priceUsage(step, pricesFor(prices, promptTokens(step)));
+  total += priceUsage({ ...ZERO_USAGE, webSearches: usage.webSearches }, prices);
   if (!Number.isSafeInteger(total)) throw new RangeError(`chargeUsage: charge beyond 2^53: ${total}`);
   return total;
 }
 
 /** Exact charge in µcr. Throws on non-integer inputs rather than letting a float into the ledger. */
-export function priceUsage(u: TokenUsage, p: TokenPrices): number {
-  const cacheRead = p.cacheRead ?? p.input;
-  const cacheWrite = p.cacheWrite ?? p.input;
-  const cacheWrite1h = p.cacheWrite1h ?? cacheWrite;
-  const webSearch = p.webSearch ?? 0;
-  const written1h = u.cacheWrite1h ?? 0;
-  const searches = u.webSearches ?? 0;
-  for (const n of [u.input, u.output, u.cacheRead, u.cacheWrite, written1h, searches, p.input, p.output, cacheRead, cacheWrite, cacheWrite1h, webSearch]) {
+export function priceUsage(usage: TokenUsage, prices: TokenPrices): number {
+  const cacheRead = prices.cacheRead ?? prices.input;
+  const cacheWrite = prices.cacheWrite ?? prices.input;
+  const cacheWrite1h = prices.cacheWrite1h ?? cacheWrite;
+  const webSearch = prices.webSearch ?? 0;
+  const written1h = usage.cacheWrite1h ?? 0;
+  const searches = usage.webSearches ?? 0;
+  for (const n of [usage.input, usage.output, usage.cacheRead, usage.cacheWrite, written1h, searches, prices.input, prices.output, cacheRead, cacheWrite, cacheWrite1h, webSearch]) {
     if (!Number.isSafeInteger(n) || n < 0) throw new RangeError(`priceUsage: not a non-negative integer: ${n}`);
   }
-  if (written1h > u.cacheWrite) throw new RangeError(`priceUsage: one-hour cache writes (${written1h}) above all cache writes (${u.cacheWrite})`);
+  if (written1h > usage.cacheWrite) throw new RangeError(`priceUsage: one-hour cache writes (${written1h}) above all cache writes (${usage.cacheWrite})`);
   const total =
-    u.input * p.input + u.cacheRead * cacheRead + (u.cacheWrite - written1h) * cacheWrite + written1h * cacheWrite1h + u.output * p.output + searches * webSearch;
+    usage.input * prices.input + usage.cacheRead * cacheRead + (usage.cacheWrite - written1h) * cacheWrite + written1h * cacheWrite1h + usage.output * prices.output + searches * webSearch;
   if (!Number.isSafeInteger(total)) throw new RangeError(`priceUsage: charge beyond 2^53: ${total}`);
   return total;
 }
@@ -109,34 +109,34 @@ export function partialUsage(
   inputEstimate: number,
 ): TokenUsage {
   const estimatedOutput = estimateTokensFromChars(tap.outputCharsSoFar);
-  const u: TokenUsage = tap.usage ? { ...tap.usage, output: Math.max(tap.usage.output, estimatedOutput) } : { input: inputEstimate, output: estimatedOutput, cacheRead: 0, cacheWrite: 0 };
+  const usage: TokenUsage = tap.usage ? { ...tap.usage, output: Math.max(tap.usage.output, estimatedOutput) } : { input: inputEstimate, output: estimatedOutput, cacheRead: 0, cacheWrite: 0 };
   // Searches the stream showed before it was cut were run, and billed upstream, whatever came after.
-  const searches = Math.max(u.webSearches ?? 0, tap.webSearchesSoFar ?? 0);
-  if (searches) u.webSearches = searches;
-  return u;
+  const searches = Math.max(usage.webSearches ?? 0, tap.webSearchesSoFar ?? 0);
+  if (searches) usage.webSearches = searches;
+  return usage;
 }
 
 // ---- normalisers: vendor usage object → TokenUsage (null when the object is missing or not usage) ----
 
-function count(v: unknown): number {
-  return typeof v === "number" && Number.isFinite(v) && v > 0 ? Math.floor(v) : 0;
+function count(value: unknown): number {
+  return typeof value === "number" && Number.isFinite(value) && value > 0 ? Math.floor(value) : 0;
 }
 
-function isObject(v: unknown): v is Record<string, any> {
-  return typeof v === "object" && v !== null;
+function isObject(value: unknown): value is Record<string, any> {
+  return typeof value === "object" && value !== null;
 }
 
 /**
  * A usage object whose counts can be read: at least one of `fields` is a number and none holds anything else (a
  * count sent as a string would otherwise read as 0 and the call go free; unreadable usage is estimated instead).
  */
-function readableUsage(u: unknown, fields: readonly string[]): u is Record<string, any> {
-  if (!isObject(u)) return false;
+function readableUsage(stated: unknown, fields: readonly string[]): stated is Record<string, any> {
+  if (!isObject(stated)) return false;
   let numbers = 0;
-  for (const f of fields) {
-    const v = u[f];
-    if (typeof v === "number" && Number.isFinite(v)) numbers++;
-    else if (v != null) return false;
+  for (const field of fields) {
+    const value = stated[field];
+    if (typeof value === "number" && Number.isFinite(value)) numbers++;
+    else if (value != null) return false;
   }
   return numbers > 0;
 }
@@ -145,15 +145,15 @@ function readableUsage(u: unknown, fields: readonly string[]): u is Record<strin
  * Anthropic: input_tokens already excludes cached; the cache counts stand beside it. cache_creation splits the
  * cache writes by lifetime; server_tool_use counts the web searches Anthropic ran (and bills per search).
  */
-export function fromAnthropicUsage(u: unknown): TokenUsage | null {
-  if (!readableUsage(u, ["input_tokens", "output_tokens", "cache_read_input_tokens", "cache_creation_input_tokens"])) return null;
-  const usage = anthropicCounts(u);
-  withAnthropicExtras(usage, u);
+export function fromAnthropicUsage(stated: unknown): TokenUsage | null {
+  if (!readableUsage(stated, ["input_tokens", "output_tokens", "cache_read_input_tokens", "cache_creation_input_tokens"])) return null;
+  const usage = anthropicCounts(stated);
+  withAnthropicExtras(usage, stated);
   return usage;
 }
 
-function anthropicCounts(u: Record<string, any>): TokenUsage {
-  return { input: count(u.input_tokens), output: count(u.output_tokens), cacheRead: count(u.cache_read_input_tokens), cacheWrite: count(u.cache_creation_input_tokens) };
+function anthropicCounts(stated: Record<string, any>): TokenUsage {
+  return { input: count(stated.input_tokens), output: count(stated.output_tokens), cacheRead: count(stated.cache_read_input_tokens), cacheWrite: count(stated.cache_creation_input_tokens) };
 }
 
 /** Adds the one-hour cache writes and web searches `raw` states (only when non-zero: the common usage stays four numbers). */
@@ -194,17 +194,17 @@ function withIterations(usage: TokenUsage, iterations: unknown): void {
  * Chat completions: prompt_tokens includes the cached ones. DeepSeek reports its cache hits as
  * prompt_cache_hit_tokens (sometimes without prompt_tokens_details), hence the fallback.
  */
-export function fromChatUsage(u: unknown): TokenUsage | null {
-  if (!readableUsage(u, ["prompt_tokens", "completion_tokens", "total_tokens"])) return null;
-  const prompt = count(u.prompt_tokens);
-  const cached = Math.min(prompt, count(u.prompt_tokens_details?.cached_tokens ?? u.prompt_cache_hit_tokens));
+export function fromChatUsage(stated: unknown): TokenUsage | null {
+  if (!readableUsage(stated, ["prompt_tokens", "completion_tokens", "total_tokens"])) return null;
+  const prompt = count(stated.prompt_tokens);
+  const cached = Math.min(prompt, count(stated.prompt_tokens_details?.cached_tokens ?? stated.prompt_cache_hit_tokens));
   // OpenAI's completion_tokens includes reasoning, and total = prompt + completion. Some OpenAI-compatible upstreams
   // (Gemini's thinking models, by several gateways' reports) leave reasoning out of completion_tokens yet count it
   // in total_tokens, and bill it as output. When total says there is more than completion, the reasoning stated
   // beside it is added (at most up to total: anything else total counts, such as tool-use prompt tokens, is not).
-  const completion = count(u.completion_tokens);
-  const beyond = count(u.total_tokens) - prompt;
-  const reasoning = count(u.completion_tokens_details?.reasoning_tokens);
+  const completion = count(stated.completion_tokens);
+  const beyond = count(stated.total_tokens) - prompt;
+  const reasoning = count(stated.completion_tokens_details?.reasoning_tokens);
   const output = beyond <= completion ? completion : reasoning ? Math.min(beyond, completion + reasoning) : beyond;
   return { input: prompt - cached, output, cacheRead: cached, cacheWrite: 0 };
 }
@@ -215,19 +215,19 @@ export function fromChatUsage(u: unknown): TokenUsage | null {
  * whose catalog entry names no cache-write price bills them as input, as before. Web searches are not in the usage
  * object but in the response's output, one `web_search_call` item per search: `output` counts them when given.
  */
-export function fromResponsesUsage(u: unknown, output?: unknown): TokenUsage | null {
-  if (!readableUsage(u, ["input_tokens", "output_tokens", "total_tokens"])) return null;
-  const input = count(u.input_tokens);
-  const cached = Math.min(input, count(u.input_tokens_details?.cached_tokens));
-  const written = Math.min(input - cached, count(u.input_tokens_details?.cache_write_tokens));
-  const usage: TokenUsage = { input: input - cached - written, output: count(u.output_tokens), cacheRead: cached, cacheWrite: written };
+export function fromResponsesUsage(stated: unknown, output?: unknown): TokenUsage | null {
+  if (!readableUsage(stated, ["input_tokens", "output_tokens", "total_tokens"])) return null;
+  const input = count(stated.input_tokens);
+  const cached = Math.min(input, count(stated.input_tokens_details?.cached_tokens));
+  const written = Math.min(input - cached, count(stated.input_tokens_details?.cache_write_tokens));
+  const usage: TokenUsage = { input: input - cached - written, output: count(stated.output_tokens), cacheRead: cached, cacheWrite: written };
   const searches = Array.isArray(output) ? output.filter((item) => item?.type === "web_search_call").length : 0;
   if (searches) usage.webSearches = searches;
   return usage;
 }
 
 /** Embeddings: only prompt_tokens. */
-export function fromEmbeddingsUsage(u: unknown): TokenUsage | null {
-  if (!readableUsage(u, ["prompt_tokens", "total_tokens"])) return null;
-  return { input: count(u.prompt_tokens), output: 0, cacheRead: 0, cacheWrite: 0 };
+export function fromEmbeddingsUsage(stated: unknown): TokenUsage | null {
+  if (!readableUsage(stated, ["prompt_tokens", "total_tokens"])) return null;
+  return { input: count(stated.prompt_tokens), output: 0, cacheRead: 0, cacheWrite: 0 };
 }

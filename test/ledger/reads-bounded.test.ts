@@ -1,5 +1,5 @@
 // Reads of an account's records or balance wait for that account's queued charges, for a moment at most
-// (LlmLedger<Finish>.settledFor): a commit held up elsewhere (here a wallet row locked by another Postgres session) must
+// (LlmLedger<Finish>.committedFor): a commit held up elsewhere (here a wallet row locked by another Postgres session) must
 // not hold up every account's GET /v1/credits, GET /v1/usage or top-up; they hung behind it (helper-29).
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { SQL } from "bun";

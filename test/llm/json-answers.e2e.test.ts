@@ -4,7 +4,7 @@
 // the upstream. Charges are read from the ledger.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { sql } from "drizzle-orm";
-import { WHOLE_ANSWER_BYTES } from "../../src/llm/pump";
+import { WHOLE_ANSWER_BYTES } from "../../src/llm/answer-head";
 import { fixtureBytes } from "../fakes/fixtures";
 import { expectCharged, expectReleased, leaveAfter, ledgerOf, startEnv, stopEnv, PRICES, type Env } from "./support";
 import { errorOf, jsonOf } from "../support/json";

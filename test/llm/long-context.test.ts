@@ -3,7 +3,7 @@
 // follows the tier its estimate falls in. Prices written out from src/catalog/models.json, µcr per token.
 import { expect, test } from "bun:test";
 import { loadCatalog } from "../../src/catalog-loader";
-import { judgeBody, planHold } from "../../src/llm/meter";
+import { usageVerdict, planHold } from "../../src/llm/meter";
 import { protocols } from "../../src/llm/protocols/index";
 import { NO_PAID_TOOLS } from "../../src/llm/protocols/paid-tools";
 
@@ -13,16 +13,16 @@ const sonnet = catalog.get("claude-sonnet-4-5")!; // $3 / $15, cache read $0.30,
 const plan = (model = geminiPro) => planHold(protocols.chat, {}, 3000, model, NO_PAID_TOOLS);
 
 test("Gemini 2.5 Pro: up to 200,000 prompt tokens the ordinary prices; one more and every token at the long-context ones", () => {
-  const at = judgeBody({ input: 150_000, cacheRead: 50_000, cacheWrite: 0, output: 1000 }, geminiPro, plan());
+  const at = usageVerdict({ input: 150_000, cacheRead: 50_000, cacheWrite: 0, output: 1000 }, geminiPro, plan());
   expect(at.charge).toBe(150_000 * 1250 + 50_000 * 125 + 1000 * 10_000);
-  const over = judgeBody({ input: 150_001, cacheRead: 50_000, cacheWrite: 0, output: 1000 }, geminiPro, plan());
+  const over = usageVerdict({ input: 150_001, cacheRead: 50_000, cacheWrite: 0, output: 1000 }, geminiPro, plan());
   expect(over.charge).toBe(150_001 * 2500 + 50_000 * 250 + 1000 * 15_000);
 });
 
 test("Claude Sonnet with its 1M context: cache reads and writes count toward the 200,000 and are billed at their long prices", () => {
-  const v = judgeBody({ input: 100, cacheRead: 150_000, cacheWrite: 60_000, output: 2000 }, sonnet, plan(sonnet));
+  const v = usageVerdict({ input: 100, cacheRead: 150_000, cacheWrite: 60_000, output: 2000 }, sonnet, plan(sonnet));
   expect(v.charge).toBe(100 * 6000 + 150_000 * 600 + 60_000 * 7500 + 2000 * 22_500);
-  const short = judgeBody({ input: 100, cacheRead: 150_000, cacheWrite: 40_000, output: 2000 }, sonnet, plan(sonnet));
+  const short = usageVerdict({ input: 100, cacheRead: 150_000, cacheWrite: 40_000, output: 2000 }, sonnet, plan(sonnet));
   expect(short.charge).toBe(100 * 3000 + 150_000 * 300 + 40_000 * 3750 + 2000 * 15_000);
 });
 
@@ -36,5 +36,5 @@ test("the hold prices an estimate over the threshold at the long-context prices"
 
 test("a model without long-context prices keeps one price however long the prompt", () => {
   const gpt41 = catalog.get("gpt-4.1")!; // $2 / $8, cache read $0.50; 1M context, one price
-  expect(judgeBody({ input: 900_000, cacheRead: 0, cacheWrite: 0, output: 10 }, gpt41, plan(gpt41)).charge).toBe(900_000 * 2000 + 10 * 8000);
+  expect(usageVerdict({ input: 900_000, cacheRead: 0, cacheWrite: 0, output: 10 }, gpt41, plan(gpt41)).charge).toBe(900_000 * 2000 + 10 * 8000);
 });

@@ -3,7 +3,7 @@
 // working out a verdict releases the call instead of leaving it.
 import { describe, expect, test } from "bun:test";
 import { loadCatalog } from "../../src/catalog-loader";
-import { judgeBody, judgeStream, planHold, verdictOr } from "../../src/llm/meter";
+import { usageVerdict, streamVerdict, planHold, verdictOr } from "../../src/llm/meter";
 import { protocols } from "../../src/llm/protocols/index";
 import { NO_PAID_TOOLS } from "../../src/llm/protocols/paid-tools";
 
@@ -18,7 +18,7 @@ const tap = (events: string) => {
 
 describe("usage too large to price", () => {
   test("a JSON answer stating 1e300 output tokens: charged the hold, the recorded counts capped", () => {
-    const v = judgeBody({ input: 10, output: 1e300, cacheRead: 0, cacheWrite: 0 }, model, plan);
+    const v = usageVerdict({ input: 10, output: 1e300, cacheRead: 0, cacheWrite: 0 }, model, plan);
     expect(v).toMatchObject({ outcome: "estimated", charge: plan.amount });
     expect(v.usage!.output).toBe(Number.MAX_SAFE_INTEGER);
     expect(v.error).toContain("out of range");
@@ -29,7 +29,7 @@ describe("usage too large to price", () => {
       'event: message_start\ndata: {"type":"message_start","message":{"usage":{"input_tokens":21,"output_tokens":1}}}\n\n' +
       'event: message_delta\ndata: {"type":"message_delta","usage":{"output_tokens":1e400}}\n\n' +
       'event: message_stop\ndata: {"type":"message_stop"}\n\n';
-    const v = judgeStream(tap(events), "end", model, plan);
+    const v = streamVerdict(tap(events), "end", model, plan);
     expect(v.outcome).toBe("ok");
     expect(v.usage).toEqual({ input: 21, output: 1, cacheRead: 0, cacheWrite: 0 });
     expect(v.charge).toBe(21 * 5000 + 1 * 25000);
@@ -40,7 +40,7 @@ describe("usage too large to price", () => {
       'event: message_start\ndata: {"type":"message_start","message":{"usage":{"input_tokens":21,"output_tokens":1}}}\n\n' +
       'event: message_delta\ndata: {"type":"message_delta","usage":{"output_tokens":1e300}}\n\n' +
       'event: message_stop\ndata: {"type":"message_stop"}\n\n';
-    expect(judgeStream(tap(events), "end", model, plan)).toMatchObject({ outcome: "estimated", charge: plan.amount });
+    expect(streamVerdict(tap(events), "end", model, plan)).toMatchObject({ outcome: "estimated", charge: plan.amount });
   });
 });
 

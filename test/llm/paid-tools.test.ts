@@ -4,7 +4,7 @@
 import { describe, expect, test } from "bun:test";
 import { loadCatalog } from "../../src/catalog-loader";
 import { ApiError } from "../../src/http/errors";
-import { judgeStream, planHold } from "../../src/llm/meter";
+import { streamVerdict, planHold } from "../../src/llm/meter";
 import { protocols } from "../../src/llm/protocols/index";
 import { DEFAULT_HELD_SEARCHES, NO_PAID_TOOLS, paidToolUse } from "../../src/llm/protocols/paid-tools";
 import { fromAnthropicUsage, fromResponsesUsage, priceUsage } from "../../src/llm/usage";
@@ -82,7 +82,7 @@ describe("what answers state", () => {
       part.feed(bytes.subarray(0, cut));
       const model = proto === "anthropic" ? sonnet : gpt51;
       const plan = planHold(protocols[proto], {}, 3000, model, { webSearch: true, heldSearches: 5 });
-      const v = judgeStream(part.end(), "client_abort", model, plan);
+      const v = streamVerdict(part.end(), "client_abort", model, plan);
       expect(v.outcome).toBe("client_abort");
       expect(v.usage!.webSearches).toBe(2);
       expect(v.charge).toBeGreaterThanOrEqual(2 * SEARCH);

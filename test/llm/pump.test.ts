@@ -1,7 +1,8 @@
 // readArrived takes what a stream already holds, never waits for more, and hands the read in flight to the pump,
 // which goes on from it without losing or repeating a byte.
 import { expect, test } from "bun:test";
-import { endsBetweenEvents, pump, readArrived, TAIL_BYTES, type PumpEnd } from "../../src/llm/pump";
+import { endsBetweenEvents, pump, TAIL_BYTES, type PumpEnd } from "../../src/llm/pump";
+import { readArrived } from "../../src/llm/answer-head";
 
 const bytes = (s: string) => new TextEncoder().encode(s);
 const text = (chunks: Uint8Array[]) => new TextDecoder().decode(Buffer.concat(chunks));

@@ -4,9 +4,10 @@
 // itself: UTF-8 bytes / 3, without the max_credits field (removed before the body goes upstream).
 import { describe, expect, test } from "bun:test";
 import { loadCatalog } from "../../src/catalog-loader";
-import { capAtMaxCredits, partial, planHold } from "../../src/llm/meter";
+import { capAtMaxCredits, estimateVerdict, planHold } from "../../src/llm/meter";
 import { protocols } from "../../src/llm/protocols/index";
 import { NO_PAID_TOOLS } from "../../src/llm/protocols/paid-tools";
+import { requestBodyOf } from "../../src/llm/body";
 
 const catalog = loadCatalog().llm;
 const opus = catalog.get("claude-opus-4-5")!;
@@ -14,10 +15,16 @@ const gpt41 = catalog.get("gpt-4.1")!;
 const gpt52 = catalog.get("gpt-5.2")!;
 const IMAGE = 8_000;
 
-/** The hold's input tokens for `body`, and what the same body's bytes alone give. */
+/**
+ * The hold's input tokens for `body`, and what the same body's bytes alone give. The body read from its bytes
+ * (request-fields.ts: its walks skipped when the bytes mention nothing they look for) is held the same.
+ */
 function inputOf(proto: keyof typeof protocols, body: Record<string, unknown>, model = opus) {
   const raw = JSON.stringify(body);
-  return { held: planHold(protocols[proto], body, Buffer.byteLength(raw), model, NO_PAID_TOOLS).inputTokens, fromBytes: Math.ceil(Buffer.byteLength(raw) / 3) };
+  const held = planHold(protocols[proto], body, Buffer.byteLength(raw), model, NO_PAID_TOOLS).inputTokens;
+  const read = requestBodyOf(new Uint8Array(Buffer.from(raw)), 0);
+  expect(planHold(protocols[proto], read, Buffer.byteLength(raw), model, NO_PAID_TOOLS).inputTokens).toBe(held);
+  return { held, fromBytes: Math.ceil(Buffer.byteLength(raw) / 3) };
 }
 
 const user = (content: unknown) => ({ messages: [{ role: "user", content }] });
@@ -153,6 +160,6 @@ test("an answer that states no usage is charged the input estimate, not the cont
   const bytes = Buffer.byteLength(JSON.stringify(body));
   const plan = planHold(protocols.chat, body, bytes, gemini, NO_PAID_TOOLS);
   expect(plan.inputTokens).toBe(gemini.context_window!); // held for
-  const aborted = partial({ usage: null, outputCharsSoFar: 40 }, gemini, plan, "client_abort");
+  const aborted = estimateVerdict({ usage: null, outputCharsSoFar: 40 }, gemini, plan, "client_abort");
   expect(aborted.charge).toBe(Math.ceil(bytes / 3) * 1250 + 10 * 10_000); // charged: the estimate, ordinary prices
 });

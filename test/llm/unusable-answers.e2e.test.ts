@@ -4,7 +4,7 @@
 // its first bytes checked before any is sent, and one whose end turns out unusable has its connection cut and is not
 // charged. On SQLite and on Postgres; charges are read from the ledger.
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { WHOLE_ANSWER_BYTES } from "../../src/llm/pump";
+import { WHOLE_ANSWER_BYTES } from "../../src/llm/answer-head";
 import { createLogger } from "../../src/log";
 import { startFakeLlmUpstream, type FakeLlmUpstream } from "../fakes/llm-upstream";
 import { fixtureText } from "../fakes/fixtures";

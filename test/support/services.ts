@@ -82,7 +82,7 @@ export interface LedgerDatabase {
 /**
  * A describe block's own database with a Ledger and Accounts on it: made before the block's tests and handed to
  * `use` (which keeps what it needs in the block's variables), dropped after them. `beforeDrop` runs first: closing
- * the block's LedgerBatches (closeBatches), whose last commits need the database.
+ * the block's LLM ledgers (closeBatches), whose last commits need the database.
  */
 export function useLedgerDatabase(name: "sqlite" | "pg", use: (t: LedgerDatabase) => void, beforeDrop?: () => unknown): void {
   let close = async () => {};

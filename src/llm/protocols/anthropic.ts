@@ -35,38 +35,38 @@ export function anthropicErrorType(status: number): string {
 // signature_delta and citations_delta carry no generated text.
 const DELTA_KEYS = ['"text"', '"partial_json"', '"thinking"'];
 
-function onEvent(ev: { event?: string; data: string }, s: TapState): void {
+function onEvent(ev: { event?: string; data: string }, state: TapState): void {
   // SDKs drop events without an `event:` line, but the data names its type too; metering should not depend on it.
   switch (ev.event ?? shortStringValue(ev.data, '"type"')) {
     case "content_block_delta": {
-      for (const k of DELTA_KEYS) s.outputChars += sumStringValues(ev.data, k);
+      for (const k of DELTA_KEYS) state.outputChars += sumStringValues(ev.data, k);
       return;
     }
     case "content_block_start": {
       // A web search Anthropic runs shows as a server_tool_use block named web_search (billed per search).
-      if (ev.data.includes('"server_tool_use"') && shortStringValue(ev.data, '"name"') === "web_search") s.webSearches++;
+      if (ev.data.includes('"server_tool_use"') && shortStringValue(ev.data, '"name"') === "web_search") state.webSearches++;
       return;
     }
     case "message_start": {
-      const u = fromAnthropicUsage(JSON.parse(ev.data)?.message?.usage);
-      if (u) s.usage = u;
-      s.outputProvisional = true; // its output_tokens is a placeholder; message_delta states the total
+      const usage = fromAnthropicUsage(JSON.parse(ev.data)?.message?.usage);
+      if (usage) state.usage = usage;
+      state.outputProvisional = true; // its output_tokens is a placeholder; message_delta states the total
       return;
     }
     case "message_delta": {
       const raw = JSON.parse(ev.data)?.usage;
       if (raw && typeof raw === "object") {
-        s.usage = mergeDelta(s.usage, raw);
-        if (typeof raw.output_tokens === "number" && Number.isFinite(raw.output_tokens) && raw.output_tokens >= 0) s.outputProvisional = false;
+        state.usage = mergeDelta(state.usage, raw);
+        if (typeof raw.output_tokens === "number" && Number.isFinite(raw.output_tokens) && raw.output_tokens >= 0) state.outputProvisional = false;
       }
       return;
     }
     case "message_stop":
-      s.completed = true;
+      state.completed = true;
       return;
     case "error":
-      s.failed = true;
-      s.error = toTapError(JSON.parse(ev.data)?.error);
+      state.failed = true;
+      state.error = toTapError(JSON.parse(ev.data)?.error);
       return;
   }
 }
@@ -91,7 +91,7 @@ function mergeDelta(prev: TokenUsage | null, raw: Record<string, unknown>): Toke
 // Server tools: web_search_<version> is priced per search (usage.server_tool_use.web_search_requests); web_fetch
 // costs only the tokens it brings in; code execution is billed by container time.
 const paidTools: PaidToolRules = {
-  isWebSearch: (tool) => (tool.type as string).startsWith("web_search_"),
+  webSearchType: "web_search_",
   searchLimit: (_body, tool) => positiveInt(tool.max_uses),
   refusedTools: [["code_execution_", "by container time"]],
   refusedFields: [],
@@ -117,6 +117,6 @@ export const anthropic: LlmProtocol = {
   droppedStreamEvent: (e) => `event: error\ndata: ${JSON.stringify(errorBody(e))}\n\n`,
 };
 
-function errorBody(e: ErrorInfo): object {
-  return { type: "error", error: { type: anthropicErrorType(e.status), message: e.message, code: e.code }, request_id: e.requestId };
+function errorBody(info: ErrorInfo): object {
+  return { type: "error", error: { type: anthropicErrorType(info.status), message: info.message, code: info.code }, request_id: info.requestId };
 }

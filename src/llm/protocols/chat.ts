@@ -18,39 +18,39 @@ const INCLUDE_USAGE = '"stream_options":{"include_usage":true},';
 // occurrence counts (n > 1 choices, several tool calls in one chunk).
 const CONTENT_KEYS = ['"content"', '"reasoning_content"', '"arguments"', '"refusal"'];
 
-function onEvent(ev: { data: string }, s: TapState): void {
-  const d = ev.data;
-  if (d === "[DONE]") {
-    s.completed = true;
+function onEvent(ev: { data: string }, state: TapState): void {
+  const data = ev.data;
+  if (data === "[DONE]") {
+    state.completed = true;
     return;
   }
-  if (hasObjectValue(d, '"error"')) {
-    const j = JSON.parse(d);
-    if (j && typeof j.error === "object" && j.error !== null) {
-      s.failed = true;
-      s.error = toTapError(j.error);
+  if (hasObjectValue(data, '"error"')) {
+    const json = JSON.parse(data);
+    if (json && typeof json.error === "object" && json.error !== null) {
+      state.failed = true;
+      state.error = toTapError(json.error);
       return;
     }
   }
-  if (hasObjectValue(d, '"usage"')) {
-    const u = fromChatUsage(JSON.parse(d).usage);
-    if (u) {
-      s.usage = u;
+  if (hasObjectValue(data, '"usage"')) {
+    const usage = fromChatUsage(JSON.parse(data).usage);
+    if (usage) {
+      state.usage = usage;
       // The usage chunk follows the last choice's finish; some upstreams then omit [DONE].
-      s.completed = true;
+      state.completed = true;
     }
   }
-  for (const k of CONTENT_KEYS) s.outputChars += sumStringValues(d, k);
+  for (const k of CONTENT_KEYS) state.outputChars += sumStringValues(data, k);
 }
 
 /** The chunk the gateway asked for: `"choices": []` and a usage object. Checked on whole events only. */
 export function isUsageOnlyEvent(text: string): boolean {
   if (!hasObjectValue(text, '"usage"')) return false;
-  const c = findValue(text, '"choices"');
-  if (c === -1 || text.charCodeAt(c) !== 0x5b /* [ */) return false;
-  let j = c + 1;
-  while (text.charCodeAt(j) === 0x20 || text.charCodeAt(j) === 0x0a || text.charCodeAt(j) === 0x0d) j++;
-  return text.charCodeAt(j) === 0x5d /* ] */;
+  const choices = findValue(text, '"choices"');
+  if (choices === -1 || text.charCodeAt(choices) !== 0x5b /* [ */) return false;
+  let at = choices + 1;
+  while (text.charCodeAt(at) === 0x20 || text.charCodeAt(at) === 0x0a || text.charCodeAt(at) === 0x0d) at++;
+  return text.charCodeAt(at) === 0x5d /* ] */;
 }
 
 function prepareUpstreamBody(body: any, bytes: Uint8Array): UpstreamBody {
@@ -70,7 +70,7 @@ function prepareUpstreamBody(body: any, bytes: Uint8Array): UpstreamBody {
 // Chat tools are the client's own functions; web search here is `web_search_options` on OpenAI's search models,
 // billed per search with no count in the answer.
 const paidTools: PaidToolRules = {
-  isWebSearch: () => false,
+  webSearchType: null,
   searchLimit: () => undefined,
   refusedTools: [],
   refusedFields: [

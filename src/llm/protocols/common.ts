@@ -8,10 +8,10 @@ import type { ErrorInfo, UpstreamBody } from "./types.ts";
 export const MAX_NESTING = 256;
 
 /** Whether `v` nests objects or arrays more than `limit` levels deep (stops looking at the limit). */
-export function deeperThan(v: unknown, limit: number): boolean {
-  if (typeof v !== "object" || v === null) return false;
+export function deeperThan(value: unknown, limit: number): boolean {
+  if (typeof value !== "object" || value === null) return false;
   if (limit === 0) return true;
-  for (const child of Array.isArray(v) ? v : Object.values(v)) if (deeperThan(child, limit - 1)) return true;
+  for (const child of Array.isArray(value) ? value : Object.values(value)) if (deeperThan(child, limit - 1)) return true;
   return false;
 }
 
@@ -21,14 +21,14 @@ export function deeperThan(v: unknown, limit: number): boolean {
  * (100 KB of brackets), overflows the stack after blocking the event loop for over a second: such a body is the
  * caller's 400, found before any of that.
  */
-export function reserialised(v: unknown): string {
-  if (deeperThan(v, MAX_NESTING)) throw new ApiError(400, "invalid_request", `The request body is nested more than ${MAX_NESTING} levels deep.`);
-  return JSON.stringify(v);
+export function reserialised(value: unknown): string {
+  if (deeperThan(value, MAX_NESTING)) throw new ApiError(400, "invalid_request", `The request body is nested more than ${MAX_NESTING} levels deep.`);
+  return JSON.stringify(value);
 }
 
 /** A usable token limit: a positive safe integer; anything else is left for the upstream to reject. */
-export function positiveInt(v: unknown): number | undefined {
-  return typeof v === "number" && Number.isSafeInteger(v) && v > 0 ? v : undefined;
+export function positiveInt(value: unknown): number | undefined {
+  return typeof value === "number" && Number.isSafeInteger(value) && value > 0 ? value : undefined;
 }
 
 export function hasMaxCredits(body: any): boolean {
@@ -73,7 +73,7 @@ const OPENAI_TYPE_BY_STATUS: Record<number, string> = {
 };
 
 /** `{"error":{"message","type","code","param":null},"request_id"}` — what the openai SDK reads into APIError. */
-export function openAiErrorBody(e: ErrorInfo): object {
-  const type = e.type ?? OPENAI_TYPE_BY_STATUS[e.status] ?? (e.status >= 500 ? "server_error" : "invalid_request_error");
-  return { error: { message: e.message, type, code: e.code, param: e.param ?? null }, request_id: e.requestId };
+export function openAiErrorBody(info: ErrorInfo): object {
+  const type = info.type ?? OPENAI_TYPE_BY_STATUS[info.status] ?? (info.status >= 500 ? "server_error" : "invalid_request_error");
+  return { error: { message: info.message, type, code: info.code, param: info.param ?? null }, request_id: info.requestId };
 }

@@ -4,17 +4,17 @@
 // Soundness: inside a JSON string every `"` is escaped, so `"key"` followed by `:` can only be an object key.
 // The key may appear at any depth; callers only use keys that are unambiguous in their event.
 
-const WS = new Set([0x20, 0x09, 0x0a, 0x0d]);
+const isSpace = (c: number) => c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
 
 /** Index of the first character of the value of the first `"key": value` at or after `from`, or -1. */
 export function findValue(text: string, quotedKey: string, from = 0): number {
   let i = text.indexOf(quotedKey, from);
   while (i !== -1) {
     let j = i + quotedKey.length;
-    while (WS.has(text.charCodeAt(j))) j++;
+    while (isSpace(text.charCodeAt(j))) j++;
     if (text.charCodeAt(j) === 0x3a /* : */) {
       j++;
-      while (WS.has(text.charCodeAt(j))) j++;
+      while (isSpace(text.charCodeAt(j))) j++;
       return j;
     }
     i = text.indexOf(quotedKey, i + 1);
@@ -48,11 +48,11 @@ function sumValues(text: string, quotedKey: string, measure: (text: string, at: 
   let total = 0;
   let from = 0;
   for (;;) {
-    const v = findValue(text, quotedKey, from);
-    if (v === -1) return total;
-    const m = measure(text, v);
-    total += m?.length ?? 0;
-    from = m?.end ?? v;
+    const at = findValue(text, quotedKey, from);
+    if (at === -1) return total;
+    const measured = measure(text, at);
+    total += measured?.length ?? 0;
+    from = measured?.end ?? at;
   }
 }
 
@@ -63,16 +63,16 @@ export function sumStringValues(text: string, quotedKey: string): number {
 
 /** The string value of the first `"key"` (unescaped only if it has no escapes; used for short type names). */
 export function shortStringValue(text: string, quotedKey: string): string | undefined {
-  const v = findValue(text, quotedKey);
-  if (v === -1 || text.charCodeAt(v) !== 0x22) return undefined;
-  const end = text.indexOf('"', v + 1);
-  return end === -1 ? undefined : text.slice(v + 1, end);
+  const at = findValue(text, quotedKey);
+  if (at === -1 || text.charCodeAt(at) !== 0x22) return undefined;
+  const end = text.indexOf('"', at + 1);
+  return end === -1 ? undefined : text.slice(at + 1, end);
 }
 
 /** Whether the first `"key"` has an object value (`"usage":{` yes, `"usage":null` no). */
 export function hasObjectValue(text: string, quotedKey: string): boolean {
-  const v = findValue(text, quotedKey);
-  return v !== -1 && text.charCodeAt(v) === 0x7b /* { */;
+  const at = findValue(text, quotedKey);
+  return at !== -1 && text.charCodeAt(at) === 0x7b /* { */;
 }
 
 /** Index just past the object or array starting at `start` (a `{` or `[`), string-aware; -1 if unterminated. */

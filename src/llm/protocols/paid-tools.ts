@@ -11,10 +11,11 @@
 // Each protocol states its rules as data (PaidToolRules); paidToolUse applies them.
 
 import { ApiError } from "../../http/errors.ts";
+import { mentions } from "../request-fields.ts";
 
 export interface PaidToolRules {
-  /** whether a `tools[]` entry is a web search the upstream runs */
-  isWebSearch(tool: Record<string, unknown>): boolean;
+  /** how the type of a `tools[]` entry that is a web search the upstream runs begins; null: none is */
+  webSearchType: string | null;
   /** the most searches the request allows, when it says (Anthropic `max_uses`, Responses `max_tool_calls`) */
   searchLimit(body: Record<string, any>, tool: Record<string, any>): number | undefined;
   /** tool type prefixes the gateway cannot meter, and how the upstream bills them */
@@ -42,12 +43,14 @@ export function paidToolUse(rules: PaidToolRules, body: Record<string, any>, mod
     const why = cost(body[field]);
     if (why) refuse(field, `\`${field}\`: ${why}, which this gateway does not meter. Send the request without it.`);
   }
+  // The tool schemas are parsed only when the body's bytes mention a type these rules look for.
+  if (!mentions(body, toolTypesOf(rules))) return NO_PAID_TOOLS;
   const tools = body.tools;
   if (!Array.isArray(tools)) return NO_PAID_TOOLS;
   let use: PaidToolUse = NO_PAID_TOOLS;
   for (const tool of tools) {
     if (typeof tool !== "object" || tool === null || typeof tool.type !== "string") continue;
-    if (rules.isWebSearch(tool)) {
+    if (rules.webSearchType !== null && tool.type.startsWith(rules.webSearchType)) {
       if (model.prices.webSearch === undefined) {
         refuse("tools", `Model ${model.id} has no web-search price on this gateway, so its \`${tool.type}\` tool cannot be billed. Send the request without it, or use a model that lists web_search_per_1k_calls in GET /v1/models.`);
       }
@@ -59,6 +62,19 @@ export function paidToolUse(rules: PaidToolRules, body: Record<string, any>, mod
     }
   }
   return use;
+}
+
+const toolTypes = new WeakMap<PaidToolRules, string[]>();
+
+/** The openings of the tool types `rules` look for, as they begin in JSON (`"web_search_`). */
+function toolTypesOf(rules: PaidToolRules): string[] {
+  let types = toolTypes.get(rules);
+  if (!types) {
+    const prefixes = [...(rules.webSearchType === null ? [] : [rules.webSearchType]), ...rules.refusedTools.map(([prefix]) => prefix)];
+    types = prefixes.map((prefix) => `"${prefix}`);
+    toolTypes.set(rules, types);
+  }
+  return types;
 }
 
 function refuse(param: string, message: string): never {

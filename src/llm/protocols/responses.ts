@@ -13,41 +13,41 @@ import { responsesUnseenInput } from "./unseen-input.ts";
 
 const OUTPUT_KEYS = ['"text"', '"arguments"', '"input"', '"refusal"'];
 
-function onEvent(ev: { event?: string; data: string }, s: TapState): void {
+function onEvent(ev: { event?: string; data: string }, state: TapState): void {
   const type = ev.event ?? shortStringValue(ev.data, '"type"');
   if (type === undefined) return;
   // Deltas of generated content: output_text, function_call_arguments, reasoning_text, reasoning_summary_text,
   // refusal, custom_tool_call_input, ... all carry a string `delta`. Audio deltas are base64, not text.
   if (type.endsWith(".delta")) {
-    if (type !== "response.audio.delta") s.outputChars += sumStringValues(ev.data, '"delta"');
+    if (type !== "response.audio.delta") state.outputChars += sumStringValues(ev.data, '"delta"');
     return;
   }
   switch (type) {
     case "response.web_search_call.completed":
-      s.webSearches++;
+      state.webSearches++;
       return;
     case "response.completed":
     case "response.incomplete": {
-      const r = JSON.parse(ev.data)?.response;
-      const u = fromResponsesUsage(r?.usage, r?.output);
-      if (u) s.usage = u;
-      s.completed = true;
+      const response = JSON.parse(ev.data)?.response;
+      const usage = fromResponsesUsage(response?.usage, response?.output);
+      if (usage) state.usage = usage;
+      state.completed = true;
       return;
     }
     case "response.failed": {
-      const r = JSON.parse(ev.data)?.response;
-      s.failed = true;
-      s.error = toTapError(r?.error);
-      const u = fromResponsesUsage(r?.usage, r?.output);
-      if (u) s.usage = u;
+      const response = JSON.parse(ev.data)?.response;
+      state.failed = true;
+      state.error = toTapError(response?.error);
+      const usage = fromResponsesUsage(response?.usage, response?.output);
+      if (usage) state.usage = usage;
       return;
     }
     case "error": {
-      const j = JSON.parse(ev.data);
-      s.failed = true;
+      const json = JSON.parse(ev.data);
+      state.failed = true;
       // The published shape is flat ({type:"error", code, message}); some servers nest it under `error`.
-      const e = j && typeof j.error === "object" && j.error !== null ? j.error : j;
-      s.error = toTapError({ code: e?.code, message: e?.message, type: e === j ? undefined : e?.type });
+      const error = json && typeof json.error === "object" && json.error !== null ? json.error : json;
+      state.error = toTapError({ code: error?.code, message: error?.message, type: error === json ? undefined : error?.type });
       return;
     }
   }
@@ -58,7 +58,7 @@ function onEvent(ev: { event?: string; data: string }, s: TapState): void {
 // file search and code interpreter, image generation at image rates; xAI's X search, code execution and
 // collection search); function, custom, MCP and client-side tools cost only tokens.
 const paidTools: PaidToolRules = {
-  isWebSearch: (tool) => (tool.type as string).startsWith("web_search"),
+  webSearchType: "web_search",
   searchLimit: (body) => positiveInt(body.max_tool_calls),
   refusedTools: [
     ["file_search", "per call"],

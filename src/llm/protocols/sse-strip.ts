@@ -20,88 +20,97 @@ export interface EventStripper {
 
 /** `isTarget` sees the decoded text of each complete event (blank line included) until one matches. */
 export function createEventStripper(isTarget: (eventText: string) => boolean): EventStripper {
-  let held: Uint8Array = EMPTY; // start of the event in progress
-  let atLineStart = true; // the previous byte ended a line (or nothing came yet)
-  let afterCR = false; // the previous byte was CR: an LF now is the second half of CRLF
-  let crEndedEvent = false; // ...and that CR was a blank line, ending an event
-  let done = false;
-  let dropLeadingLF = false; // the removed event ended in CR at a chunk end; its LF may open the next chunk
-  const decoder = new TextDecoder();
+  return new Stripper(isTarget);
+}
 
-  function feed(chunk: Uint8Array): Uint8Array | null {
-    if (done) return afterDone(chunk);
-    const ends: number[] = []; // offsets just past each blank line that ends an event in this chunk
+class Stripper implements EventStripper {
+  private held: Uint8Array = EMPTY; // start of the event in progress
+  private atLineStart = true; // the previous byte ended a line (or nothing came yet)
+  private afterCR = false; // the previous byte was CR: an LF now is the second half of CRLF
+  private crEndedEvent = false; // ...and that CR was a blank line, ending an event
+  private done = false;
+  private dropLeadingLF = false; // the removed event ended in CR at a chunk end; its LF may open the next chunk
+  private readonly decoder = new TextDecoder();
+
+  constructor(private readonly isTarget: (eventText: string) => boolean) {}
+
+  feed(chunk: Uint8Array): Uint8Array | null {
+    if (this.done) return this.afterDone(chunk);
+    const ends = this.eventEnds(chunk);
+    if (ends.length === 0) {
+      this.held = this.held.length === 0 ? chunk.slice() : joined([this.held, chunk]);
+      return EMPTY;
+    }
+    return this.cut(chunk, ends);
+  }
+
+  flush(): Uint8Array | null {
+    if (this.held.length === 0) return null;
+    const out = this.held;
+    this.held = EMPTY;
+    return out;
+  }
+
+  /** Offsets just past each blank line that ends an event in this chunk. */
+  private eventEnds(chunk: Uint8Array): number[] {
+    const ends: number[] = [];
     for (let i = 0; i < chunk.length; i++) {
-      const b = chunk[i];
-      if (b === LF) {
-        if (afterCR) {
-          afterCR = false;
+      const byte = chunk[i];
+      if (byte === LF) {
+        if (this.afterCR) {
+          this.afterCR = false;
           // CRLF: when the CR ended an event, its LF belongs to that event too. If that event ended in the
           // previous chunk, the LF becomes a one-byte piece of its own, so it is never cut out with the next event.
-          if (crEndedEvent) {
+          if (this.crEndedEvent) {
             if (ends.length > 0 && ends[ends.length - 1] === i) ends[ends.length - 1] = i + 1;
             else if (i === 0) ends.push(1);
           }
           continue;
         }
-        if (atLineStart) ends.push(i + 1);
-        atLineStart = true;
-      } else if (b === CR) {
-        crEndedEvent = atLineStart;
-        if (atLineStart) ends.push(i + 1);
-        atLineStart = true;
-        afterCR = true;
+        if (this.atLineStart) ends.push(i + 1);
+        this.atLineStart = true;
+      } else if (byte === CR) {
+        this.crEndedEvent = this.atLineStart;
+        if (this.atLineStart) ends.push(i + 1);
+        this.atLineStart = true;
+        this.afterCR = true;
       } else {
-        atLineStart = false;
-        afterCR = false;
+        this.atLineStart = false;
+        this.afterCR = false;
       }
     }
-    if (ends.length === 0) {
-      held = held.length === 0 ? chunk.slice() : joined([held, chunk]);
-      return EMPTY;
-    }
-    return cut(chunk, ends);
+    return ends;
   }
 
-  function cut(chunk: Uint8Array, ends: number[]): Uint8Array | null {
+  private cut(chunk: Uint8Array, ends: number[]): Uint8Array | null {
     const parts: Uint8Array[] = [];
     let removed = false;
     let start = 0;
     for (const end of ends) {
       const piece = chunk.subarray(start, end);
-      const event = start === 0 && held.length > 0 ? joined([held, piece]) : piece;
-      if (!done && isTarget(decoder.decode(event))) {
-        done = removed = true;
-        dropLeadingLF = end === chunk.length && chunk[end - 1] === CR;
+      const event = start === 0 && this.held.length > 0 ? joined([this.held, piece]) : piece;
+      if (!this.done && this.isTarget(this.decoder.decode(event))) {
+        this.done = removed = true;
+        this.dropLeadingLF = end === chunk.length && chunk[end - 1] === CR;
       } else {
         parts.push(event);
       }
       start = end;
     }
-    const hadHeld = held.length > 0;
-    held = EMPTY;
+    const hadHeld = this.held.length > 0;
+    this.held = EMPTY;
     const tail = chunk.subarray(start);
-    if (done) parts.push(tail);
-    else if (tail.length > 0) held = tail.slice();
+    if (this.done) parts.push(tail);
+    else if (tail.length > 0) this.held = tail.slice();
     // Nothing removed, nothing held before or after: the original chunk goes through as it is.
-    if (!removed && !hadHeld && held.length === 0) return null;
+    if (!removed && !hadHeld && this.held.length === 0) return null;
     return joined(parts);
   }
 
   // Once the event is gone nothing is ever held again; only a CRLF split right after it needs care.
-  function afterDone(chunk: Uint8Array): Uint8Array | null {
-    if (!dropLeadingLF || chunk.length === 0) return null;
-    dropLeadingLF = false;
+  private afterDone(chunk: Uint8Array): Uint8Array | null {
+    if (!this.dropLeadingLF || chunk.length === 0) return null;
+    this.dropLeadingLF = false;
     return chunk[0] === LF ? chunk.subarray(1) : null;
   }
-
-  function flush(): Uint8Array | null {
-    if (held.length === 0) return null;
-    const out = held;
-    held = EMPTY;
-    return out;
-  }
-
-  return { feed, flush };
 }
-

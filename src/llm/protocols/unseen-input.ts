@@ -12,10 +12,11 @@
 // Allowances, not bounds: a call can still cost more than its hold (the charge is what the upstream states), but
 // not by a whole document.
 //
-// Cost: the parsed body is walked (its message parts, three levels deep), which is cheap however long the texts in
-// it: a substring look at the raw text first cost more than the walk on the large bodies coding agents send (each
-// look a scan of the whole text: ~70 µs per key on a 200 KB body), and had to walk anyway whenever a key could be
-// written with escapes (`"\u0073ource"` is `"source"` to every JSON parser, the upstream's included).
+// Cost: the body's bytes are searched first for the part types that could count (request-fields.ts mentions): a
+// body with none of them is not walked, so its conversation is never parsed. Otherwise the parsed body is walked
+// (its message parts, three levels deep), cheap however long the texts in it.
+
+import { mentions } from "../request-fields.ts";
 
 export interface UnseenInput {
   /** images the upstream fetches by URL or file id */
@@ -23,6 +24,8 @@ export interface UnseenInput {
   /** a document, file, MCP server or fetch tool: as much input as the context window */
   unbounded: boolean;
 }
+
+const NONE: Readonly<UnseenInput> = Object.freeze({ images: 0, unbounded: false });
 
 export const IMAGE_INPUT_TOKENS = 8_000;
 export const SEARCH_INPUT_TOKENS = 10_000;
@@ -50,6 +53,7 @@ function overParts(messages: unknown, nested: (p: Record<string, any>) => unknow
 
 /** Anthropic Messages: images by URL or Files API id; documents (but plain-text ones); web_fetch; mcp_servers. */
 export function anthropicUnseenInput(body: any): UnseenInput {
+  if (!mentions(body, ['"image"', '"document"', '"mcp_servers"', '"web_fetch'])) return { ...NONE };
   const u = overParts(body?.messages, (p) => p.content, (p, u) => {
     const kind = p.source?.type;
     if (p.type === "image" && (kind === "url" || kind === "file")) u.images++;
@@ -67,6 +71,7 @@ export function anthropicUnseenInput(body: any): UnseenInput {
  * outputs); an item_reference (an item stored upstream, like previous_response_id); mcp tools.
  */
 export function responsesUnseenInput(body: any): UnseenInput {
+  if (!mentions(body, ['"input_image"', '"input_file"', '"item_reference"', '"mcp"'])) return { ...NONE };
   const u = overParts(body?.input, (p) => p.content ?? p.output, (p, u) => {
     if (p.type === "input_image" && (p.file_id != null || fetched(p.image_url))) u.images++;
     else if (p.type === "input_file") u.unbounded = true;
@@ -78,6 +83,7 @@ export function responsesUnseenInput(body: any): UnseenInput {
 
 /** Chat Completions: image_url parts with a URL (not a data: URL), file parts (by file id or inline). */
 export function chatUnseenInput(body: any): UnseenInput {
+  if (!mentions(body, ['"image_url"', '"file"'])) return { ...NONE };
   return overParts(body?.messages, (p) => p.content, (p, u) => {
     if (p.type === "image_url" && fetched(isObject(p.image_url) ? p.image_url.url : p.image_url)) u.images++;
     else if (p.type === "file") u.unbounded = true;

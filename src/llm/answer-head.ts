@@ -1,0 +1,102 @@
+// The first read of an upstream's answer, before anything is sent to the client.
+//
+// A stream is first read by readArrived: the chunks that are already in (each read settles within a microtask;
+// nothing waits on the network). A stream whose end is already in, as a fast upstream's whole stream usually is
+// under load, is answered in one piece; otherwise the pump (pump.ts) goes on from the read in flight, so a slow
+// stream's bytes still go out one by one as they arrive.
+//
+// A non-streaming (JSON) answer is first read by readHead: one that ends within WHOLE_ANSWER_BYTES is answered in
+// one piece, with a content-length, the moment its last byte is in (no stream machinery, one write instead of
+// chunked framing). Its bytes are the upstream's, and a JSON body is of no use to a client before its last byte
+// anyway. A larger answer (embeddings of many inputs) goes on through the pump, so memory stays bounded.
+
+import { SilenceTimer, UpstreamTimeout } from "./timeouts.ts";
+import { abortUpstream } from "./upstream.ts";
+
+/** What the pump needs of the upstream body's reader. */
+export interface ByteReader {
+  read(): Promise<{ done: boolean; value?: Uint8Array }>;
+  cancel(reason?: unknown): Promise<void>;
+}
+
+/** Non-streaming answers up to this size are read whole and answered in one piece (see the header). */
+export const WHOLE_ANSWER_BYTES = 64 * 1024;
+
+export interface Head {
+  /** the upstream body's reader, to pump the rest from (null: the body was read whole) */
+  reader: ByteReader | null;
+  chunks: Uint8Array[];
+  /** the upstream finished its body within the limit */
+  ended: boolean;
+  firstByteAt: number | null;
+  /** a read already asked of `reader` and still waiting (readArrived): the pump's first read */
+  pending?: Promise<{ done: boolean; value?: Uint8Array }>;
+}
+
+/** A streamed answer: nothing read yet. */
+export function headOf(body: ReadableStream<Uint8Array>): Head {
+  return { reader: body.getReader() as ByteReader, chunks: [], ended: false, firstByteAt: null };
+}
+
+/**
+ * Reads a stream's chunks while they are already in: stops at the body's end (`ended`) or at the first read that
+ * would wait for the network, which is kept as `pending` for the pump. Adds no wait of its own: a read of a chunk
+ * the runtime already holds settles within one microtask. Throws as reading the body does (dropped, aborted).
+ */
+export async function readArrived(body: ReadableStream<Uint8Array>): Promise<Head> {
+  const head: Head = headOf(body);
+  for (;;) {
+    const read = head.reader!.read();
+    await null;
+    if (Bun.peek.status(read) === "pending") {
+      read.catch(() => {}); // a client gone before the pump starts must not leave an unhandled rejection
+      head.pending = read;
+      return head;
+    }
+    const chunk = await read;
+    if (chunk.done) return { ...head, ended: true };
+    head.firstByteAt ??= performance.now();
+    head.chunks.push(chunk.value!);
+  }
+}
+
+/**
+ * Reads a non-streaming answer until it ends or passes `limit` bytes. A body whose plain length the upstream
+ * stated is read natively in one call (cheaper than chunk by chunk: docs/architecture.md); a compressed or chunked
+ * one chunk by chunk, so a large one stops at the limit. Throws as reading the body does (dropped, aborted).
+ */
+export async function readHead(res: Response, limit: number, silenceMs = 0): Promise<Head> {
+  // The silence timer starts only when a read has to wait for the network: the usual answer, in with its headers,
+  // costs none. An upstream silent for `silenceMs` has its request aborted, which fails the read under way.
+  let silence = null as SilenceTimer | null; // set inside `arrived`, which TypeScript does not follow
+  const arrived = async <T>(read: Promise<T>): Promise<T> => {
+    if (silenceMs > 0 && silence === null) {
+      await null;
+      if (Bun.peek.status(read) === "pending") silence = new SilenceTimer(silenceMs, () => abortUpstream(res, new UpstreamTimeout("LLM_SILENCE_TIMEOUT_SECONDS")));
+    }
+    const result = await read;
+    silence?.heard();
+    return result;
+  };
+  try {
+    const length = res.headers.get("content-length");
+    if (length !== null && Number(length) <= limit && !res.headers.has("content-encoding")) {
+      const bytes = await arrived(res.bytes());
+      return { reader: null, chunks: [bytes], ended: true, firstByteAt: performance.now() };
+    }
+    const head = headOf(res.body!);
+    let size = 0;
+    while (size <= limit) {
+      const chunk = await arrived(head.reader!.read());
+      if (chunk.done) return { ...head, ended: true };
+      head.firstByteAt ??= performance.now();
+      head.chunks.push(chunk.value!);
+      size += chunk.value!.byteLength;
+    }
+    return head;
+  } catch (e) {
+    throw silence?.fired ? new UpstreamTimeout("LLM_SILENCE_TIMEOUT_SECONDS") : e;
+  } finally {
+    silence?.stop();
+  }
+}
