@@ -94,9 +94,9 @@ test("an error that no path settled still releases the call's hold (the proxy's 
   const d: LlmDeps = {
     ctx: { catalog: loadCatalog(providerEnv("http://127.0.0.1:9").CATALOG_PATH), config: { body: { seconds: 30, maxBytes: 128 * 1024 ** 2 } }, log: silentLogger } as any,
     providers: buildProviders(providerEnv("http://127.0.0.1:9")),
-    ledger: { hold: async (_a: string, amount: number, id: string) => ({ id, accountId: "acc_1", amount }), finish: (f: Finish) => void finishes.push(f) } as any,
+    ledger: { hold: async (_a: string, amount: number, id: string) => ({ id, accountId: "acc_1", amount }), postOrVoid: (f: Finish) => void finishes.push(f) } as any,
     timeouts: { firstByteMs: 60_000, silenceMs: 60_000 },
-    budgets: { hold: () => null, settle: () => {} } as any, // a key without a budget
+    budgets: { hold: () => null, post: () => {} } as any, // a key without a budget
   };
   const real = new Request("http://gw/v1/responses", { method: "POST", body: JSON.stringify({ model: "deepseek-test", input: "hi", max_output_tokens: 10 }) });
   // The defect: the request's signal, read once after the hold (the client-gone check), throws on the next read,
