@@ -15,6 +15,9 @@ for (const dialect of ["sqlite", "pg"]) {
   exportsByDialect.push(`  ${dialect}: [\n${items.join("\n")}\n  ],`);
 }
 lines.push("", "export interface EmbeddedMigration { tag: string; when: number; breakpoints: boolean; sql: string }");
-lines.push(`export const migrations: Record<"sqlite" | "pg", EmbeddedMigration[]> = {\n${exportsByDialect.join("\n")}\n};`, "");
+lines.push(
+  `export const migrations: Record<"sqlite" | "pg", EmbeddedMigration[]> = {\n${exportsByDialect.join("\n")}\n};`,
+  "",
+);
 writeFileSync("drizzle/bundle.ts", lines.join("\n"));
 console.log("wrote drizzle/bundle.ts");

@@ -8,7 +8,7 @@ cd "$(dirname "$0")/.."
 bun scripts/house-imports.ts
 bunx biome format --write . >/dev/null
 # Safe fixes only (type-only imports, an empty export); a second pass formats what the fixes touched.
-bunx biome lint --write . >/dev/null || true
+bunx biome lint --write . >/dev/null 2>&1 || true
 bunx biome format --write . >/dev/null
-bunx biome ci . --max-diagnostics=0 2>&1 | tail -4 || true
+bunx biome ci --colors=off --max-diagnostics=0 . 2>&1 | tail -3 || true
 git status --short | wc -l | xargs echo "files changed:"

@@ -17,7 +17,14 @@ const longFunctionLines = 60;
 // Identifier fragments the vocabulary of issue 26 retires (settle/release became post/void, and so on); the
 // exceptions are other people's names (Promise.allSettled, a stream reader's releaseLock, a model's release date).
 const oldWords = [
-  /settle/i, /release/i, /^judgeBody$/, /^tctx$/, /^Piece$/, /^RESYNC$/, /^(tend|hurry|wake|turn)$/, /^unsure/i,
+  /settle/i,
+  /release/i,
+  /^judgeBody$/,
+  /^tctx$/,
+  /^Piece$/,
+  /^RESYNC$/,
+  /^(tend|hurry|wake|turn)$/,
+  /^unsure/i,
 ];
 const notOldWords = new Set(["allSettled", "releaseLock", "CATALOG_RELEASED"]);
 
@@ -65,15 +72,22 @@ function measure(path: string): FileMetrics {
   const oldNames = new Set<string>();
 
   const markTrivia = (from: number) => {
-    const ranges = [...(ts.getTrailingCommentRanges(text, from) ?? []), ...(ts.getLeadingCommentRanges(text, from) ?? [])];
+    const ranges = [
+      ...(ts.getTrailingCommentRanges(text, from) ?? []),
+      ...(ts.getLeadingCommentRanges(text, from) ?? []),
+    ];
     for (const range of ranges) {
       for (let line = lineOf(range.pos); line <= lineOf(range.end - 1); line++) commentedLines.add(line);
     }
   };
   const visit = (node: ts.Node) => {
     if (
-      ts.isFunctionDeclaration(node) || ts.isMethodDeclaration(node) || ts.isArrowFunction(node) ||
-      ts.isFunctionExpression(node) || ts.isConstructorDeclaration(node) || ts.isGetAccessor(node) ||
+      ts.isFunctionDeclaration(node) ||
+      ts.isMethodDeclaration(node) ||
+      ts.isArrowFunction(node) ||
+      ts.isFunctionExpression(node) ||
+      ts.isConstructorDeclaration(node) ||
+      ts.isGetAccessor(node) ||
       ts.isSetAccessor(node)
     ) {
       const first = lineOf(node.getStart(source));
@@ -140,7 +154,9 @@ const byFolder = folders.map((folder) => {
 if (json) {
   console.log(JSON.stringify({ byFolder, typeErrors: errors }, null, 2));
 } else {
-  console.log(`folder   files   lines  files>${longFileLines}  functions>${longFunctionLines}  comment lines  old names`);
+  console.log(
+    `folder   files   lines  files>${longFileLines}  functions>${longFunctionLines}  comment lines  old names`,
+  );
   for (const row of byFolder) {
     const cells = [row.files, row.lines, row.longFiles.length, row.longFunctions.length, row.commentLines];
     console.log(
@@ -154,7 +170,8 @@ if (json) {
   if (list) {
     for (const row of byFolder) {
       for (const file of row.longFiles) console.log(`long file      ${file.path}: ${file.lines} lines`);
-      for (const fn of row.longFunctions) console.log(`long function  ${fn.path}:${fn.line} ${fn.name}: ${fn.lines} lines`);
+      for (const fn of row.longFunctions)
+        console.log(`long function  ${fn.path}:${fn.line} ${fn.name}: ${fn.lines} lines`);
       if (row.oldNames.length) console.log(`old names in ${row.folder}: ${row.oldNames.join(", ")}`);
     }
   }
