@@ -225,6 +225,7 @@ function requestedSeconds(c: CompiledPricing, input: Record<string, unknown>): n
   return s;
 }
 
+// Output within half a second of the requested length counts as the request: containers gain or lose a frame.
 function billableSeconds(c: CompiledPricing, input: Record<string, unknown>, facts: CostFacts): number {
   const asked = requestedSeconds(c, input);
   const real = facts.seconds;
