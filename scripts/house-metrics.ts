@@ -25,6 +25,7 @@ const oldWords = [
   /^RESYNC$/,
   /^(tend|hurry|wake|turn)$/,
   /^unsure/i,
+  /^(finish|partial)$/,
 ];
 const notOldWords = new Set(["allSettled", "releaseLock", "CATALOG_RELEASED"]);
 
