@@ -13,7 +13,8 @@ RUN apt-get update && apt-get install -y --no-install-recommends ca-certificates
   && mkdir -p /srv/data && chown switchyard:switchyard /srv/data
 WORKDIR /srv
 COPY --from=build /app/dist/switchyard /usr/local/bin/switchyard
-ENV PORT=3000 DATABASE_URL=/srv/data/switchyard.sqlite
+# NODE_ENV=production: Bun.serve leaves development mode and Elysia skips building validation examples.
+ENV NODE_ENV=production PORT=3000 DATABASE_URL=/srv/data/switchyard.sqlite
 VOLUME /srv/data
 EXPOSE 3000
 USER switchyard

@@ -17,13 +17,18 @@ export interface Lifecycle {
   retires_after?: string;
   /** the model to use instead; required for a retired model */
   successor?: string;
+  /**
+   * the replacement the provider itself names, when the catalog does not sell it (its price could not be confirmed):
+   * the 410 says so beside `successor`
+   */
+  provider_successor?: string;
   /** the provider's own page the prices and limits were read from */
   source?: string;
   /** the day `source` was read */
   checked?: string;
 }
 
-export const LIFECYCLE_KEYS = ["status", "released", "retires_after", "successor", "source", "checked"] as const;
+export const LIFECYCLE_KEYS = ["status", "released", "retires_after", "successor", "provider_successor", "source", "checked"] as const;
 
 /** A field a bad entry is refused for: the catalog's loader names the file and entry beside it. */
 export class FieldError extends Error {
@@ -43,7 +48,9 @@ export function lifecycleOf(e: Record<string, unknown>): Lifecycle & { status: M
     if (v !== undefined && (typeof v !== "string" || !DATE.test(v) || Number.isNaN(Date.parse(v)))) throw new FieldError(k, "must be a date written YYYY-MM-DD");
   }
   if (e.source !== undefined && (typeof e.source !== "string" || !/^https:\/\/\S+$/.test(e.source))) throw new FieldError("source", "must be an https:// URL");
-  if (e.successor !== undefined && (typeof e.successor !== "string" || !e.successor)) throw new FieldError("successor", "must be a model id");
+  for (const k of ["successor", "provider_successor"] as const) {
+    if (e[k] !== undefined && (typeof e[k] !== "string" || !e[k])) throw new FieldError(k, "must be a model id");
+  }
   if (status === "retired" && e.successor === undefined) throw new FieldError("successor", "is required for a retired model (the id callers are told to use instead)");
   const life: Lifecycle & { status: ModelStatus } = { status };
   for (const k of LIFECYCLE_KEYS) if (e[k] !== undefined && k !== "status") (life as any)[k] = e[k];
@@ -63,5 +70,6 @@ export function checkSuccessors(lifecycles: Map<string, Lifecycle & { status: Mo
 /** 410 `model_retired` naming the successor, in whichever error shape the caller speaks (http/surfaces.ts). */
 export function retiredError(id: string, life: Lifecycle): ApiError {
   const since = life.retires_after ? ` after ${life.retires_after}` : "";
-  return new ApiError(410, "model_retired", `Model ${id} was retired by its provider${since} and is no longer served. Use ${life.successor} instead.`, { param: "model" });
+  const theirs = life.provider_successor ? ` (the provider's own replacement, ${life.provider_successor}, is not sold here)` : "";
+  return new ApiError(410, "model_retired", `Model ${id} was retired by its provider${since} and is no longer served. Use ${life.successor} instead${theirs}.`, { param: "model" });
 }

@@ -53,6 +53,7 @@ export function lifecycleFields(life: Lifecycle & { status: ModelStatus }) {
     released: life.released ?? null,
     retires_after: life.retires_after ?? null,
     successor: life.successor ?? null,
+    provider_successor: life.provider_successor ?? null,
     source: life.source ?? null,
     checked: life.checked ?? null,
   };

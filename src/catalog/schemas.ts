@@ -21,5 +21,5 @@ export const ModelCard = t.Composite([PublicModel, Open({
   card_url: t.String({ description: "The model's card for people." }),
   price_rows: t.Array(t.Record(t.String(), t.Any()), { description: "One row per priced variant, USD and credits." }),
   input_schema: t.Optional(t.Record(t.String(), t.Any(), { description: "Media models: the JSON Schema of the task `input` (native door) or of the body's other fields (OpenAI-style doors)." })),
-  example: t.Record(t.String(), t.Any(), { description: "Example requests (curl and SDK) and, for media, an estimate." }),
+  example: t.Optional(t.Record(t.String(), t.Any(), { description: "Example requests (curl and SDK) and, for media, an estimate; absent for a retired model, which is not served." })),
 })], { additionalProperties: true });

@@ -112,7 +112,7 @@ function compileLlm(e: LlmEntry): LlmModel {
     if (long.input == null) throw new FieldError("pricing.long_context.input", "long_context needs input (USD per million tokens)");
     prices.longContext = { aboveInputTokens: long.above_input_tokens, ...tokenPrices(long, prices, "pricing.long_context.") };
   }
-  const { status: _s, released: _r, retires_after: _a, successor: _n, source: _o, checked: _c, ...entry } = e as LlmEntry & Lifecycle;
+  const { status: _s, released: _r, retires_after: _a, successor: _n, provider_successor: _p, source: _o, checked: _c, ...entry } = e as LlmEntry & Lifecycle;
   return { ...entry, capabilities: e.capabilities ?? [], prices };
 }
 

@@ -1,17 +1,16 @@
 // A conversation can move between models: Claude Code switched from a GPT model (served translated) to Claude
-// (native), say. Its history then holds reasoning the gateway handed out sealed with its origin (translate/ir.ts
-// sealOpaque): a GPT reasoning item inside a thinking block's `signature`, or a thinking block with no signature.
-// Passed through as it came, the provider would refuse the whole request (an invalid signature). So before a native
-// call goes upstream, such reasoning of another provider is dropped with its block or item (a Responses item sealed
-// with this provider's own name is unsealed). Checked on the parsed body with a walk over its turns, cheaper than a
-// byte search of a long history; a body with none goes through untouched.
+// (native), say. Its history then holds reasoning the gateway handed out sealed with its provider and model
+// (translate/ir.ts originOf), which another provider, or another model, would refuse (an invalid signature). So
+// before a native call goes upstream, such reasoning is dropped with its block or item (a Responses item sealed with
+// this model's own origin is unsealed). Checked on the parsed body with a walk over its turns, cheaper than a byte
+// search of a long history; a body with none goes through untouched.
 
-import { openOpaque } from "./translate/ir.ts";
+import { openOpaque, originOf, providerOf } from "./translate/ir.ts";
 import { dropForeignThinking } from "./translate/anthropic.ts";
 
 const SEALED = "sy1.";
 
-type Fix = (body: Record<string, any>, provider: string) => Record<string, any> | null;
+type Fix = (body: Record<string, any>, provider: string, upstreamModel?: string) => Record<string, any> | null;
 
 /**
  * Anthropic: thinking and redacted_thinking blocks Anthropic did not sign (sealed, or with no signature at all, as
@@ -42,21 +41,24 @@ function anyOf(list: any[], test: (x: any) => boolean): boolean {
 }
 
 /** Responses: reasoning input items (`encrypted_content`). */
-const responses: Fix = (body, provider) => {
+const responses: Fix = (body, provider, upstreamModel) => {
   const input = body.input;
   const sealedItem = (i: any) => i?.type === "reasoning" && typeof i.encrypted_content === "string" && i.encrypted_content.startsWith(SEALED);
   if (!Array.isArray(input) || !anyOf(input, sealedItem)) return null;
+  // Without the model (a caller that does not say), the provider alone decides, as seals without a model do.
+  const own = upstreamModel ? originOf({ provider, model: upstreamModel }) : null;
   const out = input.flatMap((i: any) => {
     if (!sealedItem(i)) return [i];
     const opened = openOpaque(i.encrypted_content);
-    return opened?.origin === provider ? [{ ...i, encrypted_content: opened.value }] : [];
+    const mine = opened !== null && (own !== null ? opened.origin === own : providerOf(opened.origin) === provider);
+    return mine ? [{ ...i, encrypted_content: opened.value }] : [];
   });
   return { ...body, input: out };
 };
 
 const FIXES: Record<string, Fix> = { anthropic, responses };
 
-/** The body without other providers' sealed reasoning, or null when it holds none (the common case). */
-export function withoutForeignReasoning(protocol: string, body: Record<string, any>, provider: string): Record<string, any> | null {
-  return FIXES[protocol]?.(body, provider) ?? null;
+/** The body without other providers' or models' sealed reasoning, or null when it holds none (the common case). */
+export function withoutForeignReasoning(protocol: string, body: Record<string, any>, provider: string, upstreamModel?: string): Record<string, any> | null {
+  return FIXES[protocol]?.(body, provider, upstreamModel) ?? null;
 }

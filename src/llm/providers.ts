@@ -13,7 +13,7 @@
 //   xai        XAI_BASE_URL ends in /v1; /v1/X → {base}/X
 //   deepseek   DEEPSEEK_BASE_URL has no /v1; chat completions at {base}/chat/completions
 
-import type { LlmEndpoint } from "../catalog/model.ts";
+import type { LlmEndpoint, LlmModel } from "../catalog/model.ts";
 
 export interface Provider {
   name: string;
@@ -91,6 +91,40 @@ export function buildProviders(raw: Record<string, string | undefined>): Provide
     out.set(name, { name, urls, speaks: spec.speaks ?? null, dialect: spec.dialect ?? {}, auth, cursor: 0 });
   }
   return out;
+}
+
+/**
+ * What a model refuses that its provider's protocol allows, as dialect keys laid over the provider's row for that
+ * model (dialectFor). Each field is dropped rather than refused: a sampling value or an effort the model cannot
+ * honour changes nothing it would do, and peers drop them too, while the upstream's 400 would fail a call an agent
+ * cannot repair. Whether a model reasons comes from its catalog capabilities ("reasoning" or "thinking").
+ */
+interface ModelRule {
+  /** a provider name, or "*" for every provider */
+  provider: string;
+  applies(model: LlmModel): boolean;
+  dialect: Record<string, unknown>;
+}
+
+const reasons = (m: LlmModel) => m.capabilities.includes("reasoning") || m.capabilities.includes("thinking");
+
+const MODEL_RULES: ModelRule[] = [
+  // A model that does not reason (GPT-4.x, Claude Haiku 3.5) refuses reasoning.effort / thinking: none is sent.
+  { provider: "*", applies: (m) => !reasons(m), dialect: { reasoning: false } },
+  // OpenAI's reasoning models (the GPT-5 family, o-series) refuse a temperature or top_p other than the default.
+  { provider: "openai", applies: reasons, dialect: { sampling: false } },
+  // xAI's grok-4 family (grok-4, -fast, code-fast, 4.20) reasons at a fixed effort and refuses reasoning_effort;
+  // grok-3-mini and grok-4.3 take one.
+  { provider: "xai", applies: (m) => !/^grok-(3-mini|4\.3)/.test(m.upstream_model), dialect: { reasoningEffort: false } },
+];
+
+/** The codec options for a call to `model` at `provider`: the provider's dialect with the model's rules over it. */
+export function dialectFor(provider: Provider, model: LlmModel): Record<string, unknown> {
+  let dialect = provider.dialect;
+  for (const rule of MODEL_RULES) {
+    if ((rule.provider === "*" || rule.provider === provider.name) && rule.applies(model)) dialect = { ...dialect, ...rule.dialect };
+  }
+  return dialect;
 }
 
 /** The path of the protocol `provider` speaks for a model whose catalog endpoint is `endpoint`. */

@@ -140,7 +140,7 @@ export async function handleLlm(
  * send). A body that cannot be serialised again (protocols/common.ts reserialised) is refused here, before any hold.
  */
 function upstreamRequestOf(proto: LlmProtocol, body: Record<string, any>, bytes: Uint8Array, model: LlmModel): UpstreamBody {
-  const own = withoutForeignReasoning(proto.name, body, model.provider);
+  const own = withoutForeignReasoning(proto.name, body, model.provider, model.upstream_model);
   if (own) {
     body = own;
     bytes = Buffer.from(reserialised(own));

@@ -9,6 +9,7 @@
 
 import { createParser } from "eventsource-parser";
 import type { IrEvent } from "./translate/ir.ts";
+import { restoreEventToolName } from "./translate/tool-names.ts";
 import type { Translation } from "./translated.ts";
 import type { PumpEnd } from "./pump.ts";
 import { TIMED_OUT_MESSAGE } from "./timeouts.ts";
@@ -71,7 +72,7 @@ export function createStreamTranslator(t: Translation, warn: (msg: string, field
       // An error the upstream's decoder reports (an unreadable event, an upstream error event: the tap tells the
       // two apart for metering).
       if (e.type === "error") failure = `${e.code}: ${e.message}`;
-      out += encoder.write(e);
+      out += encoder.write(restoreEventToolName(t.toolNames, e));
     }
   };
   const guarded = (step: () => void) => {

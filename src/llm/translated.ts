@@ -12,16 +12,17 @@ import { ApiError } from "../http/errors.ts";
 import type { LlmModel } from "../catalog/model.ts";
 import { protocols, type LlmProtocol } from "./protocols/index.ts";
 import { reserialised } from "./protocols/common.ts";
-import type { Provider } from "./providers.ts";
+import { dialectFor, type Provider } from "./providers.ts";
 import { codecs } from "./translate/codecs.ts";
 import { TranslationError, type ClientCodec, type TranslateTarget, type UpstreamCodec } from "./translate/ir.ts";
 import { answerHeaders, answerUnread, finish, judgeAnswer, meter, throwIfGatewaySide, unusableAnswer, upstreamFailed, type Call } from "./proxy.ts";
 import { callUpstream, upstreamHeaders } from "./upstream.ts";
 import { FALLBACK_MAX_OUTPUT, judgeBody, judgeStream, type Verdict } from "./meter.ts";
-import { headOf, pump, readHead, type PumpEnd } from "./pump.ts";
+import { headOf, pump, readHead, type Head, type PumpEnd } from "./pump.ts";
 import { answerTypeMisfit, textOf } from "./body.ts";
 import { liftIdleTimeout } from "./timeouts.ts";
 import { createStreamTranslator } from "./translated-stream.ts";
+import { restoreAnswerToolNames, shortenToolNames, type ToolNames } from "./translate/tool-names.ts";
 import type { TokenUsage } from "./usage.ts";
 
 export interface Translation {
@@ -35,6 +36,10 @@ export interface Translation {
   /** the client's request (without max_credits): the client codec's encoders echo some of it */
   request: Record<string, any>;
   stream: boolean;
+  /** tool names shortened for the upstream → the client's (translate/tool-names.ts); null: none was */
+  toolNames: ToolNames;
+  /** hosted tools the client offered that the target cannot run, left out: the answer names them in a header */
+  droppedTools?: string[];
 }
 
 const NATIVE: Record<string, LlmProtocol> = { "/v1/messages": protocols.anthropic, "/v1/responses": protocols.responses, "/v1/chat/completions": protocols.chat };
@@ -48,14 +53,18 @@ export function prepareTranslation(path: string, spoken: string, body: Record<st
   const client = codecs[path]!.client;
   const upstream = codecs[spoken]!.upstream;
   const { max_credits: _gatewayOnly, ...request } = body;
-  const target: TranslateTarget = { provider: provider.name, dialect: provider.dialect };
+  const target: TranslateTarget = { provider: provider.name, model: model.upstream_model, dialect: dialectFor(provider, model) };
   try {
     const ir = client.decodeRequest(request);
     ir.model = model.upstream_model;
-    // The hold's output (meter.ts planHold) when the client states none; Anthropic requires a number.
+    // The hold's output (meter.ts planHold) when the client states none; Anthropic requires a number. An ask above
+    // the model's maximum is clamped to it, as the hold is: agents send one max_tokens to every model, and the
+    // upstream would refuse the call for it.
     ir.maxOutputTokens ??= model.max_output_tokens ?? FALLBACK_MAX_OUTPUT;
+    if (model.max_output_tokens !== undefined && ir.maxOutputTokens > model.max_output_tokens) ir.maxOutputTokens = model.max_output_tokens;
+    const toolNames = shortenToolNames(ir);
     const text = reserialised(upstream.encodeRequest(ir, target));
-    return { client, upstream, target, native: NATIVE[spoken]!, text, request, stream: ir.stream };
+    return { client, upstream, target, native: NATIVE[spoken]!, text, request, stream: ir.stream, toolNames, ...(ir.droppedTools && { droppedTools: ir.droppedTools }) };
   } catch (e) {
     if (e instanceof TranslationError) throw new ApiError(400, "unsupported_for_model", e.message, { param: e.param });
     if (e instanceof ApiError) throw e;
@@ -89,17 +98,26 @@ export async function forwardTranslated(call: Call): Promise<Response> {
   return sse ? translatedStream(call, t, res) : translatedAnswer(call, t, res);
 }
 
+/**
+ * The most of a translated JSON answer read: it is translated whole, so it is held whole, and an endless or runaway
+ * body must not take the process's memory (a native answer over 64 KiB is pumped, keeping only its tail). Far above
+ * any real answer: 128k output tokens are about 1 MB of JSON.
+ */
+export const TRANSLATED_ANSWER_BYTES = 16 * 1024 * 1024;
+
 /** A whole JSON answer: it must all be in before its other form exists. */
 async function translatedAnswer(call: Call, t: Translation, res: Response): Promise<Response> {
   const status = res.status;
-  let text: string;
+  let head: Head;
   let json: any;
   try {
     // Read whole (a translation needs all of it), under the same silence limit as a native answer.
-    text = textOf((await readHead(res, Number.POSITIVE_INFINITY, call.d.timeouts.silenceMs)).chunks);
+    head = await readHead(res, TRANSLATED_ANSWER_BYTES, call.d.timeouts.silenceMs);
   } catch (e) {
     return answerUnread(call, e, status);
   }
+  if (!head.ended) unusableAnswer(call, status, res.headers.get("content-type") ?? "", `answer over ${TRANSLATED_ANSWER_BYTES} bytes`, () => head.reader!.cancel());
+  const text = textOf(head.chunks);
   try {
     json = JSON.parse(text);
   } catch {
@@ -113,7 +131,7 @@ async function translatedAnswer(call: Call, t: Translation, res: Response): Prom
   }
   let out: Record<string, unknown>;
   try {
-    out = t.client.encodeAnswer(t.upstream.decodeAnswer(json, t.target), t.request);
+    out = t.client.encodeAnswer(restoreAnswerToolNames(t.toolNames, t.upstream.decodeAnswer(json, t.target)), t.request);
   } catch (e) {
     const why = `upstream answer not translatable: ${(e as Error)?.message ?? e}`;
     // Through meter, as every charge: max_credits caps it.
@@ -122,9 +140,16 @@ async function translatedAnswer(call: Call, t: Translation, res: Response): Prom
     throw new ApiError(502, "upstream_bad_response", "The upstream's answer could not be translated into this protocol. Retry the request.");
   }
   finish(call, verdict, status, performance.now());
-  const headers = answerHeaders(res, call.baseHeaders);
+  const headers = translatedHeaders(res, call, t);
   headers["content-type"] = "application/json";
   return new Response(JSON.stringify(out), { status, headers });
+}
+
+/** The answer's headers; `x-switchyard-dropped-tools` names the hosted tools left out of the upstream request. */
+function translatedHeaders(res: Response, call: Call, t: Translation): Record<string, string> {
+  const headers = answerHeaders(res, call.baseHeaders);
+  if (t.droppedTools) headers["x-switchyard-dropped-tools"] = t.droppedTools.join(", ");
+  return headers;
 }
 
 function translatedStream(call: Call, t: Translation, res: Response): Response {
@@ -151,7 +176,7 @@ function translatedStream(call: Call, t: Translation, res: Response): Response {
       finish(call, verdict, status, firstByteAt);
     },
   });
-  const headers = answerHeaders(res, call.baseHeaders);
+  const headers = translatedHeaders(res, call, t);
   headers["content-type"] = "text/event-stream; charset=utf-8";
   headers["cache-control"] = "no-cache";
   return new Response(clientStream(upstreamBytes, tr, () => tail) as any, { status, headers });

@@ -46,6 +46,7 @@ export function requireModel(ctx: AppContext, id: unknown): MediaModel {
     return m;
   }
   const llm = ctx.catalog.llm.get(id);
+  if (llm) ctx.catalog.servable(llm); // a retired LLM answers 410 naming its successor, not the endpoint it no longer has
   if (llm) throw new ApiError(422, "wrong_endpoint", `Model ${llm.id} is a language model, not a media task: call POST ${llm.endpoint} with it.`, { param: "model" });
   throw new ApiError(422, "model_not_found", `Unknown media model ${JSON.stringify(id)}; GET /v1/models lists them.`, { param: "model" });
 }

@@ -93,6 +93,12 @@ export function cardPath(id: string): string {
 export function cardFacts(catalog: Catalog, ref: ModelRef, baseUrl: string): CardFacts {
   const base = catalog.publicModel(ref.model.id) as Record<string, unknown>;
   const path = cardPath(ref.model.id);
+  // A retired model is not served: its record keeps the prices it was sold at, but no request to copy (each
+  // would answer 410), as its HTML card does.
+  if (base.status === "retired") {
+    const listing = ref.kind === "llm" ? llmListing(ref.model) : mediaListing(ref.model);
+    return { id: ref.model.id, cardPath: path, ref, listing, json: { ...base, card_url: baseUrl + path, price_rows: listing.rows } };
+  }
   if (ref.kind === "llm") {
     const m = ref.model;
     const listing = llmListing(m);

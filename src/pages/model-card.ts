@@ -56,6 +56,7 @@ function lifecycleFacts(j: Record<string, any>): Array<[string, unknown]> {
   const dates = [j.released && `released ${j.released}`, j.retires_after && `retires after ${j.retires_after}`].filter(Boolean).join(", ");
   const status: Array<[string, unknown]> = [["Status", html`<span class="status">${j.status}</span>${dates ? ` (${dates})` : ""}`]];
   if (j.successor) status.push(["Successor", html`<a href="${cardPath(j.successor)}"><code>${j.successor}</code></a>`]);
+  if (j.provider_successor) status.push(["Provider's replacement", html`<code>${j.provider_successor}</code> (not sold here)`]);
   const checked = j.source
     ? html`<span class="checked">${j.checked ?? "date unknown"}</span>, against <a class="source" href="${j.source}">${new URL(j.source).hostname}</a>`
     : html`<span class="checked">not re-checked against the provider's pages</span>`;
@@ -73,11 +74,12 @@ ${f.listing.rows.map((r) => html`<tr class="price" data-label="${r.label}"><td>$
 /** A retired model is not served: a request to copy would only earn a 410, so the card says that instead. */
 function retiredSection(f: CardFacts): Raw {
   const successor = f.json.successor as string;
+  const theirs = f.json.provider_successor as string | null;
   return html`
 <h2 id="call">No longer served</h2>
 <p class="retired-notice">The provider retired this model: a call naming <code>${f.listing.id}</code> answers
 <code>410 model_retired</code>, before anything is held or sent. Use
-<a href="${cardPath(successor)}"><code>${successor}</code></a> instead.</p>`;
+<a href="${cardPath(successor)}"><code>${successor}</code></a> instead${theirs ? html` (the provider's own replacement, <code>${theirs}</code>, is not sold here)` : ""}.</p>`;
 }
 
 function llmSections(f: CardFacts, baseUrl: string): Raw {

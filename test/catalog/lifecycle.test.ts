@@ -79,6 +79,21 @@ describe("a retired model answers 410 model_retired naming its successor", () =>
     expect(JSON.stringify(e)).toContain("nano-banana-2");
   });
 
+  test("a retired LLM named on the media estimate answers 410 naming its successor, not the endpoint it no longer has", async () => {
+    const r = await fetch(gw.url + "/v1/credits/estimate", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ model: "deepseek-chat", input: { prompt: "a cat" } }) });
+    expect(r.status).toBe(410);
+    const text = JSON.stringify(await r.json());
+    expect(text).toContain("model_retired");
+    expect(text).toContain("gpt-6-luna");
+    expect(text).not.toContain("/v1/responses");
+    const task = await post("/api/v1/jobs/createTask", { model: "deepseek-chat", input: { prompt: "a cat" } });
+    expect(task.status).toBe(410);
+    // a language model on sale still gets the pointer to its own endpoint
+    const live = await fetch(gw.url + "/v1/credits/estimate", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ model: "gpt-6-luna", input: { prompt: "a cat" } }) });
+    expect(live.status).toBe(422);
+    expect(JSON.stringify(await live.json())).toContain("POST /v1/responses");
+  });
+
   test("nothing is held or charged", async () => {
     const b = await gw.ctx.ledger.balance(accountId);
     expect(b).toMatchObject({ available: 100_000_000, held: 0 });
@@ -106,9 +121,10 @@ describe("a bad CATALOG_PATH entry stops loading with one line naming the file, 
     ["a duplicate of a built-in alias", [{ ...base, id: "claude-sonnet-4-5-20250929" }], /entry "claude-sonnet-4-5-20250929", field id: .*already names claude-sonnet-4-5/],
     ["an unknown endpoint", [{ ...base, id: "m7", endpoint: "/v1/complete" }], /entry "m7", field endpoint: "\/v1\/complete" is not one of/],
     ["an unknown status", [{ ...base, id: "m8", status: "deprecated" }], /entry "m8", field status: must be one of current, legacy, retired/],
-    ["a retired model without a successor", [{ id: "gpt-5", status: "retired" }], /entry "gpt-5", field successor: is required/],
+    ["a retired model without a successor", [{ id: "gpt-5.1", status: "retired" }], /entry "gpt-5.1", field successor: is required/],
     ["a successor not in the catalog", [{ id: "gpt-5", status: "retired", successor: "gpt-9" }], /entry "gpt-5", field successor: "gpt-9" is not in the catalog/],
     ["a bad date", [{ ...base, id: "m9", released: "27/11/2026" }], /entry "m9", field released: must be a date/],
+    ["a provider_successor that is not a model id", [{ id: "gpt-5.1", status: "retired", successor: "gpt-6-luna", provider_successor: 5 }], /entry "gpt-5.1", field provider_successor: must be a model id/],
     ["a dated alias that is not the snapshot called", [{ ...base, id: "m10", aliases: ["m10-20261101"], upstream_model: "m10" }], /entry "m10", field aliases: "m10-20261101" is a dated snapshot id, so upstream_model must be it/],
     ["a media entry's unknown field", [{ id: "google/nano-banana", status: "legacy", colour: "red" }], /entry "google\/nano-banana".*unknown key "colour"/],
   ];

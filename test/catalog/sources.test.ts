@@ -21,8 +21,8 @@ const PROVIDER_HOSTS: Record<string, string[]> = {
  */
 const NOT_RECHECKED = [
   "gpt-5.1", "gpt-5", "gpt-5-mini", "gpt-5-nano", "gpt-5.1-codex", "gpt-5-codex", "gpt-4.1", "gpt-4o", "gpt-4o-mini", "gpt-5.2",
-  "gemini-3-pro-preview", "gemini-2.5-pro", "gemini-2.5-flash", "gemini-2.5-flash-lite", "grok-4", "grok-4-fast", "grok-code-fast-1",
-  "text-embedding-3-small", "text-embedding-3-large", "gemini-embedding-001",
+  "gemini-2.5-pro", "gemini-2.5-flash", "gemini-2.5-flash-lite", "grok-4", "grok-4-fast", "grok-code-fast-1",
+  "gemini-embedding-001",
 ];
 
 describe("built-in catalog sources", () => {
@@ -65,7 +65,20 @@ describe("built-in catalog sources", () => {
   test("the models the issue names as retired upstream are marked retired", () => {
     const c = loadCatalog();
     expect(c.lifecycle.get("claude-3-5-haiku")).toMatchObject({ status: "retired", successor: "claude-haiku-4-5" });
-    expect(c.lifecycle.get("deepseek-chat")).toMatchObject({ status: "retired", retires_after: "2026-07-24" });
-    expect(c.lifecycle.get("deepseek-reasoner")).toMatchObject({ status: "retired", retires_after: "2026-07-24" });
+    // DeepSeek names deepseek-flash as the successor of both aliases; its price varies by time of day, which the
+    // catalog cannot express, so the 410 names a current model of the same price class and says so.
+    for (const id of ["deepseek-chat", "deepseek-reasoner"]) {
+      expect(c.lifecycle.get(id)).toMatchObject({ status: "retired", retires_after: "2026-07-24", successor: "gpt-6-luna", provider_successor: "deepseek-flash" });
+    }
+    // Google shut gemini-3-pro-preview down on 2026-03-09 (its deprecations page); its replacement is not sold here.
+    expect(c.lifecycle.get("gemini-3-pro-preview")).toMatchObject({ status: "retired", retires_after: "2026-03-09", provider_successor: "gemini-3.1-pro-preview" });
+  });
+
+  test("models whose shutdown the provider has announced carry the date and the model to move to", () => {
+    const c = loadCatalog();
+    // OpenAI's deprecations page: gpt-5, gpt-5-mini and gpt-5-nano shut down on 2026-12-11.
+    expect(c.lifecycle.get("gpt-5")).toMatchObject({ status: "legacy", retires_after: "2026-12-11", successor: "gpt-6.2-sol", provider_successor: "gpt-6.1-sol" });
+    expect(c.lifecycle.get("gpt-5-mini")).toMatchObject({ status: "legacy", retires_after: "2026-12-11", successor: "gpt-6.1-terra" });
+    expect(c.lifecycle.get("gpt-5-nano")).toMatchObject({ status: "legacy", retires_after: "2026-12-11", successor: "gpt-6-luna" });
   });
 });

@@ -125,7 +125,7 @@ const CLAUDE_CODE: Case[] = [
   { model: "deepseek-test" },
   { model: "gpt-5.1", reasoning: "opaque" }, // Responses reasoning items with encrypted_content
   { model: "deepseek-test-reasoner", reasoning: "text" }, // reasoning_content, wanted back on tool turns
-  { model: "gemini-3-pro-preview", reasoning: "signature" }, // Gemini 3 refuses a tool turn without its signature
+  { model: "gemini-2.5-pro", reasoning: "signature" }, // Gemini 3 refuses a tool turn without its signature
   { model: "gemini-2.5-flash-lite", alias: "haiku" }, // through ANTHROPIC_DEFAULT_HAIKU_MODEL
   { model: "grok-4-fast", alias: "sonnet" }, // through ANTHROPIC_DEFAULT_SONNET_MODEL
   { model: "gemini-2.5-flash", editFailsOnce: true }, // a chat 500 becomes Anthropic's api_error, which it retries
@@ -161,7 +161,7 @@ const CODEX: Case[] = [
   { model: "claude-sonnet-4-5" },
   { model: "gemini-2.5-pro" },
   { model: "claude-sonnet-4-5", reasoning: "opaque" }, // thinking blocks with signatures: Anthropic needs them back
-  { model: "gemini-3-pro-preview", reasoning: "signature" },
+  { model: "gemini-2.5-pro", reasoning: "signature" },
   { model: "claude-sonnet-4-5", editFailsOnce: true }, // Anthropic's 500 becomes a Responses server error, retried
 ];
 

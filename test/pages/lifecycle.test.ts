@@ -73,9 +73,34 @@ describe("model cards", () => {
     expect(await text("/models/claude-haiku-4-5")).toContain('<pre class="curl"');
   });
 
+  test("GET /v1/models/{id} of a retired model offers no request either, only its prices and lifecycle", async () => {
+    const retired = await (await fetch(gw.url + "/v1/models/claude-3-5-haiku")).json();
+    expect(retired.example).toBeUndefined();
+    expect(retired.worked_example).toBeUndefined();
+    expect(retired.price_rows.length).toBeGreaterThan(0);
+    const onSale = await (await fetch(gw.url + "/v1/models/claude-haiku-4-5")).json();
+    expect(onSale.example.request).toMatchObject({ method: "POST", path: "/v1/messages" });
+  });
+
+  test("a retired model whose provider names a replacement not sold here says so, on the card and in the 410", async () => {
+    const html = await text("/models/deepseek-chat");
+    const said = html.match(/<p class="retired-notice">([\s\S]*?)<\/p>/)![1];
+    expect(said).toContain('<a href="/models/gpt-6-luna"><code>gpt-6-luna</code></a>');
+    expect(said).toContain("<code>deepseek-flash</code>, is not sold here");
+    const { key } = await gw.account(10);
+    const r = await fetch(gw.url + "/v1/chat/completions", {
+      method: "POST",
+      headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+      body: JSON.stringify({ model: "deepseek-chat", messages: [{ role: "user", content: "hi" }] }),
+    });
+    expect(r.status).toBe(410);
+    const { error } = await r.json();
+    expect(error.message).toContain("Use gpt-6-luna instead (the provider's own replacement, deepseek-flash, is not sold here).");
+  });
+
   test("GET /v1/models lists status, released, retires_after and successor for every model", async () => {
     const { data } = await (await fetch(gw.url + "/v1/models")).json();
     for (const m of data) for (const k of ["status", "released", "retires_after", "successor", "source", "checked"]) expect(k in m).toBe(true);
-    expect(data.find((m: any) => m.id === "deepseek-chat")).toMatchObject({ status: "retired", successor: "gpt-6.2-sol", retires_after: "2026-07-24" });
+    expect(data.find((m: any) => m.id === "deepseek-chat")).toMatchObject({ status: "retired", successor: "gpt-6-luna", provider_successor: "deepseek-flash", retires_after: "2026-07-24" });
   });
 });

@@ -65,7 +65,7 @@ describe("/pricing", () => {
     expect(await ids("provider=anthropic")).toEqual(where((e) => e.provider === "anthropic"));
     expect(await ids("type=llm&provider=openai&q=codex")).toEqual(["gpt-5-codex", "gpt-5.1-codex"]);
     // Terms all have to match, in any case, in id, name or description.
-    expect(await ids("q=CLAUDE%20haiku")).toEqual(["claude-haiku-4-5"]); // claude-3-5-haiku is retired: not on sale
+    expect(await ids("q=CLAUDE%20haiku")).toEqual(["claude-haiku-4-5", "claude-haiku-5-5"]); // claude-3-5-haiku is retired: not on sale
     // Unknown values are dropped rather than refused.
     expect(await ids("type=hologram&provider=nobody")).toEqual(allIds());
     const none = await page("/pricing?q=zzzz-no-such-model");

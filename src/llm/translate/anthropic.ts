@@ -5,6 +5,7 @@
 // Dialect keys read (TranslateTarget.dialect, from the provider table), upstream side only:
 //   defaultMaxTokens   number   4096   max_tokens when the request names none (Anthropic requires it)
 //   sampling           boolean  true   false: temperature and top_p are not sent (models that refuse them)
+//   reasoning          boolean  true   false: no thinking is asked (a model without extended thinking)
 //   structuredOutputs  boolean  true   false: strict tools go without `strict`, and a response format is refused
 
 import type { ClientCodec, UpstreamCodec } from "./ir.ts";

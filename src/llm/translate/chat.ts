@@ -11,6 +11,9 @@
 //   Answers are read from this field, else `reasoning_content`, else `reasoning`.
 // - reasoningEffort: false (default: not sent) | true when the upstream accepts `reasoning_effort` (OpenAI,
 //   Gemini's OpenAI-compatible API). A thinking budget maps to the nearest effort.
+// - reasoning: true (default) | false for a model that does not reason: no reasoning_effort, whatever
+//   reasoningEffort says (providers.ts dialectFor sets it per model).
+// - sampling: true (default) | false: temperature and top_p are not sent (reasoning models that refuse them).
 // - streamUsage: true (default: a stream asks stream_options.include_usage, which metering needs) | false.
 // - images: true (default) | false for a text-only upstream: a request with images is refused (TranslationError).
 // - parallelToolCalls: true (default: `parallel_tool_calls` is sent when the request sets it) | false to omit it.

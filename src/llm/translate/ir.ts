@@ -22,9 +22,10 @@ export type TextPart = { type: "text"; text: string; cache?: CacheHint };
 export type ImagePart = { type: "image"; source: ImageSource; detail?: string; cache?: CacheHint };
 
 /**
- * A model's thinking / reasoning. `origin` is the provider that produced it (null: unknown). `opaque` is the
- * provider's proof or state (Anthropic `signature` or redacted `data`, OpenAI `encrypted_content`): it is only ever
- * sent back to the provider named in `origin`, and an upstream codec drops reasoning parts of any other origin.
+ * A model's thinking / reasoning. `origin` is the provider and model that produced it (originOf; null: unknown).
+ * `opaque` is the provider's proof or state (Anthropic `signature` or redacted `data`, OpenAI `encrypted_content`):
+ * it is only ever sent back to that provider's same model (a Claude signature is valid only for the model that
+ * signed it), and an upstream codec drops reasoning parts of any other origin.
  * When a client protocol must carry another provider's opaque value in its own field (a Claude signature inside a
  * Responses `encrypted_content`, an OpenAI encrypted_content inside an Anthropic `signature`), it is sealed with
  * sealOpaque so the next turn can tell whose it is.
@@ -89,6 +90,8 @@ export interface IrRequest {
   stream: boolean;
   /** an end-user id for the provider's abuse monitoring (harmless to drop) */
   user?: string;
+  /** hosted tool types the client offered that the target cannot run: left out, named in the answer's headers */
+  droppedTools?: string[];
 }
 
 /**
@@ -141,6 +144,8 @@ export class TranslationError extends Error {
 export interface TranslateTarget {
   /** the provider the request goes to (providers.ts name) */
   provider: string;
+  /** the upstream's model id: its reasoning's origin names it (originOf); absent, the origin is the provider alone */
+  model?: string;
   /** the provider's options for its protocol (providers.ts `dialect`), e.g. where chat puts reasoning */
   dialect: Record<string, unknown>;
 }
@@ -160,6 +165,20 @@ export interface UpstreamCodec {
   decodeAnswer(json: any, target: TranslateTarget): IrAnswer;
   /** a stream reader fed parsed SSE events (eventsource-parser's `event` and `data`); `end` when the upstream closed */
   streamDecoder(target: TranslateTarget): { feed(event: string | undefined, data: string): IrEvent[]; end(): IrEvent[] };
+}
+
+/**
+ * Whose reasoning an upstream writes and may be sent back: "provider~model" with the model id base64url-encoded (a
+ * seal's origin ends at its first ".", which model ids contain), or the provider alone when the model is not known.
+ */
+export function originOf(target: Pick<TranslateTarget, "provider" | "model">): string {
+  return target.model ? `${target.provider}~${Buffer.from(target.model).toString("base64url")}` : target.provider;
+}
+
+/** The provider an origin names (originOf's first half). */
+export function providerOf(origin: string): string {
+  const mark = origin.indexOf("~");
+  return mark === -1 ? origin : origin.slice(0, mark);
 }
 
 const SEAL = "sy1.";

@@ -9,6 +9,12 @@ import { responsesCodec } from "../../../src/llm/translate/responses.ts";
 const decode = responsesCodec.client.decodeRequest;
 
 const shellTool = { type: "function", name: "shell", description: "Runs a shell command", strict: false, parameters: { type: "object", properties: { command: { type: "array", items: { type: "string" } } }, required: ["command"] } };
+const agents = {
+  type: "namespace",
+  name: "multi_agent_v1",
+  description: "Tools for sub-agents.",
+  tools: [{ type: "function", name: "spawn_agent", description: "Spawn a sub-agent.", strict: false, parameters: { type: "object", properties: { message: { type: "string" } } } }],
+};
 const applyPatch = { type: "custom", name: "apply_patch", description: "Use apply_patch to edit files.", format: { type: "grammar", syntax: "lark", definition: "start: begin_patch hunk+ end_patch" } };
 
 /** A Codex CLI turn after a shell call and an apply_patch edit (the shapes codex-rs sends). */
@@ -25,8 +31,10 @@ const codexTurn = {
     { type: "custom_tool_call", status: "completed", call_id: "toolu_02", name: "apply_patch", input: "*** Begin Patch\n*** End Patch" },
     { type: "custom_tool_call_output", call_id: "toolu_02", output: "Done" },
     { type: "web_search_call", status: "completed", action: { type: "search", query: "x" } },
+    { type: "function_call", namespace: "multi_agent_v1", name: "spawn_agent", arguments: '{"message":"go"}', call_id: "toolu_03" },
+    { type: "function_call_output", call_id: "toolu_03", output: "spawned" },
   ],
-  tools: [shellTool, applyPatch, { type: "web_search" }, { type: "local_shell" }],
+  tools: [shellTool, applyPatch, agents],
   tool_choice: "auto",
   parallel_tool_calls: false,
   reasoning: { effort: "medium", summary: "auto" },
@@ -60,11 +68,14 @@ describe("decodeRequest: a Codex CLI turn", () => {
       { role: "user", parts: [{ type: "tool_result", callId: "toolu_01", content: "helo" }] },
       { role: "assistant", parts: [{ type: "tool_call", id: "toolu_02", name: "apply_patch", arguments: JSON.stringify({ input: "*** Begin Patch\n*** End Patch" }) }] },
       { role: "user", parts: [{ type: "tool_result", callId: "toolu_02", content: "Done" }] },
+      { role: "assistant", parts: [{ type: "tool_call", id: "toolu_03", name: "multi_agent_v1__spawn_agent", arguments: '{"message":"go"}' }] },
+      { role: "user", parts: [{ type: "tool_result", callId: "toolu_03", content: "spawned" }] },
     ]);
   });
 
-  test("tools: function kept, custom → a function with one string `input` and the grammar in its description, hosted ones dropped", () => {
-    expect(ir.tools.map((t) => t.name)).toEqual(["shell", "apply_patch"]);
+  test("tools: function kept, custom → a function with one string `input` and the grammar in its description, a namespace → its members", () => {
+    expect(ir.tools.map((t) => t.name)).toEqual(["shell", "apply_patch", "multi_agent_v1__spawn_agent"]);
+    expect(ir.tools[2]).toEqual({ name: "multi_agent_v1__spawn_agent", description: "Tools for sub-agents.\n\nSpawn a sub-agent.", parameters: agents.tools[0]!.parameters, strict: false });
     expect(ir.tools[0]).toEqual({ name: "shell", description: "Runs a shell command", parameters: shellTool.parameters, strict: false });
     expect(ir.tools[1]!.parameters).toMatchObject({ type: "object", properties: { input: { type: "string" } }, required: ["input"] });
     expect(ir.tools[1]!.description).toContain("start: begin_patch hunk+ end_patch");
@@ -139,10 +150,29 @@ describe("decodeRequest: shapes", () => {
     expect(decode({ model: "m", input: "x", reasoning: { effort: "none" } }).reasoning).toBeUndefined();
   });
 
-  test("only hosted tools offered: no tools and no tool_choice reach the IR (upstreams refuse a choice without tools)", () => {
-    const ir = decode({ model: "m", input: "x", tools: [{ type: "web_search" }, { type: "file_search", vector_store_ids: ["vs_1"] }], tool_choice: "auto" });
-    expect(ir.tools).toEqual([]);
-    expect(ir.toolChoice).toBeUndefined();
+  test("a hosted tool (Codex's web_search, local_shell, file_search) is refused naming its type, never dropped", () => {
+    for (const [tools, at] of [
+      [[shellTool, { type: "web_search", external_web_access: false }], "tools[1].type"],
+      [[{ type: "local_shell" }], "tools[0].type"],
+      [[{ type: "file_search", vector_store_ids: ["vs_1"] }], "tools[0].type"],
+      [[{ type: "namespace", name: "n", tools: [{ type: "web_search" }] }], "tools[0].tools[0].type"],
+    ] as const) {
+      let err: unknown;
+      try {
+        decode({ model: "m", input: "x", tools, tool_choice: "auto" });
+      } catch (e) {
+        err = e;
+      }
+      expect(err).toBeInstanceOf(TranslationError);
+      expect((err as TranslationError).param).toBe(at);
+      expect((err as TranslationError).message).toContain(JSON.stringify((tools.at(-1) as any).tools?.[0]?.type ?? (tools.at(-1) as any).type));
+    }
+    expect(() => decode({ model: "m", input: "x", tools: [{ type: "web_search" }] })).toThrow('web_search = "disabled"');
+  });
+
+  test("tool_choice may name a namespace member", () => {
+    const ir = decode({ model: "m", input: "x", tools: [agents], tool_choice: { type: "function", namespace: "multi_agent_v1", name: "spawn_agent" } });
+    expect(ir.toolChoice).toEqual({ type: "tool", name: "multi_agent_v1__spawn_agent" });
   });
 
   test("allowed_tools narrows the tools and sets the mode", () => {
@@ -161,8 +191,8 @@ describe("decodeRequest: refused, naming the field", () => {
     ["top_logprobs", { top_logprobs: 3 }, "top_logprobs"],
     ["logprobs through include", { include: ["message.output_text.logprobs"] }, "include"],
     ["priority tier", { service_tier: "priority" }, "service_tier"],
-    ["a tool_choice forcing a hosted tool", { tools: [{ type: "web_search" }], tool_choice: { type: "web_search" } }, "tool_choice"],
-    ["tool_choice required when only hosted tools were offered", { tools: [{ type: "web_search" }], tool_choice: "required" }, "tool_choice"],
+    ["a tool_choice forcing a hosted tool", { tools: [{ type: "web_search" }], tool_choice: { type: "web_search" } }, "tools[0].type"],
+    ["tool_choice required with no tool offered", { tools: [], tool_choice: "required" }, "tool_choice"],
     ["a tool_choice naming an absent function", { tools: [shellTool], tool_choice: { type: "function", name: "nope" } }, "tool_choice"],
     ["input that is a number", { input: 5 }, "input"],
     ["an input item that is not an object", { input: ["hi"] }, "input[0]"],
@@ -226,5 +256,35 @@ describe("custom tool calls go back as custom_tool_call items", () => {
   test("JSON answer: the same item", () => {
     const out: any = responsesCodec.client.encodeAnswer({ id: "m", model: "c", parts: [{ type: "tool_call", id: "toolu_9", name: "apply_patch", arguments: args }], stop: "tool_use", usage: null }, { model: "c", tools: [applyPatch] });
     expect(out.output[0]).toMatchObject({ type: "custom_tool_call", call_id: "toolu_9", name: "apply_patch", input: "*** Begin Patch\n*** End Patch" });
+  });
+});
+
+describe("a namespace member's call goes back under its namespace", () => {
+  const events: IrEvent[] = [
+    { type: "start", id: "msg_1", model: "claude" },
+    { type: "part_start", index: 0, part: { type: "tool_call", id: "toolu_7", name: "multi_agent_v1__spawn_agent" } },
+    { type: "delta", index: 0, arguments: '{"message":"go"}' },
+    { type: "part_end", index: 0 },
+    { type: "finish", stop: "tool_use", usage: null },
+  ];
+  const item = { type: "function_call", call_id: "toolu_7", namespace: "multi_agent_v1", name: "spawn_agent", arguments: '{"message":"go"}' };
+
+  test("streamed: output_item.added and done name the member and its namespace", () => {
+    const enc = responsesCodec.client.streamEncoder({ model: "c", tools: [agents] });
+    const sse = events.map((e) => enc.write(e)).join("");
+    const data = sse.split("\n").filter((l) => l.startsWith("data: ")).map((l) => JSON.parse(l.slice(6)));
+    expect(data.find((d) => d.type === "response.output_item.added").item).toMatchObject({ ...item, arguments: "" });
+    expect(data.find((d) => d.type === "response.output_item.done").item).toMatchObject(item);
+    expect(data.find((d) => d.type === "response.completed").response.output[0]).toMatchObject(item);
+  });
+
+  test("JSON answer: the same item; a tool outside any namespace keeps its name and has none", () => {
+    const out: any = responsesCodec.client.encodeAnswer(
+      { id: "m", model: "c", parts: [{ type: "tool_call", id: "toolu_7", name: "multi_agent_v1__spawn_agent", arguments: '{"message":"go"}' }, { type: "tool_call", id: "toolu_8", name: "shell", arguments: "{}" }], stop: "tool_use", usage: null },
+      { model: "c", tools: [agents, shellTool] },
+    );
+    expect(out.output[0]).toMatchObject(item);
+    expect(out.output[1]).toMatchObject({ type: "function_call", name: "shell" });
+    expect(out.output[1].namespace).toBeUndefined();
   });
 });

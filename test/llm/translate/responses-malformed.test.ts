@@ -25,7 +25,7 @@ const request = {
   tools: [
     { type: "function", name: "shell", parameters: { type: "object" } },
     { type: "custom", name: "apply_patch", format: { type: "grammar", syntax: "lark", definition: "start: x" } },
-    { type: "web_search" },
+    { type: "namespace", name: "agents", description: "d", tools: [{ type: "function", name: "spawn", parameters: { type: "object" } }] },
   ],
   tool_choice: { type: "allowed_tools", mode: "auto", tools: [{ type: "function", name: "shell" }] },
   reasoning: { effort: "low", summary: "auto" },

@@ -8,6 +8,8 @@ import Anthropic from "@anthropic-ai/sdk";
 import OpenAI from "openai";
 import { expectCharged, startEnv, stopEnv, type Env } from "../support";
 import { chargeOf, LLMS, STATED } from "./clients";
+import { openOpaque, originOf, sealOpaque } from "../../../src/llm/translate/ir.ts";
+import { withoutForeignReasoning } from "../../../src/llm/foreign-reasoning.ts";
 
 // test/fakes/fixtures/synthesized/*_thinking / *_reasoning
 const THOUGHT = "The user asks about the weather in Paris. A short answer will do.";
@@ -72,6 +74,34 @@ test("Claude's thinking on /v1/responses: a reasoning item; sent back, Anthropic
     expect(e.fake.requests.at(-1)!.body).not.toContain(CLAUDE_SIGNATURE);
     expect(lastUpstream().input.some((i: any) => i.type === "reasoning")).toBe(false);
   }
+});
+
+test("Claude's signature is sealed with the model that made it: back to that model only, not to another Claude", async () => {
+  const { key } = await e.gw.account(100);
+  const client = openai(key);
+  e.fake.enqueue("reasoning");
+  const r: any = await client.responses.create({ model: "claude-sonnet-4-5", max_output_tokens: 2000, reasoning: { effort: "low" }, input: ask });
+  const item = r.output.find((i: any) => i.type === "reasoning");
+  const opened = openOpaque(item.encrypted_content)!;
+  expect(opened.origin).toBe(originOf({ provider: "anthropic", model: model("claude-sonnet-4-5").upstream_model }));
+  const history = [{ role: "user", content: ask }, ...r.output, { role: "user", content: "And tomorrow?" }];
+  const thinkingSent = () => lastUpstream().messages.flatMap((m: any) => (Array.isArray(m.content) ? m.content : [])).filter((b: any) => b.type === "thinking");
+
+  e.fake.enqueue("ok");
+  await client.responses.create({ model: "claude-haiku-4-5", max_output_tokens: 2000, input: history });
+  expect(thinkingSent()).toEqual([]);
+  expect(e.fake.requests.at(-1)!.body).not.toContain(CLAUDE_SIGNATURE);
+
+  e.fake.enqueue("ok");
+  await client.responses.create({ model: "claude-sonnet-4-5", max_output_tokens: 2000, input: history });
+  expect(thinkingSent()).toMatchObject([{ signature: CLAUDE_SIGNATURE }]);
+});
+
+test("on a native Responses call, reasoning sealed for one model is unsealed for that model and dropped for another", () => {
+  const sealed = (m: string) => ({ type: "reasoning", summary: [], encrypted_content: sealOpaque(originOf({ provider: "openai", model: m }), "gAAAA-enc") });
+  const body = { model: "gpt-5", input: [sealed("gpt-5"), sealed("gpt-5.1"), { role: "user", content: "hi" }] };
+  const out = withoutForeignReasoning("responses", body, "openai", "gpt-5")!;
+  expect(out.input).toEqual([{ type: "reasoning", summary: [], encrypted_content: "gAAAA-enc" }, { role: "user", content: "hi" }]);
 });
 
 test("a history with Claude's thinking sent to another provider goes without it (no signature, no thought)", async () => {

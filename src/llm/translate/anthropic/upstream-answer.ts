@@ -1,9 +1,9 @@
 // Claude's answers read into the IR: the Messages JSON answer and the Messages SSE stream, event by event.
-// Thinking blocks become reasoning parts whose origin is the provider (target.provider) and whose opaque value is
+// Thinking blocks become reasoning parts whose origin is the model that wrote them (originOf) and whose opaque value is
 // the signature (or a redacted block's data). Blocks only Anthropic's servers produce (server_tool_use, search
 // results, ...) have no IR form and are skipped, and the IR's part indexes count only the parts kept.
 
-import type { IrAnswer, IrEvent, StopReason, TranslateTarget } from "../ir.ts";
+import { originOf, type IrAnswer, type IrEvent, type StopReason, type TranslateTarget } from "../ir.ts";
 import { fromAnthropicToolId, statusOfErrorType, stopFromAnthropic, usageFromAnthropic } from "./shared.ts";
 
 type AnswerPart = IrAnswer["parts"][number];
@@ -13,8 +13,8 @@ export function decodeAnswer(json: any, target: TranslateTarget): IrAnswer {
   const parts: AnswerPart[] = [];
   for (const b of json.content) {
     if (b?.type === "text" && typeof b.text === "string") parts.push({ type: "text", text: b.text });
-    else if (b?.type === "thinking") parts.push({ type: "reasoning", text: String(b.thinking ?? ""), origin: target.provider, ...(b.signature && { opaque: String(b.signature) }) });
-    else if (b?.type === "redacted_thinking") parts.push({ type: "reasoning", text: "", origin: target.provider, redacted: true, opaque: String(b.data ?? "") });
+    else if (b?.type === "thinking") parts.push({ type: "reasoning", text: String(b.thinking ?? ""), origin: originOf(target), ...(b.signature && { opaque: String(b.signature) }) });
+    else if (b?.type === "redacted_thinking") parts.push({ type: "reasoning", text: "", origin: originOf(target), redacted: true, opaque: String(b.data ?? "") });
     else if (b?.type === "tool_use") parts.push({ type: "tool_call", id: fromAnthropicToolId(String(b.id)), name: String(b.name), arguments: JSON.stringify(b.input ?? {}) });
   }
   return {
@@ -57,11 +57,11 @@ export function streamDecoder(target: TranslateTarget): { feed(event: string | u
       out.push({ type: "part_start", index, part: { type: "text" } });
       if (b.text) out.push({ type: "delta", index, text: String(b.text) });
     } else if (b?.type === "thinking") {
-      out.push({ type: "part_start", index, part: { type: "reasoning", origin: target.provider } });
+      out.push({ type: "part_start", index, part: { type: "reasoning", origin: originOf(target) } });
       if (b.thinking) out.push({ type: "delta", index, reasoning: String(b.thinking) });
       if (b.signature) out.push({ type: "delta", index, opaque: String(b.signature) });
     } else if (b?.type === "redacted_thinking") {
-      out.push({ type: "part_start", index, part: { type: "reasoning", origin: target.provider, redacted: true, opaque: String(b.data ?? "") } });
+      out.push({ type: "part_start", index, part: { type: "reasoning", origin: originOf(target), redacted: true, opaque: String(b.data ?? "") } });
     } else if (b?.type === "tool_use") {
       out.push({ type: "part_start", index, part: { type: "tool_call", id: fromAnthropicToolId(String(b.id)), name: String(b.name) } });
       if (b.input && typeof b.input === "object" && Object.keys(b.input).length) out.push({ type: "delta", index, arguments: JSON.stringify(b.input) });

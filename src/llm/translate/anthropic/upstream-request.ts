@@ -10,11 +10,11 @@
 // - temperature is clamped to Anthropic's 0–1 (OpenAI's runs to 2: a client's 1.3 still asks for "more varied").
 //   Newer Claude models refuse temperature and top_p together, so top_p goes only without temperature; neither goes
 //   with thinking on (Anthropic allows only the defaults there).
-// - Reasoning parts go back only when Anthropic made them (origin = target.provider) and carry their signature.
+// - Reasoning parts go back only when this model made them (origin = originOf(target)) and carry their signature.
 // - Consecutive same-role messages are merged, empty text blocks dropped, and tool results put first in their user
 //   message, as Anthropic requires.
 
-import { TranslationError, type ImagePart, type IrMessage, type IrRequest, type IrTool, type Part, type TextPart, type TranslateTarget } from "../ir.ts";
+import { originOf, TranslationError, type ImagePart, type IrMessage, type IrRequest, type IrTool, type Part, type TextPart, type TranslateTarget } from "../ir.ts";
 import { cacheToAnthropic, inputObject, toAnthropicToolId } from "./shared.ts";
 
 type Block = Record<string, unknown> & { type: string };
@@ -24,7 +24,7 @@ const MIN_BUDGET = 1024;
 
 export function encodeRequest(req: IrRequest, target: TranslateTarget): Record<string, unknown> {
   const d = target.dialect;
-  const messages = turns(req.messages, target.provider);
+  const messages = turns(req.messages, originOf(target));
   if (!messages.length) throw new TranslationError("the conversation has no content to send", "messages");
   const body: Record<string, unknown> = {
     model: req.model,
@@ -52,7 +52,7 @@ export function encodeRequest(req: IrRequest, target: TranslateTarget): Record<s
     body.output_config = { format: { type: "json_schema", schema } };
   }
 
-  const thinking = thinkingFor(req, body.max_tokens as number, messages);
+  const thinking = d.reasoning === false ? undefined : thinkingFor(req, body.max_tokens as number, messages);
   if (thinking) body.thinking = thinking;
   else if (d.sampling !== false) {
     if (req.temperature !== undefined) body.temperature = Math.min(1, Math.max(0, req.temperature));
@@ -112,14 +112,14 @@ function imageBlock(p: ImagePart): Block {
   return { type: "image", source, ...cacheToAnthropic(p.cache) };
 }
 
-function block(p: Part, provider: string): Block | null {
+function block(p: Part, origin: string): Block | null {
   switch (p.type) {
     case "text":
       return p.text === "" ? null : textBlock(p);
     case "image":
       return imageBlock(p);
     case "reasoning":
-      if (p.origin !== provider || !p.opaque) return null;
+      if (p.origin !== origin || !p.opaque) return null;
       return p.redacted ? { type: "redacted_thinking", data: p.opaque } : { type: "thinking", thinking: p.text, signature: p.opaque };
     case "tool_call":
       return { type: "tool_use", id: toAnthropicToolId(p.id), name: p.name, input: inputObject(p.arguments) };
@@ -137,10 +137,10 @@ function block(p: Part, provider: string): Block | null {
 }
 
 /** IR messages as alternating Anthropic turns: blocks converted, empty messages gone, same-role neighbours merged. */
-function turns(messages: IrMessage[], provider: string): Array<{ role: string; content: Block[] }> {
+function turns(messages: IrMessage[], origin: string): Array<{ role: string; content: Block[] }> {
   const out: Array<{ role: string; content: Block[] }> = [];
   for (const m of messages) {
-    const content = m.parts.map((p) => block(p, provider)).filter((b): b is Block => b !== null);
+    const content = m.parts.map((p) => block(p, origin)).filter((b): b is Block => b !== null);
     if (!content.length) continue;
     const last = out.at(-1);
     if (last && last.role === m.role) last.content.push(...content);

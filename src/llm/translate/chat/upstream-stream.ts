@@ -9,7 +9,7 @@
 //   gives no terminal event: the seam reports it as ended early.
 // - `{"error": {...}}` becomes an IR error; nothing after it is read.
 
-import type { IrEvent, IrUsage, StopReason, TranslateTarget } from "../ir.ts";
+import { originOf, type IrEvent, type IrUsage, type StopReason, type TranslateTarget } from "../ir.ts";
 import { stopReasonOf, usageFromChat } from "./shared.ts";
 import { dialectOf, newCallId, reasoningOf, thoughtSignatureOf } from "./upstream.ts";
 
@@ -38,7 +38,7 @@ export function streamDecoder(target: TranslateTarget): { feed(event: string | u
     if (open?.kind === kind) return open.index;
     close(out);
     open = { kind, index: next++ };
-    out.push({ type: "part_start", index: open.index, part: kind === "text" ? { type: "text" } : { type: "reasoning", origin: target.provider } });
+    out.push({ type: "part_start", index: open.index, part: kind === "text" ? { type: "text" } : { type: "reasoning", origin: originOf(target) } });
     return open.index;
   };
   const finish = (out: IrEvent[]) => {
@@ -57,7 +57,7 @@ export function streamDecoder(target: TranslateTarget): { feed(event: string | u
       if (sig) {
         // Gemini's signature for this call: a reasoning part of its own just before it (chat/upstream.ts).
         const index = next++;
-        out.push({ type: "part_start", index, part: { type: "reasoning", origin: target.provider } }, { type: "delta", index, opaque: sig }, { type: "part_end", index });
+        out.push({ type: "part_start", index, part: { type: "reasoning", origin: originOf(target) } }, { type: "delta", index, opaque: sig }, { type: "part_end", index });
       }
       open = { kind: "tool", index: next++, chatIndex, id: id ?? newCallId() };
       calledTools = true;

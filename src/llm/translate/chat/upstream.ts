@@ -15,7 +15,7 @@
 //   `thoughtSignatures` dialect, an assistant turn whose first call has none (history made by another model) gets
 //   Gemini's documented placeholder that skips the check, rather than a 400.
 
-import { TranslationError, type ImagePart, type IrAnswer, type IrMessage, type IrRequest, type TextPart, type TranslateTarget } from "../ir.ts";
+import { originOf, TranslationError, type ImagePart, type IrAnswer, type IrMessage, type IrRequest, type TextPart, type TranslateTarget } from "../ir.ts";
 import { stopReasonOf, usageFromChat } from "./shared.ts";
 
 type ChatMessage = Record<string, unknown>;
@@ -24,6 +24,7 @@ export interface ChatDialect {
   maxTokensField: "max_completion_tokens" | "max_tokens";
   reasoningField?: string;
   reasoningEffort: boolean;
+  sampling: boolean;
   streamUsage: boolean;
   images: boolean;
   parallelToolCalls: boolean;
@@ -35,7 +36,8 @@ export function dialectOf(target: TranslateTarget): ChatDialect {
   return {
     maxTokensField: d.maxTokensField === "max_tokens" ? "max_tokens" : "max_completion_tokens",
     reasoningField: typeof d.reasoningField === "string" ? d.reasoningField : undefined,
-    reasoningEffort: d.reasoningEffort === true,
+    reasoningEffort: d.reasoningEffort === true && d.reasoning !== false,
+    sampling: d.sampling !== false,
     streamUsage: d.streamUsage !== false,
     images: d.images !== false,
     parallelToolCalls: d.parallelToolCalls !== false,
@@ -47,7 +49,7 @@ export function encodeRequest(req: IrRequest, target: TranslateTarget): Record<s
   const d = dialectOf(target);
   const messages: ChatMessage[] = [];
   if (req.system.length) messages.push({ role: "system", content: req.system.map((p) => p.text).join("\n\n") });
-  merged(req.messages).forEach((m, i) => (m.role === "user" ? userMessages(m, i, d, messages) : assistantMessage(m, target.provider, d, messages)));
+  merged(req.messages).forEach((m, i) => (m.role === "user" ? userMessages(m, i, d, messages) : assistantMessage(m, originOf(target), d, messages)));
 
   const out: Record<string, unknown> = { model: req.model, messages };
   if (req.tools.length) {
@@ -60,8 +62,10 @@ export function encodeRequest(req: IrRequest, target: TranslateTarget): Record<s
     if (req.parallelToolCalls != null && d.parallelToolCalls) out.parallel_tool_calls = req.parallelToolCalls;
   }
   if (req.maxOutputTokens != null) out[d.maxTokensField] = req.maxOutputTokens;
-  if (req.temperature != null) out.temperature = req.temperature;
-  if (req.topP != null) out.top_p = req.topP;
+  if (d.sampling) {
+    if (req.temperature != null) out.temperature = req.temperature;
+    if (req.topP != null) out.top_p = req.topP;
+  }
   if (req.stop?.length) out.stop = req.stop;
   const effort = effortOf(req.reasoning);
   if (effort && d.reasoningEffort) out.reasoning_effort = effort;
@@ -122,7 +126,7 @@ function userMessages(m: IrMessage, i: number, d: ChatDialect, out: ChatMessage[
 
 const imageUrl = (p: ImagePart) => (p.source.kind === "url" ? p.source.url : `data:${p.source.mediaType};base64,${p.source.data}`);
 
-function assistantMessage(m: IrMessage, provider: string, d: ChatDialect, out: ChatMessage[]): void {
+function assistantMessage(m: IrMessage, origin: string, d: ChatDialect, out: ChatMessage[]): void {
   let text = "";
   let reasoning = "";
   let signature: string | undefined; // waiting for the call it belongs to
@@ -136,8 +140,8 @@ function assistantMessage(m: IrMessage, provider: string, d: ChatDialect, out: C
       signature = undefined;
       calls.push(call);
     }
-    // Another provider's reasoning (or reasoning of unknown origin) is never forwarded.
-    else if (p.type === "reasoning" && p.origin === provider && !p.redacted) {
+    // Another model's reasoning (or reasoning of unknown origin) is never forwarded.
+    else if (p.type === "reasoning" && p.origin === origin && !p.redacted) {
       reasoning += p.text;
       if (p.opaque && d.thoughtSignatures) signature = p.opaque;
     }
@@ -158,14 +162,14 @@ export function decodeAnswer(json: any, target: TranslateTarget): IrAnswer {
   const msg = choice?.message ?? {};
   const parts: IrAnswer["parts"] = [];
   const reasoning = reasoningOf(msg, d);
-  if (reasoning) parts.push({ type: "reasoning", text: reasoning, origin: target.provider });
+  if (reasoning) parts.push({ type: "reasoning", text: reasoning, origin: originOf(target) });
   if (typeof msg.content === "string" && msg.content) parts.push({ type: "text", text: msg.content });
   const refused = typeof msg.refusal === "string" && msg.refusal !== "";
   if (refused) parts.push({ type: "text", text: msg.refusal });
   const calls = Array.isArray(msg.tool_calls) ? msg.tool_calls : [];
   for (const c of calls) {
     const sig = thoughtSignatureOf(c);
-    if (sig) parts.push({ type: "reasoning", text: "", origin: target.provider, opaque: sig });
+    if (sig) parts.push({ type: "reasoning", text: "", origin: originOf(target), opaque: sig });
     const args = c?.function?.arguments;
     parts.push({ type: "tool_call", id: typeof c?.id === "string" && c.id ? c.id : newCallId(), name: String(c?.function?.name ?? ""), arguments: typeof args === "string" ? args : args == null ? "" : JSON.stringify(args) });
   }

@@ -4,10 +4,14 @@
 // Decisions:
 // - system / developer messages in `input` join `instructions` in the IR system prompt, in order.
 // - Hosted tools (web_search, file_search, code_interpreter, image_generation, mcp, local_shell, computer use...)
-//   cannot run on a translated model. Codex offers some of them in every request, so they are dropped, and only a
-//   tool_choice that forces one is refused. Their result items in the history (web_search_call...) are skipped.
+//   run on OpenAI's side and have no equivalent on a translated model: a request offering one is refused naming
+//   its type, never sent without it (the model would act as if it could not search, unannounced). Codex offers
+//   web_search in every request; `web_search = "disabled"` in its config.toml turns it off. Their result items in
+//   the history (web_search_call...) are skipped.
 // - `custom` (freeform) tools become function tools with one string argument, `input` (the grammar, if any, is
 //   appended to the description); the answer side writes calls to them back as custom_tool_call items.
+// - `namespace` tools (a group of function/custom tools) become their members, named namespace + "__" + name
+//   (shape.ts NAMESPACE_JOIN); a history call with a `namespace` is read under that joined name.
 // - Reasoning items: encrypted_content we sealed goes back to its origin; an unsealed one came from a server we
 //   cannot name (Codex talks to one model at a time, and a native OpenAI or xAI answer never passes here), so its
 //   origin is null and no upstream is sent it. Text is the raw content when present, else the summary.
@@ -18,7 +22,7 @@
 //   text.verbosity and reasoning.summary (whatever reasoning text the model gives comes back as a summary).
 
 import { TranslationError, type ImagePart, type IrMessage, type IrRequest, type IrTool, type IrToolChoice, type Part, type TextPart } from "../ir.ts";
-import { checkEchoedDepth, CUSTOM_INPUT, openReasoning } from "./shape.ts";
+import { checkEchoedDepth, CUSTOM_INPUT, NAMESPACE_JOIN, openReasoning } from "./shape.ts";
 
 const refuse = (message: string, param: string): never => {
   throw new TranslationError(message, param);
@@ -39,9 +43,10 @@ export function decodeRequest(body: Record<string, any>): IrRequest {
   else if (Array.isArray(body.input)) decodeItems(body.input, system, messages);
   else refuse("input must be a string or an array of items", "input");
 
-  const { tools, toolChoice } = decodeTools(body.tools, body.tool_choice);
+  const { tools, toolChoice, droppedTools } = decodeTools(body.tools, body.tool_choice);
   const req: IrRequest = { model: typeof body.model === "string" ? body.model : "", system, messages, tools, stream: body.stream === true };
   if (toolChoice) req.toolChoice = toolChoice;
+  if (droppedTools.length) req.droppedTools = droppedTools;
   if (typeof body.parallel_tool_calls === "boolean") req.parallelToolCalls = body.parallel_tool_calls;
   if (body.max_output_tokens != null) {
     if (!Number.isSafeInteger(body.max_output_tokens) || body.max_output_tokens < 1) refuse("max_output_tokens must be a positive integer", "max_output_tokens");
@@ -93,9 +98,9 @@ function decodeItems(items: unknown[], system: TextPart[], messages: IrMessage[]
         return;
       }
       case "function_call":
-        return push("assistant", { type: "tool_call", id: callId(item, at), name: str(item.name, `${at}.name`), arguments: typeof item.arguments === "string" ? item.arguments : "" });
+        return push("assistant", { type: "tool_call", id: callId(item, at), name: calledName(item, at), arguments: typeof item.arguments === "string" ? item.arguments : "" });
       case "custom_tool_call":
-        return push("assistant", { type: "tool_call", id: callId(item, at), name: str(item.name, `${at}.name`), arguments: JSON.stringify({ [CUSTOM_INPUT]: typeof item.input === "string" ? item.input : "" }) });
+        return push("assistant", { type: "tool_call", id: callId(item, at), name: calledName(item, at), arguments: JSON.stringify({ [CUSTOM_INPUT]: typeof item.input === "string" ? item.input : "" }) });
       case "function_call_output":
       case "custom_tool_call_output": {
         // Some Codex versions send a failure as {content, success: false}: an error result.
@@ -115,6 +120,12 @@ function decodeItems(items: unknown[], system: TextPart[], messages: IrMessage[]
 
 function callId(item: Record<string, any>, at: string): string {
   return str(item.call_id, `${at}.call_id`);
+}
+
+/** The tool a history call names, as the model knows it (a namespace member under its joined name). */
+function calledName(item: Record<string, any>, at: string): string {
+  const name = str(item.name, `${at}.name`);
+  return typeof item.namespace === "string" && item.namespace ? item.namespace + NAMESPACE_JOIN + name : name;
 }
 
 function str(v: unknown, param: string): string {
@@ -201,45 +212,76 @@ function decodeFormat(text: unknown): IrRequest["responseFormat"] {
   return refuse(`text.format type ${JSON.stringify(format.type)} is not supported`, "text.format");
 }
 
-/** Function and custom tools carried; hosted ones dropped; a tool_choice forcing a dropped tool refused. */
-function decodeTools(raw: unknown, choice: any): { tools: IrTool[]; toolChoice?: IrToolChoice } {
+/**
+ * Function and custom tools carried, namespaces as their members. A hosted tool (web_search, local_shell…) runs on
+ * OpenAI's side and the translated model has no equivalent: it is left out and named in `droppedTools` (the answer's
+ * x-switchyard-dropped-tools header), since Codex offers web_search in every request; a tool_choice forcing one is a 400.
+ */
+function decodeTools(raw: unknown, choice: any): { tools: IrTool[]; toolChoice?: IrToolChoice; droppedTools: string[] } {
   if (raw != null && !Array.isArray(raw)) refuse("tools must be an array", "tools");
   let tools: IrTool[] = [];
+  const droppedTools: string[] = [];
   ((raw as any[]) ?? []).forEach((t, i) => {
-    if (t?.type === "function") {
-      tools.push({
-        name: str(t.name, `tools[${i}].name`),
-        ...(typeof t.description === "string" && { description: t.description }),
-        parameters: typeof t.parameters === "object" && t.parameters !== null ? t.parameters : { type: "object", properties: {} },
-        ...(typeof t.strict === "boolean" && { strict: t.strict }),
-      });
-    } else if (t?.type === "custom") tools.push(customTool(t, i));
+    if (t?.type === "function") tools.push(functionTool(t, `tools[${i}]`));
+    else if (t?.type === "custom") tools.push(customTool(t, `tools[${i}]`));
+    else if (t?.type === "namespace") tools.push(...namespaceMembers(t, i, droppedTools));
+    else droppedTools.push(hostedToolType(t?.type, `tools[${i}].type`));
   });
-  // With no tool left (only hosted ones were offered), there is nothing to choose: no tool_choice is carried,
-  // as upstreams refuse one without tools; only forcing a call is refused.
-  if (!tools.length && (choice == null || choice === "auto" || choice === "none")) return { tools };
-  if (choice == null || choice === "auto") return { tools, ...(choice && { toolChoice: { type: "auto" } }) };
-  if (choice === "none") return { tools, toolChoice: { type: "none" } };
+  const chosen = (toolChoice: IrToolChoice | undefined) => ({ tools, droppedTools, ...(toolChoice && { toolChoice }) });
+  if (!tools.length && (choice == null || choice === "auto" || choice === "none")) return chosen(undefined);
+  if (choice == null || choice === "auto") return chosen(choice ? { type: "auto" } : undefined);
+  if (choice === "none") return chosen({ type: "none" });
   if (choice === "required") {
     if (!tools.length) refuse("tool_choice required forces a tool, and this model can run none of the tools offered", "tool_choice");
-    return { tools, toolChoice: { type: "required" } };
+    return chosen({ type: "required" });
   }
   if ((choice?.type === "function" || choice?.type === "custom") && typeof choice.name === "string") {
-    if (!tools.some((t) => t.name === choice.name)) refuse(`tool_choice names ${JSON.stringify(choice.name)}, which is not among the tools`, "tool_choice");
-    return { tools, toolChoice: { type: "tool", name: choice.name } };
+    const name = typeof choice.namespace === "string" && choice.namespace ? choice.namespace + NAMESPACE_JOIN + choice.name : choice.name;
+    if (!tools.some((t) => t.name === name)) refuse(`tool_choice names ${JSON.stringify(choice.name)}, which is not among the tools`, "tool_choice");
+    return chosen({ type: "tool", name });
   }
   if (choice?.type === "allowed_tools" && Array.isArray(choice.tools)) {
     const allowed = new Set(choice.tools.map((t: any) => t?.name).filter((n: unknown) => typeof n === "string"));
     tools = tools.filter((t) => allowed.has(t.name));
-    return { tools, toolChoice: { type: choice.mode === "required" ? "required" : "auto" } };
+    return chosen({ type: choice.mode === "required" ? "required" : "auto" });
   }
-  return refuse(`tool_choice ${JSON.stringify(choice?.type ?? choice)} forces a tool this model cannot run`, "tool_choice");
+  return refuse(`tool_choice ${JSON.stringify(choice?.type ?? choice)} forces a tool this model cannot run (hosted tools run on OpenAI's side; this model has no equivalent)`, "tool_choice");
 }
 
-function customTool(t: Record<string, any>, i: number): IrTool {
+function functionTool(t: Record<string, any>, at: string): IrTool {
+  return {
+    name: str(t.name, `${at}.name`),
+    ...(typeof t.description === "string" && { description: t.description }),
+    parameters: typeof t.parameters === "object" && t.parameters !== null ? t.parameters : { type: "object", properties: {} },
+    ...(typeof t.strict === "boolean" && { strict: t.strict }),
+  };
+}
+
+/** A namespace's function and custom tools under joined names, the namespace's description before each one's own. */
+function namespaceMembers(t: Record<string, any>, i: number, droppedTools: string[]): IrTool[] {
+  const namespace = str(t.name, `tools[${i}].name`);
+  if (!Array.isArray(t.tools)) return refuse(`tools[${i}].tools must be an array`, `tools[${i}].tools`);
+  const members: IrTool[] = [];
+  t.tools.forEach((member: any, j: number) => {
+    const at = `tools[${i}].tools[${j}]`;
+    if (member?.type !== "function" && member?.type !== "custom") return void droppedTools.push(hostedToolType(member?.type, `${at}.type`));
+    const tool = member.type === "function" ? functionTool(member, at) : customTool(member, at);
+    const context = typeof t.description === "string" && t.description ? `${t.description}\n\n` : "";
+    members.push({ ...tool, name: namespace + NAMESPACE_JOIN + tool.name, ...((context || tool.description) && { description: `${context}${tool.description ?? ""}`.trim() }) });
+  });
+  return members;
+}
+
+/** A hosted tool's type, as it is named in the dropped-tools header; a tool without a type is the caller's mistake. */
+function hostedToolType(type: unknown, at: string): string {
+  if (typeof type !== "string" || !/^[a-z0-9_.-]{1,64}$/.test(type)) return refuse("each tool needs a type (function, custom, namespace or a hosted tool's type)", at);
+  return type;
+}
+
+function customTool(t: Record<string, any>, at: string): IrTool {
   const grammar = t.format?.type === "grammar" && typeof t.format.definition === "string" ? `\n\nThe input must follow this ${t.format.syntax ?? ""} grammar:\n${t.format.definition}` : "";
   return {
-    name: str(t.name, `tools[${i}].name`),
+    name: str(t.name, `${at}.name`),
     description: `${typeof t.description === "string" ? t.description : ""}${grammar}`.trim(),
     parameters: { type: "object", properties: { [CUSTOM_INPUT]: { type: "string", description: "the tool's freeform input" } }, required: [CUSTOM_INPUT], additionalProperties: false },
   };

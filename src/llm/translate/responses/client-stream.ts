@@ -21,15 +21,17 @@ import {
   responseObject,
   sealedReasoning,
   statusFor,
+  toolRef,
   usageOut,
   type AnswerContext,
+  type ToolRef,
 } from "./shape.ts";
 
 type Open =
   | { kind: "message"; index: number; id: string; text: string }
   | { kind: "reasoning"; index: number; id: string; text: string; summaryOpen: boolean; origin: string | null; opaque: string; redacted?: boolean }
-  | { kind: "function"; index: number; id: string; callId: string; name: string; args: string }
-  | { kind: "custom"; index: number; id: string; callId: string; name: string; args: string; reader: ReturnType<typeof customInputReader>; sent: string };
+  | { kind: "function"; index: number; id: string; callId: string; tool: ToolRef; args: string }
+  | { kind: "custom"; index: number; id: string; callId: string; tool: ToolRef; args: string; reader: ReturnType<typeof customInputReader>; sent: string };
 
 export function streamEncoder(request: Record<string, any>): { write(e: IrEvent): string } {
   let ctx: AnswerContext | null = null;
@@ -67,8 +69,9 @@ export function streamEncoder(request: Record<string, any>): { write(e: IrEvent)
     } else {
       const custom = c.customTools.has(part.name);
       const id = itemId(c, custom ? "ctc" : "fc", index);
-      open = custom ? { kind: "custom", index, id, callId: part.id, name: part.name, args: "", reader: customInputReader(), sent: "" } : { kind: "function", index, id, callId: part.id, name: part.name, args: "" };
-      const item = custom ? customToolCallItem(id, part.id, part.name, "", "in_progress") : functionCallItem(id, part.id, part.name, "", "in_progress");
+      const tool = toolRef(c, part.name);
+      open = custom ? { kind: "custom", index, id, callId: part.id, tool, args: "", reader: customInputReader(), sent: "" } : { kind: "function", index, id, callId: part.id, tool, args: "" };
+      const item = custom ? customToolCallItem(id, part.id, tool, "", "in_progress") : functionCallItem(id, part.id, tool, "", "in_progress");
       emit("response.output_item.added", { output_index: index, item });
     }
   }
@@ -119,14 +122,14 @@ export function streamEncoder(request: Record<string, any>): { write(e: IrEvent)
       }
       item = reasoningItem(o.id, o.text, sealedReasoning(o.origin, o.opaque || undefined, o.redacted));
     } else if (o.kind === "function") {
-      emit("response.function_call_arguments.done", { ...at, name: o.name, arguments: o.args });
-      item = functionCallItem(o.id, o.callId, o.name, o.args, status);
+      emit("response.function_call_arguments.done", { ...at, name: o.tool.name, arguments: o.args });
+      item = functionCallItem(o.id, o.callId, o.tool, o.args, status);
     } else {
       // what the reader could not stream (arguments of another shape) follows whole; done has the input in full
       const input = customInput(o.args);
       if (input.startsWith(o.sent) && input.length > o.sent.length) emit("response.custom_tool_call_input.delta", { ...at, delta: input.slice(o.sent.length) });
       emit("response.custom_tool_call_input.done", { ...at, input });
-      item = customToolCallItem(o.id, o.callId, o.name, input, status);
+      item = customToolCallItem(o.id, o.callId, o.tool, input, status);
     }
     emit("response.output_item.done", { output_index: o.index, item });
     output.push(item);
@@ -175,6 +178,6 @@ export function streamEncoder(request: Record<string, any>): { write(e: IrEvent)
 function partialItem(o: Open): object {
   if (o.kind === "message") return messageItem(o.id, o.text, "incomplete");
   if (o.kind === "reasoning") return reasoningItem(o.id, o.text, undefined);
-  if (o.kind === "custom") return customToolCallItem(o.id, o.callId, o.name, customInput(o.args), "incomplete");
-  return functionCallItem(o.id, o.callId, o.name, o.args, "incomplete");
+  if (o.kind === "custom") return customToolCallItem(o.id, o.callId, o.tool, customInput(o.args), "incomplete");
+  return functionCallItem(o.id, o.callId, o.tool, o.args, "incomplete");
 }

@@ -24,17 +24,37 @@ export interface AnswerContext {
   request: Record<string, any>;
   /** names of the request's `custom` tools: their calls are written as custom_tool_call items */
   customTools: Set<string>;
+  /** a namespace member's name as the model knows it → its namespace and its own name */
+  namespaced: Map<string, { namespace: string; name: string }>;
 }
+
+/**
+ * A `namespace` tool (Codex groups its sub-agent tools, and MCP servers' tools, in them) reaches a translated model
+ * as its member tools, each a function named namespace + "__" + name (MCP's own naming); a call to one goes back
+ * to the client under its namespace, and a call in the history comes in under the joined name.
+ */
+export const NAMESPACE_JOIN = "__";
 
 export function answerContext(request: Record<string, any>, upstreamId: string, upstreamModel: string): AnswerContext {
   const customTools = new Set<string>();
-  for (const t of Array.isArray(request.tools) ? request.tools : []) if (t?.type === "custom" && typeof t.name === "string") customTools.add(t.name);
+  const namespaced = new Map<string, { namespace: string; name: string }>();
+  for (const t of Array.isArray(request.tools) ? request.tools : []) {
+    if (t?.type === "custom" && typeof t.name === "string") customTools.add(t.name);
+    if (t?.type !== "namespace" || typeof t.name !== "string" || !Array.isArray(t.tools)) continue;
+    for (const member of t.tools) {
+      if (typeof member?.name !== "string") continue;
+      const joined = t.name + NAMESPACE_JOIN + member.name;
+      namespaced.set(joined, { namespace: t.name, name: member.name });
+      if (member.type === "custom") customTools.add(joined);
+    }
+  }
   return {
     id: upstreamId.startsWith("resp_") ? upstreamId : `resp_${upstreamId.replace(/[^A-Za-z0-9_-]/g, "") || crypto.randomUUID().replaceAll("-", "")}`,
     createdAt: Math.floor(Date.now() / 1000),
     model: typeof request.model === "string" ? request.model : upstreamModel,
     request,
     customTools,
+    namespaced,
   };
 }
 
@@ -111,12 +131,22 @@ export function messageItem(id: string, text: string, status: Status) {
   return { id, type: "message", status, content: [outputText(text)], role: "assistant" };
 }
 
-export function functionCallItem(id: string, callId: string, name: string, args: string, status: Status) {
-  return { id, type: "function_call", status, arguments: args, call_id: callId, name };
+/** The tool a call names, as the client knows it: a namespace member by its own name, with its namespace. */
+export interface ToolRef {
+  name: string;
+  namespace?: string;
 }
 
-export function customToolCallItem(id: string, callId: string, name: string, input: string, status: Status) {
-  return { id, type: "custom_tool_call", status, call_id: callId, name, input };
+export function toolRef(ctx: AnswerContext, name: string): ToolRef {
+  return ctx.namespaced.get(name) ?? { name };
+}
+
+export function functionCallItem(id: string, callId: string, tool: ToolRef, args: string, status: Status) {
+  return { id, type: "function_call", status, arguments: args, call_id: callId, name: tool.name, ...(tool.namespace !== undefined && { namespace: tool.namespace }) };
+}
+
+export function customToolCallItem(id: string, callId: string, tool: ToolRef, input: string, status: Status) {
+  return { id, type: "custom_tool_call", status, call_id: callId, name: tool.name, ...(tool.namespace !== undefined && { namespace: tool.namespace }), input };
 }
 
 /**

@@ -5,7 +5,7 @@
 // A reasoning item is one IR part: its summary parts are joined with a blank line, and its encrypted_content (on
 // output_item.done only) becomes the part's opaque value.
 
-import type { IrEvent, TranslateTarget } from "../ir.ts";
+import { originOf, type IrEvent, type TranslateTarget } from "../ir.ts";
 import { reasoningText, stopOf, usageIn } from "./upstream.ts";
 
 type Open = { kind: "text" | "reasoning" | "tool_call"; index: number; outputIndex: number; streamed: boolean };
@@ -93,7 +93,7 @@ export function streamDecoder(target: TranslateTarget): { feed(event: string | u
     if (!reasoningItem || reasoningItem.outputIndex !== outputIndex) return null;
     const id = reasoningItem.id;
     reasoningItem = null;
-    return startPart(out, outputIndex as number, { type: "reasoning", origin: target.provider, ...(id !== undefined && { id }) });
+    return startPart(out, outputIndex as number, { type: "reasoning", origin: originOf(target), ...(id !== undefined && { id }) });
   }
 
   function text(out: IrEvent[], j: any, delta: unknown): void {

@@ -7,6 +7,8 @@
 // - sampling (true): false leaves temperature and top_p out (reasoning models refuse them).
 // - reasoningEffort (true): false leaves reasoning.effort out (models that reason at a fixed effort refuse it,
 //   as xAI's grok-4 does).
+// - reasoning (true): false for a model that does not reason (GPT-4.x refuses `reasoning` and its encrypted
+//   content): nothing about reasoning is sent.
 // - reasoningSummary ("auto"): the reasoning.summary asked for when reasoning is asked, so its text comes back;
 //   null leaves it out.
 // - outputExcludesReasoning (false): true when the provider's output_tokens leave reasoning_tokens out (they are
@@ -20,7 +22,7 @@
 // sequences: a request with them is refused rather than answered past them. function_call_output has no error
 // flag, so an error result's text is prefixed "Error: " for the model to see. `user` is not sent (harmless).
 
-import { TranslationError, type ImagePart, type IrAnswer, type IrMessage, type IrRequest, type IrUsage, type StopReason, type TextPart, type TranslateTarget } from "../ir.ts";
+import { originOf, TranslationError, type ImagePart, type IrAnswer, type IrMessage, type IrRequest, type IrUsage, type StopReason, type TextPart, type TranslateTarget } from "../ir.ts";
 
 export function encodeRequest(ir: IrRequest, target: TranslateTarget): Record<string, unknown> {
   const d = target.dialect;
@@ -28,7 +30,7 @@ export function encodeRequest(ir: IrRequest, target: TranslateTarget): Record<st
   const body: Record<string, unknown> = { model: ir.model };
   const instructions = ir.system.map((p) => p.text).join("\n\n");
   if (instructions) body.instructions = instructions;
-  body.input = ir.messages.flatMap((m) => items(m, target.provider));
+  body.input = ir.messages.flatMap((m) => items(m, originOf(target)));
   // tool_choice and parallel_tool_calls only with tools: OpenAI refuses them alone.
   if (ir.tools.length) {
     body.tools = ir.tools.map((t) => ({ type: "function", name: t.name, ...(t.description != null && { description: t.description }), parameters: t.parameters, strict: t.strict ?? false }));
@@ -40,7 +42,7 @@ export function encodeRequest(ir: IrRequest, target: TranslateTarget): Record<st
     if (ir.temperature !== undefined) body.temperature = ir.temperature;
     if (ir.topP !== undefined) body.top_p = ir.topP;
   }
-  if (ir.reasoning) {
+  if (ir.reasoning && d.reasoning !== false) {
     const reasoning: Record<string, unknown> = {};
     if (d.reasoningEffort !== false) reasoning.effort = effortOf(ir.reasoning);
     const summary = d.reasoningSummary === undefined ? "auto" : d.reasoningSummary;
@@ -66,7 +68,7 @@ function effortOf(r: NonNullable<IrRequest["reasoning"]>): string {
   return b === 0 ? "medium" : b <= 4096 ? "low" : b <= 16384 ? "medium" : "high";
 }
 
-function items(m: IrMessage, provider: string): object[] {
+function items(m: IrMessage, origin: string): object[] {
   const out: object[] = [];
   let content: object[] | null = null; // the message item being filled, until a non-content part ends it
   const contentPart = (p: TextPart | ImagePart) => {
@@ -91,7 +93,7 @@ function items(m: IrMessage, provider: string): object[] {
           ? mark + p.content
           : [...(mark ? [{ type: "input_text", text: mark }] : []), ...p.content.map((c) => (c.type === "text" ? { type: "input_text", text: c.text } : inputImage(c)))];
       out.push({ type: "function_call_output", call_id: p.callId, output });
-    } else if (p.type === "reasoning" && p.origin === provider && p.opaque && !p.redacted) {
+    } else if (p.type === "reasoning" && p.origin === origin && p.opaque && !p.redacted) {
       out.push({ type: "reasoning", summary: p.text ? [{ type: "summary_text", text: p.text }] : [], encrypted_content: p.opaque });
     }
   }
@@ -133,7 +135,7 @@ export function decodeAnswer(json: any, target: TranslateTarget): IrAnswer {
     if (item?.type === "reasoning") {
       const text = reasoningText(item);
       const opaque = typeof item.encrypted_content === "string" && item.encrypted_content ? item.encrypted_content : undefined;
-      if (text || opaque) parts.push({ type: "reasoning", text, origin: target.provider, ...(opaque && { opaque }), ...(typeof item.id === "string" && { id: item.id }) });
+      if (text || opaque) parts.push({ type: "reasoning", text, origin: originOf(target), ...(opaque && { opaque }), ...(typeof item.id === "string" && { id: item.id }) });
     } else if (item?.type === "message") {
       for (const c of Array.isArray(item.content) ? item.content : []) {
         if (c?.type === "output_text" && typeof c.text === "string") parts.push({ type: "text", text: c.text });
