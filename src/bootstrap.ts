@@ -42,7 +42,7 @@ export async function createContext(config: Config, log: Logger = createLogger(c
 }
 
 /**
- * Finishes what the services hold in memory (beforeClose: the LLM ledger commits its queued settles and gives its
+ * Finishes what the services hold in memory (beforeClose: the LLM ledger commits its queued charges and gives its
  * floats back) and closes Redis and the database. The server bounds it with a deadline (server.ts): what was not
  * committed then is what a crash leaves (ledger/float.ts): floats stay held until they expire, calls are not charged.
  */

@@ -4,20 +4,12 @@ import { UpstashRedisAdapter } from "./redis";
 import type { RedisCommands } from "./redis-connection";
 import { reportRedisFallback } from "./redis-fallbacks";
 
-// A sliding window per key. With Redis: @upstash/ratelimit's sliding window (shared by every gateway process).
-// Without: the same algorithm in process memory, so one process behaves exactly as the Redis-backed version.
-//
-// The algorithm (Upstash's): two fixed windows; the previous window's count is weighted by how much of it still
-// overlaps the sliding window. A request is refused when weighted(previous) + current >= limit. `reset` is the end
-// of the current fixed window, which is when a refused caller can next be sure of a slot.
-//
-// When Redis cannot answer (down, or slower than the connection's command timeout), the Redis limiter does not
-// fail the request and does not wait: it counts the key in this process instead, with the same algorithm. A
-// per-key request limit protects the gateway from a flood, not money (every call is held and metered), so refusing
-// every caller because the limit store is away would be the worse outage; counting in process keeps a bound on
-// each key meanwhile (the limit per process, so at most N times the limit across N processes) instead of none.
-// The dashboard's sign-in limits use the same limiter, so they too keep a per-process bound during an outage
-// rather than either locking every user out or leaving password guessing unlimited.
+// A sliding window per key: @upstash/ratelimit's with Redis (shared by every process), the same algorithm in memory
+// without. Two fixed windows, the previous one's count weighted by how much of it still overlaps the sliding window;
+// `reset` is the end of the current fixed window, when a refused caller can next be sure of a slot.
+// When Redis cannot answer, the key is counted in this process instead: a request limit protects the gateway from a
+// flood, not money (every call is held and metered), so refusing everyone would be the worse outage, and a bound per
+// process (N × the limit over N processes) beats none. The dashboard's sign-in limits get the same per-process bound.
 
 export interface LimitResult { success: boolean; limit: number; remaining: number; reset: number }
 export interface RateLimiter {

@@ -1,21 +1,13 @@
 import { RedisClient } from "bun";
 import { silentLogger, type Logger } from "../log";
 
-// The gateway's one link to Redis, built so that Redis being slow or gone never stalls or breaks a request, and so
-// that it comes back on its own however long Redis was away.
-//
-// Why not Bun's own reconnection: with `autoReconnect` Bun retries `maxRetries` times (about 30 s by default) and
-// then gives up for good, and with the offline queue on, every command waits for it meanwhile. So here:
-// - commands are never queued: with no live connection they fail at once (RedisUnavailableError), and on a live one
-//   they fail after COMMAND_TIMEOUT_MS; the callers then fall back (rate limits) or refuse cleanly (task tokens);
-// - a client that closed, for whatever reason, is dropped, and the next use starts a new one in the background
-//   (one attempt at a time, doubling waits from RETRY_MIN_MS to RETRY_MAX_MS, never giving up). No request waits
-//   for a connect: it falls back while the attempt runs;
-// - a command that times out drops its client too: a connection that stopped answering (a half-open socket, a
-//   paused server) would otherwise cost every request the timeout until the OS notices, which can take minutes.
-//
-// Every user (rate limiter, task tokens, /readyz) holds this object, never a RedisClient, so all of them always use
-// the live client.
+// The gateway's one link to Redis: Redis slow or gone never stalls or breaks a request, and the link comes back on
+// its own however long Redis was away (Bun's autoReconnect gives up after `maxRetries`, and its offline queue makes
+// commands wait meanwhile). Commands are never queued: with no live connection they fail at once
+// (RedisUnavailableError), on a live one after COMMAND_TIMEOUT_MS, and callers fall back or refuse cleanly. A closed
+// client, or one whose command timed out (a half-open socket would cost every request the timeout until the OS
+// notices), is dropped; the next use reconnects in the background with doubling waits, never giving up. Every user
+// holds this object, never a RedisClient, so all of them always use the live client.
 
 /** The one thing the limits need from Redis; a RedisClient has it too (tests pass one directly). */
 export interface RedisCommands {

@@ -1,13 +1,9 @@
 // The task engine: claims due tasks with a lease, moves each one step (submit, or poll), and ends it through
-// task-outcome.ts. It runs inside a Bun Worker (worker.ts) or, for `:memory:` databases and MEDIA_WORKERS=0, on the main
-// thread; every bit of state is in the database, so any process can pick up any unfinished task.
-//
-// Claiming: Postgres takes due rows with one `UPDATE ... WHERE id IN (SELECT ... FOR UPDATE SKIP LOCKED)`, so
-// concurrent processes split the work instead of queueing on each other; SQLite (one file, many threads) selects
-// candidates and claims each with a compare-and-set on lease_until. Either way a task has one owner at a time, and
-// every later write is guarded by `lease_owner = me`. While a step runs its lease is kept (lease.ts), and the engine
-// never claims a task it already has a step in flight for: the owner string is the engine's, so `lease_owner = me`
-// alone could not tell the two steps apart.
+// task-outcome.ts. It runs in a Bun Worker (worker.ts) or, for `:memory:` databases and MEDIA_WORKERS=0, on the main
+// thread; all state is in the database, so any process can pick up any unfinished task. A task has one owner at a
+// time (Postgres claims with SKIP LOCKED, so processes split the work rather than queue; SQLite with a
+// compare-and-set), every later write is guarded by `lease_owner = me`, and the engine never claims a task it has a
+// step in flight for: the owner string is the engine's, so `lease_owner = me` alone could not tell two steps apart.
 import { sql } from "drizzle-orm";
 import type { Catalog } from "../catalog/service.ts";
 import { storableText, type Db } from "../db/client.ts";
@@ -47,8 +43,8 @@ export class Engine {
   /** Ids of the tasks with a step in flight: never claimed again by this engine until that step has ended. */
   private stepping = new Set<string>();
   /**
-   * Gives tokens back; one refused (Redis away) is tried again at every round until it goes through. Thrown, it made
-   * an ended task's step "fail" (rescheduled, for nothing) and the token stayed taken until it expired.
+   * Gives tokens back; one refused (Redis away) is tried again at every round until it goes through. It never throws:
+   * a throw would fail an ended task's step (rescheduling it for nothing) and leave the token taken until it expired.
    */
   private unreleased: PendingReleases;
 

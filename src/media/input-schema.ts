@@ -1,30 +1,7 @@
-// Input definitions of media models: a small JSON-schema-like format, kept as data in the catalog.
-//
-//   {
-//     "properties": {
-//       "prompt":     { "type": "string",  "description": "What to draw", "minLength": 1, "maxLength": 5000 },
-//       "resolution": { "type": "string",  "description": "Output size", "enum": ["1K", "2K"], "default": "1K" },
-//       "duration":   { "type": "integer", "description": "Seconds", "enum": [5, 10], "default": 5 },
-//       "strength":   { "type": "number",  "description": "0..1", "minimum": 0, "maximum": 1 },
-//       "sound":      { "type": "boolean", "description": "Generate audio", "default": false },
-//       "image_url":  { "type": "url",     "description": "Start frame" },
-//       "image_urls": { "type": "array",   "description": "References", "items": "url", "maxItems": 4 }
-//     },
-//     "required": ["prompt"]
-//   }
-//
-// Types: string | integer | number | boolean | url (an http(s) address) | array (of url, or of string with
-// `"items": "string"`). Keywords: description (mandatory: it is the model card), enum, minimum/maximum (numbers),
-// minLength/maxLength (strings, counted in code points), minItems/maxItems (arrays), default.
-// `required` lists what the CALLER must send. Upstreams need every field they require to be sent (kie does not
-// apply its documented defaults), so such fields carry a `default` here and validateInput fills it in.
-//
-// Validation rules, chosen so a mistake never silently costs money:
-// - the input must be a JSON object; a field not in `properties` is rejected by name (a typo like "resolutoin"
-//   would otherwise quietly fall back to the default, and a different price);
-// - null counts as absent (clients serialise "not set" that way);
-// - integer/number fields also accept a decimal string ("5"), because clients written for kie send durations as
-//   strings; the validated value is the number.
+// Input definitions of media models: a small JSON-schema-like format kept as data in the catalog (the format and
+// its rules: docs/media-catalog-format.md). Validation is strict so a mistake never silently costs money: an
+// unknown field is refused by name (a typo would otherwise fall back to a default, and a different price), null
+// counts as absent, and numbers may come as decimal strings (clients written for kie send durations that way).
 
 export type FieldType = "string" | "integer" | "number" | "boolean" | "url" | "array";
 

@@ -2,12 +2,7 @@
 // again between the check and the connection (DNS rebinding). Bun's documented way ("Connecting to a specific
 // address", bun-types docs/runtime/networking/fetch.mdx): the address goes in the URL, the origin in the Host header
 // and, for https, in `tls.serverName`, which Bun uses for SNI and verifies the certificate against.
-//
-// - `proxy: false`: a proxy from the environment would be chosen by the address, not by the name, and a proxy would
-//   resolve names itself.
-// - `redirect: "manual"` always: a redirect target is a URL nobody checked.
-// - A name with several addresses: the next one is tried only when the previous one could not be connected to, so
-//   a request is never sent twice. (fetch would fall back across addresses itself; pinning must not lose that.)
+
 import { isIP } from "node:net";
 
 export interface PinnedTls { /** Extra trusted CA certificates (PEM); tests trust a self-signed receiver with it. */ ca?: string }
@@ -23,10 +18,14 @@ export async function pinnedFetch(url: URL, addresses: string[], init: RequestIn
   const options: BunFetchRequestInit = {
     ...init,
     headers,
+    // Always: a redirect target is a URL nobody checked.
     redirect: "manual",
+    // A proxy from the environment would be chosen by the address, not by the name, and would resolve names itself.
     proxy: false,
     ...(url.protocol === "https:" && (named || tls.ca) ? { tls: { ...(named ? { serverName: url.hostname } : {}), ...(tls.ca ? { ca: tls.ca } : {}) } } : {}),
   };
+  // The next address is tried only when the previous one could not be connected to, so a request is never sent
+  // twice (fetch falls back across a name's addresses itself; pinning must not lose that).
   let lastError: unknown;
   for (const address of addresses) {
     try {

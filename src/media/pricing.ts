@@ -1,30 +1,7 @@
-// Price rules of media models, as data in the catalog. USD as the upstream publishes it (number or decimal string),
-// turned into integer µcr once, when the rule is compiled; every computation after that is integer arithmetic.
-//
-//   { "unit": "second", "seconds_field": "duration", "by": ["mode", "sound"],
-//     "usd_by": { "std": { "false": 0.07, "true": 0.10 }, "pro": { "false": 0.09, "true": 0.135 } } }
-//
-// unit            what one price buys
-//   image         one image; × count_field (n, num_images) or `images`; `images_per_unit` N = the price covers a
-//                 group of N images (grok: 0.02 per request of 6 images → images 6, images_per_unit 6)
-//   megapixel     one megapixel of output; the size per image is `megapixels` or `megapixels_by` {field, values}
-//                 (a tier table from a size enum to its megapixels), × images as for `image`
-//   second        one second of output: seconds_field (the requested length), or fixed `seconds`, or for lengths
-//                 that follow an input file (lip sync, upscale) `estimate_seconds`, the most held for
-//   clip          one clip: the price (usually a table by duration) is the whole clip; or `base_seconds` +
-//                 `extra_usd_per_second`: the price covers base_seconds and each second beyond costs extra
-//   1k_chars      1,000 characters (code points) of the text field `text_field`
-//   request       one request, whatever it returns (Suno: two tracks)
-// price           `usd` (flat) or `by` [fields] + `usd_by` (nested tables keyed by the validated input values, in the
-//                 order of `by`; booleans are "true"/"false", numbers their decimal text). A missing table entry is a
-//                 combination the upstream does not offer: pricing throws UnpricedInputError naming the field.
-// settle          "upstream_cost": settle to the cost the upstream reported, when it reports one.
-//
-// Charging: media tasks are billed in WHOLE credits, so both the estimate and the actual cost are rounded up to a
-// whole credit. The actual cost follows the real output (image count, duration, characters) but never exceeds the
-// estimate: the estimate is what was held and what the caller agreed to (max_credits), and a ledger hold can only
-// be settled for less. Output lengths within half a second of the request count as the request (containers gain or
-// lose a frame).
+// Price rules of media models, as data in the catalog (format: docs/media-catalog-format.md). USD as the upstream
+// publishes it becomes integer µcr once, when a rule is compiled, so every computation after that is exact. Tasks
+// bill in whole credits, and the actual cost never exceeds the estimate: the estimate is what was held and what the
+// caller agreed to (max_credits), and a pending transfer can only be posted for less.
 import { ceilToWholeCredit, decimalToInteger, usdToMicros } from "../ledger/units.ts";
 
 export type PriceUnit = "image" | "megapixel" | "second" | "clip" | "1k_chars" | "request";
@@ -248,6 +225,7 @@ function requestedSeconds(c: CompiledPricing, input: Record<string, unknown>): n
   return s;
 }
 
+// Output within half a second of the requested length counts as the request: containers gain or lose a frame.
 function billableSeconds(c: CompiledPricing, input: Record<string, unknown>, facts: CostFacts): number {
   const asked = requestedSeconds(c, input);
   const real = facts.seconds;

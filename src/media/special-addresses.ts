@@ -1,11 +1,8 @@
 // The addresses a callback may not reach: loopback, private and link-local networks, the cloud metadata service,
-// and every other special-purpose range of the IANA registries (iana-ipv4-special-registry,
-// iana-ipv6-special-registry) that is not a normal public host. Kept as data: a range is added by adding a row.
-//
-// IPv6 forms that carry an IPv4 address (mapped, NAT64, 6to4) are judged by that IPv4 address, because the packet
-// ends up there: a dual-stack socket connects to a mapped address over IPv4, and a NAT64 or 6to4 gateway forwards to
-// the embedded address. Forms nobody should legitimately use (IPv4-compatible, IPv4-translated, Teredo) are refused,
-// and so is all IPv6 space outside global unicast.
+// and every other special-purpose range of IANA's registries that is not a normal public host. Kept as data: a
+// range is added by adding a row. IPv6 forms that carry an IPv4 address (mapped, NAT64, 6to4) are judged by that
+// address, because the packet ends up there; forms nobody should legitimately use (IPv4-compatible,
+// IPv4-translated, Teredo) are refused, and so is all IPv6 space outside global unicast.
 import { isIP } from "node:net";
 
 /** "blocked", or "judge the IPv4 address stored at this bit offset". */

@@ -1,11 +1,9 @@
-// The callback URL guard. A callback makes the gateway send a POST wherever a customer says, so without a guard a
-// customer could reach the gateway's own network: loopback, private ranges, the cloud metadata service. The URL must
-// be http(s) and every address its host resolves to must be public (special-addresses.ts). Checked when the task is
-// created (a 422, not a silent drop) and again before every delivery, because DNS answers can change in between.
-//
-// At delivery the name is resolved ONCE and the request is sent to the addresses that were checked
-// (pinned-fetch.ts): letting fetch resolve the name again would let a low-TTL name answer a public address to the
-// check and 127.0.0.1 to the send (DNS rebinding).
+// The callback URL guard. A callback makes the gateway POST wherever a customer says, so without a guard a customer
+// could reach the gateway's own network (loopback, private ranges, the cloud metadata service). The URL must be
+// http(s) and every address its host resolves to public (special-addresses.ts): checked at task creation (a 422,
+// not a silent drop) and again at every delivery, where the name is resolved once and the request sent to the
+// checked addresses (pinned-fetch.ts); letting fetch resolve it again would let a low-TTL name answer a public
+// address to the check and 127.0.0.1 to the send (DNS rebinding).
 import { lookup } from "node:dns/promises";
 import { isIP } from "node:net";
 import { isNonPublicAddress } from "./special-addresses.ts";
@@ -26,7 +24,7 @@ export type UrlCheck = { ok: true } | { ok: false; reason: string };
 /** `reason` is shown to the caller; `detail`, what a name resolved to, is for the operator's log only. */
 export type CallbackTarget = { ok: true; url: URL; addresses: string[] } | { ok: false; reason: string; retryable: boolean; detail?: string };
 
-/** The check at task creation. With private callbacks allowed the name is not resolved at all (as before). */
+/** The check at task creation. With private callbacks allowed the name is not resolved at all. */
 export async function checkCallbackUrl(raw: string, allowPrivate: boolean, opts: ResolveOptions = {}): Promise<UrlCheck> {
   const url = parseCallbackUrl(raw);
   if (!url.ok) return url;

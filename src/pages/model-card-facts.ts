@@ -58,7 +58,7 @@ export interface WorkedExample {
   text: string;
 }
 
-/** 1,000 input (+ 500 output) tokens priced with the integer µcr-per-token prices the gateway settles with. */
+/** 1,000 input (+ 500 output) tokens priced with the integer µcr-per-token prices the gateway charges with. */
 export function llmWorkedExample(m: LlmModel): WorkedExample {
   const input = 1000;
   const output = m.type === "llm" ? 500 : undefined;
