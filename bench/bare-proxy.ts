@@ -16,6 +16,9 @@ Bun.serve({
       body: await req.text(),
       signal: req.signal,
     });
-    return new Response(res.body, { status: res.status, headers: { "content-type": res.headers.get("content-type") ?? "application/json" } });
+    return new Response(res.body, {
+      status: res.status,
+      headers: { "content-type": res.headers.get("content-type") ?? "application/json" },
+    });
   },
 });

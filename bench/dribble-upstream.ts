@@ -10,7 +10,11 @@ let maxOpen = 0;
 let served = 0;
 
 const ID = "chatcmpl-bench0000000000000000000000";
-const usage = (completion: number) => ({ prompt_tokens: 19, completion_tokens: completion, total_tokens: 19 + completion });
+const usage = (completion: number) => ({
+  prompt_tokens: 19,
+  completion_tokens: completion,
+  total_tokens: 19 + completion,
+});
 const chunk = (model: string, delta: object, finish: string | null) =>
   `data: ${JSON.stringify({ id: ID, object: "chat.completion.chunk", created: 1767225661, model, choices: [{ index: 0, delta, finish_reason: finish }], usage: null })}\n\n`;
 
@@ -18,7 +22,10 @@ function events(model: string, words: number, withUsage: boolean): string[] {
   const out = [chunk(model, { role: "assistant", content: "" }, null)];
   for (let k = 0; k < words; k++) out.push(chunk(model, { content: `word${k} ` }, null));
   out.push(chunk(model, {}, "stop"));
-  if (withUsage) out.push(`data: ${JSON.stringify({ id: ID, object: "chat.completion.chunk", created: 1767225661, model, choices: [], usage: usage(words) })}\n\n`);
+  if (withUsage)
+    out.push(
+      `data: ${JSON.stringify({ id: ID, object: "chat.completion.chunk", created: 1767225661, model, choices: [], usage: usage(words) })}\n\n`,
+    );
   out.push("data: [DONE]\n\n");
   return out;
 }
@@ -59,16 +66,28 @@ Bun.serve({
     const path = new URL(req.url).pathname;
     if (req.method === "HEAD") return new Response(null);
     if (path === "/stats") return Response.json({ open, maxOpen, served });
-    if (path === "/stats/reset") return (maxOpen = open), Response.json({ open, maxOpen, served });
+    if (path === "/stats/reset") return ((maxOpen = open), Response.json({ open, maxOpen, served }));
     if (req.method !== "POST" || !path.endsWith("/chat/completions")) return new Response("not found", { status: 404 });
     served++;
-    const body = (await req.json()) as { model?: string; stream?: boolean; messages?: { content?: unknown }[]; stream_options?: { include_usage?: boolean } };
+    const body = (await req.json()) as {
+      model?: string;
+      stream?: boolean;
+      messages?: { content?: unknown }[];
+      stream_options?: { include_usage?: boolean };
+    };
     const model = String(body.model);
     const last = body.messages?.at(-1)?.content;
     const asked = typeof last === "string" ? /dribble (\d+)x(\d+)/.exec(last) : null;
     if (!body.stream) {
       const message = { role: "assistant", content: "Hello! How can I help?" };
-      return Response.json({ id: ID, object: "chat.completion", created: 1767225661, model, choices: [{ index: 0, message, finish_reason: "stop" }], usage: usage(7) });
+      return Response.json({
+        id: ID,
+        object: "chat.completion",
+        created: 1767225661,
+        model,
+        choices: [{ index: 0, message, finish_reason: "stop" }],
+        usage: usage(7),
+      });
     }
     const withUsage = body.stream_options?.include_usage === true;
     const headers = { "content-type": "text/event-stream", "cache-control": "no-cache" };

@@ -2,8 +2,8 @@
 // coding agent's ~180 KB streamed turn (agent), and, on the gateway alone, the stream's request as Anthropic
 // Messages on the same chat-completions model (translated), which the gateway translates both ways.
 
-import { agentBody } from "./agent-body.ts";
-import type { Request } from "./wrk.ts";
+import { agentBody } from "./agent-body";
+import type { Request } from "./wrk";
 
 export const MODES = ["json", "stream", "agent", "translated"] as const;
 export type Mode = (typeof MODES)[number];
@@ -11,8 +11,18 @@ export type Mode = (typeof MODES)[number];
 export const PROXY_MODES: readonly Mode[] = ["json", "stream", "agent"];
 
 const short = (stream: boolean) =>
-  JSON.stringify({ model: "gpt-5.2", max_completion_tokens: 256, ...(stream && { stream: true }), messages: [{ role: "user", content: "Say hello." }] });
-const translated = JSON.stringify({ model: "gpt-5.2", max_tokens: 256, stream: true, messages: [{ role: "user", content: "Say hello." }] });
+  JSON.stringify({
+    model: "gpt-5.2",
+    max_completion_tokens: 256,
+    ...(stream && { stream: true }),
+    messages: [{ role: "user", content: "Say hello." }],
+  });
+const translated = JSON.stringify({
+  model: "gpt-5.2",
+  max_tokens: 256,
+  stream: true,
+  messages: [{ role: "user", content: "Say hello." }],
+});
 const BODIES: Record<Mode, string> = { json: short(false), stream: short(true), agent: agentBody(), translated };
 export const bodyOf = (mode: Mode) => BODIES[mode];
 

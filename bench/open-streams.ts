@@ -4,8 +4,8 @@
 // gateway's resident memory from /proc while they are open, reads every stream to its end and checks it is whole.
 // Prints one JSON line (OpenStreamsResult).
 
-import { median } from "./stats.ts";
-import { memoryOf } from "./targets.ts";
+import { median } from "./stats";
+import { memoryOf } from "./targets";
 
 interface Spec {
   url: string;
@@ -52,7 +52,12 @@ export async function openStreams(spec: Spec): Promise<OpenStreamsResult> {
 
   async function one(): Promise<void> {
     try {
-      const res = await fetch(spec.url, { method: "POST", headers: spec.headers, body: spec.body, signal: AbortSignal.timeout(spec.timeoutMs) });
+      const res = await fetch(spec.url, {
+        method: "POST",
+        headers: spec.headers,
+        body: spec.body,
+        signal: AbortSignal.timeout(spec.timeoutMs),
+      });
       const reader = res.body!.getReader();
       const decoder = new TextDecoder();
       let text = "";
@@ -81,7 +86,10 @@ export async function openStreams(spec: Spec): Promise<OpenStreamsResult> {
       rssAllOpen.push(rssMb);
     }
     try {
-      upstreamMostOpen = Math.max(upstreamMostOpen, ((await (await fetch(spec.statsUrl)).json()) as { maxOpen: number }).maxOpen);
+      upstreamMostOpen = Math.max(
+        upstreamMostOpen,
+        ((await (await fetch(spec.statsUrl)).json()) as { maxOpen: number }).maxOpen,
+      );
     } catch {}
   }, spec.sampleMs);
 

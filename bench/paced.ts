@@ -3,7 +3,7 @@
 // what a request costs in each path, not how long it queued — which is what "added latency" means. Per request:
 // time to the first body byte (TTFB) and to the last. Prints one JSON line with percentiles.
 
-import { percentile } from "./stats.ts";
+import { percentile } from "./stats";
 
 interface Spec {
   url: string;

@@ -1,11 +1,11 @@
 // What a run measured, as data. BENCHMARKS.md carries it in a comment at its end, so the full bench and the soak can
 // be run separately, in either order: each replaces its own part and the whole file is rendered again from both.
 
-import type { OpenStreamsResult } from "./open-streams.ts";
-import type { SequentialRow, LoadParams } from "./throughput.ts";
-import type { SoakRun } from "./soak.ts";
-import type { StreamsSection } from "./streams.ts";
-import type { WrkResult } from "./wrk.ts";
+import type { OpenStreamsResult } from "./open-streams";
+import type { SequentialRow, LoadParams } from "./throughput";
+import type { SoakRun } from "./soak";
+import type { StreamsSection } from "./streams";
+import type { WrkResult } from "./wrk";
 
 export interface Row {
   target: string;
@@ -74,6 +74,13 @@ export function stamp(machine: Machine): Stamp {
   const cwd = new URL("..", import.meta.url).pathname;
   const head = Bun.spawnSync(["git", "rev-parse", "--short", "HEAD"], { cwd }).stdout.toString().trim() || "unknown";
   // BENCHMARKS.md itself is what a run rewrites: its changes are not changes to what was measured
-  const dirty = Bun.spawnSync(["git", "status", "--porcelain", "--untracked-files=no", "--", ".", ":!BENCHMARKS.md"], { cwd }).stdout.toString().trim() !== "";
-  return { date: new Date().toISOString().slice(0, 16).replace("T", " ") + " UTC", commit: head + (dirty ? " (with uncommitted changes)" : ""), machine };
+  const dirty =
+    Bun.spawnSync(["git", "status", "--porcelain", "--untracked-files=no", "--", ".", ":!BENCHMARKS.md"], { cwd })
+      .stdout.toString()
+      .trim() !== "";
+  return {
+    date: new Date().toISOString().slice(0, 16).replace("T", " ") + " UTC",
+    commit: head + (dirty ? " (with uncommitted changes)" : ""),
+    machine,
+  };
 }

@@ -1,9 +1,9 @@
 // The tables and lines of BENCHMARKS.md's sections, one function per section.
 
-import { baseMode } from "./modes.ts";
-import type { MainRun, SoakRun, Stamp, StreamsSection } from "./record.ts";
-import { floors } from "./stats.ts";
-import { roundRatio, TARGETS } from "./verdicts.ts";
+import { baseMode } from "./modes";
+import type { MainRun, SoakRun, Stamp, StreamsSection } from "./record";
+import { floors } from "./stats";
+import { roundRatio, TARGETS } from "./verdicts";
 
 const num = (n: number | null | undefined) => (typeof n === "number" && Number.isFinite(n) ? n : NaN);
 const fixed = (n: number, digits = 2) => (Number.isFinite(num(n)) ? n.toFixed(digits) : "—");
@@ -12,7 +12,8 @@ const times = (n: number) => (Number.isFinite(num(n)) ? `${n.toFixed(2)}×` : ""
 
 export function loadTables(m: MainRun): string[] {
   const direct = (mode: string) => m.rows.find((r) => r.target === "direct" && r.mode === baseMode(mode));
-  const vs = (target: string, other: string, mode: string) => (target === other ? "" : times(roundRatio(m, target, other, mode).median));
+  const vs = (target: string, other: string, mode: string) =>
+    target === other ? "" : times(roundRatio(m, target, other, mode).median);
   const lines = [
     "## Throughput and latency under load",
     "",
@@ -29,7 +30,13 @@ export function loadTables(m: MainRun): string[] {
         `${r.mem ? `${fixed(r.mem.rssMb, 0)} (${fixed(r.mem.peakMb, 0)})` : ""} | ${r.target === "direct" ? "" : fixed(r.cpuUs.target, 0)} | ${fixed(r.cpuUs.upstream, 0)} | ${r.wrk.non2xx + r.wrk.errors + r.lat.errors} |`,
     );
   }
-  lines.push("", "wrk's own latency under saturation (queueing included):", "", "| target | mode | p50 ms | p99 ms |", "|---|---|---:|---:|");
+  lines.push(
+    "",
+    "wrk's own latency under saturation (queueing included):",
+    "",
+    "| target | mode | p50 ms | p99 ms |",
+    "|---|---|---:|---:|",
+  );
   for (const r of m.rows) lines.push(`| ${r.target} | ${r.mode} | ${fixed(r.wrk.p50)} | ${fixed(r.wrk.p99)} |`);
   const cpu = m.rows
     .filter((r) => r.target === "switchyard" && r.mode !== "translated")
@@ -37,8 +44,12 @@ export function loadTables(m: MainRun): string[] {
       const pk = m.rows.find((p) => p.target === "portkey" && p.mode === r.mode);
       const bare = m.rows.find((p) => p.target === "bare proxy" && p.mode === r.mode);
       if (!bare) return [];
-      const portkey = pk ? `, Portkey ${fixed(pk.cpuUs.target, 0)} µs (${fixed(pk.cpuUs.target / r.cpuUs.target, 1)}× Switchyard's)` : "";
-      return [`- ${r.mode}: Switchyard ${fixed(r.cpuUs.target, 0)} µs, bare proxy ${fixed(bare.cpuUs.target, 0)} µs${portkey}`];
+      const portkey = pk
+        ? `, Portkey ${fixed(pk.cpuUs.target, 0)} µs (${fixed(pk.cpuUs.target / r.cpuUs.target, 1)}× Switchyard's)`
+        : "";
+      return [
+        `- ${r.mode}: Switchyard ${fixed(r.cpuUs.target, 0)} µs, bare proxy ${fixed(bare.cpuUs.target, 0)} µs${portkey}`,
+      ];
     });
   if (cpu.length) {
     lines.push(
@@ -89,7 +100,11 @@ export function openStreamsLines(s: StreamsSection): string[] {
       `; peak over the gateway's life ${fixed(r.peakMb, 0)} MB`,
     `- most streams open at once: ${r.mostOpen} at the client, ${r.upstreamMostOpen} at the upstream`,
     `- ${r.completed}/${s.streams} streams complete (to \`data: [DONE]\`) in ${fixed(r.durationMs / 1000, 1)} s${r.errors.length ? `; errors: ${r.errors.map((e) => `\`${e.replace(/\s+/g, " ").slice(0, 120)}\``).join(", ")}` : ""}`,
-    `- after a graceful stop: ${s.ledger.pendingHolds} pending holds, books ${s.ledger.balanced ? "balance" : "**do not balance**"} (\`ledger:check\`), usage records ${Object.entries(s.ledger.usageByStatus).map(([k, v]) => `${k} ${v}`).join(", ")}`,
+    `- after a graceful stop: ${s.ledger.pendingHolds} pending holds, books ${s.ledger.balanced ? "balance" : "**do not balance**"} (\`ledger:check\`), usage records ${Object.entries(
+      s.ledger.usageByStatus,
+    )
+      .map(([k, v]) => `${k} ${v}`)
+      .join(", ")}`,
   ];
   if (r.upstreamMostOpen < s.streams && r.upstreamMostOpen === 256) {
     lines.push(
@@ -104,10 +119,14 @@ export function openStreamsLines(s: StreamsSection): string[] {
 export function soakLines(s: SoakRun & Stamp): string[] {
   const runMs = s.minutes * 60_000;
   const lows = floors(s.samples, s.floorWindowMs);
-  const perMinute = Array.from({ length: Math.ceil(s.minutes) }, (_, k) => lows.filter((l) => l.atMs >= k * 60_000 && l.atMs < (k + 1) * 60_000))
+  const perMinute = Array.from({ length: Math.ceil(s.minutes) }, (_, k) =>
+    lows.filter((l) => l.atMs >= k * 60_000 && l.atMs < (k + 1) * 60_000),
+  )
     .map((ls, k) => (ls.length ? `${k + 1}: ${fixed(Math.min(...ls.map((l) => l.rssMb)), 0)}` : ""))
     .filter(Boolean);
-  const sent = Object.entries(s.sent).map(([k, v]) => `${k} ${v}`).join(", ");
+  const sent = Object.entries(s.sent)
+    .map(([k, v]) => `${k} ${v}`)
+    .join(", ");
   return [
     `## Soak (${s.minutes} min)`,
     "",
@@ -115,6 +134,10 @@ export function soakLines(s: SoakRun & Stamp): string[] {
     `- RSS slope over the second half: ${fixed(s.floorSlopeMbPerMin)} MB/min fitted to each ${fixed(s.floorWindowMs / 1000, 0)} s window's lowest sample, ${fixed(s.slopeMbPerMin)} MB/min to all ${s.samples.filter((x) => x.atMs >= runMs / 2).length} samples (every ${fixed(s.sampleMs / 1000, 0)} s)`,
     `- that is ${fixed((s.floorSlopeMbPerMin * 2 ** 20) / (s.rate * 60), 0)} bytes kept per call at this rate (the verdict's bound, ${TARGETS.soakSlope} MB/min, is ${fixed((TARGETS.soakSlope * 2 ** 20) / (s.rate * 60), 0)})`,
     `- RSS, MB, the lowest each minute: ${perMinute.join(", ")}; highest sample ${fixed(Math.max(...s.samples.map((x) => x.rssMb)), 0)} MB`,
-    `- after a graceful stop: ${s.ledger.pendingHolds} pending holds, books ${s.ledger.balanced ? "balance" : "**do not balance**"}, usage records ${Object.entries(s.ledger.usageByStatus).map(([k, v]) => `${k} ${v}`).join(", ")}`,
+    `- after a graceful stop: ${s.ledger.pendingHolds} pending holds, books ${s.ledger.balanced ? "balance" : "**do not balance**"}, usage records ${Object.entries(
+      s.ledger.usageByStatus,
+    )
+      .map(([k, v]) => `${k} ${v}`)
+      .join(", ")}`,
   ];
 }

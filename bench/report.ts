@@ -1,11 +1,11 @@
 // BENCHMARKS.md from a run's record: the verdicts first, then the method and every section's numbers.
 
-import type { BenchRecord, MainRun } from "./record.ts";
-import { recordComment } from "./record.ts";
-import { loadTables, openStreamsLines, sequentialTable, soakLines } from "./report-sections.ts";
-import { verdicts } from "./verdicts.ts";
+import type { BenchRecord, MainRun } from "./record";
+import { recordComment } from "./record";
+import { loadTables, openStreamsLines, sequentialTable, soakLines } from "./report-sections";
+import { verdicts } from "./verdicts";
 
-export type { Row } from "./record.ts";
+export type { Row } from "./record";
 
 function method(m: MainRun): string[] {
   const p = m.params;
@@ -28,7 +28,7 @@ function method(m: MainRun): string[] {
     `- Throughput: \`wrk -t1 -c${p.connections}\` (issue 25's targets are defined on 1 thread × 32 connections), saturating, in`,
     `  ${p.rounds} interleaved round${p.rounds === 1 ? "" : "s"} of ${p.seconds} s after a ${p.warmup} s warm-up per target and mode: each round runs every target`,
     "  once per mode, so a slow spell of the shared machine hits all of them alike. rps is the median of a target's",
-    "  rounds; \"vs bare\" and \"vs portkey\" are the medians of the per-round ratios (each pair measured seconds apart).",
+    '  rounds; "vs bare" and "vs portkey" are the medians of the per-round ratios (each pair measured seconds apart).',
     `- Latency under load: ${p.pacedConnections} connections sending at a fixed total rate of ${p.rate} requests/s (agent: ${p.rate / 5}/s) for`,
     `  ${p.latencySeconds} s (bench/paced.ts, its own process), so latency is what a request costs rather than how long it queued.`,
     "  TTFB is the time to the first body byte. Added = target − direct at the same percentile.",
@@ -46,7 +46,7 @@ function method(m: MainRun): string[] {
     "  few seconds. RSS saws by tens of MB between garbage collections, so the verdict fits a line (least squares) to the",
     "  lowest sample of each window over the second half (the first is warm-up); the slope of all samples is shown too.",
     "- Memory in the load table: the gateway's resident set after its runs (peak in brackets). CPU: time used per",
-    "  request during the throughput rounds (median), all threads, from /proc: the target's own (\"CPU µs\") and the fake",
+    '  request during the throughput rounds (median), all threads, from /proc: the target\'s own ("CPU µs") and the fake',
     "  upstream's while it served that target (\"upstream µs\"). wrk's share is not counted.",
   ];
 }
@@ -61,9 +61,11 @@ export function renderReport(record: BenchRecord): string {
       "move ±20% between runs on shared machines: compare the rows of one run with each other, not with another run.",
     );
   } else lines.push("No full bench recorded in this file yet (`bun run bench`).");
-  if (record.soak) lines.push("", `The soak: ${record.soak.date} at commit ${record.soak.commit} (\`bun run bench --soak\`).`);
+  if (record.soak)
+    lines.push("", `The soak: ${record.soak.date} at commit ${record.soak.commit} (\`bun run bench --soak\`).`);
   lines.push("", "## Verdict", "", "| target | measured | verdict |", "|---|---|---|");
-  for (const v of verdicts(record)) lines.push(`| ${v.target} | ${v.measured} | ${v.status === "missed" ? "**missed**" : v.status} |`);
+  for (const v of verdicts(record))
+    lines.push(`| ${v.target} | ${v.measured} | ${v.status === "missed" ? "**missed**" : v.status} |`);
   if (m) {
     lines.push("", ...method(m), "", ...loadTables(m), "", ...sequentialTable(m));
     if (m.streams) lines.push("", ...openStreamsLines(m.streams));

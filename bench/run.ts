@@ -6,14 +6,23 @@
 
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { bodyOf, PROXY_MODES, MODES, type Target } from "./modes.ts";
-import { readRecord, stamp, type BenchRecord } from "./record.ts";
-import { renderReport } from "./report.ts";
-import { soak } from "./soak.ts";
-import { measureOpenStreams } from "./streams.ts";
-import { ensurePortkey, machine, ROOT, startBareProxy, startFake, startPortkey, startSwitchyard, type Proc } from "./targets.ts";
-import { measureSequential, measureThroughput, type LoadParams } from "./throughput.ts";
-import { haveWrk } from "./wrk.ts";
+import { bodyOf, PROXY_MODES, MODES, type Target } from "./modes";
+import { readRecord, stamp, type BenchRecord } from "./record";
+import { renderReport } from "./report";
+import { soak } from "./soak";
+import { measureOpenStreams } from "./streams";
+import {
+  ensurePortkey,
+  machine,
+  ROOT,
+  startBareProxy,
+  startFake,
+  startPortkey,
+  startSwitchyard,
+  type Proc,
+} from "./targets";
+import { measureSequential, measureThroughput, type LoadParams } from "./throughput";
+import { haveWrk } from "./wrk";
 
 const args = process.argv.slice(2);
 const option = (name: string, fallback: number) => {
@@ -41,16 +50,30 @@ const FILE = join(ROOT, "BENCHMARKS.md");
 async function startTargets(procs: Proc[], notes: string[]): Promise<{ targets: Target[]; upstreamPid: number }> {
   const fake = await startFake(19100);
   procs.push(fake);
-  const chat = (url: string, headers: Record<string, string>) => (mode: (typeof MODES)[number]) => ({ url: `${url}/v1/chat/completions`, headers: { "content-type": "application/json", ...headers }, body: bodyOf(mode) });
-  const targets: Target[] = [{ name: "direct", pid: null, modes: PROXY_MODES, req: chat(fake.url, { authorization: "Bearer sk-bench" }) }];
+  const chat = (url: string, headers: Record<string, string>) => (mode: (typeof MODES)[number]) => ({
+    url: `${url}/v1/chat/completions`,
+    headers: { "content-type": "application/json", ...headers },
+    body: bodyOf(mode),
+  });
+  const targets: Target[] = [
+    { name: "direct", pid: null, modes: PROXY_MODES, req: chat(fake.url, { authorization: "Bearer sk-bench" }) },
+  ];
   const bare = await startBareProxy(19150, fake.url);
   procs.push(bare);
   targets.push({ name: "bare proxy", pid: bare.proc.pid, modes: PROXY_MODES, req: chat(bare.url, {}) });
   const sy = await startSwitchyard(19200, fake.url);
   procs.push(sy);
   const syChat = chat(sy.url, { authorization: `Bearer ${sy.key}` });
-  const syMessages = { url: `${sy.url}/v1/messages`, headers: { "content-type": "application/json", "x-api-key": sy.key, "anthropic-version": "2023-06-01" } };
-  targets.push({ name: "switchyard", pid: sy.proc.pid, modes: MODES, req: (mode) => (mode === "translated" ? { ...syMessages, body: bodyOf(mode) } : syChat(mode)) });
+  const syMessages = {
+    url: `${sy.url}/v1/messages`,
+    headers: { "content-type": "application/json", "x-api-key": sy.key, "anthropic-version": "2023-06-01" },
+  };
+  targets.push({
+    name: "switchyard",
+    pid: sy.proc.pid,
+    modes: MODES,
+    req: (mode) => (mode === "translated" ? { ...syMessages, body: bodyOf(mode) } : syChat(mode)),
+  });
   if (args.includes("--no-portkey")) return { targets, upstreamPid: fake.proc.pid };
   const pk = ensurePortkey();
   if ("skipped" in pk) {
@@ -59,7 +82,16 @@ async function startTargets(procs: Proc[], notes: string[]): Promise<{ targets: 
   } else {
     const p = await startPortkey(pk.entry, 19300);
     procs.push(p);
-    targets.push({ name: "portkey", pid: p.proc.pid, modes: PROXY_MODES, req: chat(p.url, { authorization: "Bearer sk-bench", "x-portkey-provider": "openai", "x-portkey-custom-host": `${fake.url}/v1` }) });
+    targets.push({
+      name: "portkey",
+      pid: p.proc.pid,
+      modes: PROXY_MODES,
+      req: chat(p.url, {
+        authorization: "Bearer sk-bench",
+        "x-portkey-provider": "openai",
+        "x-portkey-custom-host": `${fake.url}/v1`,
+      }),
+    });
   }
   return { targets, upstreamPid: fake.proc.pid };
 }
@@ -91,9 +123,22 @@ async function main() {
   } finally {
     for (const p of procs) await p.stop().catch(() => {});
   }
-  const streams = STREAMS ? await measureOpenStreams({ streams: STREAMS, events: quick ? 10 : 20, gapMs: quick ? 300 : 500 }) : null;
+  const streams = STREAMS
+    ? await measureOpenStreams({ streams: STREAMS, events: quick ? 10 : 20, gapMs: quick ? 300 : 500 })
+    : null;
   console.log(`bench took ${((performance.now() - started) / 60_000).toFixed(1)} min`);
-  write((r) => (r.main = { ...measuredOn, params: { ...LOAD, sequentialIterations: SEQUENTIAL }, rows, sequential, streams, notes }), !quick);
+  write(
+    (r) =>
+      (r.main = {
+        ...measuredOn,
+        params: { ...LOAD, sequentialIterations: SEQUENTIAL },
+        rows,
+        sequential,
+        streams,
+        notes,
+      }),
+    !quick,
+  );
 }
 
 async function soakMain() {

@@ -3,8 +3,8 @@
 // to its last byte. With nothing queued, the difference to direct is what a gateway adds to one call. Prints one
 // JSON line: per label, the sorted latencies' p50/p99 and the count.
 
-import { percentile } from "./stats.ts";
-import type { Request } from "./wrk.ts";
+import { percentile } from "./stats";
+import type { Request } from "./wrk";
 
 interface Spec {
   entries: { label: string; req: Request }[];

@@ -3,9 +3,9 @@
 // the calls, so the slope of RSS over the second half (the first is warm-up: JIT, pools, caches filling) says
 // whether it leaks. The rate is fixed and well below saturation, so the result does not depend on what else runs.
 
-import { agentBody } from "./agent-body.ts";
-import { floors, soakSlope } from "./stats.ts";
-import { memoryOf, startDribble, startSwitchyard, type LedgerState } from "./targets.ts";
+import { agentBody } from "./agent-body";
+import { floors, soakSlope } from "./stats";
+import { memoryOf, startDribble, startSwitchyard, type LedgerState } from "./targets";
 
 export interface SoakParams {
   minutes: number;
@@ -27,8 +27,28 @@ export interface SoakRun extends SoakParams {
 
 // One cycle of twenty calls: mostly short calls, some agent turns and translated streams, one client that goes
 // away after the first event of a slow stream (the gateway must cancel upstream and void or charge it, once).
-const CYCLE = ["json", "stream", "translated", "json", "stream", "json", "agent", "stream", "translated", "json",
-  "stream", "json", "abort", "stream", "translated", "json", "agent", "stream", "translated", "json"] as const;
+const CYCLE = [
+  "json",
+  "stream",
+  "translated",
+  "json",
+  "stream",
+  "json",
+  "agent",
+  "stream",
+  "translated",
+  "json",
+  "stream",
+  "json",
+  "abort",
+  "stream",
+  "translated",
+  "json",
+  "agent",
+  "stream",
+  "translated",
+  "json",
+] as const;
 type Kind = (typeof CYCLE)[number];
 
 export async function soak(p: SoakParams): Promise<SoakRun> {
@@ -37,15 +57,29 @@ export async function soak(p: SoakParams): Promise<SoakRun> {
     await upstream.stop();
     throw e;
   });
-  const chat = { url: `${sy.url}/v1/chat/completions`, headers: { "content-type": "application/json", authorization: `Bearer ${sy.key}` } };
-  const messages = { url: `${sy.url}/v1/messages`, headers: { "content-type": "application/json", "x-api-key": sy.key, "anthropic-version": "2023-06-01" } };
+  const chat = {
+    url: `${sy.url}/v1/chat/completions`,
+    headers: { "content-type": "application/json", authorization: `Bearer ${sy.key}` },
+  };
+  const messages = {
+    url: `${sy.url}/v1/messages`,
+    headers: { "content-type": "application/json", "x-api-key": sy.key, "anthropic-version": "2023-06-01" },
+  };
   const short = (content: string, stream: boolean) =>
     JSON.stringify({ model: "gpt-5.2", max_completion_tokens: 256, stream, messages: [{ role: "user", content }] });
   const requests: Record<Kind, { url: string; headers: Record<string, string>; body: string }> = {
     json: { ...chat, body: short("Say hello.", false) },
     stream: { ...chat, body: short("Say hello.", true) },
     agent: { ...chat, body: agentBody() },
-    translated: { ...messages, body: JSON.stringify({ model: "gpt-5.2", max_tokens: 256, stream: true, messages: [{ role: "user", content: "Say hello." }] }) },
+    translated: {
+      ...messages,
+      body: JSON.stringify({
+        model: "gpt-5.2",
+        max_tokens: 256,
+        stream: true,
+        messages: [{ role: "user", content: "Say hello." }],
+      }),
+    },
     abort: { ...chat, body: short("dribble 20x100", true) },
   };
   const sent: Record<string, number> = {};
@@ -86,7 +120,10 @@ export async function soak(p: SoakParams): Promise<SoakRun> {
       const c = call(CYCLE[k % CYCLE.length]!);
       inFlight.add(c);
       void c.finally(() => inFlight.delete(c));
-      if (k % (p.rate * 60) === 0 && k) console.log(`soak: ${Math.round((performance.now() - t0) / 60_000)} min, RSS ${samples.at(-1)?.rssMb.toFixed(0)} MB`);
+      if (k % (p.rate * 60) === 0 && k)
+        console.log(
+          `soak: ${Math.round((performance.now() - t0) / 60_000)} min, RSS ${samples.at(-1)?.rssMb.toFixed(0)} MB`,
+        );
     }
     await Promise.all(inFlight);
     sample();

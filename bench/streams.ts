@@ -3,8 +3,8 @@
 // meanwhile). Once they are done the gateway stops gracefully and the books are read: every stream charged once,
 // no pending hold left, `ledger:check` clean.
 
-import type { OpenStreamsResult } from "./open-streams.ts";
-import { memoryOf, runProbe, startDribble, startSwitchyard, type LedgerState } from "./targets.ts";
+import type { OpenStreamsResult } from "./open-streams";
+import { memoryOf, runProbe, startDribble, startSwitchyard, type LedgerState } from "./targets";
 
 export interface StreamsParams {
   streams: number;
@@ -32,7 +32,15 @@ export async function measureOpenStreams(p: StreamsParams): Promise<StreamsSecti
       const call = (content: string, stream: boolean) =>
         JSON.stringify({ model: "gpt-5.2", max_completion_tokens: 256, stream, messages: [{ role: "user", content }] });
       for (let k = 0; k < WARMUP_CALLS; k += 10) {
-        await Promise.all(Array.from({ length: 10 }, (_, j) => fetch(`${sy.url}/v1/chat/completions`, { method: "POST", headers, body: call("Say hello.", (k + j) % 2 === 0) }).then((r) => r.arrayBuffer())));
+        await Promise.all(
+          Array.from({ length: 10 }, (_, j) =>
+            fetch(`${sy.url}/v1/chat/completions`, {
+              method: "POST",
+              headers,
+              body: call("Say hello.", (k + j) % 2 === 0),
+            }).then((r) => r.arrayBuffer()),
+          ),
+        );
       }
       await Bun.sleep(1000);
       const idleRssMb = memoryOf(sy.proc.pid).rssMb;

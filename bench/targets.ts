@@ -52,7 +52,10 @@ async function started(proc: Subprocess, url: string): Promise<Proc> {
 }
 
 export async function startFake(port: number): Promise<Proc> {
-  return started(spawn(["bun", "test/fakes/llm-upstream.ts", "--port", String(port), "--fast"]), `http://127.0.0.1:${port}`);
+  return started(
+    spawn(["bun", "test/fakes/llm-upstream.ts", "--port", String(port), "--fast"]),
+    `http://127.0.0.1:${port}`,
+  );
 }
 
 /** The slow upstream of the open-streams and soak sections (bench/dribble-upstream.ts). */
@@ -66,12 +69,27 @@ export async function startBareProxy(port: number, upstream: string): Promise<Pr
 }
 
 /** Switchyard on a fresh SQLite file with one funded account; returns the process and the key. */
-export async function startSwitchyard(port: number, upstream: string): Promise<Proc & { key: string; stopAndCheck(): Promise<LedgerState> }> {
+export async function startSwitchyard(
+  port: number,
+  upstream: string,
+): Promise<Proc & { key: string; stopAndCheck(): Promise<LedgerState> }> {
   mkdirSync(SCRATCH, { recursive: true });
   const db = join(SCRATCH, `switchyard-${Date.now()}.sqlite`);
-  const env = { DATABASE_URL: db, OPENAI_BASE_URL: upstream + "/v1", OPENAI_API_KEY: "sk-bench", LOG_LEVEL: "warn", HOST: "127.0.0.1", PORT: String(port) };
+  const env = {
+    DATABASE_URL: db,
+    OPENAI_BASE_URL: upstream + "/v1",
+    OPENAI_API_KEY: "sk-bench",
+    LOG_LEVEL: "warn",
+    HOST: "127.0.0.1",
+    PORT: String(port),
+  };
   const cli = async (args: string[]) => {
-    const p = Bun.spawn(["bun", "src/cli.ts", ...args], { cwd: ROOT, env: { ...process.env, ...env }, stdout: "pipe", stderr: "inherit" });
+    const p = Bun.spawn(["bun", "src/cli.ts", ...args], {
+      cwd: ROOT,
+      env: { ...process.env, ...env },
+      stdout: "pipe",
+      stderr: "inherit",
+    });
     const out = await new Response(p.stdout).text();
     if ((await p.exited) !== 0) throw new Error(`cli ${args[0]} failed`);
     return JSON.parse(out);
@@ -108,9 +126,18 @@ export interface LedgerState {
 async function ledgerState(db: string, env: Record<string, string>): Promise<LedgerState> {
   const sqlite = new Database(db, { readonly: true });
   try {
-    const pending = sqlite.query<{ n: number }, []>("select count(*) as n from holds where status = 'pending'").get()!.n;
-    const byStatus = sqlite.query<{ status: string; n: number }, []>("select status, count(*) as n from usage_records group by status").all();
-    const check = Bun.spawnSync(["bun", "src/cli.ts", "ledger:check"], { cwd: ROOT, env: { ...process.env, ...env }, stdout: "pipe", stderr: "pipe" });
+    const pending = sqlite
+      .query<{ n: number }, []>("select count(*) as n from holds where status = 'pending'")
+      .get()!.n;
+    const byStatus = sqlite
+      .query<{ status: string; n: number }, []>("select status, count(*) as n from usage_records group by status")
+      .all();
+    const check = Bun.spawnSync(["bun", "src/cli.ts", "ledger:check"], {
+      cwd: ROOT,
+      env: { ...process.env, ...env },
+      stdout: "pipe",
+      stderr: "pipe",
+    });
     let balanced = false;
     try {
       balanced = check.exitCode === 0 && JSON.parse(check.stdout.toString()).ok === true;
@@ -128,13 +155,21 @@ export function ensurePortkey(): { entry: string } | { skipped: string } {
   if (existsSync(entry)) return { entry };
   mkdirSync(dir, { recursive: true });
   if (!existsSync(join(dir, "package.json"))) writeFileSync(join(dir, "package.json"), '{"private":true}\n');
-  const r = Bun.spawnSync(["npm", "install", "--no-audit", "--no-fund", `@portkey-ai/gateway@${PORTKEY_VERSION}`], { cwd: dir, stdout: "ignore", stderr: "pipe" });
-  if (r.exitCode !== 0 || !existsSync(entry)) return { skipped: `npm install @portkey-ai/gateway@${PORTKEY_VERSION} failed: ${r.stderr.toString().slice(-300)}` };
+  const r = Bun.spawnSync(["npm", "install", "--no-audit", "--no-fund", `@portkey-ai/gateway@${PORTKEY_VERSION}`], {
+    cwd: dir,
+    stdout: "ignore",
+    stderr: "pipe",
+  });
+  if (r.exitCode !== 0 || !existsSync(entry))
+    return { skipped: `npm install @portkey-ai/gateway@${PORTKEY_VERSION} failed: ${r.stderr.toString().slice(-300)}` };
   return { entry };
 }
 
 export async function startPortkey(entry: string, port: number): Promise<Proc> {
-  return started(spawn(["bun", entry, `--port=${port}`, "--headless"], { NODE_ENV: "production" }), `http://127.0.0.1:${port}`);
+  return started(
+    spawn(["bun", entry, `--port=${port}`, "--headless"], { NODE_ENV: "production" }),
+    `http://127.0.0.1:${port}`,
+  );
 }
 
 /** Resident memory now and at peak, and the anonymous part of now (heap, not mapped files), in MB from /proc. */
@@ -178,7 +213,11 @@ export async function runProbe<T>(script: string, spec: object, env: Record<stri
   mkdirSync(SCRATCH, { recursive: true });
   const file = join(SCRATCH, `${script.replace(/\W/g, "-")}-spec.json`);
   writeFileSync(file, JSON.stringify(spec));
-  const p = Bun.spawn(["bun", join(ROOT, "bench", script), file], { stdout: "pipe", stderr: "inherit", env: { ...process.env, ...RUNTIME_ENV, ...env } });
+  const p = Bun.spawn(["bun", join(ROOT, "bench", script), file], {
+    stdout: "pipe",
+    stderr: "inherit",
+    env: { ...process.env, ...RUNTIME_ENV, ...env },
+  });
   const out = await new Response(p.stdout).text();
   await p.exited;
   try {

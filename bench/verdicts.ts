@@ -1,8 +1,8 @@
 // The targets BENCHMARKS.md judges, each as met, missed or not measured with the numbers it rests on. Issue 25's
 // targets are defined on wrk 1 thread × 32 connections, interleaved rounds, medians of per-round ratios.
 
-import type { BenchRecord, MainRun, Row } from "./record.ts";
-import { median, ratios } from "./stats.ts";
+import type { BenchRecord, MainRun, Row } from "./record";
+import { median, ratios } from "./stats";
 
 export type Status = "met" | "missed" | "not measured";
 export interface Verdict {
@@ -32,10 +32,16 @@ export const TARGETS = {
 const times = (n: number, digits = 2) => (Number.isFinite(n) ? `${n.toFixed(digits)}×` : "—");
 const ms = (n: number) => (Number.isFinite(n) ? `${n >= 0 ? "+" : ""}${n.toFixed(2)} ms` : "—");
 const judge = (ok: boolean): Status => (ok ? "met" : "missed");
-const row = (m: MainRun, target: string, mode: string): Row | undefined => m.rows.find((r) => r.target === target && r.mode === mode);
+const row = (m: MainRun, target: string, mode: string): Row | undefined =>
+  m.rows.find((r) => r.target === target && r.mode === mode);
 
 /** Median of target ÷ other per round, and the rounds' ratios. */
-export function roundRatio(m: MainRun, target: string, other: string, mode: string): { median: number; rounds: number[] } {
+export function roundRatio(
+  m: MainRun,
+  target: string,
+  other: string,
+  mode: string,
+): { median: number; rounds: number[] } {
   const [a, b] = [row(m, target, mode), row(m, other, mode)];
   const rounds = a && b ? ratios(a.rounds, b.rounds) : [];
   return { median: median(rounds), rounds };
@@ -46,7 +52,11 @@ function throughput(m: MainRun, other: string, bound: number, label: string): Ve
     const r = roundRatio(m, "switchyard", other, mode);
     const target = `${mode}: throughput ≥ ${bound}× ${label}`;
     if (!r.rounds.length) return { target, measured: `${label} not measured`, status: "not measured" };
-    return { target, measured: `${times(r.median)} (rounds ${r.rounds.map((v) => times(v)).join(", ")})`, status: judge(r.median >= bound) };
+    return {
+      target,
+      measured: `${times(r.median)} (rounds ${r.rounds.map((v) => times(v)).join(", ")})`,
+      status: judge(r.median >= bound),
+    };
   });
 }
 
@@ -58,7 +68,11 @@ function sequential(m: MainRun): Verdict[] {
     if (!bareRow || !gateway) return { target, measured: "not measured", status: "not measured" };
     const [bare, sy] = [bareRow.p50 - bareRow.direct.p50, gateway.p50 - gateway.direct.p50];
     // Compared as sy ≤ 1.5 × bare rather than as a ratio, which means nothing when the bare proxy's is near zero.
-    return { target, measured: `${ms(sy)} vs bare ${ms(bare)}${bare > 0 ? `: ${times(sy / bare)}` : ""}`, status: judge(sy <= TARGETS.sequentialVsBare * bare) };
+    return {
+      target,
+      measured: `${ms(sy)} vs bare ${ms(bare)}${bare > 0 ? `: ${times(sy / bare)}` : ""}`,
+      status: judge(sy <= TARGETS.sequentialVsBare * bare),
+    };
   });
 }
 
@@ -66,18 +80,29 @@ function openStreams(m: MainRun): Verdict[] {
   const s = m.streams;
   const rssTarget = `RSS ≤ ${TARGETS.rssMb} MB with ${TARGETS.streams.toLocaleString("en")} open streams`;
   const cleanTarget = "every open stream completes; no pending hold after, the books balance";
-  if (!s) return [rssTarget, cleanTarget].map((target) => ({ target, measured: "not measured", status: "not measured" }));
+  if (!s)
+    return [rssTarget, cleanTarget].map((target) => ({ target, measured: "not measured", status: "not measured" }));
   const r = s.result;
   const short = s.streams < TARGETS.streams ? `; ${s.streams} streams, not the target's ${TARGETS.streams}` : "";
   const allOpen = r.mostOpen === s.streams && r.upstreamMostOpen === s.streams;
   const rss = r.rssAllOpenMb
-    ? { measured: `${r.rssAllOpenMb.max.toFixed(0)} MB at most while all ${s.streams} were open (median ${r.rssAllOpenMb.median.toFixed(0)} MB)${short}`, ok: allOpen && r.rssAllOpenMb.max <= TARGETS.rssMb }
-    : { measured: `never all open at once: at most ${r.mostOpen} at the client, ${r.upstreamMostOpen} upstream (${r.rssAtMostOpenMb.toFixed(0)} MB then)${short}`, ok: false };
+    ? {
+        measured: `${r.rssAllOpenMb.max.toFixed(0)} MB at most while all ${s.streams} were open (median ${r.rssAllOpenMb.median.toFixed(0)} MB)${short}`,
+        ok: allOpen && r.rssAllOpenMb.max <= TARGETS.rssMb,
+      }
+    : {
+        measured: `never all open at once: at most ${r.mostOpen} at the client, ${r.upstreamMostOpen} upstream (${r.rssAtMostOpenMb.toFixed(0)} MB then)${short}`,
+        ok: false,
+      };
   const l = s.ledger;
   const clean = r.completed === s.streams && l.pendingHolds === 0 && l.balanced;
   return [
     { target: rssTarget, measured: rss.measured, status: short ? "not measured" : judge(rss.ok) },
-    { target: cleanTarget, measured: `${r.completed}/${s.streams} complete, ${l.pendingHolds} pending holds, books ${l.balanced ? "balance" : "do not balance"}`, status: judge(clean) },
+    {
+      target: cleanTarget,
+      measured: `${r.completed}/${s.streams} complete, ${l.pendingHolds} pending holds, books ${l.balanced ? "balance" : "do not balance"}`,
+      status: judge(clean),
+    },
   ];
 }
 
@@ -90,7 +115,12 @@ function soak(r: BenchRecord): Verdict {
     `${s.floorSlopeMbPerMin.toFixed(2)} MB/min (all samples ${s.slopeMbPerMin.toFixed(2)}) over ${s.minutes} min at ${s.rate}/s on ${s.date}; ` +
     `${s.errors} errors, ${s.ledger.pendingHolds} pending holds after, books ${s.ledger.balanced ? "balance" : "do not balance"}`;
   // A shorter soak is mostly warm-up: its slope says nothing about the target either way.
-  if (s.minutes < TARGETS.soakMinutes) return { target, measured: `${measured}; a ${s.minutes}-minute soak, not the target's ${TARGETS.soakMinutes}`, status: "not measured" };
+  if (s.minutes < TARGETS.soakMinutes)
+    return {
+      target,
+      measured: `${measured}; a ${s.minutes}-minute soak, not the target's ${TARGETS.soakMinutes}`,
+      status: "not measured",
+    };
   return { target, measured, status: judge(s.floorSlopeMbPerMin <= TARGETS.soakSlope && clean) };
 }
 
@@ -122,7 +152,12 @@ function earlier(m: MainRun): Verdict[] {
 export function verdicts(r: BenchRecord): Verdict[] {
   const m = r.main;
   const main = m
-    ? [...throughput(m, "bare proxy", TARGETS.vsBare, "bare proxy"), ...sequential(m), ...throughput(m, "portkey", TARGETS.vsPortkey, "Portkey"), ...openStreams(m)]
+    ? [
+        ...throughput(m, "bare proxy", TARGETS.vsBare, "bare proxy"),
+        ...sequential(m),
+        ...throughput(m, "portkey", TARGETS.vsPortkey, "Portkey"),
+        ...openStreams(m),
+      ]
     : [];
   return [...main, soak(r), ...(m ? earlier(m) : [])];
 }

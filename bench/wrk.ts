@@ -29,11 +29,17 @@ function luaScript(r: Request): string {
   return lines.join("\n") + "\n";
 }
 
-export async function runWrk(r: Request, opts: { connections: number; seconds: number; scratch: string; name: string }): Promise<WrkResult> {
+export async function runWrk(
+  r: Request,
+  opts: { connections: number; seconds: number; scratch: string; name: string },
+): Promise<WrkResult> {
   mkdirSync(opts.scratch, { recursive: true });
   const script = `${opts.scratch}/${opts.name}.lua`;
   writeFileSync(script, luaScript(r));
-  const p = Bun.spawn(["wrk", "-t1", `-c${opts.connections}`, `-d${opts.seconds}s`, "--latency", "-s", script, r.url], { stdout: "pipe", stderr: "pipe" });
+  const p = Bun.spawn(["wrk", "-t1", `-c${opts.connections}`, `-d${opts.seconds}s`, "--latency", "-s", script, r.url], {
+    stdout: "pipe",
+    stderr: "pipe",
+  });
   const out = await new Response(p.stdout).text();
   await p.exited;
   return parseWrk(out);

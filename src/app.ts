@@ -18,7 +18,10 @@ export function buildApp(ctx: AppContext) {
   const app = new Elysia()
     .use(basePlugin(ctx.log))
     .use(opsRoutes(ctx))
-    .get("/healthz", () => ({ status: "ok" as const }), { response: t.Object({ status: t.Literal("ok") }), detail: { tags: ["Operations"], summary: "The process is up" } })
+    .get("/healthz", () => ({ status: "ok" as const }), {
+      response: t.Object({ status: t.Literal("ok") }),
+      detail: { tags: ["Operations"], summary: "The process is up" },
+    })
     .use(catalogRoutes(ctx))
     .use(creditRoutes(ctx))
     .use(keyRoutes(ctx))

@@ -19,7 +19,11 @@ import { LEDGER_CLOSE_MS } from "./ops/shutdown";
  * Redis out whatever REDIS_URL says (the CLI: it neither limits requests nor runs tasks, and must work while Redis
  * is down); the limits are then the in-process ones. `poolSize`: Postgres connections, DATABASE_POOL_SIZE by default.
  */
-export async function createContext(config: Config, log: Logger = createLogger(config.logLevel), opts: { redis?: boolean; poolSize?: number } = {}): Promise<AppContext> {
+export async function createContext(
+  config: Config,
+  log: Logger = createLogger(config.logLevel),
+  opts: { redis?: boolean; poolSize?: number } = {},
+): Promise<AppContext> {
   const catalog = loadCatalog(config.catalogPath);
   const db = await openDatabase(config.databaseUrl, {
     poolSize: opts.poolSize ?? config.databasePoolSize,
@@ -31,14 +35,34 @@ export async function createContext(config: Config, log: Logger = createLogger(c
   if (unknown.length) {
     await db.close();
     // Started anyway, every callback of those accounts would go out unsigned or not at all.
-    throw new ConfigError(`SECRETS_KEY does not hold the key(s) ${unknown.join(", ")} that sealed stored webhook signing keys: list them after the new key (SECRETS_KEY=new,old)`);
+    throw new ConfigError(
+      `SECRETS_KEY does not hold the key(s) ${unknown.join(", ")} that sealed stored webhook signing keys: list them after the new key (SECRETS_KEY=new,old)`,
+    );
   }
   // Never fails: a gateway started while Redis is down serves, and picks Redis up when it comes (limits/redis.ts).
   const redis = config.redisUrl && opts.redis !== false ? await connectRedis(config.redisUrl, log) : undefined;
   const limiter = redis ? new RedisRateLimiter(redis, { log }) : new MemoryRateLimiter();
   const taskTokens = redis ? new RedisTaskTokens(redis) : new MemoryTaskTokens();
-  const llmLedger = new LlmLedger({ db, ledger, log, settings: llmLedgerSettingsOf(config), writeLines: insertRecordsIn });
-  return { config, db, ledger, accounts, limiter, taskTokens, catalog, log, redis, llmLedger, beforeClose: [() => llmLedger.close(LEDGER_CLOSE_MS)] };
+  const llmLedger = new LlmLedger({
+    db,
+    ledger,
+    log,
+    settings: llmLedgerSettingsOf(config),
+    writeLines: insertRecordsIn,
+  });
+  return {
+    config,
+    db,
+    ledger,
+    accounts,
+    limiter,
+    taskTokens,
+    catalog,
+    log,
+    redis,
+    llmLedger,
+    beforeClose: [() => llmLedger.close(LEDGER_CLOSE_MS)],
+  };
 }
 
 /**

@@ -63,7 +63,8 @@ const commands: Record<string, Command> = {
     const input: Record<string, unknown> = policyFlags(o);
     if (o.name !== undefined) input.name = o.name;
     if (o.requests === "default") input.rate_limit = null;
-    else if (o.requests !== undefined || o.window !== undefined) input.rate_limit = { requests: o.requests, window_seconds: o.window };
+    else if (o.requests !== undefined || o.window !== undefined)
+      input.rate_limit = { requests: o.requests, window_seconds: o.window };
     if (o["max-tasks"] !== undefined) input.max_concurrent_tasks = o["max-tasks"] === "default" ? null : o["max-tasks"];
     // The operator's request count is unbounded here as in key:create (accounts/model.ts KEY_LIMITS).
     const change = parseKeyPolicy(input, Date.now(), { requestsMax: Number.MAX_SAFE_INTEGER });
@@ -73,14 +74,21 @@ const commands: Record<string, Command> = {
   "credits:add": async (ctx, [id], o) => {
     const micros = creditsToMicros(need(o.credits, "--credits"));
     if (micros < 0 && !o.correction) throw new ApiError(422, "invalid_request", "negative amounts need --correction");
-    const b = await ctx.ledger.credit(need(id, "ACCOUNT_ID"), micros, o.correction ? "correction" : "topup", o.reason ?? (o.correction ? "correction" : "topup"));
+    const b = await ctx.ledger.credit(
+      need(id, "ACCOUNT_ID"),
+      micros,
+      o.correction ? "correction" : "topup",
+      o.reason ?? (o.correction ? "correction" : "topup"),
+    );
     return { account_id: id, credits: microsToCredits(b.available), held_credits: microsToCredits(b.held) };
   },
   "webhook-key": (ctx, [id]) => ctx.accounts.rotateWebhookKey(need(id, "ACCOUNT_ID")),
   "secrets:reseal": (ctx) => ctx.accounts.resealWebhookSecrets(),
-  "user:create": (ctx, [id], o) => new Users(ctx.db).create(need(id, "ACCOUNT_ID"), need(o.email, "--email"), need(o.password, "--password")),
+  "user:create": (ctx, [id], o) =>
+    new Users(ctx.db).create(need(id, "ACCOUNT_ID"), need(o.email, "--email"), need(o.password, "--password")),
   "ledger:check": async (ctx, [id]) => {
-    if (id !== undefined && !(await ctx.ledger.balance(id))) throw new ApiError(404, "account_not_found", `No account ${id}.`);
+    if (id !== undefined && !(await ctx.ledger.balance(id)))
+      throw new ApiError(404, "account_not_found", `No account ${id}.`);
     const mismatches = await ctx.ledger.check(id);
     if (mismatches.length) process.exitCode = 1;
     return { ok: mismatches.length === 0, mismatches };
@@ -91,10 +99,17 @@ const commands: Record<string, Command> = {
 /** The policy flags of key:create and key:update in the JSON shape parseKeyPolicy reads (the admin API's). */
 function policyFlags(o: Record<string, any>): Record<string, unknown> {
   const input: Record<string, unknown> = {};
-  if (o.models !== undefined) input.models = o.models === "all" ? null : String(o.models).split(",").map((m) => m.trim());
+  if (o.models !== undefined)
+    input.models =
+      o.models === "all"
+        ? null
+        : String(o.models)
+            .split(",")
+            .map((m) => m.trim());
   if (o.expires !== undefined) input.expires_at = o.expires === "never" ? null : o.expires;
   const budget: Record<string, unknown> = {};
-  for (const p of BUDGET_PERIODS) if (o[`budget-${p}`] !== undefined) budget[p] = o[`budget-${p}`] === "none" ? null : o[`budget-${p}`];
+  for (const p of BUDGET_PERIODS)
+    if (o[`budget-${p}`] !== undefined) budget[p] = o[`budget-${p}`] === "none" ? null : o[`budget-${p}`];
   if (Object.keys(budget).length) input.budget = budget;
   return input;
 }
@@ -135,10 +150,21 @@ export async function runCli(argv: string[]): Promise<number> {
       args: rest,
       allowPositionals: true,
       options: {
-        name: { type: "string" }, credits: { type: "string" }, requests: { type: "string" }, window: { type: "string" },
-        "max-tasks": { type: "string" }, reason: { type: "string" }, correction: { type: "boolean" },
-        email: { type: "string" }, password: { type: "string" }, models: { type: "string" }, expires: { type: "string" },
-        "budget-day": { type: "string" }, "budget-week": { type: "string" }, "budget-month": { type: "string" }, "budget-lifetime": { type: "string" },
+        name: { type: "string" },
+        credits: { type: "string" },
+        requests: { type: "string" },
+        window: { type: "string" },
+        "max-tasks": { type: "string" },
+        reason: { type: "string" },
+        correction: { type: "boolean" },
+        email: { type: "string" },
+        password: { type: "string" },
+        models: { type: "string" },
+        expires: { type: "string" },
+        "budget-day": { type: "string" },
+        "budget-week": { type: "string" },
+        "budget-month": { type: "string" },
+        "budget-lifetime": { type: "string" },
       },
     });
     if (alone) {
@@ -151,7 +177,12 @@ export async function runCli(argv: string[]): Promise<number> {
     console.log(JSON.stringify(await command!(ctx, positionals, values), null, 2));
     return typeof process.exitCode === "number" ? process.exitCode : 0;
   } catch (e) {
-    const known = e instanceof ApiError || e instanceof ConfigError || e instanceof CatalogError || e instanceof RangeError || (e as any)?.code?.startsWith?.("ERR_PARSE_ARGS");
+    const known =
+      e instanceof ApiError ||
+      e instanceof ConfigError ||
+      e instanceof CatalogError ||
+      e instanceof RangeError ||
+      (e as any)?.code?.startsWith?.("ERR_PARSE_ARGS");
     const message = known ? (e as Error).message : String(e);
     console.error(JSON.stringify({ error: message }));
     return 1;

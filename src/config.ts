@@ -52,7 +52,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     const value = env[s.name] === undefined || env[s.name] === "" ? s.default : env[s.name];
     if (value === undefined) continue;
     const problem = checkValue(s, value);
-    if (problem) problems.push(`${s.name}=${s.kind === "secret" ? "<hidden>" : JSON.stringify(withoutCredentials(value))}: ${problem}`);
+    if (problem)
+      problems.push(
+        `${s.name}=${s.kind === "secret" ? "<hidden>" : JSON.stringify(withoutCredentials(value))}: ${problem}`,
+      );
     raw[s.name] = value;
   }
   if (problems.length) throw new ConfigError(`Invalid configuration:\n  ${problems.join("\n  ")}`);

@@ -12,7 +12,10 @@ export interface Logger {
   error(msg: string, fields?: object): void;
 }
 
-export function createLogger(level: Level = "info", write: (line: string) => void = (l) => process.stdout.write(l + "\n")): Logger {
+export function createLogger(
+  level: Level = "info",
+  write: (line: string) => void = (l) => process.stdout.write(l + "\n"),
+): Logger {
   const min = order[level];
   const enabled = (lvl: Level) => order[lvl] >= min;
   const emit = (lvl: Level) => (msg: string, fields?: object) => {

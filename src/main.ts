@@ -1,4 +1,3 @@
-export {};
 // Entry point of `bun start` and of the compiled binary. Only no argument (or `serve`) starts the server, so a
 // mistyped flag never opens a port by surprise.
 import pkg from "../package.json";

@@ -27,10 +27,13 @@ const log = createLogger(config.logLevel);
 const ctx = await createContext(config, log).catch((e) => {
   // What an operator must fix (a bad catalog, a database that cannot be reached) in one line, without a stack trace.
   const what =
-    e instanceof CatalogError ? "invalid model catalog"
-    : e instanceof ConfigError ? "invalid configuration"
-    : e instanceof DatabaseOpenError || (e as { code?: string })?.code?.startsWith("ERR_POSTGRES") ? `cannot open the database ${withoutCredentials(config.databaseUrl)} (DATABASE_URL)`
-    : null;
+    e instanceof CatalogError
+      ? "invalid model catalog"
+      : e instanceof ConfigError
+        ? "invalid configuration"
+        : e instanceof DatabaseOpenError || (e as { code?: string })?.code?.startsWith("ERR_POSTGRES")
+          ? `cannot open the database ${withoutCredentials(config.databaseUrl)} (DATABASE_URL)`
+          : null;
   if (!what) throw e;
   console.error(`switchyard could not start: ${what}: ${(e as Error).message}`);
   process.exit(1);
@@ -42,9 +45,17 @@ const ctx = await createContext(config, log).catch((e) => {
 // the first one's connections.
 const app = buildApp(ctx);
 try {
-  app.listen({ port: config.port, hostname: config.host, idleTimeout: SERVER_IDLE_TIMEOUT_SECONDS, maxRequestBodySize: serverLimitOf(config.body), reusePort: false });
+  app.listen({
+    port: config.port,
+    hostname: config.host,
+    idleTimeout: SERVER_IDLE_TIMEOUT_SECONDS,
+    maxRequestBodySize: serverLimitOf(config.body),
+    reusePort: false,
+  });
 } catch (e) {
-  console.error(`switchyard could not start: cannot listen on ${config.host}:${config.port} (HOST, PORT): ${(e as Error).message}`);
+  console.error(
+    `switchyard could not start: cannot listen on ${config.host}:${config.port} (HOST, PORT): ${(e as Error).message}`,
+  );
   await closeContext(ctx).catch(() => {});
   process.exit(1);
 }

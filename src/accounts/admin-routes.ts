@@ -3,7 +3,20 @@ import type { AppContext } from "../context";
 import { ApiError } from "../http/errors";
 import { withIdleFloatBack } from "../ledger/float";
 import { creditsToMicros, microsToCredits } from "../ledger/units";
-import { AccountList, AccountView, CreateAccountBody, CreateKeyBody, CreditsBody, CreditsResult, KeyCreated, KeyList, KeyView, LedgerCheck, UpdateKeyBody, WebhookKey } from "./model";
+import {
+  AccountList,
+  AccountView,
+  CreateAccountBody,
+  CreateKeyBody,
+  CreditsBody,
+  CreditsResult,
+  KeyCreated,
+  KeyList,
+  KeyView,
+  LedgerCheck,
+  UpdateKeyBody,
+  WebhookKey,
+} from "./model";
 import { newKeyPolicy, parseKeyPolicy } from "./policy";
 import { accountView } from "./views";
 import { routeGuards } from "../http/guards";
@@ -36,9 +49,18 @@ export function adminRoutes(ctx: AppContext) {
         set.status = 201;
         return accountView(ctx, account.id);
       },
-      { admin: true, body: CreateAccountBody, response: { 201: AccountView }, detail: { summary: "Create an account with a wallet and optional initial credits" } },
+      {
+        admin: true,
+        body: CreateAccountBody,
+        response: { 201: AccountView },
+        detail: { summary: "Create an account with a wallet and optional initial credits" },
+      },
     )
-    .get("/accounts", async () => ({ data: await accounts.listAccounts() }), { admin: true, response: AccountList, detail: { summary: "List accounts" } })
+    .get("/accounts", async () => ({ data: await accounts.listAccounts() }), {
+      admin: true,
+      response: AccountList,
+      detail: { summary: "List accounts" },
+    })
     .get("/accounts/:id", ({ params }) => accountView(ctx, params.id, { withLedger: true }), {
       admin: true,
       response: AccountView,
@@ -51,7 +73,13 @@ export function adminRoutes(ctx: AppContext) {
         set.status = 201;
         return created;
       },
-      { admin: true, body: CreateKeyBody, transform: policyReadFirst, response: { 201: KeyCreated }, detail: { ...unknownAccount(), summary: "Create an API key (the plaintext key is returned once)" } },
+      {
+        admin: true,
+        body: CreateKeyBody,
+        transform: policyReadFirst,
+        response: { 201: KeyCreated },
+        detail: { ...unknownAccount(), summary: "Create an API key (the plaintext key is returned once)" },
+      },
     )
     .patch(
       "/accounts/:id/keys/:keyId",
@@ -61,13 +89,25 @@ export function adminRoutes(ctx: AppContext) {
         body: UpdateKeyBody,
         transform: policyReadFirst,
         response: KeyView,
-        detail: { ...unknownAccount(), summary: "Change a key's name, limits, models, expiry or budget (only the fields given; null: back to the default)" },
+        detail: {
+          ...unknownAccount(),
+          summary:
+            "Change a key's name, limits, models, expiry or budget (only the fields given; null: back to the default)",
+        },
       },
     )
-    .get("/accounts/:id/keys", async ({ params }) => {
-      await accounts.requireAccount(params.id);
-      return { data: await accounts.listKeys(params.id) };
-    }, { admin: true, response: KeyList, detail: { ...unknownAccount(), summary: "List an account's keys (by prefix; never the key)" } })
+    .get(
+      "/accounts/:id/keys",
+      async ({ params }) => {
+        await accounts.requireAccount(params.id);
+        return { data: await accounts.listKeys(params.id) };
+      },
+      {
+        admin: true,
+        response: KeyList,
+        detail: { ...unknownAccount(), summary: "List an account's keys (by prefix; never the key)" },
+      },
+    )
     .delete("/accounts/:id/keys/:keyId", ({ params }) => accounts.revokeKey(params.id, params.keyId), {
       admin: true,
       response: KeyView,
@@ -82,24 +122,65 @@ export function adminRoutes(ctx: AppContext) {
         // Calls just answered first: their charges are queued (the balance returned includes them). A correction that
         // does not fit what is available gets the account's idle LLM float back first, as a media task's hold does.
         await ctx.llmLedger.committedFor(params.id);
-        const wallet = await withIdleFloatBack(ctx, params.id, "correction_exceeds_available", () => ledger.credit(params.id, micros, kind, body.reason ?? kind));
-        return { account_id: params.id, credits: microsToCredits(wallet.available), held_credits: microsToCredits(wallet.held), balance_credits: microsToCredits(wallet.balance) };
+        const wallet = await withIdleFloatBack(ctx, params.id, "correction_exceeds_available", () =>
+          ledger.credit(params.id, micros, kind, body.reason ?? kind),
+        );
+        return {
+          account_id: params.id,
+          credits: microsToCredits(wallet.available),
+          held_credits: microsToCredits(wallet.held),
+          balance_credits: microsToCredits(wallet.balance),
+        };
       },
-      { admin: true, body: CreditsBody, response: CreditsResult, detail: { ...errorCodes({ 404: ["not_found", "account_not_found"], 409: ["correction_exceeds_available"], 422: ["balance_too_large"] }), summary: "Top up credits, or correct them (kind=correction may be negative)" } },
+      {
+        admin: true,
+        body: CreditsBody,
+        response: CreditsResult,
+        detail: {
+          ...errorCodes({
+            404: ["not_found", "account_not_found"],
+            409: ["correction_exceeds_available"],
+            422: ["balance_too_large"],
+          }),
+          summary: "Top up credits, or correct them (kind=correction may be negative)",
+        },
+      },
     )
-    .post("/accounts/:id/webhook-key", async ({ params, set }) => {
-      set.status = 201;
-      return accounts.rotateWebhookKey(params.id);
-    }, { admin: true, response: { 201: WebhookKey }, detail: { ...unknownAccount(), summary: "Generate or rotate the account's webhook signing key (shown once)" } })
-    .get("/ledger/check", async ({ query }) => {
-      const mismatches = await ledger.check(query.account_id);
-      return { ok: mismatches.length === 0, mismatches };
-    }, { admin: true, query: t.Object({ account_id: t.Optional(t.String()) }), response: LedgerCheck, detail: { summary: "Recompute every wallet from its entries and pending holds" } });
+    .post(
+      "/accounts/:id/webhook-key",
+      async ({ params, set }) => {
+        set.status = 201;
+        return accounts.rotateWebhookKey(params.id);
+      },
+      {
+        admin: true,
+        response: { 201: WebhookKey },
+        detail: { ...unknownAccount(), summary: "Generate or rotate the account's webhook signing key (shown once)" },
+      },
+    )
+    .get(
+      "/ledger/check",
+      async ({ query }) => {
+        const mismatches = await ledger.check(query.account_id);
+        return { ok: mismatches.length === 0, mismatches };
+      },
+      {
+        admin: true,
+        query: t.Object({ account_id: t.Optional(t.String()) }),
+        response: LedgerCheck,
+        detail: { summary: "Recompute every wallet from its entries and pending holds" },
+      },
+    );
 }
 
 function toMicros(credits: number, param: string, allowNegative = false): number {
   if (!allowNegative && credits < 0)
-    throw new ApiError(422, "invalid_request", `${param} must not be negative (use kind=correction for a negative correction).`, { param });
+    throw new ApiError(
+      422,
+      "invalid_request",
+      `${param} must not be negative (use kind=correction for a negative correction).`,
+      { param },
+    );
   try {
     return creditsToMicros(credits);
   } catch (error) {

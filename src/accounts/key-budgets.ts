@@ -22,7 +22,12 @@ export interface BudgetHold {
 const capped = (budget: Budget) => BUDGET_PERIODS.filter((p) => budget[p] !== undefined);
 
 /** Reserves `amount` in every capped period of the key, or 402 key_budget_exceeded (nothing reserved). */
-export function* holdBudgetIn(q: TxQueries, key: { keyId: string; budget: Budget }, amount: number, now: number): Generator<any, BudgetHold | null, any> {
+export function* holdBudgetIn(
+  q: TxQueries,
+  key: { keyId: string; budget: Budget },
+  amount: number,
+  now: number,
+): Generator<any, BudgetHold | null, any> {
   const periods = capped(key.budget);
   if (!periods.length) return null;
   const held: BudgetHold = { keyId: key.keyId, amount, periods: [] };
@@ -32,11 +37,15 @@ export function* holdBudgetIn(q: TxQueries, key: { keyId: string; budget: Budget
     yield* q.run(sql`insert into key_budgets (key_id, period, period_start, used) values (${key.keyId}, ${period}, ${start}, ${0})
       on conflict (key_id, period) do nothing`);
     // The first hold of a new period starts it from nothing.
-    yield* q.run(sql`update key_budgets set period_start = ${start}, used = ${0} where key_id = ${key.keyId} and period = ${period} and period_start < ${start}`);
+    yield* q.run(
+      sql`update key_budgets set period_start = ${start}, used = ${0} where key_id = ${key.keyId} and period = ${period} and period_start < ${start}`,
+    );
     const changed = yield* q.run(sql`update key_budgets set used = used + ${amount}
       where key_id = ${key.keyId} and period = ${period} and period_start = ${start} and used + ${amount} <= ${cap}`);
     if (!changed) {
-      const row = yield* q.get<{ used: number }>(sql`select used from key_budgets where key_id = ${key.keyId} and period = ${period}`);
+      const row = yield* q.get<{ used: number }>(
+        sql`select used from key_budgets where key_id = ${key.keyId} and period = ${period}`,
+      );
       throw budgetExceeded(period, cap, Number(row?.used ?? 0), amount, now);
     }
     held.periods.push({ period, start });
@@ -56,8 +65,12 @@ export function* postBudgetIn(q: TxQueries, keyId: string, periods: BudgetHold["
 
 /** µcr this key has spent since `since`: its LLM calls' charges, its finished tasks' costs, its running tasks' holds. */
 export async function keySpentSince(db: Db, keyId: string, since: number): Promise<number> {
-  const llm = await db.get<{ n: number | null }>(sql`select sum(cost) as n from usage_records where key_id = ${keyId} and created_at >= ${since}`);
-  const media = await db.get<{ n: number | null }>(sql`select sum(case when state = ${"success"} then coalesce(cost, 0) when state = ${"fail"} then 0 else estimate end) as n
+  const llm = await db.get<{ n: number | null }>(
+    sql`select sum(cost) as n from usage_records where key_id = ${keyId} and created_at >= ${since}`,
+  );
+  const media = await db.get<{
+    n: number | null;
+  }>(sql`select sum(case when state = ${"success"} then coalesce(cost, 0) when state = ${"fail"} then 0 else estimate end) as n
     from tasks where key_id = ${keyId} and created_at >= ${since}`);
   return Number(llm?.n ?? 0) + Number(media?.n ?? 0);
 }
@@ -77,7 +90,9 @@ export async function startBudgets(db: Db, keyId: string, periods: BudgetPeriod[
 
 /** What each period of the key has used now (charged, plus held by calls and tasks in flight); 0 for a new period. */
 export async function budgetUsed(db: Db, keyId: string, now: number): Promise<Partial<Record<BudgetPeriod, number>>> {
-  const rows = await db.all<{ period: BudgetPeriod; period_start: number; used: number }>(sql`select period, period_start, used from key_budgets where key_id = ${keyId}`);
+  const rows = await db.all<{ period: BudgetPeriod; period_start: number; used: number }>(
+    sql`select period, period_start, used from key_budgets where key_id = ${keyId}`,
+  );
   const used: Partial<Record<BudgetPeriod, number>> = {};
   for (const period of BUDGET_PERIODS) {
     const row = rows.find((candidate) => candidate.period === period);
@@ -90,9 +105,12 @@ function budgetExceeded(period: BudgetPeriod, cap: number, used: number, amount:
   const remaining = Math.max(0, cap - used);
   const reset = periodReset(period, now);
   const when = reset === null ? "A lifetime budget does not reset" : `It resets at ${new Date(reset).toISOString()}`;
-  return new ApiError(402, "key_budget_exceeded",
+  return new ApiError(
+    402,
+    "key_budget_exceeded",
     `This key's ${period} budget has ${microsToCredits(remaining)} of ${microsToCredits(cap)} credits left, and this request needs a hold of ${microsToCredits(amount)}. ${when}; nothing was charged.`,
-    { type: "insufficient_quota" });
+    { type: "insufficient_quota" },
+  );
 }
 
 /** The LLM path's side: a hold in its own transaction, only for a key with a budget; its end, off the answer's path. */

@@ -28,7 +28,8 @@ const MODEL_PATTERN = /^(\*|[A-Za-z0-9][A-Za-z0-9._:/@+-]{0,199}\*?)$/;
 const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/;
 export const BUDGET_RULE = `a number of credits from 0 to ${MAX_BUDGET_CREDITS} with at most 6 decimals, or null for no cap`;
 
-const refuse = (field: string, rule: string) => new ApiError(422, "invalid_request", `${field}: ${rule}`, { param: field });
+const refuse = (field: string, rule: string) =>
+  new ApiError(422, "invalid_request", `${field}: ${rule}`, { param: field });
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
 /**
@@ -39,15 +40,21 @@ export function parseKeyPolicy(input: unknown, now: number, opts: { requestsMax?
   if (!isObject(input)) throw new ApiError(422, "invalid_request", "The request body must be a JSON object.");
   const out: KeyPolicyChange = {};
   const known = new Set(["name", "rate_limit", "max_concurrent_tasks", "models", "expires_at", "budget"]);
-  for (const k of Object.keys(input)) if (!known.has(k)) throw refuse(k, `unknown field; a key has ${[...known].join(", ")}`);
+  for (const k of Object.keys(input))
+    if (!known.has(k)) throw refuse(k, `unknown field; a key has ${[...known].join(", ")}`);
 
   if (input.name !== undefined) {
-    if (typeof input.name !== "string" || !input.name.trim() || input.name.length > 200) throw refuse("name", "must be text of 1 to 200 characters");
+    if (typeof input.name !== "string" || !input.name.trim() || input.name.length > 200)
+      throw refuse("name", "must be text of 1 to 200 characters");
     out.name = input.name.trim();
   }
-  if (input.rate_limit !== undefined) out.rateLimit = input.rate_limit === null ? null : rateLimit(input.rate_limit, opts.requestsMax);
+  if (input.rate_limit !== undefined)
+    out.rateLimit = input.rate_limit === null ? null : rateLimit(input.rate_limit, opts.requestsMax);
   if (input.max_concurrent_tasks !== undefined)
-    out.maxConcurrentTasks = input.max_concurrent_tasks === null ? null : whole(input.max_concurrent_tasks, "max_concurrent_tasks", KEY_LIMITS.maxConcurrentTasks);
+    out.maxConcurrentTasks =
+      input.max_concurrent_tasks === null
+        ? null
+        : whole(input.max_concurrent_tasks, "max_concurrent_tasks", KEY_LIMITS.maxConcurrentTasks);
   if (input.models !== undefined) out.models = input.models === null ? null : models(input.models);
   if (input.expires_at !== undefined) out.expiresAt = input.expires_at === null ? null : expiry(input.expires_at, now);
   if (input.budget !== undefined) out.budget = budget(input.budget);
@@ -56,11 +63,15 @@ export function parseKeyPolicy(input: unknown, now: number, opts: { requestsMax?
 
 function whole(value: unknown, field: string, range: { min: number; max: number }): number {
   const number = typeof value === "string" && /^\d+$/.test(value.trim()) ? Number(value) : value;
-  if (typeof number !== "number" || !Number.isInteger(number) || number < range.min || number > range.max) throw refuse(field, `must be a whole number from ${range.min} to ${range.max}`);
+  if (typeof number !== "number" || !Number.isInteger(number) || number < range.min || number > range.max)
+    throw refuse(field, `must be a whole number from ${range.min} to ${range.max}`);
   return number;
 }
 
-function rateLimit(v: unknown, requestsMax: number = KEY_LIMITS.rateRequests.max): { requests: number; windowSeconds: number } {
+function rateLimit(
+  v: unknown,
+  requestsMax: number = KEY_LIMITS.rateRequests.max,
+): { requests: number; windowSeconds: number } {
   if (!isObject(v) || v.requests === undefined || v.window_seconds === undefined)
     throw refuse("rate_limit", "needs both requests and window_seconds, or null for the default");
   return {
@@ -71,27 +82,40 @@ function rateLimit(v: unknown, requestsMax: number = KEY_LIMITS.rateRequests.max
 
 function models(v: unknown): string[] {
   if (!Array.isArray(v) || v.length === 0 || v.length > MAX_MODELS)
-    throw refuse("models", `must be a list of 1 to ${MAX_MODELS} model ids or patterns (\`claude-*\`, \`*\`), or null for every model`);
-  return [...new Set(v.map((m, i) => {
-    if (typeof m !== "string" || !MODEL_PATTERN.test(m))
-      throw refuse(`models.${i}`, "must be a model id, an id prefix ending in `*` (e.g. `claude-*`), or `*`");
-    return m;
-  }))];
+    throw refuse(
+      "models",
+      `must be a list of 1 to ${MAX_MODELS} model ids or patterns (\`claude-*\`, \`*\`), or null for every model`,
+    );
+  return [
+    ...new Set(
+      v.map((m, i) => {
+        if (typeof m !== "string" || !MODEL_PATTERN.test(m))
+          throw refuse(`models.${i}`, "must be a model id, an id prefix ending in `*` (e.g. `claude-*`), or `*`");
+        return m;
+      }),
+    ),
+  ];
 }
 
 function expiry(v: unknown, now: number): number {
   const ms = typeof v === "string" && RFC3339.test(v) ? Date.parse(v) : NaN;
-  if (!Number.isFinite(ms)) throw refuse("expires_at", "must be a date and time in RFC 3339 form, e.g. 2027-01-31T00:00:00Z, or null for never");
+  if (!Number.isFinite(ms))
+    throw refuse(
+      "expires_at",
+      "must be a date and time in RFC 3339 form, e.g. 2027-01-31T00:00:00Z, or null for never",
+    );
   if (ms <= now) throw refuse("expires_at", "must be in the future");
   return ms;
 }
 
 function budget(v: unknown): Partial<Record<BudgetPeriod, number | null>> {
   if (v === null) return Object.fromEntries(BUDGET_PERIODS.map((p) => [p, null]));
-  if (!isObject(v)) throw refuse("budget", `must be an object of credits per period (${BUDGET_PERIODS.join(", ")}), or null for none`);
+  if (!isObject(v))
+    throw refuse("budget", `must be an object of credits per period (${BUDGET_PERIODS.join(", ")}), or null for none`);
   const out: Partial<Record<BudgetPeriod, number | null>> = {};
   for (const [period, amount] of Object.entries(v)) {
-    if (!(BUDGET_PERIODS as readonly string[]).includes(period)) throw refuse(`budget.${period}`, `unknown period; the periods are ${BUDGET_PERIODS.join(", ")}`);
+    if (!(BUDGET_PERIODS as readonly string[]).includes(period))
+      throw refuse(`budget.${period}`, `unknown period; the periods are ${BUDGET_PERIODS.join(", ")}`);
     if (amount === null) {
       out[period as BudgetPeriod] = null;
       continue;
@@ -99,7 +123,10 @@ function budget(v: unknown): Partial<Record<BudgetPeriod, number | null>> {
     // A string is accepted only when it is a decimal (the CLI's flags); anything else is not a number.
     let micros: number | undefined;
     try {
-      micros = typeof amount === "number" || (typeof amount === "string" && amount.trim() !== "") ? maxCreditsToMicros(amount) : undefined;
+      micros =
+        typeof amount === "number" || (typeof amount === "string" && amount.trim() !== "")
+          ? maxCreditsToMicros(amount)
+          : undefined;
     } catch {
       micros = undefined;
     }
@@ -136,5 +163,10 @@ export function modelAllowed(allowed: readonly string[] | null, model: string): 
  */
 export function refuseModelNotAllowed(allowed: readonly string[] | null, requested: string, id: string): void {
   if (modelAllowed(allowed, requested) || modelAllowed(allowed, id)) return;
-  throw new ApiError(403, "model_not_allowed", `This API key may not call model ${id}; it may call ${allowed!.join(", ")}. Nothing was charged.`, { param: "model" });
+  throw new ApiError(
+    403,
+    "model_not_allowed",
+    `This API key may not call model ${id}; it may call ${allowed!.join(", ")}. Nothing was charged.`,
+    { param: "model" },
+  );
 }

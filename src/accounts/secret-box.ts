@@ -32,7 +32,10 @@ export class SecretBox {
       splitKeys(value).map(async (b64) => {
         const bytes = Buffer.from(b64, "base64");
         const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", bytes));
-        return { id: Buffer.from(digest.subarray(0, 4)).toString("hex"), key: await crypto.subtle.importKey("raw", bytes, "AES-GCM", false, ["encrypt", "decrypt"]) };
+        return {
+          id: Buffer.from(digest.subarray(0, 4)).toString("hex"),
+          key: await crypto.subtle.importKey("raw", bytes, "AES-GCM", false, ["encrypt", "decrypt"]),
+        };
       }),
     );
     return new SecretBox(keys);
@@ -52,7 +55,13 @@ export class SecretBox {
     const k = this.keys[0];
     if (!k) return plain;
     const nonce = crypto.getRandomValues(new Uint8Array(NONCE_BYTES));
-    const sealed = new Uint8Array(await crypto.subtle.encrypt({ name: "AES-GCM", iv: nonce, additionalData: encode(context) }, k.key, encode(plain)));
+    const sealed = new Uint8Array(
+      await crypto.subtle.encrypt(
+        { name: "AES-GCM", iv: nonce, additionalData: encode(context) },
+        k.key,
+        encode(plain),
+      ),
+    );
     return `${SEALED_PREFIX}${k.id}.${Buffer.concat([nonce, sealed]).toString("base64")}`;
   }
 
@@ -64,7 +73,11 @@ export class SecretBox {
     if (!k) throw new SealedSecretError(`a secret is sealed with key ${keyId}, which SECRETS_KEY does not hold`);
     const bytes = Buffer.from(stored.slice(SEALED_PREFIX.length + keyId.length + 1), "base64");
     try {
-      const plain = await crypto.subtle.decrypt({ name: "AES-GCM", iv: bytes.subarray(0, NONCE_BYTES), additionalData: encode(context) }, k.key, bytes.subarray(NONCE_BYTES));
+      const plain = await crypto.subtle.decrypt(
+        { name: "AES-GCM", iv: bytes.subarray(0, NONCE_BYTES), additionalData: encode(context) },
+        k.key,
+        bytes.subarray(NONCE_BYTES),
+      );
       return decoder.decode(plain);
     } catch {
       throw new SealedSecretError(`a secret sealed with key ${keyId} does not open: altered, or stored on another row`);
@@ -80,7 +93,10 @@ export function sealedKeyId(stored: string): string | null {
 }
 
 function splitKeys(value: string): string[] {
-  return value.split(",").map((s) => s.trim()).filter(Boolean);
+  return value
+    .split(",")
+    .map((s) => s.trim())
+    .filter(Boolean);
 }
 
 /** The SECRETS_KEY check (settings.ts): every listed key is base64 of exactly 32 bytes. */

@@ -22,10 +22,22 @@ const KEY_CACHE_MS = 5_000;
 const KEY_CACHE_MAX = 50_000;
 export const LAST_USED_STEP_MS = 60_000;
 
-export interface KeyLimits { rateRequests: number | null; rateWindowSeconds: number | null; maxConcurrentTasks: number | null }
+export interface KeyLimits {
+  rateRequests: number | null;
+  rateWindowSeconds: number | null;
+  maxConcurrentTasks: number | null;
+}
 /** What a key may do beyond its limits (accounts/policy.ts): null models allow every model, null expiry is never. */
-export interface KeyRules { models: string[] | null; expiresAt: number | null; budget: Budget }
-export interface AuthContext extends KeyLimits, KeyRules { keyId: string; accountId: string; keyName: string }
+export interface KeyRules {
+  models: string[] | null;
+  expiresAt: number | null;
+  budget: Budget;
+}
+export interface AuthContext extends KeyLimits, KeyRules {
+  keyId: string;
+  accountId: string;
+  keyName: string;
+}
 export interface KeyView {
   id: string;
   name: string;
@@ -76,19 +88,35 @@ export class Accounts {
   }
 
   async listAccounts() {
-    return this.db.all<{ id: string; name: string; created_at: number }>(sql`select id, name, created_at from accounts order by created_at`);
+    return this.db.all<{ id: string; name: string; created_at: number }>(
+      sql`select id, name, created_at from accounts order by created_at`,
+    );
   }
 
   /** Creates a key and returns its plaintext once. */
-  async createKey(accountId: string, opts: { name?: string } & Partial<KeyLimits> & Partial<KeyRules>): Promise<KeyView & { key: string }> {
+  async createKey(
+    accountId: string,
+    opts: { name?: string } & Partial<KeyLimits> & Partial<KeyRules>,
+  ): Promise<KeyView & { key: string }> {
     // Half a rate limit would quietly run with the default's other half. The window is bounded for every caller (the
     // CLI too): the limiters' timers must stay under 2^31 ms.
     if ((opts.rateRequests == null) !== (opts.rateWindowSeconds == null)) {
-      throw new ApiError(422, "invalid_request", "A key's rate limit needs both the number of requests and the window in seconds, or neither.");
+      throw new ApiError(
+        422,
+        "invalid_request",
+        "A key's rate limit needs both the number of requests and the window in seconds, or neither.",
+      );
     }
     const window = KEY_LIMITS.rateWindowSeconds;
-    if (opts.rateWindowSeconds != null && !(opts.rateWindowSeconds >= window.min && opts.rateWindowSeconds <= window.max)) {
-      throw new ApiError(422, "invalid_request", `A key's rate-limit window must be from ${window.min} to ${window.max} seconds.`);
+    if (
+      opts.rateWindowSeconds != null &&
+      !(opts.rateWindowSeconds >= window.min && opts.rateWindowSeconds <= window.max)
+    ) {
+      throw new ApiError(
+        422,
+        "invalid_request",
+        `A key's rate-limit window must be from ${window.min} to ${window.max} seconds.`,
+      );
     }
     await this.requireAccount(accountId);
     const key = KEY_PREFIX + randomToken(30);
@@ -106,13 +134,17 @@ export class Accounts {
   }
 
   async listKeys(accountId: string): Promise<KeyView[]> {
-    const rows = await this.db.all<any>(sql`select * from api_keys where account_id = ${accountId} order by created_at`);
+    const rows = await this.db.all<any>(
+      sql`select * from api_keys where account_id = ${accountId} order by created_at`,
+    );
     return rows.map(keyView);
   }
 
   async revokeKey(accountId: string, keyId: string): Promise<KeyView> {
     const now = Date.now();
-    await this.db.run(sql`update api_keys set revoked_at = ${now} where id = ${keyId} and account_id = ${accountId} and revoked_at is null`);
+    await this.db.run(
+      sql`update api_keys set revoked_at = ${now} where id = ${keyId} and account_id = ${accountId} and revoked_at is null`,
+    );
     const row = await this.db.get<any>(sql`select * from api_keys where id = ${keyId} and account_id = ${accountId}`);
     if (!row) throw notFound(`Key ${keyId}`);
     this.cache.clear(); // this process sees the revocation at once; others within KEY_CACHE_MS
@@ -127,8 +159,12 @@ export class Accounts {
     const sets = policySets(change);
     const row = await this.db.get<any>(sql`select * from api_keys where id = ${keyId} and account_id = ${accountId}`);
     if (!row) throw notFound(`Key ${keyId}`);
-    if (row.revoked_at != null) throw new ApiError(409, "key_revoked", `Key ${keyId} is revoked; a revoked key cannot be changed.`);
-    if (sets.length) await this.db.run(sql`update api_keys set ${sql.join(sets, sql`, `)} where id = ${keyId} and account_id = ${accountId}`);
+    if (row.revoked_at != null)
+      throw new ApiError(409, "key_revoked", `Key ${keyId} is revoked; a revoked key cannot be changed.`);
+    if (sets.length)
+      await this.db.run(
+        sql`update api_keys set ${sql.join(sets, sql`, `)} where id = ${keyId} and account_id = ${accountId}`,
+      );
     const newlyCapped = BUDGET_PERIODS.filter((p) => change.budget?.[p] != null && row[BUDGET_COLUMNS[p]] == null);
     await startBudgets(this.db, keyId, newlyCapped, Date.now());
     this.cache.clear();
@@ -139,12 +175,16 @@ export class Accounts {
   async rotateWebhookKey(accountId: string): Promise<{ key: string }> {
     await this.requireAccount(accountId);
     const key = "whsec_" + randomToken(32);
-    await this.db.run(sql`update accounts set webhook_secret = ${await this.box.seal(key, accountId)} where id = ${accountId}`);
+    await this.db.run(
+      sql`update accounts set webhook_secret = ${await this.box.seal(key, accountId)} where id = ${accountId}`,
+    );
     return { key };
   }
 
   async webhookSecret(accountId: string): Promise<string | null> {
-    const account = await this.db.get<{ webhook_secret: string | null }>(sql`select webhook_secret from accounts where id = ${accountId}`);
+    const account = await this.db.get<{ webhook_secret: string | null }>(
+      sql`select webhook_secret from accounts where id = ${accountId}`,
+    );
     return account?.webhook_secret == null ? null : this.box.open(account.webhook_secret, accountId);
   }
 
@@ -155,20 +195,26 @@ export class Accounts {
   async resealWebhookSecrets(): Promise<{ resealed: number; sealing_key_id: string | null }> {
     const current = this.box.sealingKeyId;
     if (current === null) throw new RangeError("SECRETS_KEY is not set: there is no key to seal with");
-    const rows = await this.db.all<{ id: string; webhook_secret: string }>(sql`select id, webhook_secret from accounts where webhook_secret is not null`);
+    const rows = await this.db.all<{ id: string; webhook_secret: string }>(
+      sql`select id, webhook_secret from accounts where webhook_secret is not null`,
+    );
     let resealed = 0;
     for (const r of rows) {
       if (sealedKeyId(r.webhook_secret) === current) continue;
       const sealed = await this.box.seal(await this.box.open(r.webhook_secret, r.id), r.id);
       // Only if unchanged meanwhile: a rotation in between already sealed its new key.
-      resealed += await this.db.run(sql`update accounts set webhook_secret = ${sealed} where id = ${r.id} and webhook_secret = ${r.webhook_secret}`);
+      resealed += await this.db.run(
+        sql`update accounts set webhook_secret = ${sealed} where id = ${r.id} and webhook_secret = ${r.webhook_secret}`,
+      );
     }
     return { resealed, sealing_key_id: current };
   }
 
   /** The ids of keys that sealed stored secrets but are missing from SECRETS_KEY (checked at startup). */
   async unknownSealingKeys(): Promise<string[]> {
-    const rows = await this.db.all<{ webhook_secret: string }>(sql`select webhook_secret from accounts where webhook_secret like ${SEALED_PREFIX + "%"}`);
+    const rows = await this.db.all<{ webhook_secret: string }>(
+      sql`select webhook_secret from accounts where webhook_secret like ${SEALED_PREFIX + "%"}`,
+    );
     const ids = new Set(rows.map((r) => sealedKeyId(r.webhook_secret)).filter((id): id is string => id !== null));
     return [...ids].filter((id) => !this.box.knows(id));
   }
@@ -182,7 +228,8 @@ export class Accounts {
       if (hit.ctx) this.noteUse(hit.ctx.keyId, now);
       return hit.ctx;
     }
-    const row = await this.db.get<any>(sql`select id, account_id, name, rate_requests, rate_window_seconds, max_concurrent_tasks, revoked_at,
+    const row =
+      await this.db.get<any>(sql`select id, account_id, name, rate_requests, rate_window_seconds, max_concurrent_tasks, revoked_at,
       models, expires_at, budget_day, budget_week, budget_month, budget_lifetime from api_keys where key_hash = ${hash}`);
     const ctx: AuthContext | null =
       row && row.revoked_at == null
@@ -209,7 +256,9 @@ export class Accounts {
     this.lastUseWritten.set(keyId, now);
     // Never earlier than what another process wrote; a failed write is tried again on the key's next use.
     this.db
-      .run(sql`update api_keys set last_used_at = ${now} where id = ${keyId} and (last_used_at is null or last_used_at < ${now})`)
+      .run(
+        sql`update api_keys set last_used_at = ${now} where id = ${keyId} and (last_used_at is null or last_used_at < ${now})`,
+      )
       .catch(() => this.lastUseWritten.delete(keyId));
   }
 }
@@ -218,12 +267,22 @@ function iso(ms: number | null): string | null {
   return ms == null ? null : new Date(ms).toISOString();
 }
 
-const BUDGET_COLUMNS: Record<BudgetPeriod, string> = { day: "budget_day", week: "budget_week", month: "budget_month", lifetime: "budget_lifetime" };
+const BUDGET_COLUMNS: Record<BudgetPeriod, string> = {
+  day: "budget_day",
+  week: "budget_week",
+  month: "budget_month",
+  lifetime: "budget_lifetime",
+};
 
 function keyRules(row: any): KeyRules {
   const budget: Budget = {};
-  for (const period of BUDGET_PERIODS) if (row[BUDGET_COLUMNS[period]] != null) budget[period] = Number(row[BUDGET_COLUMNS[period]]);
-  return { models: row.models == null ? null : JSON.parse(row.models), expiresAt: row.expires_at == null ? null : Number(row.expires_at), budget };
+  for (const period of BUDGET_PERIODS)
+    if (row[BUDGET_COLUMNS[period]] != null) budget[period] = Number(row[BUDGET_COLUMNS[period]]);
+  return {
+    models: row.models == null ? null : JSON.parse(row.models),
+    expiresAt: row.expires_at == null ? null : Number(row.expires_at),
+    budget,
+  };
 }
 
 /** The `column = value` pieces of an update for the fields a change sets. */
@@ -238,7 +297,8 @@ function policySets(change: KeyPolicyChange): ReturnType<typeof sql>[] {
   if (change.maxConcurrentTasks !== undefined) set("max_concurrent_tasks", change.maxConcurrentTasks);
   if (change.models !== undefined) set("models", change.models === null ? null : JSON.stringify(change.models));
   if (change.expiresAt !== undefined) set("expires_at", change.expiresAt);
-  for (const period of BUDGET_PERIODS) if (change.budget?.[period] !== undefined) set(BUDGET_COLUMNS[period], change.budget[period]);
+  for (const period of BUDGET_PERIODS)
+    if (change.budget?.[period] !== undefined) set(BUDGET_COLUMNS[period], change.budget[period]);
   return sets;
 }
 
@@ -252,7 +312,9 @@ function keyView(row: any): KeyView {
     max_concurrent_tasks: row.max_concurrent_tasks,
     models: rules.models,
     expires_at: iso(rules.expiresAt),
-    budget: Object.fromEntries(Object.entries(rules.budget).map(([period, micros]) => [period, microsToCredits(micros)])),
+    budget: Object.fromEntries(
+      Object.entries(rules.budget).map(([period, micros]) => [period, microsToCredits(micros)]),
+    ),
     created_at: iso(row.created_at)!,
     revoked_at: iso(row.revoked_at),
     last_used_at: iso(row.last_used_at),

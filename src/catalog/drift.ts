@@ -39,7 +39,10 @@ interface Lister {
 }
 
 const bearer = (key: string) => ({ authorization: `Bearer ${key}` });
-const ids = (json: any): ListedModel[] => (Array.isArray(json?.data) ? json.data : []).filter((m: any) => typeof m?.id === "string").map((m: any) => ({ id: m.id }));
+const ids = (json: any): ListedModel[] =>
+  (Array.isArray(json?.data) ? json.data : [])
+    .filter((m: any) => typeof m?.id === "string")
+    .map((m: any) => ({ id: m.id }));
 /** xAI states prices in units of 1/100 US cent per million tokens. */
 const xaiUsd = (v: unknown) => (typeof v === "number" ? v / 10_000 : undefined);
 const positive = (v: unknown) => (typeof v === "number" && v > 0 ? v : undefined);
@@ -51,8 +54,15 @@ const LISTERS: Record<string, Lister> = {
     firstPage: (b) => `${b}/v1/models?limit=1000`,
     headers: (key) => ({ "x-api-key": key, "anthropic-version": "2023-06-01" }),
     read: (json, url) => ({
-      models: (Array.isArray(json?.data) ? json.data : []).map((m: any) => ({ id: m.id, context_window: positive(m.max_input_tokens), max_output_tokens: positive(m.max_tokens) })),
-      next: json?.has_more && json.last_id ? `${url.split("&after_id=")[0]}&after_id=${encodeURIComponent(json.last_id)}` : undefined,
+      models: (Array.isArray(json?.data) ? json.data : []).map((m: any) => ({
+        id: m.id,
+        context_window: positive(m.max_input_tokens),
+        max_output_tokens: positive(m.max_tokens),
+      })),
+      next:
+        json?.has_more && json.last_id
+          ? `${url.split("&after_id=")[0]}&after_id=${encodeURIComponent(json.last_id)}`
+          : undefined,
     }),
     sells: (id) => id.startsWith("claude-"),
   },
@@ -62,7 +72,9 @@ const LISTERS: Record<string, Lister> = {
     firstPage: (b) => `${b}/models`,
     headers: bearer,
     read: (json) => ({ models: ids(json) }),
-    sells: (id) => /^(gpt-|o\d|codex-|text-embedding-)/.test(id) && !/(audio|realtime|transcribe|tts|image|search|instruct|chat-latest)/.test(id),
+    sells: (id) =>
+      /^(gpt-|o\d|codex-|text-embedding-)/.test(id) &&
+      !/(audio|realtime|transcribe|tts|image|search|instruct|chat-latest)/.test(id),
   },
   gemini: {
     keyVar: "GEMINI_API_KEY",
@@ -70,10 +82,16 @@ const LISTERS: Record<string, Lister> = {
     firstPage: (b) => `${b}/v1beta/models?pageSize=1000`,
     headers: (key) => ({ "x-goog-api-key": key }),
     read: (json, url) => ({
-      models: (Array.isArray(json?.models) ? json.models : []).filter((m: any) => typeof m?.name === "string").map((m: any) => ({
-        id: m.name.replace(/^models\//, ""), context_window: positive(m.inputTokenLimit), max_output_tokens: positive(m.outputTokenLimit),
-      })),
-      next: json?.nextPageToken ? `${url.split("&pageToken=")[0]}&pageToken=${encodeURIComponent(json.nextPageToken)}` : undefined,
+      models: (Array.isArray(json?.models) ? json.models : [])
+        .filter((m: any) => typeof m?.name === "string")
+        .map((m: any) => ({
+          id: m.name.replace(/^models\//, ""),
+          context_window: positive(m.inputTokenLimit),
+          max_output_tokens: positive(m.outputTokenLimit),
+        })),
+      next: json?.nextPageToken
+        ? `${url.split("&pageToken=")[0]}&pageToken=${encodeURIComponent(json.nextPageToken)}`
+        : undefined,
     }),
     sells: (id) => /^gemini-/.test(id) && !/(image|tts|live|audio|robotics|computer-use)/.test(id),
   },
@@ -83,13 +101,15 @@ const LISTERS: Record<string, Lister> = {
     firstPage: (b) => `${b}/language-models`,
     headers: bearer,
     read: (json) => ({
-      models: (Array.isArray(json?.models) ? json.models : []).filter((m: any) => typeof m?.id === "string").map((m: any) => ({
-        id: m.id,
-        aliases: Array.isArray(m.aliases) ? m.aliases : [],
-        input: xaiUsd(m.prompt_text_token_price),
-        output: xaiUsd(m.completion_text_token_price),
-        cache_read: xaiUsd(m.cached_prompt_text_token_price),
-      })),
+      models: (Array.isArray(json?.models) ? json.models : [])
+        .filter((m: any) => typeof m?.id === "string")
+        .map((m: any) => ({
+          id: m.id,
+          aliases: Array.isArray(m.aliases) ? m.aliases : [],
+          input: xaiUsd(m.prompt_text_token_price),
+          output: xaiUsd(m.completion_text_token_price),
+          cache_read: xaiUsd(m.cached_prompt_text_token_price),
+        })),
     }),
     sells: (id) => id.startsWith("grok-"),
   },
@@ -122,7 +142,11 @@ export interface DriftReport {
 
 const MAX_PAGES = 20;
 
-export async function checkCatalog(catalog: Catalog, raw: Record<string, string | undefined>, fetchImpl: typeof fetch = fetch): Promise<DriftReport> {
+export async function checkCatalog(
+  catalog: Catalog,
+  raw: Record<string, string | undefined>,
+  fetchImpl: typeof fetch = fetch,
+): Promise<DriftReport> {
   const report: DriftReport = { ok: true, providers: {}, skipped: [] };
   for (const [name, lister] of Object.entries(LISTERS)) {
     const key = splitKeys(raw[lister.keyVar])[0];
@@ -139,7 +163,11 @@ export async function checkCatalog(catalog: Catalog, raw: Record<string, string 
       report.ok = false;
       continue;
     }
-    const findings = compare(catalog, name, listed.filter((m) => lister.sells(m.id)));
+    const findings = compare(
+      catalog,
+      name,
+      listed.filter((m) => lister.sells(m.id)),
+    );
     report.providers[name] = findings;
     if (findings.missing.length || findings.not_served.length || findings.differs.length) report.ok = false;
   }
@@ -202,7 +230,8 @@ function differences(m: LlmModel, l: ListedModel): ProviderFindings["differs"] {
     if (theirs === undefined) continue;
     const mine = ours(m);
     // Prices compare in whole µcr per million tokens, so 0.1 + 0.2 style float noise is not a finding.
-    if (mine === undefined || Math.round(mine * 1e6) !== Math.round(theirs * 1e6)) out.push({ model: m.id, field, catalog: mine ?? null, provider: theirs });
+    if (mine === undefined || Math.round(mine * 1e6) !== Math.round(theirs * 1e6))
+      out.push({ model: m.id, field, catalog: mine ?? null, provider: theirs });
   }
   return out;
 }

@@ -6,8 +6,19 @@ import { LIFECYCLE_KEYS, FieldError } from "./lifecycle";
 import { LLM_ENDPOINTS } from "./model";
 
 const ENTRY_KEYS = new Set<string>([
-  "id", "aliases", "type", "name", "description", "endpoint", "provider", "upstream_model", "context_window",
-  "max_output_tokens", "capabilities", "pricing", ...LIFECYCLE_KEYS,
+  "id",
+  "aliases",
+  "type",
+  "name",
+  "description",
+  "endpoint",
+  "provider",
+  "upstream_model",
+  "context_window",
+  "max_output_tokens",
+  "capabilities",
+  "pricing",
+  ...LIFECYCLE_KEYS,
 ]);
 /** a provider snapshot id: the model name followed by its date (claude-opus-4-5-20251101) */
 const DATED = /-\d{8}$/;
@@ -19,22 +30,34 @@ const LONG_CONTEXT_KEYS = new Set(["above_input_tokens", ...TOKEN_PRICE_KEYS]);
 
 export function checkLlmFields(e: Record<string, any>): void {
   unknownKeys(e, ENTRY_KEYS, "");
-  if (e.endpoint !== undefined && !LLM_ENDPOINTS.includes(e.endpoint)) throw new FieldError("endpoint", `${JSON.stringify(e.endpoint)} is not one of ${LLM_ENDPOINTS.join(", ")}`);
-  if (e.aliases !== undefined && (!Array.isArray(e.aliases) || e.aliases.some((a: unknown) => typeof a !== "string" || !a))) throw new FieldError("aliases", "must be a list of model ids");
+  if (e.endpoint !== undefined && !LLM_ENDPOINTS.includes(e.endpoint))
+    throw new FieldError("endpoint", `${JSON.stringify(e.endpoint)} is not one of ${LLM_ENDPOINTS.join(", ")}`);
+  if (
+    e.aliases !== undefined &&
+    (!Array.isArray(e.aliases) || e.aliases.some((a: unknown) => typeof a !== "string" || !a))
+  )
+    throw new FieldError("aliases", "must be a list of model ids");
   // A dated alias names a provider snapshot: calls by either name must reach that snapshot, not a moving alias.
   const dated = (e.aliases ?? []).find((a: string) => DATED.test(a) && a !== e.upstream_model);
-  if (dated) throw new FieldError("aliases", `${JSON.stringify(dated)} is a dated snapshot id, so upstream_model must be it (not ${JSON.stringify(e.upstream_model)})`);
+  if (dated)
+    throw new FieldError(
+      "aliases",
+      `${JSON.stringify(dated)} is a dated snapshot id, so upstream_model must be it (not ${JSON.stringify(e.upstream_model)})`,
+    );
   for (const k of ["context_window", "max_output_tokens"]) {
-    if (e[k] !== undefined && (!Number.isSafeInteger(e[k]) || e[k] <= 0)) throw new FieldError(k, "must be a positive whole number of tokens");
+    if (e[k] !== undefined && (!Number.isSafeInteger(e[k]) || e[k] <= 0))
+      throw new FieldError(k, "must be a positive whole number of tokens");
   }
   const p = e.pricing;
   if (p === undefined) return; // compileLlm names what is missing
-  if (typeof p !== "object" || p === null || Array.isArray(p)) throw new FieldError("pricing", "must be an object of USD prices");
+  if (typeof p !== "object" || p === null || Array.isArray(p))
+    throw new FieldError("pricing", "must be an object of USD prices");
   unknownKeys(p, PRICING_KEYS, "pricing.");
   for (const k of [...TOKEN_PRICE_KEYS, ...CALL_FEE_KEYS]) price(p[k], `pricing.${k}`);
   const long = p.long_context;
   if (long === undefined) return;
-  if (typeof long !== "object" || long === null || Array.isArray(long)) throw new FieldError("pricing.long_context", "must be an object of USD prices");
+  if (typeof long !== "object" || long === null || Array.isArray(long))
+    throw new FieldError("pricing.long_context", "must be an object of USD prices");
   unknownKeys(long, LONG_CONTEXT_KEYS, "pricing.long_context.");
   for (const k of TOKEN_PRICE_KEYS) price(long[k], `pricing.long_context.${k}`);
 }
@@ -45,5 +68,6 @@ function unknownKeys(o: Record<string, unknown>, known: Set<string>, prefix: str
 
 function price(v: unknown, field: string): void {
   if (v === undefined) return;
-  if (typeof v !== "number" || !Number.isFinite(v) || v < 0) throw new FieldError(field, `must be a non-negative number in USD, not ${JSON.stringify(v)}`);
+  if (typeof v !== "number" || !Number.isFinite(v) || v < 0)
+    throw new FieldError(field, `must be a non-negative number in USD, not ${JSON.stringify(v)}`);
 }

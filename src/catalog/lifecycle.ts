@@ -28,11 +28,22 @@ export interface Lifecycle {
   checked?: string;
 }
 
-export const LIFECYCLE_KEYS = ["status", "released", "retires_after", "successor", "provider_successor", "source", "checked"] as const;
+export const LIFECYCLE_KEYS = [
+  "status",
+  "released",
+  "retires_after",
+  "successor",
+  "provider_successor",
+  "source",
+  "checked",
+] as const;
 
 /** A field a bad entry is refused for: the catalog's loader names the file and entry beside it. */
 export class FieldError extends Error {
-  constructor(readonly field: string, message: string) {
+  constructor(
+    readonly field: string,
+    message: string,
+  ) {
     super(message);
   }
 }
@@ -45,31 +56,45 @@ export function lifecycleOf(e: Record<string, unknown>): Lifecycle & { status: M
   if (!MODEL_STATUSES.includes(status)) throw new FieldError("status", `must be one of ${MODEL_STATUSES.join(", ")}`);
   for (const k of ["released", "retires_after", "checked"] as const) {
     const v = e[k];
-    if (v !== undefined && (typeof v !== "string" || !DATE.test(v) || Number.isNaN(Date.parse(v)))) throw new FieldError(k, "must be a date written YYYY-MM-DD");
+    if (v !== undefined && (typeof v !== "string" || !DATE.test(v) || Number.isNaN(Date.parse(v))))
+      throw new FieldError(k, "must be a date written YYYY-MM-DD");
   }
-  if (e.source !== undefined && (typeof e.source !== "string" || !/^https:\/\/\S+$/.test(e.source))) throw new FieldError("source", "must be an https:// URL");
+  if (e.source !== undefined && (typeof e.source !== "string" || !/^https:\/\/\S+$/.test(e.source)))
+    throw new FieldError("source", "must be an https:// URL");
   for (const k of ["successor", "provider_successor"] as const) {
     if (e[k] !== undefined && (typeof e[k] !== "string" || !e[k])) throw new FieldError(k, "must be a model id");
   }
-  if (status === "retired" && e.successor === undefined) throw new FieldError("successor", "is required for a retired model (the id callers are told to use instead)");
+  if (status === "retired" && e.successor === undefined)
+    throw new FieldError("successor", "is required for a retired model (the id callers are told to use instead)");
   const life: Lifecycle & { status: ModelStatus } = { status };
   for (const k of LIFECYCLE_KEYS) if (e[k] !== undefined && k !== "status") (life as any)[k] = e[k];
   return life;
 }
 
 /** Every successor names a model callers can use: one in the catalog that is not retired itself. */
-export function checkSuccessors(lifecycles: Map<string, Lifecycle & { status: ModelStatus }>, fail: (id: string, e: FieldError) => never): void {
+export function checkSuccessors(
+  lifecycles: Map<string, Lifecycle & { status: ModelStatus }>,
+  fail: (id: string, e: FieldError) => never,
+): void {
   for (const [id, life] of lifecycles) {
     if (life.successor === undefined) continue;
     const next = lifecycles.get(life.successor);
     if (!next) fail(id, new FieldError("successor", `${JSON.stringify(life.successor)} is not in the catalog`));
-    if (next.status === "retired") fail(id, new FieldError("successor", `${JSON.stringify(life.successor)} is retired itself`));
+    if (next.status === "retired")
+      fail(id, new FieldError("successor", `${JSON.stringify(life.successor)} is retired itself`));
   }
 }
 
 /** 410 `model_retired` naming the successor, in whichever error shape the caller speaks (http/surfaces.ts). */
 export function retiredError(id: string, life: Lifecycle): ApiError {
   const since = life.retires_after ? ` after ${life.retires_after}` : "";
-  const theirs = life.provider_successor ? ` (the provider's own replacement, ${life.provider_successor}, is not sold here)` : "";
-  return new ApiError(410, "model_retired", `Model ${id} was retired by its provider${since} and is no longer served. Use ${life.successor} instead${theirs}.`, { param: "model" });
+  const theirs = life.provider_successor
+    ? ` (the provider's own replacement, ${life.provider_successor}, is not sold here)`
+    : "";
+  return new ApiError(
+    410,
+    "model_retired",
+    `Model ${id} was retired by its provider${since} and is no longer served. Use ${life.successor} instead${theirs}.`,
+    { param: "model" },
+  );
 }

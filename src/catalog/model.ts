@@ -31,7 +31,14 @@ export interface LlmEntry {
     cache_write?: number;
     cache_write_1h?: number;
     web_search_per_1k_calls?: number;
-    long_context?: { above_input_tokens: number; input: number; output?: number; cache_read?: number; cache_write?: number; cache_write_1h?: number };
+    long_context?: {
+      above_input_tokens: number;
+      input: number;
+      output?: number;
+      cache_read?: number;
+      cache_write?: number;
+      cache_write_1h?: number;
+    };
   };
 }
 

@@ -1,7 +1,8 @@
 import { t } from "elysia";
 
 // Answers of /v1/models and /v1/models/{model_id} (published in /openapi.json). Open objects: the catalog adds fields.
-const Open = <T extends Parameters<typeof t.Object>[0]>(props: T, description?: string) => t.Object(props, { additionalProperties: true, ...(description && { description }) });
+const Open = <T extends Parameters<typeof t.Object>[0]>(props: T, description?: string) =>
+  t.Object(props, { additionalProperties: true, ...(description && { description }) });
 
 export const PublicModel = Open({
   id: t.String(),
@@ -10,16 +11,39 @@ export const PublicModel = Open({
   type: t.String({ description: "llm, embedding, image, video or audio." }),
   name: t.String(),
   description: t.String(),
-  endpoint: t.String({ description: "The endpoint that serves it: an LLM protocol's path, or /api/v1/jobs/createTask for media." }),
+  endpoint: t.String({
+    description: "The endpoint that serves it: an LLM protocol's path, or /api/v1/jobs/createTask for media.",
+  }),
   capabilities: t.Array(t.String()),
-  pricing: Open({ currency: t.Literal("USD"), unit: t.String() }, "USD prices: per million tokens for LLMs and embeddings, per unit (rows) for media."),
+  pricing: Open(
+    { currency: t.Literal("USD"), unit: t.String() },
+    "USD prices: per million tokens for LLMs and embeddings, per unit (rows) for media.",
+  ),
 });
 
 export const ModelList = Open({ object: t.Literal("list"), data: t.Array(PublicModel) });
 
-export const ModelCard = t.Composite([PublicModel, Open({
-  card_url: t.String({ description: "The model's card for people." }),
-  price_rows: t.Array(t.Record(t.String(), t.Any()), { description: "One row per priced variant, USD and credits." }),
-  input_schema: t.Optional(t.Record(t.String(), t.Any(), { description: "Media models: the JSON Schema of the task `input` (native door) or of the body's other fields (OpenAI-style doors)." })),
-  example: t.Optional(t.Record(t.String(), t.Any(), { description: "Example requests (curl and SDK) and, for media, an estimate; absent for a retired model, which is not served." })),
-})], { additionalProperties: true });
+export const ModelCard = t.Composite(
+  [
+    PublicModel,
+    Open({
+      card_url: t.String({ description: "The model's card for people." }),
+      price_rows: t.Array(t.Record(t.String(), t.Any()), {
+        description: "One row per priced variant, USD and credits.",
+      }),
+      input_schema: t.Optional(
+        t.Record(t.String(), t.Any(), {
+          description:
+            "Media models: the JSON Schema of the task `input` (native door) or of the body's other fields (OpenAI-style doors).",
+        }),
+      ),
+      example: t.Optional(
+        t.Record(t.String(), t.Any(), {
+          description:
+            "Example requests (curl and SDK) and, for media, an estimate; absent for a retired model, which is not served.",
+        }),
+      ),
+    }),
+  ],
+  { additionalProperties: true },
+);

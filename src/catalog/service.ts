@@ -2,10 +2,18 @@ import { readFileSync } from "node:fs";
 import { usdPerMillionToMicrosPerToken, usdPerThousandToMicrosPerCall } from "../ledger/units";
 import builtinLlm from "./models.json";
 import builtinMedia from "./media-models.json";
-import { type LlmEntry, type LlmModel, type TokenPriceSet } from "./model";
+import type { LlmEntry, LlmModel, TokenPriceSet } from "./model";
 import type { MediaModel } from "../media/model";
 import { checkLlmFields } from "./entry-check";
-import { checkSuccessors, FieldError, LIFECYCLE_KEYS, lifecycleOf, retiredError, type Lifecycle, type ModelStatus } from "./lifecycle";
+import {
+  checkSuccessors,
+  FieldError,
+  LIFECYCLE_KEYS,
+  lifecycleOf,
+  retiredError,
+  type Lifecycle,
+  type ModelStatus,
+} from "./lifecycle";
 import { publicLlm, publicMedia } from "./public";
 
 // The catalog: every model the gateway sells, loaded and checked once at startup. A bad entry stops startup with a
@@ -29,7 +37,12 @@ export class Catalog {
   readonly lifecycle = new Map<string, Lifecycle & { status: ModelStatus }>();
 
   /** `originOf` names the file an entry came from, for the one-line startup error. */
-  constructor(llmEntries: LlmEntry[], mediaEntries: unknown[], compileMedia: MediaCompiler, originOf: (entry: unknown) => string = () => "built-in catalog") {
+  constructor(
+    llmEntries: LlmEntry[],
+    mediaEntries: unknown[],
+    compileMedia: MediaCompiler,
+    originOf: (entry: unknown) => string = () => "built-in catalog",
+  ) {
     const fail = (entry: unknown, e: Error): never => {
       const field = e instanceof FieldError ? `, field ${e.field}` : "";
       throw new CatalogError(`${originOf(entry)}: entry ${JSON.stringify((entry as any)?.id)}${field}: ${e.message}`);
@@ -47,7 +60,14 @@ export class Catalog {
       byId.set(m!.id, e);
       for (const name of [m!.id, ...(m!.aliases ?? [])]) {
         // An alias equal to another model's id (or alias) would silently take that name over: refuse at startup.
-        if (this.llm.has(name)) fail(e, new FieldError(name === m!.id ? "id" : "aliases", `${JSON.stringify(name)} already names ${this.llm.get(name)!.id}`));
+        if (this.llm.has(name))
+          fail(
+            e,
+            new FieldError(
+              name === m!.id ? "id" : "aliases",
+              `${JSON.stringify(name)} already names ${this.llm.get(name)!.id}`,
+            ),
+          );
         this.llm.set(name, m!);
       }
     }
@@ -66,7 +86,10 @@ export class Catalog {
       byId.set(m!.id, e);
     }
     checkSuccessors(this.lifecycle, (id, err) => fail(byId.get(id), err));
-    this.version = new Bun.CryptoHasher("sha1").update(JSON.stringify([llmEntries, mediaEntries])).digest("hex").slice(0, 16);
+    this.version = new Bun.CryptoHasher("sha1")
+      .update(JSON.stringify([llmEntries, mediaEntries]))
+      .digest("hex")
+      .slice(0, 16);
   }
 
   /** A media model by id; a unique "vendor/" suffix match is accepted too ("seedance-2-fast" → "bytedance/seedance-2-fast"). */
@@ -81,7 +104,10 @@ export class Catalog {
   /** The model list of GET /v1/models (OpenAI list shape plus our fields). */
   publicList(): object[] {
     const life = (id: string) => this.lifecycle.get(id)!;
-    return [...this.llmList.map((m) => publicLlm(m, life(m.id))), ...this.mediaList.map((m) => publicMedia(m, life(m.id)))];
+    return [
+      ...this.llmList.map((m) => publicLlm(m, life(m.id))),
+      ...this.mediaList.map((m) => publicMedia(m, life(m.id))),
+    ];
   }
 
   publicModel(id: string): object | undefined {
@@ -109,14 +135,34 @@ function compileLlm(e: LlmEntry): LlmModel {
   if (!e.pricing || e.pricing.input == null || (e.type === "llm" && e.pricing.output == null))
     throw new FieldError("pricing", `needs input${e.type === "llm" ? " and output" : ""} (USD per million tokens)`);
   const prices: LlmModel["prices"] = tokenPrices(e.pricing, null, "pricing.");
-  if (e.pricing.web_search_per_1k_calls != null) prices.webSearch = inField("pricing.web_search_per_1k_calls", () => usdPerThousandToMicrosPerCall(e.pricing.web_search_per_1k_calls!));
+  if (e.pricing.web_search_per_1k_calls != null)
+    prices.webSearch = inField("pricing.web_search_per_1k_calls", () =>
+      usdPerThousandToMicrosPerCall(e.pricing.web_search_per_1k_calls!),
+    );
   const long = e.pricing.long_context;
   if (long != null) {
-    if (!Number.isSafeInteger(long.above_input_tokens) || long.above_input_tokens <= 0) throw new FieldError("pricing.long_context.above_input_tokens", "long_context.above_input_tokens must be a positive integer");
-    if (long.input == null) throw new FieldError("pricing.long_context.input", "long_context needs input (USD per million tokens)");
-    prices.longContext = { aboveInputTokens: long.above_input_tokens, ...tokenPrices(long, prices, "pricing.long_context.") };
+    if (!Number.isSafeInteger(long.above_input_tokens) || long.above_input_tokens <= 0)
+      throw new FieldError(
+        "pricing.long_context.above_input_tokens",
+        "long_context.above_input_tokens must be a positive integer",
+      );
+    if (long.input == null)
+      throw new FieldError("pricing.long_context.input", "long_context needs input (USD per million tokens)");
+    prices.longContext = {
+      aboveInputTokens: long.above_input_tokens,
+      ...tokenPrices(long, prices, "pricing.long_context."),
+    };
   }
-  const { status: _s, released: _r, retires_after: _a, successor: _n, provider_successor: _p, source: _o, checked: _c, ...entry } = e as LlmEntry & Lifecycle;
+  const {
+    status: _s,
+    released: _r,
+    retires_after: _a,
+    successor: _n,
+    provider_successor: _p,
+    source: _o,
+    checked: _c,
+    ...entry
+  } = e as LlmEntry & Lifecycle;
   return { ...entry, capabilities: e.capabilities ?? [], prices };
 }
 
@@ -134,7 +180,7 @@ function splitLifecycle(e: unknown): { lifecycle: Record<string, unknown>; rest:
   if (typeof e !== "object" || e === null) return { lifecycle: {}, rest: e };
   const lifecycle: Record<string, unknown> = {};
   const rest: Record<string, unknown> = { ...(e as object) };
-  for (const k of LIFECYCLE_KEYS) if (k in rest) (lifecycle[k] = rest[k], delete rest[k]);
+  for (const k of LIFECYCLE_KEYS) if (k in rest) (lifecycle[k] = rest[k]), delete rest[k];
   return { lifecycle, rest };
 }
 
@@ -148,7 +194,8 @@ function tokenPrices(
   base: TokenPriceSet | null,
   prefix: string,
 ): TokenPriceSet {
-  const price = (key: keyof typeof p, otherwise: number) => (p[key] == null ? otherwise : inField(prefix + key, () => usdPerMillionToMicrosPerToken(p[key]!)));
+  const price = (key: keyof typeof p, otherwise: number) =>
+    p[key] == null ? otherwise : inField(prefix + key, () => usdPerMillionToMicrosPerToken(p[key]!));
   const input = price("input", 0);
   const cacheWrite = price("cache_write", base?.cacheWrite ?? input);
   return {
@@ -167,7 +214,8 @@ function tokenPrices(
  */
 export function buildCatalog(overridePath: string | undefined, compileMedia: MediaCompiler): Catalog {
   const origin = new WeakMap<object, string>();
-  const builtin = (entries: any[], file: string) => entries.map((e) => (origin.set(e, file), [e.id, e] as [string, any]));
+  const builtin = (entries: any[], file: string) =>
+    entries.map((e) => (origin.set(e, file), [e.id, e] as [string, any]));
   const llm = new Map<string, any>(builtin(builtinLlm as any[], "src/catalog/models.json"));
   const media = new Map<string, any>(builtin(builtinMedia as any[], "src/catalog/media-models.json"));
   if (overridePath) {
@@ -182,7 +230,10 @@ export function buildCatalog(overridePath: string | undefined, compileMedia: Med
     const seen = new Set<unknown>();
     for (let e of extra as any[]) {
       if (typeof e !== "object" || e === null) throw new CatalogError(`${where}: every entry must be an object`);
-      if (seen.has(e.id)) throw new CatalogError(`${where}: entry ${JSON.stringify(e.id)}, field id: duplicate id (the file lists it twice)`);
+      if (seen.has(e.id))
+        throw new CatalogError(
+          `${where}: entry ${JSON.stringify(e.id)}, field id: duplicate id (the file lists it twice)`,
+        );
       seen.add(e.id);
       const amends = Object.keys(e).every((k) => k === "id" || (LIFECYCLE_KEYS as readonly string[]).includes(k));
       const known = llm.get(e.id) ?? media.get(e.id);
@@ -193,5 +244,10 @@ export function buildCatalog(overridePath: string | undefined, compileMedia: Med
       (isLlm ? media : llm).delete(e.id);
     }
   }
-  return new Catalog([...llm.values()], [...media.values()], compileMedia, (e) => (typeof e === "object" && e !== null && origin.get(e)) || "catalog");
+  return new Catalog(
+    [...llm.values()],
+    [...media.values()],
+    compileMedia,
+    (e) => (typeof e === "object" && e !== null && origin.get(e)) || "catalog",
+  );
 }

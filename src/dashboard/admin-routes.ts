@@ -5,16 +5,27 @@ import { routeGuards } from "../http/guards";
 
 // The operator creates dashboard users (admin API here; CLI `user:create`). There is no self sign-up.
 
-const UserView = t.Object({
-  id: t.String(),
-  account_id: t.String(),
-  email: t.String(),
-  created_at: t.String({ format: "date-time" }),
-}, { examples: [{ id: "user_AZXk…", account_id: "acct_AZXj…", email: "ada@example.com", created_at: "2026-01-31T14:05:09.000Z" }] });
+const UserView = t.Object(
+  {
+    id: t.String(),
+    account_id: t.String(),
+    email: t.String(),
+    created_at: t.String({ format: "date-time" }),
+  },
+  {
+    examples: [
+      { id: "user_AZXk…", account_id: "acct_AZXj…", email: "ada@example.com", created_at: "2026-01-31T14:05:09.000Z" },
+    ],
+  },
+);
 
 export function dashboardAdminRoutes(ctx: AppContext) {
   const users = new Users(ctx.db);
-  return new Elysia({ name: "dashboard-admin", prefix: "/admin/v1", detail: { tags: ["Admin"], security: [{ adminToken: [] }] } })
+  return new Elysia({
+    name: "dashboard-admin",
+    prefix: "/admin/v1",
+    detail: { tags: ["Admin"], security: [{ adminToken: [] }] },
+  })
     .use(routeGuards(ctx))
     .post(
       "/accounts/:id/users",
@@ -26,10 +37,21 @@ export function dashboardAdminRoutes(ctx: AppContext) {
       },
       {
         admin: true,
-        body: t.Object({
-          email: t.String({ minLength: 3, maxLength: 320, description: "Sign-in email (stored lower-case; unique)." }),
-          password: t.String({ minLength: MIN_PASSWORD_LENGTH, maxLength: 200, description: "Hashed with argon2id; never stored or logged in clear." }),
-        }, { examples: [{ email: "ada@example.com", password: "correct horse battery staple" }] }),
+        body: t.Object(
+          {
+            email: t.String({
+              minLength: 3,
+              maxLength: 320,
+              description: "Sign-in email (stored lower-case; unique).",
+            }),
+            password: t.String({
+              minLength: MIN_PASSWORD_LENGTH,
+              maxLength: 200,
+              description: "Hashed with argon2id; never stored or logged in clear.",
+            }),
+          },
+          { examples: [{ email: "ada@example.com", password: "correct horse battery staple" }] },
+        ),
         response: { 201: UserView },
         detail: { summary: "Create a dashboard user (email + password) for an account" },
       },

@@ -11,9 +11,17 @@ const H = 220;
 // days), so the axis shows beside them.
 const PAD = { left: 12, right: 72, top: 12, bottom: 36 };
 
-export interface Point { day: number; model: string; value: number }
+export interface Point {
+  day: number;
+  model: string;
+  value: number;
+}
 
-export function stackedBarChart(points: Point[], days: number[], opts: { title: string; format: (v: number) => string }): Raw {
+export function stackedBarChart(
+  points: Point[],
+  days: number[],
+  opts: { title: string; format: (v: number) => string },
+): Raw {
   if (!points.some((p) => p.value > 0))
     return html`<figure class="card" style="margin:1rem 0"><figcaption><strong>${opts.title}</strong></figcaption><p class="muted">No data in this range.</p></figure>`;
   // a model whose calls all cost nothing draws no bar, so it gets no legend entry either
@@ -43,14 +51,25 @@ export function stackedBarChart(points: Point[], days: number[], opts: { title: 
       const top = y(acc + v);
       const height = y(acc) - top;
       acc += v;
-      bars.push(html`<rect x="${x.toFixed(1)}" y="${top.toFixed(1)}" width="${barW.toFixed(1)}" height="${Math.max(0.5, height).toFixed(1)}" fill="${COLORS[mi % COLORS.length]}"><title>${dayLabel(day)} · ${model}: ${opts.format(v)}</title></rect>`);
+      bars.push(
+        html`<rect x="${x.toFixed(1)}" y="${top.toFixed(1)}" width="${barW.toFixed(1)}" height="${Math.max(0.5, height).toFixed(1)}" fill="${COLORS[mi % COLORS.length]}"><title>${dayLabel(day)} · ${model}: ${opts.format(v)}</title></rect>`,
+      );
     });
     if (i % labelEvery === 0)
-      bars.push(html`<text x="${(x + barW / 2).toFixed(1)}" y="${H - PAD.bottom + 14}" text-anchor="middle" font-size="12" fill="#5b6570">${dayLabel(day).slice(5)}</text>`);
+      bars.push(
+        html`<text x="${(x + barW / 2).toFixed(1)}" y="${H - PAD.bottom + 14}" text-anchor="middle" font-size="12" fill="#5b6570">${dayLabel(day).slice(5)}</text>`,
+      );
   });
-  const ticks = [0, 0.5, 1].map((f) => html`<line x1="${PAD.left}" x2="${W - PAD.right}" y1="${y(max * f).toFixed(1)}" y2="${y(max * f).toFixed(1)}" stroke="#dde2e7"/>
-<text class="axis" x="${W - PAD.right + 6}" y="${(y(max * f) + 4).toFixed(1)}" text-anchor="start" font-size="12" fill="#5b6570">${opts.format(max * f)}</text>`);
-  const legend = models.map((m, mi) => html`<span style="margin-right:1rem"><span style="display:inline-block;width:10px;height:10px;background:${COLORS[mi % COLORS.length]}"></span> ${m}</span>`);
+  const ticks = [0, 0.5, 1].map(
+    (
+      f,
+    ) => html`<line x1="${PAD.left}" x2="${W - PAD.right}" y1="${y(max * f).toFixed(1)}" y2="${y(max * f).toFixed(1)}" stroke="#dde2e7"/>
+<text class="axis" x="${W - PAD.right + 6}" y="${(y(max * f) + 4).toFixed(1)}" text-anchor="start" font-size="12" fill="#5b6570">${opts.format(max * f)}</text>`,
+  );
+  const legend = models.map(
+    (m, mi) =>
+      html`<span style="margin-right:1rem"><span style="display:inline-block;width:10px;height:10px;background:${COLORS[mi % COLORS.length]}"></span> ${m}</span>`,
+  );
 
   return html`<figure class="card chart" style="margin:1rem 0"><figcaption><strong>${opts.title}</strong></figcaption>
 <div class="chart-scroll"><svg role="img" aria-label="${opts.title}" viewBox="0 0 ${W} ${H}" width="100%" preserveAspectRatio="xMidYMid meet">${ticks}${bars}</svg></div>

@@ -103,8 +103,19 @@ export function redirect(location: string, headers: Record<string, string> = {})
   return new Response(null, { status: 303, headers: { location, "cache-control": "no-store", ...headers } });
 }
 
-export function errorPage(status: number, title: string, message: string, headers: Record<string, string> = {}): Response {
-  return renderPage({ title, body: html`<h1>${title}</h1><p class="error">${message}</p><p><a href="/dashboard">Back to the dashboard</a></p>`, status, headers, nonce: randomToken(12) });
+export function errorPage(
+  status: number,
+  title: string,
+  message: string,
+  headers: Record<string, string> = {},
+): Response {
+  return renderPage({
+    title,
+    body: html`<h1>${title}</h1><p class="error">${message}</p><p><a href="/dashboard">Back to the dashboard</a></p>`,
+    status,
+    headers,
+    nonce: randomToken(12),
+  });
 }
 
 const sessions = new WeakMap<Request, Promise<Session | null>>();
@@ -129,17 +140,26 @@ export function sessionGuard(ctx: AppContext, users: Users) {
 
 /** A parse hook: nothing (read on) for a post withForm may accept, else an empty form without reading the body. */
 function formWorthReading(ctx: AppContext, users: Users) {
-  return async ({ request }: { request: Request }) => (sameOrigin(ctx, request) && (await sessionOf(users, request)) !== null ? undefined : {});
+  return async ({ request }: { request: Request }) =>
+    sameOrigin(ctx, request) && (await sessionOf(users, request)) !== null ? undefined : {};
 }
 
 /** Runs `handler` with the signed-in session, or sends the browser to sign in. */
-export async function withSession(users: Users, request: Request, handler: (p: PageContext) => Promise<Response> | Response): Promise<Response> {
+export async function withSession(
+  users: Users,
+  request: Request,
+  handler: (p: PageContext) => Promise<Response> | Response,
+): Promise<Response> {
   const session = await sessionOf(users, request);
   if (!session) {
     const url = new URL(request.url);
     return redirect(`/dashboard/login?next=${encodeURIComponent(url.pathname + url.search)}`);
   }
-  return handler({ session, csrf: html`<input type="hidden" name="_csrf" value="${session.csrfToken}">`, nonce: randomToken(12) });
+  return handler({
+    session,
+    csrf: html`<input type="hidden" name="_csrf" value="${session.csrfToken}">`,
+    nonce: randomToken(12),
+  });
 }
 
 /** Like withSession for form posts: also refuses cross-site posts and posts without the session's CSRF token. */
@@ -154,6 +174,14 @@ export async function withForm(
   const session = await sessionOf(users, request);
   if (!session) return errorPage(401, "Signed out", "Your session has ended. Sign in again.");
   const fields = formFields(form);
-  if (!csrfMatches(session, fields._csrf)) return errorPage(403, "Refused", "The form is missing its security token or it is stale. Reload the page and try again.");
-  return handler({ session, csrf: html`<input type="hidden" name="_csrf" value="${session.csrfToken}">`, nonce: randomToken(12) }, fields);
+  if (!csrfMatches(session, fields._csrf))
+    return errorPage(
+      403,
+      "Refused",
+      "The form is missing its security token or it is stale. Reload the page and try again.",
+    );
+  return handler(
+    { session, csrf: html`<input type="hidden" name="_csrf" value="${session.csrfToken}">`, nonce: randomToken(12) },
+    fields,
+  );
 }

@@ -15,7 +15,12 @@ import type { Users } from "./users";
 // gateway's defaults (budgets, models and expiry only ever restrict, so any value is allowed).
 
 const PATH = "/dashboard/settings/api-keys";
-const PERIOD_LABELS: Record<(typeof BUDGET_PERIODS)[number], string> = { day: "Per day (UTC)", week: "Per week (from Monday, UTC)", month: "Per month (UTC)", lifetime: "In its lifetime" };
+const PERIOD_LABELS: Record<(typeof BUDGET_PERIODS)[number], string> = {
+  day: "Per day (UTC)",
+  week: "Per week (from Monday, UTC)",
+  month: "Per month (UTC)",
+  lifetime: "In its lifetime",
+};
 
 function editPage(ctx: AppContext, signedIn: PageContext, k: KeyView, opts: { error?: string; status?: number } = {}) {
   const def = ctx.config.defaultRateLimit;
@@ -54,39 +59,57 @@ function formToPolicy(form: Record<string, string>): Record<string, unknown> {
     name: form.name ?? "",
     rate_limit: requests || window ? { requests, window_seconds: window } : null,
     max_concurrent_tasks: orNull("max_concurrent_tasks"),
-    models: value("models") ? value("models").split(",").map((m) => m.trim()) : null,
+    models: value("models")
+      ? value("models")
+          .split(",")
+          .map((m) => m.trim())
+      : null,
     expires_at: expires ? (/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2})?$/.test(expires) ? `${expires}Z` : expires) : null,
     budget: Object.fromEntries(BUDGET_PERIODS.map((period) => [period, orNull(`budget_${period}`)])),
   };
 }
 
 export function keyEditRoutes(ctx: AppContext, users: Users) {
-  const liveKey = async (accountId: string, keyId: string) => (await ctx.accounts.listKeys(accountId)).find((k) => k.id === keyId && !k.revoked_at);
+  const liveKey = async (accountId: string, keyId: string) =>
+    (await ctx.accounts.listKeys(accountId)).find((k) => k.id === keyId && !k.revoked_at);
   return new Elysia({ name: "dashboard-key-edit", detail: { hide: true } })
     .use(sessionGuard(ctx, users))
-    .get(`${PATH}/:keyId`, ({ request, params }) =>
-      withSession(users, request, async (signedIn) => {
-        const key = await liveKey(signedIn.session.accountId, params.keyId);
-        return key ? editPage(ctx, signedIn, key) : errorPage(404, "Not found", "No such live key in this account.");
-      }),
+    .get(
+      `${PATH}/:keyId`,
+      ({ request, params }) =>
+        withSession(users, request, async (signedIn) => {
+          const key = await liveKey(signedIn.session.accountId, params.keyId);
+          return key ? editPage(ctx, signedIn, key) : errorPage(404, "Not found", "No such live key in this account.");
+        }),
       { session: true },
     )
-    .post(`${PATH}/:keyId`, ({ request, body, params }) =>
-      withForm(ctx, users, request, body, async (signedIn, form) => {
-        const accountId = signedIn.session.accountId;
-        const key = await liveKey(accountId, params.keyId); // scoped by account: another account's key is not found
-        if (!key) return errorPage(404, "Not found", "No such live key in this account.");
-        try {
-          const change = parseKeyPolicy(formToPolicy(form), Date.now());
-          refuseLooserThanDefault(ctx, change.rateLimit?.requests, change.rateLimit?.windowSeconds, change.maxConcurrentTasks ?? undefined);
-          await ctx.accounts.updateKey(accountId, key.id, change);
-        } catch (e) {
-          if (!(e instanceof ApiError)) throw e;
-          return editPage(ctx, signedIn, key, { error: e.message, status: e.status });
-        }
-        ctx.log.info("dashboard key changed", { account_id: accountId, key_id: key.id, user_id: signedIn.session.userId });
-        return redirect(PATH);
-      }),
+    .post(
+      `${PATH}/:keyId`,
+      ({ request, body, params }) =>
+        withForm(ctx, users, request, body, async (signedIn, form) => {
+          const accountId = signedIn.session.accountId;
+          const key = await liveKey(accountId, params.keyId); // scoped by account: another account's key is not found
+          if (!key) return errorPage(404, "Not found", "No such live key in this account.");
+          try {
+            const change = parseKeyPolicy(formToPolicy(form), Date.now());
+            refuseLooserThanDefault(
+              ctx,
+              change.rateLimit?.requests,
+              change.rateLimit?.windowSeconds,
+              change.maxConcurrentTasks ?? undefined,
+            );
+            await ctx.accounts.updateKey(accountId, key.id, change);
+          } catch (e) {
+            if (!(e instanceof ApiError)) throw e;
+            return editPage(ctx, signedIn, key, { error: e.message, status: e.status });
+          }
+          ctx.log.info("dashboard key changed", {
+            account_id: accountId,
+            key_id: key.id,
+            user_id: signedIn.session.userId,
+          });
+          return redirect(PATH);
+        }),
       { session: true },
     );
 }

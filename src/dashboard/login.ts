@@ -5,7 +5,18 @@ import { randomToken } from "../db/ids";
 import { retryAfterSeconds, type LimitResult } from "../limits/rate-limit";
 import { html } from "../pages/layout";
 import { clientAddress, limitKeyOf } from "../http/client-address";
-import { clearedCookie, csrfMatches, errorPage, formFields, redirect, renderPage, sameOrigin, sessionCookie, sessionGuard, sessionOf } from "./guard";
+import {
+  clearedCookie,
+  csrfMatches,
+  errorPage,
+  formFields,
+  redirect,
+  renderPage,
+  sameOrigin,
+  sessionCookie,
+  sessionGuard,
+  sessionOf,
+} from "./guard";
 import { normalizeEmail, type Users } from "./users";
 import { smallBodyParser } from "../http/body-limits";
 import type { Caller } from "../http/before-body";
@@ -41,7 +52,9 @@ ${opts.error ? html`<p class="error" role="alert">${opts.error}</p>` : ""}
 
 /** Only local dashboard paths: an open redirect would let a link to us bounce users anywhere. */
 function safeNext(next: unknown): string {
-  return typeof next === "string" && /^\/dashboard(\/[\w\-./?=&%]*)?$/.test(next) && !next.startsWith("//") ? next : "/dashboard";
+  return typeof next === "string" && /^\/dashboard(\/[\w\-./?=&%]*)?$/.test(next) && !next.startsWith("//")
+    ? next
+    : "/dashboard";
 }
 
 export function loginRoutes(ctx: AppContext, users: Users) {
@@ -50,7 +63,12 @@ export function loginRoutes(ctx: AppContext, users: Users) {
   let checksRunning = 0; // per app: each gateway (and each test gateway) has its own
 
   const tooMany = (form: Record<string, string>, email: string, wait: number) => {
-    const page = loginPage({ email, next: safeNext(form.next), status: 429, error: `Too many sign-in attempts. Try again in ${wait} second${wait === 1 ? "" : "s"}.` });
+    const page = loginPage({
+      email,
+      next: safeNext(form.next),
+      status: 429,
+      error: `Too many sign-in attempts. Try again in ${wait} second${wait === 1 ? "" : "s"}.`,
+    });
     page.headers.set("retry-after", String(wait));
     return page;
   };
@@ -63,13 +81,22 @@ export function loginRoutes(ctx: AppContext, users: Users) {
     }
   };
 
-  const addressOf = ({ request, server }: Caller) => clientAddress(request, server?.requestIP(request)?.address, trustedHops);
+  const addressOf = ({ request, server }: Caller) =>
+    clientAddress(request, server?.requestIP(request)?.address, trustedHops);
   // Counted once per attempt: asked first by the parse hook, then by the handler.
   const fromAddress = new WeakMap<Request, Promise<LimitResult>>();
   const addressLimit = (caller: Caller) => {
     let r = fromAddress.get(caller.request);
     // an IPv6 client by its /64: it can pick any address in it for each attempt
-    if (!r) fromAddress.set(caller.request, (r = ctx.limiter.limit(`login-address:${limitKeyOf(addressOf(caller))}`, perAddress.requests, perAddress.windowSeconds)));
+    if (!r)
+      fromAddress.set(
+        caller.request,
+        (r = ctx.limiter.limit(
+          `login-address:${limitKeyOf(addressOf(caller))}`,
+          perAddress.requests,
+          perAddress.windowSeconds,
+        )),
+      );
     return r;
   };
   const signInWorthReading = async ({ request, server }: Caller) =>
@@ -81,30 +108,42 @@ export function loginRoutes(ctx: AppContext, users: Users) {
   return new Elysia({ name: "dashboard-login", detail: { hide: true } })
     .use(sessionGuard(ctx, users))
     .get("/dashboard/login", ({ query }) => loginPage({ next: safeNext(query.next) }))
-    .post("/dashboard/login", async ({ request, body, server }) => {
-      if (!sameOrigin(ctx, request)) return errorPage(403, "Refused", "This form was sent from another site.");
-      const form = formFields(body);
-      const email = form.email ?? "";
-      const password = form.password ?? "";
-      const ip = addressOf({ request, server });
-      const byAddress = await addressLimit({ request, server });
-      if (!byAddress.success) return tooMany(form, email, retryAfterSeconds(byAddress.reset));
-      const forEmail = await ctx.limiter.limit(`login:${normalizeEmail(email)}|${limitKeyOf(ip)}`, perEmail.requests, perEmail.windowSeconds);
-      if (!forEmail.success) return tooMany(form, email, retryAfterSeconds(forEmail.reset));
-      if (email && password && checksRunning >= MAX_PASSWORD_CHECKS) return tooMany(form, email, 1);
-      const user = email && password ? await countedVerify(email, password) : null;
-      if (!user) {
-        ctx.log.info("dashboard sign-in refused", { ip }); // never the email or password
-        return loginPage({ email, next: safeNext(form.next), status: 401, error: "Wrong email or password." });
-      }
-      const { token } = await users.openSession(user.id, ttlHours * 3_600_000);
-      ctx.log.info("dashboard sign-in", { user_id: user.id, account_id: user.accountId });
-      return redirect(safeNext(form.next), { "set-cookie": sessionCookie(ctx, token, ttlHours * 3600) });
-    }, { parse: [signInWorthReading, formBody] })
-    .post("/dashboard/logout", async ({ request, body }) => {
-      if (!sameOrigin(ctx, request)) return errorPage(403, "Refused", "This form was sent from another site.");
-      const session = await sessionOf(users, request);
-      if (session && csrfMatches(session, formFields(body)._csrf)) await users.closeSession(session.id);
-      return redirect("/dashboard/login", { "set-cookie": clearedCookie(ctx) });
-    }, { session: true });
+    .post(
+      "/dashboard/login",
+      async ({ request, body, server }) => {
+        if (!sameOrigin(ctx, request)) return errorPage(403, "Refused", "This form was sent from another site.");
+        const form = formFields(body);
+        const email = form.email ?? "";
+        const password = form.password ?? "";
+        const ip = addressOf({ request, server });
+        const byAddress = await addressLimit({ request, server });
+        if (!byAddress.success) return tooMany(form, email, retryAfterSeconds(byAddress.reset));
+        const forEmail = await ctx.limiter.limit(
+          `login:${normalizeEmail(email)}|${limitKeyOf(ip)}`,
+          perEmail.requests,
+          perEmail.windowSeconds,
+        );
+        if (!forEmail.success) return tooMany(form, email, retryAfterSeconds(forEmail.reset));
+        if (email && password && checksRunning >= MAX_PASSWORD_CHECKS) return tooMany(form, email, 1);
+        const user = email && password ? await countedVerify(email, password) : null;
+        if (!user) {
+          ctx.log.info("dashboard sign-in refused", { ip }); // never the email or password
+          return loginPage({ email, next: safeNext(form.next), status: 401, error: "Wrong email or password." });
+        }
+        const { token } = await users.openSession(user.id, ttlHours * 3_600_000);
+        ctx.log.info("dashboard sign-in", { user_id: user.id, account_id: user.accountId });
+        return redirect(safeNext(form.next), { "set-cookie": sessionCookie(ctx, token, ttlHours * 3600) });
+      },
+      { parse: [signInWorthReading, formBody] },
+    )
+    .post(
+      "/dashboard/logout",
+      async ({ request, body }) => {
+        if (!sameOrigin(ctx, request)) return errorPage(403, "Refused", "This form was sent from another site.");
+        const session = await sessionOf(users, request);
+        if (session && csrfMatches(session, formFields(body)._csrf)) await users.closeSession(session.id);
+        return redirect("/dashboard/login", { "set-cookie": clearedCookie(ctx) });
+      },
+      { session: true },
+    );
 }

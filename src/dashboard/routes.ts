@@ -15,11 +15,21 @@ import { webhooksRoutes } from "./webhooks";
 // Every page is hidden from /openapi.json: they are HTML for people with a session cookie, not an API.
 
 /** The page's title for an error thrown before a dashboard handler could answer (its message says the rest). */
-const TITLES: Record<number, string> = { 400: "Bad request", 403: "Forbidden", 404: "Not found", 408: "Too slow", 413: "Too large", 422: "Not accepted", 429: "Too many requests" };
+const TITLES: Record<number, string> = {
+  400: "Bad request",
+  403: "Forbidden",
+  404: "Not found",
+  408: "Too slow",
+  413: "Too large",
+  422: "Not accepted",
+  429: "Too many requests",
+};
 
 export function dashboardRoutes(ctx: AppContext) {
   const users = new Users(ctx.db);
-  setPageErrors((e) => errorPage(e.status, TITLES[e.status] ?? (e.status >= 500 ? "Something went wrong" : "Not accepted"), e.message));
+  setPageErrors((e) =>
+    errorPage(e.status, TITLES[e.status] ?? (e.status >= 500 ? "Something went wrong" : "Not accepted"), e.message),
+  );
   return new Elysia({ name: "dashboard" })
     .use(loginRoutes(ctx, users))
     .use(walletRoutes(ctx, users))

@@ -9,8 +9,20 @@ import { ApiError } from "../http/errors";
 
 export const MIN_PASSWORD_LENGTH = 10;
 
-export interface UserView { id: string; account_id: string; email: string; created_at: string }
-export interface Session { id: string; userId: string; accountId: string; email: string; csrfToken: string; expiresAt: number }
+export interface UserView {
+  id: string;
+  account_id: string;
+  email: string;
+  created_at: string;
+}
+export interface Session {
+  id: string;
+  userId: string;
+  accountId: string;
+  email: string;
+  csrfToken: string;
+  expiresAt: number;
+}
 
 // Verified against when the email is unknown, so a wrong email costs as much time as a wrong password.
 const dummyHash = Bun.password.hash("not-a-real-password-" + randomToken(8));
@@ -27,7 +39,9 @@ export class Users {
     if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(normalized) || normalized.length > 320)
       throw new ApiError(422, "invalid_request", "email is not a valid address.", { param: "email" });
     if (password.length < MIN_PASSWORD_LENGTH)
-      throw new ApiError(422, "invalid_request", `password must have at least ${MIN_PASSWORD_LENGTH} characters.`, { param: "password" });
+      throw new ApiError(422, "invalid_request", `password must have at least ${MIN_PASSWORD_LENGTH} characters.`, {
+        param: "password",
+      });
     const account = await this.db.get(sql`select id from accounts where id = ${accountId}`);
     if (!account) throw new ApiError(404, "not_found", `Account ${accountId} not found.`);
     const taken = () => new ApiError(409, "email_taken", "A user with this email already exists.", { param: "email" });
@@ -38,7 +52,9 @@ export class Users {
     // Two creations of one email can both pass the check above while hashing: the unique index decides, and the
     // loser gets the same 409.
     await this.db
-      .run(sql`insert into users (id, account_id, email, password_hash, created_at) values (${id}, ${accountId}, ${normalized}, ${hash}, ${now})`)
+      .run(
+        sql`insert into users (id, account_id, email, password_hash, created_at) values (${id}, ${accountId}, ${normalized}, ${hash}, ${now})`,
+      )
       .catch((e) => {
         throw isUniqueViolation(e) ? taken() : e;
       });
@@ -70,7 +86,16 @@ export class Users {
     if (!token || token.length > 200) return null;
     const row = await this.db.get<any>(sql`select s.id, s.user_id, s.csrf_token, s.expires_at, u.account_id, u.email
       from sessions s join users u on u.id = s.user_id where s.id = ${sha256Hex(token)} and s.expires_at > ${Date.now()}`);
-    return row ? { id: row.id, userId: row.user_id, accountId: row.account_id, email: row.email, csrfToken: row.csrf_token, expiresAt: row.expires_at } : null;
+    return row
+      ? {
+          id: row.id,
+          userId: row.user_id,
+          accountId: row.account_id,
+          email: row.email,
+          csrfToken: row.csrf_token,
+          expiresAt: row.expires_at,
+        }
+      : null;
   }
 
   async closeSession(sessionId: string) {

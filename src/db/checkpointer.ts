@@ -9,8 +9,8 @@
 // goes back to SQLite's default should the worker die.
 
 import type { Database } from "bun:sqlite";
-import type { FromCheckpointer, ToCheckpointer } from "./checkpoint-worker.ts";
-import { workerUrl } from "../worker-url.ts";
+import type { FromCheckpointer, ToCheckpointer } from "./checkpoint-worker";
+import { workerUrl } from "../worker-url";
 
 export const CHECKPOINT_EVERY_MS = 200;
 /** SQLite's default: what the connection goes back to without the worker. */

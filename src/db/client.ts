@@ -82,7 +82,11 @@ function compiler<S>(toQuery: (s: SQL) => { sql: string; params: unknown[] }, pr
     let c = cache.get(s);
     if (!c) {
       const q = toQuery(s);
-      c = { text: q.sql, params: q.params.map((p) => (is(p, Placeholder) ? { name: p.name as string } : { value: p })), prepared: prepare(q.sql) };
+      c = {
+        text: q.sql,
+        params: q.params.map((p) => (is(p, Placeholder) ? { name: p.name as string } : { value: p })),
+        prepared: prepare(q.sql),
+      };
       cache.set(s, c);
     }
     const params = new Array(c.params.length);
@@ -142,7 +146,10 @@ function openSqlite(path: string): Db & { raw: SqliteDatabase } {
     throw new DatabaseOpenError((e as Error).message);
   }
   const dialect = new SQLiteSyncDialect();
-  const compile = compiler((s) => dialect.sqlToQuery(s), (text) => raw.prepare(text));
+  const compile = compiler(
+    (s) => dialect.sqlToQuery(s),
+    (text) => raw.prepare(text),
+  );
   const exec = (s: SQL, mode: "all" | "run", values?: Values) => {
     const { text, params, prepared } = compile(s, values);
     const stmt = prepared ?? raw.query(text); // bun:sqlite caches compiled statements by text
@@ -160,12 +167,15 @@ function openSqlite(path: string): Db & { raw: SqliteDatabase } {
   const transaction = <T>(body: TxBody<T>): T => {
     let began = false;
     try {
-      return raw.transaction(() => {
-        began = true;
-        return drive(body);
-      }).immediate();
+      return raw
+        .transaction(() => {
+          began = true;
+          return drive(body);
+        })
+        .immediate();
     } catch (e) {
-      if (began && isBusy(e)) throw new Error(`SQLite was busy inside a transaction: ${(e as Error).message}`, { cause: e });
+      if (began && isBusy(e))
+        throw new Error(`SQLite was busy inside a transaction: ${(e as Error).message}`, { cause: e });
       throw e;
     }
   };
@@ -188,11 +198,16 @@ function openPostgres(url: string, max: number): Db & { raw: BunSQL } {
     raw = new BunSQL(url, { max, bigint: false });
   } catch (e) {
     // Its message is "Invalid URL" (Bun hides the URL): most often a password with an unescaped `#`, `/` or `?`.
-    throw new DatabaseOpenError(`${(e as Error).message} (percent-encode special characters in the user name and password)`);
+    throw new DatabaseOpenError(
+      `${(e as Error).message} (percent-encode special characters in the user name and password)`,
+    );
   }
   const dialect = new PgDialect();
   // Bun.SQL prepares statements per connection by their text itself.
-  const compile = compiler((s) => dialect.sqlToQuery(s), () => null);
+  const compile = compiler(
+    (s) => dialect.sqlToQuery(s),
+    () => null,
+  );
   const exec = async (client: BunSQL, s: SQL, mode: "all" | "run", values?: Values) => {
     const { text, params } = compile(s, values);
     const result: any = await client.unsafe(text, params as any[]);
@@ -229,7 +244,9 @@ export function storableText(s: string): string {
  */
 export function isUniqueViolation(e: unknown): boolean {
   const err = e as { code?: unknown; errno?: unknown };
-  return err?.code === "SQLITE_CONSTRAINT_UNIQUE" || err?.code === "SQLITE_CONSTRAINT_PRIMARYKEY" || err?.errno === "23505";
+  return (
+    err?.code === "SQLITE_CONSTRAINT_UNIQUE" || err?.code === "SQLITE_CONSTRAINT_PRIMARYKEY" || err?.errno === "23505"
+  );
 }
 
 // Bun.SQL returns int8 (COUNT, our integer columns) and numeric (SUM) as strings; int2/int4/float4/float8 already come

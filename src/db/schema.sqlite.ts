@@ -9,4 +9,18 @@ const t = defineTables({
   uniqueIndex,
 });
 
-export const { accounts, apiKeys, keyBudgets, idempotencyKeys, wallets, holds, entries, usageRecords, tasks, callbackDeliveries, resultFiles, users, sessions } = t;
+export const {
+  accounts,
+  apiKeys,
+  keyBudgets,
+  idempotencyKeys,
+  wallets,
+  holds,
+  entries,
+  usageRecords,
+  tasks,
+  callbackDeliveries,
+  resultFiles,
+  users,
+  sessions,
+} = t;

@@ -209,7 +209,11 @@ export function defineTables(b: ColumnBuilders) {
     },
     // tasks_upstream_ref: an upstream's completion notice names the task by its ref (media/routes.ts), and that
     // endpoint is public: without the index every notice, real or forged, scanned the whole table.
-    (t) => [index("tasks_due").on(t.state, t.nextPollAt), index("tasks_account").on(t.accountId, t.createdAt), index("tasks_upstream_ref").on(t.upstreamRef)],
+    (t) => [
+      index("tasks_due").on(t.state, t.nextPollAt),
+      index("tasks_account").on(t.accountId, t.createdAt),
+      index("tasks_upstream_ref").on(t.upstreamRef),
+    ],
   );
 
   // Callback outbox: one row per delivery attempt.
@@ -269,5 +273,19 @@ export function defineTables(b: ColumnBuilders) {
     expiresAt: int("expires_at").notNull(),
   });
 
-  return { accounts, apiKeys, keyBudgets, idempotencyKeys, wallets, holds, entries, usageRecords, tasks, callbackDeliveries, resultFiles, users, sessions };
+  return {
+    accounts,
+    apiKeys,
+    keyBudgets,
+    idempotencyKeys,
+    wallets,
+    holds,
+    entries,
+    usageRecords,
+    tasks,
+    callbackDeliveries,
+    resultFiles,
+    users,
+    sessions,
+  };
 }

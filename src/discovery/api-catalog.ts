@@ -11,7 +11,13 @@ export function apiCatalog(baseUrl: string) {
     linkset: [
       {
         anchor: at("/"),
-        "service-desc": [{ href: at("/openapi.json"), type: "application/vnd.oai.openapi+json;version=3.1", title: "OpenAPI 3.1 description" }],
+        "service-desc": [
+          {
+            href: at("/openapi.json"),
+            type: "application/vnd.oai.openapi+json;version=3.1",
+            title: "OpenAPI 3.1 description",
+          },
+        ],
         "service-doc": [
           { href: at("/docs"), type: "text/html", title: "API reference" },
           { href: at("/auth.md"), type: "text/markdown", title: "Authentication and webhook signatures" },

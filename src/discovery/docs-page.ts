@@ -46,42 +46,62 @@ ${md(doc.info.description)}
 <a href="/.well-known/api-catalog">/.well-known/api-catalog</a>. Keys and webhook signatures: <a href="/auth.md">/auth.md</a>.</p></div>
 ${calls.length ? firstCallSection(calls) : ""}
 <nav class="toc">${tags.map(
-    (tag) => html`<div><strong>${tag}</strong><ul>${byTag.get(tag)!.map(({ path, method, op }) => html`<li><a href="#${anchor(op, method, path)}">${method.toUpperCase()} ${path}</a></li>`)}</ul></div>`,
+    (tag) =>
+      html`<div><strong>${tag}</strong><ul>${byTag.get(tag)!.map(({ path, method, op }) => html`<li><a href="#${anchor(op, method, path)}">${method.toUpperCase()} ${path}</a></li>`)}</ul></div>`,
   )}</nav>
 ${tags.map((tag) => html`<h2 id="tag-${slug(tag)}">${tag}</h2>${byTag.get(tag)!.map(({ path, method, op }) => operation(doc, path, method, op))}`)}
 <h2 id="errors">Error shapes</h2>
 ${["Error", "AnthropicError", "EnvelopeError"].map((name) => {
-    const s = doc.components.schemas[name];
-    return s ? html`<h3>${name}</h3>${md(s.description)}${fields(doc, s)}${example(s.examples?.[0])}` : "";
-  })}`;
+  const s = doc.components.schemas[name];
+  return s ? html`<h3>${name}</h3>${md(s.description)}${fields(doc, s)}${example(s.examples?.[0])}` : "";
+})}`;
   return layout({ title: "API reference", head: style }, body);
 }
 
 function firstCallSection(calls: FirstCall[]): Raw {
   return html`<h2 id="first-call">Your first call</h2>
 <p>Create a key in the dashboard (Settings → API Keys) and export it as <code>SWITCHYARD_KEY</code>. One request per protocol:</p>
-${calls.map((c) => html`<section class="op" id="first-${slug(c.protocol)}"><h3>${c.protocol} <span class="muted">(${c.model})</span></h3>
-<h4>curl</h4><pre>${c.curl}</pre>${c.sdk ? html`<h4>SDK (<code>${c.sdk.package}</code>)</h4><pre>${c.sdk.code}</pre>` : ""}</section>`)}`;
+${calls.map(
+  (
+    c,
+  ) => html`<section class="op" id="first-${slug(c.protocol)}"><h3>${c.protocol} <span class="muted">(${c.model})</span></h3>
+<h4>curl</h4><pre>${c.curl}</pre>${c.sdk ? html`<h4>SDK (<code>${c.sdk.package}</code>)</h4><pre>${c.sdk.code}</pre>` : ""}</section>`,
+)}`;
 }
 
 function operation(doc: Json, path: string, method: string, op: Json): Raw {
   const params: Json[] = op.parameters ?? [];
-  const bodySchema = op.requestBody?.content?.["application/json"]?.schema ?? Object.values<Json>(op.requestBody?.content ?? {})[0]?.schema;
+  const bodySchema =
+    op.requestBody?.content?.["application/json"]?.schema ??
+    Object.values<Json>(op.requestBody?.content ?? {})[0]?.schema;
   const answers = Object.entries<Json>(op.responses ?? {}).filter(([status]) => status.startsWith("2"));
   return html`<section class="op" id="${anchor(op, method, path)}">
 <h3><span class="m ${method}">${method.toUpperCase()}</span> <code>${path}</code></h3>
 ${op.summary ? html`<p>${mdInline(op.summary)}</p>` : ""}${op.description ? html`<div class="muted">${md(op.description)}</div>` : ""}
 <p class="auth">${authText(op)}</p>
-${params.length ? html`<h4>Parameters</h4><div class="scroll"><table class="fields"><tr><th>Name</th><th>In</th><th>Type</th><th>Required</th><th>Description</th></tr>${params.map(
-    (p) => html`<tr><td><code>${p.name}</code></td><td>${p.in}</td><td>${typeOf(doc, p.schema)}</td><td>${p.required ? "yes" : ""}</td><td>${mdInline(p.description ?? p.schema?.description)}</td></tr>`,
-  )}</table></div>` : ""}
+${
+  params.length
+    ? html`<h4>Parameters</h4><div class="scroll"><table class="fields"><tr><th>Name</th><th>In</th><th>Type</th><th>Required</th><th>Description</th></tr>${params.map(
+        (p) =>
+          html`<tr><td><code>${p.name}</code></td><td>${p.in}</td><td>${typeOf(doc, p.schema)}</td><td>${p.required ? "yes" : ""}</td><td>${mdInline(p.description ?? p.schema?.description)}</td></tr>`,
+      )}</table></div>`
+    : ""
+}
 ${bodySchema ? html`<h4>Request body</h4>${schemaView(doc, bodySchema)}${example(resolve(doc, bodySchema).examples?.[0])}` : ""}
-<h4>Responses</h4><div class="scroll"><table class="fields"><tr><th>Status</th><th>Description</th><th>Content</th></tr>${Object.entries<Json>(op.responses ?? {}).map(
-    ([status, r]) => html`<tr><td><code>${status}</code></td><td>${mdInline(r.description)}</td><td>${Object.keys(r.content ?? {}).map((c) => html`<code>${c}</code> `)}${refName(r)}</td></tr>`,
+<h4>Responses</h4><div class="scroll"><table class="fields"><tr><th>Status</th><th>Description</th><th>Content</th></tr>${Object.entries<Json>(
+    op.responses ?? {},
+  ).map(
+    ([status, r]) =>
+      html`<tr><td><code>${status}</code></td><td>${mdInline(r.description)}</td><td>${Object.keys(r.content ?? {}).map((c) => html`<code>${c}</code> `)}${refName(r)}</td></tr>`,
   )}</table></div>
-${answers.flatMap(([status, r]) => Object.entries<Json>(r.content ?? {}).filter(([, c]) => c.schema && (c.schema.$ref || c.schema.properties || c.schema.oneOf)).map(
-    ([type, c]) => html`<h4>${type === "text/event-stream" ? "Stream events" : "Response"} <span class="muted">(${status}, ${type})</span></h4>${schemaView(doc, c.schema)}${example(resolve(doc, c.schema).examples?.[0])}`,
-  ))}
+${answers.flatMap(([status, r]) =>
+  Object.entries<Json>(r.content ?? {})
+    .filter(([, c]) => c.schema && (c.schema.$ref || c.schema.properties || c.schema.oneOf))
+    .map(
+      ([type, c]) =>
+        html`<h4>${type === "text/event-stream" ? "Stream events" : "Response"} <span class="muted">(${status}, ${type})</span></h4>${schemaView(doc, c.schema)}${example(resolve(doc, c.schema).examples?.[0])}`,
+    ),
+)}
 </section>`;
 }
 
@@ -114,7 +134,10 @@ function typeOf(doc: Json, schema: Json | undefined): string {
   const s = resolve(doc, schema);
   if (s.const !== undefined) return JSON.stringify(s.const);
   if (s.enum) {
-    const shown = s.enum.slice(0, ENUM_SHOWN).map((v: unknown) => JSON.stringify(v)).join(" | ");
+    const shown = s.enum
+      .slice(0, ENUM_SHOWN)
+      .map((v: unknown) => JSON.stringify(v))
+      .join(" | ");
     return s.enum.length > ENUM_SHOWN ? `${shown} | … (${s.enum.length} values)` : shown;
   }
   const union = s.anyOf ?? s.oneOf;
@@ -134,7 +157,9 @@ function fields(doc: Json, schema: Json): Raw {
     const required = new Set<string>(s.required ?? []);
     for (const [name, p] of Object.entries<Json>(s.properties)) {
       const full = prefix ? `${prefix}.${name}` : name;
-      rows.push(html`<tr><td><code>${full}</code></td><td>${typeOf(doc, p)}</td><td>${required.has(name) ? "yes" : ""}</td><td>${mdInline(resolve(doc, p).description)}</td></tr>`);
+      rows.push(
+        html`<tr><td><code>${full}</code></td><td>${typeOf(doc, p)}</td><td>${required.has(name) ? "yes" : ""}</td><td>${mdInline(resolve(doc, p).description)}</td></tr>`,
+      );
       walk(p, full, depth + 1);
     }
   };
@@ -144,7 +169,9 @@ function fields(doc: Json, schema: Json): Raw {
 }
 
 function example(value: unknown): Raw | string {
-  return value === undefined ? "" : html`<details><summary>Example</summary><pre>${JSON.stringify(value, null, 2)}</pre></details>`;
+  return value === undefined
+    ? ""
+    : html`<details><summary>Example</summary><pre>${JSON.stringify(value, null, 2)}</pre></details>`;
 }
 
 function anchor(op: Json, method: string, path: string): string {
@@ -152,5 +179,8 @@ function anchor(op: Json, method: string, path: string): string {
 }
 
 function slug(s: string): string {
-  return s.replace(/[^A-Za-z0-9]+/g, "-").replace(/^-|-$/g, "").toLowerCase();
+  return s
+    .replace(/[^A-Za-z0-9]+/g, "-")
+    .replace(/^-|-$/g, "")
+    .toLowerCase();
 }

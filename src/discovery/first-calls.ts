@@ -31,7 +31,13 @@ export function firstCalls(catalog: Catalog, baseUrl: string): FirstCall[] {
   const media = catalog.mediaList.find((m) => served(m.id));
   if (media) {
     const ex = mediaExamples(media);
-    calls.push({ protocol: "Media tasks", model: media.id, curl: curlText(ex.native, baseUrl) + `\n\n# then poll it\ncurl -s "${baseUrl}/api/v1/jobs/recordInfo?taskId=<taskId>" -H "authorization: Bearer $SWITCHYARD_KEY"` });
+    calls.push({
+      protocol: "Media tasks",
+      model: media.id,
+      curl:
+        curlText(ex.native, baseUrl) +
+        `\n\n# then poll it\ncurl -s "${baseUrl}/api/v1/jobs/recordInfo?taskId=<taskId>" -H "authorization: Bearer $SWITCHYARD_KEY"`,
+    });
   }
   return calls;
 }

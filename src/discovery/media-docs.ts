@@ -21,12 +21,22 @@ function commonFields(catalog: Catalog, type: MediaType): Json {
   const seen = new Map<string, { count: number; schema: Json }>();
   for (const m of models)
     for (const [name, schema] of Object.entries<Json>((m.jsonSchema as Json).properties ?? {})) {
-      const s = seen.get(name) ?? { count: 0, schema: { ...(schema.type && { type: schema.type }), ...(schema.items && { items: { type: schema.items.type } }) } };
+      const s = seen.get(name) ?? {
+        count: 0,
+        schema: {
+          ...(schema.type && { type: schema.type }),
+          ...(schema.items && { items: { type: schema.items.type } }),
+        },
+      };
       seen.set(name, { ...s, count: s.count + 1 });
     }
   const fields: Json = {};
   for (const [name, { count, schema }] of seen)
-    if (count >= models.length * COMMON_SHARE) fields[name] = { ...schema, description: `Taken by ${count} of ${models.length} ${type} models; see the model's \`input_schema\` for its range.` };
+    if (count >= models.length * COMMON_SHARE)
+      fields[name] = {
+        ...schema,
+        description: `Taken by ${count} of ${models.length} ${type} models; see the model's \`input_schema\` for its range.`,
+      };
   return fields;
 }
 
@@ -49,10 +59,18 @@ export function documentMediaTypes(doc: Json, catalog: Catalog, base: string) {
     if (!catalog.mediaList.some((m) => m.type === type)) continue;
     const model = modelField(catalog, type, base);
     const fields = commonFields(catalog, type);
-    schemas[`${name}TaskInput`] = { type: "object", additionalProperties: true, description: `The input of a ${type} task: the fields most ${type} models share; each model accepts exactly the fields of its own \`input_schema\`.`, properties: fields };
+    schemas[`${name}TaskInput`] = {
+      type: "object",
+      additionalProperties: true,
+      description: `The input of a ${type} task: the fields most ${type} models share; each model accepts exactly the fields of its own \`input_schema\`.`,
+      properties: fields,
+    };
     if (native) {
       const common = native.schema;
-      schemas[`Create${name}Task`] = { ...common, properties: { ...common.properties, model, input: { $ref: `#/components/schemas/${name}TaskInput` } } };
+      schemas[`Create${name}Task`] = {
+        ...common,
+        properties: { ...common.properties, model, input: { $ref: `#/components/schemas/${name}TaskInput` } },
+      };
       variants.push({ $ref: `#/components/schemas/Create${name}Task` });
     }
     const alias = doc.paths[ALIAS_PATH[type]]?.post?.requestBody?.content?.["application/json"];
@@ -61,5 +79,6 @@ export function documentMediaTypes(doc: Json, catalog: Catalog, base: string) {
       alias.schema = { $ref: `#/components/schemas/${name}TaskRequest` };
     }
   }
-  if (native && variants.length) native.schema = { oneOf: variants, description: "One variant per media type; `model` decides which." };
+  if (native && variants.length)
+    native.schema = { oneOf: variants, description: "One variant per media type; `model` decides which." };
 }

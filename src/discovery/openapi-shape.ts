@@ -69,6 +69,12 @@ export function nameWildcard(op: Json) {
   const named = op["x-path-name"];
   delete op["x-path-name"];
   if (!named) return;
-  op.parameters = [...(op.parameters ?? []).filter((p: Json) => p.name !== "*"), { name: named.name, in: "path", required: true, description: named.description, schema: { type: "string" } }];
-  op.operationId = String(op.operationId).replace(/\*$/, "By" + named.name.replace(/(^|_)(\w)/g, (_: string, __: string, c: string) => c.toUpperCase()));
+  op.parameters = [
+    ...(op.parameters ?? []).filter((p: Json) => p.name !== "*"),
+    { name: named.name, in: "path", required: true, description: named.description, schema: { type: "string" } },
+  ];
+  op.operationId = String(op.operationId).replace(
+    /\*$/,
+    "By" + named.name.replace(/(^|_)(\w)/g, (_: string, __: string, c: string) => c.toUpperCase()),
+  );
 }

@@ -23,7 +23,17 @@ export { bodyType, errorCodes } from "../http/route-docs";
 const METHODS = ["get", "put", "post", "delete", "options", "head", "patch", "trace"];
 
 const exampleError = (surface: "openai" | "anthropic" | "envelope", status: number, code: string, message: string) =>
-  errorBody(surface, { status, code, message, type: status === 401 ? "authentication_error" : status === 429 ? "rate_limit_error" : "invalid_request_error", param: undefined }, "req_0195f2c5a1b27c3d9e8f00112233aabb");
+  errorBody(
+    surface,
+    {
+      status,
+      code,
+      message,
+      type: status === 401 ? "authentication_error" : status === 429 ? "rate_limit_error" : "invalid_request_error",
+      param: undefined,
+    },
+    "req_0195f2c5a1b27c3d9e8f00112233aabb",
+  );
 
 const ErrorSchema = {
   type: "object",
@@ -35,14 +45,29 @@ const ErrorSchema = {
       required: ["message", "type", "code"],
       properties: {
         message: { type: "string", description: "Human-readable text." },
-        type: { type: "string", description: "Category, e.g. `invalid_request_error`, `authentication_error`, `insufficient_quota`, `rate_limit_error`, `gateway_error`." },
-        code: { type: "string", description: "Stable machine-readable code, e.g. `insufficient_credits`, `invalid_api_key`, `rate_limit_exceeded`." },
+        type: {
+          type: "string",
+          description:
+            "Category, e.g. `invalid_request_error`, `authentication_error`, `insufficient_quota`, `rate_limit_error`, `gateway_error`.",
+        },
+        code: {
+          type: "string",
+          description:
+            "Stable machine-readable code, e.g. `insufficient_credits`, `invalid_api_key`, `rate_limit_exceeded`.",
+        },
         param: { type: ["string", "null"], description: "The request field at fault, when there is one." },
       },
     },
     request_id: { type: "string", description: "Same as the `x-request-id` response header." },
   },
-  examples: [exampleError("openai", 402, "insufficient_credits", "Insufficient credits: this request needs up to 12.5 credits and 3 are available.")],
+  examples: [
+    exampleError(
+      "openai",
+      402,
+      "insufficient_credits",
+      "Insufficient credits: this request needs up to 12.5 credits and 3 are available.",
+    ),
+  ],
 };
 
 const AnthropicErrorSchema = {
@@ -54,7 +79,11 @@ const AnthropicErrorSchema = {
     error: {
       type: "object",
       required: ["type", "message"],
-      properties: { type: { type: "string", description: "e.g. `authentication_error`, `rate_limit_error`, `overloaded_error`." }, message: { type: "string" }, code: { type: "string" } },
+      properties: {
+        type: { type: "string", description: "e.g. `authentication_error`, `rate_limit_error`, `overloaded_error`." },
+        message: { type: "string" },
+        code: { type: "string" },
+      },
     },
     request_id: { type: "string" },
   },
@@ -63,7 +92,8 @@ const AnthropicErrorSchema = {
 
 const EnvelopeErrorSchema = {
   type: "object",
-  description: "The error envelope of /api/v1/jobs/*: `code` equals the HTTP status; success is `code` 200 with `msg` `success`.",
+  description:
+    "The error envelope of /api/v1/jobs/*: `code` equals the HTTP status; success is `code` 200 with `msg` `success`.",
   required: ["code", "msg", "data"],
   properties: {
     code: { type: "integer" },
@@ -72,11 +102,23 @@ const EnvelopeErrorSchema = {
     error_code: { type: "string" },
     request_id: { type: "string" },
   },
-  examples: [exampleError("envelope", 429, "rate_limit_exceeded", "Rate limit of 5 requests per 10 s reached for this key; retry in 4 s.")],
+  examples: [
+    exampleError(
+      "envelope",
+      429,
+      "rate_limit_exceeded",
+      "Rate limit of 5 requests per 10 s reached for this key; retry in 4 s.",
+    ),
+  ],
 };
 
 // "page": the dashboard, hidden from the document; its JSON fallback is the OpenAI shape.
-const schemaRefFor = { openai: "Error", anthropic: "AnthropicError", envelope: "EnvelopeError", page: "Error" } as const;
+const schemaRefFor = {
+  openai: "Error",
+  anthropic: "AnthropicError",
+  envelope: "EnvelopeError",
+  page: "Error",
+} as const;
 
 /** An error response that names its codes, in the description (for people) and `x-error-codes` (for tools). */
 function errorResponse(path: string, description: string, codes: string[], headers?: Json): Json {
@@ -90,10 +132,19 @@ function errorResponse(path: string, description: string, codes: string[], heade
 }
 
 const statusText: Record<number, string> = {
-  400: "The request is malformed.", 402: "Not enough credits, or over `max_credits`.", 403: "Refused.", 404: "Not found.",
-  408: "The request body did not arrive in time.", 409: "Conflicts with the current state.", 410: "Gone.",
-  413: "The request body is too large.", 422: "The request failed validation; `param` names the field.", 429: "Too many requests.",
-  501: "Not supported.", 502: "The upstream failed.", 503: "Temporarily unavailable; retry later.",
+  400: "The request is malformed.",
+  402: "Not enough credits, or over `max_credits`.",
+  403: "Refused.",
+  404: "Not found.",
+  408: "The request body did not arrive in time.",
+  409: "Conflicts with the current state.",
+  410: "Gone.",
+  413: "The request body is too large.",
+  422: "The request failed validation; `param` names the field.",
+  429: "Too many requests.",
+  501: "Not supported.",
+  502: "The upstream failed.",
+  503: "Temporarily unavailable; retry later.",
 };
 
 const rateHeaders = {
@@ -119,10 +170,20 @@ export function baseDocument(publicBaseUrl: string): Json {
     components: {
       securitySchemes: {
         bearer: { type: "http", scheme: "bearer", description: "An API key as `Authorization: Bearer <key>`." },
-        apiKey: { type: "apiKey", in: "header", name: "x-api-key", description: "The same API key as `x-api-key: <key>`." },
+        apiKey: {
+          type: "apiKey",
+          in: "header",
+          name: "x-api-key",
+          description: "The same API key as `x-api-key: <key>`.",
+        },
         adminToken: { type: "http", scheme: "bearer", description: "The operator's ADMIN_TOKEN, for /admin/v1 only." },
       },
-      schemas: { Error: ErrorSchema, AnthropicError: AnthropicErrorSchema, EnvelopeError: EnvelopeErrorSchema, ...llmSchemas },
+      schemas: {
+        Error: ErrorSchema,
+        AnthropicError: AnthropicErrorSchema,
+        EnvelopeError: EnvelopeErrorSchema,
+        ...llmSchemas,
+      },
     },
   };
 }
@@ -131,7 +192,8 @@ export function baseDocument(publicBaseUrl: string): Json {
 export function buildOpenApiDocument(app: AnyElysia, publicBaseUrl: string, catalog?: Catalog): Json {
   const generated = toOpenAPISchema(app, { staticFile: false }, undefined, undefined, "3.1.1") as Json;
   const routes: Array<{ method: string; path: string; hooks?: Json }> = (app as any).getGlobalRoutes();
-  const routeOf = (method: string, path: string) => routes.find((r) => r.method.toLowerCase() === method && r.path.replace(/:([^/]+)/g, "{$1}") === path);
+  const routeOf = (method: string, path: string) =>
+    routes.find((r) => r.method.toLowerCase() === method && r.path.replace(/:([^/]+)/g, "{$1}") === path);
   const base = baseDocument(publicBaseUrl);
   const doc: Json = {
     openapi: "3.1.1",
@@ -142,7 +204,10 @@ export function buildOpenApiDocument(app: AnyElysia, publicBaseUrl: string, cata
   const tags = new Set<string>();
   for (const [rawPath, item] of Object.entries<Json>(generated.paths)) {
     const ops = METHODS.filter((m) => item[m]);
-    const path = documentPath(rawPath, ops.map((m) => item[m]).find((op) => op["x-path-name"]));
+    const path = documentPath(
+      rawPath,
+      ops.map((m) => item[m]).find((op) => op["x-path-name"]),
+    );
     for (const method of ops) {
       const op = item[method];
       restoreBody(op, routeOf(method, rawPath));
@@ -164,7 +229,8 @@ function completeOperation(path: string, method: string, op: Json) {
   const declared: Record<string, string[]> = op["x-errors"] ?? {};
   delete op["x-content-type"];
   delete op["x-errors"];
-  if (!Object.keys(op.responses).some((s) => s.startsWith("2") || s.startsWith("3"))) op.responses["200"] = { description: "Success." };
+  if (!Object.keys(op.responses).some((s) => s.startsWith("2") || s.startsWith("3")))
+    op.responses["200"] = { description: "Success." };
   for (const [status, r] of Object.entries<Json>(op.responses)) {
     if (contentType && status.startsWith("2") && method !== "head") {
       const schema = Object.values<Json>(r.content ?? {})[0]?.schema ?? { type: "string" };
@@ -190,8 +256,18 @@ function completeOperation(path: string, method: string, op: Json) {
   for (const [status, c] of [...codes].sort(([a], [b]) => a - b)) {
     const key = String(status);
     if (op.responses[key]?.content && !op.responses[key]["x-error-codes"]) continue; // declared on the route (e.g. /readyz's 503)
-    op.responses[key] = errorResponse(path, statusText[status] ?? `Status ${status}.`, c, status === 429 ? rateHeaders : undefined);
+    op.responses[key] = errorResponse(
+      path,
+      statusText[status] ?? `Status ${status}.`,
+      c,
+      status === 429 ? rateHeaders : undefined,
+    );
   }
-  op.responses.default ??= errorResponse(path, "Any other error, in this path's error shape.", ["not_found", "method_not_allowed", "request_too_large", "internal_error"]);
+  op.responses.default ??= errorResponse(path, "Any other error, in this path's error shape.", [
+    "not_found",
+    "method_not_allowed",
+    "request_too_large",
+    "internal_error",
+  ]);
   if (method === "head") for (const r of Object.values<Json>(op.responses)) delete r.content; // HEAD has no body
 }

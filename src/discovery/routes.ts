@@ -17,7 +17,11 @@ export function discoveryRoutes(ctx: AppContext) {
   const base = ctx.config.publicBaseUrl;
   const authMd = renderAuthMd(base);
   const catalogBody = JSON.stringify(apiCatalog(base), null, 2);
-  const catalogHeaders = { "content-type": LINKSET_CONTENT_TYPE, link: apiCatalogLinkHeader(base), "cache-control": cacheControl };
+  const catalogHeaders = {
+    "content-type": LINKSET_CONTENT_TYPE,
+    link: apiCatalogLinkHeader(base),
+    "cache-control": cacheControl,
+  };
   let cached: { routes: number; json: string; docs: string } | undefined;
 
   const self = new Elysia({ name: "discovery", detail: { tags: ["Discovery"] } });
@@ -33,25 +37,39 @@ export function discoveryRoutes(ctx: AppContext) {
   };
 
   return self
-    .get("/openapi.json", () => new Response(current().json, { headers: { "content-type": "application/json", "cache-control": cacheControl } }), {
-      detail: { hide: true }, // the document does not describe itself; the api-catalog links it as service-desc
-    })
+    .get(
+      "/openapi.json",
+      () =>
+        new Response(current().json, {
+          headers: { "content-type": "application/json", "cache-control": cacheControl },
+        }),
+      {
+        detail: { hide: true }, // the document does not describe itself; the api-catalog links it as service-desc
+      },
+    )
     .get("/docs", () => htmlResponse(current().docs, { headers: { "cache-control": cacheControl } }), {
       response: t.String(),
       detail: { summary: "API reference for people (HTML, works offline)", ...bodyType("text/html") },
     })
-    .get("/auth.md", () => new Response(authMd, { headers: { "content-type": "text/markdown; charset=utf-8", "cache-control": cacheControl } }), {
-      response: t.String(),
-      detail: {
-        summary: "How to authenticate (both key headers, where keys come from) and verify webhook signatures",
-        ...bodyType("text/markdown"),
+    .get(
+      "/auth.md",
+      () =>
+        new Response(authMd, {
+          headers: { "content-type": "text/markdown; charset=utf-8", "cache-control": cacheControl },
+        }),
+      {
+        response: t.String(),
+        detail: {
+          summary: "How to authenticate (both key headers, where keys come from) and verify webhook signatures",
+          ...bodyType("text/markdown"),
+        },
       },
-    })
+    )
     .get(API_CATALOG_PATH, () => new Response(catalogBody, { headers: catalogHeaders }), {
       response: t.Object({ linkset: t.Array(t.Record(t.String(), t.Any())) }, { examples: [apiCatalog(base)] }),
       detail: { summary: "API catalog (RFC 9727 linkset)", ...bodyType("application/linkset+json") },
     })
     .head(API_CATALOG_PATH, () => new Response(null, { headers: catalogHeaders }), {
-      detail: { summary: "API catalog headers: Link rel=\"api-catalog\"" },
+      detail: { summary: 'API catalog headers: Link rel="api-catalog"' },
     });
 }

@@ -32,19 +32,42 @@ export function requestMarkOf(request: Request): RequestMark | undefined {
 const MAX_MESSAGE_CHARS = 1000;
 const MAX_PARAM_CHARS = 200;
 
-export function errorResponse(path: string, error: ApiError, requestId: string, extraHeaders?: Record<string, any>): Response {
+export function errorResponse(
+  path: string,
+  error: ApiError,
+  requestId: string,
+  extraHeaders?: Record<string, any>,
+): Response {
   const surface = surfaceFor(path);
-  const clippedError = { status: error.status, code: error.code, type: error.type, headers: error.headers,
-    message: clipped(error.message, MAX_MESSAGE_CHARS), param: error.param === undefined ? undefined : clipped(error.param, MAX_PARAM_CHARS) };
+  const clippedError = {
+    status: error.status,
+    code: error.code,
+    type: error.type,
+    headers: error.headers,
+    message: clipped(error.message, MAX_MESSAGE_CHARS),
+    param: error.param === undefined ? undefined : clipped(error.param, MAX_PARAM_CHARS),
+  };
   if (surface === "page" && pageErrors) {
     const page = pageErrors(clippedError);
-    for (const [k, v] of Object.entries({ "x-request-id": requestId, "request-id": requestId, ...clippedError.headers })) page.headers.set(k, v);
+    for (const [k, v] of Object.entries({
+      "x-request-id": requestId,
+      "request-id": requestId,
+      ...clippedError.headers,
+    }))
+      page.headers.set(k, v);
     return page;
   }
-  const headers: Record<string, string> = { "content-type": "application/json", "x-request-id": requestId, "request-id": requestId };
+  const headers: Record<string, string> = {
+    "content-type": "application/json",
+    "x-request-id": requestId,
+    "request-id": requestId,
+  };
   for (const [k, v] of Object.entries(extraHeaders ?? {})) if (typeof v === "string") headers[k] = v;
   Object.assign(headers, clippedError.headers);
-  return new Response(JSON.stringify(errorBody(surface, clippedError, requestId)), { status: clippedError.status, headers });
+  return new Response(JSON.stringify(errorBody(surface, clippedError, requestId)), {
+    status: clippedError.status,
+    headers,
+  });
 }
 
 /**
@@ -63,7 +86,9 @@ export function setRouteMethods(routes: ReadonlyArray<{ method: string; path: st
 function methodNotAllowed(path: string, method: string): ApiError | undefined {
   const allowed = methodsByPath.get(path);
   if (!allowed || allowed.includes(method) || (method === "HEAD" && allowed.includes("GET"))) return undefined;
-  return new ApiError(405, "method_not_allowed", `${path} answers ${allowed.join(", ")}, not ${method}.`, { headers: { allow: allowed.join(", ") } });
+  return new ApiError(405, "method_not_allowed", `${path} answers ${allowed.join(", ")}, not ${method}.`, {
+    headers: { allow: allowed.join(", ") },
+  });
 }
 
 function wrongBaseUrl(path: string, method: string): ApiError | undefined {
@@ -84,14 +109,29 @@ export function basePlugin(log: Logger) {
     .onError({ as: "global" }, ({ code, error: thrown, set, request, path }) => {
       const requestPath = path ?? new URL(request.url).pathname;
       const error = unwrapParse(code, thrown);
-      const answer = (code === "NOT_FOUND" && (methodNotAllowed(requestPath, request.method) || wrongBaseUrl(requestPath, request.method))) || clientClosed(request, error) || toApiError(code, error);
+      const answer =
+        (code === "NOT_FOUND" &&
+          (methodNotAllowed(requestPath, request.method) || wrongBaseUrl(requestPath, request.method))) ||
+        clientClosed(request, error) ||
+        toApiError(code, error);
       set.status = answer.status; // so the access log and metrics (onAfterResponse) see the status actually sent
       // An ApiError is an answer the gateway chose (an upstream refused or unreachable: 502/503/504): a warning with
       // its code. Anything else is a defect: an error with its stack.
       if (error instanceof ApiError) {
-        if (answer.status >= 500) log.warn("request failed", { path: requestPath, request_id: requestIdOf(set), status: answer.status, code: answer.code, error: answer.message });
+        if (answer.status >= 500)
+          log.warn("request failed", {
+            path: requestPath,
+            request_id: requestIdOf(set),
+            status: answer.status,
+            code: answer.code,
+            error: answer.message,
+          });
       } else if (answer.status >= 500) {
-        log.error("unhandled error", { path: requestPath, request_id: requestIdOf(set), error: String((error as Error)?.stack ?? error) });
+        log.error("unhandled error", {
+          path: requestPath,
+          request_id: requestIdOf(set),
+          error: String((error as Error)?.stack ?? error),
+        });
       }
       return errorResponse(requestPath, answer, requestIdOf(set), set.headers);
     });
@@ -132,7 +172,12 @@ function toApiError(code: string | number, error: unknown): ApiError {
       // the value (`… but found: <value>`) at any length. TypeBox's own message states the rule only; the field's
       // path is the caller's text, so it is cut short.
       const first = (error as { valueError?: { path?: string; message?: string; schema?: any } })?.valueError;
-      const field = clipped(String(first?.path ?? "").replace(/^\//, "").replaceAll("/", ".")) || undefined;
+      const field =
+        clipped(
+          String(first?.path ?? "")
+            .replace(/^\//, "")
+            .replaceAll("/", "."),
+        ) || undefined;
       const msg = integerRule(first) ?? first?.message ?? "The request is invalid.";
       return new ApiError(422, "invalid_request", field ? `${field}: ${msg}` : msg, { param: field });
     }

@@ -7,7 +7,7 @@
 
 import { Elysia } from "elysia";
 import { parseQuery } from "elysia/parse-query";
-import { ApiError, nulRefused } from "./errors.ts";
+import { ApiError, nulRefused } from "./errors";
 
 /** Bytes per second a body must keep arriving at once its base deadline has passed. */
 const MIN_BYTES_PER_SECOND = 64 * 1024;
@@ -22,9 +22,14 @@ const MIN_BYTES_PER_SECOND = 64 * 1024;
 const NATIVE_READ_MAX_BYTES = 1024 * 1024;
 
 export function bodyTimeout(seconds: number): ApiError {
-  return new ApiError(408, "request_timeout", `The request body did not arrive within ${seconds} s. Send it whole, then wait for the answer.`, {
-    type: "invalid_request_error",
-  });
+  return new ApiError(
+    408,
+    "request_timeout",
+    `The request body did not arrive within ${seconds} s. Send it whole, then wait for the answer.`,
+    {
+      type: "invalid_request_error",
+    },
+  );
 }
 
 /** REQUEST_BODY_TIMEOUT_SECONDS and MAX_REQUEST_BODY_MB, as config.ts reads them. */
@@ -39,9 +44,14 @@ export function serverLimitOf(limits: BodyLimits): number {
 }
 
 export function bodyTooLarge(maxBytes: number): ApiError {
-  return new ApiError(413, "request_too_large", `The request body is larger than the ${maxBytes / 1024 ** 2} MiB this endpoint accepts.`, {
-    type: "invalid_request_error",
-  });
+  return new ApiError(
+    413,
+    "request_too_large",
+    `The request body is larger than the ${maxBytes / 1024 ** 2} MiB this endpoint accepts.`,
+    {
+      type: "invalid_request_error",
+    },
+  );
 }
 
 /** `read` of the body, or a 408 when it has not all arrived within `seconds`. A body already in needs no timer. */
@@ -156,9 +166,14 @@ export function jsonObjectParser(limits: BodyLimits) {
     const bytes = await bodyBytes(request, limits);
     if (bytes.byteLength === 0) return {};
     if (!isJsonType((contentType ?? "").trim().toLowerCase()))
-      throw new ApiError(400, "invalid_request", "The request body must be a JSON object, sent as content-type: application/json.");
+      throw new ApiError(
+        400,
+        "invalid_request",
+        "The request body must be a JSON object, sent as content-type: application/json.",
+      );
     const body = jsonBody(bytes);
-    if (typeof body !== "object" || body === null || Array.isArray(body)) throw new ApiError(400, "invalid_request", "The request body must be a JSON object.");
+    if (typeof body !== "object" || body === null || Array.isArray(body))
+      throw new ApiError(400, "invalid_request", "The request body must be a JSON object.");
     return body;
   };
 }
@@ -212,7 +227,8 @@ function withoutNul<T>(value: T): T {
   const holdsNul = (v: unknown): boolean => {
     if (typeof v === "string") return v.includes("\0");
     if (Array.isArray(v)) return v.some(holdsNul);
-    if (v && typeof v === "object" && !(v instanceof Blob)) return Object.entries(v).some(([k, x]) => k.includes("\0") || holdsNul(x));
+    if (v && typeof v === "object" && !(v instanceof Blob))
+      return Object.entries(v).some(([k, x]) => k.includes("\0") || holdsNul(x));
     return false;
   };
   if (holdsNul(value)) throw nulRefused();
@@ -224,14 +240,18 @@ const DANGEROUS_KEYS = new Set(["__proto__", "constructor", "prototype"]);
 /** The bytes as the ArrayBuffer Elysia gives an octet-stream body (a copy only when they are part of a larger one). */
 function arrayBufferOf(bytes: Uint8Array): ArrayBuffer {
   const whole = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength;
-  return (whole ? bytes.buffer : bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength)) as ArrayBuffer;
+  return (
+    whole ? bytes.buffer : bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength)
+  ) as ArrayBuffer;
 }
 
 /** A multipart body already read, as an object of its fields. */
 async function formFields(request: Request, bytes: Uint8Array): Promise<Record<string, unknown>> {
   let form: Awaited<ReturnType<Response["formData"]>>;
   try {
-    form = await new Response(bytes, { headers: { "content-type": request.headers.get("content-type") ?? "" } }).formData();
+    form = await new Response(bytes, {
+      headers: { "content-type": request.headers.get("content-type") ?? "" },
+    }).formData();
   } catch {
     throw new ApiError(400, "invalid_form", "The request body is not a well-formed multipart form.");
   }

@@ -17,8 +17,13 @@ export function limitByAddress(ctx: AppContext, bucket: string) {
     const limit = await ctx.limiter.limit(`public:${bucket}:${limitKeyOf(ip)}`, requests, windowSeconds);
     if (limit.success) return;
     const wait = retryAfterSeconds(limit.reset);
-    throw new ApiError(429, "rate_limit_exceeded", `Too many requests from your address (${requests} per ${windowSeconds} s); retry in ${wait} s.`, {
-      headers: { "retry-after": String(wait) },
-    });
+    throw new ApiError(
+      429,
+      "rate_limit_exceeded",
+      `Too many requests from your address (${requests} per ${windowSeconds} s); retry in ${wait} s.`,
+      {
+        headers: { "retry-after": String(wait) },
+      },
+    );
   };
 }

@@ -9,7 +9,10 @@ import { isIP } from "node:net";
 export function clientAddress(request: Request, socketAddress: string | undefined, trustedHops: number): string {
   const socket = socketAddress ?? "unknown";
   if (trustedHops < 1) return socket;
-  const chain = (request.headers.get("x-forwarded-for") ?? "").split(",").map((s) => s.trim()).filter(Boolean);
+  const chain = (request.headers.get("x-forwarded-for") ?? "")
+    .split(",")
+    .map((s) => s.trim())
+    .filter(Boolean);
   // Fewer entries than proxies: the chain is not what the setting promises; the connection's address is the one
   // that cannot have been made up by the client.
   return chain.length >= trustedHops ? chain[chain.length - trustedHops]! : socket;
@@ -29,7 +32,12 @@ export function limitKeyOf(address: string): string {
   const words = ipv6Words(bare);
   if (words.slice(0, 5).every((w) => w === 0) && words[5] === 0xffff)
     return [words[6]! >> 8, words[6]! & 0xff, words[7]! >> 8, words[7]! & 0xff].join(".");
-  return words.slice(0, 4).map((w) => w.toString(16)).join(":") + "::/64";
+  return (
+    words
+      .slice(0, 4)
+      .map((w) => w.toString(16))
+      .join(":") + "::/64"
+  );
 }
 
 function withoutPort(address: string): string {
@@ -50,6 +58,9 @@ function ipv6Words(ip: string): number[] {
   const [head, rest] = text.split("::") as [string, string | undefined];
   const headWords = head ? head.split(":") : [];
   const restWords = rest ? rest.split(":") : [];
-  const words = rest === undefined ? headWords : [...headWords, ...Array<string>(8 - headWords.length - restWords.length).fill("0"), ...restWords];
+  const words =
+    rest === undefined
+      ? headWords
+      : [...headWords, ...Array<string>(8 - headWords.length - restWords.length).fill("0"), ...restWords];
   return words.map((w) => parseInt(w, 16));
 }

@@ -23,7 +23,11 @@ export class ApiError extends Error {
  * failed there with a 500 (refused in the URL by base.ts, in form and JSON bodies by body-limits.ts).
  */
 export function nulRefused(): ApiError {
-  return new ApiError(400, "invalid_request", "The request contains a NUL character (U+0000), which the gateway does not accept.");
+  return new ApiError(
+    400,
+    "invalid_request",
+    "The request contains a NUL character (U+0000), which the gateway does not accept.",
+  );
 }
 
 function defaultType(status: number): string {
@@ -38,5 +42,7 @@ function defaultType(status: number): string {
 
 export const unauthorized = (message: string) => new ApiError(401, "invalid_api_key", message);
 export const notFound = (what: string) => new ApiError(404, "not_found", `${what} not found.`);
-export const badRequest = (code: string, message: string, param?: string) => new ApiError(400, code, message, { param });
-export const unprocessable = (message: string, param?: string) => new ApiError(422, "invalid_request", message, { param });
+export const badRequest = (code: string, message: string, param?: string) =>
+  new ApiError(400, code, message, { param });
+export const unprocessable = (message: string, param?: string) =>
+  new ApiError(422, "invalid_request", message, { param });

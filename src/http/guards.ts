@@ -28,8 +28,10 @@ function beforeBody(check: (caller: Caller) => unknown) {
 function adminTokenCheck(ctx: AppContext) {
   const expected = ctx.config.adminToken;
   return ({ request }: Caller) => {
-    if (!expected) throw new ApiError(403, "admin_disabled", "The admin API is disabled: start the gateway with ADMIN_TOKEN set.");
-    if (!safeEqual(bearerToken(request.headers), expected)) throw new ApiError(401, "invalid_admin_token", "Missing or wrong admin token.");
+    if (!expected)
+      throw new ApiError(403, "admin_disabled", "The admin API is disabled: start the gateway with ADMIN_TOKEN set.");
+    if (!safeEqual(bearerToken(request.headers), expected))
+      throw new ApiError(401, "invalid_admin_token", "Missing or wrong admin token.");
   };
 }
 
@@ -48,7 +50,10 @@ export function routeGuards(ctx: AppContext) {
     },
     /** ADMIN_TOKEN (401, or 403 when unset): a JSON object of at most SMALL_BODY_BYTES. */
     admin: {
-      parse: [adminFirst.parse, jsonObjectParser({ ...ctx.config.body, maxBytes: Math.min(ctx.config.body.maxBytes, SMALL_BODY_BYTES) })],
+      parse: [
+        adminFirst.parse,
+        jsonObjectParser({ ...ctx.config.body, maxBytes: Math.min(ctx.config.body.maxBytes, SMALL_BODY_BYTES) }),
+      ],
       transform: adminFirst.transform,
     },
     /** No key: limited per client address (PUBLIC_RATE_LIMIT) in the named bucket; bodies of SMALL_BODY_BYTES. */

@@ -18,7 +18,11 @@ export const IDEMPOTENCY_TTL_MS = 24 * 3_600_000;
 export const STALE_RUNNING_MS = 3_600_000;
 const MAX_KEY_LENGTH = 255;
 
-export interface Answer { status: number; contentType: string | null; body: string | null }
+export interface Answer {
+  status: number;
+  contentType: string | null;
+  body: string | null;
+}
 
 export type Begun =
   | { run: true; finish(a: Answer): Promise<void>; abandon(): Promise<void> }
@@ -29,7 +33,9 @@ export function idempotencyKeyOf(headers: Headers): string | undefined {
   const key = headers.get(IDEMPOTENCY_HEADER);
   if (key === null) return undefined;
   if (key.length === 0 || key.length > MAX_KEY_LENGTH)
-    throw new ApiError(422, "invalid_request", `Idempotency-Key: must be 1 to ${MAX_KEY_LENGTH} characters.`, { param: "Idempotency-Key" });
+    throw new ApiError(422, "invalid_request", `Idempotency-Key: must be 1 to ${MAX_KEY_LENGTH} characters.`, {
+      param: "Idempotency-Key",
+    });
   return key;
 }
 
@@ -46,22 +52,45 @@ export class Idempotency {
     const expires = now + IDEMPOTENCY_TTL_MS;
     const taken =
       (await this.db.run(sql`insert into idempotency_keys (account_id, key, fingerprint, state, created_at, expires_at)
-        values (${accountId}, ${key}, ${fp}, ${"running"}, ${now}, ${expires}) on conflict (account_id, key) do nothing`)) === 1 ||
+        values (${accountId}, ${key}, ${fp}, ${"running"}, ${now}, ${expires}) on conflict (account_id, key) do nothing`)) ===
+        1 ||
       // An expired key is free again, as is one whose request was lost with its process: taken by whichever request
       // moves it first.
       (await this.db.run(sql`update idempotency_keys set fingerprint = ${fp}, state = ${"running"}, status = ${null}, content_type = ${null}, body = ${null},
         created_at = ${now}, expires_at = ${expires} where account_id = ${accountId} and key = ${key}
           and (expires_at <= ${now} or (state = ${"running"} and created_at <= ${now - STALE_RUNNING_MS}))`)) === 1;
     if (taken) return this.running(accountId, key, fp);
-    const row = await this.db.get<{ fingerprint: string; state: string; status: number | null; content_type: string | null; body: string | null }>(
-      sql`select fingerprint, state, status, content_type, body from idempotency_keys where account_id = ${accountId} and key = ${key}`);
+    const row = await this.db.get<{
+      fingerprint: string;
+      state: string;
+      status: number | null;
+      content_type: string | null;
+      body: string | null;
+    }>(
+      sql`select fingerprint, state, status, content_type, body from idempotency_keys where account_id = ${accountId} and key = ${key}`,
+    );
     if (!row) return this.begin(accountId, key, fingerprint); // abandoned meanwhile: try again
     if (row.fingerprint !== fp)
-      throw new ApiError(422, "idempotency_key_reused", "This Idempotency-Key was used with a different request in the last 24 hours; use a new key for a new request.", { param: "Idempotency-Key" });
+      throw new ApiError(
+        422,
+        "idempotency_key_reused",
+        "This Idempotency-Key was used with a different request in the last 24 hours; use a new key for a new request.",
+        { param: "Idempotency-Key" },
+      );
     if (row.state === "running")
-      throw new ApiError(409, "idempotency_in_progress", "A request with this Idempotency-Key is still running; retry when it has finished to get its answer.", { type: "conflict" });
+      throw new ApiError(
+        409,
+        "idempotency_in_progress",
+        "A request with this Idempotency-Key is still running; retry when it has finished to get its answer.",
+        { type: "conflict" },
+      );
     if (row.body === null)
-      throw new ApiError(409, "idempotency_replay_unavailable", "A request with this Idempotency-Key finished as a stream, which is not stored for replay; it was charged once. Use a new key for a new request.", { type: "conflict" });
+      throw new ApiError(
+        409,
+        "idempotency_replay_unavailable",
+        "A request with this Idempotency-Key finished as a stream, which is not stored for replay; it was charged once. Use a new key for a new request.",
+        { type: "conflict" },
+      );
     const headers: Record<string, string> = { "idempotent-replayed": "true" };
     if (row.content_type) headers["content-type"] = row.content_type;
     return { run: false, replay: new Response(row.body, { status: Number(row.status), headers }) };
@@ -77,7 +106,9 @@ export class Idempotency {
     return {
       run: true,
       finish: async (a) => {
-        await this.db.run(sql`update idempotency_keys set state = ${"done"}, status = ${a.status}, content_type = ${a.contentType}, body = ${a.body} where ${where}`);
+        await this.db.run(
+          sql`update idempotency_keys set state = ${"done"}, status = ${a.status}, content_type = ${a.contentType}, body = ${a.body} where ${where}`,
+        );
       },
       abandon: async () => {
         await this.db.run(sql`delete from idempotency_keys where ${where}`);
@@ -103,7 +134,11 @@ export async function idempotent<T>(
 ): Promise<T | Response> {
   const key = idempotencyKeyOf(request.headers);
   if (key === undefined) return handler();
-  const begun = await idem.begin(accountId, key, `${request.method} ${new URL(request.url).pathname}\n${await fingerprint()}`);
+  const begun = await idem.begin(
+    accountId,
+    key,
+    `${request.method} ${new URL(request.url).pathname}\n${await fingerprint()}`,
+  );
   if (!begun.run) return begun.replay;
   let result: T;
   try {

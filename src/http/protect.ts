@@ -23,12 +23,20 @@ export async function authenticated(ctx: AppContext, headers: Headers): Promise<
   const auth = await ctx.accounts.authenticate(key);
   if (!auth) throw unauthorized("Invalid or revoked API key.");
   if (auth.expiresAt !== null && Date.now() >= auth.expiresAt)
-    throw new ApiError(401, "key_expired", `This API key expired at ${new Date(auth.expiresAt).toISOString()}; ask for a new one or for its expiry to be moved.`);
+    throw new ApiError(
+      401,
+      "key_expired",
+      `This API key expired at ${new Date(auth.expiresAt).toISOString()}; ask for a new one or for its expiry to be moved.`,
+    );
   return auth;
 }
 
 /** The caller's key record once within its rate limit (else 429); the limit's state goes on `headers`. */
-export async function keyWithinLimit(ctx: AppContext, request: Request, headers: Record<string, unknown>): Promise<AuthContext> {
+export async function keyWithinLimit(
+  ctx: AppContext,
+  request: Request,
+  headers: Record<string, unknown>,
+): Promise<AuthContext> {
   const auth = await authenticated(ctx, request.headers);
   const def = ctx.config.defaultRateLimit;
   const requests = auth.rateRequests ?? def.requests;
@@ -39,9 +47,14 @@ export async function keyWithinLimit(ctx: AppContext, request: Request, headers:
   headers["x-ratelimit-remaining"] = String(limit.remaining);
   headers["x-ratelimit-reset"] = String(resetIn);
   if (!limit.success) {
-    throw new ApiError(429, "rate_limit_exceeded", `Rate limit of ${requests} requests per ${windowSeconds} s reached for this key; retry in ${resetIn} s.`, {
-      headers: { "retry-after": String(resetIn) },
-    });
+    throw new ApiError(
+      429,
+      "rate_limit_exceeded",
+      `Rate limit of ${requests} requests per ${windowSeconds} s reached for this key; retry in ${resetIn} s.`,
+      {
+        headers: { "retry-after": String(resetIn) },
+      },
+    );
   }
   return auth;
 }
@@ -51,5 +64,7 @@ export async function keyWithinLimit(ctx: AppContext, request: Request, headers:
  * routes, /v1/credits): nothing is read before it runs. Other routes declare `{ apiKey: true }` (http/guards.ts).
  */
 export function protect(ctx: AppContext) {
-  return new Elysia({ name: "protect" }).derive({ as: "scoped" }, async ({ request, set }) => ({ auth: await keyWithinLimit(ctx, request, set.headers) }));
+  return new Elysia({ name: "protect" }).derive({ as: "scoped" }, async ({ request, set }) => ({
+    auth: await keyWithinLimit(ctx, request, set.headers),
+  }));
 }

@@ -34,7 +34,11 @@ export function surfaceFor(path: string): Surface {
   return "openai";
 }
 
-export function errorBody(surface: Surface, e: Pick<ApiError, "status" | "code" | "type" | "message" | "param">, requestId: string): object {
+export function errorBody(
+  surface: Surface,
+  e: Pick<ApiError, "status" | "code" | "type" | "message" | "param">,
+  requestId: string,
+): object {
   const info = { status: e.status, type: e.type, code: e.code, message: e.message, param: e.param, requestId };
   switch (surface) {
     case "anthropic":

@@ -9,9 +9,18 @@ interface Rule {
 }
 
 const rules: Rule[] = [
-  { candidate: (p) => (p.startsWith("/v1/v1/") ? p.slice(3) : undefined), advice: "your base URL ends in /v1 and the client adds /v1 again: drop /v1 from the Anthropic base URL" },
-  { candidate: (p) => (!p.startsWith("/v1/") ? "/v1" + p : undefined), advice: "the base URL is missing /v1 (OpenAI clients take the gateway's address with /v1 at the end)" },
-  { candidate: (p) => (p.startsWith("/v1/") && !p.endsWith("s") ? p + "s" : undefined), advice: "the endpoint name is misspelt" },
+  {
+    candidate: (p) => (p.startsWith("/v1/v1/") ? p.slice(3) : undefined),
+    advice: "your base URL ends in /v1 and the client adds /v1 again: drop /v1 from the Anthropic base URL",
+  },
+  {
+    candidate: (p) => (!p.startsWith("/v1/") ? "/v1" + p : undefined),
+    advice: "the base URL is missing /v1 (OpenAI clients take the gateway's address with /v1 at the end)",
+  },
+  {
+    candidate: (p) => (p.startsWith("/v1/") && !p.endsWith("s") ? p + "s" : undefined),
+    advice: "the endpoint name is misspelt",
+  },
 ];
 
 /** "Did you mean …" for a path that is not served, or undefined. `served(path)` says whether a fixed path exists. */
@@ -19,7 +28,8 @@ export function wrongPathHint(method: string, path: string, served: (path: strin
   const clean = path.replace(/\/+$/, "") || "/";
   for (const rule of rules) {
     const candidate = rule.candidate(clean);
-    if (candidate && served(candidate)) return `No route ${method} ${path}. Did you mean ${method} ${candidate}? Likely ${rule.advice}.`;
+    if (candidate && served(candidate))
+      return `No route ${method} ${path}. Did you mean ${method} ${candidate}? Likely ${rule.advice}.`;
   }
   return undefined;
 }

@@ -91,7 +91,9 @@ export class FloatAsks {
   /** How many of the other floats on the wallet (not `ownHoldId`) are still asked, since ASK_WAIT_MS ago. */
   async unanswered(accountId: string, ownHoldId: string): Promise<number> {
     const since = Date.now() - ASK_WAIT_MS;
-    return Number((await this.db.get<{ n: number }>(PEERS_ASKED, { account: accountId, own: ownHoldId, since }))?.n ?? 0);
+    return Number(
+      (await this.db.get<{ n: number }>(PEERS_ASKED, { account: accountId, own: ownHoldId, since }))?.n ?? 0,
+    );
   }
 
   /** This process's floats (by wallet) another process has asked. */

@@ -78,7 +78,12 @@ export class FloatBook {
   }
 
   /** The floats' work of the next commit, besides the calls' ends (float-plans.ts). */
-  planBatch(waiters: ReadonlyArray<{ accountId: string; amount: number; asked: number | null }>, ends: CallEnd[], isLean: (accountId: string) => boolean, closing: boolean): FloatBatch {
+  planBatch(
+    waiters: ReadonlyArray<{ accountId: string; amount: number; asked: number | null }>,
+    ends: CallEnd[],
+    isLean: (accountId: string) => boolean,
+    closing: boolean,
+  ): FloatBatch {
     const growing = new Set(waiters.map((waiter) => waiter.accountId)); // grown: no top-up or trim beside (a lean one still trims)
     const trimmed = trims(this.floats, growing, isLean); // before growth reckons what the floats have free
     const resets = holdResets(this.floats, ends);

@@ -4,8 +4,15 @@
 // commit. A lean wallet (ledger/float-asks.ts: another process found it short) gets no spare room at all: growth
 // without headroom, no top-ups, and every commit trims its float back to the calls in flight.
 
-import { newId } from "../db/ids.ts";
-import { HEADROOM_SHARE, type Float, type FloatBatch, type FloatGrow, type FloatTrim, type ReservationEnd } from "./float.ts";
+import { newId } from "../db/ids";
+import {
+  HEADROOM_SHARE,
+  type Float,
+  type FloatBatch,
+  type FloatGrow,
+  type FloatTrim,
+  type ReservationEnd,
+} from "./float";
 
 type IsLean = (accountId: string) => boolean;
 
@@ -13,7 +20,11 @@ type IsLean = (accountId: string) => boolean;
  * One growth request per wallet: what its waiters need beyond the float's free part, and room to spare (none on a
  * lean wallet). `asked`: some of its waiters have asked other processes for their spare room.
  */
-export function growsFor(floats: Map<string, Float>, waiters: ReadonlyArray<{ accountId: string; amount: number; asked: number | null }>, isLean: IsLean): FloatGrow[] {
+export function growsFor(
+  floats: Map<string, Float>,
+  waiters: ReadonlyArray<{ accountId: string; amount: number; asked: number | null }>,
+  isLean: IsLean,
+): FloatGrow[] {
   const byAccount = new Map<string, { amounts: number[]; asked: boolean }>();
   for (const waiter of waiters) {
     let wallet = byAccount.get(waiter.accountId);
@@ -39,8 +50,17 @@ export function growsFor(floats: Map<string, Float>, waiters: ReadonlyArray<{ ac
 export function refills(floats: Map<string, Float>, growing: Set<string>, isLean: IsLean): FloatGrow[] {
   const out: FloatGrow[] = [];
   for (const float of floats.values()) {
-    if (float.closed || float.free >= float.reserved || growing.has(float.accountId) || isLean(float.accountId)) continue;
-    out.push({ accountId: float.accountId, float, need: 0, free: Math.max(0, float.free), headroom: float.reserved, amounts: [], newHoldId: newId("hold") });
+    if (float.closed || float.free >= float.reserved || growing.has(float.accountId) || isLean(float.accountId))
+      continue;
+    out.push({
+      accountId: float.accountId,
+      float,
+      need: 0,
+      free: Math.max(0, float.free),
+      headroom: float.reserved,
+      amounts: [],
+      newHoldId: newId("hold"),
+    });
   }
   return out;
 }
@@ -56,7 +76,11 @@ export function refills(floats: Map<string, Float>, growing: Set<string>, isLean
  * lean wallet's float keeps no spare room: all of it goes back at once, in a commit growing it too (so work this
  * out before growsFor, which counts what is free).
  */
-export function trims(floats: Map<string, Float>, growing: Set<string>, isLean: IsLean): Pick<FloatBatch, "trims" | "walletReads"> {
+export function trims(
+  floats: Map<string, Float>,
+  growing: Set<string>,
+  isLean: IsLean,
+): Pick<FloatBatch, "trims" | "walletReads"> {
   const out: Pick<FloatBatch, "trims" | "walletReads"> = { trims: [], walletReads: new Set() };
   for (const float of floats.values()) {
     if (float.closed) continue;
@@ -88,7 +112,8 @@ export function holdResets(floats: Map<string, Float>, ends: ReservationEnd[]): 
   for (const { hold } of ends) inBatch.set(hold.float, (inBatch.get(hold.float) ?? 0) + 1);
   const out: FloatTrim[] = [];
   for (const float of floats.values()) {
-    if (float.holdMayExceedSize && !float.closed && float.unwritten === (inBatch.get(float) ?? 0)) out.push({ float, amount: float.size });
+    if (float.holdMayExceedSize && !float.closed && float.unwritten === (inBatch.get(float) ?? 0))
+      out.push({ float, amount: float.size });
   }
   return out;
 }

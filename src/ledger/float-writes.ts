@@ -6,7 +6,15 @@ import { sql } from "drizzle-orm";
 import type { TxQueries } from "../db/client";
 import { newId } from "../db/ids";
 import { ANSWER_ASK, ASK_WAIT_MS, PEERS_ASKED } from "./float-asks";
-import { HEADROOM_SHARE, type Float, type FloatBatch, type FloatGrow, type FloatTrim, type GrowOutcome, type ReservationEnd } from "./float";
+import {
+  HEADROOM_SHARE,
+  type Float,
+  type FloatBatch,
+  type FloatGrow,
+  type FloatTrim,
+  type GrowOutcome,
+  type ReservationEnd,
+} from "./float";
 import { HOLD_WALLET, INSERT_ENTRY, insertHold, POST_WALLET, WALLET_OF, type Ledger } from "./service";
 
 // The wallet's statements are the ledger's own (service.ts): guarded `held += x`, and `balance -= charged, held -= x`.
@@ -35,14 +43,23 @@ export interface FloatBatchResult {
   gone: Set<Float>;
 }
 
-type WalletWork = { ends: ReservationEnd[]; voids: Float[]; refreshes: Float[]; trims: FloatTrim[]; holdResets: FloatTrim[]; answers: Float[]; grow?: FloatGrow };
+type WalletWork = {
+  ends: ReservationEnd[];
+  voids: Float[];
+  refreshes: Float[];
+  trims: FloatTrim[];
+  holdResets: FloatTrim[];
+  answers: Float[];
+  grow?: FloatGrow;
+};
 
 /** The batch's work grouped by wallet, wallets in sorted order. */
 function byWallet(batch: FloatBatch): Array<[string, WalletWork]> {
   const work = new Map<string, WalletWork>();
   const of = (account: string) => {
     let mine = work.get(account);
-    if (!mine) work.set(account, (mine = { ends: [], voids: [], refreshes: [], trims: [], holdResets: [], answers: [] }));
+    if (!mine)
+      work.set(account, (mine = { ends: [], voids: [], refreshes: [], trims: [], holdResets: [], answers: [] }));
     return mine;
   };
   for (const end of batch.ends) of(end.hold.accountId).ends.push(end);
@@ -60,7 +77,13 @@ function byWallet(batch: FloatBatch): Array<[string, WalletWork]> {
  * cannot deadlock); per wallet: the calls that ended (one `usage` entry for their charges, one update of each float
  * and of the wallet), floats going back, expiry refreshes, then growth for calls waiting on it.
  */
-export function* writeFloatBatchIn(q: TxQueries, ledger: Pick<Ledger, "voidIn">, batch: FloatBatch, now: number, ttlMs: number) {
+export function* writeFloatBatchIn(
+  q: TxQueries,
+  ledger: Pick<Ledger, "voidIn">,
+  batch: FloatBatch,
+  now: number,
+  ttlMs: number,
+) {
   const expires = now + ttlMs;
   const result: FloatBatchResult = { outcomes: [], entries: new Map(), available: new Map(), gone: new Set() };
   const { gone } = result;
@@ -82,7 +105,15 @@ export function* writeFloatBatchIn(q: TxQueries, ledger: Pick<Ledger, "voidIn">,
     if (charged) {
       const id = newId("ent");
       result.entries.set(account, id);
-      yield* q.run(INSERT_ENTRY, { id, account, hold: null, kind: "usage", amount: -charged, reason: `llm usage: ${calls} call${calls === 1 ? "" : "s"}`, now });
+      yield* q.run(INSERT_ENTRY, {
+        id,
+        account,
+        hold: null,
+        kind: "usage",
+        amount: -charged,
+        reason: `llm usage: ${calls} call${calls === 1 ? "" : "s"}`,
+        now,
+      });
     }
     for (const [float, amount] of consumed) {
       if (!float.holdId) continue; // Float.none: nothing was reserved
@@ -107,7 +138,8 @@ export function* writeFloatBatchIn(q: TxQueries, ledger: Pick<Ledger, "voidIn">,
       if (float.unconfirmed) yield* q.run(TAKE_HOLD_ID, { id: float.holdId, account, now });
       yield* ledger.voidIn(q, float.holdId);
     }
-    for (const float of mine.refreshes) if (!(yield* q.run(REFRESH_FLOAT, { expires, id: float.holdId }))) gone.add(float);
+    for (const float of mine.refreshes)
+      if (!(yield* q.run(REFRESH_FLOAT, { expires, id: float.holdId }))) gone.add(float);
     if (mine.grow) result.outcomes.push(yield* growIn(q, mine.grow, live, now, ttlMs));
   }
   for (const account of batch.walletReads) {
@@ -158,8 +190,12 @@ function* growIn(q: TxQueries, grow: FloatGrow, live: (float: Float) => boolean,
   let newHoldId: string | null = null;
   if (granted) {
     // Checked again: on Postgres the float may have been closed while this transaction awaited its statements.
-    const grownInPlace = float !== null && live(float) && (yield* q.run(GROW_FLOAT, { amount: granted, expires: now + ttlMs, id: float.holdId })) > 0;
-    if (!grownInPlace) newHoldId = (yield* insertHold(q, account, granted, "float", null, now, ttlMs, grow.newHoldId)).id;
+    const grownInPlace =
+      float !== null &&
+      live(float) &&
+      (yield* q.run(GROW_FLOAT, { amount: granted, expires: now + ttlMs, id: float.holdId })) > 0;
+    if (!grownInPlace)
+      newHoldId = (yield* insertHold(q, account, granted, "float", null, now, ttlMs, grow.newHoldId)).id;
   }
   if (funded) available = yield* availableNow();
   return { accountId: account, granted, newHoldId, funded, available, peersToAnswer } satisfies GrowOutcome;

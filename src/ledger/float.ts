@@ -264,7 +264,16 @@ export interface FloatBatch {
   answers: Float[];
 }
 
-export const emptyFloatBatch = (): FloatBatch => ({ ends: [], voids: [], refreshes: [], grows: [], trims: [], holdResets: [], walletReads: new Set(), answers: [] });
+export const emptyFloatBatch = (): FloatBatch => ({
+  ends: [],
+  voids: [],
+  refreshes: [],
+  grows: [],
+  trims: [],
+  holdResets: [],
+  walletReads: new Set(),
+  answers: [],
+});
 
 /** Headroom is capped at this share of what the wallet has beyond the calls asking. */
 export const HEADROOM_SHARE = 4;
@@ -274,7 +283,12 @@ export const HEADROOM_SHARE = 4;
  * idle LLM float for the account went back or other processes' floats were asked for their spare room: the wallet
  * may look short only because floats hold credits ahead for calls not yet made (what backs calls in flight stays).
  */
-export async function withIdleFloatBack<T>(ctx: Pick<AppContext, "llmLedger">, accountId: string, refusal: string, op: () => Promise<T>): Promise<T> {
+export async function withIdleFloatBack<T>(
+  ctx: Pick<AppContext, "llmLedger">,
+  accountId: string,
+  refusal: string,
+  op: () => Promise<T>,
+): Promise<T> {
   try {
     return await op();
   } catch (e) {

@@ -98,7 +98,8 @@ export class GroupCommit {
    * a commit awaits the network, batches stay as large; a backlog of full batches is committed back to back.
    */
   private pause(now: boolean): Promise<void> {
-    if (now || this.drains.length > 0 || this.work.urgent() || this.intervalMs === 0) return new Promise<void>((resolve) => setImmediate(resolve));
+    if (now || this.drains.length > 0 || this.work.urgent() || this.intervalMs === 0)
+      return new Promise<void>((resolve) => setImmediate(resolve));
     return new Promise<void>((resolve) => {
       const timer = setTimeout(() => {
         this.cutIntervalShort = null;

@@ -58,7 +58,10 @@ export class LlmLedger<E extends CallEnd = CallEnd> {
       },
       answerSoon: () => this.commits.schedule(true),
     });
-    this.maintenanceTimer = setInterval(() => this.maintainFloats(), Math.max(10, Math.min(250, deps.settings.floatIdleMs)));
+    this.maintenanceTimer = setInterval(
+      () => this.maintainFloats(),
+      Math.max(10, Math.min(250, deps.settings.floatIdleMs)),
+    );
     this.maintenanceTimer.unref();
   }
 
@@ -98,7 +101,10 @@ export class LlmLedger<E extends CallEnd = CallEnd> {
    * either may have freed something, so the hold is worth trying again).
    */
   async returnIdle(accountId: string, maxMs = 250): Promise<boolean> {
-    const [mine, theirs] = await Promise.all([this.returnOwnIdle(accountId, maxMs), this.shortfalls.askOthers(accountId, maxMs)]);
+    const [mine, theirs] = await Promise.all([
+      this.returnOwnIdle(accountId, maxMs),
+      this.shortfalls.askOthers(accountId, maxMs),
+    ]);
     return mine || theirs;
   }
 
@@ -106,7 +112,7 @@ export class LlmLedger<E extends CallEnd = CallEnd> {
   private async returnOwnIdle(accountId: string, maxMs: number): Promise<boolean> {
     const until = this.now() + maxMs;
     const float = this.book.live(accountId);
-    if (!float || float.reserved !== 0) return false;
+    if (float?.reserved !== 0) return false;
     await this.committedFor(accountId, maxMs); // its calls' charges first: the hold covers them until they are written
     if (float.closed || !float.isUnused()) return false;
     this.book.retire(float);
@@ -157,7 +163,8 @@ export class LlmLedger<E extends CallEnd = CallEnd> {
     const lastTry = logBy - Math.min(1000, deadlineMs / 4);
     this.retries.stopBy(logBy);
     const waited = (promise: Promise<unknown>, by: number) => within(promise, Math.max(0, by - this.now()));
-    const unfinished = () => this.book.floats.size || this.retries.pending || this.ends.length || this.committing.length;
+    const unfinished = () =>
+      this.book.floats.size || this.retries.pending || this.ends.length || this.committing.length;
     while (unfinished() && this.now() < logBy) {
       this.book.retireUnused();
       this.commits.schedule();
@@ -238,7 +245,11 @@ export class LlmLedger<E extends CallEnd = CallEnd> {
     // Committed: only now does memory follow what the transaction found and did.
     this.book.committed(batch, result);
     this.written(ends);
-    for (const outcome of result.outcomes) this.applyGrowth(outcome, waiters.filter((waiter) => waiter.accountId === outcome.accountId));
+    for (const outcome of result.outcomes)
+      this.applyGrowth(
+        outcome,
+        waiters.filter((waiter) => waiter.accountId === outcome.accountId),
+      );
   }
 
   /**
@@ -249,16 +260,28 @@ export class LlmLedger<E extends CallEnd = CallEnd> {
   private async commitFailed(batch: FloatBatch, waiters: Waiter[], ends: E[], error: unknown): Promise<void> {
     const unconfirmed = this.book.failed(batch);
     // After shutdown logged its calls (logUnwritten), nothing is logged or retried on a database closing under it.
-    if (!this.closed) this.deps.log.error("llm ledger batch failed", { error: String(error), waiting: waiters.length, finishes: ends.length });
-    const unavailable = new ApiError(503, "ledger_unavailable", "The gateway could not reserve credits for this request just now; nothing was charged. Retry shortly.", {
-      type: "service_unavailable",
-    });
+    if (!this.closed)
+      this.deps.log.error("llm ledger batch failed", {
+        error: String(error),
+        waiting: waiters.length,
+        finishes: ends.length,
+      });
+    const unavailable = new ApiError(
+      503,
+      "ledger_unavailable",
+      "The gateway could not reserve credits for this request just now; nothing was charged. Retry shortly.",
+      {
+        type: "service_unavailable",
+      },
+    );
     for (const waiter of waiters) waiter.reject(unavailable);
     if (this.closed) return;
     // A new float's hold, if the commit made one, is voided by its id: one write for all of them.
-    if (unconfirmed.length) await this.retries.attempt({ batch: { ...emptyFloatBatch(), voids: unconfirmed }, end: null });
+    if (unconfirmed.length)
+      await this.retries.attempt({ batch: { ...emptyFloatBatch(), voids: unconfirmed }, end: null });
     for (const end of ends) await this.retries.attempt({ batch: { ...emptyFloatBatch(), ends: [end] }, end });
-    for (const float of batch.voids) await this.retries.attempt({ batch: { ...emptyFloatBatch(), voids: [float] }, end: null });
+    for (const float of batch.voids)
+      await this.retries.attempt({ batch: { ...emptyFloatBatch(), voids: [float] }, end: null });
   }
 
   /** Ends now in the ledger: counted in the settled-credits metric, and no longer keeping their floats. */

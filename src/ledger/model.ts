@@ -15,7 +15,9 @@ export interface LlmLedgerSettings {
   commitIntervalMs: number;
 }
 
-export const llmLedgerSettingsOf = (config: Pick<Config, "holdTtlSeconds" | "floatIdleMs" | "ledgerCommitIntervalMs">): LlmLedgerSettings => ({
+export const llmLedgerSettingsOf = (
+  config: Pick<Config, "holdTtlSeconds" | "floatIdleMs" | "ledgerCommitIntervalMs">,
+): LlmLedgerSettings => ({
   holdTtlMs: config.holdTtlSeconds * 1000,
   floatIdleMs: config.floatIdleMs,
   commitIntervalMs: config.ledgerCommitIntervalMs,

@@ -10,17 +10,26 @@ export const CreditsResponse = t.Object({
 });
 
 export function creditRoutes(ctx: AppContext) {
-  return new Elysia({ name: "credits" })
-    .use(protect(ctx))
-    .get(
-      "/v1/credits",
-      async ({ auth }) => {
-        // Calls just answered: their charges are queued. One charged above what it reserved takes the rest from the
-        // balance, which shows only once it is committed.
-        await ctx.llmLedger.committedFor(auth.accountId);
-        const b = (await ctx.ledger.balance(auth.accountId))!;
-        return { credits: microsToCredits(b.available), usd: b.available / MICROS_PER_USD, held_credits: microsToCredits(b.held) };
+  return new Elysia({ name: "credits" }).use(protect(ctx)).get(
+    "/v1/credits",
+    async ({ auth }) => {
+      // Calls just answered: their charges are queued. One charged above what it reserved takes the rest from the
+      // balance, which shows only once it is committed.
+      await ctx.llmLedger.committedFor(auth.accountId);
+      const b = (await ctx.ledger.balance(auth.accountId))!;
+      return {
+        credits: microsToCredits(b.available),
+        usd: b.available / MICROS_PER_USD,
+        held_credits: microsToCredits(b.held),
+      };
+    },
+    {
+      response: CreditsResponse,
+      detail: {
+        tags: ["Credits"],
+        summary: "Your balance in credits and USD",
+        security: [{ bearer: [] }, { apiKey: [] }],
       },
-      { response: CreditsResponse, detail: { tags: ["Credits"], summary: "Your balance in credits and USD", security: [{ bearer: [] }, { apiKey: [] }] } },
-    );
+    },
+  );
 }

@@ -40,13 +40,25 @@ export type HoldKind = "llm" | "float" | "task";
  * in the same transaction, so sweeping one could void the hold under a task that then succeeds uncharged.
  */
 export const SWEPT_HOLD_KINDS: HoldKind[] = ["llm", "float"];
-export interface Hold { id: string; accountId: string; amount: number }
+export interface Hold {
+  id: string;
+  accountId: string;
+  amount: number;
+}
 /** What Ledger.check finds: a wallet that disagrees with its entries or pending holds, or a usage entry with its lines. */
 export type LedgerMismatch =
   | { accountId: string; balance: number; entriesSum: number; held: number; pendingSum: number }
   | { accountId: string; entryId: string; entryAmount: number; linesSum: number };
-export interface FinalizeResult { applied: boolean; amount: number; charged: number }
-export interface Balance { balance: number; held: number; available: number }
+export interface FinalizeResult {
+  applied: boolean;
+  amount: number;
+  charged: number;
+}
+export interface Balance {
+  balance: number;
+  held: number;
+  available: number;
+}
 
 export class Ledger {
   constructor(private db: Db) {}
@@ -54,7 +66,9 @@ export class Ledger {
   /** Opens a wallet with an optional first top-up. Runs inside the caller's transaction. */
   *openWallet(q: TxQueries, accountId: string, initial: number, reason: string) {
     const now = Date.now();
-    yield* q.run(sql`insert into wallets (account_id, balance, held, updated_at) values (${accountId}, ${0}, ${0}, ${now})`);
+    yield* q.run(
+      sql`insert into wallets (account_id, balance, held, updated_at) values (${accountId}, ${0}, ${0}, ${now})`,
+    );
     if (initial > 0) yield* this.creditIn(q, accountId, initial, "topup", reason);
   }
 
@@ -74,11 +88,24 @@ export class Ledger {
     const now = Date.now();
     // Taking money out may not take available below zero. Putting it in is always allowed (a wallet in debt after an
     // overrun pays it off in parts), up to 2^53 − 1 µcr: past that, amounts are no longer exact in JavaScript.
-    const guard = amount < 0 ? sql`balance - held + ${amount} >= 0` : sql`balance + ${amount} <= ${Number.MAX_SAFE_INTEGER}`;
-    const changed = yield* q.run(sql`update wallets set balance = balance + ${amount}, updated_at = ${now} where account_id = ${accountId} and ${guard}`);
-    if (!changed && amount < 0) throw new ApiError(409, "correction_exceeds_available", "A correction may not take the available balance below zero.");
+    const guard =
+      amount < 0 ? sql`balance - held + ${amount} >= 0` : sql`balance + ${amount} <= ${Number.MAX_SAFE_INTEGER}`;
+    const changed = yield* q.run(
+      sql`update wallets set balance = balance + ${amount}, updated_at = ${now} where account_id = ${accountId} and ${guard}`,
+    );
+    if (!changed && amount < 0)
+      throw new ApiError(
+        409,
+        "correction_exceeds_available",
+        "A correction may not take the available balance below zero.",
+      );
     if (!changed) {
-      throw new ApiError(422, "balance_too_large", `A wallet holds at most ${MAX_BUDGET_CREDITS} credits (the largest exact amount); this top-up would pass that.`, { param: "credits" });
+      throw new ApiError(
+        422,
+        "balance_too_large",
+        `A wallet holds at most ${MAX_BUDGET_CREDITS} credits (the largest exact amount); this top-up would pass that.`,
+        { param: "credits" },
+      );
     }
     yield* q.run(INSERT_ENTRY, { id: newId("ent"), account: accountId, hold: null, kind, amount, reason, now });
   }
@@ -115,12 +142,25 @@ export class Ledger {
   *postIn(q: TxQueries, holdId: string, actual: number, reason = "usage") {
     assertAmount(actual, false, true);
     const now = Date.now();
-    const hold = yield* q.get<{ account_id: string; amount: number }>(POST_HOLD, { actual, overrun: 0, now, id: holdId });
+    const hold = yield* q.get<{ account_id: string; amount: number }>(POST_HOLD, {
+      actual,
+      overrun: 0,
+      now,
+      id: holdId,
+    });
     if (!hold) return { applied: false, amount: 0, charged: 0 } satisfies FinalizeResult;
     if (actual > hold.amount) yield* q.run(RECORD_OVERRUN, { overrun: actual - hold.amount, id: holdId });
     yield* q.run(POST_WALLET, { actual, amount: hold.amount, now, account: hold.account_id });
     if (actual > 0) {
-      yield* q.run(INSERT_ENTRY, { id: newId("ent"), account: hold.account_id, hold: holdId, kind: "charge", amount: -actual, reason, now });
+      yield* q.run(INSERT_ENTRY, {
+        id: newId("ent"),
+        account: hold.account_id,
+        hold: holdId,
+        kind: "charge",
+        amount: -actual,
+        reason,
+        now,
+      });
     }
     return { applied: true, amount: hold.amount, charged: actual } satisfies FinalizeResult;
   }
@@ -142,12 +182,16 @@ export class Ledger {
   }
 
   async balance(accountId: string): Promise<Balance | undefined> {
-    const wallet = await this.db.get<{ balance: number; held: number }>(sql`select balance, held from wallets where account_id = ${accountId}`);
+    const wallet = await this.db.get<{ balance: number; held: number }>(
+      sql`select balance, held from wallets where account_id = ${accountId}`,
+    );
     return wallet && { balance: wallet.balance, held: wallet.held, available: wallet.balance - wallet.held };
   }
 
   private *balanceIn(q: TxQueries, accountId: string) {
-    const wallet = (yield* q.get<{ balance: number; held: number }>(sql`select balance, held from wallets where account_id = ${accountId}`))!;
+    const wallet = (yield* q.get<{ balance: number; held: number }>(
+      sql`select balance, held from wallets where account_id = ${accountId}`,
+    ))!;
     return { balance: wallet.balance, held: wallet.held, available: wallet.balance - wallet.held } satisfies Balance;
   }
 
@@ -155,7 +199,10 @@ export class Ledger {
   async sweepExpired(now = Date.now(), kinds?: HoldKind[]): Promise<number> {
     const expired = await this.db.all<{ id: string }>(
       kinds
-        ? sql`select id from holds where status = ${"pending"} and expires_at < ${now} and kind in (${sql.join(kinds.map((kind) => sql`${kind}`), sql`, `)}) limit 500`
+        ? sql`select id from holds where status = ${"pending"} and expires_at < ${now} and kind in (${sql.join(
+            kinds.map((kind) => sql`${kind}`),
+            sql`, `,
+          )}) limit 500`
         : sql`select id from holds where status = ${"pending"} and expires_at < ${now} limit 500`,
     );
     let voided = 0;
@@ -174,18 +221,33 @@ export class Ledger {
         coalesce((select sum(h.amount) from holds h where h.account_id = w.account_id and h.status = ${"pending"}), 0) as pending_sum
       from wallets w ${filter}`);
     const wallets: LedgerMismatch[] = rows
-      .map((row) => ({ accountId: row.account_id, balance: Number(row.balance), entriesSum: Number(row.entries_sum), held: Number(row.held), pendingSum: Number(row.pending_sum) }))
+      .map((row) => ({
+        accountId: row.account_id,
+        balance: Number(row.balance),
+        entriesSum: Number(row.entries_sum),
+        held: Number(row.held),
+        pendingSum: Number(row.pending_sum),
+      }))
       .filter((wallet) => wallet.balance !== wallet.entriesSum || wallet.held !== wallet.pendingSum);
     // The lines are summed per entry first, within the account when one is asked for (usage records are indexed
     // by account, not by entry_id: an index written per call for a check is what the one-row ledger saved).
     const entryFilter = accountId ? sql`and e.account_id = ${accountId}` : sql``;
     const lineFilter = accountId ? sql`and account_id = ${accountId}` : sql``;
-    const unlined = await this.db.all<any>(sql`select e.account_id, e.id, e.amount, coalesce(l.lines_sum, 0) as lines_sum
+    const unlined =
+      await this.db.all<any>(sql`select e.account_id, e.id, e.amount, coalesce(l.lines_sum, 0) as lines_sum
       from entries e
       left join (select entry_id, sum(cost) as lines_sum from usage_records where entry_id is not null ${lineFilter} group by entry_id) l
         on l.entry_id = e.id
       where e.kind = ${"usage"} ${entryFilter} and coalesce(l.lines_sum, 0) <> -e.amount`);
-    return [...wallets, ...unlined.map((row) => ({ accountId: row.account_id, entryId: row.id, entryAmount: Number(row.amount), linesSum: Number(row.lines_sum) }))];
+    return [
+      ...wallets,
+      ...unlined.map((row) => ({
+        accountId: row.account_id,
+        entryId: row.id,
+        entryAmount: Number(row.amount),
+        linesSum: Number(row.lines_sum),
+      })),
+    ];
   }
 }
 
@@ -193,7 +255,16 @@ export class Ledger {
  * Inserts a pending hold (the wallet's `held` is the caller's). `id`: chosen ahead by a caller that must be able to
  * find the hold after a commit it could not confirm.
  */
-export function* insertHold(q: TxQueries, accountId: string, amount: number, kind: HoldKind, ref: string | null, now: number, ttlMs: number, id = newId("hold")) {
+export function* insertHold(
+  q: TxQueries,
+  accountId: string,
+  amount: number,
+  kind: HoldKind,
+  ref: string | null,
+  now: number,
+  ttlMs: number,
+  id = newId("hold"),
+) {
   yield* q.run(INSERT_HOLD, { id, account: accountId, amount, kind, ref, now, expires: now + ttlMs });
   return { id, accountId, amount } satisfies Hold;
 }
@@ -204,9 +275,14 @@ export class InsufficientCredits extends ApiError {
     readonly needed: number,
     readonly available: number,
   ) {
-    super(402, "insufficient_credits", `Insufficient credits: this request needs up to ${microsToCredits(needed)} credits and ${microsToCredits(Math.max(0, available))} are available.`, {
-      type: "insufficient_quota",
-    });
+    super(
+      402,
+      "insufficient_credits",
+      `Insufficient credits: this request needs up to ${microsToCredits(needed)} credits and ${microsToCredits(Math.max(0, available))} are available.`,
+      {
+        type: "insufficient_quota",
+      },
+    );
   }
 }
 

@@ -67,7 +67,8 @@ export class Shortfalls {
   handle(outcome: GrowOutcome, waiters: Waiter[], float: Float | undefined): void {
     const now = Date.now();
     const live = float && !float.closed ? float : null;
-    const refuse = (waiter: Waiter) => waiter.reject(insufficient(waiter.amount, outcome.available + (live ? Math.max(0, live.free) : 0)));
+    const refuse = (waiter: Waiter) =>
+      waiter.reject(insufficient(waiter.amount, outcome.available + (live ? Math.max(0, live.free) : 0)));
     const again = (retried: Waiter[], ms: number) =>
       setTimeout(() => {
         if (this.owner.closing()) return retried.forEach(refuse);
@@ -83,7 +84,8 @@ export class Shortfalls {
         .then(() => again(waiters, 0));
       return;
     }
-    const waiting = outcome.peersToAnswer > 0 ? waiters.filter((waiter) => now - (waiter.asked ?? now) < ASK_WAIT_MS) : [];
+    const waiting =
+      outcome.peersToAnswer > 0 ? waiters.filter((waiter) => now - (waiter.asked ?? now) < ASK_WAIT_MS) : [];
     for (const waiter of waiters) if (!waiting.includes(waiter)) refuse(waiter);
     for (const waiter of waiting) waiter.asked ??= now;
     if (waiting.length) again(waiting, ASK_RETRY_MS);

@@ -93,7 +93,12 @@ export class WriteRetries<E extends CallEnd = CallEnd> {
         if (write.end) this.deps.abandoned(write.end);
         return;
       }
-      this.deps.log.error("llm ledger write failed", { ...what, attempt, retry_in_ms: backoffMs(attempt), error: String(err) });
+      this.deps.log.error("llm ledger write failed", {
+        ...what,
+        attempt,
+        retry_in_ms: backoffMs(attempt),
+        error: String(err),
+      });
       this.queue.push({ ...write, attempts: attempt, due: Date.now() + backoffMs(attempt) });
     } finally {
       this.attempting.delete(write);
@@ -148,7 +153,11 @@ export class WriteRetries<E extends CallEnd = CallEnd> {
   abandonAll(): RetriedWrite<E>[] {
     this.closed = true;
     const left = [...this.queue.splice(0), ...this.taken.splice(0)];
-    for (const queued of left) this.deps.log.error("llm ledger write abandoned at shutdown", { ...describeWrite(queued), attempts: queued.attempts });
+    for (const queued of left)
+      this.deps.log.error("llm ledger write abandoned at shutdown", {
+        ...describeWrite(queued),
+        attempts: queued.attempts,
+      });
     return left;
   }
 }
@@ -159,5 +168,10 @@ function describeWrite(write: RetriedWrite): Record<string, unknown> {
 }
 
 export function describeCallEnd(end: CallEnd): Record<string, unknown> {
-  return { request_id: end.record.requestId, account_id: end.record.accountId, charge: end.charge, held: end.hold.amount };
+  return {
+    request_id: end.record.requestId,
+    account_id: end.record.accountId,
+    charge: end.charge,
+    held: end.hold.amount,
+  };
 }

@@ -11,7 +11,12 @@ import { reportRedisFallback } from "./redis-fallbacks";
 // flood, not money (every call is held and metered), so refusing everyone would be the worse outage, and a bound per
 // process (N × the limit over N processes) beats none. The dashboard's sign-in limits get the same per-process bound.
 
-export interface LimitResult { success: boolean; limit: number; remaining: number; reset: number }
+export interface LimitResult {
+  success: boolean;
+  limit: number;
+  remaining: number;
+  reset: number;
+}
 export interface RateLimiter {
   limit(identifier: string, requests: number, windowSeconds: number): Promise<LimitResult>;
 }

@@ -46,7 +46,10 @@ export class RedisConnection implements RedisCommands {
   private readonly retryMinMs: number;
   private readonly retryMaxMs: number;
 
-  constructor(private readonly url: string, opts: RedisConnectionOptions = {}) {
+  constructor(
+    private readonly url: string,
+    opts: RedisConnectionOptions = {},
+  ) {
     this.log = opts.log ?? silentLogger;
     this.commandTimeoutMs = opts.commandTimeoutMs ?? COMMAND_TIMEOUT_MS;
     this.connectTimeoutMs = opts.connectTimeoutMs ?? CONNECT_TIMEOUT_MS;
@@ -62,7 +65,10 @@ export class RedisConnection implements RedisCommands {
   /** One command on the live client. Rejects at once when there is none, and after the command timeout otherwise. */
   send(command: string, args: string[]): Promise<any> {
     const client = this.live();
-    if (!client) return Promise.reject(new RedisUnavailableError(this.closed ? "Redis connection closed" : "Redis is not connected"));
+    if (!client)
+      return Promise.reject(
+        new RedisUnavailableError(this.closed ? "Redis connection closed" : "Redis is not connected"),
+      );
     return this.timed(client, client.send(command, args));
   }
 
@@ -103,7 +109,11 @@ export class RedisConnection implements RedisCommands {
 
   private async reconnect(): Promise<void> {
     // autoReconnect off: this class decides when to retry (see the top); offline queue off: fail, never wait.
-    const client = new RedisClient(this.url, { autoReconnect: false, enableOfflineQueue: false, connectionTimeout: this.connectTimeoutMs });
+    const client = new RedisClient(this.url, {
+      autoReconnect: false,
+      enableOfflineQueue: false,
+      connectionTimeout: this.connectTimeoutMs,
+    });
     client.onclose = (e) => this.drop(client, e?.message ?? "closed");
     try {
       // Bun's connectionTimeout bounds this already; the race makes sure an attempt can never hang forever.
@@ -159,7 +169,9 @@ class TimeoutError extends Error {}
 
 function raceTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
   let timer: Timer | undefined;
-  const timeout = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new TimeoutError(`timed out after ${ms} ms`)), ms)));
+  const timeout = new Promise<never>(
+    (_, reject) => (timer = setTimeout(() => reject(new TimeoutError(`timed out after ${ms} ms`)), ms)),
+  );
   p.catch(() => {}); // the loser of the race may still reject later; that is not an unhandled error
   return Promise.race([p, timeout]).finally(() => clearTimeout(timer));
 }

@@ -24,6 +24,12 @@ export function reportRedisFallback(log: Logger, kind: FallbackKind, error: unkn
   fallbacks.inc({ kind });
   if (now - (lastWarned.get(kind) ?? -Infinity) < WARN_EVERY_MS) return;
   lastWarned.set(kind, now);
-  const what = kind === "rate_limit" ? "rate limits counted in this process" : "media task creation refused (503 limits_unavailable)";
-  log.warn(`redis unavailable: ${what}`, { error: String((error as Error)?.message ?? error), next_warning_in_s: WARN_EVERY_MS / 1000 });
+  const what =
+    kind === "rate_limit"
+      ? "rate limits counted in this process"
+      : "media task creation refused (503 limits_unavailable)";
+  log.warn(`redis unavailable: ${what}`, {
+    error: String((error as Error)?.message ?? error),
+    next_warning_in_s: WARN_EVERY_MS / 1000,
+  });
 }

@@ -7,7 +7,10 @@ import type { RedisCommands } from "./redis-connection";
 // In process (no Redis): a Map per key. With Redis: one sorted set per key, member = task id, score = expiry (ms);
 // acquire is one Lua script (drop expired, count, add), so two processes can never both take the last slot.
 
-export interface TokenHolder { taskId: string; expiresAt: number }
+export interface TokenHolder {
+  taskId: string;
+  expiresAt: number;
+}
 
 export type AcquireResult = { ok: true } | { ok: false; retryAfterSeconds: number };
 
@@ -42,7 +45,10 @@ export interface TaskTokens {
 export class PendingReleases {
   private pending = new Map<string, string>(); // task id → key id
 
-  constructor(private tokens: TaskTokens, private onFirstFailure: (taskId: string, error: unknown) => void = () => {}) {}
+  constructor(
+    private tokens: TaskTokens,
+    private onFirstFailure: (taskId: string, error: unknown) => void = () => {},
+  ) {}
 
   /** Gives the token back, or queues it for retry(); never throws. Returns whether it went through now. */
   async release(keyId: string, taskId: string): Promise<boolean> {
@@ -119,7 +125,10 @@ return 1`;
 export class RedisTaskTokens implements TaskTokens {
   private sha?: string;
 
-  constructor(private redis: RedisCommands, private prefix = "switchyard:task-tokens") {}
+  constructor(
+    private redis: RedisCommands,
+    private prefix = "switchyard:task-tokens",
+  ) {}
 
   private key(keyId: string) {
     return `${this.prefix}:${keyId}`;
@@ -133,7 +142,9 @@ export class RedisTaskTokens implements TaskTokens {
       // A command that timed out may still have run: give the token back, best effort (if Redis is gone, the
       // token expires with its TTL: nobody refreshes a task that was never created).
       this.release(keyId, taskId).catch(() => {});
-      throw new TaskTokensUnavailableError(`concurrency tokens unavailable: ${String((e as Error)?.message ?? e)}`, { cause: e });
+      throw new TaskTokensUnavailableError(`concurrency tokens unavailable: ${String((e as Error)?.message ?? e)}`, {
+        cause: e,
+      });
     }
   }
 
@@ -161,7 +172,12 @@ export class RedisTaskTokens implements TaskTokens {
   }
 
   async holders(keyId: string): Promise<TokenHolder[]> {
-    const reply = (await this.redis.send("ZRANGEBYSCORE", [this.key(keyId), String(Date.now()), "+inf", "WITHSCORES"])) as unknown[];
+    const reply = (await this.redis.send("ZRANGEBYSCORE", [
+      this.key(keyId),
+      String(Date.now()),
+      "+inf",
+      "WITHSCORES",
+    ])) as unknown[];
     // RESP3 answers [member, score] pairs, RESP2 a flat member, score, member, score list.
     const flat = reply.flatMap((r) => (Array.isArray(r) ? r : [r]));
     const out: TokenHolder[] = [];

@@ -10,8 +10,8 @@
 // chunked framing). Its bytes are the upstream's, and a JSON body is of no use to a client before its last byte
 // anyway. A larger answer (embeddings of many inputs) goes on through the pump, so memory stays bounded.
 
-import { SilenceTimer, UpstreamTimeout } from "./timeouts.ts";
-import { abortUpstream } from "./upstream.ts";
+import { SilenceTimer, UpstreamTimeout } from "./timeouts";
+import { abortUpstream } from "./upstream";
 
 /** What the pump needs of the upstream body's reader. */
 export interface ByteReader {
@@ -72,7 +72,10 @@ export async function readHead(res: Response, limit: number, silenceMs = 0): Pro
   const arrived = async <T>(read: Promise<T>): Promise<T> => {
     if (silenceMs > 0 && silence === null) {
       await null;
-      if (Bun.peek.status(read) === "pending") silence = new SilenceTimer(silenceMs, () => abortUpstream(res, new UpstreamTimeout("LLM_SILENCE_TIMEOUT_SECONDS")));
+      if (Bun.peek.status(read) === "pending")
+        silence = new SilenceTimer(silenceMs, () =>
+          abortUpstream(res, new UpstreamTimeout("LLM_SILENCE_TIMEOUT_SECONDS")),
+        );
     }
     const result = await read;
     silence?.heard();

@@ -1,12 +1,12 @@
 // Reading the few things the gateway needs from a request or answer body, as cheaply as it can.
 
-import { ApiError } from "../http/errors.ts";
-import { findValue, objectEnd } from "./protocols/json-scan.ts";
-import { reserialised, splicedBytes } from "./protocols/common.ts";
-import { joined } from "./bytes.ts";
-import { fieldsOf } from "./request-fields.ts";
-import type { LlmProtocol } from "./protocols/index.ts";
-import type { TokenUsage } from "./usage.ts";
+import { ApiError } from "../http/errors";
+import { findValue, objectEnd } from "./protocols/json-scan";
+import { reserialised, splicedBytes } from "./protocols/common";
+import { joined } from "./bytes";
+import { fieldsOf } from "./request-fields";
+import type { LlmProtocol } from "./protocols/index";
+import type { TokenUsage } from "./usage";
 
 const decoder = new TextDecoder();
 
@@ -32,7 +32,8 @@ export function requestBodyOf(bytes: Uint8Array, wholeParseBytes?: number): Reco
   } catch {
     throw new ApiError(400, "invalid_json", "The request body is not valid JSON.");
   }
-  if (typeof body !== "object" || body === null || Array.isArray(body)) throw new ApiError(400, "invalid_request", "The request body must be a JSON object.");
+  if (typeof body !== "object" || body === null || Array.isArray(body))
+    throw new ApiError(400, "invalid_request", "The request body must be a JSON object.");
   return body as Record<string, any>;
 }
 
@@ -43,7 +44,11 @@ export function requestBodyOf(bytes: Uint8Array, wholeParseBytes?: number): Reco
  * and whenever the body holds an escape that could spell the key or the name another way (`"mod\u0065l"` is
  * `model` to every parser, `acme\/gpt` is `acme/gpt`): the one literal occurrence may then be a nested field's.
  */
-export function withUpstreamModel(body: string | Uint8Array, clientModel: string, upstreamModel: string): string | Uint8Array {
+export function withUpstreamModel(
+  body: string | Uint8Array,
+  clientModel: string,
+  upstreamModel: string,
+): string | Uint8Array {
   if (typeof body === "string") return reserialised({ ...JSON.parse(body), model: upstreamModel }); // already re-serialised once
   const bytes = Buffer.from(body.buffer, body.byteOffset, body.byteLength);
   const needle = Buffer.from(JSON.stringify(clientModel));
@@ -74,7 +79,6 @@ function isModelValue(bytes: Buffer, valueAt: number): boolean {
   const start = j - MODEL_KEY.length + 1;
   return start >= 0 && bytes.subarray(start, j + 1).equals(MODEL_KEY);
 }
-
 
 /** What metering reads from a non-streaming answer: its stated usage, and (only when it states none) the basis of
  *  the estimate, the characters of generated content it carries. */

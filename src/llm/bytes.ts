@@ -25,7 +25,10 @@ export function tokenCounter(token: string): { feed(chunk: Uint8Array): void; re
       if (carry.length) countIn(Buffer.concat([carry, bytes.subarray(0, keep)]));
       countIn(bytes);
       // The new carry is a copy (the chunk is the client's), of at most `keep` bytes.
-      carry = bytes.length >= keep ? Buffer.from(bytes.subarray(bytes.length - keep)) : Buffer.concat([carry, bytes]).subarray(-keep);
+      carry =
+        bytes.length >= keep
+          ? Buffer.from(bytes.subarray(bytes.length - keep))
+          : Buffer.concat([carry, bytes]).subarray(-keep);
     },
     get count() {
       return count;

@@ -3,19 +3,22 @@
 // or its stream broke. Each voids the reservation (or charges the input estimate when the client left after the
 // request went upstream) and answers in the caller's protocol.
 
-import type { AppContext } from "../context.ts";
-import { ApiError } from "../http/errors.ts";
-import type { ErrorInfo, LlmProtocol } from "./protocols/index.ts";
-import { endCall, type Call } from "./call.ts";
-import { estimateVerdict, NOTHING_SEEN, UPSTREAM_SILENT } from "./meter.ts";
-import type { StreamCut } from "./pump.ts";
-import { TIMED_OUT_MESSAGE, upstreamTimeoutError, UpstreamTimeout } from "./timeouts.ts";
+import type { AppContext } from "../context";
+import { ApiError } from "../http/errors";
+import type { ErrorInfo, LlmProtocol } from "./protocols/index";
+import { endCall, type Call } from "./call";
+import { estimateVerdict, NOTHING_SEEN, UPSTREAM_SILENT } from "./meter";
+import type { StreamCut } from "./pump";
+import { TIMED_OUT_MESSAGE, upstreamTimeoutError, UpstreamTimeout } from "./timeouts";
 
 const RETRY_HINTS = ["retry-after", "retry-after-ms", "x-should-retry"];
 
 /** The headers of our answer: the upstream's content-type (and retry hints on errors), our ids and limits. */
 export function answerHeaders(res: Response, base: Record<string, string>): Record<string, string> {
-  const headers: Record<string, string> = { ...base, "content-type": res.headers.get("content-type") ?? "application/json" };
+  const headers: Record<string, string> = {
+    ...base,
+    "content-type": res.headers.get("content-type") ?? "application/json",
+  };
   if (res.status >= 400) {
     for (const name of RETRY_HINTS) {
       const value = res.headers.get(name);
@@ -25,35 +28,54 @@ export function answerHeaders(res: Response, base: Record<string, string>): Reco
   return headers;
 }
 
-const UPSTREAM_BROKE = "The upstream's connection broke before its answer was complete; nothing was charged. Retry the request.";
+const UPSTREAM_BROKE =
+  "The upstream's connection broke before its answer was complete; nothing was charged. Retry the request.";
 
-const SHUTTING_DOWN = "The gateway is restarting and ended this stream before its answer was complete; what you received is charged. Retry the request.";
+const SHUTTING_DOWN =
+  "The gateway is restarting and ended this stream before its answer was complete; what you received is charged. Retry the request.";
 
-const ENDED_EARLY = "The upstream ended its stream before the answer was complete; nothing was charged. Retry the request.";
+const ENDED_EARLY =
+  "The upstream ended its stream before the answer was complete; nothing was charged. Retry the request.";
 
 /**
  * The event that ends a stream whose upstream dropped, or that the gateway's shutdown ended, in `proto`'s in-stream
  * error shape (pump.ts sends it).
  */
-export function dropNoticeFor(proto: LlmProtocol, requestId: string): ((lastSent: Uint8Array | null, why: StreamCut) => Uint8Array) | undefined {
+export function dropNoticeFor(
+  proto: LlmProtocol,
+  requestId: string,
+): ((lastSent: Uint8Array | null, why: StreamCut) => Uint8Array) | undefined {
   const event = proto.droppedStreamEvent;
   if (!event) return undefined;
   const errors: Record<StreamCut, ErrorInfo> = {
     dropped: { status: 502, type: "server_error", code: "upstream_bad_response", message: UPSTREAM_BROKE, requestId },
     ended_early: { status: 502, type: "server_error", code: "upstream_bad_response", message: ENDED_EARLY, requestId },
     timeout: { status: 504, type: "server_error", code: "upstream_timeout", message: TIMED_OUT_MESSAGE, requestId },
-    shutdown: { status: 503, type: "service_unavailable", code: "gateway_shutting_down", message: SHUTTING_DOWN, requestId },
+    shutdown: {
+      status: 503,
+      type: "service_unavailable",
+      code: "gateway_shutting_down",
+      message: SHUTTING_DOWN,
+      requestId,
+    },
   };
   return (lastSent, why) => new TextEncoder().encode(event(errors[why], lastSent));
 }
 
-const UNUSABLE = "The upstream's answer was not a usable response for this API; nothing was charged. Retry the request.";
+const UNUSABLE =
+  "The upstream's answer was not a usable response for this API; nothing was charged. Retry the request.";
 
 /**
  * A 200 that is not the protocol's answer: released, logged with what the upstream sent (its status and content
  * type, never its body), and a 502 for the client. `cancel`: stops reading the upstream's body, if still open.
  */
-export function unusableAnswer(call: Call, status: number, contentType: string, why: string, cancel: (() => Promise<void>) | null): never {
+export function unusableAnswer(
+  call: Call,
+  status: number,
+  contentType: string,
+  why: string,
+  cancel: (() => Promise<void>) | null,
+): never {
   cancel?.().catch(() => {});
   const error = why.startsWith("unusable upstream answer") ? why : `unusable upstream answer: ${why}`;
   logUnusable(call, status, contentType, error);
@@ -62,7 +84,14 @@ export function unusableAnswer(call: Call, status: number, contentType: string, 
 }
 
 export function logUnusable(call: Call, status: number, contentType: string, error: string | undefined): void {
-  const fields = { request_id: call.requestId, provider: call.model.provider, model: call.model.id, upstream_status: status, content_type: contentType.slice(0, 100), error };
+  const fields = {
+    request_id: call.requestId,
+    provider: call.model.provider,
+    model: call.model.id,
+    upstream_status: status,
+    content_type: contentType.slice(0, 100),
+    error,
+  };
   call.deps.ctx.log.warn("llm upstream answer unusable; released", fields);
 }
 
@@ -93,7 +122,12 @@ export function answerUnread(
  * from a request the upstream had begun to read.
  */
 export function clientGoneBeforeUpstream(call: Call): Response {
-  endCall(call, { outcome: "client_abort", charge: null, usage: null, error: "client left before the request went upstream" }, null, null);
+  endCall(
+    call,
+    { outcome: "client_abort", charge: null, usage: null, error: "client left before the request went upstream" },
+    null,
+    null,
+  );
   return new Response(null, { status: 499 });
 }
 
@@ -105,7 +139,17 @@ export function upstreamFailed(call: Call, error: unknown): Response {
     return new Response(null, { status: 499 });
   }
   const timedOut = error instanceof ApiError && error.code === "upstream_timeout";
-  endCall(call, { outcome: timedOut ? "upstream_timeout" : "upstream_error", charge: null, usage: null, error: (error as Error).message }, null, null);
+  endCall(
+    call,
+    {
+      outcome: timedOut ? "upstream_timeout" : "upstream_error",
+      charge: null,
+      usage: null,
+      error: (error as Error).message,
+    },
+    null,
+    null,
+  );
   throw error;
 }
 
@@ -114,7 +158,12 @@ export function upstreamFailed(call: Call, error: unknown): Response {
  * the statuses about the gateway's side: its account with the provider, a redirecting base URL (throwIfGatewaySide).
  */
 export function upstreamError(call: Call, res: Response): Response {
-  endCall(call, { outcome: "upstream_error", charge: null, usage: null, error: `upstream answered ${res.status}` }, res.status, performance.now());
+  endCall(
+    call,
+    { outcome: "upstream_error", charge: null, usage: null, error: `upstream answered ${res.status}` },
+    res.status,
+    performance.now(),
+  );
   throwIfGatewaySide(call.deps.ctx, call.provider.name, res, call.requestId);
   return new Response(res.body, { status: res.status, headers: answerHeaders(res, call.baseHeaders) });
 }
@@ -135,14 +184,30 @@ export function throwIfGatewaySide(ctx: AppContext, provider: string, res: Respo
   if (!redirect && status !== 401 && status !== 402 && status !== 403) return;
   void res.body?.cancel().catch(() => {});
   if (redirect) {
-    ctx.log.warn("upstream answered a redirect; check its base URL setting", { provider, status, location: res.headers.get("location"), request_id: requestId });
-    throw new ApiError(502, "upstream_bad_response", `The ${provider} upstream answered a redirect (status ${status}), which the gateway does not follow; nothing was charged. The operator has been told.`, {
-      type: "service_unavailable",
+    ctx.log.warn("upstream answered a redirect; check its base URL setting", {
+      provider,
+      status,
+      location: res.headers.get("location"),
+      request_id: requestId,
     });
+    throw new ApiError(
+      502,
+      "upstream_bad_response",
+      `The ${provider} upstream answered a redirect (status ${status}), which the gateway does not follow; nothing was charged. The operator has been told.`,
+      {
+        type: "service_unavailable",
+      },
+    );
   }
   ctx.log.warn("upstream refused the gateway's account", { provider, status, request_id: requestId });
-  const why = status === 402 ? "refused it for billing reasons on the gateway's account" : "refused the gateway's credentials";
-  throw new ApiError(502, status === 402 ? "upstream_billing_failed" : "upstream_auth_failed", `The ${provider} upstream ${why} (status ${status}); nothing was charged. The operator has been told.`, {
-    type: "service_unavailable",
-  });
+  const why =
+    status === 402 ? "refused it for billing reasons on the gateway's account" : "refused the gateway's credentials";
+  throw new ApiError(
+    502,
+    status === 402 ? "upstream_billing_failed" : "upstream_auth_failed",
+    `The ${provider} upstream ${why} (status ${status}); nothing was charged. The operator has been told.`,
+    {
+      type: "service_unavailable",
+    },
+  );
 }

@@ -2,20 +2,20 @@
 // needs, its verdict (meter.ts decides; a defect there voids the reservation), and its end, which queues the
 // reservation's post or void and the usage record (records.ts commits them in groups).
 
-import { metrics } from "../ops/metrics.ts";
-import type { AppContext } from "../context.ts";
-import type { AuthContext } from "../accounts/service.ts";
-import type { BudgetHold, KeyBudgets } from "../accounts/key-budgets.ts";
-import type { Reservation } from "../ledger/float.ts";
-import type { LlmModel } from "../catalog/model.ts";
-import type { LlmProtocol, UpstreamBody } from "./protocols/index.ts";
-import type { Provider, Providers } from "./providers.ts";
-import type { LlmLedger } from "../ledger/llm-ledger.ts";
-import type { Finish } from "./records.ts";
-import type { Translation } from "./translated.ts";
-import { answerFacts, isWholeAnswer } from "./body.ts";
-import { capAtMaxCredits, estimateVerdict, usageVerdict, verdictOr, type HoldPlan, type Verdict } from "./meter.ts";
-import { restoreIdleTimeout, type IdleTimeouts, type LlmTimeouts } from "./timeouts.ts";
+import { metrics } from "../ops/metrics";
+import type { AppContext } from "../context";
+import type { AuthContext } from "../accounts/service";
+import type { BudgetHold, KeyBudgets } from "../accounts/key-budgets";
+import type { Reservation } from "../ledger/float";
+import type { LlmModel } from "../catalog/model";
+import type { LlmProtocol, UpstreamBody } from "./protocols/index";
+import type { Provider, Providers } from "./providers";
+import type { LlmLedger } from "../ledger/llm-ledger";
+import type { Finish } from "./records";
+import type { Translation } from "./translated";
+import { answerFacts, isWholeAnswer } from "./body";
+import { capAtMaxCredits, estimateVerdict, usageVerdict, verdictOr, type HoldPlan, type Verdict } from "./meter";
+import { restoreIdleTimeout, type IdleTimeouts, type LlmTimeouts } from "./timeouts";
 
 export interface LlmDeps {
   ctx: AppContext;
@@ -61,34 +61,68 @@ export interface Call {
  * the estimate from its content; a void for one that is not a whole JSON object. `searchesSeen`: web searches
  * counted as a long answer passed (its tail may not show them).
  */
-export function answerVerdict(call: Pick<Call, "model" | "plan">, proto: LlmProtocol, text: string, searchesSeen = 0, tail = false): Verdict {
+export function answerVerdict(
+  call: Pick<Call, "model" | "plan">,
+  proto: LlmProtocol,
+  text: string,
+  searchesSeen = 0,
+  tail = false,
+): Verdict {
   const facts = answerFacts(proto, text, call.plan.webSearch);
-  if (!isWholeAnswer(text, facts.usage !== null, tail)) return { outcome: "upstream_bad_response", charge: null, usage: null, error: "unusable upstream answer: not whole JSON" };
-  if (!facts.usage) return estimateVerdict({ usage: null, outputCharsSoFar: facts.outputChars, webSearchesSoFar: searchesSeen }, call.model, call.plan, "estimated");
+  if (!isWholeAnswer(text, facts.usage !== null, tail))
+    return {
+      outcome: "upstream_bad_response",
+      charge: null,
+      usage: null,
+      error: "unusable upstream answer: not whole JSON",
+    };
+  if (!facts.usage)
+    return estimateVerdict(
+      { usage: null, outputCharsSoFar: facts.outputChars, webSearchesSoFar: searchesSeen },
+      call.model,
+      call.plan,
+      "estimated",
+    );
   if (searchesSeen > (facts.usage.webSearches ?? 0)) facts.usage.webSearches = searchesSeen;
   return usageVerdict(facts.usage, call.model, call.plan);
 }
 
 /** The call's verdict, always one: a defect in working it out voids the call (meter.ts verdictOr) and is logged. */
 export function callVerdict(call: Pick<Call, "deps" | "requestId" | "plan">, judge: () => Verdict): Verdict {
-  const verdict = verdictOr(judge, (error) => call.deps.ctx.log.error("llm metering failed; call released", { request_id: call.requestId, error }));
+  const verdict = verdictOr(judge, (error) =>
+    call.deps.ctx.log.error("llm metering failed; call released", { request_id: call.requestId, error }),
+  );
   return capAtMaxCredits(verdict, call.plan);
 }
 
-type Ending = Pick<Call, "deps" | "hold" | "budgetHold" | "requestId" | "auth" | "model" | "path" | "started" | "ended" | "server"> & { request?: Request };
+type Ending = Pick<
+  Call,
+  "deps" | "hold" | "budgetHold" | "requestId" | "auth" | "model" | "path" | "started" | "ended" | "server"
+> & { request?: Request };
 
 const UPSTREAM_FAULTS = new Set(["failed", "dropped", "upstream_bad_response", "upstream_timeout"]);
 
 /** Ends the call: queues its post or void and its usage record (records.ts commits them in groups). */
-export function endCall(call: Ending, verdict: Verdict, upstreamStatus: number | null, firstByteAt: number | null): void {
+export function endCall(
+  call: Ending,
+  verdict: Verdict,
+  upstreamStatus: number | null,
+  firstByteAt: number | null,
+): void {
   call.ended = true;
   if (call.budgetHold) call.deps.budgets.post(call.budgetHold, verdict.charge ?? 0);
   if (call.request) restoreIdleTimeout(call.server, call.request);
   const now = performance.now();
-  if (upstreamStatus !== null && upstreamStatus >= 400) metrics.upstreamError(call.model.provider, `status_${Math.floor(upstreamStatus / 100)}xx`);
+  if (upstreamStatus !== null && upstreamStatus >= 400)
+    metrics.upstreamError(call.model.provider, `status_${Math.floor(upstreamStatus / 100)}xx`);
   else if (UPSTREAM_FAULTS.has(verdict.outcome)) {
     metrics.upstreamError(call.model.provider, verdict.outcome);
-    const fields = { request_id: call.requestId, provider: call.model.provider, model: call.model.id, error: verdict.error };
+    const fields = {
+      request_id: call.requestId,
+      provider: call.model.provider,
+      model: call.model.id,
+      error: verdict.error,
+    };
     if (verdict.outcome === "dropped") call.deps.ctx.log.warn("llm upstream answer ended early; released", fields);
     if (verdict.outcome === "upstream_timeout") call.deps.ctx.log.warn("llm upstream timed out; released", fields);
   }

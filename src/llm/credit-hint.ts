@@ -1,8 +1,8 @@
-import { ApiError } from "../http/errors.ts";
-import { InsufficientCredits } from "../ledger/service.ts";
-import { microsToCredits } from "../ledger/units.ts";
-import { INPUT_BYTES_PER_TOKEN, type HoldPlan } from "./meter.ts";
-import type { ProtocolName } from "./protocols/types.ts";
+import { ApiError } from "../http/errors";
+import { InsufficientCredits } from "../ledger/service";
+import { microsToCredits } from "../ledger/units";
+import { INPUT_BYTES_PER_TOKEN, type HoldPlan } from "./meter";
+import type { ProtocolName } from "./protocols/types";
 
 // A 402 insufficient_credits on an LLM call says what to lower and by how much: most holds are mostly output (the
 // model's maximum when the request sets none: a newcomer's first call to a 128k-output model without max_tokens is
@@ -15,7 +15,13 @@ const OUTPUT_FIELD: Partial<Record<ProtocolName, (body: any) => string>> = {
   responses: () => "max_output_tokens",
 };
 
-export function withCreditHint(e: unknown, protocol: ProtocolName, body: any, plan: HoldPlan, requested: number | undefined): unknown {
+export function withCreditHint(
+  e: unknown,
+  protocol: ProtocolName,
+  body: any,
+  plan: HoldPlan,
+  requested: number | undefined,
+): unknown {
   const field = OUTPUT_FIELD[protocol]?.(body);
   if (!(e instanceof InsufficientCredits) || !field || plan.outputPrice <= 0 || plan.outputTokens <= 0) return e;
   // Setting the field adds its own bytes to the body, which the hold counts as input: room for them is kept.

@@ -5,9 +5,9 @@
 // this model's own origin is unsealed). A body whose bytes mention no thinking block (Anthropic) or no seal
 // (Responses) is not walked, so its history is never parsed; a body with none goes through untouched.
 
-import { openOpaque, originOf, providerOf } from "./translate/ir.ts";
-import { dropForeignThinking } from "./translate/anthropic.ts";
-import { mentions } from "./request-fields.ts";
+import { openOpaque, originOf, providerOf } from "./translate/ir";
+import { dropForeignThinking } from "./translate/anthropic";
+import { mentions } from "./request-fields";
 
 const SEALED = "sy1.";
 
@@ -46,7 +46,8 @@ function anyOf(list: any[], test: (x: any) => boolean): boolean {
 const responses: Fix = (body, provider, upstreamModel) => {
   if (!mentions(body, [`"${SEALED}`])) return null;
   const input = body.input;
-  const sealedItem = (i: any) => i?.type === "reasoning" && typeof i.encrypted_content === "string" && i.encrypted_content.startsWith(SEALED);
+  const sealedItem = (i: any) =>
+    i?.type === "reasoning" && typeof i.encrypted_content === "string" && i.encrypted_content.startsWith(SEALED);
   if (!Array.isArray(input) || !anyOf(input, sealedItem)) return null;
   // Without the model (a caller that does not say), the provider alone decides, as seals without a model do.
   const own = upstreamModel ? originOf({ provider, model: upstreamModel }) : null;
@@ -62,6 +63,11 @@ const responses: Fix = (body, provider, upstreamModel) => {
 const FIXES: Record<string, Fix> = { anthropic, responses };
 
 /** The body without other providers' or models' sealed reasoning, or null when it holds none (the common case). */
-export function withoutForeignReasoning(protocol: string, body: Record<string, any>, provider: string, upstreamModel?: string): Record<string, any> | null {
+export function withoutForeignReasoning(
+  protocol: string,
+  body: Record<string, any>,
+  provider: string,
+  upstreamModel?: string,
+): Record<string, any> | null {
   return FIXES[protocol]?.(body, provider, upstreamModel) ?? null;
 }

@@ -1,7 +1,7 @@
-import type { AuthContext } from "../accounts/service.ts";
-import type { AppContext } from "../context.ts";
-import { bodyBytes } from "../http/body-limits.ts";
-import { idempotencyKeyOf, idempotent, type Answer, type Idempotency } from "../http/idempotency.ts";
+import type { AuthContext } from "../accounts/service";
+import type { AppContext } from "../context";
+import { bodyBytes } from "../http/body-limits";
+import { idempotencyKeyOf, idempotent, type Answer, type Idempotency } from "../http/idempotency";
 
 // An LLM call sent with an Idempotency-Key (http/idempotency.ts says the rules). Its body is read here, once, to
 // fingerprint it, and handed on as it came. A JSON answer is stored when it has been read to its end (a copy of
@@ -19,7 +19,12 @@ export async function idempotentLlm(
 ): Promise<Response> {
   idempotencyKeyOf(request.headers); // a malformed key is refused before the body is read
   const bytes = await bodyBytes(request, ctx.config.body);
-  const again = new Request(request.url, { method: request.method, headers: request.headers, body: bytes, signal: request.signal });
+  const again = new Request(request.url, {
+    method: request.method,
+    headers: request.headers,
+    body: bytes,
+    signal: request.signal,
+  });
   let ran = false;
   const answer = await idempotent(
     idem,
@@ -43,5 +48,8 @@ function storedAnswer(res: Response): Answer | Promise<Answer | null> | null {
   if (res.status === 499 || res.body === null) return null; // the client left: nothing it could be given again
   const contentType = res.headers.get("content-type");
   if (contentType?.includes("text/event-stream")) return { status: res.status, contentType, body: null };
-  return res.clone().text().then((body) => ({ status: res.status, contentType, body }));
+  return res
+    .clone()
+    .text()
+    .then((body) => ({ status: res.status, contentType, body }));
 }

@@ -20,14 +20,14 @@
 //   client abort mid-answer = input (stated by the stream, else the estimate above) + output so far
 //             (ceil(characters streamed / 4)), never more than the hold.
 
-import { ApiError } from "../http/errors.ts";
-import { maxCreditsToMicros, microsToCredits } from "../ledger/units.ts";
-import type { LlmModel } from "../catalog/model.ts";
-import { chargeUsage, partialUsage, pricesFor, type TokenUsage } from "./usage.ts";
-import type { LlmProtocol, TapResult } from "./protocols/index.ts";
-import type { PaidToolUse } from "./protocols/paid-tools.ts";
-import type { PumpEnd } from "./pump.ts";
-import { IMAGE_INPUT_TOKENS, SEARCH_INPUT_TOKENS } from "./protocols/unseen-input.ts";
+import { ApiError } from "../http/errors";
+import { maxCreditsToMicros, microsToCredits } from "../ledger/units";
+import type { LlmModel } from "../catalog/model";
+import { chargeUsage, partialUsage, pricesFor, type TokenUsage } from "./usage";
+import type { LlmProtocol, TapResult } from "./protocols/index";
+import type { PaidToolUse } from "./protocols/paid-tools";
+import type { PumpEnd } from "./pump";
+import { IMAGE_INPUT_TOKENS, SEARCH_INPUT_TOKENS } from "./protocols/unseen-input";
 
 export const INPUT_BYTES_PER_TOKEN = 3;
 /** Output to hold for a model that states no maximum (none in the built-in catalog does so for chat models). */
@@ -53,15 +53,25 @@ export interface HoldPlan {
 }
 
 /** `bodyBytes`: the request body's size in bytes (UTF-8, as it came), the input estimate's basis. */
-export function planHold(proto: LlmProtocol, body: any, bodyBytes: number, model: LlmModel, paid: PaidToolUse): HoldPlan {
-  const fromBody = Math.max(Math.ceil((bodyBytes - maxCreditsFieldBytes(body)) / INPUT_BYTES_PER_TOKEN), proto.statedInputTokens?.(body) ?? 0);
+export function planHold(
+  proto: LlmProtocol,
+  body: any,
+  bodyBytes: number,
+  model: LlmModel,
+  paid: PaidToolUse,
+): HoldPlan {
+  const fromBody = Math.max(
+    Math.ceil((bodyBytes - maxCreditsFieldBytes(body)) / INPUT_BYTES_PER_TOKEN),
+    proto.statedInputTokens?.(body) ?? 0,
+  );
   const unseenInput = proto.unseenInput?.(body);
   // Input the body does not show (unseen-input.ts): a document the upstream fetches may fill the context window.
   const seen = fromBody + (unseenInput?.images ?? 0) * IMAGE_INPUT_TOKENS + paid.heldSearches * SEARCH_INPUT_TOKENS;
   const inputTokens = unseenInput?.unbounded ? Math.max(seen, model.context_window ?? seen) : seen;
   const requested = proto.maxOutputTokens(body);
   const modelMax = model.max_output_tokens ?? (model.type === "embedding" ? 0 : FALLBACK_MAX_OUTPUT);
-  const perChoice = requested === undefined ? modelMax : model.max_output_tokens ? Math.min(requested, modelMax) : requested;
+  const perChoice =
+    requested === undefined ? modelMax : model.max_output_tokens ? Math.min(requested, modelMax) : requested;
   // The model's maximum is per answer: n choices may each produce that much (and are each billed).
   const choices = proto.choices?.(body) ?? 1;
   const outputTokens = perChoice * choices;
@@ -69,7 +79,16 @@ export function planHold(proto: LlmProtocol, body: any, bodyBytes: number, model
   const inputPrice = Math.max(prices.input, prices.cacheWrite, prices.cacheWrite1h);
   const amount = inputTokens * inputPrice + outputTokens * prices.output + paid.heldSearches * (prices.webSearch ?? 0);
   if (!Number.isSafeInteger(amount)) throw new ApiError(400, "request_too_large", "The request is too large to price.");
-  return { amount, inputTokens, inputEstimate: seen, outputTokens, outputPrice: prices.output, inputPrice, choices, webSearch: paid.webSearch };
+  return {
+    amount,
+    inputTokens,
+    inputEstimate: seen,
+    outputTokens,
+    outputPrice: prices.output,
+    inputPrice,
+    choices,
+    webSearch: paid.webSearch,
+  };
 }
 
 /**
@@ -114,10 +133,29 @@ export function checkMaxCredits(body: any, hold: number): number | undefined {
  */
 export function capAtMaxCredits(verdict: Verdict, plan: HoldPlan): Verdict {
   if (plan.cap === undefined || verdict.charge === null || verdict.charge <= plan.cap) return verdict;
-  return { ...verdict, charge: plan.cap, error: [verdict.error, `charge capped at max_credits (the usage stated came to ${microsToCredits(verdict.charge)} credits)`].filter(Boolean).join("; ") };
+  return {
+    ...verdict,
+    charge: plan.cap,
+    error: [
+      verdict.error,
+      `charge capped at max_credits (the usage stated came to ${microsToCredits(verdict.charge)} credits)`,
+    ]
+      .filter(Boolean)
+      .join("; "),
+  };
 }
 
-export type Outcome = "ok" | "estimated" | "client_abort" | "shutdown" | "failed" | "dropped" | "upstream_error" | "upstream_bad_response" | "upstream_timeout" | "rejected";
+export type Outcome =
+  | "ok"
+  | "estimated"
+  | "client_abort"
+  | "shutdown"
+  | "failed"
+  | "dropped"
+  | "upstream_error"
+  | "upstream_bad_response"
+  | "upstream_timeout"
+  | "rejected";
 
 export interface Verdict {
   outcome: Outcome;
@@ -136,8 +174,15 @@ function statedUsage(usage: TokenUsage, model: LlmModel, plan: HoldPlan): Verdic
     return { outcome: "ok", charge: chargeUsage(usage, model.prices), usage };
   } catch (e) {
     if (!(e instanceof RangeError)) throw e;
-    const recorded = Object.fromEntries(Object.entries(usage).map(([k, n]) => [k, Math.min(n, Number.MAX_SAFE_INTEGER)])) as unknown as TokenUsage;
-    return { outcome: "estimated", charge: plan.amount, usage: recorded, error: "upstream usage out of range: charged the hold" };
+    const recorded = Object.fromEntries(
+      Object.entries(usage).map(([k, n]) => [k, Math.min(n, Number.MAX_SAFE_INTEGER)]),
+    ) as unknown as TokenUsage;
+    return {
+      outcome: "estimated",
+      charge: plan.amount,
+      usage: recorded,
+      error: "upstream usage out of range: charged the hold",
+    };
   }
 }
 
@@ -151,9 +196,17 @@ export function streamVerdict(tapped: TapResult, how: PumpEnd, model: LlmModel, 
   if (tapped.completed && tapped.usage) return statedUsage(tapped.usage, model, plan);
   // The client got part of the answer: it left, or the gateway's shutdown ended the stream.
   if (how === "client_abort" || how === "shutdown") return estimateVerdict(tapped, model, plan, how);
-  if (how === "timeout") return { outcome: "upstream_timeout", charge: null, usage: tapped.usage, error: UPSTREAM_SILENT };
-  if (how === "ended_early") return { outcome: "dropped", charge: null, usage: tapped.usage, error: "upstream stream ended before its final event" };
-  if (how === "dropped" || !tapped.completed) return { outcome: "dropped", charge: null, usage: tapped.usage, error: "upstream connection ended early" };
+  if (how === "timeout")
+    return { outcome: "upstream_timeout", charge: null, usage: tapped.usage, error: UPSTREAM_SILENT };
+  if (how === "ended_early")
+    return {
+      outcome: "dropped",
+      charge: null,
+      usage: tapped.usage,
+      error: "upstream stream ended before its final event",
+    };
+  if (how === "dropped" || !tapped.completed)
+    return { outcome: "dropped", charge: null, usage: tapped.usage, error: "upstream connection ended early" };
   // A normal end without usage (an upstream that ignores include_usage): the same estimate as a client abort.
   return estimateVerdict(tapped, model, plan, "estimated");
 }
@@ -173,7 +226,12 @@ export const NOTHING_SEEN = Object.freeze({ usage: null, outputCharsSoFar: 0 });
  * The charge from what was seen instead of stated usage: the input estimate (or the input a stream stated) and the
  * output seen so far, never above the hold. For a client that left, a shutdown, or an answer that states no usage.
  */
-export function estimateVerdict(seen: { usage: TokenUsage | null; outputCharsSoFar: number; webSearchesSoFar?: number }, model: LlmModel, plan: HoldPlan, outcome: Outcome): Verdict {
+export function estimateVerdict(
+  seen: { usage: TokenUsage | null; outputCharsSoFar: number; webSearchesSoFar?: number },
+  model: LlmModel,
+  plan: HoldPlan,
+  outcome: Outcome,
+): Verdict {
   const usage = partialUsage(seen, plan.inputEstimate);
   const verdict = statedUsage(usage, model, plan);
   return { ...verdict, outcome, charge: Math.min(verdict.charge!, plan.amount) };

@@ -13,7 +13,7 @@
 //   xai        XAI_BASE_URL ends in /v1; /v1/X → {base}/X
 //   deepseek   DEEPSEEK_BASE_URL has no /v1; chat completions at {base}/chat/completions
 
-import type { LlmEndpoint, LlmModel } from "../catalog/model.ts";
+import type { LlmEndpoint, LlmModel } from "../catalog/model";
 
 export interface Provider {
   name: string;
@@ -44,7 +44,13 @@ interface ProviderSpec {
 const openAiStyle = (base: string, path: string) => base + path.slice("/v1".length);
 
 const SPECS: Record<string, ProviderSpec> = {
-  anthropic: { keyVar: "ANTHROPIC_API_KEY", baseVar: "ANTHROPIC_BASE_URL", url: (b, p) => b + p, bearer: false, paths: ["/v1/messages", "/v1/messages/count_tokens"] },
+  anthropic: {
+    keyVar: "ANTHROPIC_API_KEY",
+    baseVar: "ANTHROPIC_BASE_URL",
+    url: (b, p) => b + p,
+    bearer: false,
+    paths: ["/v1/messages", "/v1/messages/count_tokens"],
+  },
   openai: {
     keyVar: "OPENAI_API_KEY",
     baseVar: "OPENAI_BASE_URL",
@@ -62,7 +68,13 @@ const SPECS: Record<string, ProviderSpec> = {
     // Gemini 3 wants each tool call's thought signature back (a skip placeholder for calls another model made).
     dialect: { maxTokensField: "max_tokens", reasoningEffort: true, thoughtSignatures: true },
   },
-  xai: { keyVar: "XAI_API_KEY", baseVar: "XAI_BASE_URL", url: openAiStyle, bearer: true, paths: ["/v1/chat/completions", "/v1/responses"] },
+  xai: {
+    keyVar: "XAI_API_KEY",
+    baseVar: "XAI_BASE_URL",
+    url: openAiStyle,
+    bearer: true,
+    paths: ["/v1/chat/completions", "/v1/responses"],
+  },
   deepseek: {
     keyVar: "DEEPSEEK_API_KEY",
     baseVar: "DEEPSEEK_BASE_URL",
@@ -71,7 +83,12 @@ const SPECS: Record<string, ProviderSpec> = {
     paths: ["/v1/chat/completions"],
     speaks: "/v1/chat/completions",
     // DeepSeek's reasoner returns reasoning_content and wants it back on tool turns; no reasoning_effort, no images.
-    dialect: { maxTokensField: "max_tokens", reasoningField: "reasoning_content", reasoningEffort: false, images: false },
+    dialect: {
+      maxTokensField: "max_tokens",
+      reasoningField: "reasoning_content",
+      reasoningEffort: false,
+      images: false,
+    },
   },
 };
 
@@ -79,7 +96,10 @@ export type Providers = Map<string, Provider>;
 
 /** Splits a key setting into its keys (comma-separated, blanks ignored). */
 export function splitKeys(value: string | undefined): string[] {
-  return (value ?? "").split(",").map((k) => k.trim()).filter(Boolean);
+  return (value ?? "")
+    .split(",")
+    .map((k) => k.trim())
+    .filter(Boolean);
 }
 
 export function buildProviders(raw: Record<string, string | undefined>): Providers {
@@ -87,7 +107,9 @@ export function buildProviders(raw: Record<string, string | undefined>): Provide
   for (const [name, spec] of Object.entries(SPECS)) {
     const base = (raw[spec.baseVar] ?? "").replace(/\/+$/, "");
     const urls = new Map(spec.paths.map((p) => [p, spec.url(base, p)]));
-    const auth = splitKeys(raw[spec.keyVar]).map((k): [string, string] => (spec.bearer ? ["authorization", `Bearer ${k}`] : ["x-api-key", k]));
+    const auth = splitKeys(raw[spec.keyVar]).map((k): [string, string] =>
+      spec.bearer ? ["authorization", `Bearer ${k}`] : ["x-api-key", k],
+    );
     out.set(name, { name, urls, speaks: spec.speaks ?? null, dialect: spec.dialect ?? {}, auth, cursor: 0 });
   }
   return out;
@@ -115,14 +137,19 @@ const MODEL_RULES: ModelRule[] = [
   { provider: "openai", applies: reasons, dialect: { sampling: false } },
   // xAI's grok-4 family (grok-4, -fast, code-fast, 4.20) reasons at a fixed effort and refuses reasoning_effort;
   // grok-3-mini and grok-4.3 take one.
-  { provider: "xai", applies: (m) => !/^grok-(3-mini|4\.3)/.test(m.upstream_model), dialect: { reasoningEffort: false } },
+  {
+    provider: "xai",
+    applies: (m) => !/^grok-(3-mini|4\.3)/.test(m.upstream_model),
+    dialect: { reasoningEffort: false },
+  },
 ];
 
 /** The codec options for a call to `model` at `provider`: the provider's dialect with the model's rules over it. */
 export function dialectFor(provider: Provider, model: LlmModel): Record<string, unknown> {
   let dialect = provider.dialect;
   for (const rule of MODEL_RULES) {
-    if ((rule.provider === "*" || rule.provider === provider.name) && rule.applies(model)) dialect = { ...dialect, ...rule.dialect };
+    if ((rule.provider === "*" || rule.provider === provider.name) && rule.applies(model))
+      dialect = { ...dialect, ...rule.dialect };
   }
   return dialect;
 }

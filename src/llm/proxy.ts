@@ -3,33 +3,52 @@
 //   the tap on the side → post or void + usage record, queued off the response path (call.ts endCall).
 // Errors the gateway raises itself are thrown as ApiError and shaped per path by http/base.ts.
 
-import type { AuthContext } from "../accounts/service.ts";
-import { refuseModelNotAllowed } from "../accounts/policy.ts";
-import { withCreditHint } from "./credit-hint.ts";
-import type { Reservation } from "../ledger/float.ts";
-import type { LlmModel } from "../catalog/model.ts";
-import type { AppContext } from "../context.ts";
-import { ApiError } from "../http/errors.ts";
-import { ALIAS_PATH } from "../catalog/endpoints.ts";
-import type { LlmProtocol, UpstreamBody } from "./protocols/index.ts";
-import { NO_PAID_TOOLS, paidToolUse } from "./protocols/paid-tools.ts";
-import { keySettingOf, spokenPath, type Provider } from "./providers.ts";
-import { callUpstream, upstreamHeaders } from "./upstream.ts";
-import { answerTypeMisfit, firstNonSpace, requestBodyOf, textOf, withoutBom, withUpstreamModel } from "./body.ts";
-import { checkMaxCredits, estimateVerdict, NOTHING_SEEN, planHold, streamVerdict, UPSTREAM_SILENT, type HoldPlan, type Verdict } from "./meter.ts";
-import { pump, throughTap, type PumpEnd } from "./pump.ts";
-import { readArrived, readHead, WHOLE_ANSWER_BYTES, type Head } from "./answer-head.ts";
-import { joined, tokenCounter } from "./bytes.ts";
-import { bodyBytes } from "../http/body-limits.ts";
-import { forwardTranslated, prepareTranslation, type Translation } from "./translated.ts";
-import { countTokensEstimate } from "./count-tokens.ts";
-import { withoutForeignReasoning } from "./foreign-reasoning.ts";
-import { reserialised } from "./protocols/common.ts";
-import { liftIdleTimeout, type IdleTimeouts } from "./timeouts.ts";
-import { answerVerdict, callVerdict, endCall, type Call, type LlmDeps } from "./call.ts";
-import { answerHeaders, answerUnread, clientGoneBeforeUpstream, dropNoticeFor, logUnusable, throwIfGatewaySide, unusableAnswer, upstreamError, upstreamFailed } from "./call-failures.ts";
+import type { AuthContext } from "../accounts/service";
+import { refuseModelNotAllowed } from "../accounts/policy";
+import { withCreditHint } from "./credit-hint";
+import type { Reservation } from "../ledger/float";
+import type { LlmModel } from "../catalog/model";
+import type { AppContext } from "../context";
+import { ApiError } from "../http/errors";
+import { ALIAS_PATH } from "../catalog/endpoints";
+import type { LlmProtocol, UpstreamBody } from "./protocols/index";
+import { NO_PAID_TOOLS, paidToolUse } from "./protocols/paid-tools";
+import { keySettingOf, spokenPath, type Provider } from "./providers";
+import { callUpstream, upstreamHeaders } from "./upstream";
+import { answerTypeMisfit, firstNonSpace, requestBodyOf, textOf, withoutBom, withUpstreamModel } from "./body";
+import {
+  checkMaxCredits,
+  estimateVerdict,
+  NOTHING_SEEN,
+  planHold,
+  streamVerdict,
+  UPSTREAM_SILENT,
+  type HoldPlan,
+  type Verdict,
+} from "./meter";
+import { pump, throughTap, type PumpEnd } from "./pump";
+import { readArrived, readHead, WHOLE_ANSWER_BYTES, type Head } from "./answer-head";
+import { joined, tokenCounter } from "./bytes";
+import { bodyBytes } from "../http/body-limits";
+import { forwardTranslated, prepareTranslation, type Translation } from "./translated";
+import { countTokensEstimate } from "./count-tokens";
+import { withoutForeignReasoning } from "./foreign-reasoning";
+import { reserialised } from "./protocols/common";
+import { liftIdleTimeout, type IdleTimeouts } from "./timeouts";
+import { answerVerdict, callVerdict, endCall, type Call, type LlmDeps } from "./call";
+import {
+  answerHeaders,
+  answerUnread,
+  clientGoneBeforeUpstream,
+  dropNoticeFor,
+  logUnusable,
+  throwIfGatewaySide,
+  unusableAnswer,
+  upstreamError,
+  upstreamFailed,
+} from "./call-failures";
 
-export type { Call, LlmDeps } from "./call.ts";
+export type { Call, LlmDeps } from "./call";
 
 /** What a request asks for, read before anything is reserved: its model, where it goes and how. */
 interface Routed {
@@ -63,26 +82,65 @@ export async function handleLlm(
   // count_tokens exists only in Anthropic's protocol: for a model spoken to in another, an estimate (count-tokens.ts).
   if (free && spoken !== "/v1/messages") return countTokensEstimate(proto, body, bytes, model, baseHeaders);
   const url = reachable(model, provider, provider?.urls.get(free ? path : spoken), path);
-  if (free) return forwardFree(deps.ctx, request, url, provider!, upstreamRequestOf(proto, body, bytes, model).body, baseHeaders);
-  const call = await reserve(deps, proto, path, request, auth, baseHeaders, { body, bytes, model, provider: provider!, url, spoken }, started, server);
+  if (free)
+    return forwardFree(
+      deps.ctx,
+      request,
+      url,
+      provider!,
+      upstreamRequestOf(proto, body, bytes, model).body,
+      baseHeaders,
+    );
+  const call = await reserve(
+    deps,
+    proto,
+    path,
+    request,
+    auth,
+    baseHeaders,
+    { body, bytes, model, provider: provider!, url, spoken },
+    started,
+    server,
+  );
   // The reservation may have waited for a commit; a client gone meanwhile is voided here, before either path sends.
   if (request.signal.aborted) return clientGoneBeforeUpstream(call);
   try {
     return await (call.translation ? forwardTranslated(call) : forwardMetered(call));
   } catch (e) {
     // Every path above ends the call before it throws; should one not, the reservation must not stay held.
-    if (!call.ended) endCall(call, { outcome: "failed", charge: null, usage: null, error: `gateway error; released: ${(e as Error)?.message ?? e}` }, null, null);
+    if (!call.ended)
+      endCall(
+        call,
+        {
+          outcome: "failed",
+          charge: null,
+          usage: null,
+          error: `gateway error; released: ${(e as Error)?.message ?? e}`,
+        },
+        null,
+        null,
+      );
     throw e;
   }
 }
 
 /** The provider's URL for the call, or the caller's 501 / 503 when the gateway cannot reach the model. */
 function reachable(model: LlmModel, provider: Provider | undefined, url: string | undefined, path: string): string {
-  if (!provider || !url) throw new ApiError(501, "provider_not_supported", `Model ${model.id} is served by ${model.provider}, which this gateway cannot reach on ${path}.`);
+  if (!provider || !url)
+    throw new ApiError(
+      501,
+      "provider_not_supported",
+      `Model ${model.id} is served by ${model.provider}, which this gateway cannot reach on ${path}.`,
+    );
   if (provider.auth.length === 0) {
-    throw new ApiError(503, "provider_not_configured", `Model ${model.id} is unavailable: its provider (${model.provider}) has no API key configured on this gateway (${keySettingOf(model.provider)}).`, {
-      type: "service_unavailable",
-    });
+    throw new ApiError(
+      503,
+      "provider_not_configured",
+      `Model ${model.id} is unavailable: its provider (${model.provider}) has no API key configured on this gateway (${keySettingOf(model.provider)}).`,
+      {
+        type: "service_unavailable",
+      },
+    );
   }
   return url;
 }
@@ -106,7 +164,12 @@ async function reserve(
   const requestId = baseHeaders["x-request-id"]!;
   proto.refuseUnmeterable?.(body);
   // Decoded and encoded before the reservation: a request that cannot be translated is refused at once.
-  const translation = spoken === path ? null : prepareTranslation(path, spoken, body, model, provider, (msg, fields) => deps.ctx.log.warn(msg, { ...fields, request_id: requestId }));
+  const translation =
+    spoken === path
+      ? null
+      : prepareTranslation(path, spoken, body, model, provider, (msg, fields) =>
+          deps.ctx.log.warn(msg, { ...fields, request_id: requestId }),
+        );
   const plan = holdPlanOf(proto, body, bytes, model, translation);
   const upstream = translation ? null : upstreamRequestOf(proto, body, bytes, model);
   const budgetPending = deps.budgets.hold(auth, plan.amount);
@@ -118,11 +181,37 @@ async function reserve(
     if (budgetHold) deps.budgets.post(budgetHold, 0);
     throw withCreditHint(e, proto.name, body, plan, proto.maxOutputTokens(body));
   }
-  return { deps, proto, path, request, auth, requestId, baseHeaders, body, upstream, translation, model, provider, url, plan, hold, budgetHold, started, ended: false, server };
+  return {
+    deps,
+    proto,
+    path,
+    request,
+    auth,
+    requestId,
+    baseHeaders,
+    body,
+    upstream,
+    translation,
+    model,
+    provider,
+    url,
+    plan,
+    hold,
+    budgetHold,
+    started,
+    ended: false,
+    server,
+  };
 }
 
 /** The reservation's size (meter.ts planHold), capped by the request's max_credits. */
-function holdPlanOf(proto: LlmProtocol, body: Record<string, any>, bytes: Uint8Array, model: LlmModel, translation: Translation | null): HoldPlan {
+function holdPlanOf(
+  proto: LlmProtocol,
+  body: Record<string, any>,
+  bytes: Uint8Array,
+  model: LlmModel,
+  translation: Translation | null,
+): HoldPlan {
   // A translated call's hosted tools never reach the upstream (the codecs refuse them): no fees.
   const paid = translation || !proto.paidTools ? NO_PAID_TOOLS : paidToolUse(proto.paidTools, body, model);
   // The input estimate takes the larger of the client's bytes and the translated ones.
@@ -138,7 +227,12 @@ function holdPlanOf(proto: LlmProtocol, body: Record<string, any>, bytes: Uint8A
  * or a splice cannot be trusted (bytes spare encoding a long body again). A body that cannot be serialised again
  * (protocols/common.ts reserialised) is refused here, before any hold.
  */
-function upstreamRequestOf(proto: LlmProtocol, body: Record<string, any>, bytes: Uint8Array, model: LlmModel): UpstreamBody {
+function upstreamRequestOf(
+  proto: LlmProtocol,
+  body: Record<string, any>,
+  bytes: Uint8Array,
+  model: LlmModel,
+): UpstreamBody {
   const own = withoutForeignReasoning(proto.name, body, model.provider, model.upstream_model);
   if (own) {
     body = own;
@@ -146,7 +240,10 @@ function upstreamRequestOf(proto: LlmProtocol, body: Record<string, any>, bytes:
   }
   const prepared = proto.prepareUpstreamBody(body, bytes);
   if (body.model === model.upstream_model) return prepared;
-  return { body: withUpstreamModel(prepared.body, body.model, model.upstream_model), stripUsageChunk: prepared.stripUsageChunk };
+  return {
+    body: withUpstreamModel(prepared.body, body.model, model.upstream_model),
+    stripUsageChunk: prepared.stripUsageChunk,
+  };
 }
 
 /**
@@ -155,20 +252,35 @@ function upstreamRequestOf(proto: LlmProtocol, body: Record<string, any>, bytes:
  */
 function lookupModel(deps: LlmDeps, body: Record<string, any>, path: string, free: boolean): LlmModel {
   const name = body.model;
-  if (typeof name !== "string" || !name) throw new ApiError(400, "missing_model", "The request body needs a `model`. GET /v1/models lists them.", { param: "model" });
+  if (typeof name !== "string" || !name)
+    throw new ApiError(400, "missing_model", "The request body needs a `model`. GET /v1/models lists them.", {
+      param: "model",
+    });
   const model = deps.ctx.catalog.llm.get(name);
   if (!model) {
     const media = deps.ctx.catalog.findMedia(name);
     if (media) {
-      throw new ApiError(400, "wrong_endpoint", `Model ${media.id} makes ${media.type} as an asynchronous task: create it with POST ${ALIAS_PATH[media.type]} or POST /api/v1/jobs/createTask.`, { param: "model" });
+      throw new ApiError(
+        400,
+        "wrong_endpoint",
+        `Model ${media.id} makes ${media.type} as an asynchronous task: create it with POST ${ALIAS_PATH[media.type]} or POST /api/v1/jobs/createTask.`,
+        { param: "model" },
+      );
     }
-    throw new ApiError(404, "model_not_found", `Unknown model ${JSON.stringify(name)}. GET /v1/models lists the models and the endpoints serving each.`, { param: "model" });
+    throw new ApiError(
+      404,
+      "model_not_found",
+      `Unknown model ${JSON.stringify(name)}. GET /v1/models lists the models and the endpoints serving each.`,
+      { param: "model" },
+    );
   }
   deps.ctx.catalog.servable(model);
   const embedding = model.endpoint === "/v1/embeddings";
   if (embedding !== (path === "/v1/embeddings") || (free && embedding)) {
     const where = embedding ? "POST /v1/embeddings" : "POST /v1/messages, /v1/responses or /v1/chat/completions";
-    throw new ApiError(400, "wrong_endpoint", `Model ${model.id} is served on ${where}, not on ${path}.`, { param: "model" });
+    throw new ApiError(400, "wrong_endpoint", `Model ${model.id} is served on ${where}, not on ${path}.`, {
+      param: "model",
+    });
   }
   return model;
 }
@@ -179,10 +291,23 @@ function queryOf(request: Request): string {
 }
 
 /** count_tokens: free, unmetered, passed through. */
-async function forwardFree(ctx: AppContext, request: Request, url: string, provider: Provider, body: string | Uint8Array, baseHeaders: Record<string, string>) {
+async function forwardFree(
+  ctx: AppContext,
+  request: Request,
+  url: string,
+  provider: Provider,
+  body: string | Uint8Array,
+  baseHeaders: Record<string, string>,
+) {
   let res: Response;
   try {
-    res = await callUpstream(provider, url + queryOf(request), upstreamHeaders(request.headers, provider.name), body, request.signal);
+    res = await callUpstream(
+      provider,
+      url + queryOf(request),
+      upstreamHeaders(request.headers, provider.name),
+      body,
+      request.signal,
+    );
   } catch (e) {
     if (request.signal.aborted) return new Response(null, { status: 499 }); // the client left: nothing to answer
     throw e;
@@ -199,7 +324,14 @@ async function forwardMetered(call: Call): Promise<Response> {
   liftIdleTimeout(call.server, request); // the timeouts below govern until endCall restores it
   let res: Response;
   try {
-    res = await callUpstream(call.provider, call.url + queryOf(request), upstreamHeaders(request.headers, call.provider.name), upstreamBody, request.signal, call.deps.timeouts);
+    res = await callUpstream(
+      call.provider,
+      call.url + queryOf(request),
+      upstreamHeaders(request.headers, call.provider.name),
+      upstreamBody,
+      request.signal,
+      call.deps.timeouts,
+    );
   } catch (e) {
     return upstreamFailed(call, e);
   }
@@ -217,7 +349,8 @@ async function forwardMetered(call: Call): Promise<Response> {
   }
   const answer: Answer = { status, contentType, sse, headers: answerHeaders(res, call.baseHeaders), head };
   // A JSON answer too large to be read whole is forwarded before its end is seen: its first bytes at least.
-  if (!sse && !head.ended && firstNonSpace(head.chunks) !== 0x7b /* { */) unusableAnswer(call, status, contentType, "not a JSON object", () => head.reader!.cancel());
+  if (!sse && !head.ended && firstNonSpace(head.chunks) !== 0x7b /* { */)
+    unusableAnswer(call, status, contentType, "not a JSON object", () => head.reader!.cancel());
   const tap = sse ? proto.createStreamTap({ stripUsageChunk: call.upstream!.stripUsageChunk }) : null;
   if (sse) answer.headers["cache-control"] = "no-cache";
   if (tap) head.chunks = throughTap(tap, head.chunks, head.ended);
@@ -241,8 +374,11 @@ type Tap = ReturnType<LlmProtocol["createStreamTap"]>;
 /** The whole answer is in: metered now, and answered in one piece with a content-length. */
 function answerWhole(call: Call, answer: Answer, tap: Tap | null): Response {
   const { head, status } = answer;
-  const verdict = callVerdict(call, () => (tap ? streamVerdict(tap.end(), "end", call.model, call.plan) : answerVerdict(call, call.proto, textOf(head.chunks))));
-  if (verdict.outcome === "upstream_bad_response") unusableAnswer(call, status, answer.contentType, verdict.error!, null);
+  const verdict = callVerdict(call, () =>
+    tap ? streamVerdict(tap.end(), "end", call.model, call.plan) : answerVerdict(call, call.proto, textOf(head.chunks)),
+  );
+  if (verdict.outcome === "upstream_bad_response")
+    unusableAnswer(call, status, answer.contentType, verdict.error!, null);
   endCall(call, verdict, status, head.firstByteAt);
   return new Response(joined(head.chunks), { status, headers: answer.headers });
 }
@@ -268,7 +404,9 @@ function answerPumped(call: Call, answer: Answer, tap: Tap | null): Response {
     silenceMs: call.deps.timeouts.silenceMs,
     onFirstByte: () => (firstByteAt = performance.now()),
     onEnd(how: PumpEnd) {
-      const verdict = callVerdict(call, () => (tap ? streamVerdict(tap.end(), how, call.model, call.plan) : pumpedBodyVerdict(call, how, judgeLongAnswer)));
+      const verdict = callVerdict(call, () =>
+        tap ? streamVerdict(tap.end(), how, call.model, call.plan) : pumpedBodyVerdict(call, how, judgeLongAnswer),
+      );
       if (verdict.outcome === "upstream_bad_response") logUnusable(call, status, answer.contentType, verdict.error);
       endCall(call, verdict, status, firstByteAt);
     },

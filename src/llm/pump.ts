@@ -17,10 +17,10 @@
 //   shutdown      the gateway's shutdown grace period ended with it still open (cutStreams): a stream gets the
 //                 protocol's error event saying so, as for a drop, rather than a connection closed without a word
 
-import type { StreamTap } from "./protocols/index.ts";
-import { joined } from "./bytes.ts";
-import { SilenceTimer } from "./timeouts.ts";
-import type { ByteReader, Head } from "./answer-head.ts";
+import type { StreamTap } from "./protocols/index";
+import { joined } from "./bytes";
+import { SilenceTimer } from "./timeouts";
+import type { ByteReader, Head } from "./answer-head";
 
 export type PumpEnd = "end" | StreamCut | "client_abort";
 
@@ -80,7 +80,11 @@ export function throughTap(tap: StreamTap, chunks: Uint8Array[], ended: boolean)
 export function endsBetweenEvents(last: Uint8Array | null): boolean {
   if (last === null || last.length === 0) return true;
   const n = last.length;
-  if (last[n - 1] === 0x0a) return n >= 2 && (last[n - 2] === 0x0a || (last[n - 2] === 0x0d && n >= 4 && last[n - 3] === 0x0a && last[n - 4] === 0x0d));
+  if (last[n - 1] === 0x0a)
+    return (
+      n >= 2 &&
+      (last[n - 2] === 0x0a || (last[n - 2] === 0x0d && n >= 4 && last[n - 3] === 0x0a && last[n - 4] === 0x0d))
+    );
   return last[n - 1] === 0x0d && n >= 2 && last[n - 2] === 0x0d;
 }
 
@@ -155,7 +159,9 @@ class PumpRun {
   ) {
     this.reader = head.reader!;
     // Silence cancels the read in flight as shutdown does; next() then sees `silence.fired`.
-    this.silence = hooks.silenceMs ? new SilenceTimer(hooks.silenceMs, () => void this.reader.cancel().catch(() => {})) : null;
+    this.silence = hooks.silenceMs
+      ? new SilenceTimer(hooks.silenceMs, () => void this.reader.cancel().catch(() => {}))
+      : null;
     this.first = head.firstByteAt === null;
     this.pending = head.pending ?? null;
   }
@@ -237,7 +243,12 @@ class PumpRun {
   }
 }
 
-async function* steps(head: Head, clientSignal: AbortSignal, hooks: PumpHooks, start: () => void): AsyncGenerator<Uint8Array> {
+async function* steps(
+  head: Head,
+  clientSignal: AbortSignal,
+  hooks: PumpHooks,
+  start: () => void,
+): AsyncGenerator<Uint8Array> {
   start();
   const run = new PumpRun(head, hooks);
   running.add(run.stop);

@@ -5,7 +5,7 @@
 // would (the object's own syntax, strings closed, brackets matched); what lies inside a value nothing reads is the
 // upstream's to refuse, in the caller's own protocol (a native call's upstream speaks it), with nothing charged.
 
-import { ApiError } from "../http/errors.ts";
+import { ApiError } from "../http/errors";
 
 /** Values up to this many bytes are parsed with the scan; larger ones when first read. */
 const EAGER_BYTES = 256;
@@ -186,7 +186,12 @@ export function fieldsOf(bytes: Uint8Array, wholeParseBytes = WHOLE_PARSE_BYTES)
   const body: Record<string, any> = {};
   for (const [key, span] of members) {
     if (span[1] - span[0] <= EAGER_BYTES) {
-      Object.defineProperty(body, key, { value: parseSpan(bytes, span), writable: true, enumerable: true, configurable: true });
+      Object.defineProperty(body, key, {
+        value: parseSpan(bytes, span),
+        writable: true,
+        enumerable: true,
+        configurable: true,
+      });
       continue;
     }
     Object.defineProperty(body, key, {

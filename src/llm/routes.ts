@@ -3,21 +3,21 @@
 // per-provider and per-protocol is built here once, at startup.
 
 import { Elysia, type DocumentDecoration } from "elysia";
-import type { AppContext } from "../context.ts";
-import { protect } from "../http/protect.ts";
-import { onGraceOver } from "../ops/shutdown.ts";
-import { protocols, type LlmProtocol } from "./protocols/index.ts";
-import { buildProviders } from "./providers.ts";
-import { handleLlm, type LlmDeps } from "./proxy.ts";
-import { KeyBudgets } from "../accounts/key-budgets.ts";
-import { IDEMPOTENCY_HEADER, Idempotency } from "../http/idempotency.ts";
-import { idempotentLlm } from "./idempotent.ts";
-import { cutStreams } from "./pump.ts";
-import { listUsage, UsageList, UsageQuery, usageCsv } from "./usage-api.ts";
-import { usageSummary, UsageSummary, UsageSummaryQuery } from "./usage-summary.ts";
-import { llmTimeoutsOf, type IdleTimeouts } from "./timeouts.ts";
-import type { AuthContext } from "../accounts/service.ts";
-import { llmDoc } from "./openapi-schemas.ts";
+import type { AppContext } from "../context";
+import { protect } from "../http/protect";
+import { onGraceOver } from "../ops/shutdown";
+import { protocols, type LlmProtocol } from "./protocols/index";
+import { buildProviders } from "./providers";
+import { handleLlm, type LlmDeps } from "./proxy";
+import { KeyBudgets } from "../accounts/key-budgets";
+import { IDEMPOTENCY_HEADER, Idempotency } from "../http/idempotency";
+import { idempotentLlm } from "./idempotent";
+import { cutStreams } from "./pump";
+import { listUsage, UsageList, UsageQuery, usageCsv } from "./usage-api";
+import { usageSummary, UsageSummary, UsageSummaryQuery } from "./usage-summary";
+import { llmTimeoutsOf, type IdleTimeouts } from "./timeouts";
+import type { AuthContext } from "../accounts/service";
+import { llmDoc } from "./openapi-schemas";
 
 const security: Array<Record<string, string[]>> = [{ bearer: [] }, { apiKey: [] }];
 
@@ -44,7 +44,15 @@ function llmRoute(
 ): [string, (context: LlmRouteContext) => Promise<Response>, LlmRouteHook] {
   const handler = async ({ request, auth, set, server }: LlmRouteContext): Promise<Response> => {
     const baseHeaders = set.headers as Record<string, string>; // the hooks before set strings only
-    if (request.headers.has(IDEMPOTENCY_HEADER)) return idempotentLlm(deps.ctx, idem, request, auth, (again) => handleLlm(deps, proto, path, again, auth, baseHeaders, server), set);
+    if (request.headers.has(IDEMPOTENCY_HEADER))
+      return idempotentLlm(
+        deps.ctx,
+        idem,
+        request,
+        auth,
+        (again) => handleLlm(deps, proto, path, again, auth, baseHeaders, server),
+        set,
+      );
     const answer = await handleLlm(deps, proto, path, request, auth, baseHeaders, server);
     // The answer already carries `set.headers` (request ids, rate-limit state). Left there, Elysia would merge them
     // into it again by rebuilding the Response: a copy of every header and the body re-wrapped as a stream. An
@@ -61,11 +69,22 @@ onGraceOver(() => cutStreams(), "LLM streams");
 
 export function llmRoutes(ctx: AppContext) {
   const ledger = ctx.llmLedger;
-  const budgets = new KeyBudgets(ctx.db, (e) => ctx.log.error("key budget settle failed; the hold stays counted until the period resets", { error: (e as Error)?.message ?? String(e) }));
+  const budgets = new KeyBudgets(ctx.db, (e) =>
+    ctx.log.error("key budget settle failed; the hold stays counted until the period resets", {
+      error: (e as Error)?.message ?? String(e),
+    }),
+  );
   ctx.keyBudgets = budgets;
   const idem = new Idempotency(ctx.db);
-  const deps: LlmDeps = { ctx, providers: buildProviders(ctx.config.raw), ledger, budgets, timeouts: llmTimeoutsOf(ctx.config.raw) };
-  const llm = (proto: LlmProtocol, path: string, summary: string, description: string, doc: object) => llmRoute(deps, idem, proto, path, { summary, description, doc });
+  const deps: LlmDeps = {
+    ctx,
+    providers: buildProviders(ctx.config.raw),
+    ledger,
+    budgets,
+    timeouts: llmTimeoutsOf(ctx.config.raw),
+  };
+  const llm = (proto: LlmProtocol, path: string, summary: string, description: string, doc: object) =>
+    llmRoute(deps, idem, proto, path, { summary, description, doc });
 
   return (
     new Elysia({ name: "llm" })
@@ -82,8 +101,24 @@ export function llmRoutes(ctx: AppContext) {
           llmDoc("AnthropicMessagesRequest", "AnthropicMessage", "AnthropicStreamEvent"),
         ),
       )
-      .post(...llm(protocols.anthropic, "/v1/messages/count_tokens", "Count tokens (free)", "Anthropic's token counter for Claude, passed through; for any other LLM the gateway's estimate (the hold's input estimate). Not metered.", llmDoc("CountTokensRequest", "CountTokensResponse")))
-      .post(...llm(protocols.responses, "/v1/responses", "OpenAI Responses", "OpenAI's Responses API for every LLM: passed through for GPT and Grok models, translated for the others. Metered from the provider's own usage.", llmDoc("ResponsesRequest", "OpenAIResponse", "ResponsesStreamEvent")))
+      .post(
+        ...llm(
+          protocols.anthropic,
+          "/v1/messages/count_tokens",
+          "Count tokens (free)",
+          "Anthropic's token counter for Claude, passed through; for any other LLM the gateway's estimate (the hold's input estimate). Not metered.",
+          llmDoc("CountTokensRequest", "CountTokensResponse"),
+        ),
+      )
+      .post(
+        ...llm(
+          protocols.responses,
+          "/v1/responses",
+          "OpenAI Responses",
+          "OpenAI's Responses API for every LLM: passed through for GPT and Grok models, translated for the others. Metered from the provider's own usage.",
+          llmDoc("ResponsesRequest", "OpenAIResponse", "ResponsesStreamEvent"),
+        ),
+      )
       .post(
         ...llm(
           protocols.chat,
@@ -93,19 +128,35 @@ export function llmRoutes(ctx: AppContext) {
           llmDoc("ChatCompletionRequest", "ChatCompletion", "ChatCompletionChunk"),
         ),
       )
-      .post(...llm(protocols.embeddings, "/v1/embeddings", "Embeddings", "OpenAI-style embeddings (float or base64), metered at prompt_tokens × the input price.", llmDoc("EmbeddingsRequest", "EmbeddingsResponse")))
+      .post(
+        ...llm(
+          protocols.embeddings,
+          "/v1/embeddings",
+          "Embeddings",
+          "OpenAI-style embeddings (float or base64), metered at prompt_tokens × the input price.",
+          llmDoc("EmbeddingsRequest", "EmbeddingsResponse"),
+        ),
+      )
       .get(
         "/v1/usage",
         async ({ auth, query, request }) => {
           await ledger.committedFor(auth.accountId); // records of answers that just ended may still be queued
           const list = await listUsage(ctx, auth.accountId, query);
           // The CSV is a Response, which Elysia sends as it is (the response schema describes the JSON).
-          return request.headers.get("accept")?.includes("text/csv") ? (usageCsv(list) as unknown as typeof list) : list;
+          return request.headers.get("accept")?.includes("text/csv")
+            ? (usageCsv(list) as unknown as typeof list)
+            : list;
         },
         {
           query: UsageQuery,
           response: UsageList,
-          detail: { tags: ["LLM"], summary: "Your usage records", description: "One record per LLM or embeddings call: tokens by kind, credits charged, upstream status, latency and time to first byte. Newest first. With `Accept: text/csv`, the same records as CSV.", security },
+          detail: {
+            tags: ["LLM"],
+            summary: "Your usage records",
+            description:
+              "One record per LLM or embeddings call: tokens by kind, credits charged, upstream status, latency and time to first byte. Newest first. With `Accept: text/csv`, the same records as CSV.",
+            security,
+          },
         },
       )
       .get(
@@ -117,7 +168,13 @@ export function llmRoutes(ctx: AppContext) {
         {
           query: UsageSummaryQuery,
           response: UsageSummary,
-          detail: { tags: ["LLM"], summary: "Your spend grouped by model, key or day", description: "Credits and tokens of LLM calls and finished media tasks, grouped by `group_by` (model, key or UTC day) within `from`/`to`.", security },
+          detail: {
+            tags: ["LLM"],
+            summary: "Your spend grouped by model, key or day",
+            description:
+              "Credits and tokens of LLM calls and finished media tasks, grouped by `group_by` (model, key or UTC day) within `from`/`to`.",
+            security,
+          },
         },
       )
   );

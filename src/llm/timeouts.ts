@@ -7,7 +7,7 @@
 // What fires ends the call as `upstream_timeout`: the upstream request is aborted, the hold released, and the client
 // gets a 504 before the first byte of the answer, the protocol's in-stream error event after it (pump.ts).
 
-import { ApiError } from "../http/errors.ts";
+import { ApiError } from "../http/errors";
 
 /** The server's idle timeout (server.ts listens with it), restored on a connection once its LLM call has ended. */
 export const SERVER_IDLE_TIMEOUT_SECONDS = 255;
@@ -21,7 +21,10 @@ export interface LlmTimeouts {
 
 /** The two settings (decimal seconds, settings.ts checks them) as ms. */
 export function llmTimeoutsOf(raw: Record<string, string | undefined>): LlmTimeouts {
-  return { firstByteMs: Number(raw.LLM_FIRST_BYTE_TIMEOUT_SECONDS) * 1000, silenceMs: Number(raw.LLM_SILENCE_TIMEOUT_SECONDS) * 1000 };
+  return {
+    firstByteMs: Number(raw.LLM_FIRST_BYTE_TIMEOUT_SECONDS) * 1000,
+    silenceMs: Number(raw.LLM_SILENCE_TIMEOUT_SECONDS) * 1000,
+  };
 }
 
 /** An upstream kept the gateway waiting longer than the setting named allows. */
@@ -31,11 +34,16 @@ export class UpstreamTimeout extends Error {
   }
 }
 
-export const TIMED_OUT_MESSAGE = "The upstream did not answer in time; the gateway gave up on it and nothing was charged. Retry the request.";
+export const TIMED_OUT_MESSAGE =
+  "The upstream did not answer in time; the gateway gave up on it and nothing was charged. Retry the request.";
 
 /** The client's 504 for a timeout before any of the answer was sent. */
 export function upstreamTimeoutError(provider: string): ApiError {
-  return new ApiError(504, "upstream_timeout", `The ${provider} upstream did not answer in time; the gateway gave up on it and nothing was charged. Retry the request.`);
+  return new ApiError(
+    504,
+    "upstream_timeout",
+    `The ${provider} upstream did not answer in time; the gateway gave up on it and nothing was charged. Retry the request.`,
+  );
 }
 
 /**

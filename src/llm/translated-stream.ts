@@ -8,11 +8,11 @@
 // client the call failed, so the seam never charges such a call as a success (translated.ts).
 
 import { createParser } from "eventsource-parser";
-import type { IrEvent } from "./translate/ir.ts";
-import { restoreEventToolName } from "./translate/tool-names.ts";
-import type { Translation } from "./translated.ts";
-import type { PumpEnd } from "./pump.ts";
-import { TIMED_OUT_MESSAGE } from "./timeouts.ts";
+import type { IrEvent } from "./translate/ir";
+import { restoreEventToolName } from "./translate/tool-names";
+import type { Translation } from "./translated";
+import type { PumpEnd } from "./pump";
+import { TIMED_OUT_MESSAGE } from "./timeouts";
 
 type Notice = Extract<IrEvent, { type: "error" }>;
 
@@ -24,7 +24,10 @@ const BROKE: Notice = {
 };
 
 /** What the client is told when the stream ends without its terminal event, by how the pump ended. */
-const ENDED_EARLY: Notice = { ...BROKE, message: "The upstream ended its stream before the answer was complete; nothing was charged. Retry the request." };
+const ENDED_EARLY: Notice = {
+  ...BROKE,
+  message: "The upstream ended its stream before the answer was complete; nothing was charged. Retry the request.",
+};
 const END_NOTICES: Partial<Record<PumpEnd, Notice>> = {
   end: ENDED_EARLY,
   ended_early: ENDED_EARLY,
@@ -34,7 +37,8 @@ const END_NOTICES: Partial<Record<PumpEnd, Notice>> = {
     type: "error",
     status: 503,
     code: "gateway_shutting_down",
-    message: "The gateway is restarting and ended this stream before its answer was complete; what you received is charged. Retry the request.",
+    message:
+      "The gateway is restarting and ended this stream before its answer was complete; what you received is charged. Retry the request.",
   },
 };
 
@@ -42,7 +46,8 @@ const UNREADABLE: Notice = {
   type: "error",
   status: 502,
   code: "upstream_protocol_error",
-  message: "The upstream sent a stream event the gateway could not translate; the answer is incomplete. Retry the request.",
+  message:
+    "The upstream sent a stream event the gateway could not translate; the answer is incomplete. Retry the request.",
 };
 
 export interface StreamTranslator {
@@ -56,7 +61,10 @@ export interface StreamTranslator {
   readonly failure: string | null;
 }
 
-export function createStreamTranslator(t: Translation, warn: (msg: string, fields: Record<string, unknown>) => void): StreamTranslator {
+export function createStreamTranslator(
+  t: Translation,
+  warn: (msg: string, fields: Record<string, unknown>) => void,
+): StreamTranslator {
   const decoder = t.upstream.streamDecoder(t.target);
   const encoder = t.client.streamEncoder(t.request);
   const utf8 = new TextDecoder();

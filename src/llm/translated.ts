@@ -8,24 +8,24 @@
 // client it failed (an upstream event or answer that could not be translated, a stream that ended without its
 // terminal event) is recorded as failed and charged only the usage the upstream stated before then, if any.
 
-import { ApiError } from "../http/errors.ts";
-import type { LlmModel } from "../catalog/model.ts";
-import { protocols, type LlmProtocol } from "./protocols/index.ts";
-import { reserialised } from "./protocols/common.ts";
-import { dialectFor, type Provider } from "./providers.ts";
-import { codecs } from "./translate/codecs.ts";
-import { TranslationError, type ClientCodec, type TranslateTarget, type UpstreamCodec } from "./translate/ir.ts";
-import { answerVerdict, callVerdict, endCall, type Call } from "./call.ts";
-import { answerHeaders, answerUnread, throwIfGatewaySide, unusableAnswer, upstreamFailed } from "./call-failures.ts";
-import { callUpstream, upstreamHeaders } from "./upstream.ts";
-import { FALLBACK_MAX_OUTPUT, usageVerdict, streamVerdict, type Verdict } from "./meter.ts";
-import { pump, type PumpEnd } from "./pump.ts";
-import { headOf, readHead, type Head } from "./answer-head.ts";
-import { answerTypeMisfit, textOf } from "./body.ts";
-import { liftIdleTimeout } from "./timeouts.ts";
-import { createStreamTranslator } from "./translated-stream.ts";
-import { restoreAnswerToolNames, shortenToolNames, type ToolNames } from "./translate/tool-names.ts";
-import type { TokenUsage } from "./usage.ts";
+import { ApiError } from "../http/errors";
+import type { LlmModel } from "../catalog/model";
+import { protocols, type LlmProtocol } from "./protocols/index";
+import { reserialised } from "./protocols/common";
+import { dialectFor, type Provider } from "./providers";
+import { codecs } from "./translate/codecs";
+import { TranslationError, type ClientCodec, type TranslateTarget, type UpstreamCodec } from "./translate/ir";
+import { answerVerdict, callVerdict, endCall, type Call } from "./call";
+import { answerHeaders, answerUnread, throwIfGatewaySide, unusableAnswer, upstreamFailed } from "./call-failures";
+import { callUpstream, upstreamHeaders } from "./upstream";
+import { FALLBACK_MAX_OUTPUT, usageVerdict, streamVerdict, type Verdict } from "./meter";
+import { pump, type PumpEnd } from "./pump";
+import { headOf, readHead, type Head } from "./answer-head";
+import { answerTypeMisfit, textOf } from "./body";
+import { liftIdleTimeout } from "./timeouts";
+import { createStreamTranslator } from "./translated-stream";
+import { restoreAnswerToolNames, shortenToolNames, type ToolNames } from "./translate/tool-names";
+import type { TokenUsage } from "./usage";
 
 export interface Translation {
   client: ClientCodec;
@@ -44,18 +44,33 @@ export interface Translation {
   droppedTools?: string[];
 }
 
-const NATIVE: Record<string, LlmProtocol> = { "/v1/messages": protocols.anthropic, "/v1/responses": protocols.responses, "/v1/chat/completions": protocols.chat };
+const NATIVE: Record<string, LlmProtocol> = {
+  "/v1/messages": protocols.anthropic,
+  "/v1/responses": protocols.responses,
+  "/v1/chat/completions": protocols.chat,
+};
 
 /**
  * The upstream request for a call on `path` to a model whose provider speaks `spoken`, or the client's 400: a field
  * that cannot be carried (`unsupported_for_model`, naming it) or a shape the codec does not accept. Runs before any
  * hold: a refused request holds nothing and sends nothing.
  */
-export function prepareTranslation(path: string, spoken: string, body: Record<string, any>, model: LlmModel, provider: Provider, warn: (msg: string, f: object) => void): Translation {
+export function prepareTranslation(
+  path: string,
+  spoken: string,
+  body: Record<string, any>,
+  model: LlmModel,
+  provider: Provider,
+  warn: (msg: string, f: object) => void,
+): Translation {
   const client = codecs[path]!.client;
   const upstream = codecs[spoken]!.upstream;
   const { max_credits: _gatewayOnly, ...request } = body;
-  const target: TranslateTarget = { provider: provider.name, model: model.upstream_model, dialect: dialectFor(provider, model) };
+  const target: TranslateTarget = {
+    provider: provider.name,
+    model: model.upstream_model,
+    dialect: dialectFor(provider, model),
+  };
   try {
     const ir = client.decodeRequest(request);
     ir.model = model.upstream_model;
@@ -63,16 +78,31 @@ export function prepareTranslation(path: string, spoken: string, body: Record<st
     // the model's maximum is clamped to it, as the hold is: agents send one max_tokens to every model, and the
     // upstream would refuse the call for it.
     ir.maxOutputTokens ??= model.max_output_tokens ?? FALLBACK_MAX_OUTPUT;
-    if (model.max_output_tokens !== undefined && ir.maxOutputTokens > model.max_output_tokens) ir.maxOutputTokens = model.max_output_tokens;
+    if (model.max_output_tokens !== undefined && ir.maxOutputTokens > model.max_output_tokens)
+      ir.maxOutputTokens = model.max_output_tokens;
     const toolNames = shortenToolNames(ir);
     const text = reserialised(upstream.encodeRequest(ir, target));
-    return { client, upstream, target, native: NATIVE[spoken]!, text, request, stream: ir.stream, toolNames, ...(ir.droppedTools && { droppedTools: ir.droppedTools }) };
+    return {
+      client,
+      upstream,
+      target,
+      native: NATIVE[spoken]!,
+      text,
+      request,
+      stream: ir.stream,
+      toolNames,
+      ...(ir.droppedTools && { droppedTools: ir.droppedTools }),
+    };
   } catch (e) {
     if (e instanceof TranslationError) throw new ApiError(400, "unsupported_for_model", e.message, { param: e.param });
     if (e instanceof ApiError) throw e;
     // A shape the codec did not expect: the caller's input, so a 400; logged so the codec can learn it.
     warn("request not translatable", { model: model.id, path, error: String((e as Error)?.message ?? e) });
-    throw new ApiError(400, "invalid_request", `This request could not be translated for ${model.id}; check its shape against the ${path} reference.`);
+    throw new ApiError(
+      400,
+      "invalid_request",
+      `This request could not be translated for ${model.id}; check its shape against the ${path} reference.`,
+    );
   }
 }
 
@@ -87,7 +117,14 @@ export async function forwardTranslated(call: Call): Promise<Response> {
   let res: Response;
   try {
     // None of the client's protocol headers (anthropic-beta, openai-beta) mean anything in the upstream's protocol.
-    res = await callUpstream(call.provider, call.url, upstreamHeaders(NO_CLIENT_HEADERS, call.provider.name), t.text, signal, call.deps.timeouts);
+    res = await callUpstream(
+      call.provider,
+      call.url,
+      upstreamHeaders(NO_CLIENT_HEADERS, call.provider.name),
+      t.text,
+      signal,
+      call.deps.timeouts,
+    );
   } catch (e) {
     return upstreamFailed(call, e);
   }
@@ -118,7 +155,14 @@ async function translatedAnswer(call: Call, t: Translation, res: Response): Prom
   } catch (e) {
     return answerUnread(call, e, status);
   }
-  if (!head.ended) unusableAnswer(call, status, res.headers.get("content-type") ?? "", `answer over ${TRANSLATED_ANSWER_BYTES} bytes`, () => head.reader!.cancel());
+  if (!head.ended)
+    unusableAnswer(
+      call,
+      status,
+      res.headers.get("content-type") ?? "",
+      `answer over ${TRANSLATED_ANSWER_BYTES} bytes`,
+      () => head.reader!.cancel(),
+    );
   const text = textOf(head.chunks);
   try {
     json = JSON.parse(text);
@@ -129,17 +173,37 @@ async function translatedAnswer(call: Call, t: Translation, res: Response): Prom
   if (verdict.outcome === "upstream_bad_response") {
     // Not a whole JSON object (answerVerdict): released, as on the native path.
     endCall(call, verdict, status, performance.now());
-    throw new ApiError(502, "upstream_bad_response", "The upstream's answer was not a usable response; nothing was charged. Retry the request.");
+    throw new ApiError(
+      502,
+      "upstream_bad_response",
+      "The upstream's answer was not a usable response; nothing was charged. Retry the request.",
+    );
   }
   let out: Record<string, unknown>;
   try {
-    out = t.client.encodeAnswer(restoreAnswerToolNames(t.toolNames, t.upstream.decodeAnswer(json, t.target)), t.request);
+    out = t.client.encodeAnswer(
+      restoreAnswerToolNames(t.toolNames, t.upstream.decodeAnswer(json, t.target)),
+      t.request,
+    );
   } catch (e) {
     const why = `upstream answer not translatable: ${(e as Error)?.message ?? e}`;
     // Through meter, as every charge: max_credits caps it.
-    endCall(call, callVerdict(call, () => failedTranslation(call, verdict.outcome === "ok" ? verdict.usage : null, why)), status, performance.now());
-    call.deps.ctx.log.warn("translated answer not readable", { request_id: call.requestId, model: call.model.id, error: why });
-    throw new ApiError(502, "upstream_bad_response", "The upstream's answer could not be translated into this protocol. Retry the request.");
+    endCall(
+      call,
+      callVerdict(call, () => failedTranslation(call, verdict.outcome === "ok" ? verdict.usage : null, why)),
+      status,
+      performance.now(),
+    );
+    call.deps.ctx.log.warn("translated answer not readable", {
+      request_id: call.requestId,
+      model: call.model.id,
+      error: why,
+    });
+    throw new ApiError(
+      502,
+      "upstream_bad_response",
+      "The upstream's answer could not be translated into this protocol. Retry the request.",
+    );
   }
   endCall(call, verdict, status, performance.now());
   const headers = translatedHeaders(res, call, t);
@@ -157,7 +221,9 @@ function translatedHeaders(res: Response, call: Call, t: Translation): Record<st
 function translatedStream(call: Call, t: Translation, res: Response): Response {
   const status = res.status;
   const tap = t.native.createStreamTap({ stripUsageChunk: false });
-  const tr = createStreamTranslator(t, (msg, f) => call.deps.ctx.log.warn(msg, { ...f, request_id: call.requestId, model: call.model.id }));
+  const tr = createStreamTranslator(t, (msg, f) =>
+    call.deps.ctx.log.warn(msg, { ...f, request_id: call.requestId, model: call.model.id }),
+  );
   let firstByteAt: number | null = null;
   let tail: Uint8Array | null = null;
   // No dropNotice: the translator writes the client protocol's error event itself, whatever the upstream left cut.
@@ -172,7 +238,8 @@ function translatedStream(call: Call, t: Translation, res: Response): Response {
         const r = tap.end();
         const v = streamVerdict(r, how, call.model, call.plan);
         // Told it failed, never charged as a success: the usage stated so far, if any (issue 20, point 1).
-        if (tr.failure && (v.outcome === "ok" || v.outcome === "estimated" || v.outcome === "client_abort")) return failedTranslation(call, r.usage, tr.failure);
+        if (tr.failure && (v.outcome === "ok" || v.outcome === "estimated" || v.outcome === "client_abort"))
+          return failedTranslation(call, r.usage, tr.failure);
         return v;
       });
       endCall(call, verdict, status, firstByteAt);
@@ -185,7 +252,11 @@ function translatedStream(call: Call, t: Translation, res: Response): Response {
 }
 
 /** The client's bytes: each upstream chunk translated as it arrives; after an error event, the upstream is let go. */
-async function* clientStream(upstream: AsyncGenerator<Uint8Array>, tr: ReturnType<typeof createStreamTranslator>, tail: () => Uint8Array | null): AsyncGenerator<Uint8Array> {
+async function* clientStream(
+  upstream: AsyncGenerator<Uint8Array>,
+  tr: ReturnType<typeof createStreamTranslator>,
+  tail: () => Uint8Array | null,
+): AsyncGenerator<Uint8Array> {
   try {
     for await (const chunk of upstream) {
       const out = tr.feed(chunk);
@@ -212,7 +283,12 @@ function failedTranslation(call: Pick<Call, "model" | "plan">, usage: TokenUsage
  * (throwIfGatewaySide).
  */
 async function translatedError(call: Call, res: Response): Promise<Response> {
-  endCall(call, { outcome: "upstream_error", charge: null, usage: null, error: `upstream answered ${res.status}` }, res.status, performance.now());
+  endCall(
+    call,
+    { outcome: "upstream_error", charge: null, usage: null, error: `upstream answered ${res.status}` },
+    res.status,
+    performance.now(),
+  );
   throwIfGatewaySide(call.deps.ctx, call.provider.name, res, call.requestId);
   let err: any = null;
   try {
@@ -224,9 +300,13 @@ async function translatedError(call: Call, res: Response): Promise<Response> {
   } catch {
     // not JSON, cut, or silent: the status says enough
   }
-  const message = typeof err?.message === "string" && err.message ? err.message : `The upstream answered status ${res.status}.`;
+  const message =
+    typeof err?.message === "string" && err.message ? err.message : `The upstream answered status ${res.status}.`;
   const code = [err?.code, err?.type].find((c) => typeof c === "string" && c) ?? "upstream_error";
   const retry = answerHeaders(res, {});
   delete retry["content-type"];
-  throw new ApiError(res.status, code, message, { headers: retry, param: typeof err?.param === "string" ? err.param : undefined });
+  throw new ApiError(res.status, code, message, {
+    headers: retry,
+    param: typeof err?.param === "string" ? err.param : undefined,
+  });
 }

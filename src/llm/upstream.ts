@@ -2,10 +2,10 @@
 // or a connection failure is retried once on the next key. Safe because nothing has reached the client yet: the
 // proxy only answers once the upstream's status is known, and a retried attempt's body is discarded unread.
 
-import { metrics } from "../ops/metrics.ts";
-import { ApiError } from "../http/errors.ts";
-import { nextAuth, type Provider } from "./providers.ts";
-import { upstreamTimeoutError, UpstreamTimeout } from "./timeouts.ts";
+import { metrics } from "../ops/metrics";
+import { ApiError } from "../http/errors";
+import { nextAuth, type Provider } from "./providers";
+import { upstreamTimeoutError, UpstreamTimeout } from "./timeouts";
 
 // Client headers that carry protocol meaning and go upstream as sent. Everything else stays here: in particular
 // the client's authorization / x-api-key (our key, never the vendor's).
@@ -19,7 +19,8 @@ export function upstreamHeaders(client: Headers, provider: string): Record<strin
     const value = client.get(name);
     if (value !== null) headers[name] = value;
   }
-  if (provider === "anthropic" && headers["anthropic-version"] === undefined) headers["anthropic-version"] = "2023-06-01";
+  if (provider === "anthropic" && headers["anthropic-version"] === undefined)
+    headers["anthropic-version"] = "2023-06-01";
   return headers;
 }
 
@@ -49,7 +50,9 @@ export async function callUpstream(
   const upstream = new AbortController();
   if (signal.aborted) upstream.abort(signal.reason);
   else signal.addEventListener("abort", () => upstream.abort(signal.reason), { once: true });
-  const timer = timeouts ? setTimeout(() => upstream.abort(new UpstreamTimeout("LLM_FIRST_BYTE_TIMEOUT_SECONDS")), timeouts.firstByteMs) : null;
+  const timer = timeouts
+    ? setTimeout(() => upstream.abort(new UpstreamTimeout("LLM_FIRST_BYTE_TIMEOUT_SECONDS")), timeouts.firstByteMs)
+    : null;
   try {
     const attempts = provider.auth.length > 1 ? 2 : 1;
     let lastError: unknown;
@@ -74,7 +77,11 @@ export async function callUpstream(
       return res;
     }
     metrics.upstreamError(provider.name, "network");
-    throw new ApiError(502, "upstream_unreachable", `The ${provider.name} upstream could not be reached (${describe(lastError)}).`);
+    throw new ApiError(
+      502,
+      "upstream_unreachable",
+      `The ${provider.name} upstream could not be reached (${describe(lastError)}).`,
+    );
   } finally {
     if (timer) clearTimeout(timer);
   }

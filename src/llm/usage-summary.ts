@@ -3,17 +3,20 @@
 
 import { sql, type SQL } from "drizzle-orm";
 import { t } from "elysia";
-import type { AppContext } from "../context.ts";
-import { ApiError } from "../http/errors.ts";
-import { microsToCredits } from "../ledger/units.ts";
-import { timeBound } from "./usage-api.ts";
+import type { AppContext } from "../context";
+import { ApiError } from "../http/errors";
+import { microsToCredits } from "../ledger/units";
+import { timeBound } from "./usage-api";
 
 const DAY_MS = 86_400_000;
 const GROUPS = {
   model: { column: sql`model`, label: (v: unknown) => String(v) },
   key: { column: sql`key_id`, label: (v: unknown) => String(v) },
   // A literal, not a parameter: Postgres must see the same expression in the select and the group by.
-  day: { column: sql.raw(`(created_at / ${DAY_MS})`), label: (v: unknown) => new Date(Number(v) * DAY_MS).toISOString().slice(0, 10) },
+  day: {
+    column: sql.raw(`(created_at / ${DAY_MS})`),
+    label: (v: unknown) => new Date(Number(v) * DAY_MS).toISOString().slice(0, 10),
+  },
 } as const;
 
 export const UsageSummaryQuery = t.Object({
@@ -33,21 +36,39 @@ const LineSchema = t.Object({
 export const UsageSummary = t.Object({
   object: t.Literal("usage_summary"),
   group_by: t.String(),
-  data: t.Array(t.Composite([t.Object({ group: t.String({ description: "The model id, key id or UTC date (YYYY-MM-DD)." }) }), LineSchema])),
+  data: t.Array(
+    t.Composite([
+      t.Object({ group: t.String({ description: "The model id, key id or UTC date (YYYY-MM-DD)." }) }),
+      LineSchema,
+    ]),
+  ),
   total: LineSchema,
 });
 
-interface Line { group: string; micro_credits: number; llm_calls: number; media_tasks: number; input_tokens: number; output_tokens: number }
+interface Line {
+  group: string;
+  micro_credits: number;
+  llm_calls: number;
+  media_tasks: number;
+  input_tokens: number;
+  output_tokens: number;
+}
 
-export async function usageSummary(ctx: AppContext, accountId: string, q: { group_by?: string; from?: string; to?: string }) {
+export async function usageSummary(
+  ctx: AppContext,
+  accountId: string,
+  q: { group_by?: string; from?: string; to?: string },
+) {
   const by = q.group_by ?? "model";
   const group = GROUPS[by as keyof typeof GROUPS];
-  if (!group || !Object.hasOwn(GROUPS, by)) throw new ApiError(422, "invalid_request", "group_by must be model, key or day.", { param: "group_by" });
+  if (!group || !Object.hasOwn(GROUPS, by))
+    throw new ApiError(422, "invalid_request", "group_by must be model, key or day.", { param: "group_by" });
   const where: SQL[] = [sql`account_id = ${accountId}`];
   if (q.from) where.push(sql`created_at >= ${timeBound(q.from, "from")}`);
   if (q.to) where.push(sql`created_at < ${timeBound(q.to, "to")}`);
   const filter = sql.join(where, sql` and `);
-  const llm = await ctx.db.all<any>(sql`select ${group.column} as g, sum(cost) as cost, count(*) as n, sum(input_tokens) as input, sum(output_tokens) as output
+  const llm =
+    await ctx.db.all<any>(sql`select ${group.column} as g, sum(cost) as cost, count(*) as n, sum(input_tokens) as input, sum(output_tokens) as output
     from usage_records where ${filter} group by ${group.column}`);
   const media = await ctx.db.all<any>(sql`select ${group.column} as g, sum(cost) as cost, count(*) as n
     from tasks where ${filter} and state = ${"success"} group by ${group.column}`);
@@ -55,7 +76,11 @@ export async function usageSummary(ctx: AppContext, accountId: string, q: { grou
   const line = (g: unknown) => {
     const label = group.label(g);
     let l = lines.get(label);
-    if (!l) lines.set(label, (l = { group: label, micro_credits: 0, llm_calls: 0, media_tasks: 0, input_tokens: 0, output_tokens: 0 }));
+    if (!l)
+      lines.set(
+        label,
+        (l = { group: label, micro_credits: 0, llm_calls: 0, media_tasks: 0, input_tokens: 0, output_tokens: 0 }),
+      );
     return l;
   };
   for (const r of llm) {
@@ -70,9 +95,22 @@ export async function usageSummary(ctx: AppContext, accountId: string, q: { grou
     l.micro_credits += Number(r.cost ?? 0);
     l.media_tasks += Number(r.n);
   }
-  const data = [...lines.values()].sort((a, b) => (by === "day" ? a.group.localeCompare(b.group) : b.micro_credits - a.micro_credits));
-  const total = data.reduce((s, l) => ({ micro_credits: s.micro_credits + l.micro_credits, llm_calls: s.llm_calls + l.llm_calls, media_tasks: s.media_tasks + l.media_tasks, input_tokens: s.input_tokens + l.input_tokens, output_tokens: s.output_tokens + l.output_tokens }),
-    { micro_credits: 0, llm_calls: 0, media_tasks: 0, input_tokens: 0, output_tokens: 0 });
-  const withCredits = <T extends { micro_credits: number }>(l: T) => ({ ...l, credits: microsToCredits(l.micro_credits) });
+  const data = [...lines.values()].sort((a, b) =>
+    by === "day" ? a.group.localeCompare(b.group) : b.micro_credits - a.micro_credits,
+  );
+  const total = data.reduce(
+    (s, l) => ({
+      micro_credits: s.micro_credits + l.micro_credits,
+      llm_calls: s.llm_calls + l.llm_calls,
+      media_tasks: s.media_tasks + l.media_tasks,
+      input_tokens: s.input_tokens + l.input_tokens,
+      output_tokens: s.output_tokens + l.output_tokens,
+    }),
+    { micro_credits: 0, llm_calls: 0, media_tasks: 0, input_tokens: 0, output_tokens: 0 },
+  );
+  const withCredits = <T extends { micro_credits: number }>(l: T) => ({
+    ...l,
+    credits: microsToCredits(l.micro_credits),
+  });
   return { object: "usage_summary" as const, group_by: by, data: data.map(withCredits), total: withCredits(total) };
 }

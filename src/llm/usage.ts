@@ -8,7 +8,7 @@
 // writes with a one-hour lifetime at their own price (Anthropic, 2× input instead of 1.25×) and web searches the
 // upstream ran, per search (protocols/paid-tools.ts). Absent, they add nothing and the formula is the issue's.
 
-import type { LlmModel, TokenPriceSet } from "../catalog/model.ts";
+import type { LlmModel, TokenPriceSet } from "../catalog/model";
 
 export interface TokenUsage {
   /** uncached input tokens, billed at the input price */
@@ -80,12 +80,33 @@ export function priceUsage(usage: TokenUsage, prices: TokenPrices): number {
   const webSearch = prices.webSearch ?? 0;
   const written1h = usage.cacheWrite1h ?? 0;
   const searches = usage.webSearches ?? 0;
-  for (const n of [usage.input, usage.output, usage.cacheRead, usage.cacheWrite, written1h, searches, prices.input, prices.output, cacheRead, cacheWrite, cacheWrite1h, webSearch]) {
+  for (const n of [
+    usage.input,
+    usage.output,
+    usage.cacheRead,
+    usage.cacheWrite,
+    written1h,
+    searches,
+    prices.input,
+    prices.output,
+    cacheRead,
+    cacheWrite,
+    cacheWrite1h,
+    webSearch,
+  ]) {
     if (!Number.isSafeInteger(n) || n < 0) throw new RangeError(`priceUsage: not a non-negative integer: ${n}`);
   }
-  if (written1h > usage.cacheWrite) throw new RangeError(`priceUsage: one-hour cache writes (${written1h}) above all cache writes (${usage.cacheWrite})`);
+  if (written1h > usage.cacheWrite)
+    throw new RangeError(
+      `priceUsage: one-hour cache writes (${written1h}) above all cache writes (${usage.cacheWrite})`,
+    );
   const total =
-    usage.input * prices.input + usage.cacheRead * cacheRead + (usage.cacheWrite - written1h) * cacheWrite + written1h * cacheWrite1h + usage.output * prices.output + searches * webSearch;
+    usage.input * prices.input +
+    usage.cacheRead * cacheRead +
+    (usage.cacheWrite - written1h) * cacheWrite +
+    written1h * cacheWrite1h +
+    usage.output * prices.output +
+    searches * webSearch;
   if (!Number.isSafeInteger(total)) throw new RangeError(`priceUsage: charge beyond 2^53: ${total}`);
   return total;
 }
@@ -109,7 +130,9 @@ export function partialUsage(
   inputEstimate: number,
 ): TokenUsage {
   const estimatedOutput = estimateTokensFromChars(tap.outputCharsSoFar);
-  const usage: TokenUsage = tap.usage ? { ...tap.usage, output: Math.max(tap.usage.output, estimatedOutput) } : { input: inputEstimate, output: estimatedOutput, cacheRead: 0, cacheWrite: 0 };
+  const usage: TokenUsage = tap.usage
+    ? { ...tap.usage, output: Math.max(tap.usage.output, estimatedOutput) }
+    : { input: inputEstimate, output: estimatedOutput, cacheRead: 0, cacheWrite: 0 };
   // Searches the stream showed before it was cut were run, and billed upstream, whatever came after.
   const searches = Math.max(usage.webSearches ?? 0, tap.webSearchesSoFar ?? 0);
   if (searches) usage.webSearches = searches;
@@ -146,14 +169,22 @@ function readableUsage(stated: unknown, fields: readonly string[]): stated is Re
  * cache writes by lifetime; server_tool_use counts the web searches Anthropic ran (and bills per search).
  */
 export function fromAnthropicUsage(stated: unknown): TokenUsage | null {
-  if (!readableUsage(stated, ["input_tokens", "output_tokens", "cache_read_input_tokens", "cache_creation_input_tokens"])) return null;
+  if (
+    !readableUsage(stated, ["input_tokens", "output_tokens", "cache_read_input_tokens", "cache_creation_input_tokens"])
+  )
+    return null;
   const usage = anthropicCounts(stated);
   withAnthropicExtras(usage, stated);
   return usage;
 }
 
 function anthropicCounts(stated: Record<string, any>): TokenUsage {
-  return { input: count(stated.input_tokens), output: count(stated.output_tokens), cacheRead: count(stated.cache_read_input_tokens), cacheWrite: count(stated.cache_creation_input_tokens) };
+  return {
+    input: count(stated.input_tokens),
+    output: count(stated.output_tokens),
+    cacheRead: count(stated.cache_read_input_tokens),
+    cacheWrite: count(stated.cache_creation_input_tokens),
+  };
 }
 
 /** Adds the one-hour cache writes and web searches `raw` states (only when non-zero: the common usage stays four numbers). */
@@ -179,7 +210,8 @@ function withIterations(usage: TokenUsage, iterations: unknown): void {
     return step;
   });
   if (steps.length === 0) return;
-  const sum = (k: "input" | "output" | "cacheRead" | "cacheWrite" | "cacheWrite1h") => steps.reduce((n, s) => n + (s[k] ?? 0), 0);
+  const sum = (k: "input" | "output" | "cacheRead" | "cacheWrite" | "cacheWrite1h") =>
+    steps.reduce((n, s) => n + (s[k] ?? 0), 0);
   usage.input = sum("input");
   usage.output = sum("output");
   usage.cacheRead = sum("cacheRead");
@@ -220,7 +252,12 @@ export function fromResponsesUsage(stated: unknown, output?: unknown): TokenUsag
   const input = count(stated.input_tokens);
   const cached = Math.min(input, count(stated.input_tokens_details?.cached_tokens));
   const written = Math.min(input - cached, count(stated.input_tokens_details?.cache_write_tokens));
-  const usage: TokenUsage = { input: input - cached - written, output: count(stated.output_tokens), cacheRead: cached, cacheWrite: written };
+  const usage: TokenUsage = {
+    input: input - cached - written,
+    output: count(stated.output_tokens),
+    cacheRead: cached,
+    cacheWrite: written,
+  };
   const searches = Array.isArray(output) ? output.filter((item) => item?.type === "web_search_call").length : 0;
   if (searches) usage.webSearches = searches;
   return usage;

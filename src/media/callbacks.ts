@@ -11,16 +11,16 @@
 // (ssrf.ts, pinned-fetch.ts), never to a second DNS answer. A DNS failure or timeout fails the attempt like a
 // receiver error does (retried); a URL that now resolves to a non-public address is refused for good.
 import { sql } from "drizzle-orm";
-import { SealedSecretError } from "../accounts/secret-box.ts";
-import { signCallback } from "./callback-signing.ts";
-import type { MediaMetrics } from "./metrics.ts";
-import { storableText, type Db } from "../db/client.ts";
-import { newId } from "../db/ids.ts";
-import type { Logger } from "../log.ts";
-import type { MediaSettings } from "./settings.ts";
-import { pinnedFetch, type PinnedTls } from "./pinned-fetch.ts";
-import { resolveCallbackUrl, type Resolver } from "./ssrf.ts";
-import { taskRecord, type TaskRow } from "./views.ts";
+import { SealedSecretError } from "../accounts/secret-box";
+import { signCallback } from "./callback-signing";
+import type { MediaMetrics } from "./metrics";
+import { storableText, type Db } from "../db/client";
+import { newId } from "../db/ids";
+import type { Logger } from "../log";
+import type { MediaSettings } from "./settings";
+import { pinnedFetch, type PinnedTls } from "./pinned-fetch";
+import { resolveCallbackUrl, type Resolver } from "./ssrf";
+import { taskRecord, type TaskRow } from "./views";
 
 export interface CallbackDeps {
   db: Db;
@@ -32,27 +32,46 @@ export interface CallbackDeps {
   callbackNetwork?: CallbackNetwork;
 }
 
-export interface CallbackNetwork { resolve?: Resolver; dnsTimeoutMs?: number; tls?: PinnedTls }
+export interface CallbackNetwork {
+  resolve?: Resolver;
+  dnsTimeoutMs?: number;
+  tls?: PinnedTls;
+}
 
-interface DeliveryRow { id: string; task_id: string; account_id: string; url: string; attempt: number; next_attempt_at: number }
+interface DeliveryRow {
+  id: string;
+  task_id: string;
+  account_id: string;
+  url: string;
+  attempt: number;
+  next_attempt_at: number;
+}
 
 /** Claim due deliveries and start sending them; returns the sends in progress. */
 export async function deliverDue(deps: CallbackDeps, limit = 20): Promise<Promise<void>[]> {
   const now = Date.now();
-  const due = await deps.db.all<DeliveryRow>(sql`select id, task_id, account_id, url, attempt, next_attempt_at from callback_deliveries
+  const due =
+    await deps.db.all<DeliveryRow>(sql`select id, task_id, account_id, url, attempt, next_attempt_at from callback_deliveries
     where state = ${"pending"} and next_attempt_at <= ${now} order by next_attempt_at limit ${limit}`);
   const mine: DeliveryRow[] = [];
   for (const d of due) {
     // Claim: push next_attempt_at past the send timeout; whoever changes the row owns this attempt.
-    const claimed = await deps.db.run(sql`update callback_deliveries set next_attempt_at = ${now + deps.settings.callbacks.timeoutMs + 30_000}
+    const claimed =
+      await deps.db.run(sql`update callback_deliveries set next_attempt_at = ${now + deps.settings.callbacks.timeoutMs + 30_000}
       where id = ${d.id} and state = ${"pending"} and next_attempt_at = ${d.next_attempt_at}`);
     if (claimed === 1) mine.push(d);
   }
-  return mine.map((d) => deliver(deps, d).catch((e) => deps.log.error("callback send failed", { delivery: d.id, error: String(e) })));
+  return mine.map((d) =>
+    deliver(deps, d).catch((e) => deps.log.error("callback send failed", { delivery: d.id, error: String(e) })),
+  );
 }
 
 /** One signed POST of the task's record: [the receiver's status, the attempt's error or null]. */
-async function send(deps: CallbackDeps, task: TaskRow, target: { url: URL; addresses: string[] }): Promise<[number | null, string | null]> {
+async function send(
+  deps: CallbackDeps,
+  task: TaskRow,
+  target: { url: URL; addresses: string[] },
+): Promise<[number | null, string | null]> {
   const { settings } = deps;
   const headers: Record<string, string> = { "content-type": "application/json", "user-agent": "Switchyard-Webhook/1" };
   let secret: string | null;
@@ -60,17 +79,28 @@ async function send(deps: CallbackDeps, task: TaskRow, target: { url: URL; addre
     secret = await deps.webhookSecret(task.account_id);
   } catch (e) {
     // Never sent unsigned: a failed attempt the operator sees (SECRETS_KEY lost a key the database still uses).
-    if (e instanceof SealedSecretError) return [null, `not sent: the account's webhook signing key could not be opened (${e.message})`];
+    if (e instanceof SealedSecretError)
+      return [null, `not sent: the account's webhook signing key could not be opened (${e.message})`];
     throw e;
   }
   if (secret) Object.assign(headers, signCallback(secret, task.id, Date.now() / 1000));
   try {
-    const init = { method: "POST", headers, body: JSON.stringify(taskRecord(task, settings.publicBaseUrl)), signal: AbortSignal.timeout(settings.callbacks.timeoutMs) };
+    const init = {
+      method: "POST",
+      headers,
+      body: JSON.stringify(taskRecord(task, settings.publicBaseUrl)),
+      signal: AbortSignal.timeout(settings.callbacks.timeoutMs),
+    };
     const res = await pinnedFetch(target.url, target.addresses, init, deps.callbackNetwork?.tls);
     await res.body?.cancel().catch(() => {});
     return [res.status, res.status < 200 || res.status >= 300 ? `receiver answered ${res.status}` : null];
   } catch (e) {
-    return [null, (e as Error).name === "TimeoutError" ? `no answer within ${settings.callbacks.timeoutMs / 1000} s` : String((e as Error).message ?? e)];
+    return [
+      null,
+      (e as Error).name === "TimeoutError"
+        ? `no answer within ${settings.callbacks.timeoutMs / 1000} s`
+        : String((e as Error).message ?? e),
+    ];
   }
 }
 
@@ -82,12 +112,19 @@ async function deliver(deps: CallbackDeps, d: DeliveryRow): Promise<void> {
   let retry = true;
   const net = deps.callbackNetwork ?? {};
   const task = await db.get<TaskRow>(sql`select * from tasks where id = ${d.task_id}`);
-  const target = task ? await resolveCallbackUrl(d.url, settings.callbacks.allowPrivate, { resolve: net.resolve, timeoutMs: net.dnsTimeoutMs }) : undefined;
+  const target = task
+    ? await resolveCallbackUrl(d.url, settings.callbacks.allowPrivate, {
+        resolve: net.resolve,
+        timeoutMs: net.dnsTimeoutMs,
+      })
+    : undefined;
   if (!task || !target) {
     [error, retry] = ["task no longer exists", false];
   } else if (!target.ok) {
     // Refused: the address turned private after creation. Not resolving (yet) is a failed attempt like any other.
-    [error, retry] = target.retryable ? [`callback URL ${target.reason}`, true] : [`refused: callback URL ${target.reason}`, false];
+    [error, retry] = target.retryable
+      ? [`callback URL ${target.reason}`, true]
+      : [`refused: callback URL ${target.reason}`, false];
   } else {
     [status, error] = await send(deps, task, target);
   }
@@ -105,5 +142,13 @@ async function deliver(deps: CallbackDeps, d: DeliveryRow): Promise<void> {
     }
   });
   const detail = target && !target.ok ? target.detail : undefined;
-  if (!ok) deps.log.warn("callback delivery failed", { task_id: d.task_id, attempt: d.attempt, status, error, ...(detail ? { detail } : {}), retry_in_ms: again ? wait : null });
+  if (!ok)
+    deps.log.warn("callback delivery failed", {
+      task_id: d.task_id,
+      attempt: d.attempt,
+      status,
+      error,
+      ...(detail ? { detail } : {}),
+      retry_in_ms: again ? wait : null,
+    });
 }

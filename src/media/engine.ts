@@ -5,19 +5,19 @@
 // compare-and-set), every later write is guarded by `lease_owner = me`, and the engine never claims a task it has a
 // step in flight for: the owner string is the engine's, so `lease_owner = me` alone could not tell two steps apart.
 import { sql } from "drizzle-orm";
-import type { Catalog } from "../catalog/service.ts";
-import { storableText, type Db } from "../db/client.ts";
-import { PendingReleases, type TaskTokens } from "../limits/task-tokens.ts";
-import { createAdapters, type Adapter } from "./adapters/index.ts";
-import type { Done, Failed } from "./adapters/types.ts";
-import { deliverDue, type CallbackDeps } from "./callbacks.ts";
-import { completeTask, failTask, ResultRefused, type OutcomeDeps } from "./task-outcome.ts";
-import { keepLease, type Lease } from "./lease.ts";
-import type { MediaModel, MediaProvider } from "./model.ts";
-import { tokenTtlMs } from "./service.ts";
-import { sweepExpiredResults } from "./retention.ts";
-import { everyRouteRefusedMessage, maskSecrets, upstreamFailedMessage } from "./upstream-errors.ts";
-import type { TaskRow } from "./views.ts";
+import type { Catalog } from "../catalog/service";
+import { storableText } from "../db/client";
+import { PendingReleases, type TaskTokens } from "../limits/task-tokens";
+import { createAdapters, type Adapter } from "./adapters/index";
+import type { Done, Failed } from "./adapters/types";
+import { deliverDue, type CallbackDeps } from "./callbacks";
+import { completeTask, failTask, ResultRefused, type OutcomeDeps } from "./task-outcome";
+import { keepLease, type Lease } from "./lease";
+import type { MediaModel, MediaProvider } from "./model";
+import { tokenTtlMs } from "./service";
+import { sweepExpiredResults } from "./retention";
+import { everyRouteRefusedMessage, maskSecrets, upstreamFailedMessage } from "./upstream-errors";
+import type { TaskRow } from "./views";
 
 export interface EngineDeps extends OutcomeDeps, CallbackDeps {
   catalog: Catalog;
@@ -51,7 +51,11 @@ export class Engine {
   constructor(private deps: EngineDeps) {
     this.adapters = createAdapters(deps.settings.upstreams, deps.settings.upstreamUrls);
     this.unreleased = new PendingReleases(deps.tokens, (taskId, e) =>
-      deps.log.warn("concurrency token not given back yet; retrying", { task_id: taskId, error: String((e as Error)?.message ?? e) }));
+      deps.log.warn("concurrency token not given back yet; retrying", {
+        task_id: taskId,
+        error: String((e as Error)?.message ?? e),
+      }),
+    );
   }
 
   /** One round: claim due tasks and callbacks and start them; housekeeping when it is time. Returns work started. */
@@ -104,7 +108,9 @@ export class Engine {
   /** Refresh the tokens of running tasks (a restarted process rebuilds them too) and delete expired results. */
   async housekeeping(): Promise<void> {
     this.lastHousekeeping = Date.now();
-    const live = await this.deps.db.all<{ id: string; key_id: string }>(sql`select id, key_id from tasks where state in (${"waiting"}, ${"generating"})`);
+    const live = await this.deps.db.all<{ id: string; key_id: string }>(
+      sql`select id, key_id from tasks where state in (${"waiting"}, ${"generating"})`,
+    );
     const ttl = tokenTtlMs(this.deps.settings);
     for (const t of live) await this.deps.tokens.refresh(t.key_id, t.id, ttl);
     await this.releaseEndedSinceRead(live);
@@ -119,7 +125,10 @@ export class Engine {
    */
   private async releaseEndedSinceRead(refreshed: Array<{ id: string; key_id: string }>): Promise<void> {
     for (let i = 0; i < refreshed.length; i += 500) {
-      const ids = sql.join(refreshed.slice(i, i + 500).map((t) => sql`${t.id}`), sql`, `);
+      const ids = sql.join(
+        refreshed.slice(i, i + 500).map((t) => sql`${t.id}`),
+        sql`, `,
+      );
       const ended = await this.deps.db.all<{ id: string; key_id: string }>(sql`select id, key_id from tasks
         where id in (${ids}) and state not in (${"waiting"}, ${"generating"})`);
       for (const t of ended) await this.unreleased.release(t.key_id, t.id);
@@ -131,7 +140,12 @@ export class Engine {
     const now = Date.now();
     const until = now + settings.leaseMs;
     // A step of ours whose lease lapsed anyway (an extension came late) is still running: leave its task alone.
-    const notOurs = this.stepping.size ? sql`and id not in (${sql.join([...this.stepping].map((id) => sql`${id}`), sql`, `)})` : sql``;
+    const notOurs = this.stepping.size
+      ? sql`and id not in (${sql.join(
+          [...this.stepping].map((id) => sql`${id}`),
+          sql`, `,
+        )})`
+      : sql``;
     if (db.dialect === "pg") {
       return db.all<TaskRow>(sql`update tasks set lease_owner = ${owner}, lease_until = ${until}
         where id in (select id from tasks where state in (${"waiting"}, ${"generating"}) and next_poll_at <= ${now}
@@ -158,7 +172,11 @@ export class Engine {
       await this.step(task, lease);
     } catch (e) {
       // Another worker owns the task now: its failure is not ours to reschedule (the write would be refused anyway).
-      if (lease.lost) this.deps.log.warn("task taken over during a step; step abandoned", { task_id: task.id, error: maskSecrets(String((e as Error)?.message ?? e)) });
+      if (lease.lost)
+        this.deps.log.warn("task taken over during a step; step abandoned", {
+          task_id: task.id,
+          error: maskSecrets(String((e as Error)?.message ?? e)),
+        });
       else await this.stepFailed(task, e);
     } finally {
       await lease.stop();
@@ -173,7 +191,11 @@ export class Engine {
     if (Date.now() >= task.deadline_at) return this.failAtDeadline(task);
     if (task.state === "waiting") return this.submit(task, model, lease);
     if (task.upstream_ref === ANSWERED_SYNCHRONOUSLY) {
-      return this.fail(task, "result_not_stored", "The upstream produced the result but the gateway could not store it; nothing was charged.");
+      return this.fail(
+        task,
+        "result_not_stored",
+        "The upstream produced the result but the gateway could not store it; nothing was charged.",
+      );
     }
     const adapter = this.adapters[task.provider as MediaProvider];
     const r = await adapter.poll(task.upstream_ref!);
@@ -192,19 +214,29 @@ export class Engine {
   private async submit(task: TaskRow, model: MediaModel, lease: Lease): Promise<void> {
     const input = JSON.parse(task.input) as Record<string, unknown>;
     const refusals: Array<{ provider: string; code: string }> = [];
-    const interrupted = task.upstream_ref?.startsWith(SUBMITTING) ? task.upstream_ref.split(":")[2] ?? "unknown" : null;
+    const interrupted = task.upstream_ref?.startsWith(SUBMITTING)
+      ? (task.upstream_ref.split(":")[2] ?? "unknown")
+      : null;
     if (interrupted) {
       this.deps.metrics.upstreamError(interrupted, "possible_duplicate");
-      this.deps.log.warn("task found with an interrupted submission; submitting it again may pay twice", { task_id: task.id, previous_provider: interrupted });
+      this.deps.log.warn("task found with an interrupted submission; submitting it again may pay twice", {
+        task_id: task.id,
+        previous_provider: interrupted,
+      });
     }
     for (let i = task.route_index; i < model.routes.length; i++) {
       // The new owner submits the task itself: one more route tried here would be a second paid generation.
-      if (lease.lost) return void this.deps.log.warn("task taken over while its routes were tried; not submitted again", { task_id: task.id });
+      if (lease.lost)
+        return void this.deps.log.warn("task taken over while its routes were tried; not submitted again", {
+          task_id: task.id,
+        });
       const route = model.routes[i]!;
       const adapter = this.adapters[route.provider];
-      const marked = await this.deps.db.run(sql`update tasks set upstream_ref = ${`${SUBMITTING}${i}:${route.provider}`}, updated_at = ${Date.now()}
+      const marked =
+        await this.deps.db.run(sql`update tasks set upstream_ref = ${`${SUBMITTING}${i}:${route.provider}`}, updated_at = ${Date.now()}
         where id = ${task.id} and state = ${"waiting"} and lease_owner = ${this.deps.owner}`);
-      if (marked !== 1) return void this.deps.log.warn("task taken over before its submission; not submitted", { task_id: task.id });
+      if (marked !== 1)
+        return void this.deps.log.warn("task taken over before its submission; not submitted", { task_id: task.id });
       const notifyUrl = `${this.deps.settings.publicBaseUrl}/v1/media/upstream-events/${route.provider}`;
       let r;
       try {
@@ -217,31 +249,45 @@ export class Engine {
       if (r.kind === "refused") {
         refusals.push({ provider: route.provider, code: r.code });
         this.deps.metrics.upstreamError(route.provider, "refused");
-        this.deps.log.warn("upstream refused a task", { task_id: task.id, provider: route.provider, code: r.code, message: maskSecrets(r.message) });
+        this.deps.log.warn("upstream refused a task", {
+          task_id: task.id,
+          provider: route.provider,
+          code: r.code,
+          message: maskSecrets(r.message),
+        });
         continue;
       }
       const at = { ...task, route_index: i, provider: route.provider };
       if (r.kind === "done") return this.finishSynchronousResult(at, model, r, lease);
       if (r.kind === "failed") {
-        await this.deps.db.run(sql`update tasks set route_index = ${i}, provider = ${route.provider} where id = ${task.id} and lease_owner = ${this.deps.owner}`);
+        await this.deps.db.run(
+          sql`update tasks set route_index = ${i}, provider = ${route.provider} where id = ${task.id} and lease_owner = ${this.deps.owner}`,
+        );
         return this.end(at, model, r, lease);
       }
       const now = Date.now();
-      const recorded = await this.deps.db.run(sql`update tasks set state = ${"generating"}, route_index = ${i}, provider = ${route.provider},
+      const recorded = await this.deps.db
+        .run(sql`update tasks set state = ${"generating"}, route_index = ${i}, provider = ${route.provider},
           upstream_ref = ${storableText(r.ref)}, attempts = ${0}, next_poll_at = ${now + this.delayMs(adapter, 0)}, updated_at = ${now},
           lease_owner = ${null}, lease_until = ${null}
-        where id = ${task.id} and state = ${"waiting"} and lease_owner = ${this.deps.owner}`).catch((e) => {
-        // The step is retried and submits again: the job accepted here is known only to this log line.
-        this.deps.log.warn("upstream accepted a task its row could not record; upstream job orphaned", {
-          task_id: task.id, provider: route.provider, upstream_ref: r.ref, error: maskSecrets(String((e as Error)?.message ?? e)),
+        where id = ${task.id} and state = ${"waiting"} and lease_owner = ${this.deps.owner}`)
+        .catch((e) => {
+          // The step is retried and submits again: the job accepted here is known only to this log line.
+          this.deps.log.warn("upstream accepted a task its row could not record; upstream job orphaned", {
+            task_id: task.id,
+            provider: route.provider,
+            upstream_ref: r.ref,
+            error: maskSecrets(String((e as Error)?.message ?? e)),
+          });
+          throw e;
         });
-        throw e;
-      });
       if (recorded !== 1) {
         // The task is no longer ours (its new owner submits it again): this upstream job is paid for and nobody polls
         // it. Nothing to undo here, but the operator must be able to see it.
         this.deps.log.warn("task taken over while its upstream accepted it; upstream job orphaned", {
-          task_id: task.id, provider: route.provider, upstream_ref: r.ref,
+          task_id: task.id,
+          provider: route.provider,
+          upstream_ref: r.ref,
         });
         return;
       }
@@ -249,7 +295,10 @@ export class Engine {
       if (interrupted) {
         // The earlier job's id died with its owner (or was logged by it as orphaned, should it have lived on).
         this.deps.log.warn("task submitted again after an interrupted submission; the upstream may run it twice", {
-          task_id: task.id, provider: route.provider, upstream_ref: r.ref, previous_provider: interrupted,
+          task_id: task.id,
+          provider: route.provider,
+          upstream_ref: r.ref,
+          previous_provider: interrupted,
         });
       }
       return;
@@ -268,17 +317,27 @@ export class Engine {
   private async finishSynchronousResult(task: TaskRow, model: MediaModel, r: Done, lease: Lease): Promise<void> {
     const now = Date.now();
     lease.follow("generating"); // the row stays ours in its new state while the result is stored
-    const marked = await this.deps.db.run(sql`update tasks set state = ${"generating"}, route_index = ${task.route_index},
+    const marked =
+      await this.deps.db.run(sql`update tasks set state = ${"generating"}, route_index = ${task.route_index},
         provider = ${task.provider}, upstream_ref = ${ANSWERED_SYNCHRONOUSLY}, updated_at = ${now}
       where id = ${task.id} and state = ${"waiting"} and lease_owner = ${this.deps.owner}`);
-    if (marked !== 1) return void this.deps.log.warn("task taken over while its upstream answered; result discarded", { task_id: task.id });
+    if (marked !== 1)
+      return void this.deps.log.warn("task taken over while its upstream answered; result discarded", {
+        task_id: task.id,
+      });
     return this.end({ ...task, state: "generating", upstream_ref: ANSWERED_SYNCHRONOUSLY }, model, r, lease);
   }
 
   private async end(task: TaskRow, model: MediaModel, r: Done | Failed, lease: Lease): Promise<void> {
     // The upstream's own text may carry the operator's key or account ids: the customer gets a stable sentence,
     // the log the text with credentials masked.
-    if (r.kind === "failed") return this.fail(task, r.code, upstreamFailedMessage(task.provider ?? "upstream", r.code), maskSecrets(r.message));
+    if (r.kind === "failed")
+      return this.fail(
+        task,
+        r.code,
+        upstreamFailedMessage(task.provider ?? "upstream", r.code),
+        maskSecrets(r.message),
+      );
     let completed: boolean;
     try {
       completed = await completeTask(this.deps, task, model, r, lease.signal);
@@ -290,7 +349,11 @@ export class Engine {
   }
 
   private failAtDeadline(task: TaskRow): Promise<void> {
-    return this.fail(task, "deadline_exceeded", `The task did not complete within ${Math.round((task.deadline_at - task.created_at) / 1000)} s; nothing was charged.`);
+    return this.fail(
+      task,
+      "deadline_exceeded",
+      `The task did not complete within ${Math.round((task.deadline_at - task.created_at) / 1000)} s; nothing was charged.`,
+    );
   }
 
   /** `upstreamMessage`: what the upstream said, already masked, for the log only. */
@@ -315,7 +378,10 @@ export class Engine {
   /** A transient problem (network, a download, the database): try again later; the deadline still applies. */
   private async stepFailed(task: TaskRow, e: unknown): Promise<void> {
     if (task.provider) this.deps.metrics.upstreamError(task.provider, "step_failed");
-    this.deps.log.warn("task step failed; will retry", { task_id: task.id, error: maskSecrets(String((e as Error)?.message ?? e)) });
+    this.deps.log.warn("task step failed; will retry", {
+      task_id: task.id,
+      error: maskSecrets(String((e as Error)?.message ?? e)),
+    });
     const adapter = this.adapters[(task.provider ?? "kie") as MediaProvider];
     await this.reschedule(task, adapter).catch(() => {});
   }

@@ -2,20 +2,32 @@
 // validated exactly as createTask validates them, with one difference: a required field the price cannot depend on
 // (a prompt, an image URL) may be left out — the spec's own example estimates a video from model, duration and
 // resolution alone. Text priced per character (TTS) must be given, since it is the price.
-import type { AppContext } from "../context.ts";
-import { ApiError } from "../http/errors.ts";
-import { MICROS_PER_CREDIT, MICROS_PER_USD, microsToCredits } from "../ledger/units.ts";
-import { requestedFacts } from "./pricing.ts";
-import type { MediaModel, PropertyDef } from "./model.ts";
-import { budgetOf, prepareInput, requireModel } from "./service.ts";
+import type { AppContext } from "../context";
+import { ApiError } from "../http/errors";
+import { MICROS_PER_CREDIT, MICROS_PER_USD, microsToCredits } from "../ledger/units";
+import { requestedFacts } from "./pricing";
+import type { MediaModel, PropertyDef } from "./model";
+import { budgetOf, prepareInput, requireModel } from "./service";
 
 const NOT_INPUT = new Set(["model", "modality", "input_mode", "max_credits", "input", "callback_url", "callBackUrl"]);
-const MODALITIES: Record<string, string> = { image: "image", video: "video", audio: "audio", music: "audio", speech: "audio", sound: "audio" };
+const MODALITIES: Record<string, string> = {
+  image: "image",
+  video: "video",
+  audio: "audio",
+  music: "audio",
+  speech: "audio",
+  sound: "audio",
+};
 
 export function estimate(ctx: AppContext, body: Record<string, unknown>) {
   const model = requireModel(ctx, body.model);
   if (body.modality !== undefined && MODALITIES[String(body.modality)] !== model.type) {
-    throw new ApiError(422, "invalid_request", `modality ${JSON.stringify(body.modality)} does not match ${model.id}, a ${model.type} model.`, { param: "modality" });
+    throw new ApiError(
+      422,
+      "invalid_request",
+      `modality ${JSON.stringify(body.modality)} does not match ${model.id}, a ${model.type} model.`,
+      { param: "modality" },
+    );
   }
   // fromEntries, not assignment: a field named "__proto__" stays a field (refused by validation, as on task creation)
   // instead of becoming the object's prototype.
@@ -52,7 +64,12 @@ function withPlaceholders(model: MediaModel, given: Record<string, unknown>): Re
   const out = { ...given };
   for (const name of model.input.required) {
     if (out[name] !== undefined && out[name] !== null) continue;
-    if (name === model.pricingRule.text_field || name === model.pricingRule.seconds_field || model.pricingRule.by?.includes(name)) continue;
+    if (
+      name === model.pricingRule.text_field ||
+      name === model.pricingRule.seconds_field ||
+      model.pricingRule.by?.includes(name)
+    )
+      continue;
     const v = placeholder(model.input.properties[name]!);
     if (v !== undefined) out[name] = v;
   }
@@ -62,12 +79,19 @@ function withPlaceholders(model: MediaModel, given: Record<string, unknown>): Re
 function placeholder(def: PropertyDef): unknown {
   if (def.enum) return def.enum[0];
   switch (def.type) {
-    case "string": return "x".repeat(Math.max(1, def.minLength ?? 1));
-    case "url": return "https://example.com/placeholder";
-    case "array": return Array(Math.max(1, def.minItems ?? 1)).fill(def.items === "string" ? "x" : "https://example.com/placeholder");
+    case "string":
+      return "x".repeat(Math.max(1, def.minLength ?? 1));
+    case "url":
+      return "https://example.com/placeholder";
+    case "array":
+      return Array(Math.max(1, def.minItems ?? 1)).fill(
+        def.items === "string" ? "x" : "https://example.com/placeholder",
+      );
     case "integer":
-    case "number": return def.minimum ?? 1;
-    case "boolean": return false;
+    case "number":
+      return def.minimum ?? 1;
+    case "boolean":
+      return false;
   }
 }
 

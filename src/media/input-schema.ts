@@ -29,8 +29,19 @@ export type ValidationResult =
   | { ok: false; field: string; message: string };
 
 const TYPES: FieldType[] = ["string", "integer", "number", "boolean", "url", "array"];
-const KEYS = new Set(["type", "description", "enum", "minimum", "maximum", "minLength", "maxLength", "minItems",
-  "maxItems", "items", "default"]);
+const KEYS = new Set([
+  "type",
+  "description",
+  "enum",
+  "minimum",
+  "maximum",
+  "minLength",
+  "maxLength",
+  "minItems",
+  "maxItems",
+  "items",
+  "default",
+]);
 
 /** Throws a clear error on a malformed definition (run when the catalog loads, so a bad entry never serves). */
 export function checkInputSchema(schema: unknown, where = "input"): asserts schema is InputSchema {
@@ -44,7 +55,8 @@ export function checkInputSchema(schema: unknown, where = "input"): asserts sche
   if (!Array.isArray(s.required)) fail("required must be an array of property names");
   const props = s.properties as Record<string, unknown>;
   for (const name of s.required as unknown[]) {
-    if (typeof name !== "string" || !Object.hasOwn(props, name)) fail(`required names an unknown property ${JSON.stringify(name)}`);
+    if (typeof name !== "string" || !Object.hasOwn(props, name))
+      fail(`required names an unknown property ${JSON.stringify(name)}`);
   }
   if (new Set(s.required as string[]).size !== (s.required as string[]).length) fail("required has duplicates");
   for (const [name, def] of Object.entries(props)) {
@@ -132,9 +144,12 @@ function checkValue(name: string, def: PropertyDef, raw: unknown): Checked {
       if (typeof v !== "string") return bad(`"${name}" must be a string`);
       const len = [...v].length;
       if (def.minLength !== undefined && len < def.minLength) {
-        return bad(def.minLength === 1 ? `"${name}" must not be empty` : `"${name}" needs at least ${def.minLength} characters`);
+        return bad(
+          def.minLength === 1 ? `"${name}" must not be empty` : `"${name}" needs at least ${def.minLength} characters`,
+        );
       }
-      if (def.maxLength !== undefined && len > def.maxLength) return bad(`"${name}" is longer than ${def.maxLength} characters`);
+      if (def.maxLength !== undefined && len > def.maxLength)
+        return bad(`"${name}" is longer than ${def.maxLength} characters`);
       break;
     }
     case "boolean":
@@ -146,8 +161,10 @@ function checkValue(name: string, def: PropertyDef, raw: unknown): Checked {
     case "array": {
       if (!Array.isArray(v)) return bad(`"${name}" must be an array`);
       const count = v.length;
-      if (def.minItems !== undefined && count < def.minItems) return bad(`"${name}" needs at least ${def.minItems} item(s)`);
-      if (def.maxItems !== undefined && count > def.maxItems) return bad(`"${name}" takes at most ${def.maxItems} item(s)`);
+      if (def.minItems !== undefined && count < def.minItems)
+        return bad(`"${name}" needs at least ${def.minItems} item(s)`);
+      if (def.maxItems !== undefined && count > def.maxItems)
+        return bad(`"${name}" takes at most ${def.maxItems} item(s)`);
       const itemsAreUrls = (def.items ?? "url") === "url";
       for (let i = 0; i < count; i++) {
         const ok = itemsAreUrls ? isHttpUrl(v[i]) : typeof v[i] === "string";
@@ -172,7 +189,16 @@ export function toJsonSchema(schema: InputSchema): Record<string, unknown> {
       p.type = "array";
       p.items = (def.items ?? "url") === "url" ? { type: "string", format: "uri" } : { type: "string" };
     } else p.type = def.type;
-    for (const k of ["enum", "minimum", "maximum", "minLength", "maxLength", "minItems", "maxItems", "default"] as const) {
+    for (const k of [
+      "enum",
+      "minimum",
+      "maximum",
+      "minLength",
+      "maxLength",
+      "minItems",
+      "maxItems",
+      "default",
+    ] as const) {
       if (def[k] !== undefined) p[k] = def[k];
     }
     properties[name] = p;

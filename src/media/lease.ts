@@ -4,7 +4,7 @@
 // lease is pushed ahead every third of its length, and only while this worker still holds the task in a state the
 // step expects; once that fails the lease is lost for good (another worker may own the task) and the step is told.
 import { sql } from "drizzle-orm";
-import type { Db } from "../db/client.ts";
+import type { Db } from "../db/client";
 
 export interface Lease {
   /** True once an extension found the task no longer ours: the step must not submit, download or write on. */
@@ -31,7 +31,10 @@ export function keepLease(deps: LeaseDeps, task: { id: string; state: string }):
   let extending: Promise<void> | undefined;
 
   const extend = async () => {
-    const allowed = sql.join([...states].map((s) => sql`${s}`), sql`, `);
+    const allowed = sql.join(
+      [...states].map((s) => sql`${s}`),
+      sql`, `,
+    );
     try {
       const changed = await db.run(sql`update tasks set lease_until = ${Date.now() + settings.leaseMs}
         where id = ${task.id} and lease_owner = ${owner} and state in (${allowed})`);
@@ -46,9 +49,12 @@ export function keepLease(deps: LeaseDeps, task: { id: string; state: string }):
     clearInterval(timer);
     aborter.abort(new Error("the task's lease was lost"));
   };
-  const timer = setInterval(() => {
-    if (!extending) extending = extend().finally(() => (extending = undefined)); // never two at once on one task
-  }, Math.max(10, Math.floor(settings.leaseMs / 3)));
+  const timer = setInterval(
+    () => {
+      if (!extending) extending = extend().finally(() => (extending = undefined)); // never two at once on one task
+    },
+    Math.max(10, Math.floor(settings.leaseMs / 3)),
+  );
 
   return {
     get lost() {

@@ -1,7 +1,7 @@
 // What the media engine reports to Prometheus. Counters live in the main thread's registry (src/ops/metrics.ts);
 // an engine inside a Bun Worker cannot reach it, so there the sink posts each event to the main thread, which
 // applies it (workers.ts). In-process engines call the registry directly.
-import { metrics } from "../ops/metrics.ts";
+import { metrics } from "../ops/metrics";
 
 export interface MediaMetrics {
   callback(outcome: "delivered" | "retry" | "failed"): void;
@@ -9,7 +9,9 @@ export interface MediaMetrics {
   upstreamError(provider: string, kind: string): void;
 }
 
-export type MetricEvent = { [K in keyof MediaMetrics]: { type: "metric"; name: K; args: Parameters<MediaMetrics[K]> } }[keyof MediaMetrics];
+export type MetricEvent = {
+  [K in keyof MediaMetrics]: { type: "metric"; name: K; args: Parameters<MediaMetrics[K]> };
+}[keyof MediaMetrics];
 
 export const directMetrics: MediaMetrics = {
   callback: (outcome) => metrics.callback(outcome),

@@ -1,17 +1,31 @@
 // A media model as the catalog (src/catalog/media-models.json) describes it, and its compiled form: checked once
 // at load, with everything the request path needs (validator, prices in µcr, JSON Schema, price rows) precomputed.
-import { checkInputSchema, toJsonSchema, validateInput, type InputSchema, type PropertyDef } from "./input-schema.ts";
+import { checkInputSchema, toJsonSchema, validateInput, type InputSchema, type PropertyDef } from "./input-schema";
 import {
-  actualCost, compilePricing, describePricing, estimateCost, UnpricedInputError,
-  type CompiledPricing, type CostFacts, type PriceRow, type PricingRule,
-} from "./pricing.ts";
+  actualCost,
+  compilePricing,
+  describePricing,
+  estimateCost,
+  UnpricedInputError,
+  type CompiledPricing,
+  type CostFacts,
+  type PriceRow,
+  type PricingRule,
+} from "./pricing";
 
-export type { InputSchema, PropertyDef } from "./input-schema.ts";
-export type { PricingRule, CostFacts, PriceRow } from "./pricing.ts";
+export type { InputSchema, PropertyDef } from "./input-schema";
+export type { PricingRule, CostFacts, PriceRow } from "./pricing";
 
 export type MediaType = "image" | "video" | "audio";
-export type MediaKind = "text-to-image" | "image-edit" | "text-to-video" | "image-to-video" | "video-to-video"
-  | "music" | "speech" | "sound";
+export type MediaKind =
+  | "text-to-image"
+  | "image-edit"
+  | "text-to-video"
+  | "image-to-video"
+  | "video-to-video"
+  | "music"
+  | "speech"
+  | "sound";
 export type MediaOutput = "images" | "video" | "audio";
 export type MediaProvider = "kie" | "kie-suno" | "fal" | "replicate" | "openai-images" | "veo";
 
@@ -57,13 +71,29 @@ export interface MediaModel extends Readonly<Omit<MediaModelEntry, "pricing">> {
 }
 
 const KIND_TYPE: Record<MediaKind, MediaType> = {
-  "text-to-image": "image", "image-edit": "image", "text-to-video": "video", "image-to-video": "video",
-  "video-to-video": "video", music: "audio", speech: "audio", sound: "audio",
+  "text-to-image": "image",
+  "image-edit": "image",
+  "text-to-video": "video",
+  "image-to-video": "video",
+  "video-to-video": "video",
+  music: "audio",
+  speech: "audio",
+  sound: "audio",
 };
 const TYPE_OUTPUT: Record<MediaType, MediaOutput> = { image: "images", video: "video", audio: "audio" };
 const PROVIDERS: MediaProvider[] = ["kie", "kie-suno", "fal", "replicate", "openai-images", "veo"];
-const ENTRY_KEYS = new Set(["id", "type", "kind", "name", "description", "routes", "input", "pricing",
-  "deadline_seconds", "output"]);
+const ENTRY_KEYS = new Set([
+  "id",
+  "type",
+  "kind",
+  "name",
+  "description",
+  "routes",
+  "input",
+  "pricing",
+  "deadline_seconds",
+  "output",
+]);
 
 export function compileMediaModel(entry: unknown): MediaModel {
   if (typeof entry !== "object" || entry === null) throw new Error("media model: entry must be an object");
@@ -77,8 +107,10 @@ export function compileMediaModel(entry: unknown): MediaModel {
   if (!(e.kind in KIND_TYPE)) fail(`kind must be one of ${Object.keys(KIND_TYPE).join(", ")}`);
   if (KIND_TYPE[e.kind] !== e.type) fail(`type must be "${KIND_TYPE[e.kind]}" for kind ${e.kind}`);
   if (TYPE_OUTPUT[e.type] !== e.output) fail(`output must be "${TYPE_OUTPUT[e.type]}" for type ${e.type}`);
-  for (const k of ["name", "description"] as const) if (typeof e[k] !== "string" || !e[k].trim()) fail(`${k} is required`);
-  if (!Number.isInteger(e.deadline_seconds) || e.deadline_seconds <= 0) fail("deadline_seconds must be a positive integer");
+  for (const k of ["name", "description"] as const)
+    if (typeof e[k] !== "string" || !e[k].trim()) fail(`${k} is required`);
+  if (!Number.isInteger(e.deadline_seconds) || e.deadline_seconds <= 0)
+    fail("deadline_seconds must be a positive integer");
   try {
     checkInputSchema(e.input);
   } catch (err) {
@@ -92,7 +124,8 @@ export function compileMediaModel(entry: unknown): MediaModel {
     if (typeof r.upstream_model !== "string" || !r.upstream_model) fail("route upstream_model is required");
     if (seen.has(`${r.provider} ${r.upstream_model}`)) fail(`duplicate route ${r.provider} ${r.upstream_model}`);
     seen.add(`${r.provider} ${r.upstream_model}`);
-    for (const k of Object.keys(r)) if (!["provider", "upstream_model", "wire"].includes(k)) fail(`route: unknown key "${k}"`);
+    for (const k of Object.keys(r))
+      if (!["provider", "upstream_model", "wire"].includes(k)) fail(`route: unknown key "${k}"`);
     for (const [f, t] of Object.entries(r.wire ?? {})) {
       if (!(f in props)) fail(`route wire names unknown field "${f}"`);
       if (typeof t !== "string" || !t.includes("{}")) fail(`route wire for "${f}" must be a template with {}`);
@@ -106,9 +139,17 @@ export function compileMediaModel(entry: unknown): MediaModel {
     return fail((err as Error).message);
   }
   const model: MediaModel = {
-    id: e.id, type: e.type, kind: e.kind, name: e.name, description: e.description,
+    id: e.id,
+    type: e.type,
+    kind: e.kind,
+    name: e.name,
+    description: e.description,
     routes: Object.freeze(e.routes.map((r) => Object.freeze({ ...r }))) as MediaRoute[],
-    input: e.input, pricingRule: e.pricing, pricing, deadline_seconds: e.deadline_seconds, output: e.output,
+    input: e.input,
+    pricingRule: e.pricing,
+    pricing,
+    deadline_seconds: e.deadline_seconds,
+    output: e.output,
     jsonSchema: toJsonSchema(e.input),
     priceRows: describePricing(pricing),
     prepare(input) {
@@ -149,7 +190,8 @@ function checkPricingAgainstInput(rule: PricingRule, input: InputSchema): void {
   if (rule.count_field) field(rule.count_field, "count_field", ["integer"]);
   if (rule.text_field) {
     field(rule.text_field, "text_field", ["string"]);
-    if (!input.required.includes(rule.text_field)) throw new Error(`pricing: text_field "${rule.text_field}" must be required`);
+    if (!input.required.includes(rule.text_field))
+      throw new Error(`pricing: text_field "${rule.text_field}" must be required`);
   }
   if (rule.seconds_field) {
     field(rule.seconds_field, "seconds_field", ["integer", "number"]);
@@ -159,9 +201,11 @@ function checkPricingAgainstInput(rule: PricingRule, input: InputSchema): void {
   }
   if (rule.megapixels_by) {
     const def = field(rule.megapixels_by.field, "megapixels_by", ["string"]);
-    if (!def.enum || !present(rule.megapixels_by.field)) throw new Error("pricing: megapixels_by field needs an enum and a default");
+    if (!def.enum || !present(rule.megapixels_by.field))
+      throw new Error("pricing: megapixels_by field needs an enum and a default");
     for (const v of def.enum) {
-      if (!(String(v) in rule.megapixels_by.values)) throw new Error(`pricing: no megapixels for ${rule.megapixels_by.field}=${v}`);
+      if (!(String(v) in rule.megapixels_by.values))
+        throw new Error(`pricing: no megapixels for ${rule.megapixels_by.field}=${v}`);
     }
   }
 }

@@ -5,12 +5,19 @@
 
 import { isIP } from "node:net";
 
-export interface PinnedTls { /** Extra trusted CA certificates (PEM); tests trust a self-signed receiver with it. */ ca?: string }
+export interface PinnedTls {
+  /** Extra trusted CA certificates (PEM); tests trust a self-signed receiver with it. */ ca?: string;
+}
 
 /** Connection failures before any byte of the request was sent. */
 const NOT_CONNECTED = new Set(["ECONNREFUSED", "EHOSTUNREACH", "ENETUNREACH", "EADDRNOTAVAIL", "ConnectionRefused"]);
 
-export async function pinnedFetch(url: URL, addresses: string[], init: RequestInit, tls: PinnedTls = {}): Promise<Response> {
+export async function pinnedFetch(
+  url: URL,
+  addresses: string[],
+  init: RequestInit,
+  tls: PinnedTls = {},
+): Promise<Response> {
   if (!addresses.length) throw new Error("no address to connect to");
   const headers = new Headers(init.headers);
   headers.set("host", url.host); // host[:port], the port only when it is not the scheme's default
@@ -22,7 +29,9 @@ export async function pinnedFetch(url: URL, addresses: string[], init: RequestIn
     redirect: "manual",
     // A proxy from the environment would be chosen by the address, not by the name, and would resolve names itself.
     proxy: false,
-    ...(url.protocol === "https:" && (named || tls.ca) ? { tls: { ...(named ? { serverName: url.hostname } : {}), ...(tls.ca ? { ca: tls.ca } : {}) } } : {}),
+    ...(url.protocol === "https:" && (named || tls.ca)
+      ? { tls: { ...(named ? { serverName: url.hostname } : {}), ...(tls.ca ? { ca: tls.ca } : {}) } }
+      : {}),
   };
   // The next address is tried only when the previous one could not be connected to, so a request is never sent
   // twice (fetch falls back across a name's addresses itself; pinning must not lose that).

@@ -2,27 +2,38 @@
 // publishes it becomes integer µcr once, when a rule is compiled, so every computation after that is exact. Tasks
 // bill in whole credits, and the actual cost never exceeds the estimate: the estimate is what was held and what the
 // caller agreed to (max_credits), and a pending transfer can only be posted for less.
-import { ceilToWholeCredit, decimalToInteger, usdToMicros } from "../ledger/units.ts";
+import { ceilToWholeCredit, decimalToInteger, usdToMicros } from "../ledger/units";
 
 export type PriceUnit = "image" | "megapixel" | "second" | "clip" | "1k_chars" | "request";
 export type Usd = number | string;
-export interface PriceTable { [key: string]: Usd | PriceTable }
+export interface PriceTable {
+  [key: string]: Usd | PriceTable;
+}
 
 export interface PricingRule {
   unit: PriceUnit;
   usd?: Usd;
   by?: string[];
   usd_by?: PriceTable;
-  count_field?: string; images?: number; images_per_unit?: number;
-  megapixels?: Usd; megapixels_by?: { field: string; values: Record<string, Usd> };
-  seconds_field?: string; seconds?: number; estimate_seconds?: number;
-  base_seconds?: number; extra_usd_per_second?: Usd;
+  count_field?: string;
+  images?: number;
+  images_per_unit?: number;
+  megapixels?: Usd;
+  megapixels_by?: { field: string; values: Record<string, Usd> };
+  seconds_field?: string;
+  seconds?: number;
+  estimate_seconds?: number;
+  base_seconds?: number;
+  extra_usd_per_second?: Usd;
   text_field?: string;
   settle?: "upstream_cost";
 }
 
 export interface CostFacts {
-  images?: number; seconds?: number; characters?: number; upstreamCostUsd?: number;
+  images?: number;
+  seconds?: number;
+  characters?: number;
+  upstreamCostUsd?: number;
 }
 
 /** A rule with its USD converted to µcr; built once per model. */
@@ -38,7 +49,10 @@ export interface CompiledPricing {
 
 /** The input asks for something the upstream has no price for (e.g. 1080P at 10 s): a 422 naming the field. */
 export class UnpricedInputError extends Error {
-  constructor(readonly field: string, message: string) {
+  constructor(
+    readonly field: string,
+    message: string,
+  ) {
     super(message);
     this.name = "UnpricedInputError";
   }
@@ -47,10 +61,17 @@ export class UnpricedInputError extends Error {
 const UNITS: PriceUnit[] = ["image", "megapixel", "second", "clip", "1k_chars", "request"];
 // Keys that only make sense for some units (a "seconds_field" on an image rule is a mistake, not a no-op).
 const UNIT_KEYS: Record<string, PriceUnit[]> = {
-  count_field: ["image", "megapixel"], images: ["image", "megapixel"], images_per_unit: ["image"],
-  megapixels: ["megapixel"], megapixels_by: ["megapixel"], seconds_field: ["second", "clip"],
-  seconds: ["second", "clip"], estimate_seconds: ["second"], base_seconds: ["clip"],
-  extra_usd_per_second: ["clip"], text_field: ["1k_chars"],
+  count_field: ["image", "megapixel"],
+  images: ["image", "megapixel"],
+  images_per_unit: ["image"],
+  megapixels: ["megapixel"],
+  megapixels_by: ["megapixel"],
+  seconds_field: ["second", "clip"],
+  seconds: ["second", "clip"],
+  estimate_seconds: ["second"],
+  base_seconds: ["clip"],
+  extra_usd_per_second: ["clip"],
+  text_field: ["1k_chars"],
 };
 const RULE_KEYS = new Set(["unit", "usd", "by", "usd_by", "settle", ...Object.keys(UNIT_KEYS)]);
 
@@ -68,7 +89,8 @@ export function compilePricing(rule: unknown): CompiledPricing {
   for (const k of Object.keys(r)) if (!RULE_KEYS.has(k)) fail(`unknown key "${k}"`);
   if (!UNITS.includes(r.unit)) fail(`unit must be one of ${UNITS.join(", ")}`);
   for (const [k, units] of Object.entries(UNIT_KEYS)) {
-    if ((r as unknown as Record<string, unknown>)[k] !== undefined && !units.includes(r.unit)) fail(`"${k}" does not apply to unit ${r.unit}`);
+    if ((r as unknown as Record<string, unknown>)[k] !== undefined && !units.includes(r.unit))
+      fail(`"${k}" does not apply to unit ${r.unit}`);
   }
   const micros = (v: unknown, what: string): number => {
     if (typeof v !== "number" && typeof v !== "string") return fail(`${what} must be a USD amount`);
@@ -81,7 +103,8 @@ export function compilePricing(rule: unknown): CompiledPricing {
   if ((r.usd === undefined) === (r.usd_by === undefined)) fail("give exactly one of usd or usd_by");
   if (r.usd !== undefined) flat = r.by !== undefined ? fail("by needs usd_by, not usd") : micros(r.usd, "usd");
   else {
-    if (!Array.isArray(r.by) || r.by.length === 0 || !r.by.every((f) => typeof f === "string")) fail("usd_by needs by: [field, ...]");
+    if (!Array.isArray(r.by) || r.by.length === 0 || !r.by.every((f) => typeof f === "string"))
+      fail("usd_by needs by: [field, ...]");
     table = new Map();
     flattenTable(r.usd_by, r.by!.length, [], table, micros, fail);
   }
@@ -93,27 +116,46 @@ export function compilePricing(rule: unknown): CompiledPricing {
     if (r[k] !== undefined && typeof r[k] !== "string") fail(`${k} must be a field name`);
   }
   if (r.unit === "1k_chars" && !r.text_field) fail("unit 1k_chars needs text_field");
-  if (r.unit === "second" && !r.seconds_field && !r.seconds && !r.estimate_seconds) fail("unit second needs seconds_field, seconds or estimate_seconds");
-  if ((r.base_seconds === undefined) !== (r.extra_usd_per_second === undefined)) fail("base_seconds and extra_usd_per_second go together");
-  if (r.base_seconds !== undefined && !r.seconds_field && r.seconds === undefined) fail("base_seconds needs seconds_field");
-  if (r.unit === "megapixel" && (r.megapixels === undefined) === (r.megapixels_by === undefined)) fail("unit megapixel needs one of megapixels, megapixels_by");
-  const mp = (v: unknown) => (typeof v === "number" || typeof v === "string" ? decimalToInteger(v, 6, "megapixels") : fail("megapixels must be a decimal"));
+  if (r.unit === "second" && !r.seconds_field && !r.seconds && !r.estimate_seconds)
+    fail("unit second needs seconds_field, seconds or estimate_seconds");
+  if ((r.base_seconds === undefined) !== (r.extra_usd_per_second === undefined))
+    fail("base_seconds and extra_usd_per_second go together");
+  if (r.base_seconds !== undefined && !r.seconds_field && r.seconds === undefined)
+    fail("base_seconds needs seconds_field");
+  if (r.unit === "megapixel" && (r.megapixels === undefined) === (r.megapixels_by === undefined))
+    fail("unit megapixel needs one of megapixels, megapixels_by");
+  const mp = (v: unknown) =>
+    typeof v === "number" || typeof v === "string"
+      ? decimalToInteger(v, 6, "megapixels")
+      : fail("megapixels must be a decimal");
   let mpBy: Map<string, number> | undefined;
   if (r.megapixels_by !== undefined) {
     const { field, values } = r.megapixels_by;
-    if (typeof field !== "string" || typeof values !== "object" || values === null) fail("megapixels_by is {field, values}");
+    if (typeof field !== "string" || typeof values !== "object" || values === null)
+      fail("megapixels_by is {field, values}");
     mpBy = new Map(Object.entries(values).map(([k, v]) => [k, mp(v)]));
   }
   if (r.settle !== undefined && r.settle !== "upstream_cost") fail(`settle must be "upstream_cost"`);
   return Object.freeze({
-    compiled: true as const, rule: r, flat, table,
-    mpFixed: r.megapixels !== undefined ? mp(r.megapixels) : undefined, mpBy,
-    extraPerSecond: r.extra_usd_per_second !== undefined ? micros(r.extra_usd_per_second, "extra_usd_per_second") : undefined,
+    compiled: true as const,
+    rule: r,
+    flat,
+    table,
+    mpFixed: r.megapixels !== undefined ? mp(r.megapixels) : undefined,
+    mpBy,
+    extraPerSecond:
+      r.extra_usd_per_second !== undefined ? micros(r.extra_usd_per_second, "extra_usd_per_second") : undefined,
   });
 }
 
-function flattenTable(node: unknown, depth: number, path: string[], out: Map<string, number>,
-  micros: (v: unknown, what: string) => number, fail: (m: string) => never): void {
+function flattenTable(
+  node: unknown,
+  depth: number,
+  path: string[],
+  out: Map<string, number>,
+  micros: (v: unknown, what: string) => number,
+  fail: (m: string) => never,
+): void {
   if (depth === 0) return void out.set(path.join("|"), micros(node, `usd_by[${path.join("][")}]`));
   if (typeof node !== "object" || node === null || Object.keys(node).length === 0) {
     fail(`usd_by${path.length ? `[${path.join("][")}]` : ""} must be a non-empty table ${depth} level(s) deep`);
@@ -135,7 +177,11 @@ export function estimateCost(rule: PricingRule | CompiledPricing, input: Record<
 }
 
 /** Cost in µcr (whole credits) of what was really produced; never above the estimate; with no facts = estimate. */
-export function actualCost(rule: PricingRule | CompiledPricing, input: Record<string, unknown>, facts: CostFacts = {}): number {
+export function actualCost(
+  rule: PricingRule | CompiledPricing,
+  input: Record<string, unknown>,
+  facts: CostFacts = {},
+): number {
   const c = compiled(rule);
   const estimate = rawCost(c, input, {});
   let actual = rawCost(c, input, facts);
@@ -241,15 +287,28 @@ function ceilDiv(a: number, b: number): number {
   return q;
 }
 
-export interface PriceRow { label: string; usd: string; unit: string }
+export interface PriceRow {
+  label: string;
+  usd: string;
+  unit: string;
+}
 
 /** Rows for a pricing page or a model card; usd strings are exact decimals (at least two places). */
 export function describePricing(rule: PricingRule | CompiledPricing): PriceRow[] {
   const c = compiled(rule);
   const r = c.rule;
   const unit = unitLabel(r);
-  const rows: PriceRow[] = c.flat !== undefined ? [{ label: "any", usd: formatUsd(c.flat), unit }]
-    : [...c.table!].map(([key, m]) => ({ label: key.split("|").map((v, i) => `${r.by![i]}=${v}`).join(", "), usd: formatUsd(m), unit }));
+  const rows: PriceRow[] =
+    c.flat !== undefined
+      ? [{ label: "any", usd: formatUsd(c.flat), unit }]
+      : [...c.table!].map(([key, m]) => ({
+          label: key
+            .split("|")
+            .map((v, i) => `${r.by![i]}=${v}`)
+            .join(", "),
+          usd: formatUsd(m),
+          unit,
+        }));
   if (c.extraPerSecond !== undefined) {
     rows.push({ label: `each second beyond ${r.base_seconds}`, usd: formatUsd(c.extraPerSecond), unit: "per second" });
   }
@@ -266,6 +325,9 @@ function unitLabel(r: PricingRule): string {
 
 /** Non-negative µcr → exact USD text: 32_500_000 → "0.0325", 100_000_000 → "0.10". Integer arithmetic only. */
 export function formatUsd(micros: number): string {
-  const frac = String(micros % 1_000_000_000).padStart(9, "0").replace(/0+$/, "").padEnd(2, "0");
+  const frac = String(micros % 1_000_000_000)
+    .padStart(9, "0")
+    .replace(/0+$/, "")
+    .padEnd(2, "0");
   return `${Math.floor(micros / 1_000_000_000)}.${frac}`;
 }

@@ -3,19 +3,19 @@
 // ONE transaction that records the task and holds its estimate. Every refusal before the transaction leaves
 // nothing behind (no task, no hold, no token).
 import { sql } from "drizzle-orm";
-import type { AppContext } from "../context.ts";
-import { newId } from "../db/ids.ts";
-import { holdBudgetIn } from "../accounts/key-budgets.ts";
-import { refuseModelNotAllowed, type Budget } from "../accounts/policy.ts";
-import { ApiError, notFound } from "../http/errors.ts";
-import { withIdleFloatBack } from "../ledger/float.ts";
-import { maxCreditsToMicros, microsToCredits } from "../ledger/units.ts";
-import { reportRedisFallback } from "../limits/redis-fallbacks.ts";
-import { PendingReleases, TaskTokensUnavailableError } from "../limits/task-tokens.ts";
-import type { MediaModel } from "./model.ts";
-import type { MediaSettings } from "./settings.ts";
-import { checkCallbackUrl } from "./ssrf.ts";
-import type { TaskRow } from "./views.ts";
+import type { AppContext } from "../context";
+import { newId } from "../db/ids";
+import { holdBudgetIn } from "../accounts/key-budgets";
+import { refuseModelNotAllowed, type Budget } from "../accounts/policy";
+import { ApiError, notFound } from "../http/errors";
+import { withIdleFloatBack } from "../ledger/float";
+import { maxCreditsToMicros, microsToCredits } from "../ledger/units";
+import { reportRedisFallback } from "../limits/redis-fallbacks";
+import { PendingReleases, TaskTokensUnavailableError } from "../limits/task-tokens";
+import type { MediaModel } from "./model";
+import type { MediaSettings } from "./settings";
+import { checkCallbackUrl } from "./ssrf";
+import type { TaskRow } from "./views";
 
 const HOUR_MS = 3_600_000;
 /**
@@ -36,11 +36,17 @@ export interface CreateRequest {
 }
 
 /** The key a task is created with: who pays, and the limits its policy sets. */
-export interface CallingKey { keyId: string; accountId: string; maxConcurrentTasks: number | null; models: string[] | null; budget: Budget }
-
+export interface CallingKey {
+  keyId: string;
+  accountId: string;
+  maxConcurrentTasks: number | null;
+  models: string[] | null;
+  budget: Budget;
+}
 
 export function requireModel(ctx: AppContext, id: unknown): MediaModel {
-  if (typeof id !== "string" || !id) throw new ApiError(422, "invalid_request", "model is required.", { param: "model" });
+  if (typeof id !== "string" || !id)
+    throw new ApiError(422, "invalid_request", "model is required.", { param: "model" });
   const model = ctx.catalog.findMedia(id);
   if (model) {
     ctx.catalog.servable(model);
@@ -48,8 +54,16 @@ export function requireModel(ctx: AppContext, id: unknown): MediaModel {
   }
   const llm = ctx.catalog.llm.get(id);
   if (llm) ctx.catalog.servable(llm); // a retired LLM answers 410 naming its successor, not the endpoint it no longer has
-  if (llm) throw new ApiError(422, "wrong_endpoint", `Model ${llm.id} is a language model, not a media task: call POST ${llm.endpoint} with it.`, { param: "model" });
-  throw new ApiError(422, "model_not_found", `Unknown media model ${JSON.stringify(id)}; GET /v1/models lists them.`, { param: "model" });
+  if (llm)
+    throw new ApiError(
+      422,
+      "wrong_endpoint",
+      `Model ${llm.id} is a language model, not a media task: call POST ${llm.endpoint} with it.`,
+      { param: "model" },
+    );
+  throw new ApiError(422, "model_not_found", `Unknown media model ${JSON.stringify(id)}; GET /v1/models lists them.`, {
+    param: "model",
+  });
 }
 
 /** Validated input and its estimate, or a 422 naming the field. */
@@ -72,9 +86,12 @@ export function budgetOf(maxCredits: unknown): number | undefined {
 }
 
 export function overBudget(estimate: number, maxCredits: number): ApiError {
-  return new ApiError(402, "max_credits_exceeded",
+  return new ApiError(
+    402,
+    "max_credits_exceeded",
     `This task is estimated at ${microsToCredits(estimate)} credits, above max_credits ${microsToCredits(maxCredits)}; nothing was created or charged.`,
-    { param: "max_credits", type: "insufficient_quota" });
+    { param: "max_credits", type: "insufficient_quota" },
+  );
 }
 
 export class TaskService {
@@ -86,9 +103,16 @@ export class TaskService {
    */
   private creating = new Set<string>();
 
-  constructor(private ctx: AppContext, private settings: MediaSettings) {
+  constructor(
+    private ctx: AppContext,
+    private settings: MediaSettings,
+  ) {
     this.unreleased = new PendingReleases(ctx.taskTokens, (taskId, e) =>
-      ctx.log.warn("concurrency token not given back yet; retrying", { task_id: taskId, error: String((e as Error)?.message ?? e) }));
+      ctx.log.warn("concurrency token not given back yet; retrying", {
+        task_id: taskId,
+        error: String((e as Error)?.message ?? e),
+      }),
+    );
   }
 
   async create(caller: CallingKey, req: CreateRequest): Promise<TaskRow> {
@@ -100,8 +124,14 @@ export class TaskService {
     if (budget !== undefined && prepared.estimate > budget) throw overBudget(prepared.estimate, budget);
     let callbackUrl: string | null = null;
     if (req.callbackUrl !== undefined && req.callbackUrl !== null && req.callbackUrl !== "") {
-      const check = typeof req.callbackUrl === "string" ? await checkCallbackUrl(req.callbackUrl, settings.callbacks.allowPrivate) : { ok: false as const, reason: "must be a string" };
-      if (!check.ok) throw new ApiError(422, "invalid_callback_url", `${req.names.callback} ${check.reason}.`, { param: req.names.callback });
+      const check =
+        typeof req.callbackUrl === "string"
+          ? await checkCallbackUrl(req.callbackUrl, settings.callbacks.allowPrivate)
+          : { ok: false as const, reason: "must be a string" };
+      if (!check.ok)
+        throw new ApiError(422, "invalid_callback_url", `${req.names.callback} ${check.reason}.`, {
+          param: req.names.callback,
+        });
       callbackUrl = req.callbackUrl as string;
     }
 
@@ -112,18 +142,30 @@ export class TaskService {
     try {
       const limit = caller.maxConcurrentTasks ?? settings.defaultMaxConcurrentTasks;
       const acquire = () => ctx.taskTokens.acquire(caller.keyId, id, limit, tokenTtlMs(settings));
-      const token = await acquire().then(async (t) => (t.ok || !(await this.dropDeadTokens(caller.keyId)) ? t : acquire())).catch((e) => {
-        // Redis is away: refuse rather than run tasks nobody counts (task-tokens.ts says why); nothing exists yet.
-        if (!(e instanceof TaskTokensUnavailableError)) throw e;
-        reportRedisFallback(ctx.log, "task_tokens", e);
-        throw new ApiError(503, "limits_unavailable", "The gateway cannot check this key's running tasks just now; nothing was created or charged. Retry shortly.", {
-          headers: { "retry-after": String(e.retryAfterSeconds) },
+      const token = await acquire()
+        .then(async (t) => (t.ok || !(await this.dropDeadTokens(caller.keyId)) ? t : acquire()))
+        .catch((e) => {
+          // Redis is away: refuse rather than run tasks nobody counts (task-tokens.ts says why); nothing exists yet.
+          if (!(e instanceof TaskTokensUnavailableError)) throw e;
+          reportRedisFallback(ctx.log, "task_tokens", e);
+          throw new ApiError(
+            503,
+            "limits_unavailable",
+            "The gateway cannot check this key's running tasks just now; nothing was created or charged. Retry shortly.",
+            {
+              headers: { "retry-after": String(e.retryAfterSeconds) },
+            },
+          );
         });
-      });
       if (!token.ok) {
-        throw new ApiError(429, "too_many_running_tasks", `This key already runs ${limit} media task(s); retry when one finishes.`, {
-          headers: { "retry-after": String(token.retryAfterSeconds) },
-        });
+        throw new ApiError(
+          429,
+          "too_many_running_tasks",
+          `This key already runs ${limit} media task(s); retry when one finishes.`,
+          {
+            headers: { "retry-after": String(token.retryAfterSeconds) },
+          },
+        );
       }
       // From here on the token is ours to give back: ANY error (a record that cannot be serialised, the database, no
       // credits) returns it, or the key would be refused with 429 until the token expired with nothing running. The
@@ -150,7 +192,10 @@ export class TaskService {
     // Best effort: when this cannot run (Redis away again), the refusal stands as it was.
     const holders = await ctx.taskTokens.holders(keyId).catch(() => []);
     if (!holders.length) return false;
-    const ids = sql.join(holders.map((h) => sql`${h.taskId}`), sql`, `);
+    const ids = sql.join(
+      holders.map((h) => sql`${h.taskId}`),
+      sql`, `,
+    );
     const rows = await ctx.db.all<{ id: string; state: string }>(sql`select id, state from tasks where id in (${ids})`);
     const states = new Map(rows.map((r) => [r.id, r.state]));
     const takenBefore = Date.now() - CREATION_GRACE_MS;
@@ -160,22 +205,56 @@ export class TaskService {
       return state !== "waiting" && state !== "generating";
     });
     for (const h of dead) await this.unreleased.release(keyId, h.taskId);
-    if (dead.length) ctx.log.warn("concurrency tokens of ended or unknown tasks dropped", { key_id: keyId, task_ids: dead.map((h) => h.taskId) });
+    if (dead.length)
+      ctx.log.warn("concurrency tokens of ended or unknown tasks dropped", {
+        key_id: keyId,
+        task_ids: dead.map((h) => h.taskId),
+      });
     return dead.length > 0;
   }
 
   /** ONE transaction: the task row and the hold of its estimate. */
-  private async insertTask(caller: CallingKey, model: MediaModel, req: CreateRequest, prepared: ReturnType<typeof prepareInput>, id: string, callbackUrl: string | null): Promise<TaskRow> {
+  private async insertTask(
+    caller: CallingKey,
+    model: MediaModel,
+    req: CreateRequest,
+    prepared: ReturnType<typeof prepareInput>,
+    id: string,
+    callbackUrl: string | null,
+  ): Promise<TaskRow> {
     const { ctx, settings } = this;
     const now = Date.now();
     const deadlineSeconds = Math.min(model.deadline_seconds, settings.maxDeadlineSeconds ?? Infinity);
     const deadline = now + deadlineSeconds * 1000;
     const row: TaskRow = {
-      id, account_id: caller.accountId, key_id: caller.keyId, model: model.id, state: "waiting",
-      param: JSON.stringify(req.param), input: JSON.stringify(prepared.value), callback_url: callbackUrl, hold_id: null,
-      estimate: prepared.estimate, cost: null, route_index: 0, provider: null, upstream_ref: null, result_json: null,
-      fail_code: null, fail_msg: null, attempts: 0, next_poll_at: now, deadline_at: deadline, lease_owner: null,
-      lease_until: null, created_at: now, updated_at: now, completed_at: null, results_expire_at: null, results_expired: 0, budget_hold: null,
+      id,
+      account_id: caller.accountId,
+      key_id: caller.keyId,
+      model: model.id,
+      state: "waiting",
+      param: JSON.stringify(req.param),
+      input: JSON.stringify(prepared.value),
+      callback_url: callbackUrl,
+      hold_id: null,
+      estimate: prepared.estimate,
+      cost: null,
+      route_index: 0,
+      provider: null,
+      upstream_ref: null,
+      result_json: null,
+      fail_code: null,
+      fail_msg: null,
+      attempts: 0,
+      next_poll_at: now,
+      deadline_at: deadline,
+      lease_owner: null,
+      lease_until: null,
+      created_at: now,
+      updated_at: now,
+      completed_at: null,
+      results_expire_at: null,
+      results_expired: 0,
+      budget_hold: null,
     };
     const ledger = ctx.ledger;
     const insert = () =>
@@ -198,8 +277,11 @@ export class TaskService {
 
   /** A task of this account; another account's id is "not found" (ids are not secrets, ownership is). */
   async get(accountId: string, taskId: unknown): Promise<TaskRow> {
-    if (typeof taskId !== "string" || !taskId) throw new ApiError(422, "invalid_request", "taskId is required.", { param: "taskId" });
-    const row = await this.ctx.db.get<TaskRow>(sql`select * from tasks where id = ${taskId} and account_id = ${accountId}`);
+    if (typeof taskId !== "string" || !taskId)
+      throw new ApiError(422, "invalid_request", "taskId is required.", { param: "taskId" });
+    const row = await this.ctx.db.get<TaskRow>(
+      sql`select * from tasks where id = ${taskId} and account_id = ${accountId}`,
+    );
     if (!row) throw notFound(`Task ${taskId}`);
     return row;
   }
@@ -214,7 +296,9 @@ export interface ResultFile {
 }
 
 export function findResultFile(ctx: AppContext, token: string): Promise<ResultFile | undefined> {
-  return ctx.db.get<ResultFile>(sql`select storage_key, content_type, expires_at, deleted_at from result_files where id = ${token}`);
+  return ctx.db.get<ResultFile>(
+    sql`select storage_key, content_type, expires_at, deleted_at from result_files where id = ${token}`,
+  );
 }
 
 /**
@@ -222,7 +306,9 @@ export function findResultFile(ctx: AppContext, token: string): Promise<ResultFi
  * results, so a forged one costs one early poll.
  */
 export async function pollSoon(ctx: AppContext, upstreamRef: string): Promise<void> {
-  await ctx.db.run(sql`update tasks set next_poll_at = ${Date.now()} where upstream_ref = ${upstreamRef} and state = ${"generating"}`);
+  await ctx.db.run(
+    sql`update tasks set next_poll_at = ${Date.now()} where upstream_ref = ${upstreamRef} and state = ${"generating"}`,
+  );
 }
 
 /** Tokens outlive three housekeeping rounds, so a live task's token is always refreshed before it lapses. */

@@ -2,7 +2,7 @@
 // thread can hand them to a Bun Worker in a message. An upstream without a key refuses every submission, and the
 // route fails over.
 
-import type { Level } from "../log.ts";
+import type { Level } from "../log";
 
 export interface MediaSettings {
   databaseUrl: string;
@@ -26,7 +26,10 @@ export interface MediaSettings {
   callbacks: { allowPrivate: boolean; maxAttempts: number; retryBaseMs: number; timeoutMs: number };
   /** URLs the upstreams hand over (result files, fal's status URLs): fetched through upstream-fetch.ts's guard. */
   upstreamUrls: { allowPrivate: boolean };
-  storage: { dir: string; s3?: { bucket: string; endpoint?: string; region?: string; accessKeyId?: string; secretAccessKey?: string } };
+  storage: {
+    dir: string;
+    s3?: { bucket: string; endpoint?: string; region?: string; accessKeyId?: string; secretAccessKey?: string };
+  };
   retentionMs: number;
   /** RESULT_RETENTION_DAYS as given (decimals allowed), for the pages that state it */
   retentionDays: number;
@@ -40,7 +43,17 @@ type Raw = Record<string, string | undefined>;
 
 const trim = (u: string) => u.replace(/\/+$/, "");
 
-export function mediaSettings(raw: Raw, base: { publicBaseUrl: string; databaseUrl: string; redisUrl?: string; catalogPath?: string; logLevel: MediaSettings["logLevel"]; defaultMaxConcurrentTasks: number }): MediaSettings {
+export function mediaSettings(
+  raw: Raw,
+  base: {
+    publicBaseUrl: string;
+    databaseUrl: string;
+    redisUrl?: string;
+    catalogPath?: string;
+    logLevel: MediaSettings["logLevel"];
+    defaultMaxConcurrentTasks: number;
+  },
+): MediaSettings {
   // `raw` comes from loadConfig, which has applied every default of the settings table (src/settings.ts).
   const num = (name: string) => Number(raw[name]);
   return {
@@ -63,11 +76,19 @@ export function mediaSettings(raw: Raw, base: { publicBaseUrl: string; databaseU
       retryBaseMs: num("CALLBACK_RETRY_BASE_MS"),
       timeoutMs: 15_000, // kie's documented callback timeout; receivers are written against it
     },
-    upstreamUrls: { allowPrivate: raw.UPSTREAM_URLS_ALLOW_PRIVATE === "true" || raw.UPSTREAM_URLS_ALLOW_PRIVATE === "1" },
+    upstreamUrls: {
+      allowPrivate: raw.UPSTREAM_URLS_ALLOW_PRIVATE === "true" || raw.UPSTREAM_URLS_ALLOW_PRIVATE === "1",
+    },
     storage: {
       dir: raw.STORAGE_DIR!,
       s3: raw.S3_BUCKET
-        ? { bucket: raw.S3_BUCKET, endpoint: raw.S3_ENDPOINT, region: raw.S3_REGION, accessKeyId: raw.S3_ACCESS_KEY_ID, secretAccessKey: raw.S3_SECRET_ACCESS_KEY }
+        ? {
+            bucket: raw.S3_BUCKET,
+            endpoint: raw.S3_ENDPOINT,
+            region: raw.S3_REGION,
+            accessKeyId: raw.S3_ACCESS_KEY_ID,
+            secretAccessKey: raw.S3_SECRET_ACCESS_KEY,
+          }
         : undefined,
     },
     retentionMs: Math.round(num("RESULT_RETENTION_DAYS") * 86_400_000),
@@ -78,7 +99,21 @@ export function mediaSettings(raw: Raw, base: { publicBaseUrl: string; databaseU
 }
 
 /** The settings of a running gateway (config.ts's Config). */
-export function mediaSettingsOf(config: { raw: Raw; publicBaseUrl: string; databaseUrl: string; redisUrl?: string; catalogPath?: string; logLevel: MediaSettings["logLevel"]; defaultMaxConcurrentTasks: number }, overrides: Raw = {}): MediaSettings {
+export function mediaSettingsOf(
+  config: {
+    raw: Raw;
+    publicBaseUrl: string;
+    databaseUrl: string;
+    redisUrl?: string;
+    catalogPath?: string;
+    logLevel: MediaSettings["logLevel"];
+    defaultMaxConcurrentTasks: number;
+  },
+  overrides: Raw = {},
+): MediaSettings {
   const { raw, publicBaseUrl, databaseUrl, redisUrl, catalogPath, logLevel, defaultMaxConcurrentTasks } = config;
-  return mediaSettings({ ...raw, ...overrides }, { publicBaseUrl, databaseUrl, redisUrl, catalogPath, logLevel, defaultMaxConcurrentTasks });
+  return mediaSettings(
+    { ...raw, ...overrides },
+    { publicBaseUrl, databaseUrl, redisUrl, catalogPath, logLevel, defaultMaxConcurrentTasks },
+  );
 }

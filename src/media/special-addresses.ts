@@ -44,7 +44,11 @@ const IPV6_SPECIAL: Array<[string, Verdict]> = [
   ["8000::/1", "blocked"],
 ];
 
-interface Range { base: bigint; bits: number; verdict: Verdict }
+interface Range {
+  base: bigint;
+  bits: number;
+  verdict: Verdict;
+}
 
 const v4Ranges: Range[] = IPV4_BLOCKED.map((cidr) => range(cidr, 32, parseIpv4, "blocked"));
 const v6Ranges: Range[] = IPV6_SPECIAL.map(([cidr, verdict]) => range(cidr, 128, parseIpv6, verdict));

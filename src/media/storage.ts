@@ -4,7 +4,7 @@
 import { S3Client } from "bun";
 import { mkdir, rm } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
-import type { MediaSettings } from "./settings.ts";
+import type { MediaSettings } from "./settings";
 
 export interface Storage {
   readonly kind: "local" | "s3";
@@ -43,7 +43,13 @@ function localStorage(dir: string): Storage {
 }
 
 function s3Storage(o: NonNullable<MediaSettings["storage"]["s3"]>): Storage {
-  const client = new S3Client({ bucket: o.bucket, endpoint: o.endpoint, region: o.region, accessKeyId: o.accessKeyId, secretAccessKey: o.secretAccessKey });
+  const client = new S3Client({
+    bucket: o.bucket,
+    endpoint: o.endpoint,
+    region: o.region,
+    accessKeyId: o.accessKeyId,
+    secretAccessKey: o.secretAccessKey,
+  });
   return {
     kind: "s3",
     async put(key, bytes, contentType) {
@@ -66,14 +72,30 @@ function s3Storage(o: NonNullable<MediaSettings["storage"]["s3"]>): Storage {
 // video, audio). Files are served from the gateway's own origin, next to /dashboard: an upstream's text/html or
 // image/svg+xml (script inside) must never be served as such, so anything else is application/octet-stream.
 const SERVABLE: Record<string, string> = {
-  "image/png": "png", "image/jpeg": "jpg", "image/webp": "webp", "image/gif": "gif",
-  "video/mp4": "mp4", "video/webm": "webm", "video/quicktime": "mov",
-  "audio/mpeg": "mp3", "audio/wav": "wav", "audio/ogg": "ogg", "audio/aac": "aac", "audio/flac": "flac", "audio/mp4": "m4a",
+  "image/png": "png",
+  "image/jpeg": "jpg",
+  "image/webp": "webp",
+  "image/gif": "gif",
+  "video/mp4": "mp4",
+  "video/webm": "webm",
+  "video/quicktime": "mov",
+  "audio/mpeg": "mp3",
+  "audio/wav": "wav",
+  "audio/ogg": "ogg",
+  "audio/aac": "aac",
+  "audio/flac": "flac",
+  "audio/mp4": "m4a",
 };
 // Other names upstreams use for the same formats.
 const ALIASES: Record<string, string> = {
-  "image/jpg": "image/jpeg", "audio/mp3": "audio/mpeg", "audio/x-wav": "audio/wav", "audio/wave": "audio/wav",
-  "audio/vnd.wave": "audio/wav", "audio/x-flac": "audio/flac", "audio/x-m4a": "audio/mp4", "audio/m4a": "audio/mp4",
+  "image/jpg": "image/jpeg",
+  "audio/mp3": "audio/mpeg",
+  "audio/x-wav": "audio/wav",
+  "audio/wave": "audio/wav",
+  "audio/vnd.wave": "audio/wav",
+  "audio/x-flac": "audio/flac",
+  "audio/x-m4a": "audio/mp4",
+  "audio/m4a": "audio/mp4",
 };
 export const UNSERVABLE_TYPE = "application/octet-stream";
 
@@ -104,7 +126,8 @@ function sniff(b: Uint8Array): string | undefined {
   if (ascii(b, 0, 4) === "RIFF" && ascii(b, 8, 12) === "WEBP") return "image/webp";
   if (ascii(b, 0, 4) === "RIFF" && ascii(b, 8, 12) === "WAVE") return "audio/wav";
   if (ascii(b, 0, 4) === "GIF8") return "image/gif";
-  if (ascii(b, 4, 8) === "ftyp") return ascii(b, 8, 10) === "qt" ? "video/quicktime" : ascii(b, 8, 11) === "M4A" ? "audio/mp4" : "video/mp4";
+  if (ascii(b, 4, 8) === "ftyp")
+    return ascii(b, 8, 10) === "qt" ? "video/quicktime" : ascii(b, 8, 11) === "M4A" ? "audio/mp4" : "video/mp4";
   if (b[0] === 0x1a && b[1] === 0x45 && b[2] === 0xdf && b[3] === 0xa3) return "video/webm";
   if (ascii(b, 0, 4) === "OggS") return "audio/ogg";
   if (ascii(b, 0, 4) === "fLaC") return "audio/flac";

@@ -3,21 +3,29 @@
 // file rows and the callback outbox row. A task therefore ends charged or refunded, never both, and never stays
 // held: if the compare-and-set loses (another worker took the task over), the whole transaction rolls back.
 import { sql } from "drizzle-orm";
-import { storableText, type Db } from "../db/client.ts";
-import { newId, randomToken } from "../db/ids.ts";
-import type { Ledger } from "../ledger/service.ts";
-import { postBudgetIn, type BudgetHold } from "../accounts/key-budgets.ts";
-import type { MediaMetrics } from "./metrics.ts";
-import type { Logger } from "../log.ts";
-import type { Done } from "./adapters/types.ts";
-import type { CostFacts, MediaModel } from "./model.ts";
-import { mediaSeconds } from "./probe.ts";
-import type { MediaSettings } from "./settings.ts";
-import { contentTypeOf, extensionOf, type Storage } from "./storage.ts";
-import { guardedFetch, UpstreamUrlRefused } from "./upstream-fetch.ts";
-import type { StoredResult, TaskRow } from "./views.ts";
+import { storableText, type Db } from "../db/client";
+import { newId, randomToken } from "../db/ids";
+import type { Ledger } from "../ledger/service";
+import { postBudgetIn, type BudgetHold } from "../accounts/key-budgets";
+import type { MediaMetrics } from "./metrics";
+import type { Logger } from "../log";
+import type { Done } from "./adapters/types";
+import type { CostFacts, MediaModel } from "./model";
+import { mediaSeconds } from "./probe";
+import type { MediaSettings } from "./settings";
+import { contentTypeOf, extensionOf, type Storage } from "./storage";
+import { guardedFetch, UpstreamUrlRefused } from "./upstream-fetch";
+import type { StoredResult, TaskRow } from "./views";
 
-export interface OutcomeDeps { db: Db; ledger: Ledger; storage: Storage; settings: MediaSettings; log: Logger; owner: string; metrics: MediaMetrics }
+export interface OutcomeDeps {
+  db: Db;
+  ledger: Ledger;
+  storage: Storage;
+  settings: MediaSettings;
+  log: Logger;
+  owner: string;
+  metrics: MediaMetrics;
+}
 
 class LostLease extends Error {}
 
@@ -27,7 +35,11 @@ class LostLease extends Error {}
  */
 export class ResultRefused extends Error {
   /** `detail`: for the operator's log only (what was refused, where). */
-  constructor(readonly failCode: string, message: string, readonly detail?: string) {
+  constructor(
+    readonly failCode: string,
+    message: string,
+    readonly detail?: string,
+  ) {
     super(message);
   }
 }
@@ -40,7 +52,10 @@ export class ResultRefused extends Error {
  */
 class ResultMissing extends ResultRefused {
   constructor(status: number) {
-    super("result_not_stored", `The upstream reported the task done, but its result file answered ${status}; nothing was charged.`);
+    super(
+      "result_not_stored",
+      `The upstream reported the task done, but its result file answered ${status}; nothing was charged.`,
+    );
   }
 }
 const MISSING_TRIES = 3;
@@ -49,27 +64,47 @@ const MISSING_STATUSES = new Set([404, 410]);
 /** A result over RESULT_MAX_FILE_MB: it will be as large at every retry. */
 class ResultTooLarge extends ResultRefused {
   constructor(limit: number) {
-    super("result_too_large", `The upstream's result is larger than this gateway stores (${Math.round(limit / 1024 / 1024)} MB); nothing was charged.`);
+    super(
+      "result_too_large",
+      `The upstream's result is larger than this gateway stores (${Math.round(limit / 1024 / 1024)} MB); nothing was charged.`,
+    );
   }
 }
 
 /** A result URL the gateway will not fetch (upstream-fetch.ts): it will be refused at every retry. */
 class ResultUrlRefused extends ResultRefused {
   constructor(detail: string) {
-    super("result_url_refused", "The upstream's result file is at an address this gateway does not fetch from; nothing was charged.", detail);
+    super(
+      "result_url_refused",
+      "The upstream's result file is at an address this gateway does not fetch from; nothing was charged.",
+      detail,
+    );
   }
 }
 
 const FALLBACK_TYPE = { images: "image/png", video: "video/mp4", audio: "audio/mpeg" } as const;
 
-interface StoredFile { token: string; key: string; name: string; contentType: string; bytes: number; seconds?: number }
+interface StoredFile {
+  token: string;
+  key: string;
+  name: string;
+  contentType: string;
+  bytes: number;
+  seconds?: number;
+}
 
 /**
  * Download (or take) every output and put it into storage. Throws on a failed download (retried at the next poll),
  * after deleting what this attempt had already stored: each retry stores fresh copies under new tokens. `leaseLost`
  * (lease.ts) stops the work once the task is another worker's: its copies could never be recorded.
  */
-export async function storeOutputs(deps: OutcomeDeps, task: TaskRow, model: MediaModel, done: Done, leaseLost?: AbortSignal): Promise<StoredFile[]> {
+export async function storeOutputs(
+  deps: OutcomeDeps,
+  task: TaskRow,
+  model: MediaModel,
+  done: Done,
+  leaseLost?: AbortSignal,
+): Promise<StoredFile[]> {
   const files: StoredFile[] = [];
   try {
     for (const [i, out] of done.outputs.entries()) {
@@ -83,7 +118,13 @@ export async function storeOutputs(deps: OutcomeDeps, task: TaskRow, model: Medi
   return files;
 }
 
-async function storeOutput(deps: OutcomeDeps, model: MediaModel, out: Done["outputs"][number], i: number, leaseLost?: AbortSignal): Promise<StoredFile> {
+async function storeOutput(
+  deps: OutcomeDeps,
+  model: MediaModel,
+  out: Done["outputs"][number],
+  i: number,
+  leaseLost?: AbortSignal,
+): Promise<StoredFile> {
   const limit = deps.settings.maxFileBytes;
   let bytes = out.bytes;
   let header = out.contentType;
@@ -115,7 +156,14 @@ async function storeOutput(deps: OutcomeDeps, model: MediaModel, out: Done["outp
   const name = `${model.output === "images" ? "image" : model.output}-${i + 1}.${extensionOf(contentType)}`;
   const key = `${token}/${name}`;
   await deps.storage.put(key, bytes, contentType);
-  return { token, key, name, contentType, bytes: bytes.length, seconds: out.seconds ?? mediaSeconds(bytes, contentType) };
+  return {
+    token,
+    key,
+    name,
+    contentType,
+    bytes: bytes.length,
+    seconds: out.seconds ?? mediaSeconds(bytes, contentType),
+  };
 }
 
 /**
@@ -139,7 +187,9 @@ async function bodyUpTo(res: Response, limit: number): Promise<Uint8Array> {
 /** Best effort: a file that cannot be deleted now is only wasted space, never a wrong answer. */
 async function deleteStored(deps: OutcomeDeps, files: StoredFile[]): Promise<void> {
   for (const f of files) {
-    await deps.storage.delete(f.key).catch((e) => deps.log.warn("stored result file not deleted", { key: f.key, error: String(e) }));
+    await deps.storage
+      .delete(f.key)
+      .catch((e) => deps.log.warn("stored result file not deleted", { key: f.key, error: String(e) }));
   }
 }
 
@@ -162,13 +212,23 @@ function resultCost(deps: OutcomeDeps, task: TaskRow, model: MediaModel, facts: 
   try {
     return model.actual(JSON.parse(task.input), facts);
   } catch (e) {
-    deps.log.error("media result could not be priced; charged its estimate", { task_id: task.id, model: model.id, error: (e as Error).message });
+    deps.log.error("media result could not be priced; charged its estimate", {
+      task_id: task.id,
+      model: model.id,
+      error: (e as Error).message,
+    });
     return task.estimate;
   }
 }
 
 /** success + the hold posted at the cost + result files + callback row, atomically. Returns false when the task was no longer ours. */
-export async function completeTask(deps: OutcomeDeps, task: TaskRow, model: MediaModel, done: Done, leaseLost?: AbortSignal): Promise<boolean> {
+export async function completeTask(
+  deps: OutcomeDeps,
+  task: TaskRow,
+  model: MediaModel,
+  done: Done,
+  leaseLost?: AbortSignal,
+): Promise<boolean> {
   const files = await storeOutputs(deps, task, model, done, leaseLost);
   const now = Date.now();
   const expires = now + deps.settings.retentionMs;
@@ -182,7 +242,8 @@ export async function completeTask(deps: OutcomeDeps, task: TaskRow, model: Medi
     // ran), and the caller agreed to that estimate (and checked it against its max_credits).
     cost = Math.min(resultCost(deps, task, model, factsOf(model, files, done)), task.estimate);
     await deps.db.tx(function* (q) {
-      const changed = yield* q.run(sql`update tasks set state = ${"success"}, cost = ${cost}, result_json = ${JSON.stringify(result)},
+      const changed =
+        yield* q.run(sql`update tasks set state = ${"success"}, cost = ${cost}, result_json = ${JSON.stringify(result)},
           completed_at = ${now}, updated_at = ${now}, results_expire_at = ${expires}, lease_owner = ${null}, lease_until = ${null}
         where id = ${task.id} and state = ${task.state} and lease_owner = ${owner}`);
       if (changed !== 1) throw new LostLease();
@@ -201,16 +262,28 @@ export async function completeTask(deps: OutcomeDeps, task: TaskRow, model: Medi
     return false;
   }
   deps.metrics.creditsSettled(cost);
-  deps.log.info("task succeeded", { task_id: task.id, model: task.model, provider: task.provider, cost_credits: cost / 1e6 });
+  deps.log.info("task succeeded", {
+    task_id: task.id,
+    model: task.model,
+    provider: task.provider,
+    cost_credits: cost / 1e6,
+  });
   return true;
 }
 
 /** fail + the hold voided + callback row, atomically. `upstreamMessage` (masked) goes to the log, never the record. */
-export async function failTask(deps: OutcomeDeps, task: TaskRow, code: string, message: string, upstreamMessage?: string): Promise<boolean> {
+export async function failTask(
+  deps: OutcomeDeps,
+  task: TaskRow,
+  code: string,
+  message: string,
+  upstreamMessage?: string,
+): Promise<boolean> {
   const now = Date.now();
   const { ledger, owner } = deps;
   const ok = await deps.db.tx(function* (q) {
-    const changed = yield* q.run(sql`update tasks set state = ${"fail"}, fail_code = ${storableText(code.slice(0, 200))}, fail_msg = ${storableText(message.slice(0, 1000))},
+    const changed =
+      yield* q.run(sql`update tasks set state = ${"fail"}, fail_code = ${storableText(code.slice(0, 200))}, fail_msg = ${storableText(message.slice(0, 1000))},
         cost = ${0}, completed_at = ${now}, updated_at = ${now}, lease_owner = ${null}, lease_until = ${null}
       where id = ${task.id} and state = ${task.state} and lease_owner = ${owner}`);
     if (changed !== 1) return false;
@@ -219,7 +292,15 @@ export async function failTask(deps: OutcomeDeps, task: TaskRow, code: string, m
     if (task.callback_url) yield* queueCallback(q, task, now);
     return true;
   });
-  if (ok) deps.log.info("task failed", { task_id: task.id, model: task.model, provider: task.provider, code, message, ...(upstreamMessage ? { upstream_message: upstreamMessage } : {}) });
+  if (ok)
+    deps.log.info("task failed", {
+      task_id: task.id,
+      model: task.model,
+      provider: task.provider,
+      code,
+      message,
+      ...(upstreamMessage ? { upstream_message: upstreamMessage } : {}),
+    });
   return ok;
 }
 

@@ -24,7 +24,8 @@ export function maskSecrets(text: string): string {
   for (const pattern of SECRET_PATTERNS) {
     out = out.replace(pattern, (match: string, lead?: string) => {
       // Patterns with a captured lead (the scheme, the `key=`) keep it; the others keep their first 4 characters.
-      if (typeof lead === "string" && match.startsWith(lead)) return /[=:"'\s]$/.test(lead) ? `${lead}***` : `${lead} ***`;
+      if (typeof lead === "string" && match.startsWith(lead))
+        return /[=:"'\s]$/.test(lead) ? `${lead}***` : `${lead} ***`;
       return `${match.slice(0, 4)}***`;
     });
   }

@@ -4,8 +4,8 @@
 // (pinned-fetch.ts). Redirects are followed here, each hop checked the same way, at most MAX_REDIRECTS of them; the
 // headers given (the provider's key: Veo's `x-goog-api-key`, fal's `Authorization`) go to the first URL's origin
 // only, never to wherever a redirect points.
-import { pinnedFetch } from "./pinned-fetch.ts";
-import { resolveCallbackUrl, type Resolver } from "./ssrf.ts";
+import { pinnedFetch } from "./pinned-fetch";
+import { resolveCallbackUrl, type Resolver } from "./ssrf";
 
 export interface UrlPolicy {
   allowPrivate: boolean;
@@ -19,7 +19,11 @@ export class UpstreamUrlRefused extends Error {}
 const MAX_REDIRECTS = 5;
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 
-export async function guardedFetch(raw: string, init: { headers?: Record<string, string>; signal?: AbortSignal }, policy: UrlPolicy): Promise<Response> {
+export async function guardedFetch(
+  raw: string,
+  init: { headers?: Record<string, string>; signal?: AbortSignal },
+  policy: UrlPolicy,
+): Promise<Response> {
   const origin = URL.parse(raw)?.origin;
   let url = raw;
   let headers = init.headers; // dropped for good at the first hop to another origin

@@ -1,7 +1,7 @@
 // How a task row looks to callers: the native record (recordInfo's data, also the callback body) and the alias
 // status object of GET /v1/tasks/{id}. Result URLs are stored as gateway paths and get PUBLIC_BASE_URL in front here,
 // so a changed public address never leaves stale links in old records.
-import { MICROS_PER_CREDIT } from "../ledger/units.ts";
+import { MICROS_PER_CREDIT } from "../ledger/units";
 
 export interface TaskRow {
   id: string;
@@ -36,7 +36,9 @@ export interface TaskRow {
 }
 
 /** Stored result: gateway paths of the copied files. */
-export interface StoredResult { paths: string[] }
+export interface StoredResult {
+  paths: string[];
+}
 
 export function resultUrls(row: TaskRow, publicBaseUrl: string): string[] {
   if (row.state !== "success" || !row.result_json || row.results_expired) return [];
@@ -49,9 +51,12 @@ const credits = (micros: number | null) => Math.round((micros ?? 0) / MICROS_PER
 export function taskRecord(row: TaskRow, publicBaseUrl: string) {
   const done = row.state === "success" || row.state === "fail";
   const expired = row.results_expired === 1;
-  const result = row.state === "success"
-    ? JSON.stringify(expired ? { resultUrls: [], resultsExpired: true } : { resultUrls: resultUrls(row, publicBaseUrl) })
-    : "";
+  const result =
+    row.state === "success"
+      ? JSON.stringify(
+          expired ? { resultUrls: [], resultsExpired: true } : { resultUrls: resultUrls(row, publicBaseUrl) },
+        )
+      : "";
   return {
     taskId: row.id,
     model: row.model,

@@ -1,18 +1,18 @@
 // Entry of a media Bun Worker (listed as an extra entrypoint of `bun run build`, so the compiled binary has it).
 // It opens its own database connection (and Redis, when configured) and runs the engine until told to stop. With
 // in-process concurrency tokens the tokens live on the main thread, so token changes are sent there as messages.
-import { SecretBox } from "../accounts/secret-box.ts";
-import { Accounts } from "../accounts/service.ts";
-import { loadCatalog } from "../catalog-loader.ts";
-import { openDatabase } from "../db/client.ts";
-import { Ledger } from "../ledger/service.ts";
-import { connectRedis } from "../limits/redis.ts";
-import { RedisTaskTokens, type TaskTokens } from "../limits/task-tokens.ts";
-import { createLogger } from "../log.ts";
-import { Engine } from "./engine.ts";
-import { postingMetrics, type MetricEvent } from "./metrics.ts";
-import type { MediaSettings } from "./settings.ts";
-import { createStorage } from "./storage.ts";
+import { SecretBox } from "../accounts/secret-box";
+import { Accounts } from "../accounts/service";
+import { loadCatalog } from "../catalog-loader";
+import { openDatabase } from "../db/client";
+import { Ledger } from "../ledger/service";
+import { connectRedis } from "../limits/redis";
+import { RedisTaskTokens, type TaskTokens } from "../limits/task-tokens";
+import { createLogger } from "../log";
+import { Engine } from "./engine";
+import { postingMetrics, type MetricEvent } from "./metrics";
+import type { MediaSettings } from "./settings";
+import { createStorage } from "./storage";
 
 declare const self: Worker;
 
@@ -58,7 +58,11 @@ self.onmessage = async (e: MessageEvent<ToWorker>) => {
   const accounts = new Accounts(db, ledger, await SecretBox.fromSetting(settings.secretsKey));
   const redis = settings.redisUrl ? await connectRedis(settings.redisUrl) : undefined;
   const engine = new Engine({
-    db, ledger, log, owner, settings,
+    db,
+    ledger,
+    log,
+    owner,
+    settings,
     catalog: loadCatalog(settings.catalogPath),
     storage: createStorage(settings.storage),
     tokens: redis ? new RedisTaskTokens(redis) : new ParentTaskTokens(),

@@ -1,13 +1,13 @@
 // Starts the media engine for a gateway: MEDIA_WORKERS Bun Workers (each with its own database connection), or the
 // engine on the main thread when MEDIA_WORKERS=0 or the database is `:memory:` (a worker could not see it).
-import type { AppContext } from "../context.ts";
-import { PendingReleases } from "../limits/task-tokens.ts";
-import { Engine } from "./engine.ts";
-import { applyMetric, directMetrics } from "./metrics.ts";
-import { mediaSettingsOf, type MediaSettings } from "./settings.ts";
-import { createStorage } from "./storage.ts";
-import type { FromWorker, ToWorker } from "./worker.ts";
-import { workerUrl } from "../worker-url.ts";
+import type { AppContext } from "../context";
+import { PendingReleases } from "../limits/task-tokens";
+import { Engine } from "./engine";
+import { applyMetric, directMetrics } from "./metrics";
+import { mediaSettingsOf, type MediaSettings } from "./settings";
+import { createStorage } from "./storage";
+import type { FromWorker, ToWorker } from "./worker";
+import { workerUrl } from "../worker-url";
 
 const WORKER_URL = workerUrl("media/worker.ts");
 
@@ -18,13 +18,23 @@ export interface MediaRuntime {
   stop(): Promise<void>;
 }
 
-export async function startMedia(ctx: AppContext, overrides: Record<string, string> = {}, opts: { autostart?: boolean } = {}): Promise<MediaRuntime> {
+export async function startMedia(
+  ctx: AppContext,
+  overrides: Record<string, string> = {},
+  opts: { autostart?: boolean } = {},
+): Promise<MediaRuntime> {
   const settings = mediaSettingsOf(ctx.config, overrides);
   const owner = () => `${process.pid}-${crypto.randomUUID().slice(0, 8)}`;
   if (settings.workers === 0 || settings.databaseUrl === ":memory:") {
     const engine = new Engine({
-      db: ctx.db, ledger: ctx.ledger, log: ctx.log, owner: owner(), settings, catalog: ctx.catalog,
-      storage: createStorage(settings.storage), tokens: ctx.taskTokens,
+      db: ctx.db,
+      ledger: ctx.ledger,
+      log: ctx.log,
+      owner: owner(),
+      settings,
+      catalog: ctx.catalog,
+      storage: createStorage(settings.storage),
+      tokens: ctx.taskTokens,
       webhookSecret: (id) => ctx.accounts.webhookSecret(id),
       metrics: directMetrics,
     });
@@ -35,12 +45,20 @@ export async function startMedia(ctx: AppContext, overrides: Record<string, stri
   // with nothing left to stop them, until the process exits mid-step).
   // The workers' token releases are carried out here; one refused (Redis away) is retried every housekeeping round.
   const releases = new PendingReleases(ctx.taskTokens, (taskId, e) =>
-    ctx.log.warn("concurrency token not given back yet; retrying", { task_id: taskId, error: String((e as Error)?.message ?? e) }));
+    ctx.log.warn("concurrency token not given back yet; retrying", {
+      task_id: taskId,
+      error: String((e as Error)?.message ?? e),
+    }),
+  );
   const retrying = setInterval(() => void releases.retry(), settings.housekeepingMs);
   retrying.unref();
   const spawned = Array.from({ length: settings.workers }, () => spawn(ctx, settings, owner(), releases));
   const up = new Set<Worker>();
-  for (const s of spawned) void s.started.then(() => up.add(s.worker), () => {});
+  for (const s of spawned)
+    void s.started.then(
+      () => up.add(s.worker),
+      () => {},
+    );
   try {
     await Promise.all(spawned.map((s) => s.started)); // fails at the first failure, not after the slowest
   } catch (e) {
@@ -60,10 +78,19 @@ export async function startMedia(ctx: AppContext, overrides: Record<string, stri
 }
 
 /** A media worker, told to start; `started` settles when it has (or failed to). */
-function spawn(ctx: AppContext, settings: MediaSettings, owner: string, releases: PendingReleases): { worker: Worker; started: Promise<void> } {
+function spawn(
+  ctx: AppContext,
+  settings: MediaSettings,
+  owner: string,
+  releases: PendingReleases,
+): { worker: Worker; started: Promise<void> } {
   const worker = new Worker(WORKER_URL);
   const started = new Promise<void>((resolve, reject) => {
-    worker.addEventListener("error", (e) => reject(new Error(`media worker failed to start: ${(e as ErrorEvent).message}`)), { once: true });
+    worker.addEventListener(
+      "error",
+      (e) => reject(new Error(`media worker failed to start: ${(e as ErrorEvent).message}`)),
+      { once: true },
+    );
     worker.addEventListener("message", (e: MessageEvent<FromWorker>) => e.data.type === "started" && resolve());
   });
   worker.addEventListener("message", (e: MessageEvent<FromWorker>) => {
@@ -71,7 +98,9 @@ function spawn(ctx: AppContext, settings: MediaSettings, owner: string, releases
     if (m.type === "metric") return applyMetric(m);
     if (m.type !== "tokens") return;
     if (m.op === "release") return void releases.release(m.keyId, m.taskId);
-    ctx.taskTokens.refresh(m.keyId, m.taskId, m.ttlMs).catch((err) => ctx.log.error("task token update failed", { error: String(err) }));
+    ctx.taskTokens
+      .refresh(m.keyId, m.taskId, m.ttlMs)
+      .catch((err) => ctx.log.error("task token update failed", { error: String(err) }));
   });
   worker.addEventListener("error", (e) => ctx.log.error("media worker error", { error: (e as ErrorEvent).message }));
   worker.postMessage({ type: "start", settings, owner } satisfies ToWorker);
@@ -79,7 +108,9 @@ function spawn(ctx: AppContext, settings: MediaSettings, owner: string, releases
 }
 
 async function stopWorker(w: Worker): Promise<void> {
-  const stopped = new Promise<void>((resolve) => w.addEventListener("message", (e: MessageEvent<FromWorker>) => e.data.type === "stopped" && resolve()));
+  const stopped = new Promise<void>((resolve) =>
+    w.addEventListener("message", (e: MessageEvent<FromWorker>) => e.data.type === "stopped" && resolve()),
+  );
   w.postMessage({ type: "stop" } satisfies ToWorker);
   await Promise.race([stopped, Bun.sleep(5000)]);
   w.terminate();

@@ -91,7 +91,12 @@ export function observeRequest(method: string, route: string, status: number, se
   const key = `${method} ${status} ${route}`;
   let s = requestSeries.get(key);
   if (!s) {
-    s = { labels: { method, route, status: String(status) }, count: 0, sum: 0, buckets: new Array(DURATION_BUCKETS.length + 1).fill(0) };
+    s = {
+      labels: { method, route, status: String(status) },
+      count: 0,
+      sum: 0,
+      buckets: new Array(DURATION_BUCKETS.length + 1).fill(0),
+    };
     requestSeries.set(key, s);
   }
   s.count++;
@@ -102,7 +107,12 @@ export function observeRequest(method: string, route: string, status: number, se
 }
 
 /** A request metric the registry renders from `values()` when scraped (the shape prom-client's own metrics give it). */
-function requestMetric(name: string, help: string, type: "counter" | "histogram", values: () => Array<{ labels: Record<string, string | number>; value: number; metricName?: string }>) {
+function requestMetric(
+  name: string,
+  help: string,
+  type: "counter" | "histogram",
+  values: () => Array<{ labels: Record<string, string | number>; value: number; metricName?: string }>,
+) {
   registry.registerMetric({
     name,
     help,
@@ -113,8 +123,11 @@ function requestMetric(name: string, help: string, type: "counter" | "histogram"
   } as any);
 }
 
-requestMetric("switchyard_http_requests_total", "HTTP requests answered, by method, route pattern and status.", "counter", () =>
-  [...requestSeries.values()].map((s) => ({ labels: s.labels, value: s.count })),
+requestMetric(
+  "switchyard_http_requests_total",
+  "HTTP requests answered, by method, route pattern and status.",
+  "counter",
+  () => [...requestSeries.values()].map((s) => ({ labels: s.labels, value: s.count })),
 );
 
 requestMetric(

@@ -14,8 +14,16 @@ const ReadyResponse = t.Object(
   {
     status: t.Union([t.Literal("ok"), t.Literal("degraded"), t.Literal("unavailable")]),
     checks: t.Record(t.String(), t.String(), { description: "Each dependency: `ok`, `error` or `not configured`." }),
-    failed: t.Optional(t.Array(t.String(), { description: "The dependencies that failed, without which this instance cannot serve (503)." })),
-    degraded: t.Optional(t.Array(t.String(), { description: "The dependencies that failed but that this instance serves without (200): `redis`." })),
+    failed: t.Optional(
+      t.Array(t.String(), {
+        description: "The dependencies that failed, without which this instance cannot serve (503).",
+      }),
+    ),
+    degraded: t.Optional(
+      t.Array(t.String(), {
+        description: "The dependencies that failed but that this instance serves without (200): `redis`.",
+      }),
+    ),
   },
   {
     examples: [
@@ -72,7 +80,8 @@ export function opsRoutes(ctx: AppContext) {
       {
         response: { 200: ReadyResponse, 503: ReadyResponse },
         detail: {
-          summary: "Ready to serve: 200 when the database answers (`degraded` naming Redis when only Redis does not); 503 names what failed",
+          summary:
+            "Ready to serve: 200 when the database answers (`degraded` naming Redis when only Redis does not); 503 names what failed",
         },
       },
     )
@@ -88,7 +97,8 @@ export function opsRoutes(ctx: AppContext) {
       {
         response: { 200: t.String({ description: "Prometheus text exposition format." }) },
         detail: {
-          summary: "Prometheus metrics (requests, latency, upstream errors, open holds, credits settled, task states, callbacks)",
+          summary:
+            "Prometheus metrics (requests, latency, upstream errors, open holds, credits settled, task states, callbacks)",
           description: "Open unless METRICS_TOKEN is set; then send `Authorization: Bearer <METRICS_TOKEN>`.",
         },
       },
@@ -110,7 +120,10 @@ function statusOf(response: unknown, setStatus: number | string | undefined): nu
 async function probe(fn: () => Promise<unknown>, name: string, ctx: AppContext): Promise<string> {
   let timer: Timer | undefined;
   try {
-    await Promise.race([fn(), new Promise((_, reject) => (timer = setTimeout(() => reject(new Error("timed out")), CHECK_TIMEOUT_MS)))]);
+    await Promise.race([
+      fn(),
+      new Promise((_, reject) => (timer = setTimeout(() => reject(new Error("timed out")), CHECK_TIMEOUT_MS))),
+    ]);
     return "ok";
   } catch (e) {
     // The detail goes to the log only: error texts can name hosts and users.

@@ -54,7 +54,13 @@ export async function within(p: Promise<unknown>, ms: number): Promise<boolean> 
   let timer: Timer | undefined;
   const deadline = new Promise<false>((r) => (timer = setTimeout(() => r(false), ms)));
   try {
-    return await Promise.race([p.then(() => true, () => true), deadline]);
+    return await Promise.race([
+      p.then(
+        () => true,
+        () => true,
+      ),
+      deadline,
+    ]);
   } finally {
     clearTimeout(timer);
   }
@@ -68,7 +74,11 @@ export const LEDGER_CLOSE_MS = CLOSE_DEADLINE_MS - 2_000;
 /**
  * Stops the server and the registered hooks within `graceMs`. Returns what had to be cut off, for the log.
  */
-export async function gracefulStop(server: Stoppable, graceMs: number, log: Logger): Promise<{ drained: boolean; hooksDone: boolean }> {
+export async function gracefulStop(
+  server: Stoppable,
+  graceMs: number,
+  log: Logger,
+): Promise<{ drained: boolean; hooksDone: boolean }> {
   const draining = Promise.resolve(server.stop(false));
   const stopping = Promise.all(
     hooks.map(async ({ name, fn }) => {

@@ -10,7 +10,10 @@ export class Raw {
 export const raw = (s: string) => new Raw(s);
 
 export function escapeHtml(v: unknown): string {
-  return String(v ?? "").replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]!);
+  return String(v ?? "").replace(
+    /[&<>"']/g,
+    (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]!,
+  );
 }
 
 /** Tagged template: values are escaped unless wrapped in raw(); arrays are joined. */
@@ -18,7 +21,9 @@ export function html(strings: TemplateStringsArray, ...values: unknown[]): Raw {
   let out = strings[0]!;
   values.forEach((v, i) => {
     const parts = Array.isArray(v) ? v : [v];
-    out += parts.map((p) => (p instanceof Raw ? p.value : p === false || p == null ? "" : escapeHtml(p))).join("") + strings[i + 1];
+    out +=
+      parts.map((p) => (p instanceof Raw ? p.value : p === false || p == null ? "" : escapeHtml(p))).join("") +
+      strings[i + 1];
   });
   return new Raw(out);
 }
@@ -45,7 +50,9 @@ table{display:block;overflow-x:auto;max-width:100%}input,select{max-width:100%}}
 // The favicon, inline: no extra request, nothing to serve, and the same in the binary.
 const FAVICON =
   "data:image/svg+xml," +
-  encodeURIComponent(`<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><rect width="32" height="32" rx="7" fill="#2454d6"/><path d="M7 23h18M7 16h18M7 9h18" stroke="#fff" stroke-width="3" stroke-linecap="round"/><path d="M12 9l8 7-8 7" stroke="#9fb8ff" stroke-width="2.5" fill="none" stroke-linejoin="round"/></svg>`);
+  encodeURIComponent(
+    `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><rect width="32" height="32" rx="7" fill="#2454d6"/><path d="M7 23h18M7 16h18M7 9h18" stroke="#fff" stroke-width="3" stroke-linecap="round"/><path d="M12 9l8 7-8 7" stroke="#9fb8ff" stroke-width="2.5" fill="none" stroke-linejoin="round"/></svg>`,
+  );
 
 export interface LayoutOptions {
   title: string;
@@ -63,10 +70,14 @@ export function layout(opts: LayoutOptions, body: Raw): string {
     "<!doctype html>" +
     html`<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
 <title>${opts.title} · Switchyard</title><link rel="icon" type="image/svg+xml" href="${raw(FAVICON)}"><style>${raw(css)}</style>${opts.head ?? ""}</head>
-<body><header class="top"><a class="brand" href="/">Switchyard</a><nav>${nav}</nav></header><main>${body}</main></body></html>`.value
+<body><header class="top"><a class="brand" href="/">Switchyard</a><nav>${nav}</nav></header><main>${body}</main></body></html>`
+      .value
   );
 }
 
 export function htmlResponse(page: string, init: ResponseInit = {}): Response {
-  return new Response(page, { ...init, headers: { "content-type": "text/html; charset=utf-8", ...(init.headers as any) } });
+  return new Response(page, {
+    ...init,
+    headers: { "content-type": "text/html; charset=utf-8", ...(init.headers as any) },
+  });
 }

@@ -29,7 +29,13 @@ export function renderLlmsTxt(catalog: Catalog, baseUrl: string): string {
     if (!of.length) continue;
     lines.push("", `## ${TYPE_LABEL[type]} models`, "");
     for (const l of of) {
-      const also = l.endpoints.length > 1 ? ` (also ${l.endpoints.slice(1).map((e) => `\`${e}\``).join(", ")}, translated)` : "";
+      const also =
+        l.endpoints.length > 1
+          ? ` (also ${l.endpoints
+              .slice(1)
+              .map((e) => `\`${e}\``)
+              .join(", ")}, translated)`
+          : "";
       lines.push(`- [${l.name}](${baseUrl}${cardPath(l.id)}): \`${l.id}\` on \`${l.endpoint}\`${also}`);
     }
   }

@@ -24,7 +24,11 @@ export interface MediaExamples {
 }
 
 const KEY_HEADER = { authorization: "Bearer $SWITCHYARD_KEY", "content-type": "application/json" };
-export const ALIAS_PATH = { image: "/v1/images/generations", video: "/v1/videos", audio: "/v1/music/generations" } as const;
+export const ALIAS_PATH = {
+  image: "/v1/images/generations",
+  video: "/v1/videos",
+  audio: "/v1/music/generations",
+} as const;
 
 /**
  * The sample input of a media model, from its input definition alone. Required fields get an example value that
@@ -103,8 +107,18 @@ export function mediaExamples(m: MediaModel): MediaExamples {
     estimateMicros: prepared.estimate,
     native: { method: "POST", path: TASK_ENDPOINT, headers: KEY_HEADER, body: { model: m.id, input } },
     // The alias endpoints take the input fields beside `model`; max_credits guards the budget at the stated price.
-    alias: { method: "POST", path: ALIAS_PATH[m.type], headers: KEY_HEADER, body: { model: m.id, ...input, max_credits: credits } },
-    estimate: { method: "POST", path: "/v1/credits/estimate", headers: KEY_HEADER, body: { model: m.id, ...input, max_credits: credits } },
+    alias: {
+      method: "POST",
+      path: ALIAS_PATH[m.type],
+      headers: KEY_HEADER,
+      body: { model: m.id, ...input, max_credits: credits },
+    },
+    estimate: {
+      method: "POST",
+      path: "/v1/credits/estimate",
+      headers: KEY_HEADER,
+      body: { model: m.id, ...input, max_credits: credits },
+    },
   };
 }
 
@@ -120,8 +134,13 @@ export function llmExample(m: LlmModel, baseUrl: string): LlmExample {
     case "/v1/messages":
       return {
         request: {
-          method: "POST", path: m.endpoint,
-          headers: { "x-api-key": "$SWITCHYARD_KEY", "anthropic-version": "2023-06-01", "content-type": "application/json" },
+          method: "POST",
+          path: m.endpoint,
+          headers: {
+            "x-api-key": "$SWITCHYARD_KEY",
+            "anthropic-version": "2023-06-01",
+            "content-type": "application/json",
+          },
           body: { model: m.id, max_tokens: 1024, messages: [{ role: "user", content: hello }] },
         },
         sdk: {
@@ -139,19 +158,39 @@ console.log(message.content);`,
         },
       };
     case "/v1/embeddings":
-      return openaiExample(m, baseUrl, { model: m.id, input: hello }, `client.embeddings.create({ model: ${JSON.stringify(m.id)}, input: ${JSON.stringify(hello)} })`, "result.data[0].embedding.length");
+      return openaiExample(
+        m,
+        baseUrl,
+        { model: m.id, input: hello },
+        `client.embeddings.create({ model: ${JSON.stringify(m.id)}, input: ${JSON.stringify(hello)} })`,
+        "result.data[0].embedding.length",
+      );
     case "/v1/chat/completions":
       return openaiExample(
-        m, baseUrl, { model: m.id, messages: [{ role: "user", content: hello }] },
+        m,
+        baseUrl,
+        { model: m.id, messages: [{ role: "user", content: hello }] },
         `client.chat.completions.create({\n  model: ${JSON.stringify(m.id)},\n  messages: [{ role: "user", content: ${JSON.stringify(hello)} }],\n})`,
         "result.choices[0].message.content",
       );
     default:
-      return openaiExample(m, baseUrl, { model: m.id, input: hello }, `client.responses.create({ model: ${JSON.stringify(m.id)}, input: ${JSON.stringify(hello)} })`, "result.output_text");
+      return openaiExample(
+        m,
+        baseUrl,
+        { model: m.id, input: hello },
+        `client.responses.create({ model: ${JSON.stringify(m.id)}, input: ${JSON.stringify(hello)} })`,
+        "result.output_text",
+      );
   }
 }
 
-function openaiExample(m: LlmModel, baseUrl: string, body: Record<string, unknown>, call: string, show: string): LlmExample {
+function openaiExample(
+  m: LlmModel,
+  baseUrl: string,
+  body: Record<string, unknown>,
+  call: string,
+  show: string,
+): LlmExample {
   return {
     request: { method: "POST", path: m.endpoint, headers: KEY_HEADER, body },
     sdk: {

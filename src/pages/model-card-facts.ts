@@ -35,7 +35,10 @@ export function inputFields(def: InputSchema): InputField[] {
     const type = p.type === "array" ? `array of ${p.items ?? "url"}` : p.type;
     const f: InputField = { name, type, required: def.required.includes(name), description: p.description };
     if (p.enum) f.allowed = [...p.enum];
-    const range = bounds(p.minimum, p.maximum, "") ?? bounds(p.minLength, p.maxLength, " characters") ?? bounds(p.minItems, p.maxItems, " items");
+    const range =
+      bounds(p.minimum, p.maximum, "") ??
+      bounds(p.minLength, p.maxLength, " characters") ??
+      bounds(p.minItems, p.maxItems, " items");
     if (range) f.range = range;
     if (p.default !== undefined) f.default = p.default;
     return f;
@@ -97,7 +100,13 @@ export function cardFacts(catalog: Catalog, ref: ModelRef, baseUrl: string): Car
   // would answer 410), as its HTML card does.
   if (base.status === "retired") {
     const listing = ref.kind === "llm" ? llmListing(ref.model) : mediaListing(ref.model);
-    return { id: ref.model.id, cardPath: path, ref, listing, json: { ...base, card_url: baseUrl + path, price_rows: listing.rows } };
+    return {
+      id: ref.model.id,
+      cardPath: path,
+      ref,
+      listing,
+      json: { ...base, card_url: baseUrl + path, price_rows: listing.rows },
+    };
   }
   if (ref.kind === "llm") {
     const m = ref.model;
@@ -105,9 +114,16 @@ export function cardFacts(catalog: Catalog, ref: ModelRef, baseUrl: string): Car
     const worked = llmWorkedExample(m);
     const ex = llmExample(m, baseUrl);
     return {
-      id: m.id, cardPath: path, ref, listing, worked, llm: ex,
+      id: m.id,
+      cardPath: path,
+      ref,
+      listing,
+      worked,
+      llm: ex,
       json: {
-        ...base, card_url: baseUrl + path, price_rows: listing.rows,
+        ...base,
+        card_url: baseUrl + path,
+        price_rows: listing.rows,
         worked_example: { tokens: worked.tokens, credits: worked.credits, usd: worked.usd, text: worked.text },
         example: { request: ex.request, sdk: ex.sdk },
       },
@@ -117,9 +133,16 @@ export function cardFacts(catalog: Catalog, ref: ModelRef, baseUrl: string): Car
   const listing = mediaListing(m);
   const ex = mediaExamples(m);
   return {
-    id: m.id, cardPath: path, ref, listing, media: ex, fields: inputFields(m.input),
+    id: m.id,
+    cardPath: path,
+    ref,
+    listing,
+    media: ex,
+    fields: inputFields(m.input),
     json: {
-      ...base, card_url: baseUrl + path, price_rows: listing.rows,
+      ...base,
+      card_url: baseUrl + path,
+      price_rows: listing.rows,
       input_schema: m.jsonSchema,
       example: {
         input: ex.input,
@@ -137,7 +160,10 @@ export function cardFacts(catalog: Catalog, ref: ModelRef, baseUrl: string): Car
  */
 export class CardCache {
   private readonly byId = new Map<string, CardFacts>();
-  constructor(private readonly catalog: Catalog, private readonly baseUrl: string) {}
+  constructor(
+    private readonly catalog: Catalog,
+    private readonly baseUrl: string,
+  ) {}
 
   get(id: string): CardFacts | undefined {
     const ref = findModel(this.catalog, id);

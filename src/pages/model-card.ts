@@ -29,10 +29,18 @@ export function renderCard(f: CardFacts, baseUrl: string, settings: CardSettings
     ["Provider", l.provider],
     ["Endpoint", html`<code>POST ${l.endpoint}</code> · ${PROTOCOL[l.endpoint] ?? ""}`],
   ];
-  if (l.endpoints.length > 1) facts.push(["Also on (translated)", html`${l.endpoints.slice(1).map((e, i) => html`${i ? ", " : ""}<code>POST ${e}</code>`)}`]);
+  if (l.endpoints.length > 1)
+    facts.push([
+      "Also on (translated)",
+      html`${l.endpoints.slice(1).map((e, i) => html`${i ? ", " : ""}<code>POST ${e}</code>`)}`,
+    ]);
   facts.push(...lifecycleFacts(f.json));
   if (f.ref.kind === "llm") {
-    if (m.aliases?.length) facts.push(["Aliases", html`${m.aliases.map((a: string, i: number) => html`${i ? ", " : ""}<code>${a}</code>`)}`]);
+    if (m.aliases?.length)
+      facts.push([
+        "Aliases",
+        html`${m.aliases.map((a: string, i: number) => html`${i ? ", " : ""}<code>${a}</code>`)}`,
+      ]);
     if (m.context_window) facts.push(["Context window", `${m.context_window.toLocaleString("en-US")} tokens`]);
     if (m.max_output_tokens) facts.push(["Max output", `${m.max_output_tokens.toLocaleString("en-US")} tokens`]);
     if (m.capabilities?.length) facts.push(["Capabilities", m.capabilities.join(", ")]);
@@ -53,10 +61,15 @@ ${f.json.status === "retired" ? retiredSection(f) : f.ref.kind === "llm" ? llmSe
 
 /** Status, dates, successor, and where the prices were read and when (the same fields GET /v1/models/{id} has). */
 function lifecycleFacts(j: Record<string, any>): Array<[string, unknown]> {
-  const dates = [j.released && `released ${j.released}`, j.retires_after && `retires after ${j.retires_after}`].filter(Boolean).join(", ");
-  const status: Array<[string, unknown]> = [["Status", html`<span class="status">${j.status}</span>${dates ? ` (${dates})` : ""}`]];
+  const dates = [j.released && `released ${j.released}`, j.retires_after && `retires after ${j.retires_after}`]
+    .filter(Boolean)
+    .join(", ");
+  const status: Array<[string, unknown]> = [
+    ["Status", html`<span class="status">${j.status}</span>${dates ? ` (${dates})` : ""}`],
+  ];
   if (j.successor) status.push(["Successor", html`<a href="${cardPath(j.successor)}"><code>${j.successor}</code></a>`]);
-  if (j.provider_successor) status.push(["Provider's replacement", html`<code>${j.provider_successor}</code> (not sold here)`]);
+  if (j.provider_successor)
+    status.push(["Provider's replacement", html`<code>${j.provider_successor}</code> (not sold here)`]);
   const checked = j.source
     ? html`<span class="checked">${j.checked ?? "date unknown"}</span>, against <a class="source" href="${j.source}">${new URL(j.source).hostname}</a>`
     : html`<span class="checked">not re-checked against the provider's pages</span>`;
@@ -94,8 +107,12 @@ function llmSections(f: CardFacts, baseUrl: string): Raw {
 <h2 id="call">Call it</h2>
 <p>Served on <code>POST ${f.listing.endpoint}</code>, speaking the ${PROTOCOL[f.listing.endpoint]} protocol. Authenticate with your
 Switchyard key; never put it in browser or mobile code.</p>
-${f.listing.endpoints.length > 1 ? html`<p>Also served on ${f.listing.endpoints.slice(1).map((e, i) => html`${i ? " and " : ""}<code>POST ${e}</code> (${PROTOCOL[e]})`)}: the
-request and the answer are translated, and the call costs the same, metered from the provider's own usage.</p>` : ""}
+${
+  f.listing.endpoints.length > 1
+    ? html`<p>Also served on ${f.listing.endpoints.slice(1).map((e, i) => html`${i ? " and " : ""}<code>POST ${e}</code> (${PROTOCOL[e]})`)}: the
+request and the answer are translated, and the call costs the same, metered from the provider's own usage.</p>`
+    : ""
+}
 ${examplesScript({ request: ex.request })}
 <pre class="curl" data-example="request">${curlText(ex.request, baseUrl)}</pre>
 <p>With the official SDK (<code>${ex.sdk.package}</code>):</p>
@@ -145,7 +162,9 @@ function allowed(x: InputField): Raw | string {
  * from. `<` is escaped so no value can close the script element.
  */
 function examplesScript(data: Record<string, ExampleRequest | number>): Raw {
-  return raw(`<script type="application/json" id="card-examples">${JSON.stringify(data).replaceAll("<", "\\u003c")}</script>`);
+  return raw(
+    `<script type="application/json" id="card-examples">${JSON.stringify(data).replaceAll("<", "\\u003c")}</script>`,
+  );
 }
 
 export function renderNotFound(id: string): string {

@@ -35,13 +35,24 @@ export interface Listing {
 }
 
 export const TYPE_ORDER: ModelType[] = ["llm", "embedding", "image", "video", "audio"];
-export const TYPE_LABEL: Record<ModelType, string> = { llm: "LLM", embedding: "Embedding", image: "Image", video: "Video", audio: "Audio" };
+export const TYPE_LABEL: Record<ModelType, string> = {
+  llm: "LLM",
+  embedding: "Embedding",
+  image: "Image",
+  video: "Video",
+  audio: "Audio",
+};
 
 const PER_MILLION = "per million tokens";
 
 export function llmListing(m: LlmModel): Listing {
   // A row from what `unit` costs in µcr: USD and credits are the same integer at 9 and 6 decimals.
-  const row = (label: string, micros: number, unit: string): PriceRow => ({ label, usd: formatMicros(micros, 9, 2), credits: formatMicros(micros, 6, 0), unit });
+  const row = (label: string, micros: number, unit: string): PriceRow => ({
+    label,
+    usd: formatMicros(micros, 9, 2),
+    credits: formatMicros(micros, 6, 0),
+    unit,
+  });
   // A million tokens at µcr per token; the amount is numerically the price in credits per million tokens.
   const perMillion = (label: string, microsPerToken: number) => row(label, microsPerToken * 1_000_000, PER_MILLION);
   const rows = [perMillion("input", m.prices.input)];
@@ -58,10 +69,20 @@ export function llmListing(m: LlmModel): Listing {
     if (m.type === "llm") rows.push(perMillion("output" + over, long.output));
     if (m.pricing.long_context?.cache_read != null) rows.push(perMillion("cache read" + over, long.cacheRead));
     if (m.pricing.long_context?.cache_write != null) rows.push(perMillion("cache write" + over, long.cacheWrite));
-    if (m.pricing.long_context?.cache_write_1h != null) rows.push(perMillion("cache write, 1 hour" + over, long.cacheWrite1h));
+    if (m.pricing.long_context?.cache_write_1h != null)
+      rows.push(perMillion("cache write, 1 hour" + over, long.cacheWrite1h));
   }
   if (m.prices.webSearch !== undefined) rows.push(row("web search", m.prices.webSearch * 1000, "per 1,000 searches"));
-  return { id: m.id, name: m.name, type: m.type, provider: m.provider, endpoint: m.endpoint, endpoints: endpointsOf(m), description: m.description, rows };
+  return {
+    id: m.id,
+    name: m.name,
+    type: m.type,
+    provider: m.provider,
+    endpoint: m.endpoint,
+    endpoints: endpointsOf(m),
+    description: m.description,
+    rows,
+  };
 }
 
 /**
@@ -75,10 +96,22 @@ export const isRateUnit = (unit: string) => RATE_UNITS.some((u) => unit.startsWi
 export function mediaListing(m: MediaModel): Listing {
   const rows = m.priceRows.map((r) => {
     const micros = usdToMicros(r.usd);
-    return { label: r.label, usd: r.usd, credits: formatMicros(isRateUnit(r.unit) ? micros : ceilToWholeCredit(micros), 6, 0), unit: r.unit };
+    return {
+      label: r.label,
+      usd: r.usd,
+      credits: formatMicros(isRateUnit(r.unit) ? micros : ceilToWholeCredit(micros), 6, 0),
+      unit: r.unit,
+    };
   });
   return {
-    id: m.id, name: m.name, type: m.type, provider: m.routes[0]!.provider, endpoint: TASK_ENDPOINT, endpoints: [TASK_ENDPOINT], description: m.description, rows,
+    id: m.id,
+    name: m.name,
+    type: m.type,
+    provider: m.routes[0]!.provider,
+    endpoint: TASK_ENDPOINT,
+    endpoints: [TASK_ENDPOINT],
+    description: m.description,
+    rows,
   };
 }
 
@@ -92,7 +125,10 @@ export function allListings(catalog: Catalog): Listing[] {
   const rank = (l: Listing) => MODEL_STATUSES.indexOf(l.status!);
   return all
     .filter((l) => l.status !== "retired")
-    .sort((a, b) => TYPE_ORDER.indexOf(a.type) - TYPE_ORDER.indexOf(b.type) || rank(a) - rank(b) || a.name.localeCompare(b.name));
+    .sort(
+      (a, b) =>
+        TYPE_ORDER.indexOf(a.type) - TYPE_ORDER.indexOf(b.type) || rank(a) - rank(b) || a.name.localeCompare(b.name),
+    );
 }
 
 /**
@@ -104,7 +140,10 @@ export function formatMicros(amount: number, scale: number, minDecimals: number)
   const neg = amount < 0;
   const digits = String(Math.abs(amount)).padStart(scale + 1, "0");
   const whole = digits.slice(0, digits.length - scale).replace(/\B(?=(\d{3})+(?!\d))/g, ",");
-  const frac = digits.slice(digits.length - scale).replace(/0+$/, "").padEnd(minDecimals, "0");
+  const frac = digits
+    .slice(digits.length - scale)
+    .replace(/0+$/, "")
+    .padEnd(minDecimals, "0");
   return (neg ? "-" : "") + whole + (frac ? "." + frac : "");
 }
 

@@ -83,7 +83,16 @@ fields, a worked example and ready-to-run requests.</p>
 </form>
 <div id="results">
 <p class="muted" id="count">Showing ${shown.length} of ${this.listings.length} models.</p>
-${shown.length ? TYPE_ORDER.filter((t) => shown.some((l) => l.type === t)).map((t) => typeTable(t, shown.filter((l) => l.type === t))) : html`<p>No model matches these filters. <a href="/pricing">Show all</a>.</p>`}
+${
+  shown.length
+    ? TYPE_ORDER.filter((t) => shown.some((l) => l.type === t)).map((t) =>
+        typeTable(
+          t,
+          shown.filter((l) => l.type === t),
+        ),
+      )
+    : html`<p>No model matches these filters. <a href="/pricing">Show all</a>.</p>`
+}
 </div>
 ${raw(ENHANCE)}`;
     return layout({ title: "Pricing", head: STYLE }, body);

@@ -25,31 +25,68 @@ export function publicPageRoutes(ctx: AppContext) {
   const landing = { html: renderLanding(base), json: JSON.stringify(landingJson(base, pkg.version)) };
 
   // Listed in /openapi.json like every public route (bodyType: the body is not JSON).
-  return new Elysia({ name: "public-pages", detail: { tags: ["Pages"] } })
-    // A browser gets the page; a client asking for JSON (Accept: application/json) the same links as data.
-    .get("/", ({ request }) => {
-      const wantsJson = /application\/json/.test(request.headers.get("accept") ?? "") && !/text\/html/.test(request.headers.get("accept") ?? "");
-      const headers = { "cache-control": cacheControl, vary: "accept" };
-      return wantsJson ? new Response(landing.json, { headers: { ...headers, "content-type": "application/json" } }) : htmlResponse(landing.html, { headers });
-    }, { detail: { summary: "Start page: links to the docs, pricing, dashboard and machine-readable documents (HTML, or JSON for Accept: application/json)", ...bodyType("text/html") } })
-    .get("/pricing", ({ query, request }) => pricing.respond(query, request.headers.get("if-none-match")), {
-      detail: { summary: "Models and prices for people (HTML; filters as query parameters)", ...bodyType("text/html") },
-    })
-    // Ids contain slashes (google/nano-banana), hence the wildcard.
-    .get("/models/*", ({ params, request }) => {
-      const id = percentDecoded(params["*"]);
-      const facts = id === null ? undefined : cards.get(id);
-      if (!facts || id === null) return htmlResponse(renderNotFound(id ?? params["*"]), { status: 404 });
-      // An alias (claude-haiku-4-5-20251001) has no card of its own: send the reader to the model's.
-      if (facts.id !== id) return new Response(null, { status: 301, headers: { location: cardPath(facts.id) } });
-      const etag = `"${ctx.catalog.version}-${Bun.hash(facts.id).toString(36)}"`;
-      const headers = { etag, "cache-control": cacheControl };
-      if (etagMatches(request.headers.get("if-none-match"), etag)) return new Response(null, { status: 304, headers });
-      let page = cardHtml.get(facts.id);
-      if (!page) cardHtml.set(facts.id, (page = renderCard(facts, base, cardSettings)));
-      return htmlResponse(page, { headers });
-    }, { detail: { summary: "A model's card (HTML); ids may contain slashes, e.g. /models/google/nano-banana", ...bodyType("text/html"), ...pathName("model_id", "A model id; may contain `/`.") } })
-    .get("/llms.txt", () => new Response(llms, { headers: { "content-type": "text/markdown; charset=utf-8", "cache-control": cacheControl } }), {
-      detail: { summary: "Index of the API for language models (llmstxt.org)", ...bodyType("text/markdown") },
-    });
+  return (
+    new Elysia({ name: "public-pages", detail: { tags: ["Pages"] } })
+      // A browser gets the page; a client asking for JSON (Accept: application/json) the same links as data.
+      .get(
+        "/",
+        ({ request }) => {
+          const wantsJson =
+            /application\/json/.test(request.headers.get("accept") ?? "") &&
+            !/text\/html/.test(request.headers.get("accept") ?? "");
+          const headers = { "cache-control": cacheControl, vary: "accept" };
+          return wantsJson
+            ? new Response(landing.json, { headers: { ...headers, "content-type": "application/json" } })
+            : htmlResponse(landing.html, { headers });
+        },
+        {
+          detail: {
+            summary:
+              "Start page: links to the docs, pricing, dashboard and machine-readable documents (HTML, or JSON for Accept: application/json)",
+            ...bodyType("text/html"),
+          },
+        },
+      )
+      .get("/pricing", ({ query, request }) => pricing.respond(query, request.headers.get("if-none-match")), {
+        detail: {
+          summary: "Models and prices for people (HTML; filters as query parameters)",
+          ...bodyType("text/html"),
+        },
+      })
+      // Ids contain slashes (google/nano-banana), hence the wildcard.
+      .get(
+        "/models/*",
+        ({ params, request }) => {
+          const id = percentDecoded(params["*"]);
+          const facts = id === null ? undefined : cards.get(id);
+          if (!facts || id === null) return htmlResponse(renderNotFound(id ?? params["*"]), { status: 404 });
+          // An alias (claude-haiku-4-5-20251001) has no card of its own: send the reader to the model's.
+          if (facts.id !== id) return new Response(null, { status: 301, headers: { location: cardPath(facts.id) } });
+          const etag = `"${ctx.catalog.version}-${Bun.hash(facts.id).toString(36)}"`;
+          const headers = { etag, "cache-control": cacheControl };
+          if (etagMatches(request.headers.get("if-none-match"), etag))
+            return new Response(null, { status: 304, headers });
+          let page = cardHtml.get(facts.id);
+          if (!page) cardHtml.set(facts.id, (page = renderCard(facts, base, cardSettings)));
+          return htmlResponse(page, { headers });
+        },
+        {
+          detail: {
+            summary: "A model's card (HTML); ids may contain slashes, e.g. /models/google/nano-banana",
+            ...bodyType("text/html"),
+            ...pathName("model_id", "A model id; may contain `/`."),
+          },
+        },
+      )
+      .get(
+        "/llms.txt",
+        () =>
+          new Response(llms, {
+            headers: { "content-type": "text/markdown; charset=utf-8", "cache-control": cacheControl },
+          }),
+        {
+          detail: { summary: "Index of the API for language models (llmstxt.org)", ...bodyType("text/markdown") },
+        },
+      )
+  );
 }

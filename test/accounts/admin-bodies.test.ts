@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { sql } from "drizzle-orm";
 import { startGateway, type TestGateway } from "../support/gateway";
-import { KeyView } from "../../src/accounts/model";
+import type { KeyView } from "../../src/accounts/model";
 import { errorOf, jsonOf, type AnswerOf } from "../support/json";
 
 let gw: TestGateway;
@@ -16,8 +16,14 @@ beforeAll(async () => {
 });
 afterAll(() => gw.stop());
 
-const count = async (table: string) => Number((await gw.ctx.db.get<{ n: number }>(sql.raw(`select count(*) as n from ${table}`)))!.n);
-const webhookKeyOf = async () => (await gw.ctx.db.get<{ webhook_secret: string | null }>(sql`select webhook_secret from accounts where id = ${accountId}`))?.webhook_secret ?? null;
+const count = async (table: string) =>
+  Number((await gw.ctx.db.get<{ n: number }>(sql.raw(`select count(*) as n from ${table}`)))!.n);
+const webhookKeyOf = async () =>
+  (
+    await gw.ctx.db.get<{ webhook_secret: string | null }>(
+      sql`select webhook_secret from accounts where id = ${accountId}`,
+    )
+  )?.webhook_secret ?? null;
 
 const notObjects: Array<[label: string, body: Bun.BodyInit, type: string]> = [
   ["a number", "123", "application/json"],
@@ -27,7 +33,11 @@ const notObjects: Array<[label: string, body: Bun.BodyInit, type: string]> = [
   ["text/plain", '{"name":"x"}', "text/plain"],
   ["a form", "name=x", "application/x-www-form-urlencoded"],
   ["bytes", '{"name":"x"}', "application/octet-stream"],
-  ["invalid UTF-8 in a JSON string", new Uint8Array([...Buffer.from('{"name":"'), 0xff, 0xfe, ...Buffer.from('"}')]), "application/json"],
+  [
+    "invalid UTF-8 in a JSON string",
+    new Uint8Array([...Buffer.from('{"name":"'), 0xff, 0xfe, ...Buffer.from('"}')]),
+    "application/json",
+  ],
 ];
 
 const routes = () => [
@@ -38,23 +48,48 @@ const routes = () => [
   `/admin/v1/accounts/${accountId}/users`,
 ];
 
-test.each(notObjects)("%s: a 400 on every admin POST route, and nothing is created or changed", async (_label, body, type) => {
-  const before = { keys: await count("api_keys"), accounts: await count("accounts"), entries: await count("entries"), users: await count("users"), webhook: await webhookKeyOf() };
-  for (const path of routes()) {
-    const r = await gw.admin(path, { method: "POST", body, headers: { "content-type": type } });
-    expect({ path, status: r.status }).toEqual({ path, status: 400 });
-    expect((await errorOf(r)).error).toMatchObject({ type: "invalid_request_error", code: expect.stringMatching(/^invalid_(request|json)$/) });
-  }
-  const after = { keys: await count("api_keys"), accounts: await count("accounts"), entries: await count("entries"), users: await count("users"), webhook: await webhookKeyOf() };
-  expect(after).toEqual(before);
-});
+test.each(notObjects)(
+  "%s: a 400 on every admin POST route, and nothing is created or changed",
+  async (_label, body, type) => {
+    const before = {
+      keys: await count("api_keys"),
+      accounts: await count("accounts"),
+      entries: await count("entries"),
+      users: await count("users"),
+      webhook: await webhookKeyOf(),
+    };
+    for (const path of routes()) {
+      const r = await gw.admin(path, { method: "POST", body, headers: { "content-type": type } });
+      expect({ path, status: r.status }).toEqual({ path, status: 400 });
+      expect((await errorOf(r)).error).toMatchObject({
+        type: "invalid_request_error",
+        code: expect.stringMatching(/^invalid_(request|json)$/),
+      });
+    }
+    const after = {
+      keys: await count("api_keys"),
+      accounts: await count("accounts"),
+      entries: await count("entries"),
+      users: await count("users"),
+      webhook: await webhookKeyOf(),
+    };
+    expect(after).toEqual(before);
+  },
+);
 
 test("a JSON object, or no body at all where every field is optional, is taken as before", async () => {
   const keys = await count("api_keys");
-  const named = await gw.admin(`/admin/v1/accounts/${accountId}/keys`, { method: "POST", body: JSON.stringify({ name: "ci" }) });
+  const named = await gw.admin(`/admin/v1/accounts/${accountId}/keys`, {
+    method: "POST",
+    body: JSON.stringify({ name: "ci" }),
+  });
   expect(named.status).toBe(201);
   expect((await jsonOf<AnswerOf<typeof KeyView>>(named)).name).toBe("ci");
-  const charset = await gw.admin(`/admin/v1/accounts/${accountId}/keys`, { method: "POST", body: "{}", headers: { "content-type": "application/json; charset=utf-8" } });
+  const charset = await gw.admin(`/admin/v1/accounts/${accountId}/keys`, {
+    method: "POST",
+    body: "{}",
+    headers: { "content-type": "application/json; charset=utf-8" },
+  });
   expect(charset.status).toBe(201);
   const bare = await gw.admin(`/admin/v1/accounts/${accountId}/keys`, { method: "POST" });
   expect(bare.status).toBe(201);
@@ -70,6 +105,12 @@ test("a JSON object, or no body at all where every field is optional, is taken a
 test("the body's message says what is wrong", async () => {
   const r = await gw.admin(`/admin/v1/accounts/${accountId}/keys`, { method: "POST", body: "[]" });
   expect((await errorOf(r)).error.message).toBe("The request body must be a JSON object.");
-  const t = await gw.admin(`/admin/v1/accounts/${accountId}/keys`, { method: "POST", body: "{}", headers: { "content-type": "text/plain" } });
-  expect((await errorOf(t)).error.message).toBe("The request body must be a JSON object, sent as content-type: application/json.");
+  const t = await gw.admin(`/admin/v1/accounts/${accountId}/keys`, {
+    method: "POST",
+    body: "{}",
+    headers: { "content-type": "text/plain" },
+  });
+  expect((await errorOf(t)).error.message).toBe(
+    "The request body must be a JSON object, sent as content-type: application/json.",
+  );
 });

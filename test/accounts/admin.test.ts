@@ -1,14 +1,15 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { sql } from "drizzle-orm";
 import { startGateway, type TestGateway } from "../support/gateway";
-import { AccountView, KeyCreated, KeyList, KeyView, WebhookKey } from "../../src/accounts/model";
+import type { AccountView, KeyCreated, KeyList, KeyView, WebhookKey } from "../../src/accounts/model";
 import { errorOf, jsonOf, type AnswerOf } from "../support/json";
 
 let gw: TestGateway;
 beforeAll(async () => (gw = await startGateway()));
 afterAll(() => gw.stop());
 
-const count = async (table: string) => Number((await gw.ctx.db.get<any>(sql.raw(`select count(*) as n from ${table}`)))!.n);
+const count = async (table: string) =>
+  Number((await gw.ctx.db.get<any>(sql.raw(`select count(*) as n from ${table}`)))!.n);
 const json = (body: unknown) => ({ method: "POST", body: JSON.stringify(body) });
 
 describe("admin API", () => {
@@ -19,11 +20,18 @@ describe("admin API", () => {
     expect(acct).toMatchObject({ name: "Acme", credits: 1500, held_credits: 0 });
     expect(acct.id).toStartWith("acct_");
 
-    const k = await gw.admin(`/admin/v1/accounts/${acct.id}/keys`, json({ name: "ci", rate_limit: { requests: 50, window_seconds: 60 }, max_concurrent_tasks: 4 }));
+    const k = await gw.admin(
+      `/admin/v1/accounts/${acct.id}/keys`,
+      json({ name: "ci", rate_limit: { requests: 50, window_seconds: 60 }, max_concurrent_tasks: 4 }),
+    );
     expect(k.status).toBe(201);
     const key = await jsonOf<AnswerOf<typeof KeyCreated>>(k);
     expect(key.key).toStartWith("sk-sy-");
-    expect(key).toMatchObject({ name: "ci", rate_limit: { requests: 50, window_seconds: 60 }, max_concurrent_tasks: 4 });
+    expect(key).toMatchObject({
+      name: "ci",
+      rate_limit: { requests: 50, window_seconds: 60 },
+      max_concurrent_tasks: 4,
+    });
     // Stored only as a hash: the plaintext appears nowhere in the database.
     const stored = await gw.ctx.db.all<any>(sql`select * from api_keys where id = ${key.id}`);
     expect(JSON.stringify(stored)).not.toContain(key.key);
@@ -38,12 +46,17 @@ describe("admin API", () => {
     const wh = await gw.admin(`/admin/v1/accounts/${acct.id}/webhook-key`, { method: "POST" });
     const { key: secret } = await jsonOf<AnswerOf<typeof WebhookKey>>(wh);
     expect(secret).toStartWith("whsec_");
-    const again = await jsonOf<AnswerOf<typeof WebhookKey>>(await gw.admin(`/admin/v1/accounts/${acct.id}/webhook-key`, { method: "POST" }));
+    const again = await jsonOf<AnswerOf<typeof WebhookKey>>(
+      await gw.admin(`/admin/v1/accounts/${acct.id}/webhook-key`, { method: "POST" }),
+    );
     expect(again.key).not.toBe(secret); // rotation
 
     const view = await jsonOf<AnswerOf<typeof AccountView>>(await gw.admin(`/admin/v1/accounts/${acct.id}`));
     expect(view).toMatchObject({ credits: 1500.25, has_webhook_key: true, holds: [] });
-    expect(view.ledger!.map((e) => [e.kind, e.credits])).toEqual([["topup", 0.25], ["topup", 1500]]);
+    expect(view.ledger!.map((e) => [e.kind, e.credits])).toEqual([
+      ["topup", 0.25],
+      ["topup", 1500],
+    ]);
     expect(JSON.stringify(view)).not.toContain(again.key);
 
     const check = await (await gw.admin("/admin/v1/ledger/check")).json();
@@ -90,14 +103,19 @@ describe("admin API", () => {
     const badJson = await gw.admin(`/admin/v1/accounts/${accountId}/credits`, { method: "POST", body: "{credits: 5" });
     expect(badJson.status).toBe(400);
     expect((await errorOf(badJson)).error.code).toBe("invalid_json");
-    const badLimit = await gw.admin(`/admin/v1/accounts/${accountId}/keys`, json({ rate_limit: { requests: 0, window_seconds: 10 } }));
+    const badLimit = await gw.admin(
+      `/admin/v1/accounts/${accountId}/keys`,
+      json({ rate_limit: { requests: 0, window_seconds: 10 } }),
+    );
     expect(badLimit.status).toBe(422);
     expect([await count("entries"), await count("api_keys")]).toEqual(before);
   });
 
   test("the admin API refuses a missing or wrong token, and is off without ADMIN_TOKEN", async () => {
     expect((await fetch(gw.url + "/admin/v1/accounts")).status).toBe(401);
-    expect((await fetch(gw.url + "/admin/v1/accounts", { headers: { authorization: "Bearer nope" } })).status).toBe(401);
+    expect((await fetch(gw.url + "/admin/v1/accounts", { headers: { authorization: "Bearer nope" } })).status).toBe(
+      401,
+    );
     const off = await startGateway({ ADMIN_TOKEN: "" });
     const r = await fetch(off.url + "/admin/v1/accounts", { headers: { authorization: "Bearer x" } });
     expect(r.status).toBe(403);
@@ -107,7 +125,11 @@ describe("admin API", () => {
 
   test("the token is checked before the body: without it, an invalid body gets 401/403, not a 422 naming fields", async () => {
     const post = (url: string, path: string, authorization?: string) =>
-      fetch(url + path, { method: "POST", headers: { "content-type": "application/json", ...(authorization ? { authorization } : {}) }, body: "{}" });
+      fetch(url + path, {
+        method: "POST",
+        headers: { "content-type": "application/json", ...(authorization ? { authorization } : {}) },
+        body: "{}",
+      });
     const { accountId } = await gw.account(1);
     for (const path of ["/admin/v1/accounts", `/admin/v1/accounts/${accountId}/credits`]) {
       for (const authorization of [undefined, "Bearer nope"]) {

@@ -22,7 +22,11 @@ afterAll(async () => {
 const chat = { model: "gpt-5.2", max_tokens: 50, messages: [{ role: "user", content: "hi" }] };
 const messages = { model: "claude-opus-4-5", max_tokens: 50, messages: [{ role: "user", content: "hi" }] };
 const post = (key: string, path: string, body: unknown) =>
-  fetch(gw.url + path, { method: "POST", headers: { authorization: `Bearer ${key}`, "content-type": "application/json", "anthropic-version": "2023-06-01" }, body: JSON.stringify(body) });
+  fetch(gw.url + path, {
+    method: "POST",
+    headers: { authorization: `Bearer ${key}`, "content-type": "application/json", "anthropic-version": "2023-06-01" },
+    body: JSON.stringify(body),
+  });
 async function keyWith(change: Parameters<MediaGateway["ctx"]["accounts"]["updateKey"]>[2], credits = 1000) {
   const k = await gw.account(credits);
   await gw.ctx.accounts.updateKey(k.accountId, k.keyId, change);
@@ -31,7 +35,12 @@ async function keyWith(change: Parameters<MediaGateway["ctx"]["accounts"]["updat
 /** What a refusal must leave untouched: no upstream request, no hold, no record, no task, the wallet as it was. */
 async function untouched(accountId: string, upstreamBefore: number) {
   expect(fake.requests.length).toBe(upstreamBefore);
-  const n = async (table: string) => Number((await gw.ctx.db.get<any>(sql`select count(*) as n from ${sql.identifier(table)} where account_id = ${accountId}`))!.n);
+  const n = async (table: string) =>
+    Number(
+      (await gw.ctx.db.get<any>(
+        sql`select count(*) as n from ${sql.identifier(table)} where account_id = ${accountId}`,
+      ))!.n,
+    );
   expect([await n("holds"), await n("usage_records"), await n("tasks")]).toEqual([0, 0, 0]);
   expect(await gw.ctx.ledger.balance(accountId)).toMatchObject({ held: 0, balance: 1000_000_000 });
 }
@@ -42,7 +51,9 @@ describe("models allow-list", () => {
     const before = fake.requests.length;
     const r = await post(key, "/v1/chat/completions", chat);
     expect(r.status).toBe(403);
-    expect(await r.json()).toMatchObject({ error: { code: "model_not_allowed", type: "permission_error", param: "model" } });
+    expect(await r.json()).toMatchObject({
+      error: { code: "model_not_allowed", type: "permission_error", param: "model" },
+    });
     await untouched(accountId, before);
 
     const other = await keyWith({ models: ["gpt-5.2"] });
@@ -105,7 +116,10 @@ describe("expiry", () => {
 
 describe("GET /v1/key", () => {
   test("the key's policy, and per budget period what it spent (LLM and media) and what remains", async () => {
-    const { accountId, keyId, key } = await keyWith({ models: ["gpt-5.2", "google/*"], budget: { day: 100_000_000, lifetime: 500_000_000 } });
+    const { accountId, keyId, key } = await keyWith({
+      models: ["gpt-5.2", "google/*"],
+      budget: { day: 100_000_000, lifetime: 500_000_000 },
+    });
     expect((await post(key, "/v1/chat/completions", chat)).status).toBe(200);
     const c = client(gw, key);
     const task = await c.createTask("google/nano-banana", { prompt: "a fox" });
@@ -117,8 +131,19 @@ describe("GET /v1/key", () => {
     const b = (await gw.ctx.ledger.balance(accountId))!;
     const spent = (1000_000_000 - b.balance) / 1_000_000;
     expect(spent).toBeGreaterThan(20); // the task's 20 credits and the call's
-    expect(status).toMatchObject({ id: keyId, account_id: accountId, models: ["gpt-5.2", "google/*"], expires_at: null, rate_limit: { own: false } });
-    expect(status.budget.day).toEqual({ limit_credits: 100, spent_credits: spent, remaining_credits: 100 - spent, resets_at: new Date(periodReset("day", Date.now())!).toISOString() });
+    expect(status).toMatchObject({
+      id: keyId,
+      account_id: accountId,
+      models: ["gpt-5.2", "google/*"],
+      expires_at: null,
+      rate_limit: { own: false },
+    });
+    expect(status.budget.day).toEqual({
+      limit_credits: 100,
+      spent_credits: spent,
+      remaining_credits: 100 - spent,
+      resets_at: new Date(periodReset("day", Date.now())!).toISOString(),
+    });
     expect(status.budget.lifetime).toMatchObject({ limit_credits: 500, spent_credits: spent, resets_at: null });
     expect(Object.keys(status.budget)).toEqual(["day", "lifetime"]);
   });
@@ -129,15 +154,64 @@ describe("budget periods (UTC calendar, any clock)", () => {
   const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
   test.each([
     // now, day start, week start (Monday), month start, next day, next week, next month
-    ["2026-11-27T23:59:59.999Z", "2026-11-27T00:00:00.000Z", "2026-11-23T00:00:00.000Z", "2026-11-01T00:00:00.000Z", "2026-11-28T00:00:00.000Z", "2026-11-30T00:00:00.000Z", "2026-12-01T00:00:00.000Z"],
-    ["2026-11-30T00:00:00.000Z", "2026-11-30T00:00:00.000Z", "2026-11-30T00:00:00.000Z", "2026-11-01T00:00:00.000Z", "2026-12-01T00:00:00.000Z", "2026-12-07T00:00:00.000Z", "2026-12-01T00:00:00.000Z"],
-    ["2026-11-29T12:00:00.000Z", "2026-11-29T00:00:00.000Z", "2026-11-23T00:00:00.000Z", "2026-11-01T00:00:00.000Z", "2026-11-30T00:00:00.000Z", "2026-11-30T00:00:00.000Z", "2026-12-01T00:00:00.000Z"],
-    ["2026-12-31T23:00:00.000Z", "2026-12-31T00:00:00.000Z", "2026-12-28T00:00:00.000Z", "2026-12-01T00:00:00.000Z", "2027-01-01T00:00:00.000Z", "2027-01-04T00:00:00.000Z", "2027-01-01T00:00:00.000Z"],
-    ["2028-02-29T08:00:00.000Z", "2028-02-29T00:00:00.000Z", "2028-02-28T00:00:00.000Z", "2028-02-01T00:00:00.000Z", "2028-03-01T00:00:00.000Z", "2028-03-06T00:00:00.000Z", "2028-03-01T00:00:00.000Z"],
+    [
+      "2026-11-27T23:59:59.999Z",
+      "2026-11-27T00:00:00.000Z",
+      "2026-11-23T00:00:00.000Z",
+      "2026-11-01T00:00:00.000Z",
+      "2026-11-28T00:00:00.000Z",
+      "2026-11-30T00:00:00.000Z",
+      "2026-12-01T00:00:00.000Z",
+    ],
+    [
+      "2026-11-30T00:00:00.000Z",
+      "2026-11-30T00:00:00.000Z",
+      "2026-11-30T00:00:00.000Z",
+      "2026-11-01T00:00:00.000Z",
+      "2026-12-01T00:00:00.000Z",
+      "2026-12-07T00:00:00.000Z",
+      "2026-12-01T00:00:00.000Z",
+    ],
+    [
+      "2026-11-29T12:00:00.000Z",
+      "2026-11-29T00:00:00.000Z",
+      "2026-11-23T00:00:00.000Z",
+      "2026-11-01T00:00:00.000Z",
+      "2026-11-30T00:00:00.000Z",
+      "2026-11-30T00:00:00.000Z",
+      "2026-12-01T00:00:00.000Z",
+    ],
+    [
+      "2026-12-31T23:00:00.000Z",
+      "2026-12-31T00:00:00.000Z",
+      "2026-12-28T00:00:00.000Z",
+      "2026-12-01T00:00:00.000Z",
+      "2027-01-01T00:00:00.000Z",
+      "2027-01-04T00:00:00.000Z",
+      "2027-01-01T00:00:00.000Z",
+    ],
+    [
+      "2028-02-29T08:00:00.000Z",
+      "2028-02-29T00:00:00.000Z",
+      "2028-02-28T00:00:00.000Z",
+      "2028-02-01T00:00:00.000Z",
+      "2028-03-01T00:00:00.000Z",
+      "2028-03-06T00:00:00.000Z",
+      "2028-03-01T00:00:00.000Z",
+    ],
   ])("at %s", (now, day, week, month, nextDay, nextWeek, nextMonth) => {
     const t = at(now);
-    expect([iso(periodStart("day", t)), iso(periodStart("week", t)), iso(periodStart("month", t))]).toEqual([day, week, month]);
-    expect([iso(periodReset("day", t)), iso(periodReset("week", t)), iso(periodReset("month", t)), periodReset("lifetime", t)]).toEqual([nextDay, nextWeek, nextMonth, null]);
+    expect([iso(periodStart("day", t)), iso(periodStart("week", t)), iso(periodStart("month", t))]).toEqual([
+      day,
+      week,
+      month,
+    ]);
+    expect([
+      iso(periodReset("day", t)),
+      iso(periodReset("week", t)),
+      iso(periodReset("month", t)),
+      periodReset("lifetime", t),
+    ]).toEqual([nextDay, nextWeek, nextMonth, null]);
     expect(periodStart("lifetime", t)).toBe(0);
   });
 });

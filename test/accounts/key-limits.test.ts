@@ -11,7 +11,12 @@ import { tempSqlitePath } from "../support/services";
 
 const root = new URL("../..", import.meta.url).pathname;
 const cli = (url: string, ...args: string[]) => {
-  const r = Bun.spawnSync(["bun", "src/cli.ts", ...args], { cwd: root, env: { ...process.env, DATABASE_URL: url }, stdout: "pipe", stderr: "pipe" });
+  const r = Bun.spawnSync(["bun", "src/cli.ts", ...args], {
+    cwd: root,
+    env: { ...process.env, DATABASE_URL: url },
+    stdout: "pipe",
+    stderr: "pipe",
+  });
   return { code: r.exitCode, out: r.stdout.toString() + r.stderr.toString() };
 };
 
@@ -25,7 +30,10 @@ describe("the CLI", () => {
   });
 
   test("--requests without --window, or --window alone, is refused and creates no key", () => {
-    for (const args of [["--requests", "10"], ["--window", "10"]]) {
+    for (const args of [
+      ["--requests", "10"],
+      ["--window", "10"],
+    ]) {
       const r = cli(url, "key:create", accountId, "--name", "half", ...args);
       expect([args, r.code]).toEqual([args, 1]);
       expect(r.out).toContain("needs both the number of requests and the window in seconds");
@@ -60,12 +68,24 @@ describe("the admin API", () => {
   afterAll(() => gw.stop());
 
   test.each([
-    [{ rate_limit: { requests: 0, window_seconds: 10 } }, "rate_limit.requests: must be a whole number from 1 to 1000000"],
-    [{ rate_limit: { requests: 2_000_000, window_seconds: 10 } }, "rate_limit.requests: must be a whole number from 1 to 1000000"],
-    [{ rate_limit: { requests: 5, window_seconds: 86_401 } }, "rate_limit.window_seconds: must be a whole number from 1 to 86400"],
+    [
+      { rate_limit: { requests: 0, window_seconds: 10 } },
+      "rate_limit.requests: must be a whole number from 1 to 1000000",
+    ],
+    [
+      { rate_limit: { requests: 2_000_000, window_seconds: 10 } },
+      "rate_limit.requests: must be a whole number from 1 to 1000000",
+    ],
+    [
+      { rate_limit: { requests: 5, window_seconds: 86_401 } },
+      "rate_limit.window_seconds: must be a whole number from 1 to 86400",
+    ],
     [{ max_concurrent_tasks: 0 }, "max_concurrent_tasks: must be a whole number from 1 to 10000"],
   ])("%j: 422 stating the range", async (body, message) => {
-    const r = await gw.admin(`/admin/v1/accounts/${accountId}/keys`, { method: "POST", body: JSON.stringify({ name: "k", ...body }) });
+    const r = await gw.admin(`/admin/v1/accounts/${accountId}/keys`, {
+      method: "POST",
+      body: JSON.stringify({ name: "k", ...body }),
+    });
     expect(r.status).toBe(422);
     expect(((await r.json()) as any).error.message).toBe(message);
   });

@@ -8,11 +8,16 @@ import { startGateway, ADMIN_TOKEN, type TestGateway } from "../support/gateway"
 import { spawnGateway, type GatewayProcess } from "../support/process";
 import { databaseFor, dialects, skipNote, tempSqlitePath } from "../support/services";
 import { jsonOf, type AnswerOf } from "../support/json";
-import { KeyView } from "../../src/accounts/model";
+import type { KeyView } from "../../src/accounts/model";
 
 const root = new URL("../..", import.meta.url).pathname;
 const cli = (url: string, ...args: string[]) => {
-  const r = Bun.spawnSync(["bun", "src/cli.ts", ...args], { cwd: root, env: { ...process.env, DATABASE_URL: url }, stdout: "pipe", stderr: "pipe" });
+  const r = Bun.spawnSync(["bun", "src/cli.ts", ...args], {
+    cwd: root,
+    env: { ...process.env, DATABASE_URL: url },
+    stdout: "pipe",
+    stderr: "pipe",
+  });
   return { code: r.exitCode, out: r.stdout.toString(), err: r.stderr.toString() };
 };
 const patch = (body: unknown) => ({ method: "PATCH", body: JSON.stringify(body) });
@@ -58,29 +63,73 @@ for (const d of dialects) {
     });
 
     test("creation takes models, expiry and budget; the key's view shows them", async () => {
-      const r = await gw.admin(`/admin/v1/accounts/${accountId}/keys`, post({ name: "agent", models: ["claude-*", "gpt-5.2"], expires_at: future, budget: { day: 12.5, lifetime: 400 } }));
+      const r = await gw.admin(
+        `/admin/v1/accounts/${accountId}/keys`,
+        post({
+          name: "agent",
+          models: ["claude-*", "gpt-5.2"],
+          expires_at: future,
+          budget: { day: 12.5, lifetime: 400 },
+        }),
+      );
       expect(r.status).toBe(201);
-      expect(await r.json()).toMatchObject({ name: "agent", models: ["claude-*", "gpt-5.2"], expires_at: future.replace("Z", ".000Z"), budget: { day: 12.5, lifetime: 400 } });
+      expect(await r.json()).toMatchObject({
+        name: "agent",
+        models: ["claude-*", "gpt-5.2"],
+        expires_at: future.replace("Z", ".000Z"),
+        budget: { day: 12.5, lifetime: 400 },
+      });
     });
 
     test("PATCH changes only the fields given; null puts one back to its default", async () => {
-      let r = await gw.admin(`/admin/v1/accounts/${accountId}/keys/${keyId}`, patch({ name: "renamed", rate_limit: { requests: 7, window_seconds: 60 }, max_concurrent_tasks: 1, models: ["*"], budget: { week: 3.000001 } }));
+      let r = await gw.admin(
+        `/admin/v1/accounts/${accountId}/keys/${keyId}`,
+        patch({
+          name: "renamed",
+          rate_limit: { requests: 7, window_seconds: 60 },
+          max_concurrent_tasks: 1,
+          models: ["*"],
+          budget: { week: 3.000001 },
+        }),
+      );
       expect(r.status).toBe(200);
-      expect(await r.json()).toMatchObject({ id: keyId, name: "renamed", rate_limit: { requests: 7, window_seconds: 60 }, max_concurrent_tasks: 1, models: ["*"], budget: { week: 3.000001 } });
+      expect(await r.json()).toMatchObject({
+        id: keyId,
+        name: "renamed",
+        rate_limit: { requests: 7, window_seconds: 60 },
+        max_concurrent_tasks: 1,
+        models: ["*"],
+        budget: { week: 3.000001 },
+      });
       expect((await row(keyId)).budget_week).toBe(3_000_001); // exact micro-credits
 
-      r = await gw.admin(`/admin/v1/accounts/${accountId}/keys/${keyId}`, patch({ budget: { day: 1, week: null }, rate_limit: null }));
+      r = await gw.admin(
+        `/admin/v1/accounts/${accountId}/keys/${keyId}`,
+        patch({ budget: { day: 1, week: null }, rate_limit: null }),
+      );
       const view = await jsonOf<AnswerOf<typeof KeyView>>(r);
-      expect(view).toMatchObject({ name: "renamed", rate_limit: null, max_concurrent_tasks: 1, models: ["*"], budget: { day: 1 } });
+      expect(view).toMatchObject({
+        name: "renamed",
+        rate_limit: null,
+        max_concurrent_tasks: 1,
+        models: ["*"],
+        budget: { day: 1 },
+      });
       expect(view.budget).toEqual({ day: 1 });
 
-      r = await gw.admin(`/admin/v1/accounts/${accountId}/keys/${keyId}`, patch({ budget: null, models: null, max_concurrent_tasks: null }));
+      r = await gw.admin(
+        `/admin/v1/accounts/${accountId}/keys/${keyId}`,
+        patch({ budget: null, models: null, max_concurrent_tasks: null }),
+      );
       expect(await r.json()).toMatchObject({ budget: {}, models: null, max_concurrent_tasks: null, name: "renamed" });
     });
 
     test.each(BAD)("PATCH with %s: 422 naming %s, nothing written", async (_what, body, field) => {
       const before = await row(keyId);
-      const r = await gw.admin(`/admin/v1/accounts/${accountId}/keys/${keyId}`, patch({ name: "should-not-stick", ...body }));
+      const r = await gw.admin(
+        `/admin/v1/accounts/${accountId}/keys/${keyId}`,
+        patch({ name: "should-not-stick", ...body }),
+      );
       expect(r.status).toBe(422);
       const e = ((await r.json()) as any).error;
       expect(e.param).toBe(field);
@@ -112,7 +161,9 @@ for (const d of dialects) {
     test("an unknown key, another account's key: 404; a revoked key: 409, unchanged", async () => {
       const other = await gw.account(1);
       expect((await gw.admin(`/admin/v1/accounts/${accountId}/keys/key_nope`, patch({ name: "x" }))).status).toBe(404);
-      expect((await gw.admin(`/admin/v1/accounts/${accountId}/keys/${other.keyId}`, patch({ name: "x" }))).status).toBe(404);
+      expect((await gw.admin(`/admin/v1/accounts/${accountId}/keys/${other.keyId}`, patch({ name: "x" }))).status).toBe(
+        404,
+      );
       await gw.admin(`/admin/v1/accounts/${other.accountId}/keys/${other.keyId}`, { method: "DELETE" });
       const r = await gw.admin(`/admin/v1/accounts/${other.accountId}/keys/${other.keyId}`, patch({ name: "x" }));
       expect(r.status).toBe(409);
@@ -131,7 +182,9 @@ describe("/openapi.json", () => {
       const create = schemaOf(doc.paths["/admin/v1/accounts/{id}/keys"].post);
       const patch = schemaOf(doc.paths["/admin/v1/accounts/{id}/keys/{keyId}"].patch);
       for (const s of [create, patch]) {
-        expect(Object.keys(s.properties)).toEqual(expect.arrayContaining(["name", "rate_limit", "max_concurrent_tasks", "models", "expires_at", "budget"]));
+        expect(Object.keys(s.properties)).toEqual(
+          expect.arrayContaining(["name", "rate_limit", "max_concurrent_tasks", "models", "expires_at", "budget"]),
+        );
         const budget = s.properties.budget.anyOf[0];
         expect(Object.keys(budget.properties)).toEqual(["day", "week", "month", "lifetime"]);
         expect(budget.properties.day.anyOf[0]).toMatchObject({ type: "number", minimum: 0, maximum: 9007199254 });
@@ -157,11 +210,49 @@ describe("key:update (CLI)", () => {
   afterAll(() => gw.stop());
 
   test("changes what is given; the operator's request count is unbounded", () => {
-    const r = cli(url, "key:update", accountId, keyId, "--name", "ops", "--requests", "5000000", "--window", "1", "--models", "claude-*,gpt-5.2",
-      "--expires", future, "--budget-day", "2.5", "--budget-lifetime", "100");
+    const r = cli(
+      url,
+      "key:update",
+      accountId,
+      keyId,
+      "--name",
+      "ops",
+      "--requests",
+      "5000000",
+      "--window",
+      "1",
+      "--models",
+      "claude-*,gpt-5.2",
+      "--expires",
+      future,
+      "--budget-day",
+      "2.5",
+      "--budget-lifetime",
+      "100",
+    );
     expect(r.err).toBe("");
-    expect(JSON.parse(r.out)).toMatchObject({ name: "ops", rate_limit: { requests: 5_000_000, window_seconds: 1 }, models: ["claude-*", "gpt-5.2"], budget: { day: 2.5, lifetime: 100 } });
-    const back = JSON.parse(cli(url, "key:update", accountId, keyId, "--requests", "default", "--models", "all", "--expires", "never", "--budget-day", "none").out);
+    expect(JSON.parse(r.out)).toMatchObject({
+      name: "ops",
+      rate_limit: { requests: 5_000_000, window_seconds: 1 },
+      models: ["claude-*", "gpt-5.2"],
+      budget: { day: 2.5, lifetime: 100 },
+    });
+    const back = JSON.parse(
+      cli(
+        url,
+        "key:update",
+        accountId,
+        keyId,
+        "--requests",
+        "default",
+        "--models",
+        "all",
+        "--expires",
+        "never",
+        "--budget-day",
+        "none",
+      ).out,
+    );
     expect(back).toMatchObject({ rate_limit: null, models: null, expires_at: null, budget: { lifetime: 100 } });
   }, 30_000);
 
@@ -198,9 +289,19 @@ describe("a change reaches another process", () => {
 
   test("a PATCH on one process changes the key's rate limit on the other within the auth cache's 5 s", async () => {
     const { accountId, key, keyId } = await a.account(10);
-    const limitOn = async (url: string) => (await fetch(url + "/v1/credits", { headers: { authorization: `Bearer ${key}` } })).headers.get("x-ratelimit-limit");
+    const limitOn = async (url: string) =>
+      (await fetch(url + "/v1/credits", { headers: { authorization: `Bearer ${key}` } })).headers.get(
+        "x-ratelimit-limit",
+      );
     expect(await limitOn(b.url)).toBe("1000"); // cached on b now
-    expect((await a.admin(`/admin/v1/accounts/${accountId}/keys/${keyId}`, patch({ rate_limit: { requests: 900, window_seconds: 10 } }))).status).toBe(200);
+    expect(
+      (
+        await a.admin(
+          `/admin/v1/accounts/${accountId}/keys/${keyId}`,
+          patch({ rate_limit: { requests: 900, window_seconds: 10 } }),
+        )
+      ).status,
+    ).toBe(200);
     expect(await limitOn(a.url)).toBe("900"); // the process that changed it: at once
     const deadline = Date.now() + 5_000 + 2_000;
     let seen = await limitOn(b.url);

@@ -10,21 +10,37 @@ setDefaultTimeout(30_000);
 test("creating and changing keys writes nothing but JSON log lines", async () => {
   const gw = await spawnGateway({ DATABASE_URL: tempSqlitePath(), ADMIN_TOKEN });
   const admin = (method: string, path: string, body: unknown) =>
-    fetch(gw.url + path, { method, headers: { authorization: `Bearer ${ADMIN_TOKEN}`, "content-type": "application/json" }, body: JSON.stringify(body) });
-  const account = (await (await admin("POST", "/admin/v1/accounts", { name: "logs", credits: 5 })).json()) as { id: string };
-  const created = await admin("POST", `/admin/v1/accounts/${account.id}/keys`, { name: "k", models: ["claude-*"], budget: { day: 1 } });
+    fetch(gw.url + path, {
+      method,
+      headers: { authorization: `Bearer ${ADMIN_TOKEN}`, "content-type": "application/json" },
+      body: JSON.stringify(body),
+    });
+  const account = (await (await admin("POST", "/admin/v1/accounts", { name: "logs", credits: 5 })).json()) as {
+    id: string;
+  };
+  const created = await admin("POST", `/admin/v1/accounts/${account.id}/keys`, {
+    name: "k",
+    models: ["claude-*"],
+    budget: { day: 1 },
+  });
   expect(created.status).toBe(201);
   const { id } = (await created.json()) as { id: string };
-  expect((await admin("PATCH", `/admin/v1/accounts/${account.id}/keys/${id}`, { rate_limit: null, budget: null })).status).toBe(200);
+  expect(
+    (await admin("PATCH", `/admin/v1/accounts/${account.id}/keys/${id}`, { rate_limit: null, budget: null })).status,
+  ).toBe(200);
   await gw.stop();
 
   expect(await new Response(gw.proc.stderr).text()).toBe("");
-  const notJson = gw.stdout().trim().split("\n").filter((line) => {
-    try {
-      return typeof JSON.parse(line) !== "object";
-    } catch {
-      return true;
-    }
-  });
+  const notJson = gw
+    .stdout()
+    .trim()
+    .split("\n")
+    .filter((line) => {
+      try {
+        return typeof JSON.parse(line) !== "object";
+      } catch {
+        return true;
+      }
+    });
   expect(notJson).toEqual([]);
 });

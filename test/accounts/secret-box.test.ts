@@ -33,7 +33,9 @@ describe("the box", () => {
     const sealed = await box.seal("whsec_abc", "acct_1");
     const raw = Buffer.from(sealed.split(".")[2]!, "base64");
     raw[raw.length - 1]! ^= 1;
-    await expect(box.open(`sy1.${box.sealingKeyId}.${raw.toString("base64")}`, "acct_1")).rejects.toThrow("does not open");
+    await expect(box.open(`sy1.${box.sealingKeyId}.${raw.toString("base64")}`, "acct_1")).rejects.toThrow(
+      "does not open",
+    );
   });
 
   test("during a rotation the first key seals and every listed key opens; a dropped key is named", async () => {
@@ -72,7 +74,8 @@ describe("webhook signing keys in the database", () => {
     return { db, accounts: new Accounts(db, new Ledger(db), await SecretBox.fromSetting(key)) };
   }
   const stored = async (db: Awaited<ReturnType<typeof openDatabase>>, id: string) =>
-    (await db.get<{ webhook_secret: string }>(sql`select webhook_secret from accounts where id = ${id}`))!.webhook_secret;
+    (await db.get<{ webhook_secret: string }>(sql`select webhook_secret from accounts where id = ${id}`))!
+      .webhook_secret;
 
   test("with SECRETS_KEY the row holds a sealed value; the key shown once is the one callbacks are signed with", async () => {
     const { db, accounts } = await open(tempSqlitePath(), NEW);
@@ -94,7 +97,12 @@ describe("webhook signing keys in the database", () => {
     await before.db.close();
 
     const cli = (secretsKey: string) =>
-      Bun.spawnSync(["bun", "src/cli.ts", "secrets:reseal"], { cwd: root, env: { ...process.env, DATABASE_URL: url, SECRETS_KEY: secretsKey }, stdout: "pipe", stderr: "pipe" });
+      Bun.spawnSync(["bun", "src/cli.ts", "secrets:reseal"], {
+        cwd: root,
+        env: { ...process.env, DATABASE_URL: url, SECRETS_KEY: secretsKey },
+        stdout: "pipe",
+        stderr: "pipe",
+      });
     const first = cli(OLD);
     expect(first.exitCode).toBe(0);
     expect(JSON.parse(first.stdout.toString())).toMatchObject({ resealed: 1 });
@@ -114,7 +122,12 @@ describe("webhook signing keys in the database", () => {
   }, 30_000);
 
   test("secrets:reseal without SECRETS_KEY says there is nothing to seal with", () => {
-    const cli = Bun.spawnSync(["bun", "src/cli.ts", "secrets:reseal"], { cwd: root, env: { ...process.env, DATABASE_URL: tempSqlitePath(), SECRETS_KEY: "" }, stdout: "pipe", stderr: "pipe" });
+    const cli = Bun.spawnSync(["bun", "src/cli.ts", "secrets:reseal"], {
+      cwd: root,
+      env: { ...process.env, DATABASE_URL: tempSqlitePath(), SECRETS_KEY: "" },
+      stdout: "pipe",
+      stderr: "pipe",
+    });
     expect(cli.exitCode).toBe(1);
     expect(cli.stderr.toString()).toContain("SECRETS_KEY is not set");
   });
@@ -127,12 +140,25 @@ describe("webhook signing keys in the database", () => {
     await db.close();
     const oldId = (await SecretBox.fromSetting(OLD)).sealingKeyId!;
 
-    await expect(createContext(loadConfig({ DATABASE_URL: url, SECRETS_KEY: NEW }), silentLogger)).rejects.toThrow(`key(s) ${oldId}`);
+    await expect(createContext(loadConfig({ DATABASE_URL: url, SECRETS_KEY: NEW }), silentLogger)).rejects.toThrow(
+      `key(s) ${oldId}`,
+    );
     await expect(createContext(loadConfig({ DATABASE_URL: url }), silentLogger)).rejects.toBeInstanceOf(ConfigError);
 
-    const proc = Bun.spawn(["bun", "src/main.ts"], { cwd: root, env: { ...process.env, PORT: "0", HOST: "127.0.0.1", DATABASE_URL: url, SECRETS_KEY: NEW }, stdout: "pipe", stderr: "pipe" });
+    const proc = Bun.spawn(["bun", "src/main.ts"], {
+      cwd: root,
+      env: { ...process.env, PORT: "0", HOST: "127.0.0.1", DATABASE_URL: url, SECRETS_KEY: NEW },
+      stdout: "pipe",
+      stderr: "pipe",
+    });
     const [code, stderr] = await Promise.all([proc.exited, new Response(proc.stderr).text()]);
     expect(code).toBe(1);
-    expect(stderr.trim().split("\n")).toEqual([expect.stringMatching(new RegExp(`^switchyard could not start: invalid configuration: SECRETS_KEY does not hold the key\\(s\\) ${oldId}`))]);
+    expect(stderr.trim().split("\n")).toEqual([
+      expect.stringMatching(
+        new RegExp(
+          `^switchyard could not start: invalid configuration: SECRETS_KEY does not hold the key\\(s\\) ${oldId}`,
+        ),
+      ),
+    ]);
   }, 30_000);
 });

@@ -8,7 +8,12 @@ describe("slope", () => {
   });
   test("fewer than two distinct x have no slope", () => {
     expect(slope([{ x: 1, y: 2 }])).toBeNaN();
-    expect(slope([{ x: 1, y: 2 }, { x: 1, y: 3 }])).toBeNaN();
+    expect(
+      slope([
+        { x: 1, y: 2 },
+        { x: 1, y: 3 },
+      ]),
+    ).toBeNaN();
   });
 });
 
@@ -16,11 +21,17 @@ describe("soakSlope", () => {
   const minute = 60_000;
   test("fits the second half only, in MB per minute: warm-up growth in the first half does not count", () => {
     // 0–5 min: grows 10 MB/min (warm-up); 5–10 min: flat at 150 MB
-    const samples = Array.from({ length: 121 }, (_, k) => ({ atMs: k * 5000, rssMb: k * 5000 < 5 * minute ? 100 + (10 * k * 5000) / minute : 150 }));
+    const samples = Array.from({ length: 121 }, (_, k) => ({
+      atMs: k * 5000,
+      rssMb: k * 5000 < 5 * minute ? 100 + (10 * k * 5000) / minute : 150,
+    }));
     expect(soakSlope(samples, 10 * minute)).toBeCloseTo(0, 10);
   });
   test("a leak in the second half is its rate per minute", () => {
-    const samples = Array.from({ length: 121 }, (_, k) => ({ atMs: k * 5000, rssMb: 100 + 1.5 * ((k * 5000) / minute) }));
+    const samples = Array.from({ length: 121 }, (_, k) => ({
+      atMs: k * 5000,
+      rssMb: 100 + 1.5 * ((k * 5000) / minute),
+    }));
     expect(soakSlope(samples, 10 * minute)).toBeCloseTo(1.5, 10);
   });
 });
@@ -35,7 +46,10 @@ describe("floors", () => {
     expect(soakSlope(lows, 600_000)).toBeCloseTo(0, 10);
   });
   test("a rising floor under the sawtooth still shows as growth", () => {
-    const samples = Array.from({ length: 121 }, (_, k) => ({ atMs: k * 5000, rssMb: 120 + 10 * (k % 3) + 2 * ((k * 5000) / 60_000) }));
+    const samples = Array.from({ length: 121 }, (_, k) => ({
+      atMs: k * 5000,
+      rssMb: 120 + 10 * (k % 3) + 2 * ((k * 5000) / 60_000),
+    }));
     expect(soakSlope(floors(samples, 30_000), 600_000)).toBeCloseTo(2, 1);
   });
 });

@@ -24,13 +24,35 @@ function main(over: Partial<MainRun> = {}): MainRun {
     rows.push(row("switchyard", mode, [80, 60, 75], { p50: 0.9, p99: 3 }));
     rows.push(row("portkey", mode, [25, 25, 25]));
   }
-  const seq = (target: string, mode: string, p50: number) => ({ target, mode, p50, p99: p50 * 2, n: 100, errors: 0, direct: { p50: 0.2, p99: 0.4 } });
+  const seq = (target: string, mode: string, p50: number) => ({
+    target,
+    mode,
+    p50,
+    p99: p50 * 2,
+    n: 100,
+    errors: 0,
+    direct: { p50: 0.2, p99: 0.4 },
+  });
   return {
     ...stamp,
-    params: { connections: 32, rounds: 3, seconds: 5, warmup: 2, rate: 1000, pacedConnections: 64, latencySeconds: 5, sequentialIterations: 600 },
+    params: {
+      connections: 32,
+      rounds: 3,
+      seconds: 5,
+      warmup: 2,
+      rate: 1000,
+      pacedConnections: 64,
+      latencySeconds: 5,
+      sequentialIterations: 600,
+    },
     rows,
     // added: bare +0.4 ms; switchyard json +0.5 (1.25×: met), stream +0.7 (1.75×: missed), agent none measured
-    sequential: [seq("bare proxy", "json", 0.6), seq("switchyard", "json", 0.7), seq("bare proxy", "stream", 0.6), seq("switchyard", "stream", 0.9)],
+    sequential: [
+      seq("bare proxy", "json", 0.6),
+      seq("switchyard", "json", 0.7),
+      seq("bare proxy", "stream", 0.6),
+      seq("switchyard", "stream", 0.9),
+    ],
     streams: null,
     notes: [],
     ...over,
@@ -42,7 +64,10 @@ const byTarget = (r: BenchRecord) => Object.fromEntries(verdicts(r).map((v) => [
 describe("verdicts", () => {
   test("throughput is judged on the median of the per-round ratios, against the bare proxy and Portkey", () => {
     const v = byTarget({ main: main() });
-    expect(v["json: throughput ≥ 0.7× bare proxy"]).toMatchObject({ status: "met", measured: "0.75× (rounds 0.80×, 0.60×, 0.75×)" });
+    expect(v["json: throughput ≥ 0.7× bare proxy"]).toMatchObject({
+      status: "met",
+      measured: "0.75× (rounds 0.80×, 0.60×, 0.75×)",
+    });
     expect(v["agent: throughput ≥ 3× Portkey"]!.status).toBe("met");
   });
 
@@ -68,7 +93,19 @@ describe("verdicts", () => {
     gapMs: 500,
     idleRssMb: 100,
     warmupCalls: 300,
-    result: { streams: n, completed: n, failed: 0, mostOpen: open, upstreamMostOpen: upstream, allOpenAfterMs: rss === null ? null : 500, rssAllOpenMb: rss === null ? null : { median: rss - 5, max: rss }, rssAtMostOpenMb: 120, peakMb: 170, durationMs: 12_000, errors: [] },
+    result: {
+      streams: n,
+      completed: n,
+      failed: 0,
+      mostOpen: open,
+      upstreamMostOpen: upstream,
+      allOpenAfterMs: rss === null ? null : 500,
+      rssAllOpenMb: rss === null ? null : { median: rss - 5, max: rss },
+      rssAtMostOpenMb: 120,
+      peakMb: 170,
+      durationMs: 12_000,
+      errors: [],
+    },
     ledger: { pendingHolds: 0, balanced: true, usageByStatus: { ok: n + 300 } },
   });
   const rssTarget = "RSS ≤ 150 MB with 1,000 open streams";
@@ -86,7 +123,10 @@ describe("verdicts", () => {
   test("open streams: a pending hold left after the gateway stopped is a miss", () => {
     const s = streams(1000, 1000, 140);
     s.ledger.pendingHolds = 1;
-    expect(byTarget({ main: main({ streams: s }) })["every open stream completes; no pending hold after, the books balance"]!.status).toBe("missed");
+    expect(
+      byTarget({ main: main({ streams: s }) })["every open stream completes; no pending hold after, the books balance"]!
+        .status,
+    ).toBe("missed");
   });
 
   const soak = (minutes: number, floorSlope: number) => ({

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { tmpdir } from "node:os";
 import { loadCatalog } from "../../src/catalog-loader";
 import { startGateway, type TestGateway } from "../support/gateway";
-import { ModelCard, PublicModel } from "../../src/catalog/schemas";
+import type { ModelCard, PublicModel } from "../../src/catalog/schemas";
 import { errorOf, jsonOf, type AnswerOf, type ListOf } from "../support/json";
 
 /** A model as /v1/models lists it, with the fields these tests read beyond the published schema. */
@@ -24,9 +24,23 @@ describe("GET /v1/models", () => {
     expect(sonnet).toMatchObject({
       endpoint: "/v1/messages",
       type: "llm",
-      pricing: { currency: "USD", unit: "per_million_tokens", input: 3, output: 15, cache_read: 0.3, cache_write: 3.75 },
+      pricing: {
+        currency: "USD",
+        unit: "per_million_tokens",
+        input: 3,
+        output: 15,
+        cache_read: 0.3,
+        cache_write: 3.75,
+      },
     });
-    expect(sonnet.pricing.long_context).toEqual({ above_input_tokens: 200000, input: 6, output: 22.5, cache_read: 0.6, cache_write: 7.5, cache_write_1h: 12 });
+    expect(sonnet.pricing.long_context).toEqual({
+      above_input_tokens: 200000,
+      input: 6,
+      output: 22.5,
+      cache_read: 0.6,
+      cache_write: 7.5,
+      cache_write_1h: 12,
+    });
     expect(sonnet.capabilities).toContain("tools");
     const gpt = data.find((m) => m.id === "gpt-5.1")!;
     expect(gpt.endpoint).toBe("/v1/responses");
@@ -39,7 +53,10 @@ describe("GET /v1/models", () => {
     // The spec: GPT/Codex/Grok/DeepSeek on Responses; Gemini and GPT-5.2 on Chat Completions.
     expect(data.find((m) => m.id === "gpt-5.2")!.endpoint).toBe("/v1/chat/completions");
     expect(data.find((m) => m.id === "gemini-2.5-pro")!.endpoint).toBe("/v1/chat/completions");
-    expect(data.find((m) => m.id === "deepseek-reasoner")!).toMatchObject({ endpoint: "/v1/responses", status: "retired" });
+    expect(data.find((m) => m.id === "deepseek-reasoner")!).toMatchObject({
+      endpoint: "/v1/responses",
+      status: "retired",
+    });
     expect(data.find((m) => m.id === "gpt-6.2-sol")!.endpoint).toBe("/v1/responses");
     expect(data.find((m) => m.id === "claude-opus-5-5")!.endpoint).toBe("/v1/messages");
     expect(data.find((m) => m.id === "grok-4")!.endpoint).toBe("/v1/responses");
@@ -53,16 +70,25 @@ describe("GET /v1/models", () => {
       expect(m.endpoints[0]).toBe(m.endpoint);
       expect([...m.endpoints].sort()).toEqual(["/v1/chat/completions", "/v1/messages", "/v1/responses"]);
     }
-    expect(data.find((m) => m.id === "gemini-2.5-pro")!.endpoints).toEqual(["/v1/chat/completions", "/v1/messages", "/v1/responses"]);
+    expect(data.find((m) => m.id === "gemini-2.5-pro")!.endpoints).toEqual([
+      "/v1/chat/completions",
+      "/v1/messages",
+      "/v1/responses",
+    ]);
     expect(data.find((m) => m.id === "text-embedding-3-small")!.endpoints).toEqual(["/v1/embeddings"]);
     const one = await (await fetch(gw.url + "/v1/models/claude-haiku-4-5")).json();
-    expect(one).toMatchObject({ endpoint: "/v1/messages", endpoints: ["/v1/messages", "/v1/responses", "/v1/chat/completions"] });
+    expect(one).toMatchObject({
+      endpoint: "/v1/messages",
+      endpoints: ["/v1/messages", "/v1/responses", "/v1/chat/completions"],
+    });
   });
 
   test("one model by id or alias; unknown id is a clear 404", async () => {
     const m = await jsonOf<AnswerOf<typeof ModelCard>>(await fetch(gw.url + "/v1/models/claude-haiku-4-5"));
     expect(m.id).toBe("claude-haiku-4-5");
-    const byAlias = await jsonOf<AnswerOf<typeof ModelCard>>(await fetch(gw.url + "/v1/models/claude-haiku-4-5-20251001"));
+    const byAlias = await jsonOf<AnswerOf<typeof ModelCard>>(
+      await fetch(gw.url + "/v1/models/claude-haiku-4-5-20251001"),
+    );
     expect(byAlias.id).toBe("claude-haiku-4-5");
     const r = await fetch(gw.url + "/v1/models/no-such-model");
     expect(r.status).toBe(404);
@@ -75,39 +101,133 @@ describe("catalog data", () => {
     const c = loadCatalog();
     // one-hour cache writes at $6 per million; web search at $10 per 1,000 searches = 10^7 µcr per search
     expect(c.llm.get("claude-sonnet-4-5")!.prices).toEqual({
-      input: 3000, output: 15000, cacheRead: 300, cacheWrite: 3750, cacheWrite1h: 6000, webSearch: 10_000_000,
+      input: 3000,
+      output: 15000,
+      cacheRead: 300,
+      cacheWrite: 3750,
+      cacheWrite1h: 6000,
+      webSearch: 10_000_000,
       // prompts over 200k tokens (its 1M context): $6 / $22.50, cache read $0.60, writes $7.50 and $12
-      longContext: { aboveInputTokens: 200_000, input: 6000, output: 22500, cacheRead: 600, cacheWrite: 7500, cacheWrite1h: 12000 },
+      longContext: {
+        aboveInputTokens: 200_000,
+        input: 6000,
+        output: 22500,
+        cacheRead: 600,
+        cacheWrite: 7500,
+        cacheWrite1h: 12000,
+      },
     });
     // a long-context kind left out keeps its ordinary price (Gemini 2.5 Pro names no cache writes at all)
-    expect(c.llm.get("gemini-2.5-pro")!.prices.longContext).toEqual({ aboveInputTokens: 200_000, input: 2500, output: 15000, cacheRead: 250, cacheWrite: 1250, cacheWrite1h: 1250 });
+    expect(c.llm.get("gemini-2.5-pro")!.prices.longContext).toEqual({
+      aboveInputTokens: 200_000,
+      input: 2500,
+      output: 15000,
+      cacheRead: 250,
+      cacheWrite: 1250,
+      cacheWrite1h: 1250,
+    });
     // absent prices: cache writes as input, one-hour writes as cache writes, no web search
-    expect(c.llm.get("deepseek-reasoner")!.prices).toEqual({ input: 280, output: 420, cacheRead: 28, cacheWrite: 280, cacheWrite1h: 280 });
+    expect(c.llm.get("deepseek-reasoner")!.prices).toEqual({
+      input: 280,
+      output: 420,
+      cacheRead: 28,
+      cacheWrite: 280,
+      cacheWrite1h: 280,
+    });
     expect(c.llm.get("gpt-5-nano")!.prices.cacheRead).toBe(5);
   });
 
   test("CATALOG_PATH overrides a price and adds a model; a bad entry stops loading with its id named", () => {
     const dir = tmpdir();
     const good = join(dir, `catalog-${Date.now()}.json`);
-    writeFileSync(good, JSON.stringify([
-      { id: "claude-sonnet-4-5", type: "llm", name: "Sonnet (house price)", description: "x", endpoint: "/v1/messages", provider: "anthropic", upstream_model: "claude-sonnet-4-5-20250929", capabilities: [], pricing: { input: 3.3, output: 16.5 } },
-      { id: "my-local-model", type: "llm", name: "Local", description: "x", endpoint: "/v1/chat/completions", provider: "openai", upstream_model: "local", capabilities: [], pricing: { input: 0.001, output: 0.002 } },
-    ]));
+    writeFileSync(
+      good,
+      JSON.stringify([
+        {
+          id: "claude-sonnet-4-5",
+          type: "llm",
+          name: "Sonnet (house price)",
+          description: "x",
+          endpoint: "/v1/messages",
+          provider: "anthropic",
+          upstream_model: "claude-sonnet-4-5-20250929",
+          capabilities: [],
+          pricing: { input: 3.3, output: 16.5 },
+        },
+        {
+          id: "my-local-model",
+          type: "llm",
+          name: "Local",
+          description: "x",
+          endpoint: "/v1/chat/completions",
+          provider: "openai",
+          upstream_model: "local",
+          capabilities: [],
+          pricing: { input: 0.001, output: 0.002 },
+        },
+      ]),
+    );
     const c = loadCatalog(good);
     expect(c.llm.get("claude-sonnet-4-5")!.prices.input).toBe(3300);
     expect(c.llm.get("my-local-model")!.prices).toMatchObject({ input: 1, output: 2 });
     const bad = join(dir, `catalog-bad-${Date.now()}.json`);
-    writeFileSync(bad, JSON.stringify([{ id: "typo-model", type: "llm", name: "x", description: "x", endpoint: "/v1/messages", provider: "anthropic", upstream_model: "x", capabilities: [], pricing: { input: 0.0001, output: 1 } }]));
+    writeFileSync(
+      bad,
+      JSON.stringify([
+        {
+          id: "typo-model",
+          type: "llm",
+          name: "x",
+          description: "x",
+          endpoint: "/v1/messages",
+          provider: "anthropic",
+          upstream_model: "x",
+          capabilities: [],
+          pricing: { input: 0.0001, output: 1 },
+        },
+      ]),
+    );
     expect(() => loadCatalog(bad)).toThrow(/typo-model.*more than 3 decimals/);
     const notJson = join(dir, `catalog-nj-${Date.now()}.json`);
     writeFileSync(notJson, "{");
     expect(() => loadCatalog(notJson)).toThrow(/CATALOG_PATH/);
     // An alias that is another model's id would silently take the name over: refused, naming both.
     const shadow = join(dir, `catalog-shadow-${Date.now()}.json`);
-    writeFileSync(shadow, JSON.stringify([{ id: "house-model", aliases: ["gpt-5.2"], type: "llm", name: "x", description: "x", endpoint: "/v1/chat/completions", provider: "openai", upstream_model: "x", capabilities: [], pricing: { input: 1, output: 1 } }]));
+    writeFileSync(
+      shadow,
+      JSON.stringify([
+        {
+          id: "house-model",
+          aliases: ["gpt-5.2"],
+          type: "llm",
+          name: "x",
+          description: "x",
+          endpoint: "/v1/chat/completions",
+          provider: "openai",
+          upstream_model: "x",
+          capabilities: [],
+          pricing: { input: 1, output: 1 },
+        },
+      ]),
+    );
     expect(() => loadCatalog(shadow)).toThrow(/house-model.*"gpt-5.2" already names gpt-5.2|gpt-5.2.*already names/);
     const badLong = join(dir, `catalog-long-${Date.now()}.json`);
-    writeFileSync(badLong, JSON.stringify([{ id: "long-model", type: "llm", name: "x", description: "x", endpoint: "/v1/messages", provider: "anthropic", upstream_model: "x", capabilities: [], pricing: { input: 1, output: 1, long_context: { above_input_tokens: 0, input: 2 } } }]));
+    writeFileSync(
+      badLong,
+      JSON.stringify([
+        {
+          id: "long-model",
+          type: "llm",
+          name: "x",
+          description: "x",
+          endpoint: "/v1/messages",
+          provider: "anthropic",
+          upstream_model: "x",
+          capabilities: [],
+          pricing: { input: 1, output: 1, long_context: { above_input_tokens: 0, input: 2 } },
+        },
+      ]),
+    );
     expect(() => loadCatalog(badLong)).toThrow(/long-model.*above_input_tokens must be a positive integer/);
   });
 });

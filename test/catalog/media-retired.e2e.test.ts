@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { sql } from "drizzle-orm";
 import { startGateway, type TestGateway } from "../support/gateway";
 import { errorOf, jsonOf, type AnswerOf, type EnvelopeError } from "../support/json";
-import { EstimateResponse } from "../../src/media/schemas";
+import type { EstimateResponse } from "../../src/media/schemas";
 
 let gw: TestGateway;
 let key: string;
@@ -18,7 +18,11 @@ beforeAll(async () => {
 afterAll(() => gw.stop());
 
 const post = (path: string, body: unknown) =>
-  fetch(gw.url + path, { method: "POST", headers: { authorization: `Bearer ${key}`, "content-type": "application/json" }, body: JSON.stringify(body) });
+  fetch(gw.url + path, {
+    method: "POST",
+    headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+    body: JSON.stringify(body),
+  });
 
 function namesTheWayOut(message: string) {
   expect(message).toContain("gpt-image-2-text-to-image");
@@ -28,7 +32,10 @@ function namesTheWayOut(message: string) {
 
 describe("gpt-image-1, shut down by OpenAI, answers 410 model_retired", () => {
   test("native task API: the envelope with code 410", async () => {
-    const r = await post("/api/v1/jobs/createTask", { model: "gpt-image-1", input: { prompt: "a fox", quality: "low" } });
+    const r = await post("/api/v1/jobs/createTask", {
+      model: "gpt-image-1",
+      input: { prompt: "a fox", quality: "low" },
+    });
     expect(r.status).toBe(410);
     const body = await jsonOf<EnvelopeError>(r);
     expect(body).toMatchObject({ code: 410, error_code: "model_retired", data: null });
@@ -44,20 +51,30 @@ describe("gpt-image-1, shut down by OpenAI, answers 410 model_retired", () => {
   });
 
   test("the public estimate", async () => {
-    const r = await fetch(gw.url + "/v1/credits/estimate", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ model: "gpt-image-1", input: { prompt: "a fox" } }) });
+    const r = await fetch(gw.url + "/v1/credits/estimate", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ model: "gpt-image-1", input: { prompt: "a fox" } }),
+    });
     expect(r.status).toBe(410);
     namesTheWayOut(JSON.stringify(await r.json()));
   });
 
   test("its successor is on sale: the same request names it and is priced", async () => {
-    const r = await fetch(gw.url + "/v1/credits/estimate", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ model: "gpt-image-2-text-to-image", input: { prompt: "a fox" } }) });
+    const r = await fetch(gw.url + "/v1/credits/estimate", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ model: "gpt-image-2-text-to-image", input: { prompt: "a fox" } }),
+    });
     expect(r.status).toBe(200);
     expect((await jsonOf<AnswerOf<typeof EstimateResponse>>(r)).estimated_credits).toBeGreaterThan(0);
   });
 
   test("nothing was held, charged or recorded", async () => {
     expect(await gw.ctx.ledger.balance(accountId)).toMatchObject({ available: 100_000_000, held: 0 });
-    const rows = await gw.ctx.db.all<{ n: number }>(sql`select count(*) as n from tasks where account_id = ${accountId}`);
+    const rows = await gw.ctx.db.all<{ n: number }>(
+      sql`select count(*) as n from tasks where account_id = ${accountId}`,
+    );
     expect(Number(rows[0]!.n)).toBe(0);
   });
 
@@ -65,8 +82,13 @@ describe("gpt-image-1, shut down by OpenAI, answers 410 model_retired", () => {
     const r = await fetch(gw.url + "/v1/models/gpt-image-1");
     expect(r.status).toBe(200);
     expect(await r.json()).toMatchObject({
-      id: "gpt-image-1", status: "retired", retires_after: "2026-10-23", successor: "gpt-image-2-text-to-image",
-      provider_successor: "gpt-image-2.5-sunburst", source: "https://developers.openai.com/ja-JP/api/docs/models/gpt-image-1", checked: "2026-11-27",
+      id: "gpt-image-1",
+      status: "retired",
+      retires_after: "2026-10-23",
+      successor: "gpt-image-2-text-to-image",
+      provider_successor: "gpt-image-2.5-sunburst",
+      source: "https://developers.openai.com/ja-JP/api/docs/models/gpt-image-1",
+      checked: "2026-11-27",
     });
   });
 
@@ -81,7 +103,11 @@ describe("gpt-image-1, shut down by OpenAI, answers 410 model_retired", () => {
 describe("the media lineup on the public pages", () => {
   test("a re-checked media model's JSON and card show the upstream's page and the day it was read", async () => {
     const json = await (await fetch(gw.url + "/v1/models/fal-ai/veo3.1")).json();
-    expect(json).toMatchObject({ status: "current", source: "https://fal.ai/models/fal-ai/veo3.1/llms.txt", checked: "2026-11-27" });
+    expect(json).toMatchObject({
+      status: "current",
+      source: "https://fal.ai/models/fal-ai/veo3.1/llms.txt",
+      checked: "2026-11-27",
+    });
     const html = await (await fetch(gw.url + "/models/fal-ai/veo3.1")).text();
     expect(html).toContain('<span class="checked">2026-11-27</span>');
     expect(html).toContain('href="https://fal.ai/models/fal-ai/veo3.1/llms.txt"');
@@ -97,7 +123,9 @@ describe("the media lineup on the public pages", () => {
     const html = await (await fetch(gw.url + "/pricing")).text();
     expect(html).not.toContain('data-model-id="gpt-image-1"');
     for (const type of ["image", "video"]) {
-      const statuses = [...html.matchAll(new RegExp(`data-type="${type}" data-provider="[^"]*" data-status="(\\w+)"`, "g"))].map((m) => m[1]);
+      const statuses = [
+        ...html.matchAll(new RegExp(`data-type="${type}" data-provider="[^"]*" data-status="(\\w+)"`, "g")),
+      ].map((m) => m[1]);
       expect(statuses.length).toBeGreaterThan(5);
       expect(statuses).toContain("legacy");
       expect(statuses.indexOf("legacy")).toBeGreaterThan(statuses.lastIndexOf("current"));

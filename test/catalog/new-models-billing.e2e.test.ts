@@ -23,24 +23,39 @@ const LUNA_LONG = { input: 200, output: 750, cacheRead: 20, cacheWrite: 250 };
 /** Anthropic's usage object: input excludes the cache counts; cache_creation splits writes by lifetime. */
 function haikuUsage(input: number) {
   return {
-    input_tokens: input, cache_read_input_tokens: 30_000, cache_creation_input_tokens: 10_000,
-    cache_creation: { ephemeral_5m_input_tokens: 6_000, ephemeral_1h_input_tokens: 4_000 }, output_tokens: 1_000,
+    input_tokens: input,
+    cache_read_input_tokens: 30_000,
+    cache_creation_input_tokens: 10_000,
+    cache_creation: { ephemeral_5m_input_tokens: 6_000, ephemeral_1h_input_tokens: 4_000 },
+    output_tokens: 1_000,
   };
 }
-const haikuCharge = (input: number, p: typeof HAIKU) => input * p.input + 30_000 * p.cacheRead + 6_000 * p.cacheWrite + 4_000 * p.cacheWrite1h + 1_000 * p.output;
+const haikuCharge = (input: number, p: typeof HAIKU) =>
+  input * p.input + 30_000 * p.cacheRead + 6_000 * p.cacheWrite + 4_000 * p.cacheWrite1h + 1_000 * p.output;
 const haikuMessage = (input: number) => ({
-  id: "msg_h55", type: "message", role: "assistant", model: "claude-haiku-5-5", content: [{ type: "text", text: "Sorted." }],
-  stop_reason: "end_turn", stop_sequence: null, usage: haikuUsage(input),
+  id: "msg_h55",
+  type: "message",
+  role: "assistant",
+  model: "claude-haiku-5-5",
+  content: [{ type: "text", text: "Sorted." }],
+  stop_reason: "end_turn",
+  stop_sequence: null,
+  usage: haikuUsage(input),
 });
 function haikuStream(input: number): string {
   const ev = (event: string, data: object) => `event: ${event}\ndata: ${JSON.stringify({ type: event, ...data })}\n\n`;
   const usage = haikuUsage(input);
   return [
-    ev("message_start", { message: { ...haikuMessage(input), content: [], stop_reason: null, usage: { ...usage, output_tokens: 1 } } }),
+    ev("message_start", {
+      message: { ...haikuMessage(input), content: [], stop_reason: null, usage: { ...usage, output_tokens: 1 } },
+    }),
     ev("content_block_start", { index: 0, content_block: { type: "text", text: "" } }),
     ev("content_block_delta", { index: 0, delta: { type: "text_delta", text: "Sorted." } }),
     ev("content_block_stop", { index: 0 }),
-    ev("message_delta", { delta: { stop_reason: "end_turn", stop_sequence: null }, usage: { output_tokens: usage.output_tokens } }),
+    ev("message_delta", {
+      delta: { stop_reason: "end_turn", stop_sequence: null },
+      usage: { output_tokens: usage.output_tokens },
+    }),
     ev("message_stop", {}),
   ].join("");
 }
@@ -48,12 +63,33 @@ function haikuStream(input: number): string {
 /** A Responses answer: input_tokens counts every prompt token; the details say how many were cached or written. */
 function responsesAnswer(model: string, input: number) {
   return {
-    id: "resp_t1", object: "response", created_at: 1790000000, status: "completed", model, error: null, incomplete_details: null,
-    output: [{ id: "msg_t1", type: "message", status: "completed", role: "assistant", content: [{ type: "output_text", text: "Done.", annotations: [] }] }],
-    usage: { input_tokens: input, input_tokens_details: { cached_tokens: 20_000, cache_write_tokens: 50_000 }, output_tokens: 2_000, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: input + 2_000 },
+    id: "resp_t1",
+    object: "response",
+    created_at: 1790000000,
+    status: "completed",
+    model,
+    error: null,
+    incomplete_details: null,
+    output: [
+      {
+        id: "msg_t1",
+        type: "message",
+        status: "completed",
+        role: "assistant",
+        content: [{ type: "output_text", text: "Done.", annotations: [] }],
+      },
+    ],
+    usage: {
+      input_tokens: input,
+      input_tokens_details: { cached_tokens: 20_000, cache_write_tokens: 50_000 },
+      output_tokens: 2_000,
+      output_tokens_details: { reasoning_tokens: 0 },
+      total_tokens: input + 2_000,
+    },
   };
 }
-const responsesCharge = (input: number, p: typeof TERRA) => (input - 70_000) * p.input + 20_000 * p.cacheRead + 50_000 * p.cacheWrite + 2_000 * p.output;
+const responsesCharge = (input: number, p: typeof TERRA) =>
+  (input - 70_000) * p.input + 20_000 * p.cacheRead + 50_000 * p.cacheWrite + 2_000 * p.output;
 
 const upstream = startNextAnswerUpstream();
 afterAll(() => upstream.stop());
@@ -64,7 +100,11 @@ for (const dialect of dialects) {
     const gateway = useGatewayOn(dialect.name, upstream.env);
     const anthropic = (key: string) => new Anthropic({ apiKey: key, baseURL: gateway.gw.url, maxRetries: 0 });
     const openai = (key: string) => new OpenAI({ apiKey: key, baseURL: gateway.gw.url + "/v1", maxRetries: 0 });
-    const ask = { model: "claude-haiku-5-5", max_tokens: 2000, messages: [{ role: "user" as const, content: "Sort these." }] };
+    const ask = {
+      model: "claude-haiku-5-5",
+      max_tokens: 2000,
+      messages: [{ role: "user" as const, content: "Sort these." }],
+    };
 
     test("Haiku 5.5, a prompt of exactly 100,000 tokens: every token at the ordinary prices", async () => {
       const { accountId, key } = await gateway.gw.account(1000);
@@ -89,7 +129,10 @@ for (const dialect of dialects) {
       await expectCharged(gateway.gw, accountId, 1000, haikuCharge(60_001, HAIKU_LONG));
     });
 
-    for (const [model, short, long] of [["gpt-6.1-terra", TERRA, TERRA_LONG], ["gpt-6-luna", LUNA, LUNA_LONG]] as const) {
+    for (const [model, short, long] of [
+      ["gpt-6.1-terra", TERRA, TERRA_LONG],
+      ["gpt-6-luna", LUNA, LUNA_LONG],
+    ] as const) {
       test(`${model}: cache writes at their own price below 272K input tokens`, async () => {
         const { accountId, key } = await gateway.gw.account(1000);
         upstream.answer({ json: responsesAnswer(model, 272_000) });

@@ -20,8 +20,22 @@ const PROVIDER_HOSTS: Record<string, string[]> = {
  * day (docs/catalog-sources.md says why for each). This list may only shrink.
  */
 const NOT_RECHECKED = [
-  "gpt-5.1", "gpt-5", "gpt-5-mini", "gpt-5-nano", "gpt-5.1-codex", "gpt-5-codex", "gpt-4.1", "gpt-4o", "gpt-4o-mini", "gpt-5.2",
-  "gemini-2.5-pro", "gemini-2.5-flash", "gemini-2.5-flash-lite", "grok-4", "grok-4-fast", "grok-code-fast-1",
+  "gpt-5.1",
+  "gpt-5",
+  "gpt-5-mini",
+  "gpt-5-nano",
+  "gpt-5.1-codex",
+  "gpt-5-codex",
+  "gpt-4.1",
+  "gpt-4o",
+  "gpt-4o-mini",
+  "gpt-5.2",
+  "gemini-2.5-pro",
+  "gemini-2.5-flash",
+  "gemini-2.5-flash-lite",
+  "grok-4",
+  "grok-4-fast",
+  "grok-code-fast-1",
   "gemini-embedding-001",
 ];
 
@@ -68,17 +82,39 @@ describe("built-in catalog sources", () => {
     // DeepSeek names deepseek-flash as the successor of both aliases; its price varies by time of day, which the
     // catalog cannot express, so the 410 names a current model of the same price class and says so.
     for (const id of ["deepseek-chat", "deepseek-reasoner"]) {
-      expect(c.lifecycle.get(id)).toMatchObject({ status: "retired", retires_after: "2026-07-24", successor: "gpt-6-luna", provider_successor: "deepseek-flash" });
+      expect(c.lifecycle.get(id)).toMatchObject({
+        status: "retired",
+        retires_after: "2026-07-24",
+        successor: "gpt-6-luna",
+        provider_successor: "deepseek-flash",
+      });
     }
     // Google shut gemini-3-pro-preview down on 2026-03-09 (its deprecations page); its replacement is not sold here.
-    expect(c.lifecycle.get("gemini-3-pro-preview")).toMatchObject({ status: "retired", retires_after: "2026-03-09", provider_successor: "gemini-3.1-pro-preview" });
+    expect(c.lifecycle.get("gemini-3-pro-preview")).toMatchObject({
+      status: "retired",
+      retires_after: "2026-03-09",
+      provider_successor: "gemini-3.1-pro-preview",
+    });
   });
 
   test("models whose shutdown the provider has announced carry the date and the model to move to", () => {
     const c = loadCatalog();
     // OpenAI's deprecations page: gpt-5, gpt-5-mini and gpt-5-nano shut down on 2026-12-11.
-    expect(c.lifecycle.get("gpt-5")).toMatchObject({ status: "legacy", retires_after: "2026-12-11", successor: "gpt-6.2-sol", provider_successor: "gpt-6.1-sol" });
-    expect(c.lifecycle.get("gpt-5-mini")).toMatchObject({ status: "legacy", retires_after: "2026-12-11", successor: "gpt-6.1-terra" });
-    expect(c.lifecycle.get("gpt-5-nano")).toMatchObject({ status: "legacy", retires_after: "2026-12-11", successor: "gpt-6-luna" });
+    expect(c.lifecycle.get("gpt-5")).toMatchObject({
+      status: "legacy",
+      retires_after: "2026-12-11",
+      successor: "gpt-6.2-sol",
+      provider_successor: "gpt-6.1-sol",
+    });
+    expect(c.lifecycle.get("gpt-5-mini")).toMatchObject({
+      status: "legacy",
+      retires_after: "2026-12-11",
+      successor: "gpt-6.1-terra",
+    });
+    expect(c.lifecycle.get("gpt-5-nano")).toMatchObject({
+      status: "legacy",
+      retires_after: "2026-12-11",
+      successor: "gpt-6-luna",
+    });
   });
 });

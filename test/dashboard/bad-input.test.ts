@@ -18,7 +18,12 @@ afterAll(() => gw.stop());
 
 const KEYS = "/dashboard/settings/api-keys";
 const createKey = (body: URLSearchParams | FormData) =>
-  fetch(gw.url + KEYS, { method: "POST", headers: { cookie: session.cookie, origin: gw.url }, body, redirect: "manual" });
+  fetch(gw.url + KEYS, {
+    method: "POST",
+    headers: { cookie: session.cookie, origin: gw.url },
+    body,
+    redirect: "manual",
+  });
 const keyNames = async () => (await gw.ctx.accounts.listKeys(user.accountId)).map((k) => k.name);
 
 describe("a session cookie that does not decode", () => {
@@ -28,7 +33,11 @@ describe("a session cookie that does not decode", () => {
       expect(r.status).toBe(303);
       expect(r.headers.get("location")).toStartWith("/dashboard/login");
     }
-    const post = await fetch(gw.url + KEYS, { method: "POST", headers: { cookie: "sy_session=%zz", origin: gw.url }, body: new URLSearchParams({ _csrf: session.csrf, name: "x" }) });
+    const post = await fetch(gw.url + KEYS, {
+      method: "POST",
+      headers: { cookie: "sy_session=%zz", origin: gw.url },
+      body: new URLSearchParams({ _csrf: session.csrf, name: "x" }),
+    });
     expect(post.status).toBe(401);
     expect(await post.text()).toContain("Your session has ended");
   });
@@ -43,7 +52,13 @@ describe("a session cookie that does not decode", () => {
 describe("form fields sent twice or as a file", () => {
   test("a name sent twice is no name: 422 with the form's message, no key", async () => {
     const before = await keyNames();
-    const r = await createKey(new URLSearchParams([["_csrf", session.csrf], ["name", "a"], ["name", "b"]]));
+    const r = await createKey(
+      new URLSearchParams([
+        ["_csrf", session.csrf],
+        ["name", "a"],
+        ["name", "b"],
+      ]),
+    );
     expect(r.status).toBe(422);
     expect(await r.text()).toContain("Give the key a name");
     expect(await keyNames()).toEqual(before);
@@ -62,26 +77,57 @@ describe("form fields sent twice or as a file", () => {
 
   test("a limit sent twice counts as not given: 422 asking for both parts of the rate limit", async () => {
     const before = await keyNames();
-    const r = await createKey(new URLSearchParams([["_csrf", session.csrf], ["name", "twice"], ["requests", "5"], ["requests", "6"], ["window_seconds", "10"]]));
+    const r = await createKey(
+      new URLSearchParams([
+        ["_csrf", session.csrf],
+        ["name", "twice"],
+        ["requests", "5"],
+        ["requests", "6"],
+        ["window_seconds", "10"],
+      ]),
+    );
     expect(r.status).toBe(422);
     expect(await r.text()).toContain("Give both the number of requests and the window in seconds");
     expect(await keyNames()).toEqual(before);
   });
 
   test("a CSRF token sent twice is no token: 403", async () => {
-    const r = await createKey(new URLSearchParams([["_csrf", session.csrf], ["_csrf", session.csrf], ["name", "x"]]));
+    const r = await createKey(
+      new URLSearchParams([
+        ["_csrf", session.csrf],
+        ["_csrf", session.csrf],
+        ["name", "x"],
+      ]),
+    );
     expect(r.status).toBe(403);
   });
 });
 
 describe("key limits have the admin API's bounds", () => {
-  const fields = (limits: Record<string, string>) => new URLSearchParams({ _csrf: session.csrf, name: "bounds", ...limits });
+  const fields = (limits: Record<string, string>) =>
+    new URLSearchParams({ _csrf: session.csrf, name: "bounds", ...limits });
 
   test.each([
-    ["requests above 1,000,000", { requests: "1000001", window_seconds: "60" }, "Requests must be a whole number from 1 to 1,000,000."],
-    ["a window above 86,400 s", { requests: "10", window_seconds: "86401" }, "Seconds must be a whole number from 1 to 86,400."],
-    ["concurrent tasks above 10,000", { max_concurrent_tasks: "10001" }, "Concurrent media tasks must be a whole number from 1 to 10,000."],
-    ["a number too large to be exact", { max_concurrent_tasks: "99999999999999999999" }, "Concurrent media tasks must be a whole number from 1 to 10,000."],
+    [
+      "requests above 1,000,000",
+      { requests: "1000001", window_seconds: "60" },
+      "Requests must be a whole number from 1 to 1,000,000.",
+    ],
+    [
+      "a window above 86,400 s",
+      { requests: "10", window_seconds: "86401" },
+      "Seconds must be a whole number from 1 to 86,400.",
+    ],
+    [
+      "concurrent tasks above 10,000",
+      { max_concurrent_tasks: "10001" },
+      "Concurrent media tasks must be a whole number from 1 to 10,000.",
+    ],
+    [
+      "a number too large to be exact",
+      { max_concurrent_tasks: "99999999999999999999" },
+      "Concurrent media tasks must be a whole number from 1 to 10,000.",
+    ],
     ["zero", { requests: "0", window_seconds: "60" }, "Requests must be a whole number from 1 to 1,000,000."],
   ])("%s: 422 with the form's message, no key", async (_what, limits, message) => {
     const before = await keyNames();
@@ -101,7 +147,9 @@ describe("key limits have the admin API's bounds", () => {
     const before = await keyNames();
     const r = await createKey(fields(limits));
     expect(r.status).toBe(422);
-    expect(await r.text()).toContain("may be stricter than the default (5 requests per 10 s, 2 concurrent media tasks), not looser");
+    expect(await r.text()).toContain(
+      "may be stricter than the default (5 requests per 10 s, 2 concurrent media tasks), not looser",
+    );
     expect(await keyNames()).toEqual(before);
   });
 
@@ -110,10 +158,17 @@ describe("key limits have the admin API's bounds", () => {
     expect(r.status).toBe(303);
     const page = await (await fetch(gw.url + KEYS, { headers: { cookie: session.cookie } })).text();
     expect(page).toContain("2 / 10 s, 1 concurrent tasks");
-    expect(await createKey(fields({ requests: "5", window_seconds: "10", max_concurrent_tasks: "2" }))).toHaveProperty("status", 303);
+    expect(await createKey(fields({ requests: "5", window_seconds: "10", max_concurrent_tasks: "2" }))).toHaveProperty(
+      "status",
+      303,
+    );
     const api = await gw.admin(`/admin/v1/accounts/${user.accountId}/keys`, {
       method: "POST",
-      body: JSON.stringify({ name: "api", rate_limit: { requests: 1_000_000, window_seconds: 86_400 }, max_concurrent_tasks: 10_000 }),
+      body: JSON.stringify({
+        name: "api",
+        rate_limit: { requests: 1_000_000, window_seconds: 86_400 },
+        max_concurrent_tasks: 10_000,
+      }),
     });
     expect(api.status).toBe(201);
   });

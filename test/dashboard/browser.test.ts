@@ -22,7 +22,12 @@ beforeAll(async () => {
   if (!chromiumPresent) return;
   upstream = startFakeLlmUpstream();
   // Defaults above the key's own limits below: a customer may only make a key stricter than the default.
-  gw = await startGateway({ OPENAI_BASE_URL: `${upstream.url}/v1`, OPENAI_API_KEY: "sk-upstream-test", DEFAULT_RATE_LIMIT: "100/10s", DEFAULT_MAX_CONCURRENT_TASKS: "5" });
+  gw = await startGateway({
+    OPENAI_BASE_URL: `${upstream.url}/v1`,
+    OPENAI_API_KEY: "sk-upstream-test",
+    DEFAULT_RATE_LIMIT: "100/10s",
+    DEFAULT_MAX_CONCURRENT_TASKS: "5",
+  });
   page = await chromium.browser.newPage({ viewport: { width: 1280, height: 900 } });
 }, LAUNCH_TIMEOUT_MS);
 
@@ -31,7 +36,8 @@ afterAll(async () => {
   await upstream?.stop();
 });
 
-const shot = (name: string, fullPage = true) => page.screenshot({ path: join(chromium.shots, `${name}.png`), fullPage });
+const shot = (name: string, fullPage = true) =>
+  page.screenshot({ path: join(chromium.shots, `${name}.png`), fullPage });
 
 describe.skipIf(!chromiumPresent)("dashboard in Chromium", () => {
   test("sign in, create a key, use it with the openai SDK, see it on Usage, revoke it and see it refused", async () => {
@@ -72,7 +78,9 @@ describe.skipIf(!chromiumPresent)("dashboard in Chromium", () => {
 
     // Use the key with the openai SDK against the running gateway.
     const client = new OpenAI({ apiKey: key, baseURL: `${gw.url}/v1`, maxRetries: 0 });
-    const { data, response } = await client.chat.completions.create({ model: "gpt-5.2", max_completion_tokens: 100, messages: [{ role: "user", content: "Say hi" }] }).withResponse();
+    const { data, response } = await client.chat.completions
+      .create({ model: "gpt-5.2", max_completion_tokens: 100, messages: [{ role: "user", content: "Say hi" }] })
+      .withResponse();
     expect(data.choices.length).toBeGreaterThan(0);
     const requestId = response.headers.get("x-request-id")!;
 
@@ -103,9 +111,16 @@ describe.skipIf(!chromiumPresent)("dashboard in Chromium", () => {
     await page.waitForURL("**/dashboard/settings/api-keys");
     expect(await page.locator("tr", { hasText: "browser test" }).textContent()).toContain("revoked");
     await shot("08-api-keys-revoked");
-    const refused = client.chat.completions.create({ model: "gpt-5.2", max_completion_tokens: 100, messages: [{ role: "user", content: "again" }] });
+    const refused = client.chat.completions.create({
+      model: "gpt-5.2",
+      max_completion_tokens: 100,
+      messages: [{ role: "user", content: "again" }],
+    });
     // (the SDK's APIPromise is a lazy thenable, so it is awaited explicitly rather than through expect().rejects)
-    const error = await refused.then(() => null, (e: unknown) => e);
+    const error = await refused.then(
+      () => null,
+      (e: unknown) => e,
+    );
     expect(error).toBeInstanceOf(OpenAI.AuthenticationError);
     expect((error as InstanceType<typeof OpenAI.AuthenticationError>).status).toBe(401);
   }, 60_000);

@@ -7,7 +7,8 @@ import { stackedBarChart } from "../../src/dashboard/chart";
 const days = [20_000, 20_001, 20_002]; // day numbers (days since 1970-01-01 UTC)
 const render = (points: { day: number; model: string; value: number }[]) =>
   String(stackedBarChart(points, days, { title: "Spend", format: (v) => String(v) }));
-const axisLabels = (svg: string) => [...svg.matchAll(/<text class="axis"[^>]*>([^<]*)<\/text>/g)].map((m) => Number(m[1]));
+const axisLabels = (svg: string) =>
+  [...svg.matchAll(/<text class="axis"[^>]*>([^<]*)<\/text>/g)].map((m) => Number(m[1]));
 
 describe("usage charts", () => {
   test("the value axis is 0, half and a round top at or above the tallest bar", () => {

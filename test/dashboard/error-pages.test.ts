@@ -34,7 +34,11 @@ test("a sign-in form over the body limit: a 413 page", async () => {
 });
 
 test("a NUL character in a dashboard URL: a 400 page", async () => {
-  await expectPage(await fetch(gw.url + "/dashboard/usage?request_id=%00", { headers: { cookie } }), 400, "NUL character");
+  await expectPage(
+    await fetch(gw.url + "/dashboard/usage?request_id=%00", { headers: { cookie } }),
+    400,
+    "NUL character",
+  );
 });
 
 test("the API keeps its JSON errors", async () => {

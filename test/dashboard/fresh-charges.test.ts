@@ -9,8 +9,8 @@ import { MICROS_PER_CREDIT as C } from "../../src/ledger/units";
 import { startGateway, type TestGateway } from "../support/gateway";
 import { dashboardUser, signIn } from "../support/dashboard";
 import { jsonOf, type AnswerOf } from "../support/json";
-import { AccountView, CreditsResult } from "../../src/accounts/model";
-import { CreditsResponse } from "../../src/ledger/routes";
+import type { AccountView, CreditsResult } from "../../src/accounts/model";
+import type { CreditsResponse } from "../../src/ledger/routes";
 
 let gw: TestGateway;
 let user: Awaited<ReturnType<typeof dashboardUser>>;
@@ -23,14 +23,27 @@ beforeAll(async () => {
   session = await signIn(gw, user.email);
   ledger = gw.ctx.llmLedger;
   // The first call grows the float (committed at once); the calls below reserve from it in memory.
-  await ledger.hold(user.accountId, C, "req_warm").then((r) => ledger.postOrVoid({ hold: r, charge: 0, record: record("req_warm", 0) }));
+  await ledger
+    .hold(user.accountId, C, "req_warm")
+    .then((r) => ledger.postOrVoid({ hold: r, charge: 0, record: record("req_warm", 0) }));
   await ledger.drain();
 });
 afterAll(() => gw.stop());
 
 const record = (requestId: string, cost: number): UsageRecord => ({
-  requestId, accountId: user.accountId, keyId: user.keyId, model: "gpt-5.2", endpoint: "/v1/chat/completions", provider: "openai",
-  status: "ok", upstreamStatus: 200, usage: null, cost, latencyMs: 1, ttfbMs: 1, error: null,
+  requestId,
+  accountId: user.accountId,
+  keyId: user.keyId,
+  model: "gpt-5.2",
+  endpoint: "/v1/chat/completions",
+  provider: "openai",
+  status: "ok",
+  upstreamStatus: 200,
+  usage: null,
+  cost,
+  latencyMs: 1,
+  ttfbMs: 1,
+  error: null,
 });
 
 /** A call answered just now and charged `credits`: its charge and record are queued, not yet committed. */
@@ -81,13 +94,19 @@ test("GET /v1/credits includes a call answered a moment ago, charged above what 
 
 test("an admin top-up answers with the balance after calls answered a moment ago; a correction gets the idle float back", async () => {
   await answered("req_fresh_topup", 2);
-  const topup = await gw.admin(`/admin/v1/accounts/${user.accountId}/credits`, { method: "POST", body: JSON.stringify({ credits: 10 }) });
+  const topup = await gw.admin(`/admin/v1/accounts/${user.accountId}/credits`, {
+    method: "POST",
+    body: JSON.stringify({ credits: 10 }),
+  });
   expect(topup.status).toBe(200);
   expect((await jsonOf<AnswerOf<typeof CreditsResult>>(topup)).balance_credits).toBe(100 - 3 - 7 - 5 - 4 - 2 + 10);
   // Take away every credit: more than is available beside the float, which no call is using.
   const { held } = (await gw.ctx.ledger.balance(user.accountId))!;
   expect(held).toBeGreaterThan(0);
-  const correction = await gw.admin(`/admin/v1/accounts/${user.accountId}/credits`, { method: "POST", body: JSON.stringify({ credits: -89, kind: "correction" }) });
+  const correction = await gw.admin(`/admin/v1/accounts/${user.accountId}/credits`, {
+    method: "POST",
+    body: JSON.stringify({ credits: -89, kind: "correction" }),
+  });
   expect(correction.status).toBe(200);
   expect(await correction.json()).toMatchObject({ balance_credits: 0, held_credits: 0, credits: 0 });
   expect(await gw.ctx.ledger.check(user.accountId)).toEqual([]);

@@ -37,17 +37,26 @@ describe.skipIf(!chromiumPresent)("a key's budget in Chromium", () => {
     await page.fill('input[name="password"]', PASSWORD);
     await Promise.all([page.waitForURL("**/dashboard/settings/api-keys"), page.click('button[type="submit"]')]);
 
-    await Promise.all([page.waitForURL(`**/dashboard/settings/api-keys/${keyId}`), page.locator(`tr[data-key-id="${keyId}"] a:has-text("Edit")`).click()]);
+    await Promise.all([
+      page.waitForURL(`**/dashboard/settings/api-keys/${keyId}`),
+      page.locator(`tr[data-key-id="${keyId}"] a:has-text("Edit")`).click(),
+    ]);
     await page.fill('input[name="budget_day"]', "25");
     await page.fill('input[name="models"]', "gpt-5.2, google/*");
     await page.screenshot({ path: join(chromium.shots, "09-api-key-edit.png"), fullPage: true });
-    await Promise.all([page.waitForURL("**/dashboard/settings/api-keys"), page.click('#edit-key button[type="submit"]')]);
+    await Promise.all([
+      page.waitForURL("**/dashboard/settings/api-keys"),
+      page.click('#edit-key button[type="submit"]'),
+    ]);
     expect(await page.locator(`tr[data-key-id="${keyId}"]`).textContent()).toContain("25 credits per day");
 
     // The budget holds: a 20-credit image fits, a second does not (402 key_budget_exceeded).
     const c = client(gw, key);
     await c.waitRecord((await c.createTask("google/nano-banana", { prompt: "a fox" })).json.data.taskId);
-    expect((await c.createTask("google/nano-banana", { prompt: "another fox" })).json).toMatchObject({ code: 402, error_code: "key_budget_exceeded" });
+    expect((await c.createTask("google/nano-banana", { prompt: "another fox" })).json).toMatchObject({
+      code: 402,
+      error_code: "key_budget_exceeded",
+    });
     const chat = await fetch(gw.url + "/v1/chat/completions", {
       method: "POST",
       headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },

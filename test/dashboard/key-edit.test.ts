@@ -18,7 +18,12 @@ afterAll(() => gw.stop());
 
 const KEYS = "/dashboard/settings/api-keys";
 const edit = (keyId: string, fields: Record<string, string>) =>
-  fetch(gw.url + `${KEYS}/${keyId}`, { method: "POST", headers: { cookie: session.cookie, origin: gw.url }, body: new URLSearchParams({ _csrf: session.csrf, name: "edited", ...fields }), redirect: "manual" });
+  fetch(gw.url + `${KEYS}/${keyId}`, {
+    method: "POST",
+    headers: { cookie: session.cookie, origin: gw.url },
+    body: new URLSearchParams({ _csrf: session.csrf, name: "edited", ...fields }),
+    redirect: "manual",
+  });
 const row = async (keyId: string) => gw.ctx.db.get<any>(sql`select * from api_keys where id = ${keyId}`);
 
 describe("editing a key on the dashboard", () => {
@@ -28,10 +33,26 @@ describe("editing a key on the dashboard", () => {
     expect(form).toContain('name="budget_week" inputmode="decimal" value="40"');
     expect(form).toContain('name="models" value="gpt-5.2"');
 
-    const r = await edit(user.keyId, { requests: "2", window_seconds: "10", max_concurrent_tasks: "1", models: "claude-*, gpt-5.2", expires_at: "2099-01-31T12:00", budget_day: "2.5", budget_week: "", budget_month: "", budget_lifetime: "300" });
+    const r = await edit(user.keyId, {
+      requests: "2",
+      window_seconds: "10",
+      max_concurrent_tasks: "1",
+      models: "claude-*, gpt-5.2",
+      expires_at: "2099-01-31T12:00",
+      budget_day: "2.5",
+      budget_week: "",
+      budget_month: "",
+      budget_lifetime: "300",
+    });
     expect(r.status).toBe(303);
     const k = (await gw.ctx.accounts.listKeys(user.accountId)).find((x) => x.id === user.keyId)!;
-    expect(k).toMatchObject({ name: "edited", rate_limit: { requests: 2, window_seconds: 10 }, max_concurrent_tasks: 1, models: ["claude-*", "gpt-5.2"], expires_at: "2099-01-31T12:00:00.000Z" });
+    expect(k).toMatchObject({
+      name: "edited",
+      rate_limit: { requests: 2, window_seconds: 10 },
+      max_concurrent_tasks: 1,
+      models: ["claude-*", "gpt-5.2"],
+      expires_at: "2099-01-31T12:00:00.000Z",
+    });
     expect(k.budget).toEqual({ day: 2.5, lifetime: 300 });
     const list = await (await fetch(gw.url + KEYS, { headers: { cookie: session.cookie } })).text();
     expect(list).toContain("2.5 credits per day, 300 credits per lifetime");
@@ -39,7 +60,13 @@ describe("editing a key on the dashboard", () => {
 
   test("empty fields put the defaults back", async () => {
     expect((await edit(user.keyId, {})).status).toBe(303);
-    expect((await gw.ctx.accounts.listKeys(user.accountId)).find((x) => x.id === user.keyId)).toMatchObject({ rate_limit: null, max_concurrent_tasks: null, models: null, expires_at: null, budget: {} });
+    expect((await gw.ctx.accounts.listKeys(user.accountId)).find((x) => x.id === user.keyId)).toMatchObject({
+      rate_limit: null,
+      max_concurrent_tasks: null,
+      models: null,
+      expires_at: null,
+      budget: {},
+    });
   });
 
   test.each([
@@ -52,7 +79,10 @@ describe("editing a key on the dashboard", () => {
     const before = await row(user.keyId);
     const r = await edit(user.keyId, fields);
     expect(r.status).toBe(422);
-    const a = await gw.admin(`/admin/v1/accounts/${user.accountId}/keys/${user.keyId}`, { method: "PATCH", body: JSON.stringify(api) });
+    const a = await gw.admin(`/admin/v1/accounts/${user.accountId}/keys/${user.keyId}`, {
+      method: "PATCH",
+      body: JSON.stringify(api),
+    });
     const message = ((await a.json()) as any).error.message as string;
     expect(await r.text()).toContain(Bun.escapeHTML(message));
     expect(await row(user.keyId)).toEqual(before);

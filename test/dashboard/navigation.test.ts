@@ -15,7 +15,13 @@ beforeAll(async () => {
 });
 afterAll(() => gw.stop());
 
-const DASHBOARD = ["/dashboard", "/dashboard/usage", "/dashboard/tasks", "/dashboard/settings/api-keys", "/dashboard/settings/webhooks"];
+const DASHBOARD = [
+  "/dashboard",
+  "/dashboard/usage",
+  "/dashboard/tasks",
+  "/dashboard/settings/api-keys",
+  "/dashboard/settings/webhooks",
+];
 
 describe("dashboard navigation", () => {
   for (const path of DASHBOARD)
@@ -24,7 +30,9 @@ describe("dashboard navigation", () => {
       expect(r.status).toBe(200);
       const page = await r.text();
       const nav = await attrs(page, "header.top nav a", "href");
-      expect(nav).toEqual(expect.arrayContaining(["/dashboard", "/dashboard/usage", "/dashboard/tasks", "/pricing", "/docs"]));
+      expect(nav).toEqual(
+        expect.arrayContaining(["/dashboard", "/dashboard/usage", "/dashboard/tasks", "/pricing", "/docs"]),
+      );
       const [icon] = await attrs(page, 'link[rel="icon"]', "href");
       expect(icon).toStartWith("data:image/svg+xml,");
       expect(decodeURIComponent(icon!.slice("data:image/svg+xml,".length))).toStartWith("<svg");

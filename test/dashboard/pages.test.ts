@@ -110,19 +110,31 @@ describe("Webhooks", () => {
       redirect: "manual",
     });
     expect(r.status).toBe(303);
-    const rows = await gw.ctx.db.all<any>(sql`select * from callback_deliveries where task_id = ${"task_done"} order by created_at`);
+    const rows = await gw.ctx.db.all<any>(
+      sql`select * from callback_deliveries where task_id = ${"task_done"} order by created_at`,
+    );
     expect(rows).toHaveLength(2);
-    expect(rows[1]).toMatchObject({ state: "pending", attempt: 1, url: "https://hooks.example.com/cb", account_id: user.accountId });
+    expect(rows[1]).toMatchObject({
+      state: "pending",
+      attempt: 1,
+      url: "https://hooks.example.com/cb",
+      account_id: user.accountId,
+    });
     expect(await get(r.headers.get("location")!)).toContain("Redelivery of task task_done queued.");
   });
 
   test("the signing key is shown once: on the page after rotating, not after a reload", async () => {
     const r = await fetch(gw.url + "/dashboard/settings/webhooks/key", {
-      method: "POST", headers: { cookie: session.cookie, origin: gw.url }, body: new URLSearchParams({ _csrf: session.csrf }), redirect: "manual",
+      method: "POST",
+      headers: { cookie: session.cookie, origin: gw.url },
+      body: new URLSearchParams({ _csrf: session.csrf }),
+      redirect: "manual",
     });
     expect(r.status).toBe(303);
     const flash = /^(sy_new_webhook_key=[^;]+)/.exec(r.headers.get("set-cookie")!)![1]!;
-    const shown = await fetch(gw.url + "/dashboard/settings/webhooks", { headers: { cookie: `${session.cookie}; ${flash}` } });
+    const shown = await fetch(gw.url + "/dashboard/settings/webhooks", {
+      headers: { cookie: `${session.cookie}; ${flash}` },
+    });
     const key = /id="new-webhook-key">([^<]+)/.exec(await shown.text())![1]!;
     expect(key).toBe((await gw.ctx.accounts.webhookSecret(user.accountId))!);
     expect(shown.headers.get("set-cookie")).toContain("Max-Age=0");

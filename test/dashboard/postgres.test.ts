@@ -21,7 +21,14 @@ test.skipIf(!pgAvailable)("dashboard pages, /metrics and /readyz on Postgres", a
         cache_read_tokens, cache_write_tokens, cost, created_at)
       values (${"use_pg1"}, ${"req_pg1"}, ${u.accountId}, ${u.keyId}, ${"gpt-5.2"}, ${"/v1/chat/completions"}, ${"openai"}, ${"ok"}, ${10}, ${5}, ${0}, ${0}, ${1_500_000}, ${Date.now()})`);
     await gw.ctx.ledger.hold(u.accountId, 1_000_000, "llm", null, 60_000);
-    for (const path of ["/dashboard", "/dashboard/usage", "/dashboard/usage?model=gpt-5.2&request_id=req_pg1", "/dashboard/tasks?state=success", "/dashboard/settings/webhooks", "/dashboard/settings/api-keys"]) {
+    for (const path of [
+      "/dashboard",
+      "/dashboard/usage",
+      "/dashboard/usage?model=gpt-5.2&request_id=req_pg1",
+      "/dashboard/tasks?state=success",
+      "/dashboard/settings/webhooks",
+      "/dashboard/settings/api-keys",
+    ]) {
       const r = await fetch(gw.url + path, { headers: { cookie: s.cookie } });
       const page = await r.text();
       expect(r.status).toBe(200);

@@ -7,7 +7,15 @@ import { join } from "node:path";
 import { Users } from "../../src/dashboard/users";
 import { client, startMediaGateway, type MediaGateway } from "../media/support";
 import { PASSWORD, signIn } from "../support/dashboard";
-import { chromiumPresent, LAUNCH_TIMEOUT_MS, pageWidths, signedInContext, useChromium, type InPageAnchor, type InPageImage } from "../support/chromium";
+import {
+  chromiumPresent,
+  LAUNCH_TIMEOUT_MS,
+  pageWidths,
+  signedInContext,
+  useChromium,
+  type InPageAnchor,
+  type InPageImage,
+} from "../support/chromium";
 
 const chromium = useChromium("Tasks page browser test", "tasks");
 
@@ -40,7 +48,9 @@ describe.skipIf(!chromiumPresent)("Tasks page in Chromium", () => {
       const page = await ctx.newPage();
       expect((await page.goto(gw.url + "/dashboard/tasks"))?.status()).toBe(200);
       const row = page.locator("tr", { hasText: taskId });
-      const links = await row.locator('a[href*="/files/"]').evaluateAll((anchors: InPageAnchor[]) => anchors.map((a) => a.href));
+      const links = await row
+        .locator('a[href*="/files/"]')
+        .evaluateAll((anchors: InPageAnchor[]) => anchors.map((a) => a.href));
       expect(links.length).toBeGreaterThan(0);
       expect((await fetch(links[0]!)).status).toBe(200); // the link serves the stored file
       const img = row.locator("img").first();

@@ -23,7 +23,11 @@ beforeAll(async () => {
   await new Users(gw.ctx.db).create(accountId, email, PASSWORD);
   cookie = (await signIn(gw, email)).cookie;
   const chat = { model: "gpt-5.2", max_tokens: 50, messages: [{ role: "user", content: "hi" }] };
-  const r = await fetch(gw.url + "/v1/chat/completions", { method: "POST", headers: { authorization: `Bearer ${second.key}`, "content-type": "application/json" }, body: JSON.stringify(chat) });
+  const r = await fetch(gw.url + "/v1/chat/completions", {
+    method: "POST",
+    headers: { authorization: `Bearer ${second.key}`, "content-type": "application/json" },
+    body: JSON.stringify(chat),
+  });
   expect(r.status).toBe(200);
   const c = client(gw, first.key);
   await c.waitRecord((await c.createTask("google/nano-banana", { prompt: "a fox" })).json.data.taskId);
@@ -41,14 +45,30 @@ describe("Usage page spend", () => {
     await gw.ctx.llmLedger.committedFor(accountId);
     const html = await page();
     const task = Number((await gw.ctx.db.get<any>(sql`select cost from tasks where account_id = ${accountId}`))!.cost);
-    const call = Number((await gw.ctx.db.get<any>(sql`select cost from usage_records where account_id = ${accountId}`))!.cost);
-    const ledger = -Number((await gw.ctx.db.get<any>(sql`select sum(amount) as n from entries where account_id = ${accountId} and kind in (${"usage"}, ${"charge"})`))!.n);
+    const call = Number(
+      (await gw.ctx.db.get<any>(sql`select cost from usage_records where account_id = ${accountId}`))!.cost,
+    );
+    const ledger = -Number(
+      (await gw.ctx.db.get<any>(
+        sql`select sum(amount) as n from entries where account_id = ${accountId} and kind in (${"usage"}, ${"charge"})`,
+      ))!.n,
+    );
     expect(task + call).toBe(ledger);
-    expect(html).toMatch(new RegExp(`<td>google/nano-banana</td><td>1</td><td>0</td><td>0</td><td>0</td><td>${credits(task)}</td>`));
+    expect(html).toMatch(
+      new RegExp(`<td>google/nano-banana</td><td>1</td><td>0</td><td>0</td><td>0</td><td>${credits(task)}</td>`),
+    );
     expect(html).toContain(`google/nano-banana: ${credits(task)}</title>`); // the chart's segment
     const byKey = html.slice(html.indexOf('id="by-key"'));
-    expect(byKey).toMatch(new RegExp(`data-key-id="${keyIds[0]}"><td>test \\(sk-sy-[^)]+…\\)</td><td>0</td><td>1</td><td>${credits(task)}</td>`));
-    expect(byKey).toMatch(new RegExp(`data-key-id="${keyIds[1]}"><td>agent \\(sk-sy-[^)]+…\\)</td><td>1</td><td>0</td><td>${credits(call)}</td>`));
+    expect(byKey).toMatch(
+      new RegExp(
+        `data-key-id="${keyIds[0]}"><td>test \\(sk-sy-[^)]+…\\)</td><td>0</td><td>1</td><td>${credits(task)}</td>`,
+      ),
+    );
+    expect(byKey).toMatch(
+      new RegExp(
+        `data-key-id="${keyIds[1]}"><td>agent \\(sk-sy-[^)]+…\\)</td><td>1</td><td>0</td><td>${credits(call)}</td>`,
+      ),
+    );
   });
 
   test("the spend axis reaches at least the day's total, media included, at a round number", async () => {

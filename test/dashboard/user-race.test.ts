@@ -18,7 +18,9 @@ afterAll(async () => {
 async function createTwiceAtOnce(gw: TestGateway) {
   const { accountId } = await gw.account(1);
   const body = JSON.stringify({ email: `race-${crypto.randomUUID()}@example.com`, password: "long-enough-password" });
-  const answers = await Promise.all([1, 2, 3].map(() => gw.admin(`/admin/v1/accounts/${accountId}/users`, { method: "POST", body })));
+  const answers = await Promise.all(
+    [1, 2, 3].map(() => gw.admin(`/admin/v1/accounts/${accountId}/users`, { method: "POST", body })),
+  );
   const statuses = answers.map((r) => r.status).sort();
   expect(statuses).toEqual([201, 409, 409]);
   const conflict = await errorOf(answers.find((r) => r.status === 409)!);

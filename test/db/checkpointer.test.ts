@@ -17,14 +17,19 @@ afterEach(async () => {
 function sqliteFile() {
   const path = tempSqlitePath();
   const raw = new Database(path, { create: true });
-  raw.exec("PRAGMA busy_timeout = 5000; PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; create table t (id integer primary key, v text)");
+  raw.exec(
+    "PRAGMA busy_timeout = 5000; PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; create table t (id integer primary key, v text)",
+  );
   cleanup.push(() => raw.close());
   return { path, raw };
 }
 
 const autocheckpoint = (raw: Database) => (raw.query("PRAGMA wal_autocheckpoint").get() as any).wal_autocheckpoint;
 const walBytes = (path: string) => statSync(path + "-wal").size;
-const writeRound = (raw: Database) => raw.transaction(() => { for (let i = 0; i < 400; i++) raw.query("insert into t (v) values (?)").run("x".repeat(1000)); })();
+const writeRound = (raw: Database) =>
+  raw.transaction(() => {
+    for (let i = 0; i < 400; i++) raw.query("insert into t (v) values (?)").run("x".repeat(1000));
+  })();
 
 /**
  * How many times the WAL has been started over: the checkpoint sequence number in its header (bytes 12-15), which
@@ -88,7 +93,9 @@ test("without the worker the WAL grows and is never started over, which is what 
 // bound asserted is the backstop's, after a fixed amount written, however fast or busy the machine is.
 async function write(raw: Database, rounds: number, gap: () => Promise<unknown>) {
   const insert = raw.query("insert into t (v) values (?)");
-  const round = raw.transaction(() => { for (let i = 0; i < 20; i++) insert.run("x".repeat(1000)); });
+  const round = raw.transaction(() => {
+    for (let i = 0; i < 20; i++) insert.run("x".repeat(1000));
+  });
   for (let i = 0; i < rounds; i++) {
     round();
     await gap();

@@ -20,8 +20,13 @@ for (const d of dialects) {
       const target = await databaseFor(d.name);
       drop = target.drop;
       db = await openDatabase(target.url);
-      for (const [id, balance] of [["acct_a", 10], ["acct_b", 20]] as const) {
-        await db.run(sql`insert into wallets (account_id, balance, held, updated_at) values (${id}, ${balance}, ${0}, ${0})`);
+      for (const [id, balance] of [
+        ["acct_a", 10],
+        ["acct_b", 20],
+      ] as const) {
+        await db.run(
+          sql`insert into wallets (account_id, balance, held, updated_at) values (${id}, ${balance}, ${0}, ${0})`,
+        );
       }
     });
     afterAll(async () => {

@@ -38,9 +38,14 @@ for (const d of dialects) {
           { id: "req_0190dddd", request_id: "req_0190dddd", cost: 7 },
           { id: "use_0190eeee", request_id: "req_0190dddd", cost: 7 },
         ]);
-        const indexes = d.name === "sqlite"
-          ? await db.all<{ name: string }>(sql`select name from sqlite_master where type = 'index' and tbl_name = 'usage_records'`)
-          : await db.all<{ name: string }>(sql`select indexname as name from pg_indexes where tablename = 'usage_records'`);
+        const indexes =
+          d.name === "sqlite"
+            ? await db.all<{ name: string }>(
+                sql`select name from sqlite_master where type = 'index' and tbl_name = 'usage_records'`,
+              )
+            : await db.all<{ name: string }>(
+                sql`select indexname as name from pg_indexes where tablename = 'usage_records'`,
+              );
         expect(indexes.map((i) => i.name)).not.toContain("usage_request");
       } finally {
         await db.close();

@@ -43,7 +43,10 @@ for (const dialect of ["sqlite", "pg"] as const) {
       for (const path of ["/v1/usage?request_id=%00", "/v1/usage?model=gpt%00", "/v1/tasks/%00"]) {
         const r = await get(path);
         expect([path, r.status]).toEqual([path, 400]);
-        expect((await errorOf(r)).error).toMatchObject({ code: "invalid_request", message: expect.stringContaining("NUL") });
+        expect((await errorOf(r)).error).toMatchObject({
+          code: "invalid_request",
+          message: expect.stringContaining("NUL"),
+        });
       }
       const jobs = await get("/api/v1/jobs/recordInfo?taskId=%00");
       expect(jobs.status).toBe(400);
@@ -52,7 +55,8 @@ for (const dialect of ["sqlite", "pg"] as const) {
     });
 
     test("in a JSON or form body: 400; the text \\u0000 (a backslash and five characters) is accepted", async () => {
-      const named = (name: string) => gw.admin("/admin/v1/accounts", { method: "POST", body: JSON.stringify({ name }) });
+      const named = (name: string) =>
+        gw.admin("/admin/v1/accounts", { method: "POST", body: JSON.stringify({ name }) });
       expect((await named("a\u0000b")).status).toBe(400);
       expect((await named("a\\u0000b")).status).toBe(201);
       const estimate = await fetch(gw.url + "/v1/credits/estimate", {
@@ -77,10 +81,26 @@ for (const dialect of ["sqlite", "pg"] as const) {
       ledger.postOrVoid({
         hold,
         charge: null,
-        record: { requestId: "req_nul_error", accountId, keyId: "key_t", model: "gpt-5.2", endpoint: "/v1/chat/completions", provider: "openai", status: "upstream_error", upstreamStatus: 500, usage: null, cost: 0, latencyMs: 1, ttfbMs: 1, error: "upstream said \u0000 oops" },
+        record: {
+          requestId: "req_nul_error",
+          accountId,
+          keyId: "key_t",
+          model: "gpt-5.2",
+          endpoint: "/v1/chat/completions",
+          provider: "openai",
+          status: "upstream_error",
+          upstreamStatus: 500,
+          usage: null,
+          cost: 0,
+          latencyMs: 1,
+          ttfbMs: 1,
+          error: "upstream said \u0000 oops",
+        },
       });
       await ledger.drain();
-      const row = await gw.ctx.db.get<{ error: string }>(sql`select error from usage_records where id = ${"req_nul_error"}`);
+      const row = await gw.ctx.db.get<{ error: string }>(
+        sql`select error from usage_records where id = ${"req_nul_error"}`,
+      );
       expect(row?.error).toBe("upstream said \uFFFD oops");
     });
   });

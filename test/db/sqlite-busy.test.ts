@@ -79,7 +79,9 @@ test(`a lock held past ${BUSY_WAIT_MS / 1000} s: the write fails with SQLITE_BUS
   cleanups.push(() => db.close());
   await db.run(sql`create table probe (id integer primary key)`);
   await lockedElsewhere(path, BUSY_WAIT_MS + 2000);
-  const { result, stallMs, tookMs } = await longestStall(() => db.run(sql`insert into probe default values`).catch((e) => e));
+  const { result, stallMs, tookMs } = await longestStall(() =>
+    db.run(sql`insert into probe default values`).catch((e) => e),
+  );
   expect((result as { code?: string }).code).toBe("SQLITE_BUSY");
   expect(tookMs).toBeGreaterThanOrEqual(BUSY_WAIT_MS - 50);
   expect(stallMs).toBeLessThan(150);

@@ -15,7 +15,11 @@ afterAll(() => gw?.stop());
 async function runStageEnv(): Promise<string> {
   const dockerfile = await Bun.file(root + "Dockerfile").text();
   const stages = dockerfile.split(/^FROM /m);
-  return stages.at(-1)!.split("\n").filter((l) => l.startsWith("ENV ")).join(" ");
+  return stages
+    .at(-1)!
+    .split("\n")
+    .filter((l) => l.startsWith("ENV "))
+    .join(" ");
 }
 
 describe("production mode", () => {
@@ -24,7 +28,11 @@ describe("production mode", () => {
   });
 
   test("with NODE_ENV=production, a body the schema refuses is still the gateway's 422 naming the field", async () => {
-    gw = await spawnGateway({ NODE_ENV: "production", DATABASE_URL: tempSqlitePath(), ADMIN_TOKEN: "a-long-enough-admin-token-for-tests" });
+    gw = await spawnGateway({
+      NODE_ENV: "production",
+      DATABASE_URL: tempSqlitePath(),
+      ADMIN_TOKEN: "a-long-enough-admin-token-for-tests",
+    });
     const r = await fetch(gw.url + "/admin/v1/accounts", {
       method: "POST",
       headers: { authorization: "Bearer a-long-enough-admin-token-for-tests", "content-type": "application/json" },

@@ -50,7 +50,8 @@ describe("/.well-known/api-catalog (RFC 9727)", () => {
   });
 
   test("the links it gives resolve on this gateway", async () => {
-    for (const path of ["/openapi.json", "/docs", "/readyz", "/auth.md"]) expect((await fetch(gw.url + path)).status).toBe(200);
+    for (const path of ["/openapi.json", "/docs", "/readyz", "/auth.md"])
+      expect((await fetch(gw.url + path)).status).toBe(200);
   });
 });
 
@@ -64,8 +65,19 @@ describe("/auth.md", () => {
   });
 
   test("names both key headers, where keys come from, the signing scheme and the browser rule", () => {
-    for (const s of ["Authorization: Bearer <API_KEY>", "x-api-key: <API_KEY>", "Settings → API Keys", "/admin/v1/accounts/{id}/keys", "key:create",
-      "X-Webhook-Timestamp", "X-Webhook-Signature", "HMAC-SHA256", "<taskId>.<timestamp>", "never go into browser or mobile code", "5 minutes"])
+    for (const s of [
+      "Authorization: Bearer <API_KEY>",
+      "x-api-key: <API_KEY>",
+      "Settings → API Keys",
+      "/admin/v1/accounts/{id}/keys",
+      "key:create",
+      "X-Webhook-Timestamp",
+      "X-Webhook-Signature",
+      "HMAC-SHA256",
+      "<taskId>.<timestamp>",
+      "never go into browser or mobile code",
+      "5 minutes",
+    ])
       expect(md).toContain(s);
   });
 
@@ -90,7 +102,9 @@ describe("/auth.md", () => {
     // The gateway's own signer (for the media callback worker) agrees with both.
     const headers = signCallback(key, taskId, Number(ts));
     expect(headers["X-Webhook-Signature"]).toBe(sig);
-    expect(await verifySwitchyardWebhook(key, taskId, headers["X-Webhook-Timestamp"], headers["X-Webhook-Signature"])).toBe(true);
+    expect(
+      await verifySwitchyardWebhook(key, taskId, headers["X-Webhook-Timestamp"], headers["X-Webhook-Signature"]),
+    ).toBe(true);
     expect(verifyCallback(key, taskId, ts, sig)).toBe(true);
     expect(verifyCallback(key, taskId, old, oldSig)).toBe(false);
   });
@@ -104,10 +118,14 @@ describe("/docs", () => {
     const page = await r.text();
     const doc: any = await (await fetch(gw.url + "/openapi.json")).json();
     for (const [path, item] of Object.entries<any>(doc.paths))
-      for (const method of Object.keys(item)) expect(page).toContain(`${method.toUpperCase()} ${path.replaceAll("&", "&amp;")}`);
+      for (const method of Object.keys(item))
+        expect(page).toContain(`${method.toUpperCase()} ${path.replaceAll("&", "&amp;")}`);
     // Every fetched resource (src=, href= of link tags, CSS url(), @import) is local.
     const refs = [...page.matchAll(/\s(?:src|href)\s*=\s*["']([^"']*)["']/gi)].map((m) => m[1]!);
-    refs.push(...[...page.matchAll(/url\(\s*["']?([^"')]+)/gi)].map((m) => m[1]!), ...[...page.matchAll(/@import\s+["']([^"']+)/gi)].map((m) => m[1]!));
+    refs.push(
+      ...[...page.matchAll(/url\(\s*["']?([^"')]+)/gi)].map((m) => m[1]!),
+      ...[...page.matchAll(/@import\s+["']([^"']+)/gi)].map((m) => m[1]!),
+    );
     expect(refs.length).toBeGreaterThan(10);
     const external = refs.filter((u) => /^(https?:)?\/\//i.test(u) && !u.startsWith(BASE + "/")); // PUBLIC_BASE_URL is this host
     expect(external).toEqual([]);
@@ -135,10 +153,26 @@ describe("/docs reads as a reference", () => {
 
   test("each operation shows its request and response schemas (the LLM call's stream events too; the task's per media type)", () => {
     const messages = section("op-postv1messages");
-    for (const s of ["Request body", "<code>max_tokens</code>", "<code>max_credits</code>", "Response", "<code>usage.input_tokens</code>", "Stream events", "<code>content_block</code>", "<code>max_credits_exceeded</code>"])
+    for (const s of [
+      "Request body",
+      "<code>max_tokens</code>",
+      "<code>max_credits</code>",
+      "Response",
+      "<code>usage.input_tokens</code>",
+      "Stream events",
+      "<code>content_block</code>",
+      "<code>max_credits_exceeded</code>",
+    ])
       expect(messages).toContain(s);
     const task = section("op-postapiv1jobscreatetask");
-    for (const s of ["CreateImageTask", "CreateVideoTask", "CreateAudioTask", "<code>input.prompt</code>", "<code>data.taskId</code>"]) expect(task).toContain(s);
+    for (const s of [
+      "CreateImageTask",
+      "CreateVideoTask",
+      "CreateAudioTask",
+      "<code>input.prompt</code>",
+      "<code>data.taskId</code>",
+    ])
+      expect(task).toContain(s);
     expect(section("op-getv1credits")).toContain("<code>held_credits</code>");
   });
 
@@ -161,7 +195,15 @@ test("/docs renders Markdown in descriptions, and raw HTML in one as text", () =
   const doc = {
     info: { title: "T", version: "1", description: "Use **bold**, `code` and <script>alert(1)</script>." },
     servers: [{ url: "https://gw.example.com" }],
-    paths: { "/x": { get: { summary: "Read `x`", description: "- one\n- two <img src=x onerror=alert(1)>", responses: { "200": { description: "Fine `ok`." } } } } },
+    paths: {
+      "/x": {
+        get: {
+          summary: "Read `x`",
+          description: "- one\n- two <img src=x onerror=alert(1)>",
+          responses: { "200": { description: "Fine `ok`." } },
+        },
+      },
+    },
     components: { schemas: {} },
   };
   const page = renderDocsPage(doc);

@@ -22,7 +22,9 @@ describe("/docs first calls", () => {
     const successors = new Set([...builtIn.lifecycle.values()].map((l) => l.successor));
     const retired = before.map((c) => c.model).filter((id) => !successors.has(id));
     expect(retired.length).toBeGreaterThanOrEqual(3);
-    const catalog = loadCatalog(catalogFile(retired.map((id) => ({ id, status: "retired", successor: successorFor(builtIn, id, retired) }))));
+    const catalog = loadCatalog(
+      catalogFile(retired.map((id) => ({ id, status: "retired", successor: successorFor(builtIn, id, retired) }))),
+    );
     const after = firstCalls(catalog, "https://gw.example.com");
     expect(after.map((c) => c.protocol)).toEqual(before.map((c) => c.protocol));
     for (const id of retired) expect(after.map((c) => c.model)).not.toContain(id);
@@ -37,5 +39,12 @@ describe("/docs first calls", () => {
 function successorFor(catalog: ReturnType<typeof loadCatalog>, id: string, exclude: string[]): string {
   const all = [...catalog.llmList, ...catalog.mediaList] as Array<{ id: string; type?: string; endpoint?: string }>;
   const self = all.find((m) => m.id === id)!;
-  return all.find((m) => m.id !== id && !exclude.includes(m.id) && m.type === self.type && m.endpoint === self.endpoint && catalog.lifecycle.get(m.id)?.status !== "retired")!.id;
+  return all.find(
+    (m) =>
+      m.id !== id &&
+      !exclude.includes(m.id) &&
+      m.type === self.type &&
+      m.endpoint === self.endpoint &&
+      catalog.lifecycle.get(m.id)?.status !== "retired",
+  )!.id;
 }

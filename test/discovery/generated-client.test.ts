@@ -9,7 +9,7 @@ import openapiTS, { astToString, type OpenAPI3 } from "openapi-typescript";
 import { startFakeLlmUpstream } from "../fakes/llm-upstream";
 import { providerEnv } from "../llm/support";
 import { startMediaGateway, type MediaGateway } from "../media/support";
-import { AccountView } from "../../src/accounts/model";
+import type { AccountView } from "../../src/accounts/model";
 import { jsonOf, type AnswerOf } from "../support/json";
 
 let gw: MediaGateway;
@@ -57,10 +57,22 @@ describe("a client generated from /openapi.json", () => {
     const doc = await jsonOf<OpenAPI3>(await fetch(gw.url + "/openapi.json"));
     writeFileSync(join(dir, "schema.ts"), astToString(await openapiTS(doc)));
     writeFileSync(join(dir, "client.ts"), CLIENT);
-    writeFileSync(join(dir, "tsconfig.json"), JSON.stringify({
-      compilerOptions: { target: "ESNext", module: "ESNext", moduleResolution: "bundler", lib: ["ESNext", "DOM"], strict: true, noEmit: true, skipLibCheck: true, types: [] }, // schema.ts is ours, so it is checked
-      include: ["client.ts", "schema.ts"],
-    }));
+    writeFileSync(
+      join(dir, "tsconfig.json"),
+      JSON.stringify({
+        compilerOptions: {
+          target: "ESNext",
+          module: "ESNext",
+          moduleResolution: "bundler",
+          lib: ["ESNext", "DOM"],
+          strict: true,
+          noEmit: true,
+          skipLibCheck: true,
+          types: [],
+        }, // schema.ts is ours, so it is checked
+        include: ["client.ts", "schema.ts"],
+      }),
+    );
     const tsc = Bun.spawnSync([resolve(import.meta.dir, "../../node_modules/.bin/tsc"), "-p", dir], { cwd: dir });
     expect(tsc.stdout.toString() + tsc.stderr.toString()).toBe("");
     expect(tsc.exitCode).toBe(0);

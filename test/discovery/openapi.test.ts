@@ -22,15 +22,23 @@ afterAll(() => gw.stop());
 //   HEAD / and HEAD /api/hello, Claude Code's connectivity probes.
 const PROBES = ["HEAD /", "HEAD /api/hello"];
 const excluded = (r: { method: string; path: string }) =>
-  r.path === "/openapi.json" || r.path === "/dashboard" || r.path.startsWith("/dashboard/") || PROBES.includes(`${r.method} ${r.path}`);
+  r.path === "/openapi.json" ||
+  r.path === "/dashboard" ||
+  r.path.startsWith("/dashboard/") ||
+  PROBES.includes(`${r.method} ${r.path}`);
 
 /** The document's path of a route: `:id` → `{id}`; a wildcard `*` has the name its route gave it (any `{name}`). */
 const documented = (path: string) => {
   const fixed = path.replace(/:([^/]+)/g, "{$1}");
   if (!fixed.endsWith("*")) return doc.paths[fixed] ? fixed : undefined;
-  return Object.keys(doc.paths).find((p) => /^\{[a-z_]+\}$/.test(p.slice(fixed.length - 1)) && p.startsWith(fixed.slice(0, -1)));
+  return Object.keys(doc.paths).find(
+    (p) => /^\{[a-z_]+\}$/.test(p.slice(fixed.length - 1)) && p.startsWith(fixed.slice(0, -1)),
+  );
 };
-const operations = () => Object.entries<any>(doc.paths).flatMap(([path, item]) => Object.entries<any>(item).map(([method, op]) => ({ path, method, op })));
+const operations = () =>
+  Object.entries<any>(doc.paths).flatMap(([path, item]) =>
+    Object.entries<any>(item).map(([method, op]) => ({ path, method, op })),
+  );
 
 describe("/openapi.json", () => {
   test("is a valid OpenAPI 3.1 document (@seriousme/openapi-schema-validator)", async () => {
@@ -45,7 +53,9 @@ describe("/openapi.json", () => {
   test("every route the server exposes is in it (walks app.routes)", () => {
     const routes = gw.app.routes.filter((r) => !excluded(r));
     expect(routes.length).toBeGreaterThan(15);
-    const missing = routes.filter((r) => !doc.paths[documented(r.path) ?? ""]?.[r.method.toLowerCase()]).map((r) => `${r.method} ${r.path}`);
+    const missing = routes
+      .filter((r) => !doc.paths[documented(r.path) ?? ""]?.[r.method.toLowerCase()])
+      .map((r) => `${r.method} ${r.path}`);
     expect(missing).toEqual([]);
     // and the other way round: nothing documented that the server does not serve
     const served = new Set(gw.app.routes.map((r) => `${r.method.toLowerCase()} ${documented(r.path)}`));
@@ -61,18 +71,25 @@ describe("/openapi.json", () => {
       const name = `${r.method} ${path}`;
       if (["POST", "PUT", "PATCH"].includes(r.method) && !noBody.has(name)) {
         const schema = op.requestBody?.content?.["application/json"]?.schema;
-        if (!schema || !(schema.$ref || schema.oneOf || schema.properties || schema.additionalProperties)) problems.push(`${name}: no request body schema`);
+        if (!schema || !(schema.$ref || schema.oneOf || schema.properties || schema.additionalProperties))
+          problems.push(`${name}: no request body schema`);
       }
       const ok = Object.entries<any>(op.responses).filter(([s]) => /^2/.test(s));
       if (!ok.length) problems.push(`${name}: no success response`);
-      if (r.method !== "HEAD") for (const [s, res] of ok) if (!Object.values<any>(res.content ?? {}).every((c) => c.schema) || !res.content) problems.push(`${name}: ${s} has no schema`);
+      if (r.method !== "HEAD")
+        for (const [s, res] of ok)
+          if (!Object.values<any>(res.content ?? {}).every((c) => c.schema) || !res.content)
+            problems.push(`${name}: ${s} has no schema`);
       const errors = Object.entries<any>(op.responses).filter(([s]) => !/^[23]/.test(s));
       if (!errors.length) problems.push(`${name}: no error response`);
       for (const [s, res] of errors) {
         if (`${name} ${s}` === "GET /readyz 503") continue; // not an error body: the same status document as its 200
         if (!res["x-error-codes"]?.length) problems.push(`${name}: ${s} names no codes`);
-        else for (const c of res["x-error-codes"]) if (!res.description.includes(`\`${c}\``)) problems.push(`${name}: ${s} description misses ${c}`);
-        if (r.method !== "HEAD" && !res.content?.["application/json"]?.schema) problems.push(`${name}: ${s} has no schema`);
+        else
+          for (const c of res["x-error-codes"])
+            if (!res.description.includes(`\`${c}\``)) problems.push(`${name}: ${s} description misses ${c}`);
+        if (r.method !== "HEAD" && !res.content?.["application/json"]?.schema)
+          problems.push(`${name}: ${s} has no schema`);
       }
     }
     expect(problems).toEqual([]);
@@ -85,13 +102,20 @@ describe("/openapi.json", () => {
     expect(text).not.toContain('"nullable"');
     expect(text).not.toContain("wildcard");
     expect(text).not.toContain("patternProperties");
-    expect(doc.paths["/v1/models/{model_id}"].get.parameters).toContainEqual(expect.objectContaining({ name: "model_id", in: "path", required: true }));
+    expect(doc.paths["/v1/models/{model_id}"].get.parameters).toContainEqual(
+      expect.objectContaining({ name: "model_id", in: "path", required: true }),
+    );
     expect(doc.paths["/models/{model_id}"].get).toBeDefined();
     expect(doc.paths["/api/hello"]).toBeUndefined();
     expect(doc.paths["/"].head).toBeUndefined();
-    expect(doc.components.schemas.CreditsResponse ?? doc.paths["/v1/credits"].get.responses["200"].content["application/json"].schema.properties.credits.type).toBe("number");
+    expect(
+      doc.components.schemas.CreditsResponse ??
+        doc.paths["/v1/credits"].get.responses["200"].content["application/json"].schema.properties.credits.type,
+    ).toBe("number");
     const estimate = doc.paths["/v1/credits/estimate"].post;
-    expect(estimate.responses["200"].content["application/json"].schema.properties.estimated_credits.type).toBe("integer");
+    expect(estimate.responses["200"].content["application/json"].schema.properties.estimated_credits.type).toBe(
+      "integer",
+    );
     expect(doc.paths["/v1/usage"].get.parameters.find((p: any) => p.name === "limit").schema.type).toBe("number");
   });
 
@@ -102,9 +126,21 @@ describe("/openapi.json", () => {
       return s[schema.$ref.split("/").pop()];
     };
     const cases: Array<[string, string[], string]> = [
-      ["/v1/messages", ["model", "messages", "max_tokens", "stream", "tools", "max_credits", "system"], "AnthropicStreamEvent"],
-      ["/v1/responses", ["model", "input", "max_output_tokens", "stream", "tools", "max_credits"], "ResponsesStreamEvent"],
-      ["/v1/chat/completions", ["model", "messages", "max_completion_tokens", "max_tokens", "stream", "tools", "max_credits"], "ChatCompletionChunk"],
+      [
+        "/v1/messages",
+        ["model", "messages", "max_tokens", "stream", "tools", "max_credits", "system"],
+        "AnthropicStreamEvent",
+      ],
+      [
+        "/v1/responses",
+        ["model", "input", "max_output_tokens", "stream", "tools", "max_credits"],
+        "ResponsesStreamEvent",
+      ],
+      [
+        "/v1/chat/completions",
+        ["model", "messages", "max_completion_tokens", "max_tokens", "stream", "tools", "max_credits"],
+        "ChatCompletionChunk",
+      ],
     ];
     for (const [path, fields, event] of cases) {
       const b = body(path);
@@ -113,23 +149,34 @@ describe("/openapi.json", () => {
       const ok = doc.paths[path].post.responses["200"].content;
       expect(ok["application/json"].schema.$ref).toStartWith("#/components/schemas/");
       expect(ok["text/event-stream"].schema.$ref).toBe(`#/components/schemas/${event}`);
-      expect(doc.paths[path].post.responses["402"]["x-error-codes"]).toEqual(["insufficient_credits", "max_credits_exceeded"]);
+      expect(doc.paths[path].post.responses["402"]["x-error-codes"]).toEqual([
+        "insufficient_credits",
+        "max_credits_exceeded",
+      ]);
     }
     expect(body("/v1/embeddings").properties.input).toBeDefined();
     expect(s.AnthropicMessage.properties.usage.properties.input_tokens.type).toBe("integer");
-    expect(doc.paths["/v1/messages"].post.responses["200"].content["application/json"].schema.$ref).toBe("#/components/schemas/AnthropicMessage");
-    expect(doc.paths["/v1/messages"].post.responses["401"].content["application/json"].schema.$ref).toBe("#/components/schemas/AnthropicError");
+    expect(doc.paths["/v1/messages"].post.responses["200"].content["application/json"].schema.$ref).toBe(
+      "#/components/schemas/AnthropicMessage",
+    );
+    expect(doc.paths["/v1/messages"].post.responses["401"].content["application/json"].schema.$ref).toBe(
+      "#/components/schemas/AnthropicError",
+    );
   });
 
   test("task creation is described per media type on both doors, each model linked to its input schema", async () => {
     const s = doc.components.schemas;
     const native = doc.paths["/api/v1/jobs/createTask"].post.requestBody.content["application/json"].schema;
-    expect(native.oneOf.map((v: any) => v.$ref)).toEqual(["Image", "Video", "Audio"].map((n) => `#/components/schemas/Create${n}Task`));
+    expect(native.oneOf.map((v: any) => v.$ref)).toEqual(
+      ["Image", "Video", "Audio"].map((n) => `#/components/schemas/Create${n}Task`),
+    );
     const video = s.CreateVideoTask;
     expect(video.properties.input.$ref).toBe("#/components/schemas/VideoTaskInput");
     expect(Object.keys(s.VideoTaskInput.properties)).toEqual(expect.arrayContaining(["prompt", "duration"]));
     for (const f of ["callBackUrl", "max_credits"]) expect(video.properties[f]).toBeDefined();
-    expect(doc.paths["/v1/videos"].post.requestBody.content["application/json"].schema.$ref).toBe("#/components/schemas/VideoTaskRequest");
+    expect(doc.paths["/v1/videos"].post.requestBody.content["application/json"].schema.$ref).toBe(
+      "#/components/schemas/VideoTaskRequest",
+    );
     expect(s.VideoTaskRequest.properties.callback_url).toBeDefined();
     // each model of the type, and the link to its input JSON Schema resolves to it
     const models: any = await (await fetch(gw.url + "/v1/models")).json();
@@ -142,7 +189,8 @@ describe("/openapi.json", () => {
   });
 
   test("each operation names its own error codes, not another's", () => {
-    const codes = (path: string, method: string, status: string) => doc.paths[path][method].responses[status]?.["x-error-codes"];
+    const codes = (path: string, method: string, status: string) =>
+      doc.paths[path][method].responses[status]?.["x-error-codes"];
     for (const path of ["/api/v1/jobs/createTask", "/v1/images/generations", "/v1/videos", "/v1/music/generations"]) {
       expect(codes(path, "post", "402")).toEqual(["insufficient_credits", "max_credits_exceeded"]);
       expect(codes(path, "post", "429")).toEqual(["too_many_running_tasks", "rate_limit_exceeded"]);
@@ -155,8 +203,17 @@ describe("/openapi.json", () => {
   });
 
   test("the discovery, operations and dashboard-admin routes are there", () => {
-    for (const [path, method] of [["/.well-known/api-catalog", "get"], ["/.well-known/api-catalog", "head"], ["/auth.md", "get"], ["/docs", "get"],
-      ["/readyz", "get"], ["/metrics", "get"], ["/healthz", "get"], ["/admin/v1/accounts/{id}/users", "post"], ["/v1/credits", "get"]])
+    for (const [path, method] of [
+      ["/.well-known/api-catalog", "get"],
+      ["/.well-known/api-catalog", "head"],
+      ["/auth.md", "get"],
+      ["/docs", "get"],
+      ["/readyz", "get"],
+      ["/metrics", "get"],
+      ["/healthz", "get"],
+      ["/admin/v1/accounts/{id}/users", "post"],
+      ["/v1/credits", "get"],
+    ])
       expect(doc.paths[path]?.[method]).toBeDefined();
     expect(Object.keys(doc.paths["/auth.md"].get.responses["200"].content)).toEqual(["text/markdown"]);
     expect(doc.paths["/docs"].get.responses["200"].content["text/html"]).toBeDefined();
@@ -170,7 +227,8 @@ describe("/openapi.json", () => {
     });
     const used = new Set<string>();
     for (const item of Object.values<any>(doc.paths))
-      for (const op of Object.values<any>(item)) for (const s of op.security ?? []) for (const k of Object.keys(s)) used.add(k);
+      for (const op of Object.values<any>(item))
+        for (const s of op.security ?? []) for (const k of Object.keys(s)) used.add(k);
     for (const k of used) expect(doc.components.securitySchemes[k]).toBeDefined();
     expect(doc.paths["/v1/credits"].get.security).toEqual([{ bearer: [] }, { apiKey: [] }]);
     expect(doc.paths["/admin/v1/accounts/{id}/users"].post.security).toEqual([{ adminToken: [] }]);

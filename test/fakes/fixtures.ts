@@ -53,7 +53,9 @@ const cache = new Map<string, Uint8Array<ArrayBuffer>>();
 export function fixtureBytes(name: FixtureName): Uint8Array<ArrayBuffer> {
   let b = cache.get(name);
   if (!b) {
-    const dir = (SYNTHESIZED as readonly string[]).includes(name) ? new URL("synthesized/", FIXTURES_DIR) : FIXTURES_DIR;
+    const dir = (SYNTHESIZED as readonly string[]).includes(name)
+      ? new URL("synthesized/", FIXTURES_DIR)
+      : FIXTURES_DIR;
     b = new Uint8Array(readFileSync(fileURLToPath(new URL(name, dir))));
     cache.set(name, b);
   }

@@ -2,12 +2,24 @@
 // would differ (chat streams without include_usage carry no usage; chat/responses echo the requested model).
 // Timing and connection behaviour live in llm-upstream.ts.
 
-import { scriptedBody, type AgentStep } from "./agent-script.ts";
-import { fixtureBytes, type FixtureName } from "./fixtures.ts";
+import { scriptedBody, type AgentStep } from "./agent-script";
+import { fixtureBytes, type FixtureName } from "./fixtures";
 
 export type FakeProtocol = "anthropic" | "chat" | "responses" | "embeddings";
 
-export type ScenarioKind = "ok" | "tool" | "cache" | "search" | "reasoning" | "error" | "stream-error" | "stream-failed" | "drop" | "slow" | "fast" | "script";
+export type ScenarioKind =
+  | "ok"
+  | "tool"
+  | "cache"
+  | "search"
+  | "reasoning"
+  | "error"
+  | "stream-error"
+  | "stream-failed"
+  | "drop"
+  | "slow"
+  | "fast"
+  | "script";
 
 export interface ScenarioSpec {
   kind: ScenarioKind;
@@ -83,7 +95,10 @@ type Pick = { stream: FixtureName; json: FixtureName };
 // search: the upstream ran two web searches (and, Anthropic, wrote 1000 of its 1200 cache tokens for an hour).
 // reasoning: the model thought first (Anthropic thinking with a signature, DeepSeek's reasoning_content, a Responses
 // reasoning item with encrypted_content), then answered.
-const CONTENT: Record<Exclude<FakeProtocol, "embeddings">, Record<"ok" | "tool" | "cache" | "search" | "reasoning", Pick>> = {
+const CONTENT: Record<
+  Exclude<FakeProtocol, "embeddings">,
+  Record<"ok" | "tool" | "cache" | "search" | "reasoning", Pick>
+> = {
   anthropic: {
     ok: { stream: "A_stream_text.sse", json: "A_nonstream.json" },
     tool: { stream: "A_stream_tool.sse", json: "A_nonstream.json" },
@@ -113,7 +128,10 @@ const MIDSTREAM: Record<Exclude<FakeProtocol, "embeddings">, { error: FixtureNam
   responses: { error: "C_stream_error.sse", failed: "C_stream_failed.sse" },
 };
 
-const FIXTURE_MODEL: Partial<Record<FakeProtocol, string>> = { chat: "gpt-4o-2024-08-06", responses: "gpt-4.1-2025-04-14" };
+const FIXTURE_MODEL: Partial<Record<FakeProtocol, string>> = {
+  chat: "gpt-4o-2024-08-06",
+  responses: "gpt-4.1-2025-04-14",
+};
 
 /** The body for a successful or mid-stream-failing answer; `null` for scenarios that are HTTP errors. */
 export function contentFor(protocol: FakeProtocol, body: any, spec: ScenarioSpec): Answer | null {
@@ -126,14 +144,19 @@ export function contentFor(protocol: FakeProtocol, body: any, spec: ScenarioSpec
   }
   if (spec.kind === "script") {
     const scripted = scriptedBody(protocol, body, spec.steps ?? []);
-    return scripted === null ? null : { status: 200, contentType: type, body: new TextEncoder().encode(scripted), headers: {} };
+    return scripted === null
+      ? null
+      : { status: 200, contentType: type, body: new TextEncoder().encode(scripted), headers: {} };
   }
   let name: FixtureName;
   if (spec.kind === "stream-error" || spec.kind === "stream-failed") {
     if (!stream) return null; // no stream to fail inside: answer as an HTTP 500 instead
     name = MIDSTREAM[protocol][spec.kind === "stream-error" ? "error" : "failed"];
   } else {
-    const variant = spec.kind === "tool" || spec.kind === "cache" || spec.kind === "search" || spec.kind === "reasoning" ? spec.kind : (spec.variant ?? "ok");
+    const variant =
+      spec.kind === "tool" || spec.kind === "cache" || spec.kind === "search" || spec.kind === "reasoning"
+        ? spec.kind
+        : (spec.variant ?? "ok");
     name = CONTENT[protocol][variant][stream ? "stream" : "json"];
   }
   const includeUsage = body?.stream_options?.include_usage === true;
@@ -154,7 +177,13 @@ function padded(json: Uint8Array, spec: ScenarioSpec): Uint8Array {
 
 const adjustedCache = new Map<string, Uint8Array>();
 
-function adjusted(name: FixtureName, protocol: FakeProtocol, stream: boolean, includeUsage: boolean, model: unknown): Uint8Array {
+function adjusted(
+  name: FixtureName,
+  protocol: FakeProtocol,
+  stream: boolean,
+  includeUsage: boolean,
+  model: unknown,
+): Uint8Array {
   const dropUsage = protocol === "chat" && stream && !includeUsage;
   const from = FIXTURE_MODEL[protocol];
   const echo = from !== undefined && typeof model === "string" && model !== from;
@@ -165,7 +194,10 @@ function adjusted(name: FixtureName, protocol: FakeProtocol, stream: boolean, in
   let text = new TextDecoder().decode(fixtureBytes(name));
   // Real OpenAI, without include_usage: no usage-only chunk and no `usage` field on the other chunks.
   if (dropUsage) {
-    text = text.split(/(?<=\n\n)/).filter((ev) => !/"choices":\[\],"usage":\{/.test(ev)).join("");
+    text = text
+      .split(/(?<=\n\n)/)
+      .filter((ev) => !/"choices":\[\],"usage":\{/.test(ev))
+      .join("");
     text = text.replaceAll(',"usage":null', "");
   }
   if (echo) text = text.replaceAll(`"model":"${from}"`, `"model":${JSON.stringify(model)}`);
@@ -176,13 +208,26 @@ function adjusted(name: FixtureName, protocol: FakeProtocol, stream: boolean, in
 }
 
 const ANTHROPIC_TYPES: Record<number, string> = {
-  400: "invalid_request_error", 401: "authentication_error", 402: "billing_error", 403: "permission_error",
-  404: "not_found_error", 413: "request_too_large", 429: "rate_limit_error", 500: "api_error",
-  504: "timeout_error", 529: "overloaded_error",
+  400: "invalid_request_error",
+  401: "authentication_error",
+  402: "billing_error",
+  403: "permission_error",
+  404: "not_found_error",
+  413: "request_too_large",
+  429: "rate_limit_error",
+  500: "api_error",
+  504: "timeout_error",
+  529: "overloaded_error",
 };
 
 /** The protocol's HTTP error answer; recorded bodies where one exists (Anthropic 404, OpenAI 429). */
-export function errorFor(protocol: FakeProtocol, status: number, spec: ScenarioSpec, requestId: string, model: unknown): Answer {
+export function errorFor(
+  protocol: FakeProtocol,
+  status: number,
+  spec: ScenarioSpec,
+  requestId: string,
+  model: unknown,
+): Answer {
   const headers: Record<string, string> = {};
   if (status === 429) headers["retry-after"] = spec.retryAfter ?? "1";
   let body: Uint8Array;
@@ -192,12 +237,33 @@ export function errorFor(protocol: FakeProtocol, status: number, spec: ScenarioS
     body =
       status === 404
         ? fixtureBytes("A_error_404.json")
-        : enc({ type: "error", error: { type: ANTHROPIC_TYPES[status] ?? (status >= 500 ? "api_error" : "invalid_request_error"), message: status >= 500 ? "Internal server error" : "Request failed" }, request_id: requestId });
+        : enc({
+            type: "error",
+            error: {
+              type: ANTHROPIC_TYPES[status] ?? (status >= 500 ? "api_error" : "invalid_request_error"),
+              message: status >= 500 ? "Internal server error" : "Request failed",
+            },
+            request_id: requestId,
+          });
   } else if (status === 429) body = fixtureBytes("B_error_429.json");
   else if (status === 404)
-    body = enc({ error: { message: `The model \`${String(model)}\` does not exist or you do not have access to it.`, type: "invalid_request_error", param: null, code: "model_not_found" } });
+    body = enc({
+      error: {
+        message: `The model \`${String(model)}\` does not exist or you do not have access to it.`,
+        type: "invalid_request_error",
+        param: null,
+        code: "model_not_found",
+      },
+    });
   else if (status >= 500)
-    body = enc({ error: { message: "The server had an error while processing your request. Sorry about that!", type: "server_error", param: null, code: null } });
+    body = enc({
+      error: {
+        message: "The server had an error while processing your request. Sorry about that!",
+        type: "server_error",
+        param: null,
+        code: null,
+      },
+    });
   else body = enc({ error: { message: "Invalid request.", type: "invalid_request_error", param: null, code: null } });
   return { status, contentType: (spec.contentType ?? "application/json") as Answer["contentType"], body, headers };
 }

@@ -7,11 +7,19 @@
 // Scenarios: each LLM request takes the next queued scenario (enqueue), else the default (setScenario). HEAD and
 // count_tokens never consume the queue. See llm-answers.ts for ScenarioSpec.
 
-import { eventPieces, randomPieces, rng } from "./chunking.ts";
-import { contentFor, errorFor, toSpec, type Answer, type FakeProtocol, type Scenario, type ScenarioSpec } from "./llm-answers.ts";
-import { fixtureBytes } from "./fixtures.ts";
+import { eventPieces, randomPieces, rng } from "./chunking";
+import {
+  contentFor,
+  errorFor,
+  toSpec,
+  type Answer,
+  type FakeProtocol,
+  type Scenario,
+  type ScenarioSpec,
+} from "./llm-answers";
+import { fixtureBytes } from "./fixtures";
 
-export type { Scenario, ScenarioSpec } from "./llm-answers.ts";
+export type { Scenario, ScenarioSpec } from "./llm-answers";
 
 export interface RecordedRequest {
   method: string;
@@ -104,7 +112,10 @@ export function startFakeLlmUpstream(opts: FakeLlmUpstreamOptions = {}): FakeLlm
 
       if (req.method === "HEAD") return done(rec, new Response(null, { status: 200 }));
       if (route === undefined || req.method !== "POST") {
-        return done(rec, json(404, '{"error":{"message":"Not found","type":"invalid_request_error","param":null,"code":null}}', {}));
+        return done(
+          rec,
+          json(404, '{"error":{"message":"Not found","type":"invalid_request_error","param":null,"code":null}}', {}),
+        );
       }
       const protocol: FakeProtocol = route === "count" ? "anthropic" : route;
       const requestId = newRequestId(protocol);
@@ -123,18 +134,35 @@ export function startFakeLlmUpstream(opts: FakeLlmUpstreamOptions = {}): FakeLlm
       let answer: Answer | null = spec.kind === "error" ? null : contentFor(protocol, body, spec);
       if (!answer) answer = errorFor(protocol, spec.status ?? 500, spec, requestId, body?.model);
       answer.headers[idHeader] = requestId;
-      if (spec.endAfterEvents !== undefined) answer.body = answer.body.subarray(0, afterEvents(answer.body, spec.endAfterEvents));
+      if (spec.endAfterEvents !== undefined)
+        answer.body = answer.body.subarray(0, afterEvents(answer.body, spec.endAfterEvents));
 
       if (spec.headersDelayMs && !fast) await sleepUnlessAborted(rec, spec.headersDelayMs);
       if (rec.aborted) return new Response(null, { status: 499 });
       const whole = spec.whole === true && spec.kind !== "drop";
       const stalls = spec.stallAfterBytes !== undefined || spec.stallAfterEvents !== undefined;
-      const streamed = stalls || (!whole && (answer.contentType === "text/event-stream" || spec.kind === "drop" || spec.chunked === true));
+      const streamed =
+        stalls ||
+        (!whole && (answer.contentType === "text/event-stream" || spec.kind === "drop" || spec.chunked === true));
       if (stalls && spec.contentLength) answer.headers["content-length"] = String(answer.body.length);
       if (!streamed) {
         if (spec.firstByteMs && !fast) await Bun.sleep(spec.firstByteMs);
-        if (spec.gzip) return done(rec, json(answer.status, Bun.gzipSync(new Uint8Array(answer.body)), { ...answer.headers, "content-encoding": "gzip" }));
-        if (whole) return done(rec, new Response(answer.body, { status: answer.status, headers: { "content-type": answer.contentType, "cache-control": "no-cache", ...answer.headers } }));
+        if (spec.gzip)
+          return done(
+            rec,
+            json(answer.status, Bun.gzipSync(new Uint8Array(answer.body)), {
+              ...answer.headers,
+              "content-encoding": "gzip",
+            }),
+          );
+        if (whole)
+          return done(
+            rec,
+            new Response(answer.body, {
+              status: answer.status,
+              headers: { "content-type": answer.contentType, "cache-control": "no-cache", ...answer.headers },
+            }),
+          );
         return done(rec, json(answer.status, answer.body, { "content-type": answer.contentType, ...answer.headers }));
       }
       return new Response(writeStream(rec, answer.body, spec, fast, next, markAborted), {
@@ -192,8 +220,17 @@ function writeStream(
   next: () => number,
   markAborted: (rec: RecordedRequest) => void,
 ) {
-  const cutAt = spec.kind === "drop" ? Math.min(spec.dropAfterEvents !== undefined ? afterEvents(bytes, spec.dropAfterEvents) : (spec.dropAfterBytes ?? Math.floor(bytes.length / 2)), bytes.length) : -1;
-  const stallAt = spec.stallAfterEvents !== undefined ? afterEvents(bytes, spec.stallAfterEvents) : (spec.stallAfterBytes ?? -1);
+  const cutAt =
+    spec.kind === "drop"
+      ? Math.min(
+          spec.dropAfterEvents !== undefined
+            ? afterEvents(bytes, spec.dropAfterEvents)
+            : (spec.dropAfterBytes ?? Math.floor(bytes.length / 2)),
+          bytes.length,
+        )
+      : -1;
+  const stallAt =
+    spec.stallAfterEvents !== undefined ? afterEvents(bytes, spec.stallAfterEvents) : (spec.stallAfterBytes ?? -1);
   const body = cutAt >= 0 ? bytes.subarray(0, cutAt) : stallAt >= 0 ? bytes.subarray(0, stallAt) : bytes;
   const pieces = fast || spec.eventPieces ? eventPieces(body) : randomPieces(body, next, spec.pieceBytes ?? 160);
   return new ReadableStream<Uint8Array>({

@@ -21,7 +21,12 @@ export function startNextAnswerUpstream(): NextAnswerUpstream {
   const base = `http://127.0.0.1:${server.port}`;
   return {
     answer: (answer) => void (next = answer),
-    env: { ANTHROPIC_API_KEY: "sk-ant-fake", ANTHROPIC_BASE_URL: base, OPENAI_API_KEY: "sk-fake", OPENAI_BASE_URL: `${base}/v1` },
+    env: {
+      ANTHROPIC_API_KEY: "sk-ant-fake",
+      ANTHROPIC_BASE_URL: base,
+      OPENAI_API_KEY: "sk-fake",
+      OPENAI_BASE_URL: `${base}/v1`,
+    },
     stop: () => server.stop(true),
   };
 }

@@ -3,7 +3,11 @@
 // (method, path, headers) so a test can see what the gateway sent. Signatures are recorded, not verified: what a
 // test checks is that requests are signed with the configured key id and never carry the secret.
 
-export interface FakeS3Request { method: string; path: string; headers: Record<string, string> }
+export interface FakeS3Request {
+  method: string;
+  path: string;
+  headers: Record<string, string>;
+}
 
 export function startFakeS3() {
   const objects = new Map<string, { bytes: Uint8Array<ArrayBuffer>; type: string }>();
@@ -27,7 +31,9 @@ export function startFakeS3() {
           return new Response(null, { status: 200, headers: { etag: `"${Bun.hash(bytes).toString(16)}"` } });
         }
         case "HEAD":
-          return o ? new Response(null, { headers: { "content-type": o.type, "content-length": String(o.bytes.length) } }) : new Response(null, { status: 404 });
+          return o
+            ? new Response(null, { headers: { "content-type": o.type, "content-length": String(o.bytes.length) } })
+            : new Response(null, { status: 404 });
         case "GET":
           return o ? new Response(o.bytes, { headers: { "content-type": o.type } }) : notFound(path);
         case "DELETE":

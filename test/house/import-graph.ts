@@ -30,7 +30,14 @@ export function importGraph(): ImportEdge[] {
       const to = resolved(file, m[4]!);
       const names = m[3]!;
       // `import type {…}`, or `import { type A, type B }`: types only
-      const typeOnly = !!m[2] || (/^\{[^}]*\}$/.test(names.trim()) && names.replace(/[{}\s]/g, "").split(",").filter(Boolean).every((n) => n.startsWith("type")));
+      const typeOnly =
+        !!m[2] ||
+        (/^\{[^}]*\}$/.test(names.trim()) &&
+          names
+            .replace(/[{}\s]/g, "")
+            .split(",")
+            .filter(Boolean)
+            .every((n) => n.startsWith("type")));
       if (to) edges.push({ from: file, to, typeOnly });
     }
     for (const m of text.matchAll(BARE)) {

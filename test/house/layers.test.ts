@@ -8,7 +8,9 @@ import { folderOf, importGraph, type ImportEdge } from "./import-graph";
 const graph = importGraph();
 const edge = (e: ImportEdge) => `${e.from} -> ${e.to}${e.typeOnly ? " (types)" : ""}`;
 const crossing = (from: string[], to: string[], opts: { codeOnly?: boolean } = {}) =>
-  graph.filter((e) => from.includes(folderOf(e.from)) && to.includes(folderOf(e.to)) && !(opts.codeOnly && e.typeOnly)).map(edge);
+  graph
+    .filter((e) => from.includes(folderOf(e.from)) && to.includes(folderOf(e.to)) && !(opts.codeOnly && e.typeOnly))
+    .map(edge);
 
 test("the import graph is read (a broken reader would pass every rule)", () => {
   expect(graph.length).toBeGreaterThan(300);

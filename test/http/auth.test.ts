@@ -5,7 +5,7 @@ import { protect } from "../../src/http/protect";
 import { silentLogger } from "../../src/log";
 import { startGateway, type TestGateway } from "../support/gateway";
 import { errorOf, jsonOf, type AnswerOf, type EnvelopeError } from "../support/json";
-import { KeyList } from "../../src/accounts/model";
+import type { KeyList } from "../../src/accounts/model";
 
 // Each surface's 401. The LLM and task routes mount the same `protect` guard; here it is mounted on stand-in
 // routes at those paths so the shapes are pinned independently of the features behind them.
@@ -67,7 +67,10 @@ describe("authentication failures in each protocol's shape", () => {
     });
 
     test(`${what} on /v1/credits and /v1/chat/completions → OpenAI-style error`, async () => {
-      for (const [path, method] of [["/v1/chat/completions", "POST"], ["/v1/credits", "GET"]] as const) {
+      for (const [path, method] of [
+        ["/v1/chat/completions", "POST"],
+        ["/v1/credits", "GET"],
+      ] as const) {
         const base = path === "/v1/credits" ? gw.url : stubUrl;
         const r = await fetch(base + path, { method, headers: headers(), body: method === "POST" ? "{}" : undefined });
         expect(r.status).toBe(401);
@@ -98,7 +101,8 @@ describe("GET /v1/credits", () => {
     // Request ids are time-ordered: usage records are indexed by them, and random ids made every insert dirty a
     // random page of that index (measured: a third of the LLM path's throughput).
     const ids: string[] = [];
-    for (let i = 0; i < 20; i++) ids.push((await fetch(gw.url + "/v1/credits", { headers: { "x-api-key": a.key } })).headers.get("x-request-id")!);
+    for (let i = 0; i < 20; i++)
+      ids.push((await fetch(gw.url + "/v1/credits", { headers: { "x-api-key": a.key } })).headers.get("x-request-id")!);
     expect(ids).toEqual([...ids].sort());
     expect(new Set(ids).size).toBe(20);
     await gw.ctx.ledger.post(h.id, 1);
@@ -113,16 +117,31 @@ describe("GET /v1/credits", () => {
 describe("a key's last use", () => {
   test("is recorded when the key authenticates, shown by the admin API, and written at most once a minute", async () => {
     const { accountId, key: k, keyId } = await gw.account(100);
-    const lastUsed = async () => (await jsonOf<AnswerOf<typeof KeyList>>(await gw.admin(`/admin/v1/accounts/${accountId}/keys`))).data.find((x) => x.id === keyId)!.last_used_at;
+    const lastUsed = async () =>
+      (await jsonOf<AnswerOf<typeof KeyList>>(await gw.admin(`/admin/v1/accounts/${accountId}/keys`))).data.find(
+        (x) => x.id === keyId,
+      )!.last_used_at;
     expect(await lastUsed()).toBeNull();
     const before = Date.now();
-    expect((await fetch(stubUrl + "/v1/chat/completions", { method: "POST", headers: { authorization: `Bearer ${k}` }, body: "{}" })).status).toBe(200);
+    expect(
+      (
+        await fetch(stubUrl + "/v1/chat/completions", {
+          method: "POST",
+          headers: { authorization: `Bearer ${k}` },
+          body: "{}",
+        })
+      ).status,
+    ).toBe(200);
     let first: string | null = null;
     for (let i = 0; i < 50 && !first; i++) first = (await lastUsed()) ?? (await Bun.sleep(10), null);
     expect(Date.parse(first!)).toBeGreaterThanOrEqual(before - 1);
     expect(Date.parse(first!)).toBeLessThanOrEqual(Date.now());
     await Bun.sleep(5);
-    await fetch(stubUrl + "/v1/chat/completions", { method: "POST", headers: { authorization: `Bearer ${k}` }, body: "{}" });
+    await fetch(stubUrl + "/v1/chat/completions", {
+      method: "POST",
+      headers: { authorization: `Bearer ${k}` },
+      body: "{}",
+    });
     await Bun.sleep(20);
     expect(await lastUsed()).toBe(first); // within LAST_USED_STEP_MS: no second write
   });

@@ -12,7 +12,11 @@ let gw: TestGateway;
 let key: string;
 let accountId: string;
 beforeAll(async () => {
-  gw = await startGateway({ REQUEST_BODY_TIMEOUT_SECONDS: "1", OPENAI_API_KEY: "sk-x", OPENAI_BASE_URL: "http://127.0.0.1:9/v1" });
+  gw = await startGateway({
+    REQUEST_BODY_TIMEOUT_SECONDS: "1",
+    OPENAI_API_KEY: "sk-x",
+    OPENAI_BASE_URL: "http://127.0.0.1:9/v1",
+  });
   ({ key, accountId } = await gw.account(100));
 });
 afterAll(() => gw.stop());
@@ -23,7 +27,13 @@ async function stalled(path: string, contentType: string, part: string, headers:
 }
 
 /** Sends the headers, then `parts` `gapMs` apart; returns what came back, and when. */
-async function sendSlowly(path: string, contentType: string, parts: string[], gapMs: number, headers: Record<string, string>) {
+async function sendSlowly(
+  path: string,
+  contentType: string,
+  parts: string[],
+  gapMs: number,
+  headers: Record<string, string>,
+) {
   const port = new URL(gw.url).port;
   const chunks: Buffer[] = [];
   const started = performance.now();
@@ -41,7 +51,9 @@ async function sendSlowly(path: string, contentType: string, parts: string[], ga
       },
     },
   });
-  const extra = Object.entries(headers).map(([k, v]) => `${k}: ${v}\r\n`).join("");
+  const extra = Object.entries(headers)
+    .map(([k, v]) => `${k}: ${v}\r\n`)
+    .join("");
   socket.write(`POST ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: ${contentType}\r\n${extra}\r\n`);
   for (const [i, part] of parts.entries()) {
     if (i) await Bun.sleep(gapMs);
@@ -62,7 +74,9 @@ test("the public estimate endpoint: 408 request_timeout after about a second, in
   expect(r.status).toBe(408);
   expect(r.answeredAfter).toBeGreaterThan(900);
   expect(r.answeredAfter).toBeLessThan(4000);
-  expect(JSON.parse(r.body.slice(r.body.indexOf("{"), r.body.lastIndexOf("}") + 1)).error).toMatchObject({ code: "request_timeout" });
+  expect(JSON.parse(r.body.slice(r.body.indexOf("{"), r.body.lastIndexOf("}") + 1)).error).toMatchObject({
+    code: "request_timeout",
+  });
 }, 20_000); // each stalled request waits out the 1 s deadline, longer on a loaded machine
 
 test("an LLM endpoint with a valid key: 408 in its protocol's shape; nothing held, charged or recorded", async () => {
@@ -74,11 +88,16 @@ test("an LLM endpoint with a valid key: 408 in its protocol's shape; nothing hel
   expect(messages.status).toBe(408);
   expect(messages.body).toContain('"type":"error"');
   expect(await gw.ctx.db.all(sql`select id from usage_records where account_id = ${accountId}`)).toEqual([]);
-  expect(await gw.ctx.db.get<any>(sql`select balance, held from wallets where account_id = ${accountId}`)).toEqual({ balance: 100_000_000, held: 0 });
+  expect(await gw.ctx.db.get<any>(sql`select balance, held from wallets where account_id = ${accountId}`)).toEqual({
+    balance: 100_000_000,
+    held: 0,
+  });
 }, 20_000); // each stalled request waits out the 1 s deadline, longer on a loaded machine
 
 test("a media task route and the dashboard sign-in form: 408 too", async () => {
-  const task = await stalled("/api/v1/jobs/createTask", "application/json", '{"model":"google/nano-banana"', { authorization: `Bearer ${key}` });
+  const task = await stalled("/api/v1/jobs/createTask", "application/json", '{"model":"google/nano-banana"', {
+    authorization: `Bearer ${key}`,
+  });
   expect(task.status).toBe(408);
   expect(task.body).toContain('"code":408');
   // No Origin (the raw request's Host has no port, so gw.url would be another origin: refused before its body is read)
@@ -96,7 +115,9 @@ test("a large body is given a second per 64 KiB it states: 256 KiB arriving over
   const body = JSON.stringify({ model: "kling-3.0/video", duration: 5, pad: "x".repeat(256 * 1024) });
   const quarter = Math.ceil(body.length / 4);
   const parts = [0, 1, 2, 3].map((i) => body.slice(i * quarter, (i + 1) * quarter));
-  const r = await sendSlowly("/v1/credits/estimate", "application/json", parts, 650, { "content-length": String(body.length) });
+  const r = await sendSlowly("/v1/credits/estimate", "application/json", parts, 650, {
+    "content-length": String(body.length),
+  });
   // read whole and judged on its content (the padding is no field of the model's: 422 naming it), not a 408
   expect(r.status).toBe(422);
   expect(r.body).toContain("pad");
@@ -124,9 +145,15 @@ test("a body over 1 MiB on a slow but steady uplink is read: 1.5 MiB over 2.5 s 
   const sixth = Math.ceil(body.length / 6);
   const parts = [0, 1, 2, 3, 4, 5].map((i) => body.slice(i * sixth, (i + 1) * sixth));
   const auth = { authorization: `Bearer ${key}` };
-  const stated = await sendSlowly("/api/v1/jobs/createTask", "application/json", parts, 500, { "content-length": String(body.length), ...auth });
+  const stated = await sendSlowly("/api/v1/jobs/createTask", "application/json", parts, 500, {
+    "content-length": String(body.length),
+    ...auth,
+  });
   const framed = [...parts.map((p) => `${p.length.toString(16)}\r\n${p}\r\n`), "0\r\n\r\n"];
-  const chunked = await sendSlowly("/api/v1/jobs/createTask", "application/json", framed, 500, { "transfer-encoding": "chunked", ...auth });
+  const chunked = await sendSlowly("/api/v1/jobs/createTask", "application/json", framed, 500, {
+    "transfer-encoding": "chunked",
+    ...auth,
+  });
   for (const r of [stated, chunked]) {
     // read whole and judged on its content (no such model), not a 408
     expect(r.status).not.toBe(408);

@@ -6,14 +6,28 @@ import { limitKeyOf } from "../../src/http/client-address";
 
 describe("limitKeyOf", () => {
   test("every address of one IPv6 /64 shares one key, whatever its spelling; another /64 has its own", () => {
-    const same = ["2001:db8:1:2::1", "2001:db8:1:2::f", "2001:DB8:1:2:ffff:1:2:3", "2001:0db8:0001:0002:0:0:0:1", "[2001:db8:1:2::9]:443", "2001:db8:1:2::1.2.3.4"];
+    const same = [
+      "2001:db8:1:2::1",
+      "2001:db8:1:2::f",
+      "2001:DB8:1:2:ffff:1:2:3",
+      "2001:0db8:0001:0002:0:0:0:1",
+      "[2001:db8:1:2::9]:443",
+      "2001:db8:1:2::1.2.3.4",
+    ];
     expect(new Set(same.map(limitKeyOf))).toEqual(new Set(["2001:db8:1:2::/64"]));
     expect(limitKeyOf("2001:db8:1:3::1")).toBe("2001:db8:1:3::/64");
     expect(limitKeyOf("fe80::1%eth0")).toBe("fe80:0:0:0::/64");
   });
 
   test("an IPv4 address is its own key; its IPv4-mapped IPv6 spellings and a port count as it", () => {
-    for (const a of ["198.51.100.7", "::ffff:198.51.100.7", "::FFFF:c633:6407", "198.51.100.7:5123", "[::ffff:198.51.100.7]:80"]) expect(limitKeyOf(a)).toBe("198.51.100.7");
+    for (const a of [
+      "198.51.100.7",
+      "::ffff:198.51.100.7",
+      "::FFFF:c633:6407",
+      "198.51.100.7:5123",
+      "[::ffff:198.51.100.7]:80",
+    ])
+      expect(limitKeyOf(a)).toBe("198.51.100.7");
     expect(limitKeyOf("198.51.100.8")).toBe("198.51.100.8");
   });
 

@@ -11,7 +11,7 @@ import { providerEnv } from "../llm/support";
 import { dashboardUser } from "../support/dashboard";
 import { ADMIN_TOKEN, startGateway, type TestGateway } from "../support/gateway";
 import { errorOf, jsonOf, type AnswerOf } from "../support/json";
-import { CreditsResponse } from "../../src/ledger/routes";
+import type { CreditsResponse } from "../../src/ledger/routes";
 
 const fake = startFakeLlmUpstream();
 let gw: TestGateway;
@@ -48,7 +48,12 @@ test("every route that parses JSON refuses a deep body with a 400 in its own sha
 
     const task = await post("/api/v1/jobs/createTask", body, withKey());
     expect(task.status).toBe(400);
-    expect(await task.json()).toMatchObject({ code: 400, msg: depthMessage, data: null, error_code: "invalid_request" });
+    expect(await task.json()).toMatchObject({
+      code: 400,
+      msg: depthMessage,
+      data: null,
+      error_code: "invalid_request",
+    });
 
     const alias = await post("/v1/images/generations", body, withKey());
     expect(alias.status).toBe(400);
@@ -97,7 +102,11 @@ test("a validation error's message stays short, whatever the value", async () =>
   const { error } = await errorOf(r);
   expect(error).toMatchObject({ code: "invalid_request", param: "model", message: "model: Expected string" });
 
-  const task = await post("/api/v1/jobs/createTask", JSON.stringify({ model: "google/nano-banana", callBackUrl: { x: "y".repeat(100_000) } }), withKey());
+  const task = await post(
+    "/api/v1/jobs/createTask",
+    JSON.stringify({ model: "google/nano-banana", callBackUrl: { x: "y".repeat(100_000) } }),
+    withKey(),
+  );
   expect(task.status).toBe(422);
   expect(await task.json()).toMatchObject({ msg: "callBackUrl: Expected string", error_code: "invalid_request" });
 });
@@ -117,7 +126,11 @@ test("no error answer carries an unbounded copy of the input: a message or param
 
 test("the LLM routes (bodies read by their own handler) answer a deep body without a 500", async () => {
   const llmCalls: Array<[string, string, Record<string, string>]> = [
-    ["/v1/messages", `{"model":"claude-sonnet-4-5","max_tokens":5,"messages":[{"role":"user","content":${DEEP}}]}`, { "x-api-key": key, "anthropic-version": "2023-06-01" }],
+    [
+      "/v1/messages",
+      `{"model":"claude-sonnet-4-5","max_tokens":5,"messages":[{"role":"user","content":${DEEP}}]}`,
+      { "x-api-key": key, "anthropic-version": "2023-06-01" },
+    ],
     ["/v1/chat/completions", `{"model":"gpt-5.2","max_credits":1,"messages":${DEEP}}`, withKey()],
     ["/v1/responses", `{"model":"deepseek-test","input":${DEEP}}`, withKey()], // translated to Chat for DeepSeek (test catalog entry)
     ["/v1/chat/completions", nested(90_000), withKey()],

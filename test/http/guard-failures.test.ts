@@ -9,7 +9,10 @@ import { startGateway, type TestGateway } from "../support/gateway";
 let gw: TestGateway;
 const logged: any[] = [];
 beforeAll(async () => {
-  gw = await startGateway({}, createLogger("info", (line) => void logged.push(JSON.parse(line))));
+  gw = await startGateway(
+    {},
+    createLogger("info", (line) => void logged.push(JSON.parse(line))),
+  );
 });
 afterAll(() => gw.stop());
 
@@ -34,7 +37,11 @@ describe("a guard's own failure before the body is read", () => {
     let status = 0;
     let body: any;
     const lines = await failing(gw.ctx.accounts, "authenticate", "key store is down", async () => {
-      const r = await fetch(gw.url + "/api/v1/jobs/createTask", { method: "POST", headers: { authorization: `Bearer ${key}`, "content-type": "application/json" }, body: JSON.stringify({ model: "x", input: {} }) });
+      const r = await fetch(gw.url + "/api/v1/jobs/createTask", {
+        method: "POST",
+        headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+        body: JSON.stringify({ model: "x", input: {} }),
+      });
       [status, body] = [r.status, await r.json()];
     });
     expect(status).toBe(500);
@@ -45,7 +52,11 @@ describe("a guard's own failure before the body is read", () => {
   test("the public limit of the estimate endpoint: 500, logged", async () => {
     let status = 0;
     const lines = await failing(gw.ctx.limiter, "limit", "limiter is down", async () => {
-      const r = await fetch(gw.url + "/v1/credits/estimate", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ model: "kling-3.0/video", duration: 5 }) });
+      const r = await fetch(gw.url + "/v1/credits/estimate", {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ model: "kling-3.0/video", duration: 5 }),
+      });
       status = r.status;
     });
     expect(status).toBe(500);
@@ -55,7 +66,11 @@ describe("a guard's own failure before the body is read", () => {
   test("the session lookup of a dashboard form post: a 500 page, logged", async () => {
     let status = 0;
     const lines = await failing(Users.prototype, "session", "sessions are down", async () => {
-      const r = await fetch(gw.url + "/dashboard/settings/api-keys", { method: "POST", headers: { cookie: "sy_session=abc", origin: gw.url }, body: new URLSearchParams({ name: "x" }) });
+      const r = await fetch(gw.url + "/dashboard/settings/api-keys", {
+        method: "POST",
+        headers: { cookie: "sy_session=abc", origin: gw.url },
+        body: new URLSearchParams({ name: "x" }),
+      });
       status = r.status;
     });
     expect(status).toBe(500);
@@ -64,7 +79,11 @@ describe("a guard's own failure before the body is read", () => {
 
   test("a body that is not JSON is still the caller's 400 invalid_json", async () => {
     const { key } = await gw.account(100);
-    const r = await fetch(gw.url + "/api/v1/jobs/createTask", { method: "POST", headers: { authorization: `Bearer ${key}`, "content-type": "application/json" }, body: "{not json" });
+    const r = await fetch(gw.url + "/api/v1/jobs/createTask", {
+      method: "POST",
+      headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+      body: "{not json",
+    });
     expect(r.status).toBe(400);
     expect(await r.json()).toMatchObject({ code: 400 });
   });

@@ -33,7 +33,9 @@ async function withoutBody(path: string, headers: Record<string, string>, length
     socket: { data: (_s, d) => void chunks.push(Buffer.from(d)) },
   });
   const started = performance.now();
-  const extra = Object.entries({ "content-type": "application/json", ...headers }).map(([k, v]) => `${k}: ${v}\r\n`).join("");
+  const extra = Object.entries({ "content-type": "application/json", ...headers })
+    .map(([k, v]) => `${k}: ${v}\r\n`)
+    .join("");
   socket.write(`POST ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: ${length}\r\n${extra}\r\n`);
   const answered = () => {
     const bytes = Buffer.concat(chunks);
@@ -47,7 +49,12 @@ async function withoutBody(path: string, headers: Record<string, string>, length
   socket.end();
   const text = Buffer.concat(chunks).toString();
   const body = text.slice(text.indexOf("\r\n\r\n") + 4);
-  return { status: Number(/^HTTP\/1\.1 (\d+)/.exec(text)?.[1]), head: text.slice(0, text.indexOf("\r\n\r\n")), body, answeredAfter };
+  return {
+    status: Number(/^HTTP\/1\.1 (\d+)/.exec(text)?.[1]),
+    head: text.slice(0, text.indexOf("\r\n\r\n")),
+    body,
+    answeredAfter,
+  };
 }
 
 const json = (text: string) => JSON.parse(text);
@@ -61,9 +68,17 @@ describe("the admin API", () => {
       expect(json(r.body).error.code).toBe("invalid_admin_token");
     }
     // malformed JSON says nothing either: the token is checked first
-    const bad = await fetch(gw.url + "/admin/v1/accounts", { method: "POST", headers: { "content-type": "application/json" }, body: "{not json" });
+    const bad = await fetch(gw.url + "/admin/v1/accounts", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: "{not json",
+    });
     expect(bad.status).toBe(401);
-    const big = await fetch(gw.url + "/admin/v1/accounts", { method: "POST", headers: { "content-type": "application/json" }, body: '{"name":"' + "x".repeat(16 * MiB) + '"}' });
+    const big = await fetch(gw.url + "/admin/v1/accounts", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: '{"name":"' + "x".repeat(16 * MiB) + '"}',
+    });
     expect(big.status).toBe(401);
     expect((await fetch(gw.url + "/admin/v1/accounts")).status).toBe(401); // routes without a body too
   });
@@ -71,10 +86,16 @@ describe("the admin API", () => {
   test("with the token: bodies up to 1 MiB, a larger one gets 413 in the API's shape", async () => {
     const r = await gw.admin("/admin/v1/accounts", { method: "POST", body: JSON.stringify({ name: "x".repeat(MiB) }) });
     expect(r.status).toBe(413);
-    expect((await errorOf(r)).error).toMatchObject({ code: "request_too_large", message: expect.stringContaining("1 MiB") });
+    expect((await errorOf(r)).error).toMatchObject({
+      code: "request_too_large",
+      message: expect.stringContaining("1 MiB"),
+    });
     const stated = await withoutBody("/admin/v1/accounts", { authorization: `Bearer ${ADMIN_TOKEN}` }, 2 * MiB);
     expect(stated.status).toBe(413);
-    expect((await gw.admin("/admin/v1/accounts", { method: "POST", body: JSON.stringify({ name: "Ada", credits: 1 }) })).status).toBe(201);
+    expect(
+      (await gw.admin("/admin/v1/accounts", { method: "POST", body: JSON.stringify({ name: "Ada", credits: 1 }) }))
+        .status,
+    ).toBe(201);
   });
 });
 
@@ -93,16 +114,32 @@ describe("the public endpoints", () => {
     const from = { "x-forwarded-for": "203.0.113.41" };
     const ask = JSON.stringify({ model: "kling-3.0/video", duration: 5 });
     for (let i = 0; i < 2; i++)
-      expect((await fetch(gw.url + "/v1/credits/estimate", { method: "POST", headers: { "content-type": "application/json", ...from }, body: ask })).status).toBe(200);
+      expect(
+        (
+          await fetch(gw.url + "/v1/credits/estimate", {
+            method: "POST",
+            headers: { "content-type": "application/json", ...from },
+            body: ask,
+          })
+        ).status,
+      ).toBe(200);
     const r = await withoutBody("/v1/credits/estimate", from);
     expect(r.status).toBe(429);
     expect(r.answeredAfter).toBeLessThan(2000);
     expect(Number(/retry-after: (\d+)/i.exec(r.head)?.[1])).toBeGreaterThan(0);
     expect(json(r.body).error.code).toBe("rate_limit_exceeded");
     // malformed JSON is refused by the limit too, not parsed first
-    const bad = await fetch(gw.url + "/v1/credits/estimate", { method: "POST", headers: { "content-type": "application/json", ...from }, body: "{not json" });
+    const bad = await fetch(gw.url + "/v1/credits/estimate", {
+      method: "POST",
+      headers: { "content-type": "application/json", ...from },
+      body: "{not json",
+    });
     expect(bad.status).toBe(429);
-    const notice = await fetch(gw.url + "/v1/media/upstream-events/kie", { method: "POST", headers: { "content-type": "application/json", ...from }, body: "{}" });
+    const notice = await fetch(gw.url + "/v1/media/upstream-events/kie", {
+      method: "POST",
+      headers: { "content-type": "application/json", ...from },
+      body: "{}",
+    });
     expect(notice.status).toBe(200); // its own window
   }, 15_000);
 
@@ -124,7 +161,11 @@ describe("the dashboard", () => {
       expect(signedOut.status).toBe(401);
       expect(signedOut.answeredAfter).toBeLessThan(2000);
       expect(signedOut.body).toContain("Your session has ended");
-      const crossSite = await withoutBody(path, { "content-type": "application/x-www-form-urlencoded", cookie: s.cookie, origin: "https://evil.example" });
+      const crossSite = await withoutBody(path, {
+        "content-type": "application/x-www-form-urlencoded",
+        cookie: s.cookie,
+        origin: "https://evil.example",
+      });
       expect(crossSite.status).toBe(403);
       expect(crossSite.answeredAfter).toBeLessThan(2000);
     }
@@ -149,12 +190,24 @@ describe("the dashboard", () => {
     await clearOfWindowEdge(60, 3_000); // the attempts below in one window
     const from = { "x-forwarded-for": "2001:db8:9:9::1", "content-type": "application/x-www-form-urlencoded" };
     for (let i = 0; i < 2; i++)
-      expect((await fetch(gw.url + "/dashboard/login", { method: "POST", headers: from, body: new URLSearchParams({ email: `g${i}@example.com`, password: "guess" }) })).status).toBe(401);
+      expect(
+        (
+          await fetch(gw.url + "/dashboard/login", {
+            method: "POST",
+            headers: from,
+            body: new URLSearchParams({ email: `g${i}@example.com`, password: "guess" }),
+          })
+        ).status,
+      ).toBe(401);
     const r = await withoutBody("/dashboard/login", from);
     expect(r.status).toBe(429);
     expect(r.answeredAfter).toBeLessThan(2000);
     expect(r.body).toContain("Too many sign-in attempts");
-    const crossSite = await withoutBody("/dashboard/login", { ...from, "x-forwarded-for": "203.0.113.43", origin: "https://evil.example" });
+    const crossSite = await withoutBody("/dashboard/login", {
+      ...from,
+      "x-forwarded-for": "203.0.113.43",
+      origin: "https://evil.example",
+    });
     expect(crossSite.status).toBe(403);
     expect(crossSite.answeredAfter).toBeLessThan(2000);
     const big = await withoutBody("/dashboard/login", { ...from, "x-forwarded-for": "203.0.113.44" }, 2 * MiB);

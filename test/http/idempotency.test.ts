@@ -11,7 +11,6 @@ import { providerEnv } from "../llm/support";
 import { FAST_ENV, startMediaGateway, waitFor, type MediaGateway } from "../media/support";
 import { databaseFor, dialects } from "../support/services";
 
-
 for (const d of dialects.filter((x) => x.available)) {
   const fake = startFakeLlmUpstream();
   let a: MediaGateway;
@@ -21,7 +20,16 @@ for (const d of dialects.filter((x) => x.available)) {
     const target = await databaseFor(d.name);
     drop = target.drop;
     a = await startMediaGateway({ ...providerEnv(fake.url), DATABASE_URL: target.url });
-    b = await spawnGateway({ ...a.up.env, ...FAST_ENV, ...providerEnv(fake.url), STORAGE_DIR: a.storageDir, DATABASE_URL: target.url, ADMIN_TOKEN, DEFAULT_RATE_LIMIT: "1000/10s", LOG_LEVEL: "info" });
+    b = await spawnGateway({
+      ...a.up.env,
+      ...FAST_ENV,
+      ...providerEnv(fake.url),
+      STORAGE_DIR: a.storageDir,
+      DATABASE_URL: target.url,
+      ADMIN_TOKEN,
+      DEFAULT_RATE_LIMIT: "1000/10s",
+      LOG_LEVEL: "info",
+    });
   }, 30_000);
   afterAll(async () => {
     await b.stop();
@@ -34,15 +42,25 @@ for (const d of dialects.filter((x) => x.available)) {
   const post = (base: string, key: string, path: string, body: unknown, idem?: string) =>
     fetch(base + path, {
       method: "POST",
-      headers: { authorization: `Bearer ${key}`, "content-type": "application/json", ...(idem === undefined ? {} : { "idempotency-key": idem }) },
+      headers: {
+        authorization: `Bearer ${key}`,
+        "content-type": "application/json",
+        ...(idem === undefined ? {} : { "idempotency-key": idem }),
+      },
       body: JSON.stringify(body),
     });
   const count = async (table: string, accountId: string) =>
-    Number((await a.ctx.db.get<any>(sql`select count(*) as n from ${sql.identifier(table)} where account_id = ${accountId}`))!.n);
+    Number(
+      (await a.ctx.db.get<any>(
+        sql`select count(*) as n from ${sql.identifier(table)} where account_id = ${accountId}`,
+      ))!.n,
+    );
   /** Until the first answer is stored (an LLM answer is stored once read to its end, just after the client has it). */
   async function stored(accountId: string, key: string) {
     for (let i = 0; i < 200; i++) {
-      const r = await a.ctx.db.get<any>(sql`select state from idempotency_keys where account_id = ${accountId} and key = ${key}`);
+      const r = await a.ctx.db.get<any>(
+        sql`select state from idempotency_keys where account_id = ${accountId} and key = ${key}`,
+      );
       if (r?.state === "done") return;
       await Bun.sleep(10);
     }
@@ -80,7 +98,9 @@ for (const d of dialects.filter((x) => x.available)) {
     test("duplicates sent at once to both processes run once; the others are told it is in progress or get its answer", async () => {
       const { accountId, key } = await a.account(100);
       const before = fake.requests.length;
-      const answers = await Promise.all(Array.from({ length: 6 }, (_, i) => post(i % 2 ? b.url : a.url, key, "/v1/chat/completions", chat, "burst")));
+      const answers = await Promise.all(
+        Array.from({ length: 6 }, (_, i) => post(i % 2 ? b.url : a.url, key, "/v1/chat/completions", chat, "burst")),
+      );
       const ran = answers.filter((r) => r.status === 200 && r.headers.get("idempotent-replayed") === null);
       expect(ran.length).toBe(1);
       for (const r of answers.filter((x) => x !== ran[0])) {
@@ -109,16 +129,22 @@ for (const d of dialects.filter((x) => x.available)) {
     test("task creation repeated on both doors and processes: the same task, one hold", async () => {
       const { accountId, key } = await a.account(1000);
       const native = { model: "google/nano-banana", input: { prompt: "a fox" } };
-      const one = await (await post(a.url, key, "/api/v1/jobs/createTask", native, "task-1")).json() as any;
-      const two = await (await post(b.url, key, "/api/v1/jobs/createTask", native, "task-1")).json() as any;
+      const one = (await (await post(a.url, key, "/api/v1/jobs/createTask", native, "task-1")).json()) as any;
+      const two = (await (await post(b.url, key, "/api/v1/jobs/createTask", native, "task-1")).json()) as any;
       expect(one.data.taskId).toStartWith("task_");
       expect(two).toEqual(one);
       const alias = { model: "google/nano-banana", prompt: "a fox" };
-      const x = await (await post(b.url, key, "/v1/images/generations", alias, "task-2")).json() as any;
-      const y = await (await post(a.url, key, "/v1/images/generations", alias, "task-2")).json() as any;
+      const x = (await (await post(b.url, key, "/v1/images/generations", alias, "task-2")).json()) as any;
+      const y = (await (await post(a.url, key, "/v1/images/generations", alias, "task-2")).json()) as any;
       expect(y).toEqual(x);
       expect(await count("tasks", accountId)).toBe(2);
-      expect(Number((await a.ctx.db.get<any>(sql`select count(*) as n from holds where account_id = ${accountId} and kind = ${"task"}`))!.n)).toBe(2);
+      expect(
+        Number(
+          (await a.ctx.db.get<any>(
+            sql`select count(*) as n from holds where account_id = ${accountId} and kind = ${"task"}`,
+          ))!.n,
+        ),
+      ).toBe(2);
     });
 
     test("keys are the account's: another account's same key runs its own request", async () => {
@@ -134,7 +160,9 @@ for (const d of dialects.filter((x) => x.available)) {
       const { accountId, key } = await a.account(100);
       expect((await post(a.url, key, "/v1/chat/completions", chat, "old")).status).toBe(200);
       await stored(accountId, "old");
-      await a.ctx.db.run(sql`update idempotency_keys set expires_at = ${Date.now() - 1} where account_id = ${accountId}`); // a day passes
+      await a.ctx.db.run(
+        sql`update idempotency_keys set expires_at = ${Date.now() - 1} where account_id = ${accountId}`,
+      ); // a day passes
       const r = await post(b.url, key, "/v1/chat/completions", { ...chat, max_tokens: 70 }, "old");
       expect([r.status, r.headers.get("idempotent-replayed")]).toEqual([200, null]);
     });
@@ -144,7 +172,9 @@ for (const d of dialects.filter((x) => x.available)) {
       const { Idempotency, STALE_RUNNING_MS } = await import("../../src/http/idempotency");
       const now = Date.now();
       const crashed = new Idempotency(a.ctx.db, () => now - STALE_RUNNING_MS - 1);
-      expect((await crashed.begin(accountId, "lost", `POST /v1/chat/completions\n${JSON.stringify(chat)}`)).run).toBe(true); // never finished
+      expect((await crashed.begin(accountId, "lost", `POST /v1/chat/completions\n${JSON.stringify(chat)}`)).run).toBe(
+        true,
+      ); // never finished
       const r = await post(b.url, key, "/v1/chat/completions", chat, "lost");
       expect([r.status, r.headers.get("idempotent-replayed")]).toEqual([200, null]);
       await stored(accountId, "lost");
@@ -159,9 +189,21 @@ for (const d of dialects.filter((x) => x.available)) {
       for (const bad of ["", "k".repeat(256)]) {
         const o = await post(a.url, key, "/v1/chat/completions", chat, bad);
         expect([o.status, ((await o.json()) as any).error.param]).toEqual([422, "Idempotency-Key"]);
-        const m = await post(a.url, key, "/v1/messages", { model: "claude-opus-4-5", max_tokens: 5, messages: [{ role: "user", content: "hi" }] }, bad);
+        const m = await post(
+          a.url,
+          key,
+          "/v1/messages",
+          { model: "claude-opus-4-5", max_tokens: 5, messages: [{ role: "user", content: "hi" }] },
+          bad,
+        );
         expect([m.status, ((await m.json()) as any).type]).toEqual([422, "error"]);
-        const t = await post(a.url, key, "/api/v1/jobs/createTask", { model: "google/nano-banana", input: { prompt: "x" } }, bad);
+        const t = await post(
+          a.url,
+          key,
+          "/api/v1/jobs/createTask",
+          { model: "google/nano-banana", input: { prompt: "x" } },
+          bad,
+        );
         expect(await t.json()).toMatchObject({ code: 422 });
       }
       expect(fake.requests.length).toBe(before);

@@ -17,7 +17,10 @@ test("GET on an LLM endpoint: 405, allow: POST, in that protocol's error shape",
   expect((await errorOf(chat)).error).toMatchObject({ code: "method_not_allowed" });
   const messages = await fetch(gw.url + "/v1/messages", { method: "PUT", body: "{}" });
   expect(messages.status).toBe(405);
-  expect(await messages.json()).toMatchObject({ type: "error", error: { type: "invalid_request_error", code: "method_not_allowed" } });
+  expect(await messages.json()).toMatchObject({
+    type: "error",
+    error: { type: "invalid_request_error", code: "method_not_allowed" },
+  });
 });
 
 test("the native task API answers in its envelope; a GET route called with POST names GET", async () => {

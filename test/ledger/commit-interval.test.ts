@@ -9,7 +9,6 @@ import type { Db } from "../../src/db/client";
 import type { Reservation } from "../../src/ledger/float";
 import type { Ledger } from "../../src/ledger/service";
 import { MICROS_PER_CREDIT as C } from "../../src/ledger/units";
-import { silentLogger } from "../../src/log";
 import type { LlmLedger } from "../../src/ledger/llm-ledger";
 import { fromFloat, newLlmLedger } from "../support/llm-ledger";
 import type { Finish, UsageRecord } from "../../src/llm/records";
@@ -24,7 +23,11 @@ for (const d of dialects) {
     let ledger: Ledger;
     let accounts: Accounts;
     const batches: LlmLedger<Finish>[] = [];
-    useLedgerDatabase(d.name, (t) => ({ db, ledger, accounts } = t), () => closeBatches(batches));
+    useLedgerDatabase(
+      d.name,
+      (t) => ({ db, ledger, accounts } = t),
+      () => closeBatches(batches),
+    );
 
     const processOf = (intervalMs: number) => {
       const b = newLlmLedger(db, ledger, { floatIdleMs: LONG, commitIntervalMs: intervalMs });
@@ -32,18 +35,35 @@ for (const d of dialects) {
       return b;
     };
     const record = (accountId: string, requestId: string, cost: number): UsageRecord => ({
-      requestId, accountId, keyId: "key_t", model: "m", endpoint: "/v1/chat/completions", provider: "openai",
-      status: "ok", upstreamStatus: 200, usage: null, cost, latencyMs: 1, ttfbMs: 1, error: null,
+      requestId,
+      accountId,
+      keyId: "key_t",
+      model: "m",
+      endpoint: "/v1/chat/completions",
+      provider: "openai",
+      status: "ok",
+      upstreamStatus: 200,
+      usage: null,
+      cost,
+      latencyMs: 1,
+      ttfbMs: 1,
+      error: null,
     });
-    const finish = (b: LlmLedger<Finish>, r: Reservation, charge: number | null = 7) => b.postOrVoid({ hold: r, charge, record: record(r.accountId, r.id, charge ?? 0) });
+    const finish = (b: LlmLedger<Finish>, r: Reservation, charge: number | null = 7) =>
+      b.postOrVoid({ hold: r, charge, record: record(r.accountId, r.id, charge ?? 0) });
     const rid = () => `req_${Bun.randomUUIDv7()}`;
-    const linesOf = async (id: string) => Number((await db.get<any>(sql`select count(*) as n from usage_records where account_id = ${id}`))!.n);
+    const linesOf = async (id: string) =>
+      Number((await db.get<any>(sql`select count(*) as n from usage_records where account_id = ${id}`))!.n);
     const wallet = async (id: string) => {
       const w = (await db.get<any>(sql`select balance, held from wallets where account_id = ${id}`))!;
       return { balance: Number(w.balance), held: Number(w.held) };
     };
-    const usageEntriesOf = async (id: string) => Number((await db.get<any>(sql`select count(*) as n from entries where account_id = ${id} and kind = 'usage'`))!.n);
-    const quickly = <T>(p: Promise<T> | T, ms = 1000) => Promise.race([Promise.resolve(p), Bun.sleep(ms).then(() => "still waiting" as const)]);
+    const usageEntriesOf = async (id: string) =>
+      Number(
+        (await db.get<any>(sql`select count(*) as n from entries where account_id = ${id} and kind = 'usage'`))!.n,
+      );
+    const quickly = <T>(p: Promise<T> | T, ms = 1000) =>
+      Promise.race([Promise.resolve(p), Bun.sleep(ms).then(() => "still waiting" as const)]);
 
     test("a call whose hold needs the float grown does not wait for the interval", async () => {
       const a = await accounts.createAccount("interval-grow", 100 * C);
@@ -58,7 +78,7 @@ for (const d of dialects) {
       const a = await accounts.createAccount("interval-group", 100 * C);
       const b = processOf(1500);
       const started = performance.now();
-      finish(b, (await b.hold(a.id, C, rid()))); // grows the float at once; this finish waits
+      finish(b, await b.hold(a.id, C, rid())); // grows the float at once; this finish waits
       for (let i = 0; i < 20; i++) {
         finish(b, await fromFloat(b, a.id, C, rid())); // fits the float: reserved in memory
         await Bun.sleep(2); // across event-loop turns
@@ -75,7 +95,7 @@ for (const d of dialects) {
     test("a reader of the records (drain) gets them at once, not after the interval", async () => {
       const a = await accounts.createAccount("interval-drain", 100 * C);
       const b = processOf(LONG);
-      finish(b, (await b.hold(a.id, C, rid())));
+      finish(b, await b.hold(a.id, C, rid()));
       finish(b, await fromFloat(b, a.id, C, rid()));
       expect(await quickly(b.drain())).not.toBe("still waiting");
       expect(await linesOf(a.id)).toBe(2);
@@ -125,7 +145,8 @@ for (const d of dialects) {
       const a = await accounts.createAccount("interval-full", 100_000 * C);
       const b = processOf(LONG);
       const calls: Reservation[] = [];
-      while (calls.length < 512) { // MAX_BATCH
+      while (calls.length < 512) {
+        // MAX_BATCH
         const r = b.hold(a.id, C, rid());
         calls.push(await r);
       }
@@ -168,7 +189,7 @@ for (const d of dialects) {
     test("shutdown commits what waits for the interval and gives the float back", async () => {
       const a = await accounts.createAccount("interval-close", 100 * C);
       const b = processOf(LONG);
-      finish(b, (await b.hold(a.id, C, rid())));
+      finish(b, await b.hold(a.id, C, rid()));
       finish(b, await fromFloat(b, a.id, C, rid()));
       expect(await quickly(b.close(5000), 3000)).not.toBe("still waiting");
       expect(await linesOf(a.id)).toBe(2);

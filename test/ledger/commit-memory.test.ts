@@ -27,7 +27,9 @@ for (const d of dialects) {
           rollBack = false;
           return db.tx(function* (q) {
             // As a sweep would leave it: the float's hold is not pending when the batch takes the charge off it.
-            yield* q.run(sql`update holds set status = ${"voided"} where account_id = ${a.id} and kind = ${"float"} and status = ${"pending"}`);
+            yield* q.run(
+              sql`update holds set status = ${"voided"} where account_id = ${a.id} and kind = ${"float"} and status = ${"pending"}`,
+            );
             yield* body(q);
             throw new Error("connection reset before COMMIT"); // rolled back: the hold is pending again
           });
@@ -35,21 +37,38 @@ for (const d of dialects) {
       };
       const b = newLlmLedger(rolling, ledger);
       const record = (requestId: string, cost: number) => ({
-        requestId, accountId: a.id, keyId: "key_t", model: "m", endpoint: "/v1/chat/completions", provider: "openai",
-        status: "ok", upstreamStatus: 200, usage: null, cost, latencyMs: 1, ttfbMs: 1, error: null,
+        requestId,
+        accountId: a.id,
+        keyId: "key_t",
+        model: "m",
+        endpoint: "/v1/chat/completions",
+        provider: "openai",
+        status: "ok",
+        upstreamStatus: 200,
+        usage: null,
+        cost,
+        latencyMs: 1,
+        ttfbMs: 1,
+        error: null,
       });
       const first = await b.hold(a.id, C, "req_first"); // grows the float
       rollBack = true;
       b.postOrVoid({ hold: first, charge: 1000, record: record("req_first", 1000) });
       await b.drain(); // the batch is rolled back; its end is then written on its own
-      expect(Number((await db.get<{ n: number }>(sql`select count(*) as n from usage_records where account_id = ${a.id}`))!.n)).toBe(1);
+      expect(
+        Number(
+          (await db.get<{ n: number }>(sql`select count(*) as n from usage_records where account_id = ${a.id}`))!.n,
+        ),
+      ).toBe(1);
 
       // The float was never gone: the next call takes the free path, and no second float hold is made.
       expect(b.isFreePath(a.id, C)).toBe(true);
       const second = await b.hold(a.id, C, "req_second");
       b.postOrVoid({ hold: second, charge: 500, record: record("req_second", 500) });
       await b.close(2000);
-      const holds = await db.all<{ status: string }>(sql`select status from holds where account_id = ${a.id} and kind = ${"float"}`);
+      const holds = await db.all<{ status: string }>(
+        sql`select status from holds where account_id = ${a.id} and kind = ${"float"}`,
+      );
       expect(holds.map((h) => h.status)).toEqual(["voided"]);
       expect(await ledger.balance(a.id)).toEqual({ balance: 100 * C - 1500, held: 0, available: 100 * C - 1500 });
       expect(await ledger.check(a.id)).toEqual([]);

@@ -21,8 +21,16 @@ afterAll(() => fake.stop());
 
 async function account(url: string, credits: number) {
   const headers = { authorization: `Bearer ${ADMIN}`, "content-type": "application/json" };
-  const created = (await (await fetch(url + "/admin/v1/accounts", { method: "POST", headers, body: JSON.stringify({ name: "f", credits }) })).json()) as { id: string };
-  const key = (await (await fetch(`${url}/admin/v1/accounts/${created.id}/keys`, { method: "POST", headers, body: JSON.stringify({ name: "k" }) })).json()) as { key: string };
+  const created = (await (
+    await fetch(url + "/admin/v1/accounts", { method: "POST", headers, body: JSON.stringify({ name: "f", credits }) })
+  ).json()) as { id: string };
+  const key = (await (
+    await fetch(`${url}/admin/v1/accounts/${created.id}/keys`, {
+      method: "POST",
+      headers,
+      body: JSON.stringify({ name: "k" }),
+    })
+  ).json()) as { key: string };
   return { accountId: created.id, key: key.key };
 }
 
@@ -30,7 +38,11 @@ async function chat(gw: GatewayProcess, key: string) {
   const r = await fetch(gw.url + "/v1/chat/completions", {
     method: "POST",
     headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
-    body: JSON.stringify({ model: "gpt-5.2", max_completion_tokens: MAX_TOKENS, messages: [{ role: "user", content: "Hi" }] }),
+    body: JSON.stringify({
+      model: "gpt-5.2",
+      max_completion_tokens: MAX_TOKENS,
+      messages: [{ role: "user", content: "Hi" }],
+    }),
   });
   return { status: r.status, body: (await r.json()) as any };
 }
@@ -47,7 +59,13 @@ for (const d of dialects) {
     beforeAll(async () => {
       target = await databaseFor(d.name);
       // Floats kept while in use, as a busy wallet's are (not returned idle between the calls below).
-      const env = { ...providerEnv(fake.url), DATABASE_URL: target.url, ADMIN_TOKEN: ADMIN, DEFAULT_RATE_LIMIT: "10000/10s", LEDGER_FLOAT_IDLE_MS: "600000" };
+      const env = {
+        ...providerEnv(fake.url),
+        DATABASE_URL: target.url,
+        ADMIN_TOKEN: ADMIN,
+        DEFAULT_RATE_LIMIT: "10000/10s",
+        LEDGER_FLOAT_IDLE_MS: "600000",
+      };
       [one, two] = await Promise.all([spawnGateway(env), spawnGateway(env)]);
     }, 45_000);
     afterAll(async () => {
@@ -61,7 +79,8 @@ for (const d of dialects) {
       const served: number[] = [];
       for (let i = 0; i < 12; i++) {
         const r = await chat(i % 2 ? two : one, small.key);
-        if (r.status !== 200) throw new Error(`call ${i} on process ${(i % 2) + 1}: ${r.status} ${JSON.stringify(r.body)}`);
+        if (r.status !== 200)
+          throw new Error(`call ${i} on process ${(i % 2) + 1}: ${r.status} ${JSON.stringify(r.body)}`);
         served.push(r.status);
       }
       expect(served).toEqual(Array(12).fill(200));
@@ -74,7 +93,8 @@ for (const d of dialects) {
       const statuses: number[] = [];
       for (let i = 0; i < 3; i++) {
         const both = await Promise.all([chat(one, pair.key), chat(two, pair.key)]);
-        for (const r of both) if (r.status !== 200) throw new Error(`round ${i}: ${r.status} ${JSON.stringify(r.body)}`);
+        for (const r of both)
+          if (r.status !== 200) throw new Error(`round ${i}: ${r.status} ${JSON.stringify(r.body)}`);
         statuses.push(...both.map((r) => r.status));
       }
       expect(statuses).toEqual(Array(6).fill(200));
@@ -89,7 +109,9 @@ for (const d of dialects) {
       const db = await openDatabase(target.url);
       try {
         // The first call has its hold once the wallet shows it held.
-        for (let i = 0; i < 400; i++, await Bun.sleep(5)) if (Number((await db.get<any>(sql`select held from wallets where account_id = ${tight.accountId}`))!.held)) break;
+        for (let i = 0; i < 400; i++, await Bun.sleep(5))
+          if (Number((await db.get<any>(sql`select held from wallets where account_id = ${tight.accountId}`))!.held))
+            break;
         const refused = await chat(two, tight.key);
         expect(firstDone).toBe(false); // the first call was in flight throughout
         expect((await first).status).toBe(200);
@@ -100,7 +122,9 @@ for (const d of dialects) {
           if (line) held = Number(line.held);
         }
         expect(refused.status).toBe(402);
-        expect(refused.body.error.message).toStartWith(`Insufficient credits: this request needs up to ${held! / MICROS} credits and ${(24 * MICROS - held!) / MICROS} are available.`);
+        expect(refused.body.error.message).toStartWith(
+          `Insufficient credits: this request needs up to ${held! / MICROS} credits and ${(24 * MICROS - held!) / MICROS} are available.`,
+        );
       } finally {
         await db.close();
       }
@@ -123,7 +147,9 @@ for (const d of dialects) {
       const db = await openDatabase(target.url);
       try {
         for (const { accountId, credits, served } of wallets) {
-          const costs = (await db.all<any>(sql`select cost from usage_records where account_id = ${accountId}`)).map((r) => Number(r.cost));
+          const costs = (await db.all<any>(sql`select cost from usage_records where account_id = ${accountId}`)).map(
+            (r) => Number(r.cost),
+          );
           expect(costs).toEqual(Array(served).fill(CHARGE));
           const w = (await db.get<any>(sql`select balance, held from wallets where account_id = ${accountId}`))!;
           expect([Number(w.balance), Number(w.held)]).toEqual([credits * MICROS - served * CHARGE, 0]);

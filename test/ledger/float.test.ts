@@ -23,36 +23,73 @@ for (const d of dialects) {
     let ledger: Ledger;
     let accounts: Accounts;
     const batches: LlmLedger<Finish>[] = [];
-    useLedgerDatabase(d.name, (t) => ({ db, ledger, accounts } = t), () => closeBatches(batches));
+    useLedgerDatabase(
+      d.name,
+      (t) => ({ db, ledger, accounts } = t),
+      () => closeBatches(batches),
+    );
 
     /** A gateway process's LLM ledger (ttl in seconds). */
     const processOf = (opts: { ttlSeconds?: number; idleMs?: number; db?: Db } = {}) => {
-      const b = newLlmLedger(opts.db ?? db, ledger, { holdTtlMs: (opts.ttlSeconds ?? 900) * 1000, floatIdleMs: opts.idleMs ?? 30 });
+      const b = newLlmLedger(opts.db ?? db, ledger, {
+        holdTtlMs: (opts.ttlSeconds ?? 900) * 1000,
+        floatIdleMs: opts.idleMs ?? 30,
+      });
       batches.push(b);
       return b;
     };
     /** A request id of its own for each call: the reservation's id, which keys the call's usage record. */
     const rid = (label: string) => `req_${label}_${Bun.randomUUIDv7()}`;
     const record = (accountId: string, cost: number, requestId: string): UsageRecord => ({
-      requestId, accountId, keyId: "key_t", model: "m", endpoint: "/v1/chat/completions", provider: "openai",
-      status: "ok", upstreamStatus: 200, usage: null, cost, latencyMs: 1, ttfbMs: 1, error: null,
+      requestId,
+      accountId,
+      keyId: "key_t",
+      model: "m",
+      endpoint: "/v1/chat/completions",
+      provider: "openai",
+      status: "ok",
+      upstreamStatus: 200,
+      usage: null,
+      cost,
+      latencyMs: 1,
+      ttfbMs: 1,
+      error: null,
     });
-    const finish = (b: LlmLedger<Finish>, r: Reservation, charge: number | null) => b.postOrVoid({ hold: r, charge, record: record(r.accountId, charge ?? 0, r.id) });
+    const finish = (b: LlmLedger<Finish>, r: Reservation, charge: number | null) =>
+      b.postOrVoid({ hold: r, charge, record: record(r.accountId, charge ?? 0, r.id) });
     const wallet = async (id: string) => {
       const w = (await db.get<any>(sql`select balance, held from wallets where account_id = ${id}`))!;
       return { balance: Number(w.balance), held: Number(w.held) };
     };
     const holdsOf = async (id: string, kind: string) =>
-      (await db.all<any>(sql`select id, amount, status, settled from holds where account_id = ${id} and kind = ${kind} order by created_at, id`)).map((h) => ({
-        id: h.id, amount: Number(h.amount), status: h.status, settled: h.settled === null ? null : Number(h.settled),
+      (
+        await db.all<any>(
+          sql`select id, amount, status, settled from holds where account_id = ${id} and kind = ${kind} order by created_at, id`,
+        )
+      ).map((h) => ({
+        id: h.id,
+        amount: Number(h.amount),
+        status: h.status,
+        settled: h.settled === null ? null : Number(h.settled),
       }));
     /** The calls' lines: their usage records, with what each reserved and was charged and the entry charging it. */
     const linesOf = async (id: string) =>
-      (await db.all<any>(sql`select id, held, cost, entry_id from usage_records where account_id = ${id} order by created_at, id`)).map((l) => ({
-        id: l.id, held: Number(l.held), cost: Number(l.cost), entry: l.entry_id,
+      (
+        await db.all<any>(
+          sql`select id, held, cost, entry_id from usage_records where account_id = ${id} order by created_at, id`,
+        )
+      ).map((l) => ({
+        id: l.id,
+        held: Number(l.held),
+        cost: Number(l.cost),
+        entry: l.entry_id,
       }));
     const usageEntriesOf = async (id: string) =>
-      (await db.all<any>(sql`select id, amount from entries where account_id = ${id} and kind = 'usage' order by created_at, id`)).map((e) => ({ id: e.id, amount: Number(e.amount) }));
+      (
+        await db.all<any>(
+          sql`select id, amount from entries where account_id = ${id} and kind = 'usage' order by created_at, id`,
+        )
+      ).map((e) => ({ id: e.id, amount: Number(e.amount) }));
     const idle = async (id: string) => {
       for (let i = 0; i < 200 && (await wallet(id)).held !== 0; i++) await Bun.sleep(10);
     };
@@ -98,9 +135,13 @@ for (const d of dialects) {
       expect(entry!.amount).toBe(-500); // both calls in one commit: one entry
       expect(await ledger.check(a.id)).toEqual([]);
       await db.run(sql`update usage_records set cost = 250 where id = ${r2.id}`);
-      expect(await ledger.check(a.id)).toEqual([{ accountId: a.id, entryId: entry!.id, entryAmount: -500, linesSum: 550 }]);
+      expect(await ledger.check(a.id)).toEqual([
+        { accountId: a.id, entryId: entry!.id, entryAmount: -500, linesSum: 550 },
+      ]);
       await db.run(sql`delete from usage_records where id = ${r2.id}`);
-      expect(await ledger.check(a.id)).toEqual([{ accountId: a.id, entryId: entry!.id, entryAmount: -500, linesSum: 300 }]);
+      expect(await ledger.check(a.id)).toEqual([
+        { accountId: a.id, entryId: entry!.id, entryAmount: -500, linesSum: 300 },
+      ]);
       await db.run(sql`update entries set amount = -300 where id = ${entry!.id}`); // leave the books as they were
       await db.run(sql`update wallets set balance = balance + 200 where account_id = ${a.id}`);
     });
@@ -111,10 +152,17 @@ for (const d of dialects) {
       const [p1, p2] = [processOf(), processOf()];
       // Each process asks for both wallets, in opposite orders: their batches must still not deadlock on Postgres.
       const ask = (b: LlmLedger<Finish>, n: number, first: string, second: string) =>
-        Array.from({ length: n }, (_, i) => b.hold(i % 2 ? first : second, C, rid(`x${i}`)).then((r) => ({ b, r }), (e) => e));
+        Array.from({ length: n }, (_, i) =>
+          b.hold(i % 2 ? first : second, C, rid(`x${i}`)).then(
+            (r) => ({ b, r }),
+            (e) => e,
+          ),
+        );
       const results = await Promise.all([
-        ...ask(p1, 30, a.id, other.id), ...ask(p1, 30, a.id, a.id),
-        ...ask(p2, 30, other.id, a.id), ...ask(p2, 30, a.id, a.id),
+        ...ask(p1, 30, a.id, other.id),
+        ...ask(p1, 30, a.id, a.id),
+        ...ask(p2, 30, other.id, a.id),
+        ...ask(p2, 30, a.id, a.id),
       ]);
       const granted = results.filter((x): x is { b: LlmLedger<Finish>; r: Reservation } => "r" in x);
       const refused = results.filter((x) => !("r" in x));
@@ -253,14 +301,23 @@ for (const d of dialects) {
       // 6 C: the 5.25 C the wallet has beside that float fall short; with the 1.75 C spare room, 7 C do not.
       const served = asker.hold(a.id, 6 * C, rid("g2"));
       served.catch(() => {}); // awaited below
-      for (let i = 0; i < 200 && !(await db.get<any>(sql`select 1 as one from holds where account_id = ${a.id} and asked_at is not null`)); i++) await Bun.sleep(5);
+      for (
+        let i = 0;
+        i < 200 &&
+        !(await db.get<any>(sql`select 1 as one from holds where account_id = ${a.id} and asked_at is not null`));
+        i++
+      )
+        await Bun.sleep(5);
       // It finds the ask as a call of its own (8 C: more than the wallet and its float can cover) waits for growth:
       // both go into one commit.
       (asked as any).book.asked([(asked as any).book.floats.get(a.id)]);
       (asked as any).asks.makeLean(a.id);
       const refused = asked.hold(a.id, 8 * C, rid("g3"));
       // Refused (the 7 C it could have are short of 8 C), before or after the asker takes its 6 C of them.
-      await expect(refused).rejects.toMatchObject({ status: 402, message: expect.stringContaining("needs up to 8 credits") });
+      await expect(refused).rejects.toMatchObject({
+        status: 402,
+        message: expect.stringContaining("needs up to 8 credits"),
+      });
       expect((await served).amount).toBe(6 * C);
       expect(await wallet(a.id)).toEqual({ balance: 10 * C, held: 9 * C });
       expect(await ledger.check(a.id)).toEqual([]);
@@ -291,7 +348,13 @@ for (const d of dialects) {
       const served = asker.hold(a.id, 6 * C, rid("u2")); // 5.25 C beside the float fall short
       let settled = false;
       served.catch(() => {}).finally(() => (settled = true)); // awaited below
-      for (let i = 0; i < 200 && !(await db.get<any>(sql`select 1 as one from holds where account_id = ${a.id} and asked_at is not null`)); i++) await Bun.sleep(5);
+      for (
+        let i = 0;
+        i < 200 &&
+        !(await db.get<any>(sql`select 1 as one from holds where account_id = ${a.id} and asked_at is not null`));
+        i++
+      )
+        await Bun.sleep(5);
       await answerNow(); // its trim is in a commit that fails: the float is smaller than its hold now
       passes = 1;
       await answerNow(); // a commit that goes through while the charge still waits: the hold still holds the trim
@@ -312,11 +375,17 @@ for (const d of dialects) {
       const r = await one.hold(a.id, 3 * C, rid("t1")); // its float: 4.75 C
       finish(one, r, C);
       await one.drain(); // idle now, holding 3.75 C for the next calls: the wallet shows 5.25 C available
-      const task = await withIdleFloatBack({ llmLedger: other }, a.id, "insufficient_credits", () => ledger.hold(a.id, 8 * C, "task", null, 60_000));
+      const task = await withIdleFloatBack({ llmLedger: other }, a.id, "insufficient_credits", () =>
+        ledger.hold(a.id, 8 * C, "task", null, 60_000),
+      );
       expect(task.amount).toBe(8 * C);
       expect(await wallet(a.id)).toEqual({ balance: 9 * C, held: 8 * C });
       // One that does not fit even then is still refused, stating what the wallet has beside the task.
-      await expect(withIdleFloatBack({ llmLedger: other }, a.id, "insufficient_credits", () => ledger.hold(a.id, 2 * C, "task", null, 60_000))).rejects.toMatchObject({
+      await expect(
+        withIdleFloatBack({ llmLedger: other }, a.id, "insufficient_credits", () =>
+          ledger.hold(a.id, 2 * C, "task", null, 60_000),
+        ),
+      ).rejects.toMatchObject({
         status: 402,
         message: expect.stringContaining("needs up to 2 credits and 1 are available"),
       });

@@ -7,8 +7,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { sql } from "drizzle-orm";
 import type { Accounts } from "../../src/accounts/service";
 import type { Db } from "../../src/db/client";
-import type { Reservation } from "../../src/ledger/float";
-import { Ledger } from "../../src/ledger/service";
+import type { Ledger } from "../../src/ledger/service";
 import { MICROS_PER_CREDIT as C } from "../../src/ledger/units";
 import { silentLogger } from "../../src/log";
 import type { LlmLedger } from "../../src/ledger/llm-ledger";
@@ -19,8 +18,19 @@ import { startGateway, type TestGateway } from "../support/gateway";
 import { closeBatches, databaseFor, pgAvailable, skipNote, useLedgerDatabase } from "../support/services";
 
 const record = (accountId: string, requestId: string, keyId = "key_t", model = "m"): UsageRecord => ({
-  requestId, accountId, keyId, model, endpoint: "/v1/chat/completions", provider: "openai",
-  status: "ok", upstreamStatus: 200, usage: null, cost: 1, latencyMs: 1, ttfbMs: 1, error: null,
+  requestId,
+  accountId,
+  keyId,
+  model,
+  endpoint: "/v1/chat/completions",
+  provider: "openai",
+  status: "ok",
+  upstreamStatus: 200,
+  usage: null,
+  cost: 1,
+  latencyMs: 1,
+  ttfbMs: 1,
+  error: null,
 });
 
 /** A call that reserves from the float in memory (the float must cover it) and finishes at once, charged 1 µcr. */
@@ -30,7 +40,8 @@ async function call(b: LlmLedger<Finish>, accountId: string, requestId: string, 
 }
 
 /** "drained", or "timed out" when drain() has not resolved within `ms`. */
-const within = (p: Promise<void>, ms: number) => Promise.race([p.then(() => "drained"), Bun.sleep(ms).then(() => "timed out")]);
+const within = (p: Promise<void>, ms: number) =>
+  Promise.race([p.then(() => "drained"), Bun.sleep(ms).then(() => "timed out")]);
 
 describe("drain() under steady load (SQLite, transactions made to await as on Postgres)", () => {
   let db: Db;
@@ -39,10 +50,14 @@ describe("drain() under steady load (SQLite, transactions made to await as on Po
   const batches: LlmLedger<Finish>[] = [];
   // Runs while each commit waits on the "network": another call finishes then, so the commit loop never goes idle.
   let duringCommit = () => {};
-  useLedgerDatabase("sqlite", (t) => ({ db, ledger, accounts } = t), async () => {
-    duringCommit = () => {};
-    await closeBatches(batches);
-  });
+  useLedgerDatabase(
+    "sqlite",
+    (t) => ({ db, ledger, accounts } = t),
+    async () => {
+      duringCommit = () => {};
+      await closeBatches(batches);
+    },
+  );
 
   const processOf = (database: Pick<Db, "tx"> = db, log = silentLogger) => {
     const slow = {
@@ -57,7 +72,8 @@ describe("drain() under steady load (SQLite, transactions made to await as on Po
     batches.push(b);
     return b;
   };
-  const count = async (like: string) => Number((await db.get<any>(sql`select count(*) as n from usage_records where request_id like ${like}`))!.n);
+  const count = async (like: string) =>
+    Number((await db.get<any>(sql`select count(*) as n from usage_records where request_id like ${like}`))!.n);
 
   test("resolves once what was queued before it is committed (more than one MAX_BATCH of it), while calls keep finishing", async () => {
     const a = await accounts.createAccount("drain-load", 1000 * C);
@@ -75,10 +91,15 @@ describe("drain() under steady load (SQLite, transactions made to await as on Po
     await b.drain();
     expect(await count("during-%")).toBe(n);
     // Each call settled once, and the books balance: the float's accounting is the same as without the load.
-    expect(Number((await db.get<any>(sql`select count(*) as n from usage_records where account_id = ${a.id}`))!.n)).toBe(1101 + n);
+    expect(
+      Number((await db.get<any>(sql`select count(*) as n from usage_records where account_id = ${a.id}`))!.n),
+    ).toBe(1101 + n);
     expect(await ledger.check(a.id)).toEqual([]);
     await b.close(1000); // the float goes back to the wallet
-    expect(await db.get<any>(sql`select balance, held from wallets where account_id = ${a.id}`)).toMatchObject({ balance: 1000 * C - 1100 - n, held: 0 });
+    expect(await db.get<any>(sql`select balance, held from wallets where account_id = ${a.id}`)).toMatchObject({
+      balance: 1000 * C - 1100 - n,
+      held: 0,
+    });
     expect(await ledger.check(a.id)).toEqual([]);
   });
 
@@ -93,9 +114,17 @@ describe("drain() under steady load (SQLite, transactions made to await as on Po
     await call(b, busy.id, "busy-start");
 
     const returned = b.returnIdle(idle.id);
-    expect(await within(returned.then(() => {}), 500)).toBe("drained");
+    expect(
+      await within(
+        returned.then(() => {}),
+        500,
+      ),
+    ).toBe("drained");
     expect(await returned).toBe(true);
-    expect(await db.get<any>(sql`select balance, held from wallets where account_id = ${idle.id}`)).toMatchObject({ balance: 10 * C, held: 0 });
+    expect(await db.get<any>(sql`select balance, held from wallets where account_id = ${idle.id}`)).toMatchObject({
+      balance: 10 * C,
+      held: 0,
+    });
     duringCommit = () => {};
   });
 
@@ -104,7 +133,8 @@ describe("drain() under steady load (SQLite, transactions made to await as on Po
     const failing = { tx: () => Promise.reject(new Error("connection reset")) } as unknown as Db;
     const b = processOf(failing, { ...silentLogger, error: (msg: string) => void errors.push(msg) });
     // Calls that reserve nothing need no float, so no database work before they finish.
-    const free = async (ref: string) => b.postOrVoid({ hold: await fromFloat(b, "acct_x", 0, ref), charge: null, record: record("acct_x", ref) });
+    const free = async (ref: string) =>
+      b.postOrVoid({ hold: await fromFloat(b, "acct_x", 0, ref), charge: null, record: record("acct_x", ref) });
     let n = 0;
     duringCommit = () => void free(`failing-${n++}`);
     for (let i = 0; i < 3; i++) await free(`queued-${i}`);
@@ -122,7 +152,8 @@ describe("drain() under steady load (SQLite, transactions made to await as on Po
     };
     const a = await accounts.createAccount("metric", 10 * C);
     const failing = processOf({ tx: () => Promise.reject(new Error("connection reset")) } as unknown as Db);
-    const charged = async (b: LlmLedger<Finish>, ref: string) => b.postOrVoid({ hold: await fromFloat(b, "acct_y", 0, ref), charge: 7, record: record("acct_y", ref) });
+    const charged = async (b: LlmLedger<Finish>, ref: string) =>
+      b.postOrVoid({ hold: await fromFloat(b, "acct_y", 0, ref), charge: 7, record: record("acct_y", ref) });
     for (const b of batches) if (b !== failing) await b.drain(); // the earlier tests' last calls count first
     const before = await settled();
     await charged(failing, "lost");
@@ -130,7 +161,9 @@ describe("drain() under steady load (SQLite, transactions made to await as on Po
     expect(await settled()).toBe(before);
 
     const working = processOf();
-    await working.hold(a.id, C, "grow").then((r) => working.postOrVoid({ hold: r, charge: 5, record: record(a.id, "grow") }));
+    await working
+      .hold(a.id, C, "grow")
+      .then((r) => working.postOrVoid({ hold: r, charge: 5, record: record(a.id, "grow") }));
     await working.drain();
     expect(await settled()).toBe(before + 5);
   });
@@ -153,7 +186,9 @@ describe.skipIf(!pgAvailable)("GET /v1/usage under steady load on Postgres", () 
   test("answers promptly with the records of calls that finished before it, while others keep finishing", async () => {
     const { accountId, key, keyId } = await gw.account(1000);
     const b = gw.ctx.llmLedger;
-    await b.hold(accountId, C, "first").then((r) => b.postOrVoid({ hold: r, charge: null, record: record(accountId, "first", keyId) }));
+    await b
+      .hold(accountId, C, "first")
+      .then((r) => b.postOrVoid({ hold: r, charge: null, record: record(accountId, "first", keyId) }));
     // A steady stream: two calls finish every millisecond, so some always finish while a commit awaits Postgres.
     let n = 0;
     const stream = setInterval(() => {
@@ -165,7 +200,9 @@ describe.skipIf(!pgAvailable)("GET /v1/usage under steady load on Postgres", () 
       const res = await within(
         fetch(gw.url + "/v1/usage?model=marked", { headers: { authorization: `Bearer ${key}` } }).then(async (r) => {
           expect(r.status).toBe(200);
-          const ids = ((await r.json()) as { data: Array<{ request_id: string }> }).data.map((u) => u.request_id).sort();
+          const ids = ((await r.json()) as { data: Array<{ request_id: string }> }).data
+            .map((u) => u.request_id)
+            .sort();
           expect(ids).toEqual(Array.from({ length: 20 }, (_, i) => `marked-${i}`).sort());
         }),
         1000,
@@ -175,7 +212,9 @@ describe.skipIf(!pgAvailable)("GET /v1/usage under steady load on Postgres", () 
       clearInterval(stream);
     }
     await b.drain();
-    const rows = await gw.ctx.db.get<any>(sql`select count(*) as n from usage_records where request_id like 'stream-%'`);
+    const rows = await gw.ctx.db.get<any>(
+      sql`select count(*) as n from usage_records where request_id like 'stream-%'`,
+    );
     expect(Number(rows!.n)).toBe(n);
     expect(await gw.ctx.ledger.check(accountId)).toEqual([]);
   });

@@ -10,10 +10,8 @@ import type { Db } from "../../src/db/client";
 import type { Float, Reservation } from "../../src/ledger/float";
 import type { Ledger } from "../../src/ledger/service";
 import { MICROS_PER_CREDIT as C } from "../../src/ledger/units";
-import { silentLogger } from "../../src/log";
-import type { LlmLedger } from "../../src/ledger/llm-ledger";
 import { newLlmLedger } from "../support/llm-ledger";
-import type { Finish, UsageRecord } from "../../src/llm/records";
+import type { UsageRecord } from "../../src/llm/records";
 import { dialects, skipNote, useLedgerDatabase } from "../support/services";
 
 const FIRST_SEED = Number(process.env.SEED ?? 1);
@@ -34,8 +32,19 @@ for (const d of dialects) {
     let accounts: Accounts;
     useLedgerDatabase(d.name, (t) => ({ db, ledger, accounts } = t));
     const record = (accountId: string, requestId: string, cost: number): UsageRecord => ({
-      requestId, accountId, keyId: "key_t", model: "m", endpoint: "/v1/chat/completions", provider: "openai",
-      status: "ok", upstreamStatus: 200, usage: null, cost, latencyMs: 1, ttfbMs: 1, error: null,
+      requestId,
+      accountId,
+      keyId: "key_t",
+      model: "m",
+      endpoint: "/v1/chat/completions",
+      provider: "openai",
+      status: "ok",
+      upstreamStatus: 200,
+      usage: null,
+      cost,
+      latencyMs: 1,
+      ttfbMs: 1,
+      error: null,
     });
 
     for (let seed = FIRST_SEED; seed < FIRST_SEED + RUNS; seed++) {
@@ -48,11 +57,13 @@ for (const d of dialects) {
             if (state.down) throw new Error("connection reset");
             if (state.late && d.name === "pg") {
               state.late = false;
-              void db.tx(function* (q) {
-                const r = yield* body(q);
-                yield* q.run(sql`select pg_sleep(0.05)`);
-                return r;
-              }).catch(() => {});
+              void db
+                .tx(function* (q) {
+                  const r = yield* body(q);
+                  yield* q.run(sql`select pg_sleep(0.05)`);
+                  return r;
+                })
+                .catch(() => {});
               await Bun.sleep(10);
               throw new Error("connection reset while COMMIT was under way");
             }
@@ -80,9 +91,12 @@ for (const d of dialects) {
             const quiet = () => !internals.commits.busy && !internals.retries.passing;
             if (!f || f.closed || !quiet()) continue;
             const size = f.size;
-            const h = await db.get<{ amount: number; status: string }>(sql`select amount, status from holds where id = ${f.holdId}`);
+            const h = await db.get<{ amount: number; status: string }>(
+              sql`select amount, status from holds where id = ${f.holdId}`,
+            );
             if (!quiet() || f.size !== size) continue;
-            if (h?.status === "pending" && Number(h.amount) < size) problems.push(`float ${f.holdId} lends ${size}, holds ${h.amount}`);
+            if (h?.status === "pending" && Number(h.amount) < size)
+              problems.push(`float ${f.holdId} lends ${size}, holds ${h.amount}`);
           }
         };
 
@@ -91,7 +105,9 @@ for (const d of dialects) {
           if (rand() < 0.05) {
             const w = (await ledger.balance(a.id))!;
             if (w.available > 0) {
-              const h = await ledger.hold(a.id, Math.ceil(w.available * rand()), "task", null, 900_000).catch(() => null);
+              const h = await ledger
+                .hold(a.id, Math.ceil(w.available * rand()), "task", null, 900_000)
+                .catch(() => null);
               if (h) media.push(h.id);
             }
           }
@@ -113,7 +129,13 @@ for (const d of dialects) {
             const amount = Math.ceil(rand() * 6 * C);
             const ref = `req_${Bun.randomUUIDv7()}`;
             if (b.isFreePath(a.id, amount)) open.push(await b.hold(a.id, amount, ref));
-            else waiting.push(b.hold(a.id, amount, ref).then((r) => void open.push(r), () => {}));
+            else
+              waiting.push(
+                b.hold(a.id, amount, ref).then(
+                  (r) => void open.push(r),
+                  () => {},
+                ),
+              );
           } else if (x < 0.7 && open.length) {
             const r = open.splice(Math.floor(rand() * open.length), 1)[0]!;
             const cost = rand() < 0.2 ? null : Math.floor(rand() * r.amount);
@@ -150,16 +172,22 @@ for (const d of dialects) {
         await Bun.sleep(200); // a late commit (Postgres) has become visible
 
         const w = (await ledger.balance(a.id))!;
-        const lines = Number((await db.get<{ n: number }>(sql`select count(*) as n from usage_records where account_id = ${a.id}`))!.n);
-        const pending = await db.all(sql`select id, amount from holds where account_id = ${a.id} and status = 'pending'`);
-        expect({ problems, check: await ledger.check(a.id), balance: w.balance, held: w.held, lines, pending }).toEqual({
-          problems: [],
-          check: [],
-          balance: start - charged,
-          held: 0,
-          lines: finished,
-          pending: [],
-        });
+        const lines = Number(
+          (await db.get<{ n: number }>(sql`select count(*) as n from usage_records where account_id = ${a.id}`))!.n,
+        );
+        const pending = await db.all(
+          sql`select id, amount from holds where account_id = ${a.id} and status = 'pending'`,
+        );
+        expect({ problems, check: await ledger.check(a.id), balance: w.balance, held: w.held, lines, pending }).toEqual(
+          {
+            problems: [],
+            check: [],
+            balance: start - charged,
+            held: 0,
+            lines: finished,
+            pending: [],
+          },
+        );
       }, 120_000);
     }
   });

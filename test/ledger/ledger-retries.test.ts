@@ -42,12 +42,26 @@ for (const d of dialects) {
     };
     const rid = () => `req_${Bun.randomUUIDv7()}`;
     const record = (accountId: string, requestId: string, cost: number): UsageRecord => ({
-      requestId, accountId, keyId: "key_t", model: "m", endpoint: "/v1/chat/completions", provider: "openai",
-      status: "ok", upstreamStatus: 200, usage: null, cost, latencyMs: 1, ttfbMs: 1, error: null,
+      requestId,
+      accountId,
+      keyId: "key_t",
+      model: "m",
+      endpoint: "/v1/chat/completions",
+      provider: "openai",
+      status: "ok",
+      upstreamStatus: 200,
+      usage: null,
+      cost,
+      latencyMs: 1,
+      ttfbMs: 1,
+      error: null,
     });
-    const charge = (b: LlmLedger<Finish>, r: Reservation, cost: number) => b.postOrVoid({ hold: r, charge: cost, record: record(r.accountId, r.id, cost) });
-    const lines = async (id: string) => Number((await db.get<any>(sql`select count(*) as n from usage_records where account_id = ${id}`))!.n);
-    const balance = async (id: string) => Number((await db.get<any>(sql`select balance from wallets where account_id = ${id}`))!.balance);
+    const charge = (b: LlmLedger<Finish>, r: Reservation, cost: number) =>
+      b.postOrVoid({ hold: r, charge: cost, record: record(r.accountId, r.id, cost) });
+    const lines = async (id: string) =>
+      Number((await db.get<any>(sql`select count(*) as n from usage_records where account_id = ${id}`))!.n);
+    const balance = async (id: string) =>
+      Number((await db.get<any>(sql`select balance from wallets where account_id = ${id}`))!.balance);
     const until = async (cond: () => Promise<boolean>, ms: number) => {
       const end = Date.now() + ms;
       while (!(await cond()) && Date.now() < end) await Bun.sleep(20);
@@ -56,7 +70,7 @@ for (const d of dialects) {
     test("calls finished while the database refused commits are charged once it takes them again", async () => {
       const a = await accounts.createAccount("retry-down", 100 * C);
       const { b, state, logged } = processOf();
-      const calls = [(await b.hold(a.id, 5 * C, rid()))]; // a float of 10 C
+      const calls = [await b.hold(a.id, 5 * C, rid())]; // a float of 10 C
       for (let i = 0; i < 4; i++) calls.push(await fromFloat(b, a.id, C, rid())); // from its spare room, in memory
       state.down = true;
       for (const r of calls) charge(b, r, 1000);
@@ -136,7 +150,7 @@ for (const d of dialects) {
     test("shutdown waits for a retry pass under way: the charges it writes are in when close() returns", async () => {
       const a = await accounts.createAccount("retry-close-pass", 100 * C);
       const { b, state } = processOf();
-      const calls = [(await b.hold(a.id, 5 * C, rid()))];
+      const calls = [await b.hold(a.id, 5 * C, rid())];
       for (let i = 0; i < 4; i++) calls.push(await fromFloat(b, a.id, C, rid()));
       state.down = true;
       for (const r of calls) charge(b, r, 1000);
@@ -218,7 +232,13 @@ for (const d of dialects) {
       charge(b, r, 1234);
       await b.close(500);
       const abandoned = logged.filter((l) => l.msg === "llm ledger write abandoned at shutdown").map((l) => l.fields);
-      expect(abandoned).toContainEqual({ request_id: r.id, account_id: a.id, charge: 1234, held: C, attempts: expect.any(Number) });
+      expect(abandoned).toContainEqual({
+        request_id: r.id,
+        account_id: a.id,
+        charge: 1234,
+        held: C,
+        attempts: expect.any(Number),
+      });
       state.down = false;
     });
   });

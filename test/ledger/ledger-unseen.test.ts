@@ -24,7 +24,11 @@ for (const d of dialects) {
     let ledger: Ledger;
     let accounts: Accounts;
     const batches: LlmLedger<Finish>[] = [];
-    useLedgerDatabase(d.name, (t) => ({ db, ledger, accounts } = t), () => closeBatches(batches));
+    useLedgerDatabase(
+      d.name,
+      (t) => ({ db, ledger, accounts } = t),
+      () => closeBatches(batches),
+    );
 
     /**
      * A process whose next commits can be refused (`down`), reported failed after going through (`ghosts`), made to
@@ -40,11 +44,13 @@ for (const d of dialects) {
           if (state.down) throw new Error("connection reset");
           if (state.late) {
             state.late = false;
-            void db.tx(function* (q) {
-              const r = yield* body(q);
-              yield* q.run(sql`select pg_sleep(0.3)`);
-              return r;
-            }).catch(() => {});
+            void db
+              .tx(function* (q) {
+                const r = yield* body(q);
+                yield* q.run(sql`select pg_sleep(0.3)`);
+                return r;
+              })
+              .catch(() => {});
             await Bun.sleep(100);
             throw new Error("connection reset after COMMIT was sent");
           }
@@ -62,7 +68,10 @@ for (const d of dialects) {
     function* slowed(it: Generator<Step, any, any>, extra: (step: Step) => Step[]): Generator<Step, any, any> {
       let r = it.next();
       while (!r.done) {
-        const [before = [], after = []] = [extra(r.value).filter((s) => s.values?.when === "before"), extra(r.value).filter((s) => s.values?.when !== "before")];
+        const [before = [], after = []] = [
+          extra(r.value).filter((s) => s.values?.when === "before"),
+          extra(r.value).filter((s) => s.values?.when !== "before"),
+        ];
         for (const s of before) yield { ...s, values: undefined };
         const res = yield r.value;
         for (const s of after) yield { ...s, values: undefined };
@@ -72,12 +81,26 @@ for (const d of dialects) {
     }
     const rid = () => `req_${Bun.randomUUIDv7()}`;
     const record = (accountId: string, requestId: string, cost: number): UsageRecord => ({
-      requestId, accountId, keyId: "key_t", model: "m", endpoint: "/v1/chat/completions", provider: "openai",
-      status: "ok", upstreamStatus: 200, usage: null, cost, latencyMs: 1, ttfbMs: 1, error: null,
+      requestId,
+      accountId,
+      keyId: "key_t",
+      model: "m",
+      endpoint: "/v1/chat/completions",
+      provider: "openai",
+      status: "ok",
+      upstreamStatus: 200,
+      usage: null,
+      cost,
+      latencyMs: 1,
+      ttfbMs: 1,
+      error: null,
     });
-    const charge = (b: LlmLedger<Finish>, r: Reservation, cost: number | null) => b.postOrVoid({ hold: r, charge: cost, record: record(r.accountId, r.id, cost ?? 0) });
+    const charge = (b: LlmLedger<Finish>, r: Reservation, cost: number | null) =>
+      b.postOrVoid({ hold: r, charge: cost, record: record(r.accountId, r.id, cost ?? 0) });
     const pendingHolds = async (id: string) =>
-      (await db.all<any>(sql`select id, amount from holds where account_id = ${id} and status = 'pending'`)).map((h) => ({ id: h.id as string, amount: Number(h.amount) }));
+      (await db.all<any>(sql`select id, amount from holds where account_id = ${id} and status = 'pending'`)).map(
+        (h) => ({ id: h.id as string, amount: Number(h.amount) }),
+      );
     const wallet = async (id: string) => {
       const w = (await db.get<any>(sql`select balance, held from wallets where account_id = ${id}`))!;
       return { balance: Number(w.balance), held: Number(w.held), available: Number(w.balance) - Number(w.held) };
@@ -159,37 +182,42 @@ for (const d of dialects) {
 
     // Postgres only: SQLite has no COMMIT that becomes visible later, nor two transactions of one process at once.
     if (d.name === "pg") {
-    test("Postgres: a new float whose commit becomes visible after the void is still given back", async () => {
-      const a = await accounts.createAccount("late-ghost", 100 * C);
-      const { b, state } = processOf();
-      state.late = true;
-      expect((await b.hold(a.id, 5 * C, rid()).catch((e) => e)).code).toBe("ledger_unavailable");
-      await Bun.sleep(800);
-      expect(await pendingHolds(a.id)).toEqual([]);
-      expect((await wallet(a.id)).held).toBe(0);
-    });
+      test("Postgres: a new float whose commit becomes visible after the void is still given back", async () => {
+        const a = await accounts.createAccount("late-ghost", 100 * C);
+        const { b, state } = processOf();
+        state.late = true;
+        expect((await b.hold(a.id, 5 * C, rid()).catch((e) => e)).code).toBe("ledger_unavailable");
+        await Bun.sleep(800);
+        expect(await pendingHolds(a.id)).toEqual([]);
+        expect((await wallet(a.id)).held).toBe(0);
+      });
 
-    test("Postgres: a charge retried while the group commit grows its float: no deadlock, the waiting call is served", async () => {
-      const a = await accounts.createAccount("retry-deadlock", 100 * C);
-      const { b, state, errors } = processOf();
-      const r1 = await b.hold(a.id, 2 * C, rid());
-      state.down = true;
-      charge(b, r1, C);
-      await b.drain(); // r1's charge waits for a retry
-      state.down = false;
-      // Pauses that make the two transactions interleave: the retried charge locks the float, then waits before the
-      // wallet; the growth locks the wallet, then waits before the float.
-      const pause = (s: number, when?: string): Step => ({ sql: sql.raw(`select pg_sleep(${s})`), mode: "run", values: when ? { when } : undefined });
-      state.slowAt = (step) => (step.sql === POST_WALLET ? [pause(0.4, "before")] : step.sql === HOLD_WALLET ? [pause(0.1)] : []);
-      await Bun.sleep(150);
-      const retry = (b as any).retries.runDue() as Promise<void>; // what the float maintenance starts
-      const [, served] = await Promise.all([retry, b.hold(a.id, 10 * C, rid())]);
-      state.slowAt = null;
-      expect(errors.filter((e) => e.includes("deadlock"))).toEqual([]);
-      charge(b, served, null);
-      await b.close(2000);
-      expect(await ledger.check(a.id)).toEqual([]);
-    }, 15_000);
+      test("Postgres: a charge retried while the group commit grows its float: no deadlock, the waiting call is served", async () => {
+        const a = await accounts.createAccount("retry-deadlock", 100 * C);
+        const { b, state, errors } = processOf();
+        const r1 = await b.hold(a.id, 2 * C, rid());
+        state.down = true;
+        charge(b, r1, C);
+        await b.drain(); // r1's charge waits for a retry
+        state.down = false;
+        // Pauses that make the two transactions interleave: the retried charge locks the float, then waits before the
+        // wallet; the growth locks the wallet, then waits before the float.
+        const pause = (s: number, when?: string): Step => ({
+          sql: sql.raw(`select pg_sleep(${s})`),
+          mode: "run",
+          values: when ? { when } : undefined,
+        });
+        state.slowAt = (step) =>
+          step.sql === POST_WALLET ? [pause(0.4, "before")] : step.sql === HOLD_WALLET ? [pause(0.1)] : [];
+        await Bun.sleep(150);
+        const retry = (b as any).retries.runDue() as Promise<void>; // what the float maintenance starts
+        const [, served] = await Promise.all([retry, b.hold(a.id, 10 * C, rid())]);
+        state.slowAt = null;
+        expect(errors.filter((e) => e.includes("deadlock"))).toEqual([]);
+        charge(b, served, null);
+        await b.close(2000);
+        expect(await ledger.check(a.id)).toEqual([]);
+      }, 15_000);
     }
   });
 }

@@ -16,7 +16,9 @@ for (const d of dialects) {
     useLedgerDatabase(d.name, (t) => ({ db, ledger, accounts } = t));
 
     const entriesSum = async (accountId: string) =>
-      Number((await db.get<any>(sql`select coalesce(sum(amount), 0) as s from entries where account_id = ${accountId}`))!.s);
+      Number(
+        (await db.get<any>(sql`select coalesce(sum(amount), 0) as s from entries where account_id = ${accountId}`))!.s,
+      );
 
     test("200 concurrent holds never overspend; balance equals the sum of entries", async () => {
       const a = await accounts.createAccount("concurrent", 70 * MICROS_PER_CREDIT); // covers 70 holds of 1 credit
@@ -49,10 +51,18 @@ for (const d of dialects) {
       const a = await accounts.createAccount("idem", 10 * MICROS_PER_CREDIT);
       const h = await ledger.hold(a.id, 3 * MICROS_PER_CREDIT, "llm", null, 60_000);
       const first = await ledger.post(h.id, 2 * MICROS_PER_CREDIT);
-      const twice = await Promise.all([ledger.post(h.id, 2 * MICROS_PER_CREDIT), ledger.void(h.id), ledger.post(h.id, 1)]);
+      const twice = await Promise.all([
+        ledger.post(h.id, 2 * MICROS_PER_CREDIT),
+        ledger.void(h.id),
+        ledger.post(h.id, 1),
+      ]);
       expect(first.applied).toBe(true);
       expect(twice.map((r) => r.applied)).toEqual([false, false, false]);
-      expect(await ledger.balance(a.id)).toEqual({ balance: 8 * MICROS_PER_CREDIT, held: 0, available: 8 * MICROS_PER_CREDIT });
+      expect(await ledger.balance(a.id)).toEqual({
+        balance: 8 * MICROS_PER_CREDIT,
+        held: 0,
+        available: 8 * MICROS_PER_CREDIT,
+      });
 
       const h2 = await ledger.hold(a.id, MICROS_PER_CREDIT, "task", null, 60_000);
       expect((await ledger.void(h2.id)).applied).toBe(true);
@@ -81,12 +91,18 @@ for (const d of dialects) {
       const status = async (id: string) => (await db.get<any>(sql`select status from holds where id = ${id}`))!.status;
       expect(await status(stale.id)).toBe("voided");
       expect(await status(live.id)).toBe("pending");
-      expect(await ledger.balance(a.id)).toEqual({ balance: 5 * MICROS_PER_CREDIT, held: MICROS_PER_CREDIT, available: 4 * MICROS_PER_CREDIT });
+      expect(await ledger.balance(a.id)).toEqual({
+        balance: 5 * MICROS_PER_CREDIT,
+        held: MICROS_PER_CREDIT,
+        available: 4 * MICROS_PER_CREDIT,
+      });
     });
 
     test("a correction cannot take available below zero; the check finds a tampered wallet", async () => {
       const a = await accounts.createAccount("correct", 2 * MICROS_PER_CREDIT);
-      await expect(ledger.credit(a.id, -3 * MICROS_PER_CREDIT, "correction", "oops")).rejects.toMatchObject({ code: "correction_exceeds_available" });
+      await expect(ledger.credit(a.id, -3 * MICROS_PER_CREDIT, "correction", "oops")).rejects.toMatchObject({
+        code: "correction_exceeds_available",
+      });
       await ledger.credit(a.id, -MICROS_PER_CREDIT, "correction", "refund error");
       expect(await ledger.check(a.id)).toEqual([]);
       await db.run(sql`update wallets set balance = balance + 1 where account_id = ${a.id}`);
@@ -101,8 +117,12 @@ for (const d of dialects) {
       const a = await accounts.createAccount("in-debt", MICROS_PER_CREDIT);
       const hold = await ledger.hold(a.id, MICROS_PER_CREDIT, "task", null, 60_000);
       await ledger.post(hold.id, 3 * MICROS_PER_CREDIT); // overrun: available is now −2 credits
-      expect(await ledger.credit(a.id, MICROS_PER_CREDIT, "topup", "part")).toMatchObject({ available: -MICROS_PER_CREDIT });
-      await expect(ledger.credit(a.id, -1, "correction", "more")).rejects.toMatchObject({ code: "correction_exceeds_available" });
+      expect(await ledger.credit(a.id, MICROS_PER_CREDIT, "topup", "part")).toMatchObject({
+        available: -MICROS_PER_CREDIT,
+      });
+      await expect(ledger.credit(a.id, -1, "correction", "more")).rejects.toMatchObject({
+        code: "correction_exceeds_available",
+      });
       expect(await ledger.check(a.id)).toEqual([]);
     });
 
@@ -110,7 +130,10 @@ for (const d of dialects) {
       const a = await accounts.createAccount("rich", 0);
       const most = Number.MAX_SAFE_INTEGER - 5;
       await ledger.credit(a.id, most, "topup", "big");
-      await expect(ledger.credit(a.id, 6, "topup", "one too many")).rejects.toMatchObject({ status: 422, code: "balance_too_large" });
+      await expect(ledger.credit(a.id, 6, "topup", "one too many")).rejects.toMatchObject({
+        status: 422,
+        code: "balance_too_large",
+      });
       expect(await ledger.balance(a.id)).toMatchObject({ balance: most });
       await ledger.credit(a.id, 5, "topup", "to the limit");
       expect(await ledger.balance(a.id)).toMatchObject({ balance: Number.MAX_SAFE_INTEGER });

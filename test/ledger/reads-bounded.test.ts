@@ -30,8 +30,19 @@ describe.skipIf(!pgAvailable)("a wallet row locked elsewhere (Postgres)", () => 
     const b = await gw.account(100);
     const ledger = gw.ctx.llmLedger;
     const record = (requestId: string, cost: number): UsageRecord => ({
-      requestId, accountId: b.accountId, keyId: b.keyId, model: "gpt-5.2", endpoint: "/v1/chat/completions", provider: "openai",
-      status: "ok", upstreamStatus: 200, usage: null, cost, latencyMs: 1, ttfbMs: 1, error: null,
+      requestId,
+      accountId: b.accountId,
+      keyId: b.keyId,
+      model: "gpt-5.2",
+      endpoint: "/v1/chat/completions",
+      provider: "openai",
+      status: "ok",
+      upstreamStatus: 200,
+      usage: null,
+      cost,
+      latencyMs: 1,
+      ttfbMs: 1,
+      error: null,
     });
     const hold = await ledger.hold(b.accountId, C, "req_locked_b");
     let release!: () => void;
@@ -46,13 +57,27 @@ describe.skipIf(!pgAvailable)("a wallet row locked elsewhere (Postgres)", () => 
     try {
       const timed = async (send: () => Promise<Response>) => {
         const t0 = performance.now();
-        const status = await send().then((r) => r.status, (e) => String(e));
+        const status = await send().then(
+          (r) => r.status,
+          (e) => String(e),
+        );
         return { status, fast: performance.now() - t0 < 1000 };
       };
-      const opts = (key: string) => ({ headers: { authorization: `Bearer ${key}` }, signal: AbortSignal.timeout(3000) });
+      const opts = (key: string) => ({
+        headers: { authorization: `Bearer ${key}` },
+        signal: AbortSignal.timeout(3000),
+      });
       expect(await timed(() => fetch(gw.url + "/v1/credits", opts(a.key)))).toEqual({ status: 200, fast: true });
       expect(await timed(() => fetch(gw.url + "/v1/usage", opts(a.key)))).toEqual({ status: 200, fast: true });
-      expect(await timed(() => gw.admin(`/admin/v1/accounts/${a.accountId}/credits`, { method: "POST", body: JSON.stringify({ credits: 5 }), signal: AbortSignal.timeout(3000) }))).toEqual({ status: 200, fast: true });
+      expect(
+        await timed(() =>
+          gw.admin(`/admin/v1/accounts/${a.accountId}/credits`, {
+            method: "POST",
+            body: JSON.stringify({ credits: 5 }),
+            signal: AbortSignal.timeout(3000),
+          }),
+        ),
+      ).toEqual({ status: 200, fast: true });
       // The locked account's own balance answers too, without the charge still waiting for the lock.
       expect(await timed(() => fetch(gw.url + "/v1/credits", opts(b.key)))).toEqual({ status: 200, fast: true });
     } finally {
@@ -68,8 +93,19 @@ describe.skipIf(!pgAvailable)("a wallet row locked elsewhere (Postgres)", () => 
     const b = await gw.account(100);
     const ledger = gw.ctx.llmLedger;
     const recordOf = (accountId: string, keyId: string, requestId: string, cost: number): UsageRecord => ({
-      requestId, accountId, keyId, model: "gpt-5.2", endpoint: "/v1/chat/completions", provider: "openai",
-      status: "ok", upstreamStatus: 200, usage: null, cost, latencyMs: 1, ttfbMs: 1, error: null,
+      requestId,
+      accountId,
+      keyId,
+      model: "gpt-5.2",
+      endpoint: "/v1/chat/completions",
+      provider: "openai",
+      status: "ok",
+      upstreamStatus: 200,
+      usage: null,
+      cost,
+      latencyMs: 1,
+      ttfbMs: 1,
+      error: null,
     });
     const ha = await ledger.hold(a.accountId, 10 * C, "req_a_idle");
     ledger.postOrVoid({ hold: ha, charge: C, record: recordOf(a.accountId, a.keyId, "req_a_idle", C) });
@@ -89,9 +125,19 @@ describe.skipIf(!pgAvailable)("a wallet row locked elsewhere (Postgres)", () => 
     try {
       const t0 = performance.now();
       const status = await gw
-        .admin(`/admin/v1/accounts/${a.accountId}/credits`, { method: "POST", body: JSON.stringify({ credits: -(before.available / C + 1), kind: "correction" }), signal: AbortSignal.timeout(3000) })
-        .then((r) => r.status, (e) => String(e));
-      expect({ status: [200, 409].includes(status as number), fast: performance.now() - t0 < 1000 }).toEqual({ status: true, fast: true });
+        .admin(`/admin/v1/accounts/${a.accountId}/credits`, {
+          method: "POST",
+          body: JSON.stringify({ credits: -(before.available / C + 1), kind: "correction" }),
+          signal: AbortSignal.timeout(3000),
+        })
+        .then(
+          (r) => r.status,
+          (e) => String(e),
+        );
+      expect({ status: [200, 409].includes(status as number), fast: performance.now() - t0 < 1000 }).toEqual({
+        status: true,
+        fast: true,
+      });
     } finally {
       release();
       await locked;

@@ -12,8 +12,17 @@ const root = new URL("../..", import.meta.url).pathname;
 
 // Asynchronous on purpose: a spawnSync would block this process, and the listener below could not see a connection.
 async function cli(args: string[], env: Record<string, string>) {
-  const p = Bun.spawn(["bun", "src/cli.ts", ...args], { cwd: root, env: { ...process.env, ...env }, stdout: "pipe", stderr: "pipe" });
-  const [out, err, exitCode] = await Promise.all([new Response(p.stdout).text(), new Response(p.stderr).text(), p.exited]);
+  const p = Bun.spawn(["bun", "src/cli.ts", ...args], {
+    cwd: root,
+    env: { ...process.env, ...env },
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  const [out, err, exitCode] = await Promise.all([
+    new Response(p.stdout).text(),
+    new Response(p.stderr).text(),
+    p.exited,
+  ]);
   return { exitCode, out, err };
 }
 
@@ -34,7 +43,10 @@ test("with REDIS_URL at a closed port the CLI still creates and lists accounts",
 });
 
 test("the CLI opens no connection to REDIS_URL", async () => {
-  const r = await cli(["accounts"], { DATABASE_URL: tempSqlitePath(), REDIS_URL: `redis://127.0.0.1:${listener.port}` });
+  const r = await cli(["accounts"], {
+    DATABASE_URL: tempSqlitePath(),
+    REDIS_URL: `redis://127.0.0.1:${listener.port}`,
+  });
   expect(r.exitCode).toBe(0);
   await Bun.sleep(50); // let a connection made just before the exit reach the listener's open()
   expect(connections).toBe(0);

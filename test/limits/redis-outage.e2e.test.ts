@@ -39,7 +39,13 @@ async function timed<T>(f: () => Promise<T>): Promise<{ value: T; ms: number }> 
 }
 
 async function gateways(redis: OwnRedis, count: number): Promise<TestGateway[]> {
-  const env = { ...media.env, ...FAST_ENV, ...providerEnv(llm.url), DATABASE_URL: tempSqlitePath(), REDIS_URL: redis.url };
+  const env = {
+    ...media.env,
+    ...FAST_ENV,
+    ...providerEnv(llm.url),
+    DATABASE_URL: tempSqlitePath(),
+    REDIS_URL: redis.url,
+  };
   const gws: TestGateway[] = [];
   for (let i = 0; i < count; i++) {
     const gw = await startGateway(env);
@@ -49,7 +55,8 @@ async function gateways(redis: OwnRedis, count: number): Promise<TestGateway[]> 
   return gws;
 }
 
-const credits = (gw: TestGateway, key: string) => fetch(gw.url + "/v1/credits", { headers: { authorization: `Bearer ${key}` } });
+const credits = (gw: TestGateway, key: string) =>
+  fetch(gw.url + "/v1/credits", { headers: { authorization: `Bearer ${key}` } });
 
 /** The statuses of three /v1/credits calls spread over the gateways: [200, 200, 429] only if they share a window. */
 async function threeCalls(gws: TestGateway[], key: string): Promise<number[]> {
@@ -79,7 +86,11 @@ async function expectServedWithoutRedis(gws: TestGateway[], a: { accountId: stri
     fetch(g2.url + "/v1/chat/completions", {
       method: "POST",
       headers: { authorization: `Bearer ${a.key}`, "content-type": "application/json" },
-      body: JSON.stringify({ model: "gpt-5.2", max_completion_tokens: 50, messages: [{ role: "user", content: "Hi" }] }),
+      body: JSON.stringify({
+        model: "gpt-5.2",
+        max_completion_tokens: 50,
+        messages: [{ role: "user", content: "Hi" }],
+      }),
     }),
   );
   expect(chat.value.status).toBe(200);
@@ -91,28 +102,42 @@ async function expectServedWithoutRedis(gws: TestGateway[], a: { accountId: stri
   expect(native.value.status).toBe(503);
   expect(native.value.json).toMatchObject({ code: 503, error_code: "limits_unavailable", data: null });
   expect(Number(native.value.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
-  const alias = await timed(() => client(g2, a.key).call("POST", "/v1/images/generations", { model: "z-image", prompt: "a fox" }));
+  const alias = await timed(() =>
+    client(g2, a.key).call("POST", "/v1/images/generations", { model: "z-image", prompt: "a fox" }),
+  );
   expect(alias.ms).toBeLessThan(PROMPT_MS);
   expect(alias.value.status).toBe(503);
   expect(alias.value.json.error.code).toBe("limits_unavailable");
-  const tasks = await g1.ctx.db.get<{ n: number }>(sql`select count(*) as n from tasks where account_id = ${a.accountId}`);
+  const tasks = await g1.ctx.db.get<{ n: number }>(
+    sql`select count(*) as n from tasks where account_id = ${a.accountId}`,
+  );
   expect(Number(tasks!.n)).toBe(0);
-  const held = await g1.ctx.db.get<{ n: number }>(sql`select count(*) as n from holds where account_id = ${a.accountId} and kind = ${"task"}`);
+  const held = await g1.ctx.db.get<{ n: number }>(
+    sql`select count(*) as n from holds where account_id = ${a.accountId} and kind = ${"task"}`,
+  );
   expect(Number(held!.n)).toBe(0);
 
   // Dashboard sign-in still answers (a wrong password is a 401, not a 500).
-  const login = await fetch(g1.url + "/dashboard/login", { method: "POST", body: new URLSearchParams({ email: a.email, password: "not the password" }) });
+  const login = await fetch(g1.url + "/dashboard/login", {
+    method: "POST",
+    body: new URLSearchParams({ email: a.email, password: "not the password" }),
+  });
   expect(login.status).toBe(401);
 
   // Readiness names Redis, promptly, and stays 200: every instance serving, none may leave the load balancer.
   const ready = await timed(() => fetch(g2.url + "/readyz"));
   expect(ready.ms).toBeLessThan(PROMPT_MS + 1_000);
   expect(ready.value.status).toBe(200);
-  expect(await ready.value.json()).toMatchObject({ status: "degraded", checks: { database: "ok", redis: "error" }, degraded: ["redis"] });
+  expect(await ready.value.json()).toMatchObject({
+    status: "degraded",
+    checks: { database: "ok", redis: "error" },
+    degraded: ["redis"],
+  });
 
   // And the fallbacks are counted for alerts.
   const scraped = await (await fetch(g1.url + "/metrics")).text();
-  for (const kind of ["rate_limit", "task_tokens"]) expect(scraped).toMatch(new RegExp(`switchyard_redis_fallbacks_total\\{kind="${kind}"\\} [1-9]`));
+  for (const kind of ["rate_limit", "task_tokens"])
+    expect(scraped).toMatch(new RegExp(`switchyard_redis_fallbacks_total\\{kind="${kind}"\\} [1-9]`));
 }
 
 async function expectRedisInUse(gws: TestGateway[], tight: () => Promise<string>, a: { key: string }) {
@@ -148,7 +173,11 @@ describe.skipIf(!redisServerBinary)("Redis outage", () => {
     // Meanwhile each process still bounds a key by itself: the third call to one process is refused...
     const local = await tight();
     await clearOfWindowEdge(60, 1_000);
-    expect([(await credits(g1, local)).status, (await credits(g1, local)).status, (await credits(g1, local)).status]).toEqual([200, 200, 429]);
+    expect([
+      (await credits(g1, local)).status,
+      (await credits(g1, local)).status,
+      (await credits(g1, local)).status,
+    ]).toEqual([200, 200, 429]);
     // ...but the processes no longer share the window.
     expect(await threeCalls(gws, await tight())).toEqual([200, 200, 200]);
 
@@ -201,7 +230,11 @@ describe.skipIf(!redisServerBinary)("Redis outage", () => {
     expect(await untilBoth(gws, acct.key, RECOVERY_MS)).toBeLessThan(RECOVERY_MS);
     const key = (await gws[0]!.account(10, { rateRequests: 2, rateWindowSeconds: 60 })).key;
     await clearOfWindowEdge(60, 1_000);
-    expect([(await credits(gws[0]!, key)).status, (await credits(gws[0]!, key)).status, (await credits(gws[0]!, key)).status]).toEqual([200, 200, 429]);
+    expect([
+      (await credits(gws[0]!, key)).status,
+      (await credits(gws[0]!, key)).status,
+      (await credits(gws[0]!, key)).status,
+    ]).toEqual([200, 200, 429]);
     expect((await redis.send("KEYS", ["switchyard:rl:2/60:*"])).length).toBeGreaterThan(0); // counted in Redis
     expect((await fetch(gws[0]!.url + "/readyz")).status).toBe(200);
   }, 30_000);

@@ -11,25 +11,32 @@ afterAll(() => redis?.close());
 skipNote("Redis", redisAvailable, "Redis task tokens");
 const impls: Array<[string, boolean, () => Promise<TaskTokens>]> = [
   ["memory", true, async () => new MemoryTaskTokens()],
-  ["redis", redisAvailable, async () => {
-    redis ??= new RedisClient(REDIS_URL);
-    await redis.connect();
-    return new RedisTaskTokens(redis, `sy-test:${crypto.randomUUID()}`);
-  }],
+  [
+    "redis",
+    redisAvailable,
+    async () => {
+      redis ??= new RedisClient(REDIS_URL);
+      await redis.connect();
+      return new RedisTaskTokens(redis, `sy-test:${crypto.randomUUID()}`);
+    },
+  ],
 ];
 
 describe.each(impls)("%s task tokens", (_name, available, make) => {
-  test.skipIf(!available)("at most N at once, even when 20 acquire concurrently; re-acquiring the same task is idempotent", async () => {
-    const t = await make();
-    const results = await Promise.all(Array.from({ length: 20 }, (_, i) => t.acquire("k1", `task${i}`, 2, 60_000)));
-    expect(results.filter((r) => r.ok)).toHaveLength(2);
-    const refused = results.find((r) => !r.ok)!;
-    expect(refused.ok ? 0 : refused.retryAfterSeconds).toBeGreaterThan(0);
-    const winner = results.findIndex((r) => r.ok);
-    expect((await t.acquire("k1", `task${winner}`, 2, 60_000)).ok).toBe(true);
-    expect(await t.count("k1")).toBe(2);
-    expect((await t.acquire("k2", "other", 2, 60_000)).ok).toBe(true); // per key
-  });
+  test.skipIf(!available)(
+    "at most N at once, even when 20 acquire concurrently; re-acquiring the same task is idempotent",
+    async () => {
+      const t = await make();
+      const results = await Promise.all(Array.from({ length: 20 }, (_, i) => t.acquire("k1", `task${i}`, 2, 60_000)));
+      expect(results.filter((r) => r.ok)).toHaveLength(2);
+      const refused = results.find((r) => !r.ok)!;
+      expect(refused.ok ? 0 : refused.retryAfterSeconds).toBeGreaterThan(0);
+      const winner = results.findIndex((r) => r.ok);
+      expect((await t.acquire("k1", `task${winner}`, 2, 60_000)).ok).toBe(true);
+      expect(await t.count("k1")).toBe(2);
+      expect((await t.acquire("k2", "other", 2, 60_000)).ok).toBe(true); // per key
+    },
+  );
 
   test.skipIf(!available)("holders lists the key's tokens with their expiry", async () => {
     const t = await make();

@@ -12,7 +12,15 @@ import { join } from "node:path";
 import { SCRIPT_USAGE, scriptReasoning, upstreamPathOf, type AgentStep } from "../fakes/agent-script";
 import { ledgerOf, MICROS, startEnv, stopEnv, type Env } from "./support";
 import { chargeOf, LLMS } from "./translated/clients";
-import { agentInstalled, CLAUDE_CODE_CLI, CLAUDE_CODE_QUIET, CODEX_CLI, configureCodex, runAgent, type AgentRun } from "../support/agents";
+import {
+  agentInstalled,
+  CLAUDE_CODE_CLI,
+  CLAUDE_CODE_QUIET,
+  CODEX_CLI,
+  configureCodex,
+  runAgent,
+  type AgentRun,
+} from "../support/agents";
 
 const haveClaude = agentInstalled(CLAUDE_CODE_CLI, "Claude Code on translated models");
 const haveCodex = agentInstalled(CODEX_CLI, "Codex CLI on translated models");
@@ -47,7 +55,13 @@ function workspace(prefix: string) {
  * the tool's reading of the file reached the upstream (a tool result translated into the native protocol), and the
  * ledger holds one line per upstream call, each charged the native formula on SCRIPT_USAGE.
  */
-async function expectDone(modelId: string, accountId: string, file: string, out: AgentRun, failedCalls: number): Promise<string[]> {
+async function expectDone(
+  modelId: string,
+  accountId: string,
+  file: string,
+  out: AgentRun,
+  failedCalls: number,
+): Promise<string[]> {
   const m = LLMS.find((x) => x.id === modelId)!;
   if (out.code !== 0) console.error(out.stdout, out.stderr);
   expect(out.code).toBe(0);
@@ -61,8 +75,12 @@ async function expectDone(modelId: string, accountId: string, file: string, out:
   const { calls: lines, wallet } = await ledgerOf(e.gw, accountId);
   expect(lines.length).toBe(calls.length);
   const failed = lines.filter((l) => l.status !== "ok");
-  expect(failed.map((l) => [l.status, l.cost, l.entry_id])).toEqual(Array(failedCalls).fill(["upstream_error", 0, null]));
-  expect(lines.filter((l) => l.status === "ok").map((l) => l.cost)).toEqual(Array(calls.length - failedCalls).fill(each));
+  expect(failed.map((l) => [l.status, l.cost, l.entry_id])).toEqual(
+    Array(failedCalls).fill(["upstream_error", 0, null]),
+  );
+  expect(lines.filter((l) => l.status === "ok").map((l) => l.cost)).toEqual(
+    Array(calls.length - failedCalls).fill(each),
+  );
   expect(Number(wallet.held)).toBe(0);
   expect(Number(wallet.balance)).toBe(100_000 * MICROS - each * (calls.length - failedCalls));
   return calls.map((q) => q.body);
@@ -99,7 +117,9 @@ interface Case {
 
 const title = (c: Case, agent: string) =>
   `${agent} on ${c.alias ? `--model ${c.alias}, mapped to ${c.model}` : c.model} (translated${c.reasoning ? ", reasoning" : ""}): ` +
-  (c.editFailsOnce ? "the edit's upstream call fails once, the agent retries it; the failed call released, the others charged" : "reads and edits a file through the gateway; every call charged");
+  (c.editFailsOnce
+    ? "the edit's upstream call fails once, the agent retries it; the failed call released, the others charged"
+    : "reads and edits a file through the gateway; every call charged");
 
 type ToolCall = { name: string; input: Record<string, unknown> };
 const steps = (c: Case, read: ToolCall, edit: ToolCall): AgentStep[] => {
@@ -125,29 +145,50 @@ const CLAUDE_CODE: Case[] = [
 ];
 
 for (const c of CLAUDE_CODE) {
-  test.skipIf(!haveClaude)(title(c, "Claude Code"), async () => {
-    const { accountId, key } = await e.gw.account(100_000);
-    const w = workspace("sy-claude-t-");
-    e.fake.reset();
-    e.fake.setScenario({ kind: "script", steps: steps(c, { name: "Read", input: { file_path: w.file } }, { name: "Edit", input: { file_path: w.file, old_string: "blue", new_string: "green" } }) });
-    const out = await runAgent(
-      ["claude", "-p", "In notes.txt, change the colour to green.", "--model", c.alias ?? c.model, "--permission-mode", "acceptEdits", "--allowedTools", "Read,Edit"],
-      {
-        HOME: w.home,
-        ANTHROPIC_BASE_URL: e.gw.url,
-        ANTHROPIC_AUTH_TOKEN: key,
-        ...(!c.alias && { ANTHROPIC_MODEL: c.model }),
-        // the small model (side tasks) on the same model, so that every call must reach that model's upstream
-        ANTHROPIC_DEFAULT_HAIKU_MODEL: c.model,
-        ...(c.alias === "sonnet" && { ANTHROPIC_DEFAULT_SONNET_MODEL: c.model }),
-        ...CLAUDE_CODE_QUIET,
-      },
-      w.project,
-      RUN_TIMEOUT_MS,
-    );
-    const bodies = await expectDone(c.model, accountId, w.file, out, c.editFailsOnce ? 1 : 0);
-    if (c.reasoning) expectReasoningBack(bodies, c.reasoning);
-  }, 180_000);
+  test.skipIf(!haveClaude)(
+    title(c, "Claude Code"),
+    async () => {
+      const { accountId, key } = await e.gw.account(100_000);
+      const w = workspace("sy-claude-t-");
+      e.fake.reset();
+      e.fake.setScenario({
+        kind: "script",
+        steps: steps(
+          c,
+          { name: "Read", input: { file_path: w.file } },
+          { name: "Edit", input: { file_path: w.file, old_string: "blue", new_string: "green" } },
+        ),
+      });
+      const out = await runAgent(
+        [
+          "claude",
+          "-p",
+          "In notes.txt, change the colour to green.",
+          "--model",
+          c.alias ?? c.model,
+          "--permission-mode",
+          "acceptEdits",
+          "--allowedTools",
+          "Read,Edit",
+        ],
+        {
+          HOME: w.home,
+          ANTHROPIC_BASE_URL: e.gw.url,
+          ANTHROPIC_AUTH_TOKEN: key,
+          ...(!c.alias && { ANTHROPIC_MODEL: c.model }),
+          // the small model (side tasks) on the same model, so that every call must reach that model's upstream
+          ANTHROPIC_DEFAULT_HAIKU_MODEL: c.model,
+          ...(c.alias === "sonnet" && { ANTHROPIC_DEFAULT_SONNET_MODEL: c.model }),
+          ...CLAUDE_CODE_QUIET,
+        },
+        w.project,
+        RUN_TIMEOUT_MS,
+      );
+      const bodies = await expectDone(c.model, accountId, w.file, out, c.editFailsOnce ? 1 : 0);
+      if (c.reasoning) expectReasoningBack(bodies, c.reasoning);
+    },
+    180_000,
+  );
 }
 
 const CODEX: Case[] = [
@@ -159,19 +200,36 @@ const CODEX: Case[] = [
 ];
 
 for (const c of CODEX) {
-  test.skipIf(!haveCodex)(title(c, "Codex CLI"), async () => {
-    const { accountId, key } = await e.gw.account(100_000);
-    const w = workspace("sy-codex-t-");
-    configureCodex(w.home, e.gw.url, c.model, c.reasoning ? ['model_reasoning_effort = "high"'] : []);
-    e.fake.reset();
-    e.fake.setScenario({ kind: "script", steps: steps(c, { name: "exec_command", input: { cmd: "cat notes.txt" } }, { name: "exec_command", input: { cmd: "sed -i 's/blue/green/' notes.txt" } }) });
-    const out = await runAgent(
-      ["codex", "exec", "--skip-git-repo-check", "--dangerously-bypass-approvals-and-sandbox", "In notes.txt, change the colour to green."],
-      { HOME: w.home, SWITCHYARD_API_KEY: key },
-      w.project,
-      RUN_TIMEOUT_MS,
-    );
-    const bodies = await expectDone(c.model, accountId, w.file, out, c.editFailsOnce ? 1 : 0);
-    if (c.reasoning) expectReasoningBack(bodies, c.reasoning);
-  }, 180_000);
+  test.skipIf(!haveCodex)(
+    title(c, "Codex CLI"),
+    async () => {
+      const { accountId, key } = await e.gw.account(100_000);
+      const w = workspace("sy-codex-t-");
+      configureCodex(w.home, e.gw.url, c.model, c.reasoning ? ['model_reasoning_effort = "high"'] : []);
+      e.fake.reset();
+      e.fake.setScenario({
+        kind: "script",
+        steps: steps(
+          c,
+          { name: "exec_command", input: { cmd: "cat notes.txt" } },
+          { name: "exec_command", input: { cmd: "sed -i 's/blue/green/' notes.txt" } },
+        ),
+      });
+      const out = await runAgent(
+        [
+          "codex",
+          "exec",
+          "--skip-git-repo-check",
+          "--dangerously-bypass-approvals-and-sandbox",
+          "In notes.txt, change the colour to green.",
+        ],
+        { HOME: w.home, SWITCHYARD_API_KEY: key },
+        w.project,
+        RUN_TIMEOUT_MS,
+      );
+      const bodies = await expectDone(c.model, accountId, w.file, out, c.editFailsOnce ? 1 : 0);
+      if (c.reasoning) expectReasoningBack(bodies, c.reasoning);
+    },
+    180_000,
+  );
 }

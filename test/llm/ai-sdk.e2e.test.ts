@@ -55,14 +55,25 @@ for (const [sdk, id] of CASES) {
     const tools = {
       get_weather: tool({
         description: "The current weather for a city",
-        inputSchema: jsonSchema<{ location: string }>({ type: "object", properties: { location: { type: "string" } }, required: ["location"] }),
+        inputSchema: jsonSchema<{ location: string }>({
+          type: "object",
+          properties: { location: { type: "string" } },
+          required: ["location"],
+        }),
         execute: async (input) => {
           inputs.push(input);
           return WEATHER_RESULT;
         },
       }),
     };
-    const ask = { model: modelFor(sdk, id, key), tools, prompt: "What's the weather in Paris?", maxOutputTokens: 300, stopWhen: stepCountIs(3), maxRetries: 0 };
+    const ask = {
+      model: modelFor(sdk, id, key),
+      tools,
+      prompt: "What's the weather in Paris?",
+      maxOutputTokens: 300,
+      stopWhen: stepCountIs(3),
+      maxRetries: 0,
+    };
 
     const generated = await generateText(ask);
     expect(generated.text).toBe(ANSWER);
@@ -84,7 +95,12 @@ for (const [sdk, id] of CASES) {
       expect(second.body).toContain("_script_0"); // the tool call's id, back to the upstream unchanged
       expect(second.body).toContain(WEATHER_RESULT);
     }
-    const each = chargeOf(LLMS.find((x) => x.id === id)!, { input: SCRIPT_USAGE.input, cacheRead: 0, cacheWrite: 0, output: SCRIPT_USAGE.output });
+    const each = chargeOf(LLMS.find((x) => x.id === id)!, {
+      input: SCRIPT_USAGE.input,
+      cacheRead: 0,
+      cacheWrite: 0,
+      output: SCRIPT_USAGE.output,
+    });
     const { calls: lines, wallet } = await ledgerOf(e.gw, accountId);
     expect(lines.map((l) => [l.status, l.cost])).toEqual(Array(4).fill(["ok", each]));
     expect(Number(wallet.balance)).toBe(1000 * MICROS - 4 * each);

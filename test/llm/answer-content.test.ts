@@ -10,7 +10,8 @@ const len = (v: unknown) => (typeof v === "string" ? v.length : 0);
 function anthropicContent(a: any): number {
   let n = 0;
   // tool_use and server_tool_use (the search query the model wrote): their input, as its input_json deltas stream it
-  for (const b of a.content) n += len(b.text) + len(b.thinking) + (b.input !== undefined ? JSON.stringify(b.input).length : 0);
+  for (const b of a.content)
+    n += len(b.text) + len(b.thinking) + (b.input !== undefined ? JSON.stringify(b.input).length : 0);
   return n;
 }
 
@@ -54,8 +55,10 @@ for (const [name, proto, count] of cases) {
 }
 
 test("Anthropic: a tool_use input is counted as its JSON text, nested objects and strings with braces included", () => {
-  const answer = { content: [{ type: "tool_use", id: "t", name: "f", input: { a: { b: "}{" }, c: [1, { d: "\"" }] } }] };
-  expect(protocols.anthropic.outputCharsOfBody(JSON.stringify(answer))).toBe(JSON.stringify(answer.content[0]!.input).length);
+  const answer = { content: [{ type: "tool_use", id: "t", name: "f", input: { a: { b: "}{" }, c: [1, { d: '"' }] } }] };
+  expect(protocols.anthropic.outputCharsOfBody(JSON.stringify(answer))).toBe(
+    JSON.stringify(answer.content[0]!.input).length,
+  );
 });
 
 test("embeddings carry no generated content", () => {

@@ -10,7 +10,12 @@ beforeAll(async () => {
 });
 afterAll(() => stopEnv(e));
 
-const chat = (stream: boolean) => ({ model: "gpt-5.2", max_completion_tokens: 100, ...(stream && { stream: true }), messages: [{ role: "user", content: "Hi" }] });
+const chat = (stream: boolean) => ({
+  model: "gpt-5.2",
+  max_completion_tokens: 100,
+  ...(stream && { stream: true }),
+  messages: [{ role: "user", content: "Hi" }],
+});
 
 function expectGatewayHeaders(r: Response) {
   const id = r.headers.get("x-request-id");
@@ -25,7 +30,11 @@ function expectGatewayHeaders(r: Response) {
 test("JSON, whole and pumped streams, and upstream errors all carry the request id and rate-limit state once; the access log has each", async () => {
   const logged: any[] = [];
   const log = e.gw.ctx.log;
-  (e.gw.ctx as any).log = { ...log, enabled: () => true, info: (msg: string, fields: any) => msg === "request" && logged.push(fields) };
+  (e.gw.ctx as any).log = {
+    ...log,
+    enabled: () => true,
+    info: (msg: string, fields: any) => msg === "request" && logged.push(fields),
+  };
   try {
     const { key } = await e.gw.account(100);
     const cases: Array<[string, object, object, number, string]> = [
@@ -37,7 +46,11 @@ test("JSON, whole and pumped streams, and upstream errors all carry the request 
     const ids: string[] = [];
     for (const [name, body, scenario, status, type] of cases) {
       e.fake.enqueue(scenario as any);
-      const r = await fetch(e.gw.url + "/v1/chat/completions", { method: "POST", headers: { authorization: `Bearer ${key}`, "content-type": "application/json" }, body: JSON.stringify(body) });
+      const r = await fetch(e.gw.url + "/v1/chat/completions", {
+        method: "POST",
+        headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+        body: JSON.stringify(body),
+      });
       expect([name, r.status]).toEqual([name, status]);
       expect(r.headers.get("content-type")).toStartWith(type);
       if (status === 429) expect(r.headers.get("retry-after")).toBe("7");
@@ -46,7 +59,8 @@ test("JSON, whole and pumped streams, and upstream errors all carry the request 
     }
     expect(ids.length).toBe(4);
     for (let i = 0; i < 100 && logged.length < ids.length; i++) await Bun.sleep(5); // logged once each answer is sent
-    for (const id of ids) expect(logged.find((f) => f.request_id === id)).toMatchObject({ route: "/v1/chat/completions", method: "POST" });
+    for (const id of ids)
+      expect(logged.find((f) => f.request_id === id)).toMatchObject({ route: "/v1/chat/completions", method: "POST" });
   } finally {
     (e.gw.ctx as any).log = log;
   }

@@ -19,12 +19,29 @@ beforeAll(async () => {
 });
 afterAll(() => stopEnv(e));
 
-const tools = [{ name: "get_weather", description: "Weather", input_schema: { type: "object" as const, properties: { location: { type: "string" } } } }];
-const ask = { model: "claude-opus-4-5", max_tokens: 1024, messages: [{ role: "user" as const, content: "What's the weather in Paris?" }] };
+const tools = [
+  {
+    name: "get_weather",
+    description: "Weather",
+    input_schema: { type: "object" as const, properties: { location: { type: "string" } } },
+  },
+];
+const ask = {
+  model: "claude-opus-4-5",
+  max_tokens: 1024,
+  messages: [{ role: "user" as const, content: "What's the weather in Paris?" }],
+};
 
 const sdks = [
-  ["1.x", (key: string, extra: object = {}) => new Anthropic1({ apiKey: key, baseURL: e.gw.url, maxRetries: 0, ...extra })],
-  ["0.x", (key: string, extra: object = {}) => new Anthropic0({ apiKey: key, baseURL: e.gw.url, maxRetries: 0, ...extra }) as unknown as Anthropic1],
+  [
+    "1.x",
+    (key: string, extra: object = {}) => new Anthropic1({ apiKey: key, baseURL: e.gw.url, maxRetries: 0, ...extra }),
+  ],
+  [
+    "0.x",
+    (key: string, extra: object = {}) =>
+      new Anthropic0({ apiKey: key, baseURL: e.gw.url, maxRetries: 0, ...extra }) as unknown as Anthropic1,
+  ],
 ] as const;
 
 for (const [version, client] of sdks) {
@@ -55,7 +72,9 @@ for (const [version, client] of sdks) {
     test("streaming tool use: input_json deltas arrive intact", async () => {
       const { accountId, key } = await e.gw.account(100);
       e.fake.enqueue("tool");
-      const final = await client(key).messages.stream({ ...ask, tools }).finalMessage();
+      const final = await client(key)
+        .messages.stream({ ...ask, tools })
+        .finalMessage();
       const call = final.content.find((b) => b.type === "tool_use") as any;
       expect(call).toBeDefined();
       expect(typeof call.input).toBe("object");
@@ -64,12 +83,18 @@ for (const [version, client] of sdks) {
 
     test("unknown model → 404 not_found_error in Anthropic's shape; nothing held", async () => {
       const { accountId, key } = await e.gw.account(100);
-      const err: any = await client(key).messages.create({ ...ask, model: "claude-nope" }).catch((x) => x);
+      const err: any = await client(key)
+        .messages.create({ ...ask, model: "claude-nope" })
+        .catch((x) => x);
       expect(err.status).toBe(404);
       expect(err.error).toMatchObject({ type: "error", error: { type: "not_found_error" } });
       expect(err.error.error.message).toContain("/v1/models");
       // An embedding model is the one kind not served here (every LLM is, translated where not native).
-      const r = await fetch(e.gw.url + "/v1/messages", { method: "POST", headers: { "x-api-key": key }, body: JSON.stringify({ ...ask, model: "text-embedding-3-small" }) });
+      const r = await fetch(e.gw.url + "/v1/messages", {
+        method: "POST",
+        headers: { "x-api-key": key },
+        body: JSON.stringify({ ...ask, model: "text-embedding-3-small" }),
+      });
       expect(r.status).toBe(400);
       expect((await errorOf(r)).error.message).toContain("/v1/embeddings");
       await expectReleased(e.gw, accountId, 100, 0);
@@ -78,7 +103,9 @@ for (const [version, client] of sdks) {
     test("upstream 500 reaches the SDK in Anthropic's shape; the hold is released", async () => {
       const { accountId, key } = await e.gw.account(100);
       e.fake.enqueue({ kind: "error", status: 500 });
-      const err: any = await client(key).messages.create(ask).catch((x) => x);
+      const err: any = await client(key)
+        .messages.create(ask)
+        .catch((x) => x);
       expect(err.status).toBe(500);
       expect(err.error).toMatchObject({ type: "error", error: { type: "api_error" } });
       await expectReleased(e.gw, accountId, 100);
@@ -88,9 +115,14 @@ for (const [version, client] of sdks) {
       const { accountId, key } = await e.gw.account(0.5);
       const counter = countingFetch();
       const upstreamBefore = e.fake.requests.length;
-      const err: any = await client(key, { maxRetries: 2, fetch: counter.fetch }).messages.create(ask).catch((x) => x);
+      const err: any = await client(key, { maxRetries: 2, fetch: counter.fetch })
+        .messages.create(ask)
+        .catch((x) => x);
       expect(err.status).toBe(402);
-      expect(err.error).toMatchObject({ type: "error", error: { type: "billing_error", code: "insufficient_credits" } });
+      expect(err.error).toMatchObject({
+        type: "error",
+        error: { type: "billing_error", code: "insufficient_credits" },
+      });
       expect(err.error.error.message).toMatch(/needs up to [\d.]+ credits/);
       expect(counter.calls.length).toBe(1);
       expect(e.fake.requests.length).toBe(upstreamBefore); // nothing went upstream
@@ -106,7 +138,11 @@ test("429 from the gateway's own limit is rate_limit_error with retry-after, and
   await clearOfWindowEdge(1, 500); // both calls in one 1 s window: with a limit of 1 the previous one weighs nothing
   await c.messages.create(ask);
   const before = counter.calls.length;
-  const raw = await fetch(e.gw.url + "/v1/messages", { method: "POST", headers: { authorization: `Bearer ${key}` }, body: JSON.stringify(ask) });
+  const raw = await fetch(e.gw.url + "/v1/messages", {
+    method: "POST",
+    headers: { authorization: `Bearer ${key}` },
+    body: JSON.stringify(ask),
+  });
   expect(raw.status).toBe(429);
   expect(Number(raw.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
   expect(await raw.json()).toMatchObject({ type: "error", error: { type: "rate_limit_error" } });
@@ -124,7 +160,12 @@ test("count_tokens is passed through and free; ?beta=true and anthropic-beta rea
   e.fake.reset();
   const r = await fetch(e.gw.url + "/v1/messages?beta=true", {
     method: "POST",
-    headers: { authorization: `Bearer ${key}`, "anthropic-version": "2026-10-21", "anthropic-beta": "a-2025,b-2026", "x-app": "cli" },
+    headers: {
+      authorization: `Bearer ${key}`,
+      "anthropic-version": "2026-10-21",
+      "anthropic-beta": "a-2025,b-2026",
+      "x-app": "cli",
+    },
     body: JSON.stringify({ ...ask, stream: true }),
   });
   expect(r.status).toBe(200);

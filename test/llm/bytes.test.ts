@@ -3,7 +3,8 @@ import { expect, test } from "bun:test";
 import { tokenCounter } from "../../src/llm/bytes";
 
 test("every occurrence once, including those split between chunks, at any cut", () => {
-  const text = '{"output":[{"type":"web_search_call"},{"type": "web_search_call"},{"type":"message","text":"\\"web_search_call\\""}]}';
+  const text =
+    '{"output":[{"type":"web_search_call"},{"type": "web_search_call"},{"type":"message","text":"\\"web_search_call\\""}]}';
   const bytes = new TextEncoder().encode(text);
   for (let cut = 0; cut <= bytes.length; cut++) {
     for (const second of [cut, Math.min(bytes.length, cut + 7)]) {
@@ -17,7 +18,9 @@ test("every occurrence once, including those split between chunks, at any cut", 
 });
 
 test("fed one byte at a time: still every occurrence once", () => {
-  const bytes = new TextEncoder().encode('{"a":"web_search_call","output":[{"type":"web_search_call"},{"x":"\\"web_search_call\\""}]}');
+  const bytes = new TextEncoder().encode(
+    '{"a":"web_search_call","output":[{"type":"web_search_call"},{"x":"\\"web_search_call\\""}]}',
+  );
   const c = tokenCounter('"web_search_call"');
   for (let i = 0; i < bytes.length; i++) c.feed(bytes.subarray(i, i + 1));
   expect(c.count).toBe(2);

@@ -1,9 +1,9 @@
 // The chat strip must remove exactly the usage-only event and leave every other byte identical, however the
 // upstream cut the stream into chunks.
 import { describe, expect, test } from "bun:test";
-import { chat, isUsageOnlyEvent } from "../../src/llm/protocols/index.ts";
-import { fixtureBytes, fixtureText, type FixtureName } from "../fakes/fixtures.ts";
-import { concatBytes, splits } from "../fakes/chunking.ts";
+import { chat, isUsageOnlyEvent } from "../../src/llm/protocols/index";
+import { fixtureBytes, fixtureText, type FixtureName } from "../fakes/fixtures";
+import { concatBytes, splits } from "../fakes/chunking";
 
 const enc = (s: string) => new TextEncoder().encode(s);
 
@@ -46,7 +46,10 @@ describe("chat usage-chunk strip", () => {
     expect(new TextDecoder().decode(bytes).endsWith("data: [DONE]\n\n")).toBe(true);
   });
 
-  for (const [label, eol] of [["CRLF", "\r\n"], ["CR", "\r"]]) {
+  for (const [label, eol] of [
+    ["CRLF", "\r\n"],
+    ["CR", "\r"],
+  ]) {
     test(`${label} line ends: same guarantee`, () => {
       const input = fixtureText("B_stream.sse").replaceAll("\n", eol!);
       const want = enc(withoutUsageEvent(fixtureText("B_stream.sse")).replaceAll("\n", eol!));
@@ -69,7 +72,9 @@ describe("chat usage-chunk strip", () => {
 
   test("an incomplete last event is held, then handed back by flush()", () => {
     const tap = chat.createStreamTap({ stripUsageChunk: true });
-    expect(tap.feed(enc('data: {"choices":[{"delta":{"content":"hi"}}]}\n\ndata: {"cho'))).toEqual(enc('data: {"choices":[{"delta":{"content":"hi"}}]}\n\n'));
+    expect(tap.feed(enc('data: {"choices":[{"delta":{"content":"hi"}}]}\n\ndata: {"cho'))).toEqual(
+      enc('data: {"choices":[{"delta":{"content":"hi"}}]}\n\n'),
+    );
     expect(tap.flush()).toEqual(enc('data: {"cho'));
     expect(tap.flush()).toBeNull();
   });
@@ -78,7 +83,9 @@ describe("chat usage-chunk strip", () => {
     const tap = chat.createStreamTap({ stripUsageChunk: true });
     expect(tap.feed(enc('data: {"choices":[{"delta":{"content":"hi"}}],"usage":null}\n\n'))).toBeNull();
     // after the usage chunk is gone the strip steps aside
-    expect(tap.feed(enc('data: {"choices":[],"usage":{"prompt_tokens":1,"completion_tokens":1}}\n\n'))).toEqual(new Uint8Array(0));
+    expect(tap.feed(enc('data: {"choices":[],"usage":{"prompt_tokens":1,"completion_tokens":1}}\n\n'))).toEqual(
+      new Uint8Array(0),
+    );
     expect(tap.feed(enc("data: [DONE]\n\n"))).toBeNull();
     expect(tap.end()).toMatchObject({ completed: true, usage: { input: 1, output: 1 } });
   });

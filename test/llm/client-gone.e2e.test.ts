@@ -26,7 +26,11 @@ test("the client leaves while its hold waits for a commit: released, nothing cha
     const sent = fetch(e.gw.url + "/v1/chat/completions", {
       method: "POST",
       headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
-      body: JSON.stringify({ model: "gpt-5.2", max_completion_tokens: 100, messages: [{ role: "user", content: "Hi" }] }),
+      body: JSON.stringify({
+        model: "gpt-5.2",
+        max_completion_tokens: 100,
+        messages: [{ role: "user", content: "Hi" }],
+      }),
       signal: ac.signal,
     }).catch(() => "left");
     await Bun.sleep(50);

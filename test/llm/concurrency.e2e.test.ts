@@ -35,7 +35,12 @@ for (const d of dialects) {
       const { accountId, key } = await e.gw.account(credits, { rateRequests: 1000, rateWindowSeconds: 10 });
       const other = await e.gw.account(100, { rateRequests: 1000, rateWindowSeconds: 10 }); // a second wallet in the same batches
       const client = (k: string) => new OpenAI({ apiKey: k, baseURL: e.gw.url + "/v1", maxRetries: 0 });
-      const ask = { model: "gpt-5.2", max_completion_tokens: MAX_TOKENS, stream: true as const, messages: [{ role: "user" as const, content: "Hello" }] };
+      const ask = {
+        model: "gpt-5.2",
+        max_completion_tokens: MAX_TOKENS,
+        stream: true as const,
+        messages: [{ role: "user" as const, content: "Hello" }],
+      };
       const run = async (k: string) => {
         try {
           const stream = await client(k).chat.completions.create(ask);
@@ -45,7 +50,10 @@ for (const d of dialects) {
           return (err as any).status === 402 ? "402" : String(err);
         }
       };
-      const results = await Promise.all([...Array.from({ length: 60 }, () => run(key)), ...Array.from({ length: 5 }, () => run(other.key))]);
+      const results = await Promise.all([
+        ...Array.from({ length: 60 }, () => run(key)),
+        ...Array.from({ length: 5 }, () => run(other.key)),
+      ]);
       const mine = results.slice(0, 60);
       const ok = mine.filter((r) => r === "ok").length;
       expect(mine.filter((r) => r !== "ok" && r !== "402")).toEqual([]);
@@ -64,7 +72,9 @@ for (const d of dialects) {
       expect(Number(wallet.balance)).toBeGreaterThanOrEqual(0);
       expect(await e.gw.ctx.ledger.check()).toEqual([]);
       // Only the admitted requests reached the upstream; each one has its usage record.
-      const records = await e.gw.ctx.db.all(sql`select status, cost from usage_records where account_id = ${accountId}`);
+      const records = await e.gw.ctx.db.all(
+        sql`select status, cost from usage_records where account_id = ${accountId}`,
+      );
       expect(records.length).toBe(ok);
       expect(records.map((r: any) => [r.status, Number(r.cost)])).toEqual(Array(ok).fill(["ok", B_STREAM]));
     }, 60_000);
@@ -78,16 +88,25 @@ for (const d of dialects) {
       const { key } = await e.gw.account(100);
       const client = new OpenAI({ apiKey: key, baseURL: e.gw.url + "/v1", maxRetries: 0 });
       const settledBefore = await sample("switchyard_credits_settled_micro_credits_total", 'kind="llm"');
-      await client.chat.completions.create({ model: "gpt-5.2", max_completion_tokens: 64, messages: [{ role: "user", content: "hi" }] });
+      await client.chat.completions.create({
+        model: "gpt-5.2",
+        max_completion_tokens: 64,
+        messages: [{ role: "user", content: "hi" }],
+      });
       // Counted once committed, which may be just after the answer (a Postgres commit awaits the network).
       const charged = (1543 - 1408) * C.input + 1408 * C.cacheRead + 10 * C.output;
       let settled = 0;
-      for (let i = 0; i < 100 && settled !== charged; i++, await Bun.sleep(10)) settled = (await sample("switchyard_credits_settled_micro_credits_total", 'kind="llm"')) - settledBefore;
+      for (let i = 0; i < 100 && settled !== charged; i++, await Bun.sleep(10))
+        settled = (await sample("switchyard_credits_settled_micro_credits_total", 'kind="llm"')) - settledBefore;
       expect(settled).toBe(charged);
       const errorsBefore = await sample("switchyard_upstream_errors_total", 'provider="openai",kind="status_5xx"');
       e.fake.enqueue({ kind: "error", status: 500 });
-      await client.chat.completions.create({ model: "gpt-5.2", max_completion_tokens: 64, messages: [{ role: "user", content: "hi" }] }).catch(() => {});
-      expect((await sample("switchyard_upstream_errors_total", 'provider="openai",kind="status_5xx"')) - errorsBefore).toBe(1);
+      await client.chat.completions
+        .create({ model: "gpt-5.2", max_completion_tokens: 64, messages: [{ role: "user", content: "hi" }] })
+        .catch(() => {});
+      expect(
+        (await sample("switchyard_upstream_errors_total", 'provider="openai",kind="status_5xx"')) - errorsBefore,
+      ).toBe(1);
     });
   });
 }

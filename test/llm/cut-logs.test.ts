@@ -14,29 +14,58 @@ afterAll(() => fake.stop());
 test("an upstream dropped mid-event: the client's connection is cut, the log has one JSON line with the request id, stderr stays empty", async () => {
   const gw = await spawnGateway({ ...providerEnv(fake.url), DATABASE_URL: tempSqlitePath(), ADMIN_TOKEN });
   const admin = (p: string, body: unknown) =>
-    fetch(gw.url + p, { method: "POST", headers: { authorization: `Bearer ${ADMIN_TOKEN}`, "content-type": "application/json" }, body: JSON.stringify(body) }).then((r) => r.json() as any);
+    fetch(gw.url + p, {
+      method: "POST",
+      headers: { authorization: `Bearer ${ADMIN_TOKEN}`, "content-type": "application/json" },
+      body: JSON.stringify(body),
+    }).then((r) => r.json() as any);
   const account = await admin("/admin/v1/accounts", { name: "cut", credits: 100 });
   const { key } = await admin(`/admin/v1/accounts/${account.id}/keys`, { name: "k" });
 
   const call = (path: string, body: unknown) =>
-    fetch(gw.url + path, { method: "POST", headers: { "x-api-key": key, "content-type": "application/json" }, body: JSON.stringify(body) });
+    fetch(gw.url + path, {
+      method: "POST",
+      headers: { "x-api-key": key, "content-type": "application/json" },
+      body: JSON.stringify(body),
+    });
   fake.enqueue({ kind: "drop", dropAfterBytes: 450 }); // inside the stream's second event
   // Cut after its 200 went out, or (when the drop is read before Bun has written the head) before it: cut either way.
-  const streamed = await call("/v1/messages", { model: "claude-opus-4-5", max_tokens: 100, stream: true, messages: [{ role: "user", content: "hi" }] }).then(
-    async (r) => ({ status: r.status, id: r.headers.get("x-request-id"), how: await r.text().then(() => "complete", () => "cut") }),
+  const streamed = await call("/v1/messages", {
+    model: "claude-opus-4-5",
+    max_tokens: 100,
+    stream: true,
+    messages: [{ role: "user", content: "hi" }],
+  }).then(
+    async (r) => ({
+      status: r.status,
+      id: r.headers.get("x-request-id"),
+      how: await r.text().then(
+        () => "complete",
+        () => "cut",
+      ),
+    }),
     () => ({ status: 200, id: null, how: "cut" }),
   );
   expect(streamed).toMatchObject({ status: 200, how: "cut" });
   // Answered whole (JSON) and dropped before its end: nothing had reached the client, which gets a clean 502.
   fake.enqueue({ kind: "drop", dropAfterBytes: 40 });
-  const whole = await call("/v1/chat/completions", { model: "gpt-5.2", max_completion_tokens: 100, messages: [{ role: "user", content: "hi" }] });
+  const whole = await call("/v1/chat/completions", {
+    model: "gpt-5.2",
+    max_completion_tokens: 100,
+    messages: [{ role: "user", content: "hi" }],
+  });
   expect(whole.status).toBe(502);
   const wholeId = whole.headers.get("x-request-id")!;
 
   await Bun.sleep(100);
   await gw.stop();
   expect(await new Response(gw.proc.stderr).text()).toBe("");
-  const lines = gw.stdout().trim().split("\n").filter((l) => l.startsWith("{\"")).map((l) => JSON.parse(l));
+  const lines = gw
+    .stdout()
+    .trim()
+    .split("\n")
+    .filter((l) => l.startsWith('{"'))
+    .map((l) => JSON.parse(l));
   const ended = lines.filter((l) => l.msg === "llm upstream answer ended early; released");
   expect(ended.filter((l) => l.request_id === wholeId)).toHaveLength(1);
   const streamedLines = ended.filter((l) => l.request_id !== wholeId);

@@ -16,7 +16,12 @@ test("cut mid-event at shutdown: response.failed (gateway_shutting_down), record
   const { accountId, key } = await e.gw.account(1000);
   e.fake.enqueue({ kind: "slow", firstByteMs: 0, chunkDelayMs: 100, pieceBytes: 40 }); // pieces end mid-event
   const openai = new OpenAI({ apiKey: key, baseURL: `${e.gw.url}/v1`, maxRetries: 0 });
-  const stream = await openai.responses.create({ model: "deepseek-test", input: "hi", max_output_tokens: 100, stream: true });
+  const stream = await openai.responses.create({
+    model: "deepseek-test",
+    input: "hi",
+    max_output_tokens: 100,
+    stream: true,
+  });
   const it = stream[Symbol.asyncIterator]();
   await it.next();
   await Bun.sleep(250);

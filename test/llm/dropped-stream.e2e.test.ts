@@ -14,11 +14,20 @@ afterAll(() => stopEnv(e));
 
 const NOTHING_CHARGED = "nothing was charged";
 const openai = (key: string) => new OpenAI({ apiKey: key, baseURL: e.gw.url + "/v1", maxRetries: 0 });
-const chatAsk = { model: "gpt-5.2", max_completion_tokens: 100, stream: true as const, messages: [{ role: "user" as const, content: "Hi" }] };
+const chatAsk = {
+  model: "gpt-5.2",
+  max_completion_tokens: 100,
+  stream: true as const,
+  messages: [{ role: "user" as const, content: "Hi" }],
+};
 const responsesAsk = { model: "gpt-4.1", max_output_tokens: 100, input: "Hi" };
 
 async function raw(key: string, path: string, body: object): Promise<string> {
-  const r = await fetch(e.gw.url + path, { method: "POST", headers: { authorization: `Bearer ${key}`, "content-type": "application/json" }, body: JSON.stringify(body) });
+  const r = await fetch(e.gw.url + path, {
+    method: "POST",
+    headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+    body: JSON.stringify(body),
+  });
   expect(r.status).toBe(200);
   return r.text(); // resolves: the stream ended cleanly, with the error event last
 }
@@ -45,7 +54,11 @@ describe("dropped between two events: the protocol's error event, then a clean e
     const { accountId, key } = await e.gw.account(100);
     e.fake.enqueue({ kind: "drop", dropAfterEvents: 3 });
     const client = new Anthropic({ apiKey: key, baseURL: e.gw.url, maxRetries: 0 });
-    const stream = client.messages.stream({ model: "claude-opus-4-5", max_tokens: 100, messages: [{ role: "user", content: "Hi" }] });
+    const stream = client.messages.stream({
+      model: "claude-opus-4-5",
+      max_tokens: 100,
+      messages: [{ role: "user", content: "Hi" }],
+    });
     const err = await stream.finalMessage().then(
       () => null,
       (x) => x,
@@ -55,9 +68,14 @@ describe("dropped between two events: the protocol's error event, then a clean e
     await expectReleased(e.gw, accountId, 100);
 
     e.fake.enqueue({ kind: "drop", dropAfterEvents: 3 });
-    const last = events(await raw(key, "/v1/messages", { model: "claude-opus-4-5", max_tokens: 100, stream: true, messages: [] })).at(-1)!;
+    const last = events(
+      await raw(key, "/v1/messages", { model: "claude-opus-4-5", max_tokens: 100, stream: true, messages: [] }),
+    ).at(-1)!;
     expect(last.split("\n")[0]).toBe("event: error");
-    expect(JSON.parse(last.split("\n")[1]!.slice(6))).toMatchObject({ type: "error", error: { type: "api_error", code: "upstream_bad_response" } });
+    expect(JSON.parse(last.split("\n")[1]!.slice(6))).toMatchObject({
+      type: "error",
+      error: { type: "api_error", code: "upstream_bad_response" },
+    });
   });
 
   test("Chat Completions: an error chunk; the SDK's iterator throws an APIError", async () => {
@@ -92,9 +110,20 @@ describe("dropped between two events: the protocol's error event, then a clean e
     await expectReleased(e.gw, accountId, 100);
 
     e.fake.enqueue({ kind: "drop", dropAfterEvents: 4 });
-    const sent = events(await raw(key, "/v1/responses", { ...responsesAsk, stream: true })).map((ev) => JSON.parse(ev.split("\n").find((l) => l.startsWith("data: "))!.slice(6)));
+    const sent = events(await raw(key, "/v1/responses", { ...responsesAsk, stream: true })).map((ev) =>
+      JSON.parse(
+        ev
+          .split("\n")
+          .find((l) => l.startsWith("data: "))!
+          .slice(6),
+      ),
+    );
     expect(sent.length).toBe(5);
-    expect(sent[4]).toMatchObject({ type: "error", code: "upstream_bad_response", sequence_number: sent[3].sequence_number + 1 });
+    expect(sent[4]).toMatchObject({
+      type: "error",
+      code: "upstream_bad_response",
+      sequence_number: sent[3].sequence_number + 1,
+    });
   });
 
   test("DeepSeek on /v1/responses (translated): the error chunk becomes response.failed, as any upstream error does", async () => {

@@ -2,7 +2,7 @@
 // Responses response.completed, chat [DONE] or the usage chunk): the client's stream ends with the protocol's
 // in-stream error event, as for a dropped connection, so each SDK raises instead of returning a truncated answer as
 // complete; the hold is released and the usage record says the stream ended early. On SQLite and on Postgres.
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, expect, test } from "bun:test";
 import Anthropic from "@anthropic-ai/sdk";
 import OpenAI from "openai";
 import { expectReleased, ledgerOf, startEnv, stopEnv, type Env } from "./support";
@@ -18,7 +18,11 @@ eachDatabase("a stream ended early", (databaseUrl) => {
   afterAll(() => stopEnv(e));
 
   const openai = (key: string) => new OpenAI({ apiKey: key, baseURL: e.gw.url + "/v1", maxRetries: 0 });
-  const rejection = (p: Promise<unknown>) => p.then(() => null, (x) => x);
+  const rejection = (p: Promise<unknown>) =>
+    p.then(
+      () => null,
+      (x) => x,
+    );
 
   /** Released, and the record says why (read from the database the gateway wrote). */
   async function expectEndedEarly(accountId: string) {
@@ -32,7 +36,11 @@ eachDatabase("a stream ended early", (databaseUrl) => {
     const { accountId, key } = await e.gw.account(100);
     e.fake.enqueue({ kind: "ok", endAfterEvents: 7 }); // everything up to message_delta (with its usage)
     const client = new Anthropic({ apiKey: key, baseURL: e.gw.url, maxRetries: 0 });
-    const err = await rejection(client.messages.stream({ model: "claude-opus-4-5", max_tokens: 100, messages: [{ role: "user", content: "Hi" }] }).finalMessage());
+    const err = await rejection(
+      client.messages
+        .stream({ model: "claude-opus-4-5", max_tokens: 100, messages: [{ role: "user", content: "Hi" }] })
+        .finalMessage(),
+    );
     expect(err).toBeInstanceOf(Anthropic.APIError);
     expect(String(err.message)).toContain(ENDED_EARLY);
     await expectEndedEarly(accountId);
@@ -42,7 +50,12 @@ eachDatabase("a stream ended early", (databaseUrl) => {
     const { accountId, key } = await e.gw.account(100);
     e.fake.enqueue({ kind: "ok", endAfterEvents: 3 });
     let chunks = 0;
-    const ask = { model: "gpt-5.2", max_completion_tokens: 100, stream: true as const, messages: [{ role: "user" as const, content: "Hi" }] };
+    const ask = {
+      model: "gpt-5.2",
+      max_completion_tokens: 100,
+      stream: true as const,
+      messages: [{ role: "user" as const, content: "Hi" }],
+    };
     const err = await rejection(
       (async () => {
         for await (const _ of await openai(key).chat.completions.create(ask)) chunks++;
@@ -61,7 +74,12 @@ eachDatabase("a stream ended early", (databaseUrl) => {
     const r = await fetch(e.gw.url + "/v1/chat/completions", {
       method: "POST",
       headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
-      body: JSON.stringify({ model: "gpt-5.2", max_completion_tokens: 100, stream: true, messages: [{ role: "user", content: "Hi" }] }),
+      body: JSON.stringify({
+        model: "gpt-5.2",
+        max_completion_tokens: 100,
+        stream: true,
+        messages: [{ role: "user", content: "Hi" }],
+      }),
     });
     const events = (await r.text()).split("\n\n").filter(Boolean);
     expect(events.length).toBe(4);
@@ -72,7 +90,9 @@ eachDatabase("a stream ended early", (databaseUrl) => {
   test("Responses: no response.completed: responses.stream rejects with an APIError", async () => {
     const { accountId, key } = await e.gw.account(100);
     e.fake.enqueue({ kind: "ok", endAfterEvents: 10 }); // every event but response.completed
-    const err = await rejection(openai(key).responses.stream({ model: "gpt-4.1", max_output_tokens: 100, input: "Hi" }).finalResponse());
+    const err = await rejection(
+      openai(key).responses.stream({ model: "gpt-4.1", max_output_tokens: 100, input: "Hi" }).finalResponse(),
+    );
     expect(err).toBeInstanceOf(OpenAI.APIError);
     expect(err.message).toContain(ENDED_EARLY);
     await expectEndedEarly(accountId);

@@ -2,15 +2,20 @@
 import Anthropic from "@anthropic-ai/sdk";
 import { afterAll, beforeEach, describe, expect, test } from "bun:test";
 import OpenAI from "openai";
-import { fixtureBytes, fixtureText, RECORDED, sharedFixtureBytes } from "../fakes/fixtures.ts";
-import { startFakeLlmUpstream } from "../fakes/llm-upstream.ts";
+import { fixtureBytes, fixtureText, RECORDED, sharedFixtureBytes } from "../fakes/fixtures";
+import { startFakeLlmUpstream } from "../fakes/llm-upstream";
 
 const fake = startFakeLlmUpstream({ seed: 42 });
 afterAll(() => fake.stop());
 beforeEach(() => fake.reset());
 
 const post = (path: string, body: unknown, init: RequestInit = {}) =>
-  fetch(fake.url + path, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body), ...init });
+  fetch(fake.url + path, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify(body),
+    ...init,
+  });
 
 async function chunks(res: Response): Promise<Uint8Array[]> {
   const out: Uint8Array[] = [];
@@ -33,10 +38,20 @@ describe("answers byte for byte", () => {
       ["/v1/messages/count_tokens", { model: "claude-sonnet-4-6", messages: [] }, "A_count.json", "request-id"],
       ["/v1/chat/completions", { model: "gpt-4o-2024-08-06", messages: [] }, "B_nonstream.json", "x-request-id"],
       ["/chat/completions", { model: "gpt-4o-2024-08-06", messages: [] }, "B_nonstream.json", "x-request-id"],
-      ["/v1beta/openai/chat/completions", { model: "gpt-4o-2024-08-06", messages: [] }, "B_nonstream.json", "x-request-id"],
+      [
+        "/v1beta/openai/chat/completions",
+        { model: "gpt-4o-2024-08-06", messages: [] },
+        "B_nonstream.json",
+        "x-request-id",
+      ],
       ["/v1/responses", { model: "gpt-4.1-2025-04-14", input: "hi" }, "C_nonstream.json", "x-request-id"],
       ["/v1/embeddings", { model: "text-embedding-3-small", input: ["a", "b"] }, "D_float.json", "x-request-id"],
-      ["/v1/embeddings", { model: "text-embedding-3-small", input: ["a", "b"], encoding_format: "base64" }, "D_base64.json", "x-request-id"],
+      [
+        "/v1/embeddings",
+        { model: "text-embedding-3-small", input: ["a", "b"], encoding_format: "base64" },
+        "D_base64.json",
+        "x-request-id",
+      ],
     ];
     for (const [path, body, name, idHeader] of cases) {
       const res = await post(path, body);
@@ -57,9 +72,20 @@ describe("answers byte for byte", () => {
   });
 
   test("chat stream: usage only when include_usage was asked for, as real OpenAI", async () => {
-    const withUsage = joined(await chunks(await post("/v1/chat/completions", { model: "gpt-4o-2024-08-06", stream: true, stream_options: { include_usage: true }, messages: [] })));
+    const withUsage = joined(
+      await chunks(
+        await post("/v1/chat/completions", {
+          model: "gpt-4o-2024-08-06",
+          stream: true,
+          stream_options: { include_usage: true },
+          messages: [],
+        }),
+      ),
+    );
     expect(withUsage).toEqual(Buffer.from(fixtureBytes("B_stream.sse")));
-    const without = joined(await chunks(await post("/v1/chat/completions", { model: "gpt-4o-2024-08-06", stream: true, messages: [] }))).toString();
+    const without = joined(
+      await chunks(await post("/v1/chat/completions", { model: "gpt-4o-2024-08-06", stream: true, messages: [] })),
+    ).toString();
     expect(without).not.toContain('"usage"');
     expect(without.split("\n\n").length).toBe(fixtureText("B_stream.sse").split("\n\n").length - 1);
     expect(without.endsWith("data: [DONE]\n\n")).toBe(true);
@@ -68,15 +94,24 @@ describe("answers byte for byte", () => {
   test("chat/responses echo the requested model", async () => {
     const b: any = await (await post("/v1/chat/completions", { model: "deepseek-chat", messages: [] })).json();
     expect(b.model).toBe("deepseek-chat");
-    const s = joined(await chunks(await post("/v1/responses", { model: "gpt-5", stream: true, input: "x" }))).toString();
+    const s = joined(
+      await chunks(await post("/v1/responses", { model: "gpt-5", stream: true, input: "x" })),
+    ).toString();
     expect(s).toContain('"model":"gpt-5"');
     expect(s).not.toContain("gpt-4.1-2025-04-14");
   });
 
   test("records method, path, query, headers and the raw body", async () => {
     await fetch(fake.url + "/", { method: "HEAD" });
-    await fetch(fake.url + "/v1/messages?beta=true", { method: "POST", headers: { "x-api-key": "k1", "anthropic-version": "2023-06-01" }, body: '{"model":"m","max_tokens":1,"messages":[]}' });
-    expect(fake.requests.map((r) => [r.method, r.path, r.query])).toEqual([["HEAD", "/", ""], ["POST", "/v1/messages", "?beta=true"]]);
+    await fetch(fake.url + "/v1/messages?beta=true", {
+      method: "POST",
+      headers: { "x-api-key": "k1", "anthropic-version": "2023-06-01" },
+      body: '{"model":"m","max_tokens":1,"messages":[]}',
+    });
+    expect(fake.requests.map((r) => [r.method, r.path, r.query])).toEqual([
+      ["HEAD", "/", ""],
+      ["POST", "/v1/messages", "?beta=true"],
+    ]);
     expect(fake.requests[1]!.headers["x-api-key"]).toBe("k1");
     expect(fake.requests[1]!.body).toBe('{"model":"m","max_tokens":1,"messages":[]}');
   });
@@ -88,16 +123,36 @@ describe("scenarios", () => {
     fake.enqueue("tool");
     const a = await (await post("/v1/chat/completions", { model: "gpt-4o-2024-08-06", messages: [] })).text();
     expect(a).toBe(fixtureText("B_nonstream_tool.json"));
-    const b = joined(await chunks(await post("/v1/chat/completions", { model: "gpt-4o-2024-08-06", stream: true, stream_options: { include_usage: true }, messages: [] })));
+    const b = joined(
+      await chunks(
+        await post("/v1/chat/completions", {
+          model: "gpt-4o-2024-08-06",
+          stream: true,
+          stream_options: { include_usage: true },
+          messages: [],
+        }),
+      ),
+    );
     expect(b).toEqual(Buffer.from(fixtureBytes("B_stream_cache.sse")));
-    const c = joined(await chunks(await post("/v1/messages", { model: "m", max_tokens: 1, stream: true, messages: [] })));
+    const c = joined(
+      await chunks(await post("/v1/messages", { model: "m", max_tokens: 1, stream: true, messages: [] })),
+    );
     expect(c).toEqual(Buffer.from(fixtureBytes("A_stream_text.sse"))); // Anthropic's cache stream (1450 written)
   });
 
   test("http errors in each protocol's shape; 429 carries retry-after", async () => {
-    fake.enqueue({ kind: "error", status: 429, retryAfter: "2" }, { kind: "error", status: 404 }, { kind: "error", status: 500 }, { kind: "error", status: 529 });
+    fake.enqueue(
+      { kind: "error", status: 429, retryAfter: "2" },
+      { kind: "error", status: 404 },
+      { kind: "error", status: 500 },
+      { kind: "error", status: 529 },
+    );
     const r429 = await post("/v1/chat/completions", { model: "gpt-4o", messages: [] });
-    expect([r429.status, r429.headers.get("retry-after"), await r429.text()]).toEqual([429, "2", fixtureText("B_error_429.json")]);
+    expect([r429.status, r429.headers.get("retry-after"), await r429.text()]).toEqual([
+      429,
+      "2",
+      fixtureText("B_error_429.json"),
+    ]);
     const r404 = await post("/v1/messages", { model: "claude-sonnet-9", max_tokens: 1, messages: [] });
     expect([r404.status, await r404.text()]).toEqual([404, fixtureText("A_error_404.json")]);
     const r500 = await post("/v1/responses", { model: "gpt-4.1", input: "x" });
@@ -109,12 +164,27 @@ describe("scenarios", () => {
 
   test("mid-stream errors are the recorded failure streams", async () => {
     fake.enqueue("stream-error", "stream-error", "stream-error", "stream-failed");
-    const body = { model: "gpt-4o-2024-08-06", max_tokens: 1, stream: true, stream_options: { include_usage: true }, messages: [], input: "x" };
-    expect(joined(await chunks(await post("/v1/messages", body)))).toEqual(Buffer.from(fixtureBytes("A_stream_error.sse")));
-    expect(joined(await chunks(await post("/v1/chat/completions", body)))).toEqual(Buffer.from(fixtureBytes("B_stream_midstream_error.sse")));
+    const body = {
+      model: "gpt-4o-2024-08-06",
+      max_tokens: 1,
+      stream: true,
+      stream_options: { include_usage: true },
+      messages: [],
+      input: "x",
+    };
+    expect(joined(await chunks(await post("/v1/messages", body)))).toEqual(
+      Buffer.from(fixtureBytes("A_stream_error.sse")),
+    );
+    expect(joined(await chunks(await post("/v1/chat/completions", body)))).toEqual(
+      Buffer.from(fixtureBytes("B_stream_midstream_error.sse")),
+    );
     const r = { ...body, model: "gpt-4.1-2025-04-14" };
-    expect(joined(await chunks(await post("/v1/responses", r)))).toEqual(Buffer.from(fixtureBytes("C_stream_error.sse")));
-    expect(joined(await chunks(await post("/v1/responses", r)))).toEqual(Buffer.from(fixtureBytes("C_stream_failed.sse")));
+    expect(joined(await chunks(await post("/v1/responses", r)))).toEqual(
+      Buffer.from(fixtureBytes("C_stream_error.sse")),
+    );
+    expect(joined(await chunks(await post("/v1/responses", r)))).toEqual(
+      Buffer.from(fixtureBytes("C_stream_failed.sse")),
+    );
   });
 
   test("drop: some bytes, then the connection is cut without a proper end", async () => {
@@ -136,7 +206,11 @@ describe("scenarios", () => {
     fake.enqueue({ kind: "slow", firstByteMs: 20, chunkDelayMs: 40 });
     const ac = new AbortController();
     const t0 = performance.now();
-    const res = await post("/v1/responses", { model: "gpt-4.1-2025-04-14", stream: true, input: "x" }, { signal: ac.signal });
+    const res = await post(
+      "/v1/responses",
+      { model: "gpt-4.1-2025-04-14", stream: true, input: "x" },
+      { signal: ac.signal },
+    );
     const reader = res.body!.getReader();
     await reader.read();
     expect(performance.now() - t0).toBeGreaterThanOrEqual(15); // first byte waited
@@ -172,22 +246,41 @@ describe("the official SDKs parse the fake", () => {
   const openai = new OpenAI({ apiKey: "test", baseURL: fake.url + "/v1", maxRetries: 0 });
 
   test("anthropic: create, stream, count_tokens, errors", async () => {
-    const m = await anthropic.messages.create({ model: "claude-sonnet-4-6", max_tokens: 1024, messages: [{ role: "user", content: "weather?" }] });
+    const m = await anthropic.messages.create({
+      model: "claude-sonnet-4-6",
+      max_tokens: 1024,
+      messages: [{ role: "user", content: "weather?" }],
+    });
     expect(m.usage).toMatchObject({ input_tokens: 38, cache_read_input_tokens: 2113, output_tokens: 74 });
     fake.enqueue("tool");
-    const s = await anthropic.messages.stream({ model: "claude-sonnet-4-6", max_tokens: 1024, messages: [{ role: "user", content: "weather?" }] }).finalMessage();
-    expect(s.content.find((b) => b.type === "tool_use")).toMatchObject({ input: { location: "San Francisco, CA", unit: "fahrenheit" } });
+    const s = await anthropic.messages
+      .stream({ model: "claude-sonnet-4-6", max_tokens: 1024, messages: [{ role: "user", content: "weather?" }] })
+      .finalMessage();
+    expect(s.content.find((b) => b.type === "tool_use")).toMatchObject({
+      input: { location: "San Francisco, CA", unit: "fahrenheit" },
+    });
     expect(s.usage.output_tokens).toBe(89);
-    const n = await anthropic.messages.countTokens({ model: "claude-sonnet-4-6", messages: [{ role: "user", content: "x" }] });
+    const n = await anthropic.messages.countTokens({
+      model: "claude-sonnet-4-6",
+      messages: [{ role: "user", content: "x" }],
+    });
     expect(n.input_tokens).toBe(2151);
     fake.enqueue({ kind: "error", status: 429, retryAfter: "0" });
     // (the SDK's APIPromise is a thenable bun's `rejects` does not follow, hence then())
-    const err = await anthropic.messages.create({ model: "m", max_tokens: 1, messages: [] }).then(() => null, (e) => e);
+    const err = await anthropic.messages.create({ model: "m", max_tokens: 1, messages: [] }).then(
+      () => null,
+      (e) => e,
+    );
     expect(err).toBeInstanceOf(Anthropic.RateLimitError);
   });
 
   test("openai: chat stream with usage, responses stream, embeddings base64 (the SDK default)", async () => {
-    const stream = await openai.chat.completions.create({ model: "gpt-4o-2024-08-06", stream: true, stream_options: { include_usage: true }, messages: [{ role: "user", content: "hi" }] });
+    const stream = await openai.chat.completions.create({
+      model: "gpt-4o-2024-08-06",
+      stream: true,
+      stream_options: { include_usage: true },
+      messages: [{ role: "user", content: "hi" }],
+    });
     let text = "";
     let usage: any;
     for await (const c of stream) {
@@ -205,13 +298,19 @@ describe("the official SDKs parse the fake", () => {
 });
 
 test("runs standalone for benchmarks and prints its URL", async () => {
-  const proc = Bun.spawn(["bun", new URL("../fakes/llm-upstream.ts", import.meta.url).pathname, "--port", "0", "--fast"], { stdout: "pipe" });
+  const proc = Bun.spawn(
+    ["bun", new URL("../fakes/llm-upstream.ts", import.meta.url).pathname, "--port", "0", "--fast"],
+    { stdout: "pipe" },
+  );
   try {
     const reader = proc.stdout.getReader();
     const { value } = await reader.read();
     const url = new TextDecoder().decode(value).trim();
     expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
-    const res = await fetch(url + "/v1/chat/completions", { method: "POST", body: '{"model":"gpt-4o-2024-08-06","stream":true,"stream_options":{"include_usage":true},"messages":[]}' });
+    const res = await fetch(url + "/v1/chat/completions", {
+      method: "POST",
+      body: '{"model":"gpt-4o-2024-08-06","stream":true,"stream_options":{"include_usage":true},"messages":[]}',
+    });
     expect(Buffer.from(await res.arrayBuffer())).toEqual(Buffer.from(fixtureBytes("B_stream.sse")));
   } finally {
     proc.kill();

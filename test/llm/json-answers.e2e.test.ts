@@ -20,7 +20,12 @@ const P = PRICES["claude-opus-4-5"];
 const CHARGE = 38 * P.input + 2113 * P.cacheRead + 74 * P.output;
 const message = { model: "claude-opus-4-5", max_tokens: 1000, messages: [{ role: "user", content: "Hi" }] };
 const post = (key: string, path: string, body: object, signal?: AbortSignal) =>
-  fetch(e.gw.url + path, { method: "POST", headers: { authorization: `Bearer ${key}`, "content-type": "application/json" }, body: JSON.stringify(body), signal });
+  fetch(e.gw.url + path, {
+    method: "POST",
+    headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+    body: JSON.stringify(body),
+    signal,
+  });
 
 /** The fixture's answer arrived in one piece: 200, its length stated, byte for byte; charged exactly. */
 async function expectWholeAnswer(r: Response, accountId: string) {
@@ -75,7 +80,11 @@ test("the upstream connection breaks mid-answer: a 502 in the caller's protocol,
 
   const openai = await e.gw.account(100);
   e.fake.enqueue({ kind: "drop", dropAfterBytes: 200 });
-  const c = await post(openai.key, "/v1/chat/completions", { model: "gpt-5.2", max_completion_tokens: 100, messages: [{ role: "user", content: "Hi" }] });
+  const c = await post(openai.key, "/v1/chat/completions", {
+    model: "gpt-5.2",
+    max_completion_tokens: 100,
+    messages: [{ role: "user", content: "Hi" }],
+  });
   expect(c.status).toBe(502);
   const body = await errorOf(c);
   expect(body.error).toMatchObject({ code: "upstream_bad_response" });
@@ -86,10 +95,21 @@ test("the upstream connection breaks mid-answer: a 502 in the caller's protocol,
 test("the upstream connection breaks after part of a large answer was forwarded: the client's body ends in error, nothing charged", async () => {
   const { accountId, key } = await e.gw.account(100);
   const pad = WHOLE_ANSWER_BYTES * 2;
-  e.fake.enqueue({ kind: "drop", variant: "ok", pieceBytes: 8192, padBytes: pad, dropAfterBytes: WHOLE_ANSWER_BYTES + 20_000 });
+  e.fake.enqueue({
+    kind: "drop",
+    variant: "ok",
+    pieceBytes: 8192,
+    padBytes: pad,
+    dropAfterBytes: WHOLE_ANSWER_BYTES + 20_000,
+  });
   const r = await post(key, "/v1/messages", message);
   expect(r.status).toBe(200); // the head was on its way before the break
-  expect(await r.text().then(() => "complete", () => "broken")).toBe("broken");
+  expect(
+    await r.text().then(
+      () => "complete",
+      () => "broken",
+    ),
+  ).toBe("broken");
   await expectReleased(e.gw, accountId, 100);
 });
 
@@ -115,8 +135,15 @@ describe("a 200 answer that states no usage (an upstream that leaves it out, or 
       model: "claude-opus-4-5",
       body: { model: "claude-opus-4-5", max_tokens: 1000, messages: [{ role: "user", content: "Hi" }] },
       answer: {
-        id: "msg_1", type: "message", role: "assistant", model: "claude-opus-4-5", stop_reason: "tool_use",
-        content: [{ type: "text", text: text40 }, { type: "tool_use", id: "toolu_1", name: "weather", input: { city: "Paris" } }],
+        id: "msg_1",
+        type: "message",
+        role: "assistant",
+        model: "claude-opus-4-5",
+        stop_reason: "tool_use",
+        content: [
+          { type: "text", text: text40 },
+          { type: "tool_use", id: "toolu_1", name: "weather", input: { city: "Paris" } },
+        ],
       },
       chars: 40 + '{"city":"Paris"}'.length,
     },
@@ -125,7 +152,9 @@ describe("a 200 answer that states no usage (an upstream that leaves it out, or 
       model: "gpt-5.2",
       body: { model: "gpt-5.2", max_completion_tokens: 1000, messages: [{ role: "user", content: "Hi" }] },
       answer: {
-        id: "chatcmpl-1", object: "chat.completion", model: "gpt-5.2",
+        id: "chatcmpl-1",
+        object: "chat.completion",
+        model: "gpt-5.2",
         choices: [{ index: 0, message: { role: "assistant", content: text40, refusal: null }, finish_reason: "stop" }],
       },
       chars: 40,
@@ -135,9 +164,19 @@ describe("a 200 answer that states no usage (an upstream that leaves it out, or 
       model: "gpt-4.1",
       body: { model: "gpt-4.1", max_output_tokens: 1000, instructions: "Be brief.", input: "Hi" },
       answer: {
-        id: "resp_1", object: "response", status: "completed", model: "gpt-4.1", instructions: "Be brief.", text: { format: { type: "text" } },
+        id: "resp_1",
+        object: "response",
+        status: "completed",
+        model: "gpt-4.1",
+        instructions: "Be brief.",
+        text: { format: { type: "text" } },
         output: [
-          { type: "message", id: "msg_1", role: "assistant", content: [{ type: "output_text", text: text40, annotations: [] }] },
+          {
+            type: "message",
+            id: "msg_1",
+            role: "assistant",
+            content: [{ type: "output_text", text: text40, annotations: [] }],
+          },
           { type: "function_call", id: "fc_1", call_id: "call_1", name: "weather", arguments: '{"city":"Paris"}' },
         ],
       },
@@ -153,7 +192,9 @@ describe("a 200 answer that states no usage (an upstream that leaves it out, or 
       expect(r.status).toBe(200);
       expect(await r.json()).toEqual(c.answer as any);
       const { calls } = await ledgerOf(e.gw, accountId);
-      const rec = (await e.gw.ctx.db.get<any>(sql`select status, input_tokens, output_tokens, cost from usage_records where account_id = ${accountId}`))!;
+      const rec = (await e.gw.ctx.db.get<any>(
+        sql`select status, input_tokens, output_tokens, cost from usage_records where account_id = ${accountId}`,
+      ))!;
       expect(rec.status).toBe("estimated");
       const output = Math.ceil(c.chars / 4);
       expect(Number(rec.output_tokens)).toBe(output);
@@ -168,13 +209,22 @@ describe("a 200 answer that states no usage (an upstream that leaves it out, or 
 
 test("DeepSeek on /v1/responses (translated), a chat answer without usage: the same estimate, from the chat content", async () => {
   const { accountId, key } = await e.gw.account(100);
-  const answer = { id: "c1", object: "chat.completion", model: "deepseek-test", choices: [{ index: 0, message: { role: "assistant", content: "x".repeat(41) }, finish_reason: "stop" }] };
+  const answer = {
+    id: "c1",
+    object: "chat.completion",
+    model: "deepseek-test",
+    choices: [{ index: 0, message: { role: "assistant", content: "x".repeat(41) }, finish_reason: "stop" }],
+  };
   e.fake.enqueue({ kind: "error", status: 200, body: JSON.stringify(answer) });
   const r = await post(key, "/v1/responses", { model: "deepseek-test", max_output_tokens: 1000, input: "Hi" });
   expect(r.status).toBe(200);
-  expect((await jsonOf<{ output: Array<{ content: Array<{ text: string }> }> }>(r)).output[0]!.content[0]!.text).toBe("x".repeat(41));
+  expect((await jsonOf<{ output: Array<{ content: Array<{ text: string }> }> }>(r)).output[0]!.content[0]!.text).toBe(
+    "x".repeat(41),
+  );
   await ledgerOf(e.gw, accountId);
-  const rec = (await e.gw.ctx.db.get<any>(sql`select status, input_tokens, output_tokens from usage_records where account_id = ${accountId}`))!;
+  const rec = (await e.gw.ctx.db.get<any>(
+    sql`select status, input_tokens, output_tokens from usage_records where account_id = ${accountId}`,
+  ))!;
   expect(rec.status).toBe("estimated");
   expect(Number(rec.output_tokens)).toBe(11); // ceil(41 / 4)
   const P = PRICES["deepseek-test"];
@@ -184,19 +234,41 @@ test("DeepSeek on /v1/responses (translated), a chat answer without usage: the s
 test("max_credits caps the charge: an upstream stating far more usage than was held charges max_credits, and the record says why", async () => {
   const { accountId, key } = await e.gw.account(100);
   // A million prompt tokens the body never showed (a file the upstream fetched, say): 1.75 USD at gpt-5.2's price.
-  const answer = { id: "c1", object: "chat.completion", model: "gpt-5.2", choices: [{ index: 0, message: { role: "assistant", content: "ok" }, finish_reason: "stop" }], usage: { prompt_tokens: 1_000_000, completion_tokens: 10, total_tokens: 1_000_010 } };
+  const answer = {
+    id: "c1",
+    object: "chat.completion",
+    model: "gpt-5.2",
+    choices: [{ index: 0, message: { role: "assistant", content: "ok" }, finish_reason: "stop" }],
+    usage: { prompt_tokens: 1_000_000, completion_tokens: 10, total_tokens: 1_000_010 },
+  };
   e.fake.enqueue({ kind: "error", status: 200, body: JSON.stringify(answer) });
-  const r = await post(key, "/v1/chat/completions", { model: "gpt-5.2", max_completion_tokens: 100, max_credits: 5, messages: [{ role: "user", content: "Hi" }] });
+  const r = await post(key, "/v1/chat/completions", {
+    model: "gpt-5.2",
+    max_completion_tokens: 100,
+    max_credits: 5,
+    messages: [{ role: "user", content: "Hi" }],
+  });
   expect(r.status).toBe(200);
   await expectCharged(e.gw, accountId, 100, 5 * 1000 * 1000);
-  const rec = (await e.gw.ctx.db.get<any>(sql`select status, input_tokens, error from usage_records where account_id = ${accountId}`))!;
+  const rec = (await e.gw.ctx.db.get<any>(
+    sql`select status, input_tokens, error from usage_records where account_id = ${accountId}`,
+  ))!;
   expect([rec.status, Number(rec.input_tokens)]).toEqual(["ok", 1_000_000]);
   expect(rec.error).toContain("capped at max_credits");
 
   // Without max_credits the stated usage is what is charged (the issue's formula), beyond the hold.
   const other = await e.gw.account(3000);
   e.fake.enqueue({ kind: "error", status: 200, body: JSON.stringify(answer) });
-  await post(other.key, "/v1/chat/completions", { model: "gpt-5.2", max_completion_tokens: 100, messages: [{ role: "user", content: "Hi" }] });
-  const line = await expectCharged(e.gw, other.accountId, 3000, 1_000_000 * PRICES["gpt-5.2"].input + 10 * PRICES["gpt-5.2"].output);
+  await post(other.key, "/v1/chat/completions", {
+    model: "gpt-5.2",
+    max_completion_tokens: 100,
+    messages: [{ role: "user", content: "Hi" }],
+  });
+  const line = await expectCharged(
+    e.gw,
+    other.accountId,
+    3000,
+    1_000_000 * PRICES["gpt-5.2"].input + 10 * PRICES["gpt-5.2"].output,
+  );
   expect(line.cost).toBeGreaterThan(line.held);
 });

@@ -22,7 +22,11 @@ test("Gemini 2.5 Pro: up to 200,000 prompt tokens the ordinary prices; one more 
 test("Claude Sonnet with its 1M context: cache reads and writes count toward the 200,000 and are billed at their long prices", () => {
   const v = usageVerdict({ input: 100, cacheRead: 150_000, cacheWrite: 60_000, output: 2000 }, sonnet, plan(sonnet));
   expect(v.charge).toBe(100 * 6000 + 150_000 * 600 + 60_000 * 7500 + 2000 * 22_500);
-  const short = usageVerdict({ input: 100, cacheRead: 150_000, cacheWrite: 40_000, output: 2000 }, sonnet, plan(sonnet));
+  const short = usageVerdict(
+    { input: 100, cacheRead: 150_000, cacheWrite: 40_000, output: 2000 },
+    sonnet,
+    plan(sonnet),
+  );
   expect(short.charge).toBe(100 * 3000 + 150_000 * 300 + 40_000 * 3750 + 2000 * 15_000);
 });
 
@@ -36,5 +40,7 @@ test("the hold prices an estimate over the threshold at the long-context prices"
 
 test("a model without long-context prices keeps one price however long the prompt", () => {
   const gpt41 = catalog.get("gpt-4.1")!; // $2 / $8, cache read $0.50; 1M context, one price
-  expect(usageVerdict({ input: 900_000, cacheRead: 0, cacheWrite: 0, output: 10 }, gpt41, plan(gpt41)).charge).toBe(900_000 * 2000 + 10 * 8000);
+  expect(usageVerdict({ input: 900_000, cacheRead: 0, cacheWrite: 0, output: 10 }, gpt41, plan(gpt41)).charge).toBe(
+    900_000 * 2000 + 10 * 8000,
+  );
 });

@@ -46,9 +46,12 @@ describe("usage too large to price", () => {
 
 test("a verdict that cannot be worked out releases the call (and is reported), never throws", () => {
   const logged: string[] = [];
-  const v = verdictOr(() => {
-    throw new TypeError("boom");
-  }, (e) => logged.push(e));
+  const v = verdictOr(
+    () => {
+      throw new TypeError("boom");
+    },
+    (e) => logged.push(e),
+  );
   expect(v).toEqual({ outcome: "failed", charge: null, usage: null, error: "metering failed; released" });
   expect(logged).toEqual(["boom"]);
 });
@@ -75,12 +78,15 @@ describe("the hold for chat's n choices", () => {
 
 describe("Responses requests whose input is stored upstream", () => {
   const gpt = loadCatalog().llm.get("gpt-4.1")!;
-  const hold = (b: Record<string, unknown>) => planHold(protocols.responses, b, Buffer.byteLength(JSON.stringify(b)), gpt, NO_PAID_TOOLS);
+  const hold = (b: Record<string, unknown>) =>
+    planHold(protocols.responses, b, Buffer.byteLength(JSON.stringify(b)), gpt, NO_PAID_TOOLS);
 
   test("previous_response_id, conversation or a stored prompt: the input part of the hold is the context window", () => {
     expect(gpt.context_window).toBeGreaterThan(100_000);
     for (const b of [{ previous_response_id: "resp_1" }, { conversation: "conv_1" }, { prompt: { id: "pmpt_1" } }]) {
-      expect(hold({ model: "gpt-4.1", input: "and then?", max_output_tokens: 100, ...b }).inputTokens).toBe(gpt.context_window!);
+      expect(hold({ model: "gpt-4.1", input: "and then?", max_output_tokens: 100, ...b }).inputTokens).toBe(
+        gpt.context_window!,
+      );
     }
     expect(hold({ model: "gpt-4.1", input: "and then?", max_output_tokens: 100 }).inputTokens).toBeLessThan(100);
   });

@@ -24,9 +24,19 @@ beforeAll(async () => {
 });
 afterAll(() => stopEnv(e));
 
-const client = (key: string, extra: object = {}) => new OpenAI({ apiKey: key, baseURL: e.gw.url + "/v1", maxRetries: 0, ...extra });
-const chatAsk = { model: "gpt-5.2", max_completion_tokens: 256, messages: [{ role: "user" as const, content: "Hello" }] };
-const tools = [{ type: "function" as const, function: { name: "get_weather", parameters: { type: "object", properties: { city: { type: "string" } } } } }];
+const client = (key: string, extra: object = {}) =>
+  new OpenAI({ apiKey: key, baseURL: e.gw.url + "/v1", maxRetries: 0, ...extra });
+const chatAsk = {
+  model: "gpt-5.2",
+  max_completion_tokens: 256,
+  messages: [{ role: "user" as const, content: "Hello" }],
+};
+const tools = [
+  {
+    type: "function" as const,
+    function: { name: "get_weather", parameters: { type: "object", properties: { city: { type: "string" } } } },
+  },
+];
 
 describe("chat completions", () => {
   test("non-streaming, prompt-cache usage", async () => {
@@ -71,7 +81,9 @@ describe("chat completions", () => {
   test("streaming tool call", async () => {
     const { accountId, key } = await e.gw.account(100);
     e.fake.enqueue("tool");
-    const final = await client(key).chat.completions.stream({ ...chatAsk, tools }).finalChatCompletion();
+    const final = await client(key)
+      .chat.completions.stream({ ...chatAsk, tools })
+      .finalChatCompletion();
     const call = final.choices[0]!.message.tool_calls?.[0];
     expect(call?.type === "function" ? call.function.name : undefined).toBeString();
     await expectCharged(e.gw, accountId, 100, B_TOOL);
@@ -102,8 +114,20 @@ describe("responses", () => {
     for (const stream of [false, true]) {
       const { accountId, key } = await e.gw.account(100);
       e.fake.enqueue("tool");
-      const body = { ...ask, tools: [{ type: "function" as const, name: "get_weather", parameters: { type: "object", properties: {} }, strict: false }] };
-      const r = stream ? await client(key).responses.stream(body).finalResponse() : await client(key).responses.create(body);
+      const body = {
+        ...ask,
+        tools: [
+          {
+            type: "function" as const,
+            name: "get_weather",
+            parameters: { type: "object", properties: {} },
+            strict: false,
+          },
+        ],
+      };
+      const r = stream
+        ? await client(key).responses.stream(body).finalResponse()
+        : await client(key).responses.create(body);
       expect(r.output.some((o) => o.type === "function_call")).toBe(true);
       await expectCharged(e.gw, accountId, 100, C_TOOL);
     }
@@ -114,7 +138,11 @@ describe("embeddings", () => {
   test("float and base64 (the SDK's default, decoded by it) are passed through and charged prompt × input", async () => {
     for (const encoding_format of ["float", "base64", undefined] as const) {
       const { accountId, key } = await e.gw.account(100);
-      const r = await client(key).embeddings.create({ model: "text-embedding-3-small", input: ["a", "b"], ...(encoding_format && { encoding_format }) });
+      const r = await client(key).embeddings.create({
+        model: "text-embedding-3-small",
+        input: ["a", "b"],
+        ...(encoding_format && { encoding_format }),
+      });
       if (encoding_format === "base64") expect(typeof r.data[0]!.embedding).toBe("string");
       else {
         expect(r.data[0]!.embedding.length).toBe(8);
@@ -128,23 +156,33 @@ describe("embeddings", () => {
 describe("errors in the OpenAI shape", () => {
   test("unknown model 404, wrong endpoint 400 naming the right one; nothing held", async () => {
     const { accountId, key } = await e.gw.account(100);
-    const a: any = await client(key).chat.completions.create({ ...chatAsk, model: "nope" }).catch((x) => x);
+    const a: any = await client(key)
+      .chat.completions.create({ ...chatAsk, model: "nope" })
+      .catch((x) => x);
     expect(a.status).toBe(404);
     expect(a.code).toBe("model_not_found");
     // Every LLM answers on the three LLM endpoints; an embedding model only on /v1/embeddings, and the reverse.
-    const b: any = await client(key).chat.completions.create({ ...chatAsk, model: "text-embedding-3-small" }).catch((x) => x);
+    const b: any = await client(key)
+      .chat.completions.create({ ...chatAsk, model: "text-embedding-3-small" })
+      .catch((x) => x);
     expect(b.status).toBe(400);
     expect(b.code).toBe("wrong_endpoint");
     expect(b.message).toContain("/v1/embeddings");
-    const c: any = await client(key).embeddings.create({ model: "gpt-4.1", input: "x" }).catch((x) => x);
+    const c: any = await client(key)
+      .embeddings.create({ model: "gpt-4.1", input: "x" })
+      .catch((x) => x);
     expect([c.status, c.code]).toEqual([400, "wrong_endpoint"]);
     // a media model: pointed to its task endpoints (by id, or by the short name media endpoints accept)
     for (const model of ["google/nano-banana", "seedance-2-fast"]) {
-      const m: any = await client(key).chat.completions.create({ ...chatAsk, model }).catch((x) => x);
+      const m: any = await client(key)
+        .chat.completions.create({ ...chatAsk, model })
+        .catch((x) => x);
       expect([m.status, m.code]).toEqual([400, "wrong_endpoint"]);
       expect(m.message).toContain("/api/v1/jobs/createTask");
     }
-    const v: any = await client(key).chat.completions.create({ ...chatAsk, model: "kling-3.0/video" }).catch((x) => x);
+    const v: any = await client(key)
+      .chat.completions.create({ ...chatAsk, model: "kling-3.0/video" })
+      .catch((x) => x);
     expect(v.message).toContain("POST /v1/videos");
     await expectReleased(e.gw, accountId, 100, 0);
   });
@@ -152,7 +190,11 @@ describe("errors in the OpenAI shape", () => {
   test("upstream 429 is passed through with its body and retry-after; the hold is released", async () => {
     const { accountId, key } = await e.gw.account(100);
     e.fake.enqueue({ kind: "error", status: 429, retryAfter: "7" });
-    const r = await fetch(e.gw.url + "/v1/chat/completions", { method: "POST", headers: { authorization: `Bearer ${key}` }, body: JSON.stringify(chatAsk) });
+    const r = await fetch(e.gw.url + "/v1/chat/completions", {
+      method: "POST",
+      headers: { authorization: `Bearer ${key}` },
+      body: JSON.stringify(chatAsk),
+    });
     expect(r.status).toBe(429);
     expect(r.headers.get("retry-after")).toBe("7");
     expect((await errorOf(r)).error.type).toBeString();
@@ -162,7 +204,9 @@ describe("errors in the OpenAI shape", () => {
   test("402 insufficient_credits is not retried by the SDK", async () => {
     const { key } = await e.gw.account(0.01);
     const counter = countingFetch();
-    const err: any = await client(key, { maxRetries: 2, fetch: counter.fetch }).responses.create({ model: "gpt-4.1", input: "hi" }).catch((x) => x);
+    const err: any = await client(key, { maxRetries: 2, fetch: counter.fetch })
+      .responses.create({ model: "gpt-4.1", input: "hi" })
+      .catch((x) => x);
     expect(err.status).toBe(402);
     expect(err.code).toBe("insufficient_credits");
     expect(err.type).toBe("insufficient_quota");
@@ -175,7 +219,11 @@ describe("errors in the OpenAI shape", () => {
     const c = client(key, { maxRetries: 1, fetch: counter.fetch });
     await clearOfWindowEdge(1, 500); // both calls in one 1 s window: with a limit of 1 the previous one weighs nothing
     await c.embeddings.create({ model: "text-embedding-3-small", input: "x" });
-    const raw = await fetch(e.gw.url + "/v1/embeddings", { method: "POST", headers: { authorization: `Bearer ${key}` }, body: "{}" });
+    const raw = await fetch(e.gw.url + "/v1/embeddings", {
+      method: "POST",
+      headers: { authorization: `Bearer ${key}` },
+      body: "{}",
+    });
     expect(raw.status).toBe(429);
     expect(await raw.json()).toMatchObject({ error: { type: "rate_limit_error", code: "rate_limit_exceeded" } });
     const before = counter.calls.length;
@@ -186,7 +234,9 @@ describe("errors in the OpenAI shape", () => {
   test("max_credits below the hold → 402 max_credits_exceeded, nothing upstream; above it the field is stripped", async () => {
     const { accountId, key } = await e.gw.account(100);
     const before = e.fake.requests.length;
-    const err: any = await client(key).chat.completions.create({ ...chatAsk, max_credits: 0.5 } as any).catch((x) => x);
+    const err: any = await client(key)
+      .chat.completions.create({ ...chatAsk, max_credits: 0.5 } as any)
+      .catch((x) => x);
     expect(err.status).toBe(402);
     expect(err.code).toBe("max_credits_exceeded");
     expect(e.fake.requests.length).toBe(before);
@@ -199,7 +249,9 @@ describe("errors in the OpenAI shape", () => {
     const { key } = await e.gw.account(100);
     const before = e.fake.requests.length;
     for (const max_credits of [-1, "ten", 0.1234567, 9.1e9, true, [5]]) {
-      const err: any = await client(key).chat.completions.create({ ...chatAsk, max_credits } as any).catch((x) => x);
+      const err: any = await client(key)
+        .chat.completions.create({ ...chatAsk, max_credits } as any)
+        .catch((x) => x);
       expect(err.status).toBe(400);
       expect(err.code).toBe("invalid_max_credits");
       expect(err.param).toBe("max_credits");
@@ -213,12 +265,16 @@ describe("errors in the OpenAI shape", () => {
   test("Responses in background mode → 400 unsupported_parameter in the OpenAI shape, nothing upstream, nothing held", async () => {
     const { key } = await e.gw.account(100);
     const before = e.fake.requests.length;
-    const err: any = await client(key).responses.create({ model: "gpt-4.1", input: "x", background: true }).catch((x) => x);
+    const err: any = await client(key)
+      .responses.create({ model: "gpt-4.1", input: "x", background: true })
+      .catch((x) => x);
     expect(err.status).toBe(400);
     expect(err.code).toBe("unsupported_parameter");
     expect(err.param).toBe("background");
     expect(e.fake.requests.length).toBe(before);
-    const credits: any = await (await fetch(e.gw.url + "/v1/credits", { headers: { authorization: `Bearer ${key}` } })).json();
+    const credits: any = await (
+      await fetch(e.gw.url + "/v1/credits", { headers: { authorization: `Bearer ${key}` } })
+    ).json();
     expect(credits).toMatchObject({ credits: 100, held_credits: 0 });
   });
 });

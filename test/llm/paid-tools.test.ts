@@ -45,28 +45,53 @@ describe("priceUsage", () => {
   });
 
   test("without them, the issue's formula unchanged", () => {
-    expect(priceUsage({ input: 10, output: 5, cacheRead: 7, cacheWrite: 3 }, p)).toBe(10 * 3000 + 5 * 15000 + 7 * 300 + 3 * 3750);
+    expect(priceUsage({ input: 10, output: 5, cacheRead: 7, cacheWrite: 3 }, p)).toBe(
+      10 * 3000 + 5 * 15000 + 7 * 300 + 3 * 3750,
+    );
   });
 
   test("more one-hour writes than writes is a defect, not a discount", () => {
-    expect(() => priceUsage({ input: 0, output: 0, cacheRead: 0, cacheWrite: 1, cacheWrite1h: 2 }, p)).toThrow(RangeError);
+    expect(() => priceUsage({ input: 0, output: 0, cacheRead: 0, cacheWrite: 1, cacheWrite1h: 2 }, p)).toThrow(
+      RangeError,
+    );
   });
 });
 
 describe("what answers state", () => {
   test("Anthropic: cache_creation's one-hour part and server_tool_use's search count", () => {
-    expect(fromAnthropicUsage(fixtureJson("A_nonstream_search.json").usage)).toEqual({ input: 2310, output: 96, cacheRead: 0, cacheWrite: 1200, cacheWrite1h: 1000, webSearches: 2 });
+    expect(fromAnthropicUsage(fixtureJson("A_nonstream_search.json").usage)).toEqual({
+      input: 2310,
+      output: 96,
+      cacheRead: 0,
+      cacheWrite: 1200,
+      cacheWrite1h: 1000,
+      webSearches: 2,
+    });
     // the recorded answers state zeros: the usage stays the four counts
-    expect(fromAnthropicUsage(fixtureJson("A_nonstream.json").usage)).toEqual({ input: 38, output: 74, cacheRead: 2113, cacheWrite: 0 });
+    expect(fromAnthropicUsage(fixtureJson("A_nonstream.json").usage)).toEqual({
+      input: 38,
+      output: 74,
+      cacheRead: 2113,
+      cacheWrite: 0,
+    });
   });
 
   test("Responses: one web_search_call output item per search", () => {
     const r = fixtureJson("C_nonstream_search.json");
-    expect(fromResponsesUsage(r.usage, r.output)).toEqual({ input: 5210, output: 96, cacheRead: 0, cacheWrite: 0, webSearches: 2 });
+    expect(fromResponsesUsage(r.usage, r.output)).toEqual({
+      input: 5210,
+      output: 96,
+      cacheRead: 0,
+      cacheWrite: 0,
+      webSearches: 2,
+    });
     expect(protocols.responses.usageFromBody(r)!.webSearches).toBe(2);
   });
 
-  for (const [proto, name] of [["anthropic", "A_stream_search.sse"], ["responses", "C_stream_search.sse"]] as const) {
+  for (const [proto, name] of [
+    ["anthropic", "A_stream_search.sse"],
+    ["responses", "C_stream_search.sse"],
+  ] as const) {
     test(`${proto} stream: the searches are counted as they run, and stated at the end`, () => {
       const bytes = fixtureBytes(name);
       const whole = protocols[proto].createStreamTap({ stripUsageChunk: false });
@@ -77,7 +102,9 @@ describe("what answers state", () => {
       expect(r.webSearchesSoFar).toBe(2);
 
       // cut after the searches, before the end: the client left; the searches ran and are charged
-      const cut = new TextDecoder().decode(bytes).indexOf(proto === "anthropic" ? '"type":"text_delta"' : "response.output_text.delta");
+      const cut = new TextDecoder()
+        .decode(bytes)
+        .indexOf(proto === "anthropic" ? '"type":"text_delta"' : "response.output_text.delta");
       const part = protocols[proto].createStreamTap({ stripUsageChunk: false });
       part.feed(bytes.subarray(0, cut));
       const model = proto === "anthropic" ? sonnet : gpt51;
@@ -95,9 +122,17 @@ describe("the hold of a request offering web search", () => {
   const use = (b: object) => paidToolUse(protocols.anthropic.paidTools!, b, sonnet);
 
   test("its search limit (max_uses / max_tool_calls), else DEFAULT_HELD_SEARCHES, × the search price", () => {
-    expect(use(body({ type: "web_search_20250305", name: "web_search", max_uses: 2 }))).toEqual({ webSearch: true, heldSearches: 2 });
-    expect(use(body({ type: "web_search_20250305", name: "web_search" }))).toEqual({ webSearch: true, heldSearches: DEFAULT_HELD_SEARCHES });
-    expect(paidToolUse(protocols.responses.paidTools!, { tools: [{ type: "web_search" }], max_tool_calls: 3 }, gpt51)).toEqual({ webSearch: true, heldSearches: 3 });
+    expect(use(body({ type: "web_search_20250305", name: "web_search", max_uses: 2 }))).toEqual({
+      webSearch: true,
+      heldSearches: 2,
+    });
+    expect(use(body({ type: "web_search_20250305", name: "web_search" }))).toEqual({
+      webSearch: true,
+      heldSearches: DEFAULT_HELD_SEARCHES,
+    });
+    expect(
+      paidToolUse(protocols.responses.paidTools!, { tools: [{ type: "web_search" }], max_tool_calls: 3 }, gpt51),
+    ).toEqual({ webSearch: true, heldSearches: 3 });
     const withSearch = planHold(protocols.anthropic, {}, 300, sonnet, { webSearch: true, heldSearches: 3 });
     const without = planHold(protocols.anthropic, {}, 300, sonnet, NO_PAID_TOOLS);
     // each search's fee, and its results as input (SEARCH_INPUT_TOKENS = 10,000 tokens each, at Sonnet 4.5's highest
@@ -110,15 +145,42 @@ describe("the hold of a request offering web search", () => {
     expect(use(body({ type: "web_fetch_20250910", name: "web_fetch" }))).toEqual(NO_PAID_TOOLS);
     expect(use(body({ type: "bash_20250124", name: "bash" }))).toEqual(NO_PAID_TOOLS);
     // Codex CLI's own tools besides web_search
-    expect(paidToolUse(protocols.responses.paidTools!, { tools: [{ type: "function", name: "exec_command" }, { type: "namespace", name: "multi_agent_v1" }, { type: "local_shell" }] }, gpt51)).toEqual(NO_PAID_TOOLS);
+    expect(
+      paidToolUse(
+        protocols.responses.paidTools!,
+        {
+          tools: [
+            { type: "function", name: "exec_command" },
+            { type: "namespace", name: "multi_agent_v1" },
+            { type: "local_shell" },
+          ],
+        },
+        gpt51,
+      ),
+    ).toEqual(NO_PAID_TOOLS);
   });
 });
 
 describe("refused before anything is held", () => {
   const cases: [string, keyof typeof protocols, object, string][] = [
-    ["Anthropic code execution (container time)", "anthropic", { tools: [{ type: "code_execution_20250825", name: "code_execution" }] }, "code_execution_20250825"],
-    ["Responses file search", "responses", { tools: [{ type: "file_search", vector_store_ids: ["vs_1"] }] }, "file_search"],
-    ["Responses code interpreter", "responses", { tools: [{ type: "code_interpreter", container: { type: "auto" } }] }, "code_interpreter"],
+    [
+      "Anthropic code execution (container time)",
+      "anthropic",
+      { tools: [{ type: "code_execution_20250825", name: "code_execution" }] },
+      "code_execution_20250825",
+    ],
+    [
+      "Responses file search",
+      "responses",
+      { tools: [{ type: "file_search", vector_store_ids: ["vs_1"] }] },
+      "file_search",
+    ],
+    [
+      "Responses code interpreter",
+      "responses",
+      { tools: [{ type: "code_interpreter", container: { type: "auto" } }] },
+      "code_interpreter",
+    ],
     ["Responses image generation", "responses", { tools: [{ type: "image_generation" }] }, "image_generation"],
     ["Responses priority tier", "responses", { service_tier: "priority" }, "priority"],
     ["chat priority tier", "chat", { service_tier: "priority" }, "priority"],
@@ -134,7 +196,8 @@ describe("refused before anything is held", () => {
   }
 
   test("the default and flex tiers pass", () => {
-    for (const tier of ["auto", "default", "flex"]) expect(paidToolUse(protocols.chat.paidTools!, { service_tier: tier }, gpt51)).toEqual(NO_PAID_TOOLS);
+    for (const tier of ["auto", "default", "flex"])
+      expect(paidToolUse(protocols.chat.paidTools!, { service_tier: tier }, gpt51)).toEqual(NO_PAID_TOOLS);
   });
 
   test("web search on a model the catalog gives no search price", () => {

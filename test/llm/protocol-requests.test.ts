@@ -1,8 +1,8 @@
 // What the protocol modules decide about requests (token limits, upstream body) and how their errors look.
 import { describe, expect, test } from "bun:test";
-import { anthropic, chat, embeddings, protocolForPath, protocols, responses } from "../../src/llm/protocols/index.ts";
-import { fixtureJson } from "../fakes/fixtures.ts";
-import { withoutBom, withUpstreamModel } from "../../src/llm/body.ts";
+import { anthropic, chat, embeddings, protocolForPath, protocols, responses } from "../../src/llm/protocols/index";
+import { fixtureJson } from "../fakes/fixtures";
+import { withoutBom, withUpstreamModel } from "../../src/llm/body";
 
 const bytesOf = (s: string) => new TextEncoder().encode(s);
 const textOf = (b: string | Uint8Array) => (typeof b === "string" ? b : new TextDecoder().decode(b));
@@ -36,7 +36,10 @@ describe("prepareUpstreamBody", () => {
     const cases: [typeof chat, string][] = [
       [anthropic, ' {"model":"claude-sonnet-4-5","max_tokens":64000,"stream":true,"messages":[]}'],
       [chat, '{"model":"gpt-4o","stream":false,"messages":[]}'],
-      [chat, '{"model":"gpt-4o","stream":true,"stream_options":{"include_usage":true},"messages":[],"temperature":1.0}'],
+      [
+        chat,
+        '{"model":"gpt-4o","stream":true,"stream_options":{"include_usage":true},"messages":[],"temperature":1.0}',
+      ],
       [responses, '{"model":"gpt-4.1","stream":true,"input":"hi"}'],
       [embeddings, '{"model":"text-embedding-3-small","input":["a","b"]}'],
     ];
@@ -48,7 +51,8 @@ describe("prepareUpstreamBody", () => {
   });
 
   test("chat stream without stream_options: include_usage spliced in, all other bytes kept", () => {
-    const raw = '{"model":"gpt-4o","stream":true,"messages":[{"role":"user","content":"hi"}],"temperature":1.0,"seed":12345678901234567890}';
+    const raw =
+      '{"model":"gpt-4o","stream":true,"messages":[{"role":"user","content":"hi"}],"temperature":1.0,"seed":12345678901234567890}';
     const out = prep(chat, raw);
     expect(out.stripUsageChunk).toBe(true);
     expect(out.raw).toBe('{"stream_options":{"include_usage":true},' + raw.slice(1));
@@ -56,18 +60,34 @@ describe("prepareUpstreamBody", () => {
   });
 
   test("chat stream with stream_options but no include_usage: merged, re-serialised", () => {
-    const out = prep(chat, '{"model":"gpt-4o","stream":true,"stream_options":{"include_obfuscation":false},"messages":[]}');
+    const out = prep(
+      chat,
+      '{"model":"gpt-4o","stream":true,"stream_options":{"include_obfuscation":false},"messages":[]}',
+    );
     expect(out.stripUsageChunk).toBe(true);
-    expect(JSON.parse(out.raw)).toEqual({ model: "gpt-4o", stream: true, stream_options: { include_obfuscation: false, include_usage: true }, messages: [] });
+    expect(JSON.parse(out.raw)).toEqual({
+      model: "gpt-4o",
+      stream: true,
+      stream_options: { include_obfuscation: false, include_usage: true },
+      messages: [],
+    });
     const off = prep(chat, '{"model":"gpt-4o","stream":true,"stream_options":{"include_usage":false},"messages":[]}');
     expect(off.stripUsageChunk).toBe(true);
     expect(JSON.parse(off.raw).stream_options).toEqual({ include_usage: true });
   });
 
   test("client asked for usage itself: nothing is stripped", () => {
-    const out = prep(chat, '{"model":"gpt-4o","stream":true,"stream_options":{"include_usage":true},"messages":[],"max_credits":5}');
+    const out = prep(
+      chat,
+      '{"model":"gpt-4o","stream":true,"stream_options":{"include_usage":true},"messages":[],"max_credits":5}',
+    );
     expect(out.stripUsageChunk).toBe(false);
-    expect(JSON.parse(out.raw)).toEqual({ model: "gpt-4o", stream: true, stream_options: { include_usage: true }, messages: [] });
+    expect(JSON.parse(out.raw)).toEqual({
+      model: "gpt-4o",
+      stream: true,
+      stream_options: { include_usage: true },
+      messages: [],
+    });
   });
 
   test("max_credits never goes upstream, on any protocol", () => {
@@ -83,12 +103,42 @@ describe("prepareUpstreamBody", () => {
 
 describe("usageFromBody on the recorded answers", () => {
   test("exact numbers", () => {
-    expect(anthropic.usageFromBody(fixtureJson("A_nonstream.json"))).toEqual({ input: 38, cacheRead: 2113, cacheWrite: 0, output: 74 });
-    expect(chat.usageFromBody(fixtureJson("B_nonstream.json"))).toEqual({ input: 135, cacheRead: 1408, cacheWrite: 0, output: 10 });
-    expect(chat.usageFromBody(fixtureJson("B_nonstream_tool.json"))).toEqual({ input: 82, cacheRead: 0, cacheWrite: 0, output: 17 });
-    expect(responses.usageFromBody(fixtureJson("C_nonstream.json"))).toEqual({ input: 168, cacheRead: 1152, cacheWrite: 0, output: 8 });
-    expect(embeddings.usageFromBody(fixtureJson("D_float.json"))).toEqual({ input: 9, cacheRead: 0, cacheWrite: 0, output: 0 });
-    expect(embeddings.usageFromBody(fixtureJson("D_base64.json"))).toEqual({ input: 9, cacheRead: 0, cacheWrite: 0, output: 0 });
+    expect(anthropic.usageFromBody(fixtureJson("A_nonstream.json"))).toEqual({
+      input: 38,
+      cacheRead: 2113,
+      cacheWrite: 0,
+      output: 74,
+    });
+    expect(chat.usageFromBody(fixtureJson("B_nonstream.json"))).toEqual({
+      input: 135,
+      cacheRead: 1408,
+      cacheWrite: 0,
+      output: 10,
+    });
+    expect(chat.usageFromBody(fixtureJson("B_nonstream_tool.json"))).toEqual({
+      input: 82,
+      cacheRead: 0,
+      cacheWrite: 0,
+      output: 17,
+    });
+    expect(responses.usageFromBody(fixtureJson("C_nonstream.json"))).toEqual({
+      input: 168,
+      cacheRead: 1152,
+      cacheWrite: 0,
+      output: 8,
+    });
+    expect(embeddings.usageFromBody(fixtureJson("D_float.json"))).toEqual({
+      input: 9,
+      cacheRead: 0,
+      cacheWrite: 0,
+      output: 0,
+    });
+    expect(embeddings.usageFromBody(fixtureJson("D_base64.json"))).toEqual({
+      input: 9,
+      cacheRead: 0,
+      cacheWrite: 0,
+      output: 0,
+    });
     expect(anthropic.usageFromBody({ type: "message" })).toBeNull();
   });
 });
@@ -96,14 +146,36 @@ describe("usageFromBody on the recorded answers", () => {
 describe("errorBody", () => {
   const e = { code: "insufficient_credits", message: "needs 1.5 credits", requestId: "req_abc" };
   test("anthropic: type by status, plus code and request_id", () => {
-    const want: Record<number, string> = { 400: "invalid_request_error", 401: "authentication_error", 402: "billing_error", 403: "permission_error", 404: "not_found_error", 413: "request_too_large", 422: "invalid_request_error", 429: "rate_limit_error", 500: "api_error", 503: "overloaded_error", 504: "timeout_error", 529: "overloaded_error", 502: "api_error", 418: "invalid_request_error" };
+    const want: Record<number, string> = {
+      400: "invalid_request_error",
+      401: "authentication_error",
+      402: "billing_error",
+      403: "permission_error",
+      404: "not_found_error",
+      413: "request_too_large",
+      422: "invalid_request_error",
+      429: "rate_limit_error",
+      500: "api_error",
+      503: "overloaded_error",
+      504: "timeout_error",
+      529: "overloaded_error",
+      502: "api_error",
+      418: "invalid_request_error",
+    };
     for (const [status, type] of Object.entries(want)) {
-      expect(anthropic.errorBody({ ...e, status: Number(status), type: "ignored" })).toEqual({ type: "error", error: { type, message: e.message, code: e.code }, request_id: "req_abc" });
+      expect(anthropic.errorBody({ ...e, status: Number(status), type: "ignored" })).toEqual({
+        type: "error",
+        error: { type, message: e.message, code: e.code },
+        request_id: "req_abc",
+      });
     }
   });
   test("openai family: {error:{message,type,code,param:null},request_id}", () => {
     for (const p of [chat, responses, embeddings]) {
-      expect(p.errorBody({ ...e, status: 402 })).toEqual({ error: { message: e.message, type: "insufficient_credits", code: e.code, param: null }, request_id: "req_abc" });
+      expect(p.errorBody({ ...e, status: 402 })).toEqual({
+        error: { message: e.message, type: "insufficient_credits", code: e.code, param: null },
+        request_id: "req_abc",
+      });
       expect(p.errorBody({ ...e, status: 429, type: "requests" })).toMatchObject({ error: { type: "requests" } });
       expect(p.errorBody({ ...e, status: 503 })).toMatchObject({ error: { type: "server_error" } });
     }
@@ -124,8 +196,12 @@ describe("withUpstreamModel: the catalog's id for a model replaced by the upstre
   };
 
   test("one top-level occurrence: spliced into the bytes, every other byte the client's (spacing, non-ASCII)", () => {
-    const raw = '{ "model" :\n "claude-opus-4-5", "max_tokens": 10, "messages": [{"role":"user","content":"héllo ✓ — 漢字"}] }';
-    expect(renamed(raw)).toEqual({ text: raw.replace('"claude-opus-4-5"', '"claude-opus-4-5-20251101"'), spliced: true });
+    const raw =
+      '{ "model" :\n "claude-opus-4-5", "max_tokens": 10, "messages": [{"role":"user","content":"héllo ✓ — 漢字"}] }';
+    expect(renamed(raw)).toEqual({
+      text: raw.replace('"claude-opus-4-5"', '"claude-opus-4-5-20251101"'),
+      spliced: true,
+    });
   });
 
   test("the name also elsewhere, or any \\u escape in the body: re-serialised with the top-level model set", () => {
@@ -161,6 +237,11 @@ describe("withUpstreamModel: the catalog's id for a model replaced by the upstre
     const raw = '{"model":"claude-opus-4-5","stream":true,"messages":[]}';
     const prepared = chat.prepareUpstreamBody(JSON.parse(raw), bytesOf(raw));
     const out = JSON.parse(textOf(withUpstreamModel(prepared.body, "claude-opus-4-5", "claude-opus-4-5-20251101")));
-    expect(out).toEqual({ stream_options: { include_usage: true }, model: "claude-opus-4-5-20251101", stream: true, messages: [] });
+    expect(out).toEqual({
+      stream_options: { include_usage: true },
+      model: "claude-opus-4-5-20251101",
+      stream: true,
+      messages: [],
+    });
   });
 });

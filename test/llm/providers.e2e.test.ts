@@ -18,17 +18,26 @@ test("upstream URLs follow each vendor SDK's base-URL convention", () => {
     ANTHROPIC_API_KEY: "a1, a2",
   });
   expect(p.get("anthropic")!.urls.get("/v1/messages")).toBe("https://api.anthropic.com/v1/messages");
-  expect(p.get("anthropic")!.urls.get("/v1/messages/count_tokens")).toBe("https://api.anthropic.com/v1/messages/count_tokens");
+  expect(p.get("anthropic")!.urls.get("/v1/messages/count_tokens")).toBe(
+    "https://api.anthropic.com/v1/messages/count_tokens",
+  );
   expect(p.get("openai")!.urls.get("/v1/responses")).toBe("https://api.openai.com/v1/responses");
   expect(p.get("openai")!.urls.get("/v1/embeddings")).toBe("https://api.openai.com/v1/embeddings");
-  expect(p.get("gemini")!.urls.get("/v1/chat/completions")).toBe("https://generativelanguage.googleapis.com/v1beta/openai/chat/completions");
-  expect(p.get("gemini")!.urls.get("/v1/embeddings")).toBe("https://generativelanguage.googleapis.com/v1beta/openai/embeddings");
+  expect(p.get("gemini")!.urls.get("/v1/chat/completions")).toBe(
+    "https://generativelanguage.googleapis.com/v1beta/openai/chat/completions",
+  );
+  expect(p.get("gemini")!.urls.get("/v1/embeddings")).toBe(
+    "https://generativelanguage.googleapis.com/v1beta/openai/embeddings",
+  );
   expect(p.get("xai")!.urls.get("/v1/responses")).toBe("https://api.x.ai/v1/responses");
   expect(p.get("deepseek")!.urls.get("/v1/chat/completions")).toBe("https://api.deepseek.com/chat/completions");
   // DeepSeek speaks only chat: its models are translated on /v1/responses and /v1/messages.
   expect(p.get("deepseek")!.speaks).toBe("/v1/chat/completions");
   expect(p.get("openai")!.speaks).toBeNull();
-  expect(p.get("anthropic")!.auth).toEqual([["x-api-key", "a1"], ["x-api-key", "a2"]]);
+  expect(p.get("anthropic")!.auth).toEqual([
+    ["x-api-key", "a1"],
+    ["x-api-key", "a2"],
+  ]);
   expect(p.get("openai")!.auth).toEqual([]);
 });
 
@@ -40,7 +49,11 @@ afterAll(() => stopEnv(e));
 
 const chatAsk = { model: "gpt-5.2", max_completion_tokens: 100, messages: [{ role: "user", content: "Hi" }] };
 const post = (url: string, key: string, path: string, body: object) =>
-  fetch(url + path, { method: "POST", headers: { authorization: `Bearer ${key}`, "content-type": "application/json" }, body: JSON.stringify(body) });
+  fetch(url + path, {
+    method: "POST",
+    headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+    body: JSON.stringify(body),
+  });
 
 describe("key rotation", () => {
   for (const status of [429, 500, 503, 401, 403]) {
@@ -80,9 +93,17 @@ describe("key rotation", () => {
     for (const [status, path, code] of cases) {
       const { accountId, key } = await e.gw.account(100);
       e.fake.reset();
-      const upstreamBody = JSON.stringify({ error: { message: "Incorrect API key provided: sk-one***********, org-operator", type: "invalid_request_error" } });
+      const upstreamBody = JSON.stringify({
+        error: {
+          message: "Incorrect API key provided: sk-one***********, org-operator",
+          type: "invalid_request_error",
+        },
+      });
       e.fake.enqueue({ kind: "error", status, body: upstreamBody }, { kind: "error", status, body: upstreamBody });
-      const body = path === "/v1/messages" ? { model: "claude-opus-4-5", max_tokens: 100, messages: [{ role: "user", content: "Hi" }] } : chatAsk;
+      const body =
+        path === "/v1/messages"
+          ? { model: "claude-opus-4-5", max_tokens: 100, messages: [{ role: "user", content: "Hi" }] }
+          : chatAsk;
       const r = await post(e.gw.url, key, path, body);
       expect([status, r.status]).toEqual([status, 502]);
       const text = await r.text();
@@ -98,7 +119,8 @@ describe("key rotation", () => {
   test("keys are used in turn", async () => {
     const { key } = await e.gw.account(100);
     e.fake.reset();
-    for (let i = 0; i < 4; i++) await (await post(e.gw.url, key, "/v1/embeddings", { model: "text-embedding-3-small", input: "x" })).text();
+    for (let i = 0; i < 4; i++)
+      await (await post(e.gw.url, key, "/v1/embeddings", { model: "text-embedding-3-small", input: "x" })).text();
     const auths = e.fake.requests.map((q) => q.headers.authorization);
     expect(auths[0]).not.toBe(auths[1]);
     expect(auths[0]).toBe(auths[2]!);
@@ -136,7 +158,10 @@ test("a provider without a key answers 503 in the caller's shape, and an unreach
     const { accountId, key } = await gw.account(100);
     const a = await post(gw.url, key, "/v1/messages", { model: "claude-opus-4-5", max_tokens: 10, messages: [] });
     expect(a.status).toBe(503);
-    expect(await a.json()).toMatchObject({ type: "error", error: { type: "overloaded_error", code: "provider_not_configured" } });
+    expect(await a.json()).toMatchObject({
+      type: "error",
+      error: { type: "overloaded_error", code: "provider_not_configured" },
+    });
     const g = await post(gw.url, key, "/v1/chat/completions", { ...chatAsk, model: "gemini-2.5-flash" });
     expect(g.status).toBe(503);
     const gb = await errorOf(g);
@@ -163,9 +188,17 @@ test("a provider without a key answers 503 in the caller's shape, and an unreach
 test("an upstream base URL that redirects: a 502 in the caller's shape, the redirect not followed nor passed on; nothing charged", async () => {
   let followed = 0;
   const target = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: () => (followed++, new Response("{}")) });
-  const redirector = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: (req) => Response.redirect(`${target.url}moved${new URL(req.url).pathname}`, 301) });
+  const redirector = Bun.serve({
+    port: 0,
+    hostname: "127.0.0.1",
+    fetch: (req) => Response.redirect(`${target.url}moved${new URL(req.url).pathname}`, 301),
+  });
   const base = `http://127.0.0.1:${redirector.port}`;
-  const gw = await startGateway({ ...providerEnv(e.fake.url), OPENAI_BASE_URL: base + "/v1", ANTHROPIC_BASE_URL: base });
+  const gw = await startGateway({
+    ...providerEnv(e.fake.url),
+    OPENAI_BASE_URL: base + "/v1",
+    ANTHROPIC_BASE_URL: base,
+  });
   try {
     const { accountId, key } = await gw.account(100);
     const o = await post(gw.url, key, "/v1/chat/completions", chatAsk);
@@ -174,10 +207,20 @@ test("an upstream base URL that redirects: a 502 in the caller's shape, the redi
     const ob = await o.text();
     expect(JSON.parse(ob).error.code).toBe("upstream_bad_response");
     expect(ob).not.toContain("moved");
-    const a = await post(gw.url, key, "/v1/messages", { model: "claude-opus-4-5", max_tokens: 10, messages: [{ role: "user", content: "Hi" }] });
+    const a = await post(gw.url, key, "/v1/messages", {
+      model: "claude-opus-4-5",
+      max_tokens: 10,
+      messages: [{ role: "user", content: "Hi" }],
+    });
     expect(a.status).toBe(502);
-    expect(await a.json()).toMatchObject({ type: "error", error: { type: "api_error", code: "upstream_bad_response" } });
-    const count = await post(gw.url, key, "/v1/messages/count_tokens", { model: "claude-opus-4-5", messages: [{ role: "user", content: "Hi" }] });
+    expect(await a.json()).toMatchObject({
+      type: "error",
+      error: { type: "api_error", code: "upstream_bad_response" },
+    });
+    const count = await post(gw.url, key, "/v1/messages/count_tokens", {
+      model: "claude-opus-4-5",
+      messages: [{ role: "user", content: "Hi" }],
+    });
     expect(count.status).toBe(502);
     expect(followed).toBe(0);
     await expectReleased(gw, accountId, 100, 2);
@@ -195,13 +238,22 @@ describe("DeepSeek on /v1/responses (translated to DeepSeek's chat completions)"
   test("responses.create", async () => {
     const { accountId, key } = await e.gw.account(100);
     e.fake.reset();
-    const r = await client(key).responses.create({ model: "deepseek-test", input: "Hello", instructions: "Be brief", max_output_tokens: 200 });
+    const r = await client(key).responses.create({
+      model: "deepseek-test",
+      input: "Hello",
+      instructions: "Be brief",
+      max_output_tokens: 200,
+    });
     expect(r.output_text).toBe("Hello! How can I help you today?");
     expect(r.usage?.input_tokens).toBe(1543);
     const up = e.fake.requests[0]!;
     expect(up.path).toBe("/chat/completions");
     expect(up.headers.authorization).toBe("Bearer sk-deepseek-upstream-secret");
-    expect(JSON.parse(up.body)).toMatchObject({ model: "deepseek-test", max_tokens: 200, messages: [{ role: "system" }, { role: "user", content: "Hello" }] });
+    expect(JSON.parse(up.body)).toMatchObject({
+      model: "deepseek-test",
+      max_tokens: 200,
+      messages: [{ role: "system" }, { role: "user", content: "Hello" }],
+    });
     await expectCharged(e.gw, accountId, 100, (1543 - 1408) * D.input + 1408 * D.cacheRead + 10 * D.output);
   });
 
@@ -232,7 +284,10 @@ describe("DeepSeek on /v1/responses (translated to DeepSeek's chat completions)"
   test("odd but valid input items (a reasoning item whose content is not a list) are translated, not a 500", async () => {
     const { key } = await e.gw.account(100);
     e.fake.reset();
-    const input = [{ type: "reasoning", id: "rs_1", content: 5, summary: {} }, { role: "user", content: "Hello" }];
+    const input = [
+      { type: "reasoning", id: "rs_1", content: 5, summary: {} },
+      { role: "user", content: "Hello" },
+    ];
     const r = await post(e.gw.url, key, "/v1/responses", { model: "deepseek-test", input, max_output_tokens: 200 });
     expect(r.status).toBe(200);
     expect(JSON.parse(e.fake.requests[0]!.body).messages).toEqual([{ role: "user", content: "Hello" }]);

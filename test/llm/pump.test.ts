@@ -11,8 +11,17 @@ const text = (chunks: Uint8Array[]) => new TextDecoder().decode(Buffer.concat(ch
 function handFed() {
   let c!: ReadableStreamDefaultController<Uint8Array>;
   let cancelled = false;
-  const body = new ReadableStream<Uint8Array>({ start: (ctrl) => void (c = ctrl), cancel: () => void (cancelled = true) });
-  return { body, push: (s: string) => c.enqueue(bytes(s)), close: () => c.close(), fail: (e: unknown) => c.error(e), cancelled: () => cancelled };
+  const body = new ReadableStream<Uint8Array>({
+    start: (ctrl) => void (c = ctrl),
+    cancel: () => void (cancelled = true),
+  });
+  return {
+    body,
+    push: (s: string) => c.enqueue(bytes(s)),
+    close: () => c.close(),
+    fail: (e: unknown) => c.error(e),
+    cancelled: () => cancelled,
+  };
 }
 
 async function drain(gen: AsyncGenerator<Uint8Array>): Promise<Uint8Array[]> {
@@ -42,7 +51,12 @@ test("a stream still open: what is in is taken, the read in flight goes to the p
   expect(head.pending).toBeDefined();
 
   let ended = null as PumpEnd | null; // set by onEnd, which flow analysis does not see
-  const gen = pump(head, new AbortController().signal, { tap: null, collect: null, onFirstByte() {}, onEnd: (how) => void (ended = how) });
+  const gen = pump(head, new AbortController().signal, {
+    tap: null,
+    collect: null,
+    onFirstByte() {},
+    onEnd: (how) => void (ended = how),
+  });
   expect(text([(await gen.next()).value!])).toBe("data: a\n\n");
   const next = gen.next(); // waits on the read readArrived left in flight
   await Bun.sleep(5);
@@ -61,7 +75,9 @@ test("nothing in yet: no chunk, no first byte, and readArrived returns without w
   expect(head.firstByteAt).toBeNull();
   expect(head.ended).toBe(false);
   up.close(); // the pump then sees the end straight away
-  expect(await drain(pump(head, new AbortController().signal, { tap: null, collect: null, onFirstByte() {}, onEnd() {} }))).toEqual([]);
+  expect(
+    await drain(pump(head, new AbortController().signal, { tap: null, collect: null, onFirstByte() {}, onEnd() {} })),
+  ).toEqual([]);
 });
 
 test("a body already broken throws, as reading it does (the proxy answers 502, nothing sent yet)", async () => {
@@ -76,10 +92,20 @@ test("a body that breaks while the pump waits on the read in flight: the pump en
   const up = handFed();
   const head = await readArrived(up.body);
   let ended = null as PumpEnd | null; // set by onEnd, which flow analysis does not see
-  const gen = pump(head, new AbortController().signal, { tap: null, collect: null, onFirstByte() {}, onEnd: (how) => void (ended = how) });
+  const gen = pump(head, new AbortController().signal, {
+    tap: null,
+    collect: null,
+    onFirstByte() {},
+    onEnd: (how) => void (ended = how),
+  });
   const next = gen.next();
   up.fail(new Error("reset"));
-  expect(await next.then(() => "went on", (e) => ["threw", e])).toEqual(["threw", undefined]);
+  expect(
+    await next.then(
+      () => "went on",
+      (e) => ["threw", e],
+    ),
+  ).toEqual(["threw", undefined]);
   expect(ended).toBe("dropped");
 });
 
@@ -88,7 +114,7 @@ test("a stream that drops between events ends with the protocol's closing event,
     [["data: a\n\n", "data: b\n\n"], true],
     [["data: a\n", "\n"], true], // the blank line that ends the event came as a chunk of its own
     [["data: a\r\n\r\n"], true],
-    [["data: a\n\n", "data: {\"par"], false],
+    [["data: a\n\n", 'data: {"par'], false],
     [["data: a\n"], false],
   ] as const) {
     const up = handFed();
@@ -115,7 +141,12 @@ test("a stream that drops between events ends with the protocol's closing event,
       expect(text(out)).toBe(pieces.join("") + "event: error\n\n");
       expect(seen!).toBe(pieces.join("").slice(-seen!.length)); // the last bytes sent, across the last two chunks
     } else {
-      expect(await done.then(() => "ended cleanly", (e) => ["threw", e])).toEqual(["threw", undefined]);
+      expect(
+        await done.then(
+          () => "ended cleanly",
+          (e) => ["threw", e],
+        ),
+      ).toEqual(["threw", undefined]);
       expect(seen).toBeNull();
     }
     expect(ended).toBe("dropped");
@@ -136,7 +167,12 @@ test("a client gone before the body is first read (Bun then never starts it): se
     const ac = new AbortController();
     if (abortFirst) ac.abort();
     const ends: PumpEnd[] = [];
-    const gen = pump(head, ac.signal, { tap: null, collect: null, onFirstByte() {}, onEnd: (how) => void ends.push(how) });
+    const gen = pump(head, ac.signal, {
+      tap: null,
+      collect: null,
+      onFirstByte() {},
+      onEnd: (how) => void ends.push(how),
+    });
     if (!abortFirst) ac.abort();
     expect(ends).toEqual(["client_abort"]);
     await Bun.sleep(0);
@@ -152,7 +188,12 @@ test("a pump that ran to its end settles once; a later abort of the client's sig
   up.close();
   const ac = new AbortController();
   const ends: PumpEnd[] = [];
-  const gen = pump({ ...(await readArrived(up.body)), ended: false }, ac.signal, { tap: null, collect: null, onFirstByte() {}, onEnd: (how) => void ends.push(how) });
+  const gen = pump({ ...(await readArrived(up.body)), ended: false }, ac.signal, {
+    tap: null,
+    collect: null,
+    onFirstByte() {},
+    onEnd: (how) => void ends.push(how),
+  });
   expect(text(await drain(gen))).toBe("data: a\n\n");
   ac.abort();
   expect(ends).toEqual(["end"]);

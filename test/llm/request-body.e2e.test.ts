@@ -17,11 +17,16 @@ beforeAll(async () => {
 afterAll(() => stopEnv(e));
 
 const post = (key: string, path: string, body: string) =>
-  fetch(e.gw.url + path, { method: "POST", headers: { authorization: `Bearer ${key}`, "content-type": "application/json" }, body });
+  fetch(e.gw.url + path, {
+    method: "POST",
+    headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+    body,
+  });
 
 test("a body nothing had to change reaches the upstream as the client's bytes: spacing, key order, escapes, non-ASCII", async () => {
   const { key } = await e.gw.account(100);
-  const sent = '{ "messages" : [ {"role":"user","content":"h\\u00e9llo — ✓ 漢字 \\ud83d\\ude00 \\"q\\""} ],\n  "model":"gpt-5.2", "max_completion_tokens": 50 }';
+  const sent =
+    '{ "messages" : [ {"role":"user","content":"h\\u00e9llo — ✓ 漢字 \\ud83d\\ude00 \\"q\\""} ],\n  "model":"gpt-5.2", "max_completion_tokens": 50 }';
   const r = await post(key, "/v1/chat/completions", sent);
   expect(r.status).toBe(200);
   await r.text();
@@ -30,8 +35,13 @@ test("a body nothing had to change reaches the upstream as the client's bytes: s
 
 test("an escaped top-level `model` key: the upstream's model name goes to the top level, not into a nested `model` field", async () => {
   const { key } = await e.gw.account(100);
-  const sent = '{"mod\\u0065l":"claude-opus-4-5","max_tokens":10,"messages":[{"role":"user","content":"hi"}],"metadata":{"model":"claude-opus-4-5"}}';
-  const r = await fetch(e.gw.url + "/v1/messages", { method: "POST", headers: { "x-api-key": key, "content-type": "application/json" }, body: sent });
+  const sent =
+    '{"mod\\u0065l":"claude-opus-4-5","max_tokens":10,"messages":[{"role":"user","content":"hi"}],"metadata":{"model":"claude-opus-4-5"}}';
+  const r = await fetch(e.gw.url + "/v1/messages", {
+    method: "POST",
+    headers: { "x-api-key": key, "content-type": "application/json" },
+    body: sent,
+  });
   expect(r.status).toBe(200);
   await r.text();
   const up = JSON.parse(e.fake.requests.at(-1)!.body);
@@ -46,7 +56,8 @@ describe("a body nested too deeply to serialise again: 400 in the caller's shape
       "Anthropic with max_credits (removed before forwarding)",
       "/v1/messages",
       `{"model":"claude-opus-4-5","max_tokens":100,"max_credits":1000,"messages":[{"role":"user","content":"hi"}],"metadata":{"x":${deep(60_000)}}}`,
-      (r) => expect(r).toMatchObject({ type: "error", error: { type: "invalid_request_error", code: "invalid_request" } }),
+      (r) =>
+        expect(r).toMatchObject({ type: "error", error: { type: "invalid_request_error", code: "invalid_request" } }),
     ],
     [
       "a chat stream with stream_options (include_usage added)",
@@ -72,7 +83,11 @@ describe("a body nested too deeply to serialise again: 400 in the caller's shape
   test("max_credits itself nested deep: refused as invalid_max_credits at once, nothing held", async () => {
     const { accountId, key } = await e.gw.account(100);
     // (serialising it to measure it overflowed the stack after blocking the event loop for over a second: a 500)
-    const r = await post(key, "/v1/chat/completions", `{"model":"gpt-5.2","max_completion_tokens":10,"messages":[{"role":"user","content":"hi"}],"max_credits":${deep(60_000)}}`);
+    const r = await post(
+      key,
+      "/v1/chat/completions",
+      `{"model":"gpt-5.2","max_completion_tokens":10,"messages":[{"role":"user","content":"hi"}],"max_credits":${deep(60_000)}}`,
+    );
     expect(r.status).toBe(400);
     expect(await r.json()).toMatchObject({ error: { code: "invalid_max_credits", param: "max_credits" } });
     await expectReleased(e.gw, accountId, 100, 0);
@@ -81,9 +96,19 @@ describe("a body nested too deeply to serialise again: 400 in the caller's shape
   test("DeepSeek on /v1/responses (translated): 400 before any hold, nothing recorded or held, nothing upstream", async () => {
     const { accountId, key } = await e.gw.account(100);
     const before = e.fake.requests.length;
-    const r = await post(key, "/v1/responses", `{"model":"deepseek-test","max_output_tokens":100,"input":"hi","metadata":{"x":${deep(60_000)}}}`);
+    const r = await post(
+      key,
+      "/v1/responses",
+      `{"model":"deepseek-test","max_output_tokens":100,"input":"hi","metadata":{"x":${deep(60_000)}}}`,
+    );
     expect(r.status).toBe(400);
-    expect(await r.json()).toMatchObject({ error: { code: "unsupported_for_model", param: "metadata", message: "metadata is nested more than 256 levels deep" } });
+    expect(await r.json()).toMatchObject({
+      error: {
+        code: "unsupported_for_model",
+        param: "metadata",
+        message: "metadata is nested more than 256 levels deep",
+      },
+    });
     expect(e.fake.requests.length).toBe(before);
     await expectReleased(e.gw, accountId, 100, 0);
   });
@@ -92,13 +117,23 @@ describe("a body nested too deeply to serialise again: 400 in the caller's shape
 test("an error that no path settled still releases the call's hold (the proxy's last line of defence)", async () => {
   const finishes: Finish[] = [];
   const d: LlmDeps = {
-    ctx: { catalog: loadCatalog(providerEnv("http://127.0.0.1:9").CATALOG_PATH), config: { body: { seconds: 30, maxBytes: 128 * 1024 ** 2 } }, log: silentLogger } as any,
+    ctx: {
+      catalog: loadCatalog(providerEnv("http://127.0.0.1:9").CATALOG_PATH),
+      config: { body: { seconds: 30, maxBytes: 128 * 1024 ** 2 } },
+      log: silentLogger,
+    } as any,
     providers: buildProviders(providerEnv("http://127.0.0.1:9")),
-    ledger: { hold: async (_a: string, amount: number, id: string) => ({ id, accountId: "acc_1", amount }), postOrVoid: (f: Finish) => void finishes.push(f) } as any,
+    ledger: {
+      hold: async (_a: string, amount: number, id: string) => ({ id, accountId: "acc_1", amount }),
+      postOrVoid: (f: Finish) => void finishes.push(f),
+    } as any,
     timeouts: { firstByteMs: 60_000, silenceMs: 60_000 },
     budgets: { hold: () => null, post: () => {} } as any, // a key without a budget
   };
-  const real = new Request("http://gw/v1/responses", { method: "POST", body: JSON.stringify({ model: "deepseek-test", input: "hi", max_output_tokens: 10 }) });
+  const real = new Request("http://gw/v1/responses", {
+    method: "POST",
+    body: JSON.stringify({ model: "deepseek-test", input: "hi", max_output_tokens: 10 }),
+  });
   // The defect: the request's signal, read once after the hold (the client-gone check), throws on the next read,
   // where the translated path takes it for the upstream call.
   let signalReads = 0;
@@ -110,7 +145,9 @@ test("an error that no path settled still releases the call's hold (the proxy's 
     },
   });
   const auth = { accountId: "acc_1", keyId: "key_1", models: null, budget: {} } as any;
-  await expect(handleLlm(d, protocols.responses, "/v1/responses", request, auth, { "x-request-id": "req_1" })).rejects.toThrow("a defect after the hold");
+  await expect(
+    handleLlm(d, protocols.responses, "/v1/responses", request, auth, { "x-request-id": "req_1" }),
+  ).rejects.toThrow("a defect after the hold");
   expect(finishes.length).toBe(1);
   expect(finishes[0]!.charge).toBeNull();
   expect(finishes[0]!.record).toMatchObject({ requestId: "req_1", status: "failed", cost: 0 });

@@ -13,7 +13,11 @@ beforeAll(async () => {
 afterAll(() => stopEnv(e));
 
 const post = (key: string, body: string) =>
-  fetch(e.gw.url + "/v1/chat/completions", { method: "POST", headers: { authorization: `Bearer ${key}`, "content-type": "application/json" }, body });
+  fetch(e.gw.url + "/v1/chat/completions", {
+    method: "POST",
+    headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+    body,
+  });
 
 /** A chat body whose last message's text holds a raw TAB (JSON wants it escaped), padded to `padding` characters. */
 const flawed = (padding: number) =>

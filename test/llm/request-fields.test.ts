@@ -25,7 +25,28 @@ function random(seed: number) {
 type Random = ReturnType<typeof random>;
 
 const SPACES = ["", "", " ", "\n", "\t", " \r\n "];
-const CHARS = ["a", "z", "0", " ", "é", "漢", "😀", '"', "\\", "/", "\n", "\t", "\u0001", "{", "}", "[", "]", ",", ":", "\u2028"];
+const CHARS = [
+  "a",
+  "z",
+  "0",
+  " ",
+  "é",
+  "漢",
+  "😀",
+  '"',
+  "\\",
+  "/",
+  "\n",
+  "\t",
+  "\u0001",
+  "{",
+  "}",
+  "[",
+  "]",
+  ",",
+  ":",
+  "\u2028",
+];
 
 /** A JSON string literal, its characters written plainly or as escapes. */
 function stringText(r: Random, length: number): string {
@@ -33,7 +54,16 @@ function stringText(r: Random, length: number): string {
   for (let i = 0; i < length; i++) {
     const c = r.pick(CHARS);
     const plain = JSON.stringify(c).slice(1, -1);
-    out += r.next() < 0.3 ? [...c].map((ch) => (ch.length === 1 ? `\\u${ch.charCodeAt(0).toString(16).padStart(4, "0")}` : JSON.stringify(ch).slice(1, -1))).join("") : plain;
+    out +=
+      r.next() < 0.3
+        ? [...c]
+            .map((ch) =>
+              ch.length === 1
+                ? `\\u${ch.charCodeAt(0).toString(16).padStart(4, "0")}`
+                : JSON.stringify(ch).slice(1, -1),
+            )
+            .join("")
+        : plain;
   }
   return out + '"';
 }
@@ -66,7 +96,11 @@ const KEYS = ["model", "stream", "max_tokens", "messages", "tools", "a", "", "mo
 function objectText(r: Random, depth: number): string {
   const sp = () => r.pick(SPACES);
   const n = r.int(depth === 0 ? 8 : 4);
-  const members = Array.from({ length: n }, () => sp() + (r.next() < 0.7 ? `"${r.pick(KEYS)}"` : stringText(r, r.int(6))) + sp() + ":" + sp() + valueText(r, depth));
+  const members = Array.from(
+    { length: n },
+    () =>
+      sp() + (r.next() < 0.7 ? `"${r.pick(KEYS)}"` : stringText(r, r.int(6))) + sp() + ":" + sp() + valueText(r, depth),
+  );
   return "{" + members.join(",") + sp() + "}";
 }
 
@@ -94,7 +128,8 @@ function jsonParseView(text: string): { ok: true; value: unknown } | { ok: false
   } catch {
     return { ok: false, code: "invalid_json" };
   }
-  if (typeof value !== "object" || value === null || Array.isArray(value)) return { ok: false, code: "invalid_request" };
+  if (typeof value !== "object" || value === null || Array.isArray(value))
+    return { ok: false, code: "invalid_request" };
   return { ok: true, value };
 }
 
@@ -122,11 +157,19 @@ describe("against JSON.parse on the same bytes", () => {
       const text = objectText(r, 0);
       const at = r.int(text.length + 1);
       const c = r.pick(['"', "\\", "{", "}", "[", "]", ",", ":", " ", "x", "1", "\u0001", "e", "-", "."]);
-      const mutated = [text.slice(0, at) + c + text.slice(at + 1), text.slice(0, at) + c + text.slice(at), text.slice(0, at) + text.slice(at + 1)][r.int(3)]!;
+      const mutated = [
+        text.slice(0, at) + c + text.slice(at + 1),
+        text.slice(0, at) + c + text.slice(at),
+        text.slice(0, at) + text.slice(at + 1),
+      ][r.int(3)]!;
       const want = jsonParseView(mutated);
       const got = gatewayView(bytesOf(mutated));
       if (!want.ok || !got.ok) {
-        expect({ seed, ok: got.ok, code: got.ok ? null : got.code }).toEqual({ seed, ok: false, code: want.ok ? null : want.code });
+        expect({ seed, ok: got.ok, code: got.ok ? null : got.code }).toEqual({
+          seed,
+          ok: false,
+          code: want.ok ? null : want.code,
+        });
         continue;
       }
       expectSame(got.value, want.value);
@@ -136,8 +179,12 @@ describe("against JSON.parse on the same bytes", () => {
 
 describe("cases by hand", () => {
   test("a short body is parsed whole; a long one by the scan, its large values when read", () => {
-    expect(Object.getOwnPropertyDescriptor(requestBodyOf(bytesOf(`{"messages":["${"x".repeat(1000)}"]}`)), "messages")!.get).toBeUndefined();
-    expect(Object.getOwnPropertyDescriptor(requestBodyOf(bytesOf(`{"messages":["${"x".repeat(5000)}"]}`)), "messages")!.get).toBeDefined();
+    expect(
+      Object.getOwnPropertyDescriptor(requestBodyOf(bytesOf(`{"messages":["${"x".repeat(1000)}"]}`)), "messages")!.get,
+    ).toBeUndefined();
+    expect(
+      Object.getOwnPropertyDescriptor(requestBodyOf(bytesOf(`{"messages":["${"x".repeat(5000)}"]}`)), "messages")!.get,
+    ).toBeDefined();
   });
 
   test("a repeated key: its last value, in its first place", () => {
@@ -166,7 +213,10 @@ describe("cases by hand", () => {
     let level = body.metadata;
     for (let i = 1; i < 100_000; i++) level = level[0];
     expect(level).toEqual([]);
-    expect(gatewayView(bytesOf(`{"model":"x","metadata":${"[".repeat(1000)}${"]".repeat(999)}}`))).toEqual({ ok: false, code: "invalid_json" });
+    expect(gatewayView(bytesOf(`{"model":"x","metadata":${"[".repeat(1000)}${"]".repeat(999)}}`))).toEqual({
+      ok: false,
+      code: "invalid_json",
+    });
     expect(gatewayView(bytesOf(`{"model":"x","metadata":[{]}}`))).toEqual({ ok: false, code: "invalid_json" });
   });
 
@@ -207,11 +257,15 @@ describe("cases by hand", () => {
 describe("mentions: whether a walk for some JSON strings may find them", () => {
   const long = "x".repeat(1000);
   test("a body that does not hold the string literally, nor any escape spelling ASCII, mentions nothing", () => {
-    expect(mentions(scanned(bytesOf(`{"messages":[{"type":"text","text":"${long} \\u00e9 \\u001b[0m"}]}`)), ['"image"'])).toBe(false);
+    expect(
+      mentions(scanned(bytesOf(`{"messages":[{"type":"text","text":"${long} \\u00e9 \\u001b[0m"}]}`)), ['"image"']),
+    ).toBe(false);
   });
   test("the string literally, or any escape that could spell it, is a mention", () => {
     expect(mentions(scanned(bytesOf(`{"messages":[{"type":"image","text":"${long}"}]}`)), ['"image"'])).toBe(true);
-    expect(mentions(scanned(bytesOf(`{"messages":[{"type":"imag\\u0065","text":"${long}"}]}`)), ['"image"'])).toBe(true);
+    expect(mentions(scanned(bytesOf(`{"messages":[{"type":"imag\\u0065","text":"${long}"}]}`)), ['"image"'])).toBe(
+      true,
+    );
   });
   test("an object the gateway did not read from bytes, or a short body parsed whole, mentions everything", () => {
     expect(mentions({ messages: [] }, ['"image"'])).toBe(true);
@@ -224,7 +278,12 @@ describe("the walks the bytes let skip agree with the walks over a whole parse",
   const sonnet = catalog.get("claude-sonnet-4-5")!;
   const gpt = catalog.get("gpt-5.2")!;
   /** A long conversation around `extra`, so that its bytes are what the walks would search. */
-  const long = (extra: object) => ({ model: "m", max_tokens: 10, messages: [{ role: "user", content: "x".repeat(6000) }], ...extra });
+  const long = (extra: object) => ({
+    model: "m",
+    max_tokens: 10,
+    messages: [{ role: "user", content: "x".repeat(6000) }],
+    ...extra,
+  });
   const outcome = (f: () => unknown) => {
     try {
       return { value: f() };
@@ -246,23 +305,50 @@ describe("the walks the bytes let skip agree with the walks over a whole parse",
       ["responses", long({ tools: [{ type: "web_search" }], max_tool_calls: 3 })],
       ["chat", long({ tools: [{ type: "function", function: { name: "f" } }], service_tier: "priority" })],
     ];
-    for (const [proto, body] of cases) both(body, (b) => paidToolUse(protocols[proto].paidTools!, b, proto === "anthropic" ? sonnet : gpt));
+    for (const [proto, body] of cases)
+      both(body, (b) => paidToolUse(protocols[proto].paidTools!, b, proto === "anthropic" ? sonnet : gpt));
   });
 
   test("a type spelled with an escape is still found", () => {
-    const text = JSON.stringify(long({})).replace('"messages":[', '"messages":[{"role":"user","content":[{"type":"image_ur\\u006c","image_url":{"url":"https://x/a.png"}}]},');
+    const text = JSON.stringify(long({})).replace(
+      '"messages":[',
+      '"messages":[{"role":"user","content":[{"type":"image_ur\\u006c","image_url":{"url":"https://x/a.png"}}]},',
+    );
     const body = requestBodyOf(bytesOf(text));
-    expect(planHold(protocols.chat, body, text.length, gpt, NO_PAID_TOOLS).inputTokens).toBe(planHold(protocols.chat, JSON.parse(text), text.length, gpt, NO_PAID_TOOLS).inputTokens);
-    expect(planHold(protocols.chat, body, text.length, gpt, NO_PAID_TOOLS).inputTokens).toBeGreaterThan(Math.ceil(text.length / 3));
+    expect(planHold(protocols.chat, body, text.length, gpt, NO_PAID_TOOLS).inputTokens).toBe(
+      planHold(protocols.chat, JSON.parse(text), text.length, gpt, NO_PAID_TOOLS).inputTokens,
+    );
+    expect(planHold(protocols.chat, body, text.length, gpt, NO_PAID_TOOLS).inputTokens).toBeGreaterThan(
+      Math.ceil(text.length / 3),
+    );
   });
 
   test("other providers' reasoning dropped from a long history", () => {
-    const thinking = (signature?: string) => ({ role: "assistant", content: [{ type: "thinking", thinking: "t", ...(signature !== undefined && { signature }) }, { type: "text", text: "a" }] });
-    for (const turn of [thinking("sig-from-anthropic"), thinking(), thinking("sy1.openai.abc"), { role: "assistant", content: "plain" }]) {
-      both(long({ messages: [{ role: "user", content: "x".repeat(6000) }, turn] }), (b) => withoutForeignReasoning("anthropic", b, "anthropic"));
+    const thinking = (signature?: string) => ({
+      role: "assistant",
+      content: [
+        { type: "thinking", thinking: "t", ...(signature !== undefined && { signature }) },
+        { type: "text", text: "a" },
+      ],
+    });
+    for (const turn of [
+      thinking("sig-from-anthropic"),
+      thinking(),
+      thinking("sy1.openai.abc"),
+      { role: "assistant", content: "plain" },
+    ]) {
+      both(long({ messages: [{ role: "user", content: "x".repeat(6000) }, turn] }), (b) =>
+        withoutForeignReasoning("anthropic", b, "anthropic"),
+      );
     }
-    for (const item of [{ type: "reasoning", encrypted_content: "sy1.anthropic.abc" }, { type: "reasoning", encrypted_content: "sy1.openai.abc" }, { type: "reasoning", encrypted_content: "native" }]) {
-      both({ model: "m", input: [{ role: "user", content: "x".repeat(6000) }, item] }, (b) => withoutForeignReasoning("responses", b, "openai"));
+    for (const item of [
+      { type: "reasoning", encrypted_content: "sy1.anthropic.abc" },
+      { type: "reasoning", encrypted_content: "sy1.openai.abc" },
+      { type: "reasoning", encrypted_content: "native" },
+    ]) {
+      both({ model: "m", input: [{ role: "user", content: "x".repeat(6000) }, item] }, (b) =>
+        withoutForeignReasoning("responses", b, "openai"),
+      );
     }
   });
 });

@@ -7,9 +7,19 @@ import { Ledger } from "../../src/ledger/service";
 import { tempSqlitePath } from "../support/services";
 import { contentFor } from "../fakes/llm-answers";
 import { fixtureBytes } from "../fakes/fixtures";
-import { expectCharged, expectReleased, leaveAfter, ledgerOf, MICROS, PRICES, startEnv, stopEnv, type Env } from "./support";
+import {
+  expectCharged,
+  expectReleased,
+  leaveAfter,
+  ledgerOf,
+  MICROS,
+  PRICES,
+  startEnv,
+  stopEnv,
+  type Env,
+} from "./support";
 import { jsonOf, type AnswerOf } from "../support/json";
-import { UsageList } from "../../src/llm/usage-api";
+import type { UsageList } from "../../src/llm/usage-api";
 
 type UsageRecord = AnswerOf<typeof UsageList>["data"][number];
 
@@ -20,9 +30,19 @@ beforeAll(async () => {
 afterAll(() => stopEnv(e));
 
 const P = PRICES["claude-opus-4-5"];
-const anthropicStream = { model: "claude-opus-4-5", max_tokens: 1000, stream: true, messages: [{ role: "user", content: "Hi" }] };
+const anthropicStream = {
+  model: "claude-opus-4-5",
+  max_tokens: 1000,
+  stream: true,
+  messages: [{ role: "user", content: "Hi" }],
+};
 const post = (key: string, path: string, body: object, signal?: AbortSignal) =>
-  fetch(e.gw.url + path, { method: "POST", headers: { authorization: `Bearer ${key}`, "content-type": "application/json" }, body: JSON.stringify(body), signal });
+  fetch(e.gw.url + path, {
+    method: "POST",
+    headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+    body: JSON.stringify(body),
+    signal,
+  });
 
 test("the client receives the first byte before the upstream has finished", async () => {
   const { key } = await e.gw.account(100);
@@ -54,13 +74,20 @@ describe("a stream already complete when the gateway first reads it is answered 
 
   test("chat without include_usage: the usage chunk the gateway asked for is cut out, the charge exact", async () => {
     const { accountId, key } = await e.gw.account(100);
-    const ask = { model: "gpt-5.2", max_completion_tokens: 100, stream: true, messages: [{ role: "user", content: "Hi" }] };
+    const ask = {
+      model: "gpt-5.2",
+      max_completion_tokens: 100,
+      stream: true,
+      messages: [{ role: "user", content: "Hi" }],
+    };
     e.fake.enqueue({ kind: "ok", whole: true });
     const r = await post(key, "/v1/chat/completions", ask);
     const bytes = new Uint8Array(await r.arrayBuffer());
     expect(r.headers.get("content-length")).toBe(String(bytes.length));
     // What the upstream sent the gateway (with include_usage), less its usage-only chunk, every other byte as sent.
-    const sent = new TextDecoder().decode(contentFor("chat", { ...ask, stream_options: { include_usage: true } }, { kind: "ok" })!.body);
+    const sent = new TextDecoder().decode(
+      contentFor("chat", { ...ask, stream_options: { include_usage: true } }, { kind: "ok" })!.body,
+    );
     const events = sent.split(/(?<=\n\n)/);
     const expected = events.filter((ev) => !ev.includes('"choices":[],"usage":{'));
     expect(expected.length).toBe(events.length - 1);
@@ -102,7 +129,10 @@ test("client abort mid-stream: upstream aborted within 100 ms; charged input + o
   // placeholder of 1 when that is larger). The upstream is slow (50 ms between chunks), so what we received is
   // what the gateway saw.
   const complete = received.slice(0, received.lastIndexOf("\n\n") + 2); // a tap only sees whole events
-  const chars = [...complete.matchAll(/"text_delta","text":"((?:[^"\\]|\\.)*)"/g)].reduce((n, m) => n + JSON.parse(`"${m[1]}"`).length, 0);
+  const chars = [...complete.matchAll(/"text_delta","text":"((?:[^"\\]|\\.)*)"/g)].reduce(
+    (n, m) => n + JSON.parse(`"${m[1]}"`).length,
+    0,
+  );
   const expected = 21 * P.input + 1450 * P.cacheWrite + Math.max(1, Math.ceil(chars / 4)) * P.output;
   const { calls, wallet } = await ledgerOf(e.gw, accountId);
   expect(calls[0]!.status).toBe("client_abort");
@@ -114,7 +144,12 @@ test("client abort mid-stream: upstream aborted within 100 ms; charged input + o
 test("client abort before the upstream answered (slow headers): upstream aborted, never above the hold", async () => {
   const { accountId, key } = await e.gw.account(100);
   e.fake.enqueue({ kind: "ok", headersDelayMs: 400 });
-  const chat = { model: "gpt-5.2", max_completion_tokens: 100, stream: true, messages: [{ role: "user", content: "Hi" }] };
+  const chat = {
+    model: "gpt-5.2",
+    max_completion_tokens: 100,
+    stream: true,
+    messages: [{ role: "user", content: "Hi" }],
+  };
   expect(await leaveAfter(e.fake, 100, (signal) => post(key, "/v1/chat/completions", chat, signal))).toBeLessThan(100);
   const { calls } = await ledgerOf(e.gw, accountId);
   expect(calls[0]!.status).toBe("client_abort");
@@ -125,13 +160,43 @@ test("client abort before the upstream answered (slow headers): upstream aborted
 describe("upstream failures release the hold", () => {
   const cases: Array<[string, string, object, object]> = [
     ["anthropic error event", "/v1/messages", anthropicStream, { kind: "stream-error" }],
-    ["chat mid-stream error", "/v1/chat/completions", { model: "gpt-5.2", max_completion_tokens: 100, stream: true, messages: [] }, { kind: "stream-error" }],
-    ["responses error event", "/v1/responses", { model: "gpt-4.1", max_output_tokens: 100, stream: true, input: "x" }, { kind: "stream-error" }],
-    ["responses response.failed", "/v1/responses", { model: "gpt-4.1", max_output_tokens: 100, stream: true, input: "x" }, { kind: "stream-failed" }],
+    [
+      "chat mid-stream error",
+      "/v1/chat/completions",
+      { model: "gpt-5.2", max_completion_tokens: 100, stream: true, messages: [] },
+      { kind: "stream-error" },
+    ],
+    [
+      "responses error event",
+      "/v1/responses",
+      { model: "gpt-4.1", max_output_tokens: 100, stream: true, input: "x" },
+      { kind: "stream-error" },
+    ],
+    [
+      "responses response.failed",
+      "/v1/responses",
+      { model: "gpt-4.1", max_output_tokens: 100, stream: true, input: "x" },
+      { kind: "stream-failed" },
+    ],
     ["anthropic dropped connection", "/v1/messages", anthropicStream, { kind: "drop" }],
-    ["chat dropped connection", "/v1/chat/completions", { model: "gpt-5.2", max_completion_tokens: 100, stream: true, messages: [] }, { kind: "drop" }],
-    ["responses HTTP 503", "/v1/responses", { model: "gpt-4.1", max_output_tokens: 100, input: "x" }, { kind: "error", status: 503 }],
-    ["embeddings HTTP 400", "/v1/embeddings", { model: "text-embedding-3-small", input: "x" }, { kind: "error", status: 400 }],
+    [
+      "chat dropped connection",
+      "/v1/chat/completions",
+      { model: "gpt-5.2", max_completion_tokens: 100, stream: true, messages: [] },
+      { kind: "drop" },
+    ],
+    [
+      "responses HTTP 503",
+      "/v1/responses",
+      { model: "gpt-4.1", max_output_tokens: 100, input: "x" },
+      { kind: "error", status: 503 },
+    ],
+    [
+      "embeddings HTTP 400",
+      "/v1/embeddings",
+      { model: "text-embedding-3-small", input: "x" },
+      { kind: "error", status: 400 },
+    ],
   ];
   for (const [name, path, body, scenario] of cases) {
     test(name, async () => {
@@ -152,12 +217,29 @@ test("usage records: one per call with tokens, cost, statuses and timings; filte
   e.fake.enqueue({ kind: "error", status: 500 });
   await (await post(key, "/v1/embeddings", { model: "text-embedding-3-small", input: "x" })).text();
   await (await post(other.key, "/v1/embeddings", { model: "text-embedding-3-small", input: "x" })).text();
-  const get = async (q = "") => jsonOf<AnswerOf<typeof UsageList>>(await fetch(e.gw.url + "/v1/usage" + q, { headers: { authorization: `Bearer ${key}` } }));
+  const get = async (q = "") =>
+    jsonOf<AnswerOf<typeof UsageList>>(
+      await fetch(e.gw.url + "/v1/usage" + q, { headers: { authorization: `Bearer ${key}` } }),
+    );
   const all = await get();
   expect(all.data.length).toBe(2);
   const [emb, msg] = all.data as [UsageRecord, UsageRecord]; // both asserted just above: two records
-  expect(msg).toMatchObject({ request_id: ok.headers.get("x-request-id"), model: "claude-opus-4-5", endpoint: "/v1/messages", provider: "anthropic", status: "ok", upstream_status: 200 });
-  expect(msg.usage).toEqual({ input_tokens: 38, output_tokens: 74, cache_read_tokens: 2113, cache_write_tokens: 0, cache_write_1h_tokens: 0, web_search_calls: 0 });
+  expect(msg).toMatchObject({
+    request_id: ok.headers.get("x-request-id"),
+    model: "claude-opus-4-5",
+    endpoint: "/v1/messages",
+    provider: "anthropic",
+    status: "ok",
+    upstream_status: 200,
+  });
+  expect(msg.usage).toEqual({
+    input_tokens: 38,
+    output_tokens: 74,
+    cache_read_tokens: 2113,
+    cache_write_tokens: 0,
+    cache_write_1h_tokens: 0,
+    web_search_calls: 0,
+  });
   expect(msg.cost.micro_credits).toBe(38 * P.input + 2113 * P.cacheRead + 74 * P.output);
   expect(msg.latency_ms).toBeNumber();
   expect(msg.ttfb_ms).toBeNumber();
@@ -171,7 +253,14 @@ test("usage records: one per call with tokens, cost, statuses and timings; filte
 
 test("usage records: a bad filter is a 422 in the OpenAI shape naming it, for the schema's checks and the times alike", async () => {
   const { key } = await e.gw.account(100);
-  for (const [q, param] of [["?limit=0", "limit"], ["?limit=1001", "limit"], ["?limit=2.5", "limit"], ["?limit=x", "limit"], ["?from=yesterday", "from"], ["?to=2026-13-45", "to"]] as const) {
+  for (const [q, param] of [
+    ["?limit=0", "limit"],
+    ["?limit=1001", "limit"],
+    ["?limit=2.5", "limit"],
+    ["?limit=x", "limit"],
+    ["?from=yesterday", "from"],
+    ["?to=2026-13-45", "to"],
+  ] as const) {
     const r = await fetch(e.gw.url + "/v1/usage" + q, { headers: { authorization: `Bearer ${key}` } });
     expect(r.status).toBe(422);
     expect(await r.json()).toMatchObject({ error: { code: "invalid_request", type: "invalid_request_error", param } });

@@ -45,7 +45,9 @@ export function providerEnv(fakeUrl: string, keys: Partial<Record<string, string
   return env;
 }
 
-export async function startEnv(opts: { keys?: Partial<Record<string, string>>; env?: Record<string, string> } = {}): Promise<Env> {
+export async function startEnv(
+  opts: { keys?: Partial<Record<string, string>>; env?: Record<string, string> } = {},
+): Promise<Env> {
   const fake = startFakeLlmUpstream();
   const gw = await startGateway({ ...providerEnv(fake.url, opts.keys), ...opts.env });
   return { fake, gw };
@@ -76,17 +78,25 @@ export interface CallLine {
 export async function ledgerOf(gw: TestGateway, accountId: string, timeoutMs = 3000) {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const pending = await gw.ctx.db.all(sql`select id from holds where account_id = ${accountId} and status = 'pending'`);
+    const pending = await gw.ctx.db.all(
+      sql`select id from holds where account_id = ${accountId} and status = 'pending'`,
+    );
     if (pending.length === 0 || Date.now() > deadline) break;
     await Bun.sleep(5);
   }
   const calls = (
-    await gw.ctx.db.all<CallLine>(sql`select id, request_id, status, error, held, cost, entry_id from usage_records where account_id = ${accountId} order by created_at, id`)
+    await gw.ctx.db.all<CallLine>(
+      sql`select id, request_id, status, error, held, cost, entry_id from usage_records where account_id = ${accountId} order by created_at, id`,
+    )
   ).map((c) => ({ ...c, held: Number(c.held), cost: Number(c.cost) }));
   const charges = (
-    await gw.ctx.db.all<{ id: string; amount: number }>(sql`select id, amount from entries where account_id = ${accountId} and kind = 'usage' order by created_at, id`)
+    await gw.ctx.db.all<{ id: string; amount: number }>(
+      sql`select id, amount from entries where account_id = ${accountId} and kind = 'usage' order by created_at, id`,
+    )
   ).map((e) => ({ ...e, amount: Number(e.amount) }));
-  const wallet = (await gw.ctx.db.get<{ balance: number; held: number }>(sql`select balance, held from wallets where account_id = ${accountId}`))!;
+  const wallet = (await gw.ctx.db.get<{ balance: number; held: number }>(
+    sql`select balance, held from wallets where account_id = ${accountId}`,
+  ))!;
   return { calls, charges, wallet };
 }
 
@@ -118,7 +128,11 @@ export async function expectReleased(gw: TestGateway, accountId: string, initial
 }
 
 /** Sends a request, leaves (aborts) after `ms`, and returns how long the upstream took to see the client go. */
-export async function leaveAfter(fake: FakeLlmUpstream, ms: number, send: (signal: AbortSignal) => Promise<unknown>): Promise<number> {
+export async function leaveAfter(
+  fake: FakeLlmUpstream,
+  ms: number,
+  send: (signal: AbortSignal) => Promise<unknown>,
+): Promise<number> {
   const ac = new AbortController();
   const sent = send(ac.signal).catch(() => null);
   await Bun.sleep(ms);

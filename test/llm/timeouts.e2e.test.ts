@@ -30,9 +30,17 @@ eachDatabase("a hung upstream", (databaseUrl) => {
 
   const openai = (key: string) => new OpenAI({ apiKey: key, baseURL: e.gw.url + "/v1", maxRetries: 0 });
   const anthropic = (key: string) => new Anthropic({ apiKey: key, baseURL: e.gw.url, maxRetries: 0 });
-  const rejection = (p: Promise<unknown>) => p.then(() => null, (x) => x);
+  const rejection = (p: Promise<unknown>) =>
+    p.then(
+      () => null,
+      (x) => x,
+    );
   const post = (key: string, path: string, body: object) =>
-    fetch(e.gw.url + path, { method: "POST", headers: { authorization: `Bearer ${key}`, "content-type": "application/json" }, body: JSON.stringify(body) });
+    fetch(e.gw.url + path, {
+      method: "POST",
+      headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+      body: JSON.stringify(body),
+    });
 
   /** Released, recorded as a timeout, and the upstream request was aborted (the fake saw its client go). */
   async function expectTimedOut(accountId: string) {
@@ -94,9 +102,20 @@ eachDatabase("a hung upstream", (databaseUrl) => {
     const sent = (await r.text())
       .split("\n\n")
       .filter(Boolean)
-      .map((ev) => JSON.parse(ev.split("\n").find((l) => l.startsWith("data: "))!.slice(6)));
+      .map((ev) =>
+        JSON.parse(
+          ev
+            .split("\n")
+            .find((l) => l.startsWith("data: "))!
+            .slice(6),
+        ),
+      );
     expect(sent.length).toBe(5);
-    expect(sent[4]).toMatchObject({ type: "error", code: "upstream_timeout", sequence_number: sent[3].sequence_number + 1 });
+    expect(sent[4]).toMatchObject({
+      type: "error",
+      code: "upstream_timeout",
+      sequence_number: sent[3].sequence_number + 1,
+    });
     await expectTimedOut(accountId);
   });
 
@@ -127,7 +146,9 @@ test("a JSON answer whose stated length never arrives (read natively, in one cal
     port: 0,
     socket: {
       data(socket) {
-        socket.write('HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: 600\r\n\r\n{"id":"chatcmpl-1",');
+        socket.write(
+          'HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: 600\r\n\r\n{"id":"chatcmpl-1",',
+        );
       },
       close() {
         closed = true;
@@ -137,7 +158,11 @@ test("a JSON answer whose stated length never arrives (read natively, in one cal
   const e = await startEnv({ env: { ...TIMEOUTS, OPENAI_BASE_URL: `http://127.0.0.1:${upstream.port}/v1` } });
   try {
     const { accountId, key } = await e.gw.account(100);
-    const r = await fetch(e.gw.url + "/v1/chat/completions", { method: "POST", headers: { authorization: `Bearer ${key}`, "content-type": "application/json" }, body: JSON.stringify(chat) });
+    const r = await fetch(e.gw.url + "/v1/chat/completions", {
+      method: "POST",
+      headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+      body: JSON.stringify(chat),
+    });
     expect(r.status).toBe(504);
     expect((await errorOf(r)).error).toMatchObject({ code: "upstream_timeout" });
     await expectReleased(e.gw, accountId, 100);
@@ -156,7 +181,9 @@ test("a stream whose chunks keep coming is never cut, however long it lasts in a
   try {
     const { accountId, key } = await e.gw.account(100);
     e.fake.enqueue({ kind: "ok", eventPieces: true, chunkDelayMs: 150 }); // 11 events: about 1.6 s in all
-    const done = await new OpenAI({ apiKey: key, baseURL: e.gw.url + "/v1", maxRetries: 0 }).responses.stream({ model: "gpt-4.1", max_output_tokens: 100, input: "Hi" }).finalResponse();
+    const done = await new OpenAI({ apiKey: key, baseURL: e.gw.url + "/v1", maxRetries: 0 }).responses
+      .stream({ model: "gpt-4.1", max_output_tokens: 100, input: "Hi" })
+      .finalResponse();
     expect(done.status).toBe("completed");
     const { calls } = await ledgerOf(e.gw, accountId);
     expect(calls[0]!.status).toBe("ok");
@@ -183,7 +210,12 @@ test("Bun's server idle timeout never cuts a stream the silence setting allows",
         { headers: { "content-type": "text/event-stream" } },
       ),
   });
-  const config = loadConfig({ ...providerEnv(`http://127.0.0.1:${upstream.port}`), DATABASE_URL: tempSqlitePath(), PORT: "0", LLM_SILENCE_TIMEOUT_SECONDS: "30" });
+  const config = loadConfig({
+    ...providerEnv(`http://127.0.0.1:${upstream.port}`),
+    DATABASE_URL: tempSqlitePath(),
+    PORT: "0",
+    LLM_SILENCE_TIMEOUT_SECONDS: "30",
+  });
   const ctx = await createContext(config, silentLogger);
   const app = buildApp(ctx).listen({ port: 0, hostname: "127.0.0.1", idleTimeout: 1 });
   try {
@@ -191,7 +223,12 @@ test("Bun's server idle timeout never cuts a stream the silence setting allows",
     const { key } = await ctx.accounts.createKey(a.id, { name: "k" });
     const client = new OpenAI({ apiKey: key, baseURL: `http://127.0.0.1:${app.server!.port}/v1`, maxRetries: 0 });
     let chunks = 0;
-    for await (const _ of await client.chat.completions.create({ ...chat, stream: true, stream_options: { include_usage: true } })) chunks++;
+    for await (const _ of await client.chat.completions.create({
+      ...chat,
+      stream: true,
+      stream_options: { include_usage: true },
+    }))
+      chunks++;
     expect(chunks).toBe(events.length - 1); // every chunk but [DONE]
   } finally {
     await app.stop(true);
@@ -205,6 +242,8 @@ test("the timeout settings take decimal seconds above 0 and up to a day; anythin
     expect(() => loadConfig({ LLM_SILENCE_TIMEOUT_SECONDS: bad })).toThrow(ConfigError);
     expect(() => loadConfig({ LLM_FIRST_BYTE_TIMEOUT_SECONDS: bad })).toThrow(ConfigError);
   }
-  expect(llmTimeoutsOf(loadConfig({ LLM_FIRST_BYTE_TIMEOUT_SECONDS: "0.25", LLM_SILENCE_TIMEOUT_SECONDS: "86400" }).raw)).toEqual({ firstByteMs: 250, silenceMs: 86_400_000 });
+  expect(
+    llmTimeoutsOf(loadConfig({ LLM_FIRST_BYTE_TIMEOUT_SECONDS: "0.25", LLM_SILENCE_TIMEOUT_SECONDS: "86400" }).raw),
+  ).toEqual({ firstByteMs: 250, silenceMs: 86_400_000 });
   expect(llmTimeoutsOf(loadConfig({}).raw)).toEqual({ firstByteMs: 900_000, silenceMs: 600_000 });
 });

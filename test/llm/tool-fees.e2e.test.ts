@@ -12,7 +12,8 @@ const OPUS = { input: 5000, output: 25000, cacheRead: 500, cacheWrite: 6250, cac
 const GPT51 = { input: 1250, output: 10000, cacheRead: 125 };
 const SEARCH = 10_000_000;
 // The search fixtures (test/fakes/fixtures/synthesized): two searches each.
-const A_SEARCH = 2310 * OPUS.input + (1200 - 1000) * OPUS.cacheWrite + 1000 * OPUS.cacheWrite1h + 96 * OPUS.output + 2 * SEARCH;
+const A_SEARCH =
+  2310 * OPUS.input + (1200 - 1000) * OPUS.cacheWrite + 1000 * OPUS.cacheWrite1h + 96 * OPUS.output + 2 * SEARCH;
 const C_SEARCH = 5210 * GPT51.input + 96 * GPT51.output + 2 * SEARCH;
 
 let e: Env;
@@ -24,7 +25,12 @@ afterAll(() => stopEnv(e));
 const anthropic = (key: string) => new Anthropic({ apiKey: key, baseURL: e.gw.url, maxRetries: 0 });
 const openai = (key: string) => new OpenAI({ apiKey: key, baseURL: e.gw.url + "/v1", maxRetries: 0 });
 const webSearch = { type: "web_search_20250305" as const, name: "web_search" as const, max_uses: 3 };
-const ask = { model: "claude-opus-4-5", max_tokens: 1024, messages: [{ role: "user" as const, content: "What is new in Bun 1.4?" }], tools: [webSearch] };
+const ask = {
+  model: "claude-opus-4-5",
+  max_tokens: 1024,
+  messages: [{ role: "user" as const, content: "What is new in Bun 1.4?" }],
+  tools: [webSearch],
+};
 
 async function usageRecord(key: string) {
   const res = await fetch(`${e.gw.url}/v1/usage`, { headers: { authorization: `Bearer ${key}` } });
@@ -41,7 +47,12 @@ describe("web searches and one-hour cache writes are charged", () => {
     expect(msg.content.filter((b) => b.type === "server_tool_use")).toHaveLength(2);
     expect(msg.usage.server_tool_use?.web_search_requests).toBe(2);
     await expectCharged(e.gw, accountId, 1000, A_SEARCH);
-    expect((await usageRecord(key)).usage).toMatchObject({ input_tokens: 2310, cache_write_tokens: 1200, cache_write_1h_tokens: 1000, web_search_calls: 2 });
+    expect((await usageRecord(key)).usage).toMatchObject({
+      input_tokens: 2310,
+      cache_write_tokens: 1200,
+      cache_write_1h_tokens: 1000,
+      web_search_calls: 2,
+    });
   });
 
   test("Anthropic, streaming: the SDK assembles the message; the same charge", async () => {
@@ -53,7 +64,12 @@ describe("web searches and one-hour cache writes are charged", () => {
   });
 
   test("Responses, non-streaming and streaming: one web_search_call item per search", async () => {
-    const body = { model: "gpt-5.1", input: "What is new in Bun 1.4?", max_output_tokens: 1000, tools: [{ type: "web_search" as const }] };
+    const body = {
+      model: "gpt-5.1",
+      input: "What is new in Bun 1.4?",
+      max_output_tokens: 1000,
+      tools: [{ type: "web_search" as const }],
+    };
     const { accountId, key } = await e.gw.account(1000);
     e.fake.enqueue("search");
     const r = await openai(key).responses.create(body);
@@ -69,7 +85,12 @@ describe("web searches and one-hour cache writes are charged", () => {
   });
 
   test("Responses, a long non-streaming answer (its searches listed long before the end, only the end kept): each search charged", async () => {
-    const body = { model: "gpt-5.1", input: "What is new in Bun 1.4?", max_output_tokens: 1000, tools: [{ type: "web_search" as const }] };
+    const body = {
+      model: "gpt-5.1",
+      input: "What is new in Bun 1.4?",
+      max_output_tokens: 1000,
+      tools: [{ type: "web_search" as const }],
+    };
     for (const chunked of [true, false]) {
       const { accountId, key } = await e.gw.account(1000);
       e.fake.enqueue({ kind: "search", chunked, pieceBytes: 4096, padBytes: 100_000, padBeforeUsage: true });
@@ -90,13 +111,18 @@ describe("web searches and one-hour cache writes are charged", () => {
     };
     // same body length, 7 searches held instead of 2: five searches more, each its fee (10 credits) and its results
     // as input (10,000 tokens at Opus 4.5's highest input rate, the one-hour cache write: 100 credits)
-    expect((await need(7)) - (await need(2))).toBeCloseTo(5 * (SEARCH + 10_000 * OPUS.cacheWrite1h) / 1_000_000, 6);
+    expect((await need(7)) - (await need(2))).toBeCloseTo((5 * (SEARCH + 10_000 * OPUS.cacheWrite1h)) / 1_000_000, 6);
   });
 
   test("DeepSeek on /v1/responses (translated): hosted tools never reach chat completions, so Codex's web_search costs nothing extra", async () => {
     const { accountId, key } = await e.gw.account(1000);
     e.fake.reset();
-    const r = await openai(key).responses.create({ model: "deepseek-test", input: "Hi", max_output_tokens: 100, tools: [{ type: "web_search" }] });
+    const r = await openai(key).responses.create({
+      model: "deepseek-test",
+      input: "Hi",
+      max_output_tokens: 100,
+      tools: [{ type: "web_search" }],
+    });
     expect(r.status).toBe("completed");
     expect(JSON.parse(e.fake.requests.at(-1)!.body).tools).toBeUndefined();
     const { calls } = await ledgerOf(e.gw, accountId);
@@ -131,13 +157,21 @@ describe("refused before anything is held or sent", () => {
     const { accountId, key } = await e.gw.account(1000);
     e.fake.reset();
     const fileSearch: any = await openai(key)
-      .responses.create({ model: "gpt-5.1", input: "Find it", tools: [{ type: "file_search", vector_store_ids: ["vs_1"] }] })
+      .responses.create({
+        model: "gpt-5.1",
+        input: "Find it",
+        tools: [{ type: "file_search", vector_store_ids: ["vs_1"] }],
+      })
       .catch((x) => x);
     expect(fileSearch).toBeInstanceOf(OpenAI.BadRequestError);
     expect(fileSearch.code).toBe("unsupported_parameter");
     expect(fileSearch.param).toBe("tools");
     const priority: any = await openai(key)
-      .chat.completions.create({ model: "gpt-5.2", messages: [{ role: "user", content: "Hi" }], service_tier: "priority" })
+      .chat.completions.create({
+        model: "gpt-5.2",
+        messages: [{ role: "user", content: "Hi" }],
+        service_tier: "priority",
+      })
       .catch((x) => x);
     expect(priority).toBeInstanceOf(OpenAI.BadRequestError);
     expect(priority.param).toBe("service_tier");

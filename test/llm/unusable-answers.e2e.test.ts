@@ -26,7 +26,10 @@ eachDatabase("an unusable 200 answer", (databaseUrl) => {
   const logged: any[] = [];
   beforeAll(async () => {
     fake = startFakeLlmUpstream();
-    gw = await startGateway({ ...providerEnv(fake.url), DATABASE_URL: databaseUrl() }, createLogger("warn", (l) => logged.push(JSON.parse(l))));
+    gw = await startGateway(
+      { ...providerEnv(fake.url), DATABASE_URL: databaseUrl() },
+      createLogger("warn", (l) => logged.push(JSON.parse(l))),
+    );
   });
   afterAll(async () => {
     await gw.stop();
@@ -34,7 +37,11 @@ eachDatabase("an unusable 200 answer", (databaseUrl) => {
   });
 
   const post = (key: string, path: string, body: object) =>
-    fetch(gw.url + path, { method: "POST", headers: { authorization: `Bearer ${key}`, "content-type": "application/json" }, body: JSON.stringify(body) });
+    fetch(gw.url + path, {
+      method: "POST",
+      headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+      body: JSON.stringify(body),
+    });
 
   /** 502 upstream_bad_response in the path's protocol, released, recorded and logged as such. */
   async function expectRefused(r: Response, accountId: string, contentType: string) {
@@ -46,7 +53,9 @@ eachDatabase("an unusable 200 answer", (databaseUrl) => {
     await expectReleased(gw, accountId, 100);
     const { calls } = await ledgerOf(gw, accountId);
     expect(calls[0]!.status).toBe("upstream_bad_response");
-    const line = logged.find((l) => l.request_id === r.headers.get("x-request-id") && l.msg.startsWith("llm upstream answer unusable"));
+    const line = logged.find(
+      (l) => l.request_id === r.headers.get("x-request-id") && l.msg.startsWith("llm upstream answer unusable"),
+    );
     expect(line).toMatchObject({ upstream_status: 200, content_type: contentType });
   }
 
@@ -78,12 +87,21 @@ eachDatabase("an unusable 200 answer", (databaseUrl) => {
   test("a stream asked for, a JSON answer given (chat completions)", async () => {
     const { accountId, key } = await gw.account(100);
     fake.enqueue({ kind: "error", status: 200, body: fixtureText("B_nonstream.json") });
-    await expectRefused(await post(key, "/v1/chat/completions", { ...chat, stream: true }), accountId, "application/json");
+    await expectRefused(
+      await post(key, "/v1/chat/completions", { ...chat, stream: true }),
+      accountId,
+      "application/json",
+    );
   });
 
   test("a JSON answer asked for, a stream given (Anthropic)", async () => {
     const { accountId, key } = await gw.account(100);
-    fake.enqueue({ kind: "error", status: 200, body: fixtureText("A_stream_text.sse"), contentType: "text/event-stream" });
+    fake.enqueue({
+      kind: "error",
+      status: 200,
+      body: fixtureText("A_stream_text.sse"),
+      contentType: "text/event-stream",
+    });
     await expectRefused(await post(key, "/v1/messages", messages), accountId, "text/event-stream");
   });
 
@@ -100,17 +118,28 @@ eachDatabase("an unusable 200 answer", (databaseUrl) => {
     fake.enqueue({ kind: "error", status: 200, body: padded.slice(0, -40) });
     const r = await post(key, "/v1/messages", messages);
     expect(r.status).toBe(200); // its head was on its way before its end was seen
-    expect(await r.text().then(() => "complete", () => "cut")).toBe("cut");
+    expect(
+      await r.text().then(
+        () => "complete",
+        () => "cut",
+      ),
+    ).toBe("cut");
     await expectReleased(gw, accountId, 100);
     const { calls } = await ledgerOf(gw, accountId);
     expect(calls[0]!.status).toBe("upstream_bad_response");
-    const line = logged.find((l) => l.request_id === r.headers.get("x-request-id") && l.msg.startsWith("llm upstream answer unusable"));
+    const line = logged.find(
+      (l) => l.request_id === r.headers.get("x-request-id") && l.msg.startsWith("llm upstream answer unusable"),
+    );
     expect(line).toMatchObject({ upstream_status: 200, content_type: "application/json" });
   });
 
   test("the same large answer whole is forwarded and charged as usual", async () => {
     const { accountId, key } = await gw.account(100);
-    fake.enqueue({ kind: "error", status: 200, body: anthropicJson.replace("{", "{" + " ".repeat(WHOLE_ANSWER_BYTES * 2)) });
+    fake.enqueue({
+      kind: "error",
+      status: 200,
+      body: anthropicJson.replace("{", "{" + " ".repeat(WHOLE_ANSWER_BYTES * 2)),
+    });
     const r = await post(key, "/v1/messages", messages);
     expect((await jsonOf<Message>(r)).usage.output_tokens).toBe(74);
     const { calls } = await ledgerOf(gw, accountId);

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import OpenAI from "openai";
 import { startEnv, stopEnv, type Env } from "./support";
 import { jsonOf, type AnswerOf } from "../support/json";
-import { UsageList } from "../../src/llm/usage-api";
+import type { UsageList } from "../../src/llm/usage-api";
 
 let e: Env;
 beforeAll(async () => {
@@ -19,7 +19,9 @@ test("calls made between from and to are in that window of GET /v1/usage", async
   const from = Date.now();
   const ids: string[] = [];
   for (let i = 0; i < 3; i++) {
-    const { response } = await client.chat.completions.create({ model: "gpt-5.2", max_completion_tokens: 100, messages: [{ role: "user", content: "hi" }] }).withResponse();
+    const { response } = await client.chat.completions
+      .create({ model: "gpt-5.2", max_completion_tokens: 100, messages: [{ role: "user", content: "hi" }] })
+      .withResponse();
     ids.push(response.headers.get("x-request-id")!);
   }
   const to = Date.now() + 1;

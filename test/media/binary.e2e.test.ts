@@ -8,7 +8,7 @@ import { startFakeMediaUpstreams } from "../fakes/media/index";
 import { spawnGateway, type GatewayProcess } from "../support/process";
 import { client, FAST_ENV } from "./support";
 import { jsonOf, type AnswerOf } from "../support/json";
-import { AccountView, KeyCreated } from "../../src/accounts/model";
+import type { AccountView, KeyCreated } from "../../src/accounts/model";
 
 const ADMIN = "binary-test-admin-token-0123";
 const up = startFakeMediaUpstreams();
@@ -22,12 +22,39 @@ describe("compiled binary", () => {
   test("a media task runs to success in the binary's worker", async () => {
     const out = join(mkdtempSync(join(tmpdir(), "sy-bin-")), "switchyard");
     const root = new URL("../..", import.meta.url).pathname;
-    const build = Bun.spawnSync(["bun", "run", "build", "--outfile", out], { cwd: root, stderr: "pipe", stdout: "pipe" });
+    const build = Bun.spawnSync(["bun", "run", "build", "--outfile", out], {
+      cwd: root,
+      stderr: "pipe",
+      stdout: "pipe",
+    });
     expect(build.exitCode, build.stderr.toString()).toBe(0);
-    gw = await spawnGateway({ ...up.env, ...FAST_ENV, LOG_LEVEL: "info", DATABASE_URL: "", ADMIN_TOKEN: ADMIN, DEFAULT_RATE_LIMIT: "1000/10s" }, [out], mkdtempSync(join(tmpdir(), "sy-run-")));
+    gw = await spawnGateway(
+      {
+        ...up.env,
+        ...FAST_ENV,
+        LOG_LEVEL: "info",
+        DATABASE_URL: "",
+        ADMIN_TOKEN: ADMIN,
+        DEFAULT_RATE_LIMIT: "1000/10s",
+      },
+      [out],
+      mkdtempSync(join(tmpdir(), "sy-run-")),
+    );
     const h = { authorization: `Bearer ${ADMIN}`, "content-type": "application/json" };
-    const a = await jsonOf<AnswerOf<typeof AccountView>>(await fetch(gw.url + "/admin/v1/accounts", { method: "POST", headers: h, body: JSON.stringify({ name: "b", credits: 100 }) }));
-    const k = await jsonOf<AnswerOf<typeof KeyCreated>>(await fetch(`${gw.url}/admin/v1/accounts/${a.id}/keys`, { method: "POST", headers: h, body: JSON.stringify({ name: "k" }) }));
+    const a = await jsonOf<AnswerOf<typeof AccountView>>(
+      await fetch(gw.url + "/admin/v1/accounts", {
+        method: "POST",
+        headers: h,
+        body: JSON.stringify({ name: "b", credits: 100 }),
+      }),
+    );
+    const k = await jsonOf<AnswerOf<typeof KeyCreated>>(
+      await fetch(`${gw.url}/admin/v1/accounts/${a.id}/keys`, {
+        method: "POST",
+        headers: h,
+        body: JSON.stringify({ name: "k" }),
+      }),
+    );
     const c = client(gw, k.key);
     const id = (await c.createTask("z-image", { prompt: "x" })).json.data.taskId;
     expect(await c.waitRecord(id, 10_000)).toMatchObject({ state: "success", creditsConsumed: 4 });

@@ -27,9 +27,19 @@ afterAll(async () => {
 
 /** The sender as the engine runs it, with private callbacks allowed or not and a test network. */
 function sender(allowPrivate: boolean, network: CallbackNetwork): CallbackDeps {
-  const settings = mediaSettingsOf(gw.ctx.config, { CALLBACK_ALLOW_PRIVATE: String(allowPrivate), CALLBACK_MAX_ATTEMPTS: "3" });
+  const settings = mediaSettingsOf(gw.ctx.config, {
+    CALLBACK_ALLOW_PRIVATE: String(allowPrivate),
+    CALLBACK_MAX_ATTEMPTS: "3",
+  });
   const metrics = { callback() {}, creditsSettled() {}, upstreamError() {} };
-  return { db: gw.ctx.db, settings, log: silentLogger, metrics, webhookSecret: async () => null, callbackNetwork: network };
+  return {
+    db: gw.ctx.db,
+    settings,
+    log: silentLogger,
+    metrics,
+    webhookSecret: async () => null,
+    callbackNetwork: network,
+  };
 }
 
 /** A task (left queued: no engine runs here) with one due delivery to `url`; returns the task id. */
@@ -48,7 +58,9 @@ async function deliverNow(deps: CallbackDeps) {
 }
 
 const attempts = (taskId: string) =>
-  gw.ctx.db.all<any>(sql`select attempt, state, status_code, error from callback_deliveries where task_id = ${taskId} order by attempt`);
+  gw.ctx.db.all<any>(
+    sql`select attempt, state, status_code, error from callback_deliveries where task_id = ${taskId} order by attempt`,
+  );
 
 /** Answers the check with `first`, and anything asked later with an address nobody listens on. */
 function rebindingDns(first: string[]) {
@@ -80,18 +92,31 @@ describe("http", () => {
     const id = await taskWithDelivery(`http://callback.test:${port}/hook`);
     await deliverNow(sender(false, { resolve: async () => ["127.0.0.1"] }));
     expect(await attempts(id)).toEqual([
-      { attempt: 1, state: "failed", status_code: null, error: "refused: callback URL host callback.test does not resolve to a public address" },
+      {
+        attempt: 1,
+        state: "failed",
+        status_code: null,
+        error: "refused: callback URL host callback.test does not resolve to a public address",
+      },
     ]);
     expect(hook.received.some((r) => r.body?.taskId === id)).toBe(false);
   });
 
   test("a redirect is not followed (its target was never checked)", async () => {
     const other = startReceiver();
-    const redirecting = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: () => new Response(null, { status: 307, headers: { location: other.url } }) });
+    const redirecting = Bun.serve({
+      port: 0,
+      hostname: "127.0.0.1",
+      fetch: () => new Response(null, { status: 307, headers: { location: other.url } }),
+    });
     try {
       const id = await taskWithDelivery(`http://callback.test:${redirecting.port}/hook`);
       await deliverNow(sender(true, { resolve: async () => ["127.0.0.1"] }));
-      expect((await attempts(id))[0]).toMatchObject({ state: "failed", status_code: 307, error: "receiver answered 307" });
+      expect((await attempts(id))[0]).toMatchObject({
+        state: "failed",
+        status_code: 307,
+        error: "receiver answered 307",
+      });
       expect(other.received).toHaveLength(0);
     } finally {
       redirecting.stop(true);
@@ -107,7 +132,12 @@ describe("DNS timeout", () => {
     await deliverNow(sender(true, { resolve: () => new Promise(() => {}), dnsTimeoutMs: 100 }));
     expect(Date.now() - started).toBeLessThan(2000);
     expect(await attempts(id)).toEqual([
-      { attempt: 1, state: "failed", status_code: null, error: "callback URL host slow.test did not resolve within 0.1 s" },
+      {
+        attempt: 1,
+        state: "failed",
+        status_code: null,
+        error: "callback URL host slow.test did not resolve within 0.1 s",
+      },
       { attempt: 2, state: "pending", status_code: null, error: null },
     ]);
   });
@@ -121,13 +151,35 @@ describe("https", () => {
   beforeAll(() => {
     // A certificate for callback.test only (no IP address in it): it verifies only if checked against the name.
     dir = mkdtempSync(join(tmpdir(), "sy-tls-"));
-    const made = Bun.spawnSync(["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
-      "-subj", "/CN=callback.test", "-addext", "subjectAltName=DNS:callback.test", "-days", "2",
-      "-keyout", join(dir, "k.pem"), "-out", join(dir, "c.pem")], { stderr: "pipe" });
+    const made = Bun.spawnSync(
+      [
+        "openssl",
+        "req",
+        "-x509",
+        "-newkey",
+        "ec",
+        "-pkeyopt",
+        "ec_paramgen_curve:prime256v1",
+        "-nodes",
+        "-subj",
+        "/CN=callback.test",
+        "-addext",
+        "subjectAltName=DNS:callback.test",
+        "-days",
+        "2",
+        "-keyout",
+        join(dir, "k.pem"),
+        "-out",
+        join(dir, "c.pem"),
+      ],
+      { stderr: "pipe" },
+    );
     if (made.exitCode !== 0) throw new Error(`openssl failed: ${made.stderr.toString()}`);
     cert = readFileSync(join(dir, "c.pem"), "utf8");
     tlsHook = Bun.serve({
-      port: 0, hostname: "127.0.0.1", tls: { cert, key: readFileSync(join(dir, "k.pem"), "utf8") },
+      port: 0,
+      hostname: "127.0.0.1",
+      tls: { cert, key: readFileSync(join(dir, "k.pem"), "utf8") },
       fetch: (req) => (hosts.push(req.headers.get("host")), new Response("ok")),
     });
   });

@@ -39,10 +39,19 @@ describe("checkCallbackUrl (task creation)", () => {
     ["http://empty.test/x", false],
     ["http://unknown.test/x", false],
     // spellings the URL parser turns into a private address
-    ["http://2130706433/x", false], ["http://0x7f000001/x", false], ["http://127.1/x", false], ["http://0177.0.0.1/x", false],
-    ["http://[::ffff:127.0.0.1]/x", false], ["http://[0:0:0:0:0:ffff:a9fe:a9fe]/x", false], ["http://[::ffff:0:7f00:1]/x", false],
-    ["http://[2002:7f00:1::]/x", false], ["http://[2001::1]/x", false], ["http://[64:ff9b::a00:1]/x", false],
-    ["http://user:pw@public.test/x", false], ["ftp://public.test/x", false], ["not a url", false],
+    ["http://2130706433/x", false],
+    ["http://0x7f000001/x", false],
+    ["http://127.1/x", false],
+    ["http://0177.0.0.1/x", false],
+    ["http://[::ffff:127.0.0.1]/x", false],
+    ["http://[0:0:0:0:0:ffff:a9fe:a9fe]/x", false],
+    ["http://[::ffff:0:7f00:1]/x", false],
+    ["http://[2002:7f00:1::]/x", false],
+    ["http://[2001::1]/x", false],
+    ["http://[64:ff9b::a00:1]/x", false],
+    ["http://user:pw@public.test/x", false],
+    ["ftp://public.test/x", false],
+    ["not a url", false],
   ];
   test.each(cases)("%s → allowed %p", async (url, ok) => {
     expect((await checkCallbackUrl(url, false, { resolve })).ok).toBe(ok);
@@ -77,45 +86,70 @@ describe("resolveCallbackUrl (delivery)", () => {
     const internal = await resolveCallbackUrl("http://db.internal/x", false, { resolve });
     const missing = await resolveCallbackUrl("http://nothing.internal/x", false, { resolve });
     expect(internal.ok || internal.reason).not.toContain("10.1.2.3");
-    expect([internal.ok || internal.reason.replace("db.internal", "H"), missing.ok || missing.reason.replace("nothing.internal", "H")]).toEqual([
-      "host H does not resolve to a public address",
-      "host H does not resolve to a public address",
-    ]);
-    expect(await resolveCallbackUrl("http://10.1.2.3/x", false, { resolve })).toMatchObject({ ok: false, reason: "is a non-public address (10.1.2.3)" });
+    expect([
+      internal.ok || internal.reason.replace("db.internal", "H"),
+      missing.ok || missing.reason.replace("nothing.internal", "H"),
+    ]).toEqual(["host H does not resolve to a public address", "host H does not resolve to a public address"]);
+    expect(await resolveCallbackUrl("http://10.1.2.3/x", false, { resolve })).toMatchObject({
+      ok: false,
+      reason: "is a non-public address (10.1.2.3)",
+    });
   });
 
   test("an IP literal is not resolved", async () => {
     const d = dns({});
-    expect(await resolveCallbackUrl("http://[2606:4700:4700::1111]/x", false, { resolve: d.resolve })).toMatchObject({ ok: true, addresses: ["2606:4700:4700::1111"] });
+    expect(await resolveCallbackUrl("http://[2606:4700:4700::1111]/x", false, { resolve: d.resolve })).toMatchObject({
+      ok: true,
+      addresses: ["2606:4700:4700::1111"],
+    });
     expect(d.calls).toEqual([]);
   });
 
   test("a private answer is refused for good; DNS trouble is a retryable failure", async () => {
     const { resolve } = dns({ "private.test": ["192.168.0.10"] });
     expect(await resolveCallbackUrl("http://private.test/x", false, { resolve })).toEqual({
-      ok: false, reason: "host private.test does not resolve to a public address", retryable: false, detail: "resolves to 192.168.0.10",
+      ok: false,
+      reason: "host private.test does not resolve to a public address",
+      retryable: false,
+      detail: "resolves to 192.168.0.10",
     });
     expect(await resolveCallbackUrl("http://gone.test/x", false, { resolve })).toEqual({
-      ok: false, reason: "host gone.test does not resolve to a public address", retryable: true, detail: "no address",
+      ok: false,
+      reason: "host gone.test does not resolve to a public address",
+      retryable: true,
+      detail: "no address",
     });
-    expect(await resolveCallbackUrl("http://slow.test/x", false, { resolve: never, timeoutMs: 50 })).toEqual({ ok: false, reason: "host slow.test did not resolve within 0.05 s", retryable: true });
+    expect(await resolveCallbackUrl("http://slow.test/x", false, { resolve: never, timeoutMs: 50 })).toEqual({
+      ok: false,
+      reason: "host slow.test did not resolve within 0.05 s",
+      retryable: true,
+    });
   });
 
   test("with private callbacks allowed the name is still resolved once, any address accepted, so it can be pinned", async () => {
     const d = dns({ "internal.test": ["10.1.2.3"] });
-    expect(await resolveCallbackUrl("http://internal.test/x", true, { resolve: d.resolve })).toMatchObject({ ok: true, addresses: ["10.1.2.3"] });
+    expect(await resolveCallbackUrl("http://internal.test/x", true, { resolve: d.resolve })).toMatchObject({
+      ok: true,
+      addresses: ["10.1.2.3"],
+    });
     expect(d.calls).toEqual(["internal.test"]);
   });
 
   test("an answer that is not an address is refused even when private callbacks are allowed (it cannot be pinned)", async () => {
     const { resolve } = dns({ "odd.test": ["elsewhere.test"] });
-    expect(await resolveCallbackUrl("http://odd.test/x", true, { resolve })).toMatchObject({ ok: false, retryable: false });
+    expect(await resolveCallbackUrl("http://odd.test/x", true, { resolve })).toMatchObject({
+      ok: false,
+      retryable: false,
+    });
   });
 
   test("a resolver that throws synchronously is a failed lookup, not an exception", async () => {
     const resolve: Resolver = () => {
       throw new Error("boom");
     };
-    expect(await resolveCallbackUrl("http://x.test/x", false, { resolve })).toMatchObject({ ok: false, retryable: true });
+    expect(await resolveCallbackUrl("http://x.test/x", false, { resolve })).toMatchObject({
+      ok: false,
+      retryable: true,
+    });
   });
 });

@@ -1,14 +1,15 @@
 import { describe, expect, test } from "bun:test";
 import builtin from "../../src/catalog/media-models.json";
 import { LIFECYCLE_KEYS } from "../../src/catalog/lifecycle";
-import type { InputSchema } from "../../src/media/input-schema.ts";
-import { compileMediaCatalog, compileMediaModel, toUpstreamInput, type MediaModel } from "../../src/media/model.ts";
-import { requestedFacts, UnpricedInputError } from "../../src/media/pricing.ts";
+import type { InputSchema } from "../../src/media/input-schema";
+import { compileMediaCatalog, compileMediaModel, toUpstreamInput, type MediaModel } from "../../src/media/model";
+import { requestedFacts, UnpricedInputError } from "../../src/media/pricing";
 
 // Status, source and the other lifecycle fields belong to the catalog, not to the media model: the catalog's loader
 // splits them off (catalog/service.ts) before compiling the rest.
 const data: unknown[] = (builtin as Array<Record<string, unknown>>).map((e) =>
-  Object.fromEntries(Object.entries(e).filter(([k]) => !(LIFECYCLE_KEYS as readonly string[]).includes(k))));
+  Object.fromEntries(Object.entries(e).filter(([k]) => !(LIFECYCLE_KEYS as readonly string[]).includes(k))),
+);
 const catalog = compileMediaCatalog(data);
 const models = [...catalog.values()];
 
@@ -20,7 +21,10 @@ function sampleInput(schema: InputSchema): Record<string, unknown> {
     if (d.enum) input[name] = d.enum[0];
     else if (d.type === "string") input[name] = "a red fox running through fresh snow".slice(0, d.maxLength ?? 100);
     else if (d.type === "url") input[name] = `https://files.example.com/${name}.bin`;
-    else if (d.type === "array") input[name] = Array.from({ length: d.minItems ?? 1 }, (_, i) => d.items === "string" ? `item ${i}` : `https://files.example.com/${name}-${i}.png`);
+    else if (d.type === "array")
+      input[name] = Array.from({ length: d.minItems ?? 1 }, (_, i) =>
+        d.items === "string" ? `item ${i}` : `https://files.example.com/${name}-${i}.png`,
+      );
     else if (d.type === "boolean") input[name] = true;
     else input[name] = d.minimum ?? 1;
   }
@@ -48,7 +52,16 @@ describe("catalog", () => {
 
   test("covers every kind and every upstream protocol", () => {
     const kinds = new Set(models.map((m) => m.kind));
-    for (const k of ["text-to-image", "image-edit", "text-to-video", "image-to-video", "video-to-video", "music", "speech", "sound"]) {
+    for (const k of [
+      "text-to-image",
+      "image-edit",
+      "text-to-video",
+      "image-to-video",
+      "video-to-video",
+      "music",
+      "speech",
+      "sound",
+    ]) {
       expect(kinds.has(k as never)).toBe(true);
     }
     const providers = new Set(models.flatMap((m) => m.routes.map((r) => r.provider)));
@@ -57,7 +70,9 @@ describe("catalog", () => {
 
   test("some models have a second route on another upstream, for fail-over", () => {
     const multi = models.filter((m) => new Set(m.routes.map((r) => r.provider)).size > 1);
-    expect(multi.map((m) => m.id)).toEqual(expect.arrayContaining(["veo-3.1-generate-preview", "veo-3.1-fast-generate-preview"]));
+    expect(multi.map((m) => m.id)).toEqual(
+      expect.arrayContaining(["veo-3.1-generate-preview", "veo-3.1-fast-generate-preview"]),
+    );
     expect(catalog.get("veo-3.1-generate-preview")!.routes.map((r) => r.provider)).toEqual(["veo", "fal"]);
   });
 
@@ -150,5 +165,9 @@ test("only the combinations the upstreams really lack are unpriced", () => {
 });
 
 function defaultsOf(schema: InputSchema): Record<string, unknown> {
-  return Object.fromEntries(Object.entries(schema.properties).filter(([, d]) => d.default !== undefined).map(([k, d]) => [k, d.default]));
+  return Object.fromEntries(
+    Object.entries(schema.properties)
+      .filter(([, d]) => d.default !== undefined)
+      .map(([k, d]) => [k, d.default]),
+  );
 }

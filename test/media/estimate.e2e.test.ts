@@ -7,26 +7,46 @@ const gw = await startMediaGateway({ MEDIA_WORKERS: "0" }); // the main-thread e
 afterAll(() => gw.stop());
 
 const estimate = async (body: unknown) => {
-  const res = await fetch(gw.url + "/v1/credits/estimate", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+  const res = await fetch(gw.url + "/v1/credits/estimate", {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify(body),
+  });
   return { status: res.status, json: (await res.json()) as any };
 };
 
 describe("POST /v1/credits/estimate", () => {
   test("the spec's example shape, without a key or a prompt", async () => {
-    const r = await estimate({ model: "seedance-2-fast", modality: "video", duration: 6, resolution: "720p", input_mode: "text-to-video", max_credits: 250 });
+    const r = await estimate({
+      model: "seedance-2-fast",
+      modality: "video",
+      duration: 6,
+      resolution: "720p",
+      input_mode: "text-to-video",
+      max_credits: 250,
+    });
     expect(r.status).toBe(200);
     expect(r.json).toMatchObject({
-      model: "bytedance/seedance-2-fast", modality: "video", input_mode: "text-to-video",
-      estimated_credits: 990, estimated_usd: 0.99, max_credits: 250, within_budget: false,
+      model: "bytedance/seedance-2-fast",
+      modality: "video",
+      input_mode: "text-to-video",
+      estimated_credits: 990,
+      estimated_usd: 0.99,
+      max_credits: 250,
+      within_budget: false,
       breakdown: { unit: "second", quantity: { seconds: 6 }, priced_by: { resolution: "720p" } },
     });
     expect(r.json.breakdown.input.prompt).toBeUndefined();
-    expect((await estimate({ model: "bytedance/seedance-2-fast", duration: 6, resolution: "480p", max_credits: 500 })).json)
-      .toMatchObject({ estimated_credits: 465, within_budget: true });
+    expect(
+      (await estimate({ model: "bytedance/seedance-2-fast", duration: 6, resolution: "480p", max_credits: 500 })).json,
+    ).toMatchObject({ estimated_credits: 465, within_budget: true });
   });
 
   test("fields inside `input` count too; validation names the field; modality must match", async () => {
-    expect((await estimate({ model: "kling-3.0/video", input: { duration: 10, mode: "pro", sound: true } })).json.estimated_credits).toBe(1350);
+    expect(
+      (await estimate({ model: "kling-3.0/video", input: { duration: 10, mode: "pro", sound: true } })).json
+        .estimated_credits,
+    ).toBe(1350);
     const bad = await estimate({ model: "kling-3.0/video", duration: 99 });
     expect(bad.status).toBe(422);
     expect(bad.json.error.param).toBe("duration");
@@ -45,8 +65,10 @@ describe("POST /v1/credits/estimate", () => {
       expect(r.json.error).toMatchObject({ code: "invalid_max_credits", param: "max_credits" });
       expect(r.json.error.message).toContain("at most 9007199254");
     }
-    expect((await estimate({ model: "kling-3.0/video", duration: 5, max_credits: 9007199254 })).json)
-      .toMatchObject({ max_credits: 9007199254, within_budget: true });
+    expect((await estimate({ model: "kling-3.0/video", duration: 5, max_credits: 9007199254 })).json).toMatchObject({
+      max_credits: 9007199254,
+      within_budget: true,
+    });
   });
 
   test.each([

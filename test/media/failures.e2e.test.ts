@@ -28,13 +28,23 @@ describe("failures refund in full", () => {
     const { json } = await c.createTask("fal-ai/kling-image/o1", { prompt: "x" }, { callBackUrl: hook.url });
     const rec = await c.waitRecord(json.data.taskId);
     const failMsg = "The upstream (fal) failed the task (generation error); nothing was charged.";
-    expect(rec).toMatchObject({ state: "fail", failCode: "content_policy_violation", failMsg, creditsConsumed: 0, resultJson: "" });
+    expect(rec).toMatchObject({
+      state: "fail",
+      failCode: "content_policy_violation",
+      failMsg,
+      creditsConsumed: 0,
+      resultJson: "",
+    });
     await expectRefunded(json.data.taskId);
     expect(await c.credits()).toMatchObject({ credits: 1000, held_credits: 0 });
     const cb = await waitFor(() => hook.received.find((r) => r.body?.taskId === json.data.taskId), 5000, "callback");
     expect(cb.body.state).toBe("fail");
     const st = (await c.call("GET", `/v1/tasks/${json.data.taskId}`)).json;
-    expect(st).toMatchObject({ status: "failed", error: { code: "content_policy_violation", message: failMsg }, credits_consumed: 0 });
+    expect(st).toMatchObject({
+      status: "failed",
+      error: { code: "content_policy_violation", message: failMsg },
+      credits_consumed: 0,
+    });
   });
 
   test("every route refuses the submission → fail upstream_refused, refunded", async () => {
@@ -60,7 +70,10 @@ describe("failures refund in full", () => {
     const { json } = await c.createTask("veo-3.1-fast-generate-preview", { prompt: "x", duration: 8 });
     const rec = await c.waitRecord(json.data.taskId);
     expect(rec).toMatchObject({ state: "success", creditsConsumed: 1200 });
-    const seen = gw.up.requests.slice(before).filter((r) => r.method === "POST").map((r) => r.provider);
+    const seen = gw.up.requests
+      .slice(before)
+      .filter((r) => r.method === "POST")
+      .map((r) => r.provider);
     expect(seen).toEqual(["veo", "fal"]);
     const fal = gw.up.requests.slice(before).find((r) => r.provider === "fal" && r.method === "POST")!;
     expect(fal.path).toBe("/fal-ai/veo3.1/fast");
@@ -93,7 +106,12 @@ describe("refused before anything exists", () => {
     const { key } = await gw.account(5000);
     const c = client(gw, key);
     const [tasks, holds, reqs] = [await taskCount(), await holdCount(), gw.up.requests.length];
-    const a = await c.call("POST", "/v1/videos", { model: "kling-3.0/video", prompt: "x", duration: 10, max_credits: 699 });
+    const a = await c.call("POST", "/v1/videos", {
+      model: "kling-3.0/video",
+      prompt: "x",
+      duration: 10,
+      max_credits: 699,
+    });
     expect(a.status).toBe(402);
     expect(a.json.error.code).toBe("max_credits_exceeded");
     const n = await c.createTask("kling-3.0/video", { prompt: "x", duration: 10 }, { max_credits: 100 });
@@ -101,7 +119,12 @@ describe("refused before anything exists", () => {
     expect(n.json).toMatchObject({ code: 402, data: null });
     expect([await taskCount(), await holdCount(), gw.up.requests.length]).toEqual([tasks, holds, reqs]);
     // Exactly the estimate passes.
-    const ok = await c.call("POST", "/v1/videos", { model: "kling-3.0/video", prompt: "x", duration: 10, max_credits: 700 });
+    const ok = await c.call("POST", "/v1/videos", {
+      model: "kling-3.0/video",
+      prompt: "x",
+      duration: 10,
+      max_credits: 700,
+    });
     expect(ok.status).toBe(200);
     await c.waitStatus(ok.json.task_id); // so its upstream traffic is over before the next test counts requests
   });
@@ -130,9 +153,18 @@ describe("refused before anything exists", () => {
     const native = await c.createTask("kling-3.0/video", { prompt: "x", duration: 10 }, { max_credits: "699.5" });
     expect(native.status).toBe(402);
     expect(native.json.msg).toContain("above max_credits 699.5");
-    const alias = await c.call("POST", "/v1/videos", { model: "kling-3.0/video", prompt: "x", duration: 10, max_credits: "699" });
+    const alias = await c.call("POST", "/v1/videos", {
+      model: "kling-3.0/video",
+      prompt: "x",
+      duration: 10,
+      max_credits: "699",
+    });
     expect(alias.json.error).toMatchObject({ code: "max_credits_exceeded" });
-    const estimate = await c.call("POST", "/v1/credits/estimate", { model: "kling-3.0/video", duration: 10, max_credits: "700" });
+    const estimate = await c.call("POST", "/v1/credits/estimate", {
+      model: "kling-3.0/video",
+      duration: 10,
+      max_credits: "700",
+    });
     expect(estimate.json).toMatchObject({ estimated_credits: 700, max_credits: 700, within_budget: true });
     const bad = await c.call("POST", "/v1/images/generations", { model: "z-image", prompt: "x", max_credits: "12abc" });
     expect([bad.status, bad.json.error.code]).toEqual([422, "invalid_max_credits"]);
@@ -146,7 +178,11 @@ describe("refused before anything exists", () => {
     const { key } = await gw.account(5000);
     const c = client(gw, key);
     const [tasks, holds, reqs] = [await taskCount(), await holdCount(), gw.up.requests.length];
-    const video = await c.call("POST", "/v1/images/generations", { model: "kling-3.0/video", prompt: "fox", duration: 5 });
+    const video = await c.call("POST", "/v1/images/generations", {
+      model: "kling-3.0/video",
+      prompt: "fox",
+      duration: 5,
+    });
     expect(video.status).toBe(422);
     expect(video.json.error).toMatchObject({ code: "wrong_endpoint", param: "model" });
     expect(video.json.error.message).toContain("POST /v1/videos");
@@ -195,7 +231,8 @@ describe("refused before anything exists", () => {
     const c = client(gw, key);
     gw.up.control.set({ never: true });
     const t1 = (await c.createTask("google/nano-banana", { prompt: "1" })).json.data.taskId;
-    const t2 = (await c.call("POST", "/v1/images/generations", { model: "google/nano-banana", prompt: "2" })).json.task_id;
+    const t2 = (await c.call("POST", "/v1/images/generations", { model: "google/nano-banana", prompt: "2" })).json
+      .task_id;
     const holds = await holdCount();
     const third = await c.createTask("google/nano-banana", { prompt: "3" });
     expect(third.status).toBe(429);
@@ -207,13 +244,22 @@ describe("refused before anything exists", () => {
     expect((await c.credits()).held_credits).toBe(40);
     // A per-key override allows more.
     const roomy = client(gw, (await gw.account(1000, { maxConcurrentTasks: 3 })).key);
-    for (let i = 0; i < 3; i++) expect((await roomy.createTask("google/nano-banana", { prompt: "x" })).status).toBe(200);
+    for (let i = 0; i < 3; i++)
+      expect((await roomy.createTask("google/nano-banana", { prompt: "x" })).status).toBe(200);
     expect((await roomy.createTask("google/nano-banana", { prompt: "x" })).status).toBe(429);
     // Let t1 finish: its token is released and a new task is accepted.
-    const fake = await waitFor(() => [...gw.up.control.tasks.values()].find((t) => (t.input as any).prompt === "1"), 5000, "submission");
+    const fake = await waitFor(
+      () => [...gw.up.control.tasks.values()].find((t) => (t.input as any).prompt === "1"),
+      5000,
+      "submission",
+    );
     gw.up.control.update(fake.id, { never: false, polls: 0 });
     await c.waitRecord(t1);
-    await waitFor(async () => (await c.createTask("google/nano-banana", { prompt: "4" })).status === 200, 5000, "a free slot");
+    await waitFor(
+      async () => (await c.createTask("google/nano-banana", { prompt: "4" })).status === 200,
+      5000,
+      "a free slot",
+    );
     expect(t2).toBeString();
   });
 
@@ -235,7 +281,11 @@ describe("the charge is capped at the estimate held at creation", () => {
     const c = client(gw, key);
     const { json } = await c.createTask("google/nano-banana", { prompt: `priced at creation ${crypto.randomUUID()}` });
     const id = json.data.taskId;
-    const fake = await waitFor(() => [...gw.up.control.tasks.values()].find((t) => (t.input as any).prompt?.startsWith("priced at creation")), 5000, "submission");
+    const fake = await waitFor(
+      () => [...gw.up.control.tasks.values()].find((t) => (t.input as any).prompt?.startsWith("priced at creation")),
+      5000,
+      "submission",
+    );
     gw.up.control.update(fake.id, { never: true });
     const row = await gw.ctx.db.get<{ estimate: number }>(sql`select estimate from tasks where id = ${id}`);
     const atCreation = row!.estimate - 1_000_000; // one credit less than today's catalog price

@@ -1,5 +1,5 @@
 import { afterAll, beforeEach, describe, expect, test } from "bun:test";
-import { mp4DurationSeconds, startFakeMediaUpstreams } from "../fakes/media/index.ts";
+import { mp4DurationSeconds, startFakeMediaUpstreams } from "../fakes/media/index";
 
 const up = startFakeMediaUpstreams();
 afterAll(() => up.stop());
@@ -16,11 +16,15 @@ async function req(url: string, init: { method?: string; body?: unknown; headers
 
 describe("fal queue", () => {
   const key = { authorization: `Key ${up.keys.fal}` };
-  const submit = (model: string, input: Record<string, unknown>) => req(`${up.urls.fal}/${model}`, { body: input, headers: key });
+  const submit = (model: string, input: Record<string, unknown>) =>
+    req(`${up.urls.fal}/${model}`, { body: input, headers: key });
   const get = (url: string, method = "GET") => req(url, { method, headers: key });
 
   test("needs `Authorization: Key`", async () => {
-    expect((await req(`${up.urls.fal}/fal-ai/veo3.1`, { body: {}, headers: { authorization: `Bearer ${up.keys.fal}` } })).status).toBe(401);
+    expect(
+      (await req(`${up.urls.fal}/fal-ai/veo3.1`, { body: {}, headers: { authorization: `Bearer ${up.keys.fal}` } }))
+        .status,
+    ).toBe(401);
   });
 
   test("submit → IN_QUEUE 202 → IN_PROGRESS 202 → COMPLETED 200 → video result downloads", async () => {
@@ -70,7 +74,11 @@ describe("fal queue", () => {
   test("failure: COMPLETED with error/error_type; the result carries the status and detail", async () => {
     up.control.set({ polls: 0, fail: { code: "content_policy_violation", message: "flagged" } });
     const s = (await submit("fal-ai/veo3.1", { prompt: "x" })).json;
-    expect((await get(s.status_url)).json).toMatchObject({ status: "COMPLETED", error: "flagged", error_type: "content_policy_violation" });
+    expect((await get(s.status_url)).json).toMatchObject({
+      status: "COMPLETED",
+      error: "flagged",
+      error_type: "content_policy_violation",
+    });
     const r = await get(s.response_url);
     expect(r.status).toBe(422);
     expect(r.json.detail[0].type).toBe("content_policy_violation");
@@ -89,7 +97,10 @@ describe("fal queue", () => {
 describe("Replicate predictions", () => {
   const key = { authorization: `Bearer ${up.keys.replicate}` };
   const create = (model: string, input: Record<string, unknown>, headers: Record<string, string> = {}, extra = {}) =>
-    req(`${up.urls.replicate}/models/${model}/predictions`, { body: { input, ...extra }, headers: { ...key, ...headers } });
+    req(`${up.urls.replicate}/models/${model}/predictions`, {
+      body: { input, ...extra },
+      headers: { ...key, ...headers },
+    });
   const get = (url: string, method = "GET") => req(url, { method, headers: key });
 
   test("needs the bearer token", async () => {
@@ -118,7 +129,11 @@ describe("Replicate predictions", () => {
   test("failed and canceled", async () => {
     up.control.once({ polls: 0, fail: { message: "NSFW content detected" } });
     const f = (await create("black-forest-labs/flux-dev", { prompt: "x" })).json;
-    expect((await get(f.urls.get)).json).toMatchObject({ status: "failed", error: "NSFW content detected", output: null });
+    expect((await get(f.urls.get)).json).toMatchObject({
+      status: "failed",
+      error: "NSFW content detected",
+      output: null,
+    });
     up.control.once({ never: true });
     const c = (await create("black-forest-labs/flux-dev", { prompt: "x" })).json;
     expect((await get(c.urls.cancel, "POST")).json.status).toBe("canceled");

@@ -1,5 +1,5 @@
 import { afterAll, beforeEach, describe, expect, test } from "bun:test";
-import { mp4DurationSeconds, startFakeMediaUpstreams } from "../fakes/media/index.ts";
+import { mp4DurationSeconds, startFakeMediaUpstreams } from "../fakes/media/index";
 
 const up = startFakeMediaUpstreams();
 afterAll(() => up.stop());
@@ -7,7 +7,11 @@ beforeEach(() => up.control.reset());
 
 const auth = { authorization: `Bearer ${up.keys.kie}`, "content-type": "application/json" };
 async function call(method: string, path: string, body?: unknown, headers: Record<string, string> = auth) {
-  const res = await fetch(up.urls.kie + path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  const res = await fetch(up.urls.kie + path, {
+    method,
+    headers,
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
   return { status: res.status, json: (await res.json()) as any };
 }
 const create = (model: string, input: Record<string, unknown>, extra: Record<string, unknown> = {}) =>
@@ -16,7 +20,12 @@ const record = (taskId: string) => call("GET", `/api/v1/jobs/recordInfo?taskId=$
 
 describe("kie Market", () => {
   test("a bad key is code 401 inside an HTTP 200 envelope", async () => {
-    const r = await call("POST", "/api/v1/jobs/createTask", { model: "google/nano-banana", input: {} }, { authorization: "Bearer nope" });
+    const r = await call(
+      "POST",
+      "/api/v1/jobs/createTask",
+      { model: "google/nano-banana", input: {} },
+      { authorization: "Bearer nope" },
+    );
     expect(r.status).toBe(200);
     expect(r.json.code).toBe(401);
   });
@@ -26,7 +35,14 @@ describe("kie Market", () => {
     expect(c.json).toMatchObject({ code: 200, msg: "success" });
     const taskId = c.json.data.taskId as string;
     const first = await record(taskId);
-    expect(first.json.data).toMatchObject({ taskId, model: "google/nano-banana", state: "waiting", resultJson: "", failCode: "", failMsg: "" });
+    expect(first.json.data).toMatchObject({
+      taskId,
+      model: "google/nano-banana",
+      state: "waiting",
+      resultJson: "",
+      failCode: "",
+      failMsg: "",
+    });
     const done = (await record(taskId)).json.data;
     expect(done.state).toBe("success");
     expect(typeof done.resultJson).toBe("string");
@@ -53,7 +69,10 @@ describe("kie Market", () => {
 
   test("refusal at submit: envelope code, or a real HTTP status when asked", async () => {
     up.control.once({ refuse: { code: 402, message: "Credits insufficient" } });
-    expect(await create("z-image", { prompt: "x" })).toEqual({ status: 200, json: { code: 402, msg: "Credits insufficient", data: null } });
+    expect(await create("z-image", { prompt: "x" })).toEqual({
+      status: 200,
+      json: { code: 402, msg: "Credits insufficient", data: null },
+    });
     up.control.once({ refuse: { code: 500, status: 503, message: "down" } });
     expect((await create("z-image", { prompt: "x" })).status).toBe(503);
     expect((await create("z-image", { prompt: "x" })).json.code).toBe(200);
@@ -62,7 +81,12 @@ describe("kie Market", () => {
   test("failure during generation carries failCode and failMsg", async () => {
     up.control.set({ polls: 0, fail: { code: 501, message: "content flagged" } }, { model: "z-image" });
     const { taskId } = (await create("z-image", { prompt: "x" })).json.data;
-    expect((await record(taskId)).json.data).toMatchObject({ state: "fail", failCode: "501", failMsg: "content flagged", resultJson: "" });
+    expect((await record(taskId)).json.data).toMatchObject({
+      state: "fail",
+      failCode: "501",
+      failMsg: "content flagged",
+      resultJson: "",
+    });
   });
 
   test("never finishes until the test lets it", async () => {
@@ -90,7 +114,9 @@ describe("kie Market", () => {
     const got: any[] = [];
     const receiver = Bun.serve({ port: 0, fetch: async (req) => (got.push(await req.json()), new Response("ok")) });
     up.control.set({ delayMs: 30 });
-    const { taskId } = (await create("z-image", { prompt: "x" }, { callBackUrl: `http://127.0.0.1:${receiver.port}/cb` })).json.data;
+    const { taskId } = (
+      await create("z-image", { prompt: "x" }, { callBackUrl: `http://127.0.0.1:${receiver.port}/cb` })
+    ).json.data;
     await Bun.sleep(150);
     await receiver.stop(true);
     expect(got).toHaveLength(1);
@@ -101,12 +127,21 @@ describe("kie Market", () => {
 
 describe("kie Suno API", () => {
   const generate = (body: Record<string, unknown>) =>
-    call("POST", "/api/v1/generate", { customMode: false, instrumental: false, model: "V5", callBackUrl: "http://127.0.0.1:9/cb", ...body });
+    call("POST", "/api/v1/generate", {
+      customMode: false,
+      instrumental: false,
+      model: "V5",
+      callBackUrl: "http://127.0.0.1:9/cb",
+      ...body,
+    });
   const info = (taskId: string) => call("GET", `/api/v1/generate/record-info?taskId=${taskId}`);
 
   test("checks its required fields", async () => {
     expect((await generate({ prompt: "x", model: "V9" })).json.code).toBe(422);
-    expect((await generate({ prompt: "x", callBackUrl: undefined })).json).toMatchObject({ code: 422, msg: "callBackUrl is required" });
+    expect((await generate({ prompt: "x", callBackUrl: undefined })).json).toMatchObject({
+      code: 422,
+      msg: "callBackUrl is required",
+    });
     expect((await generate({ customMode: true, prompt: "la la" })).json.code).toBe(422);
   });
 
@@ -129,7 +164,11 @@ describe("kie Suno API", () => {
   test("fails with a Suno failure status", async () => {
     up.control.set({ polls: 0, fail: { code: "SENSITIVE_WORD_ERROR", message: "bad words" } });
     const { taskId } = (await generate({ prompt: "x" })).json.data;
-    expect((await info(taskId)).json.data).toMatchObject({ status: "SENSITIVE_WORD_ERROR", errorMessage: "bad words", response: null });
+    expect((await info(taskId)).json.data).toMatchObject({
+      status: "SENSITIVE_WORD_ERROR",
+      errorMessage: "bad words",
+      response: null,
+    });
     expect((await info("nope")).json.code).toBe(422);
   });
 });

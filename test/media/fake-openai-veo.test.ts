@@ -1,6 +1,6 @@
 import { afterAll, beforeEach, describe, expect, test } from "bun:test";
 import { inflateSync } from "node:zlib";
-import { mp3Bytes, mp4Bytes, mp4DurationSeconds, pngBytes, startFakeMediaUpstreams } from "../fakes/media/index.ts";
+import { mp3Bytes, mp4Bytes, mp4DurationSeconds, pngBytes, startFakeMediaUpstreams } from "../fakes/media/index";
 
 const up = startFakeMediaUpstreams();
 afterAll(() => up.stop());
@@ -8,15 +8,18 @@ beforeEach(() => up.control.reset());
 
 async function req(url: string, body?: unknown, headers: Record<string, string> = {}, signal?: AbortSignal) {
   const res = await fetch(url, {
-    method: body === undefined ? "GET" : "POST", signal,
-    headers: { "content-type": "application/json", ...headers }, body: body === undefined ? undefined : JSON.stringify(body),
+    method: body === undefined ? "GET" : "POST",
+    signal,
+    headers: { "content-type": "application/json", ...headers },
+    body: body === undefined ? undefined : JSON.stringify(body),
   });
   return { status: res.status, json: (await res.json()) as any };
 }
 
 describe("OpenAI Images (synchronous)", () => {
   const key = { authorization: `Bearer ${up.keys.openai}` };
-  const gen = (body: Record<string, unknown>, signal?: AbortSignal) => req(`${up.urls.openai}/images/generations`, body, key, signal);
+  const gen = (body: Record<string, unknown>, signal?: AbortSignal) =>
+    req(`${up.urls.openai}/images/generations`, body, key, signal);
 
   test("needs the bearer key", async () => {
     const r = await req(`${up.urls.openai}/images/generations`, { model: "gpt-image-1", prompt: "x" });
@@ -42,7 +45,11 @@ describe("OpenAI Images (synchronous)", () => {
     expect([f.status, f.json.error.code, f.json.error.message]).toEqual([400, "moderation_blocked", "blocked"]);
     up.control.once({ usage: { input_tokens: 1, output_tokens: 2, total_tokens: 3 }, delayMs: 50 });
     const t0 = Date.now();
-    expect((await gen({ model: "gpt-image-1", prompt: "x" })).json.usage).toEqual({ input_tokens: 1, output_tokens: 2, total_tokens: 3 });
+    expect((await gen({ model: "gpt-image-1", prompt: "x" })).json.usage).toEqual({
+      input_tokens: 1,
+      output_tokens: 2,
+      total_tokens: 3,
+    });
     expect(Date.now() - t0).toBeGreaterThanOrEqual(45);
   });
 
@@ -54,17 +61,25 @@ describe("OpenAI Images (synchronous)", () => {
 
 describe("Gemini Veo (long-running operation)", () => {
   const key = { "x-goog-api-key": up.keys.veo };
-  const predict = (model: string, body: unknown) => req(`${up.urls.veo}/v1beta/models/${model}:predictLongRunning`, body, key);
+  const predict = (model: string, body: unknown) =>
+    req(`${up.urls.veo}/v1beta/models/${model}:predictLongRunning`, body, key);
   const poll = (name: string) => req(`${up.urls.veo}/v1beta/${name}`, undefined, key);
 
   test("needs x-goog-api-key", async () => {
-    const r = await req(`${up.urls.veo}/v1beta/models/veo-3.1-generate-preview:predictLongRunning`, { instances: [{ prompt: "x" }] });
+    const r = await req(`${up.urls.veo}/v1beta/models/veo-3.1-generate-preview:predictLongRunning`, {
+      instances: [{ prompt: "x" }],
+    });
     expect([r.status, r.json.error.status]).toEqual([401, "UNAUTHENTICATED"]);
   });
 
   test("operation without `done` while running, then a video URI that downloads with the key", async () => {
     up.control.set({ polls: 1 });
-    const op = (await predict("veo-3.1-generate-preview", { instances: [{ prompt: "x" }], parameters: { durationSeconds: 6, aspectRatio: "16:9" } })).json;
+    const op = (
+      await predict("veo-3.1-generate-preview", {
+        instances: [{ prompt: "x" }],
+        parameters: { durationSeconds: 6, aspectRatio: "16:9" },
+      })
+    ).json;
     expect(op.name).toMatch(/^models\/veo-3\.1-generate-preview\/operations\/\w+$/);
     const running = (await poll(op.name)).json;
     expect(running).toEqual({ name: op.name });
@@ -81,7 +96,11 @@ describe("Gemini Veo (long-running operation)", () => {
   test("failure is done with error{code,message}; refusal is an HTTP error; unknown operation 404", async () => {
     up.control.once({ polls: 0, fail: { message: "audio blocked" } });
     const op = (await predict("veo-3.1-fast-generate-preview", { instances: [{ prompt: "x" }] })).json;
-    expect((await poll(op.name)).json).toEqual({ name: op.name, done: true, error: { code: 13, message: "audio blocked" } });
+    expect((await poll(op.name)).json).toEqual({
+      name: op.name,
+      done: true,
+      error: { code: 13, message: "audio blocked" },
+    });
     up.control.once({ refuse: {} });
     const r = await predict("veo-3.1-generate-preview", { instances: [{ prompt: "x" }] });
     expect([r.status, r.json.error.status]).toEqual([429, "RESOURCE_EXHAUSTED"]);

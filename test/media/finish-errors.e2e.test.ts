@@ -23,8 +23,10 @@ async function expectRefunded(taskId: string) {
 
 /** A database error at the moment a task's result files are recorded (after they were stored). */
 async function withResultRowsFailing<T>(fn: () => Promise<T>): Promise<T> {
-  await gw.ctx.db.run(sql.raw(`create trigger test_result_files_fail before insert on result_files
-    begin select raise(abort, 'database is broken (test)'); end`));
+  await gw.ctx.db.run(
+    sql.raw(`create trigger test_result_files_fail before insert on result_files
+    begin select raise(abort, 'database is broken (test)'); end`),
+  );
   try {
     return await fn();
   } finally {
@@ -42,7 +44,9 @@ describe("a synchronous result that cannot be finished", () => {
       return c.waitRecord(json.data.taskId, 10_000);
     });
     expect(rec).toMatchObject({ state: "fail", failCode: "result_not_stored", creditsConsumed: 0 });
-    const generations = gw.up.requests.filter((r) => r.provider === "openai-images" && (r.body as any)?.prompt === prompt);
+    const generations = gw.up.requests.filter(
+      (r) => r.provider === "openai-images" && (r.body as any)?.prompt === prompt,
+    );
     expect(generations).toHaveLength(1); // the operator paid for one image, not one per retry
     await expectRefunded(rec.taskId);
     expect(await c.credits()).toMatchObject({ credits: 1000, held_credits: 0 });
@@ -75,7 +79,11 @@ describe("files stored by a failed attempt are deleted", () => {
     const rec = await withResultRowsFailing(async () => {
       const { json } = await c.createTask("google/nano-banana", { prompt: "x" });
       // Several attempts store both files and fail on the database; then the deadline ends the task.
-      await waitFor(() => gw.up.requests.filter((r) => r.provider === "kie" && r.path.startsWith("/files/")).length >= 4, 5000, "retries");
+      await waitFor(
+        () => gw.up.requests.filter((r) => r.provider === "kie" && r.path.startsWith("/files/")).length >= 4,
+        5000,
+        "retries",
+      );
       return c.waitRecord(json.data.taskId, 10_000);
     });
     expect(rec).toMatchObject({ state: "fail", failCode: "deadline_exceeded", creditsConsumed: 0 });
@@ -94,7 +102,11 @@ describe("a result file larger than RESULT_MAX_FILE_MB", () => {
     hostname: "127.0.0.1",
     async fetch(req) {
       const headers = { authorization: req.headers.get("authorization") ?? "", "content-type": "application/json" };
-      const res = await fetch(openai + new URL(req.url).pathname, { method: req.method, headers, body: await req.text() });
+      const res = await fetch(openai + new URL(req.url).pathname, {
+        method: req.method,
+        headers,
+        body: await req.text(),
+      });
       const json: any = await res.json();
       for (const d of json.data ?? []) d.b64_json = big;
       return Response.json(json, { status: res.status });
@@ -102,7 +114,11 @@ describe("a result file larger than RESULT_MAX_FILE_MB", () => {
   });
   let small: MediaGateway;
   beforeAll(async () => {
-    small = await startMediaGateway({ MEDIA_WORKERS: "0", RESULT_MAX_FILE_MB: "1", OPENAI_BASE_URL: `http://127.0.0.1:${proxy.port}` });
+    small = await startMediaGateway({
+      MEDIA_WORKERS: "0",
+      RESULT_MAX_FILE_MB: "1",
+      OPENAI_BASE_URL: `http://127.0.0.1:${proxy.port}`,
+    });
     openai = small.up.urls.openai;
   });
   afterAll(async () => {
@@ -114,7 +130,10 @@ describe("a result file larger than RESULT_MAX_FILE_MB", () => {
     const { key } = await small.account(1000);
     const c = client(small, key);
     for (const chunked of [true, false]) {
-      small.up.control.set({ file: { contentType: "image/png", body: "x".repeat(3 * 1024 * 1024), chunked } }, { model: "google/nano-banana" });
+      small.up.control.set(
+        { file: { contentType: "image/png", body: "x".repeat(3 * 1024 * 1024), chunked } },
+        { model: "google/nano-banana" },
+      );
       const { json } = await c.createTask("google/nano-banana", { prompt: "too big" });
       const rec = await c.waitRecord(json.data.taskId, 5_000);
       expect(rec).toMatchObject({ state: "fail", failCode: "result_too_large", creditsConsumed: 0 });
@@ -132,7 +151,9 @@ describe("a result file larger than RESULT_MAX_FILE_MB", () => {
     const rec = await c.waitRecord(json.data.taskId, 5_000);
     expect(rec).toMatchObject({ state: "fail", failCode: "result_too_large", creditsConsumed: 0 });
     expect(rec.failMsg).toContain("1 MB");
-    const generations = small.up.requests.filter((r) => r.provider === "openai-images" && (r.body as any)?.prompt === prompt);
+    const generations = small.up.requests.filter(
+      (r) => r.provider === "openai-images" && (r.body as any)?.prompt === prompt,
+    );
     expect(generations).toHaveLength(1); // failed at once: not generated (and paid upstream) again
     expect(readdirSync(small.storageDir)).toEqual([]);
     expect(await c.credits()).toMatchObject({ credits: 1000, held_credits: 0 });

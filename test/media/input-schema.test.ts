@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { checkInputSchema, toJsonSchema, validateInput, type InputSchema } from "../../src/media/input-schema.ts";
+import { checkInputSchema, toJsonSchema, validateInput, type InputSchema } from "../../src/media/input-schema";
 
 const schema: InputSchema = {
   properties: {
@@ -24,7 +24,10 @@ function bad(input: unknown) {
 describe("validateInput", () => {
   test("applies defaults and keeps given values", () => {
     const r = validateInput(schema, { prompt: "fox", strength: 0.3 });
-    expect(r).toEqual({ ok: true, value: { prompt: "fox", strength: 0.3, resolution: "720p", duration: 5, sound: false } });
+    expect(r).toEqual({
+      ok: true,
+      value: { prompt: "fox", strength: 0.3, resolution: "720p", duration: 5, sound: false },
+    });
   });
 
   test("names a missing required field", () => {
@@ -39,7 +42,10 @@ describe("validateInput", () => {
   });
 
   test("names an out-of-range number", () => {
-    expect(bad({ prompt: "x", strength: 1.5 })).toMatchObject({ field: "strength", message: '"strength" must be at most 1' });
+    expect(bad({ prompt: "x", strength: 1.5 })).toMatchObject({
+      field: "strength",
+      message: '"strength" must be at most 1',
+    });
     expect(bad({ prompt: "x", strength: -0.1 }).message).toBe('"strength" must be at least 0');
   });
 
@@ -78,7 +84,9 @@ describe("validateInput", () => {
     expect(bad({ prompt: "x", image_url: "javascript:alert(1)" }).field).toBe("image_url");
     expect(bad({ prompt: "x", image_urls: "https://a/b.png" }).field).toBe("image_urls");
     expect(bad({ prompt: "x", image_urls: ["https://a/1.png", "nope"] }).field).toBe("image_urls[1]");
-    expect(bad({ prompt: "x", image_urls: ["https://a/1", "https://a/2", "https://a/3"] }).message).toContain("at most 2");
+    expect(bad({ prompt: "x", image_urls: ["https://a/1", "https://a/2", "https://a/3"] }).message).toContain(
+      "at most 2",
+    );
     expect(bad({ prompt: "x", tags: [] }).field).toBe("tags");
     expect(validateInput(schema, { prompt: "x", tags: ["a"], image_urls: ["http://h/1.png"] }).ok).toBe(true);
   });
@@ -89,10 +97,26 @@ describe("checkInputSchema", () => {
   const cases: Array<[string, unknown, string]> = [
     ["not an object", null, "must be an object"],
     ["no properties", { properties: {}, required: [] }, "non-empty"],
-    ["required unknown", { properties: { f: { type: "string", description: "d" } }, required: ["g"] }, "unknown property"],
-    ["unknown top key", { properties: { f: { type: "string", description: "d" } }, required: [], extra: 1 }, 'unknown key "extra"'],
-    ["a prototype member's name", JSON.parse('{"properties":{"__proto__":{"type":"string","description":"d"}},"required":[]}'), "Object.prototype member"],
-    ["required names a prototype member", { properties: { f: { type: "string", description: "d" } }, required: ["toString"] }, "unknown property"],
+    [
+      "required unknown",
+      { properties: { f: { type: "string", description: "d" } }, required: ["g"] },
+      "unknown property",
+    ],
+    [
+      "unknown top key",
+      { properties: { f: { type: "string", description: "d" } }, required: [], extra: 1 },
+      'unknown key "extra"',
+    ],
+    [
+      "a prototype member's name",
+      JSON.parse('{"properties":{"__proto__":{"type":"string","description":"d"}},"required":[]}'),
+      "Object.prototype member",
+    ],
+    [
+      "required names a prototype member",
+      { properties: { f: { type: "string", description: "d" } }, required: ["toString"] },
+      "unknown property",
+    ],
     ["unknown keyword", withProp({ type: "string", description: "d", pattern: "x" }), 'unknown keyword "pattern"'],
     ["bad type", withProp({ type: "object", description: "d" }), "type must be one of"],
     ["no description", withProp({ type: "string" }), "description is required"],
@@ -101,7 +125,11 @@ describe("checkInputSchema", () => {
     ["items on string", withProp({ type: "string", description: "d", items: "url" }), "items must be"],
     ["enum on boolean", withProp({ type: "boolean", description: "d", enum: [true] }), "enum is only for"],
     ["enum of wrong type", withProp({ type: "integer", description: "d", enum: ["5"] }), "literal"],
-    ["default outside enum", withProp({ type: "string", description: "d", enum: ["a"], default: "b" }), "default \"b\" is invalid"],
+    [
+      "default outside enum",
+      withProp({ type: "string", description: "d", enum: ["a"], default: "b" }),
+      'default "b" is invalid',
+    ],
     ["default of wrong type", withProp({ type: "integer", description: "d", default: "5" }), "literal"],
     ["default out of range", withProp({ type: "number", description: "d", maximum: 1, default: 2 }), "is invalid"],
   ];
@@ -120,7 +148,12 @@ describe("toJsonSchema", () => {
     expect(js.additionalProperties).toBe(false);
     expect(js.required).toEqual(["prompt"]);
     expect(js.properties.image_url).toEqual({ description: "Start frame", type: "string", format: "uri" });
-    expect(js.properties.image_urls).toEqual({ description: "References", type: "array", items: { type: "string", format: "uri" }, maxItems: 2 });
+    expect(js.properties.image_urls).toEqual({
+      description: "References",
+      type: "array",
+      items: { type: "string", format: "uri" },
+      maxItems: 2,
+    });
     expect(js.properties.tags.items).toEqual({ type: "string" });
     expect(js.properties.duration).toEqual({ description: "Seconds", type: "integer", enum: [5, 10], default: 5 });
     expect(js.properties.prompt).toMatchObject({ type: "string", minLength: 1, maxLength: 10 });

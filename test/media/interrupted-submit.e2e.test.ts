@@ -17,13 +17,21 @@ const MODEL = "google/nano-banana"; // one kie route
 function capturedLog() {
   const lines: Array<{ level: string; msg: string; fields?: any }> = [];
   const at = (level: string) => (msg: string, fields?: object) => void lines.push({ level, msg, fields });
-  const logger: Logger = { enabled: () => true, debug: at("debug"), info: at("info"), warn: at("warn"), error: at("error") };
+  const logger: Logger = {
+    enabled: () => true,
+    debug: at("debug"),
+    info: at("info"),
+    warn: at("warn"),
+    error: at("error"),
+  };
   return { lines, logger };
 }
 
 const duplicates = async () => {
   const text = await (await fetch(gw.url + "/metrics")).text();
-  const line = text.split("\n").find((l) => l.startsWith('switchyard_upstream_errors_total{provider="kie",kind="possible_duplicate"}'));
+  const line = text
+    .split("\n")
+    .find((l) => l.startsWith('switchyard_upstream_errors_total{provider="kie",kind="possible_duplicate"}'));
   return line ? Number(line.split(" ").pop()) : 0;
 };
 
@@ -38,13 +46,18 @@ test("a submission cut short by the owner's death: the next owner's resubmission
     const id = (await c.createTask(MODEL, { prompt: "cut short" })).json.data.taskId;
     // The first owner's upstream accepts the job; the owner dies before hearing the answer (its lease lapses).
     let accepted = false;
-    gw.up.control.once({
-      onAccepted: async () => {
-        accepted = true;
-        await gw.ctx.db.run(sql`update tasks set lease_owner = ${"dead-process"}, lease_until = ${0} where id = ${id}`);
-        await new Promise<void>((r) => (letFirstGo = r));
+    gw.up.control.once(
+      {
+        onAccepted: async () => {
+          accepted = true;
+          await gw.ctx.db.run(
+            sql`update tasks set lease_owner = ${"dead-process"}, lease_until = ${0} where id = ${id}`,
+          );
+          await new Promise<void>((r) => (letFirstGo = r));
+        },
       },
-    }, { model: MODEL });
+      { model: MODEL },
+    );
     await first.engine!.tick();
     await waitFor(() => accepted, 5000, "the first submission to be accepted");
     await second.engine!.tick();
@@ -52,9 +65,19 @@ test("a submission cut short by the owner's death: the next owner's resubmission
     const jobs = [...gw.up.control.tasks.values()].filter((t) => (t.input as any).prompt === "cut short");
     expect(jobs).toHaveLength(2); // the duplicate this test is about: the upstream runs the task twice
     const [firstJob, secondJob] = jobs;
-    const warned = log.lines.find((l) => l.msg === "task submitted again after an interrupted submission; the upstream may run it twice");
-    expect(warned?.fields).toMatchObject({ task_id: id, provider: "kie", upstream_ref: secondJob!.id, previous_provider: "kie" });
-    expect(log.lines.find((l) => l.msg.startsWith("task found with an interrupted submission"))?.fields).toEqual({ task_id: id, previous_provider: "kie" });
+    const warned = log.lines.find(
+      (l) => l.msg === "task submitted again after an interrupted submission; the upstream may run it twice",
+    );
+    expect(warned?.fields).toMatchObject({
+      task_id: id,
+      provider: "kie",
+      upstream_ref: secondJob!.id,
+      previous_provider: "kie",
+    });
+    expect(log.lines.find((l) => l.msg.startsWith("task found with an interrupted submission"))?.fields).toEqual({
+      task_id: id,
+      previous_provider: "kie",
+    });
     expect(await duplicates()).toBe(before + 1);
     // The first owner, should it still run, logs the job it got: both ids are in the log.
     letFirstGo();
@@ -78,11 +101,15 @@ test("a task submitted once is not reported as a duplicate", async () => {
   const before = await duplicates();
   try {
     const id = (await c.createTask(MODEL, { prompt: "once" })).json.data.taskId;
-    await waitFor(async () => {
-      await media.engine!.tick();
-      await media.engine!.drain();
-      return (await c.record(id)).state === "success";
-    }, 10_000, "the task to succeed");
+    await waitFor(
+      async () => {
+        await media.engine!.tick();
+        await media.engine!.drain();
+        return (await c.record(id)).state === "success";
+      },
+      10_000,
+      "the task to succeed",
+    );
   } finally {
     await media.stop();
   }
@@ -109,7 +136,10 @@ test("an accepted submission the database fails to record: the upstream's id is 
     await media.engine!.drain();
     const [job] = [...gw.up.control.tasks.values()].filter((t) => (t.input as any).prompt === "unrecorded");
     expect(job).toBeDefined();
-    expect(log.lines.find((l) => l.fields?.upstream_ref === job!.id)?.fields).toMatchObject({ task_id: id, provider: "kie" });
+    expect(log.lines.find((l) => l.fields?.upstream_ref === job!.id)?.fields).toMatchObject({
+      task_id: id,
+      provider: "kie",
+    });
   } finally {
     await media.stop();
   }

@@ -30,7 +30,13 @@ function upstreamCalls() {
 function capturedLog() {
   const lines: Array<{ level: string; msg: string; fields?: any }> = [];
   const at = (level: string) => (msg: string, fields?: object) => void lines.push({ level, msg, fields });
-  const logger: Logger = { enabled: () => true, debug: at("debug"), info: at("info"), warn: at("warn"), error: at("error") };
+  const logger: Logger = {
+    enabled: () => true,
+    debug: at("debug"),
+    info: at("info"),
+    warn: at("warn"),
+    error: at("error"),
+  };
   return { lines, logger };
 }
 
@@ -47,7 +53,10 @@ async function expectChargedOnce(taskId: string) {
 describe("a step longer than the lease", () => {
   test("a result download slower than the lease completes once: one submit, one download, one success, charged once", async () => {
     // Two engines (two owners, as two processes would be) and a 1 s lease; the download takes 3 s.
-    const engines = await Promise.all([startMedia(gw.ctx, { MEDIA_LEASE_SECONDS: "1" }), startMedia(gw.ctx, { MEDIA_LEASE_SECONDS: "1" })]);
+    const engines = await Promise.all([
+      startMedia(gw.ctx, { MEDIA_LEASE_SECONDS: "1" }),
+      startMedia(gw.ctx, { MEDIA_LEASE_SECONDS: "1" }),
+    ]);
     const calls = upstreamCalls();
     const c = client(gw, (await gw.account(1000)).key);
     let rec;
@@ -101,9 +110,15 @@ describe("a step longer than the lease", () => {
       gw.up.control.set({ polls: 0, fileDelayMs: 3000 }, { model: MODEL });
       const id = (await c.createTask(MODEL, { prompt: "taken over" })).json.data.taskId;
       await waitFor(() => calls.downloads() === 1, 5000, "the download");
-      await gw.ctx.db.run(sql`update tasks set lease_owner = ${STOLEN_BY}, lease_until = ${Date.now() + 60_000} where id = ${id}`);
+      await gw.ctx.db.run(
+        sql`update tasks set lease_owner = ${STOLEN_BY}, lease_until = ${Date.now() + 60_000} where id = ${id}`,
+      );
       // The keeper extends every 333 ms: well before the 3 s download would have ended.
-      const abandoned = await waitFor(() => log.lines.find((l) => l.msg === "task taken over during a step; step abandoned"), 1500, "the step to stop");
+      const abandoned = await waitFor(
+        () => log.lines.find((l) => l.msg === "task taken over during a step; step abandoned"),
+        1500,
+        "the step to stop",
+      );
       expect(abandoned.fields.task_id).toBe(id);
       expect(await taskRow(id)).toMatchObject({ state: "generating", lease_owner: STOLEN_BY });
       expect(await gw.ctx.db.all(sql`select id from result_files where task_id = ${id}`)).toEqual([]);
@@ -123,9 +138,15 @@ describe("recording an accepted submission", () => {
     try {
       const id = (await c.createTask(MODEL, { prompt: "stolen at submit" })).json.data.taskId;
       // Another worker takes the task while its upstream is accepting the submission.
-      gw.up.control.set({
-        onAccepted: async () => void (await gw.ctx.db.run(sql`update tasks set lease_owner = ${STOLEN_BY}, lease_until = ${Date.now() + 60_000} where id = ${id}`)),
-      }, { model: MODEL });
+      gw.up.control.set(
+        {
+          onAccepted: async () =>
+            void (await gw.ctx.db.run(
+              sql`update tasks set lease_owner = ${STOLEN_BY}, lease_until = ${Date.now() + 60_000} where id = ${id}`,
+            )),
+        },
+        { model: MODEL },
+      );
       await engine.tick();
       await engine.drain();
       const fake = [...gw.up.control.tasks.values()].find((t) => (t.input as any).prompt === "stolen at submit")!;
@@ -136,7 +157,11 @@ describe("recording an accepted submission", () => {
       });
       expect(log.lines.filter((l) => l.msg === "task submitted")).toEqual([]);
       // Still waiting, with the mark of the submission under way: its new owner knows it may submit a duplicate.
-      expect(await taskRow(id)).toMatchObject({ state: "waiting", lease_owner: STOLEN_BY, upstream_ref: "submitting:0:kie" });
+      expect(await taskRow(id)).toMatchObject({
+        state: "waiting",
+        lease_owner: STOLEN_BY,
+        upstream_ref: "submitting:0:kie",
+      });
       expect(JSON.stringify(log.lines)).not.toContain(gw.up.keys.kie);
     } finally {
       await media.stop();

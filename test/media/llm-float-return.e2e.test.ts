@@ -22,7 +22,9 @@ const chat = (key: string) =>
   });
 
 async function floats(accountId: string) {
-  return gw.ctx.db.all<{ amount: number }>(sql`select amount from holds where account_id = ${accountId} and kind = ${"float"} and status = ${"pending"}`);
+  return gw.ctx.db.all<{ amount: number }>(
+    sql`select amount from holds where account_id = ${accountId} and kind = ${"float"} and status = ${"pending"}`,
+  );
 }
 
 test("an idle LLM float goes back so the task's hold fits; the task is created and the wallet adds up", async () => {

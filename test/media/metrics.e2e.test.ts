@@ -29,10 +29,16 @@ test("a task finished in a worker moves credits-settled and callback counters on
   const record = await c.waitRecord(created.json.data.taskId);
   expect(record.state).toBe("success");
   await waitFor(() => receiver.received.length > 0, 10_000, "callback");
-  const after = await waitFor(async () => {
-    const t = await (await fetch(gw.url + "/metrics")).text();
-    return sample(t, "switchyard_callback_deliveries_total", 'outcome="delivered"') > 0 ? t : null;
-  }, 5_000, "callback counter");
-  const settled = sample(after, "switchyard_credits_settled_micro_credits_total", 'kind="task"') - sample(before, "switchyard_credits_settled_micro_credits_total", 'kind="task"');
+  const after = await waitFor(
+    async () => {
+      const t = await (await fetch(gw.url + "/metrics")).text();
+      return sample(t, "switchyard_callback_deliveries_total", 'outcome="delivered"') > 0 ? t : null;
+    },
+    5_000,
+    "callback counter",
+  );
+  const settled =
+    sample(after, "switchyard_credits_settled_micro_credits_total", 'kind="task"') -
+    sample(before, "switchyard_credits_settled_micro_credits_total", 'kind="task"');
   expect(settled).toBe(record.creditsConsumed * 1_000_000);
 });

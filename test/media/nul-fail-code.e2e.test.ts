@@ -27,7 +27,12 @@ for (const dialect of ["sqlite", "pg"] as const) {
       gw.up.control.set({ fail: { message: "nsfw content", code: "content\u0000policy" } }, { provider: "fal" });
       const { json } = await c.createTask("fal-ai/kling-image/o1", { prompt: "x" });
       const rec = await c.waitRecord(json.data.taskId, 10_000);
-      expect(rec).toMatchObject({ state: "fail", failCode: "content\uFFFDpolicy", failMsg: "The upstream (fal) failed the task (generation error); nothing was charged.", creditsConsumed: 0 });
+      expect(rec).toMatchObject({
+        state: "fail",
+        failCode: "content\uFFFDpolicy",
+        failMsg: "The upstream (fal) failed the task (generation error); nothing was charged.",
+        creditsConsumed: 0,
+      });
     }, 20_000);
   });
 }

@@ -1,15 +1,23 @@
 import { describe, expect, test } from "bun:test";
 import builtin from "../../src/catalog/media-models.json";
 import { LIFECYCLE_KEYS } from "../../src/catalog/lifecycle";
-import { compileMediaCatalog, compileMediaModel, type MediaModel } from "../../src/media/model.ts";
+import { compileMediaCatalog, compileMediaModel, type MediaModel } from "../../src/media/model";
 import {
-  actualCost, checkPricingRule, describePricing, estimateCost, formatUsd, UnpricedInputError, type CostFacts, type PricingRule,
-} from "../../src/media/pricing.ts";
+  actualCost,
+  checkPricingRule,
+  describePricing,
+  estimateCost,
+  formatUsd,
+  UnpricedInputError,
+  type CostFacts,
+  type PricingRule,
+} from "../../src/media/pricing";
 
 // Status, source and the other lifecycle fields belong to the catalog, not to the media model: the catalog's loader
 // splits them off (catalog/service.ts) before compiling the rest.
 const data: unknown[] = (builtin as Array<Record<string, unknown>>).map((e) =>
-  Object.fromEntries(Object.entries(e).filter(([k]) => !(LIFECYCLE_KEYS as readonly string[]).includes(k))));
+  Object.fromEntries(Object.entries(e).filter(([k]) => !(LIFECYCLE_KEYS as readonly string[]).includes(k))),
+);
 const catalog = compileMediaCatalog(data);
 const credits = (n: number) => n * 1_000_000; // whole credits → µcr
 
@@ -34,17 +42,32 @@ describe("estimates on concrete examples", () => {
     ["ideogram/v3-text-to-image", { prompt: "p", rendering_speed: "QUALITY", num_images: 3 }, 150, "0.05 × 3"],
     ["qwen/text-to-image", { prompt: "p" }, 21, "0.02 × 1.048576 MP = 0.02097152"],
     ["qwen/text-to-image", { prompt: "p", image_size: "landscape_16_9" }, 12, "0.02 × 0.589824 MP = 0.01179648"],
-    ["qwen/image-edit", { prompt: "p", image_url: "https://x/a.png", num_images: 2 }, 63, "0.03 × 1.048576 × 2 = 0.06291456"],
+    [
+      "qwen/image-edit",
+      { prompt: "p", image_url: "https://x/a.png", num_images: 2 },
+      63,
+      "0.03 × 1.048576 × 2 = 0.06291456",
+    ],
     ["gpt-image-1", { prompt: "p", quality: "high", size: "1024x1536", n: 2 }, 500, "0.25 × 2"],
     ["gpt-image-1", { prompt: "p" }, 42, "medium 1024² 0.042"],
     ["kling-2.6/text-to-video", { prompt: "p", duration: 10, sound: true }, 1100, "0.55 per 10 s, doubled with audio"],
     ["fal-ai/kling-video/v2.5-turbo/pro/text-to-video", { prompt: "p", duration: 10 }, 700, "0.35 + 5 × 0.07"],
     ["fal-ai/kling-video/v2.5-turbo/pro/text-to-video", { prompt: "p" }, 350, "0.35 per 5 s"],
-    ["fal-ai/kling-video/v3/turbo/pro/text-to-video", { prompt: "p" }, 700, "0.14/s × 5 s (fal's page: a 5 s video costs 0.70)"],
+    [
+      "fal-ai/kling-video/v3/turbo/pro/text-to-video",
+      { prompt: "p" },
+      700,
+      "0.14/s × 5 s (fal's page: a 5 s video costs 0.70)",
+    ],
     ["fal-ai/kling-video/v3/turbo/pro/text-to-video", { prompt: "p", duration: 15 }, 2100, "0.14/s × 15 s"],
     ["fal-ai/ltx-2.3/text-to-video", { prompt: "p", resolution: "2160p", duration: 10 }, 3200, "0.32/s × 10 s"],
     ["fal-ai/ltx-2.3/text-to-video", { prompt: "p" }, 480, "1080p 0.08/s × 6 s"],
-    ["fal-ai/kling-video/v2.5-turbo/standard/image-to-video", { prompt: "p", image_url: "https://x/a.png", duration: 10 }, 420, "0.21 + 5 × 0.042"],
+    [
+      "fal-ai/kling-video/v2.5-turbo/standard/image-to-video",
+      { prompt: "p", image_url: "https://x/a.png", duration: 10 },
+      420,
+      "0.21 + 5 × 0.042",
+    ],
     ["wan/2-6-text-to-video", { prompt: "p", resolution: "1080p", duration: 15 }, 1575, "table 1.575"],
     ["elevenlabs/text-to-speech-multilingual-v2", { text: "a".repeat(1500) }, 90, "0.06 × 1.5k chars"],
     ["elevenlabs/text-to-speech-multilingual-v2", { text: "a" }, 1, "0.00006 rounds up to one credit"],
@@ -52,7 +75,12 @@ describe("estimates on concrete examples", () => {
     ["elevenlabs/sound-effect-v2", { text: "rain" }, 27, "held for 22 s × 0.0012 = 0.0264"],
     ["elevenlabs/sound-effect-v2", { text: "rain", duration_seconds: 0.5 }, 1, "0.5 s × 0.0012 = 0.0006"],
     ["suno/v5", { prompt: "a song" }, 60, "0.06 per generate request"],
-    ["kling/ai-avatar-standard", { image_url: "https://x/a.png", audio_url: "https://x/a.mp3" }, 2400, "held 60 s × 0.04"],
+    [
+      "kling/ai-avatar-standard",
+      { image_url: "https://x/a.png", audio_url: "https://x/a.mp3" },
+      2400,
+      "held 60 s × 0.04",
+    ],
     ["veo-3.1-generate-preview", { prompt: "p" }, 3200, "8 s × 0.40"],
     ["bytedance/seedance-2", { prompt: "p", resolution: "4k", duration: 15 }, 15600, "1.04 × 15"],
     ["fal-ai/minimax/hailuo-02/pro/text-to-video", { prompt: "p" }, 480, "fixed 6 s × 0.08"],
@@ -84,7 +112,9 @@ describe("actual cost from the real output", () => {
   });
 
   test("a clip table follows the delivered clip length", () => {
-    expect(price("kling-2.6/text-to-video", { prompt: "p", duration: 10, sound: true }, { seconds: 5 })).toBe(credits(550));
+    expect(price("kling-2.6/text-to-video", { prompt: "p", duration: 10, sound: true }, { seconds: 5 })).toBe(
+      credits(550),
+    );
   });
 
   test("base + extra seconds follows the delivered length", () => {
@@ -107,7 +137,9 @@ describe("actual cost from the real output", () => {
   });
 
   test("characters come from the facts when given", () => {
-    expect(price("elevenlabs/text-to-speech-multilingual-v2", { text: "a".repeat(1500) }, { characters: 1000 })).toBe(credits(60));
+    expect(price("elevenlabs/text-to-speech-multilingual-v2", { text: "a".repeat(1500) }, { characters: 1000 })).toBe(
+      credits(60),
+    );
   });
 
   test("upstream-reported cost settles rules that opt in, capped at the estimate", () => {
@@ -129,22 +161,38 @@ describe("combinations the upstream does not offer", () => {
 });
 
 describe("rules", () => {
-  const good: PricingRule = { unit: "second", seconds_field: "duration", by: ["resolution"], usd_by: { "720p": 0.08, "1080p": "0.12" } };
+  const good: PricingRule = {
+    unit: "second",
+    seconds_field: "duration",
+    by: ["resolution"],
+    usd_by: { "720p": 0.08, "1080p": "0.12" },
+  };
 
   test("describePricing gives exact decimal strings", () => {
     expect(describePricing(good)).toEqual([
       { label: "resolution=720p", usd: "0.08", unit: "per second" },
       { label: "resolution=1080p", usd: "0.12", unit: "per second" },
     ]);
-    expect(describePricing({ unit: "image", usd: 0.0325 })).toEqual([{ label: "any", usd: "0.0325", unit: "per image" }]);
+    expect(describePricing({ unit: "image", usd: 0.0325 })).toEqual([
+      { label: "any", usd: "0.0325", unit: "per image" },
+    ]);
     expect(describePricing({ unit: "image", usd: 0.02, images: 6, images_per_unit: 6 })[0]!.unit).toBe("per 6 images");
-    expect(describePricing({ unit: "1k_chars", usd: 0.06, text_field: "text" })[0]).toEqual({ label: "any", usd: "0.06", unit: "per 1,000 characters of text" });
+    expect(describePricing({ unit: "1k_chars", usd: 0.06, text_field: "text" })[0]).toEqual({
+      label: "any",
+      usd: "0.06",
+      unit: "per 1,000 characters of text",
+    });
     expect(catalog.get("fal-ai/kling-video/v2.5-turbo/pro/text-to-video")!.priceRows).toEqual([
       { label: "any", usd: "0.35", unit: "per clip of 5 s" },
       { label: "each second beyond 5", usd: "0.07", unit: "per second" },
     ]);
-    expect([formatUsd(100_000_000), formatUsd(1_575_000_000), formatUsd(8_750_000), formatUsd(1), formatUsd(0)])
-      .toEqual(["0.10", "1.575", "0.00875", "0.000000001", "0.00"]);
+    expect([
+      formatUsd(100_000_000),
+      formatUsd(1_575_000_000),
+      formatUsd(8_750_000),
+      formatUsd(1),
+      formatUsd(0),
+    ]).toEqual(["0.10", "1.575", "0.00875", "0.000000001", "0.00"]);
   });
 
   test("work on raw rules too (compiled once, cached)", () => {
@@ -168,12 +216,19 @@ describe("rules", () => {
     ["megapixel without size", { unit: "megapixel", usd: 1 }, "megapixels"],
     ["bad settle", { unit: "image", usd: 1, settle: "always" }, "settle"],
   ];
-  for (const [name, rule, msg] of broken) test(`checkPricingRule rejects: ${name}`, () => expect(() => checkPricingRule(rule)).toThrow(msg));
+  for (const [name, rule, msg] of broken)
+    test(`checkPricingRule rejects: ${name}`, () => expect(() => checkPricingRule(rule)).toThrow(msg));
 });
 
 describe("rules checked against the input definition", () => {
   const base = {
-    id: "t/x", type: "video", kind: "text-to-video", name: "X", description: "d", output: "video", deadline_seconds: 60,
+    id: "t/x",
+    type: "video",
+    kind: "text-to-video",
+    name: "X",
+    description: "d",
+    output: "video",
+    deadline_seconds: 60,
     routes: [{ provider: "kie", upstream_model: "x" }],
     input: {
       properties: {
@@ -186,14 +241,28 @@ describe("rules checked against the input definition", () => {
     },
   };
   const withRule = (pricing: unknown) => () => compileMediaModel({ ...base, pricing });
-  test("accepts a consistent rule", () => expect(withRule({ unit: "second", seconds_field: "duration", usd: 1 })).not.toThrow());
-  test("by must name an enum field", () => expect(withRule({ unit: "clip", by: ["free"], usd_by: { a: 1 } })).toThrow("needs an enum"));
-  test("by must name an existing field", () => expect(withRule({ unit: "clip", by: ["mode"], usd_by: { a: 1 } })).toThrow("not an input field"));
+  test("accepts a consistent rule", () =>
+    expect(withRule({ unit: "second", seconds_field: "duration", usd: 1 })).not.toThrow());
+  test("by must name an enum field", () =>
+    expect(withRule({ unit: "clip", by: ["free"], usd_by: { a: 1 } })).toThrow("needs an enum"));
+  test("by must name an existing field", () =>
+    expect(withRule({ unit: "clip", by: ["mode"], usd_by: { a: 1 } })).toThrow("not an input field"));
   test("table keys must be values of the field", () =>
-    expect(withRule({ unit: "clip", by: ["resolution"], usd_by: { "720p": 1, "4k": 2 } })).toThrow('"4k" is not a value'));
-  test("text_field must be a required string", () => expect(withRule({ unit: "1k_chars", text_field: "free", usd: 1 })).toThrow("must be required"));
+    expect(withRule({ unit: "clip", by: ["resolution"], usd_by: { "720p": 1, "4k": 2 } })).toThrow(
+      '"4k" is not a value',
+    ));
+  test("text_field must be a required string", () =>
+    expect(withRule({ unit: "1k_chars", text_field: "free", usd: 1 })).toThrow("must be required"));
   test("kind, type and output must agree", () =>
-    expect(() => compileMediaModel({ ...base, type: "image", pricing: { unit: "request", usd: 1 } })).toThrow("type must be"));
+    expect(() => compileMediaModel({ ...base, type: "image", pricing: { unit: "request", usd: 1 } })).toThrow(
+      "type must be",
+    ));
   test("routes need a known provider", () =>
-    expect(() => compileMediaModel({ ...base, routes: [{ provider: "acme", upstream_model: "x" }], pricing: { unit: "request", usd: 1 } })).toThrow("provider"));
+    expect(() =>
+      compileMediaModel({
+        ...base,
+        routes: [{ provider: "acme", upstream_model: "x" }],
+        pricing: { unit: "request", usd: 1 },
+      }),
+    ).toThrow("provider"));
 });

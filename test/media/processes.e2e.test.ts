@@ -10,7 +10,7 @@ import { spawnGateway, type GatewayProcess } from "../support/process";
 import { freshPostgres, pgAvailable, skipNote, tempSqlitePath } from "../support/services";
 import { client, FAST_ENV, waitFor } from "./support";
 import { jsonOf, type AnswerOf } from "../support/json";
-import { AccountView, KeyCreated, LedgerCheck } from "../../src/accounts/model";
+import type { AccountView, KeyCreated, LedgerCheck } from "../../src/accounts/model";
 
 const ADMIN = "process-test-admin-token-0123";
 const up = startFakeMediaUpstreams();
@@ -28,22 +28,47 @@ function freePort(): number {
 }
 
 async function start(env: Record<string, string>) {
-  const g = await spawnGateway({ ...up.env, ...FAST_ENV, LOG_LEVEL: "info", ADMIN_TOKEN: ADMIN, DEFAULT_RATE_LIMIT: "10000/10s", MEDIA_LEASE_SECONDS: "1", ...env });
+  const g = await spawnGateway({
+    ...up.env,
+    ...FAST_ENV,
+    LOG_LEVEL: "info",
+    ADMIN_TOKEN: ADMIN,
+    DEFAULT_RATE_LIMIT: "10000/10s",
+    MEDIA_LEASE_SECONDS: "1",
+    ...env,
+  });
   running.push(g);
   return g;
 }
 
 async function account(url: string, credits: number, maxConcurrentTasks = 2) {
   const h = { authorization: `Bearer ${ADMIN}`, "content-type": "application/json" };
-  const a = await jsonOf<AnswerOf<typeof AccountView>>(await fetch(url + "/admin/v1/accounts", { method: "POST", headers: h, body: JSON.stringify({ name: "p", credits }) }));
-  const k = await jsonOf<AnswerOf<typeof KeyCreated>>(await fetch(`${url}/admin/v1/accounts/${a.id}/keys`, { method: "POST", headers: h, body: JSON.stringify({ name: "k", max_concurrent_tasks: maxConcurrentTasks }) }));
+  const a = await jsonOf<AnswerOf<typeof AccountView>>(
+    await fetch(url + "/admin/v1/accounts", {
+      method: "POST",
+      headers: h,
+      body: JSON.stringify({ name: "p", credits }),
+    }),
+  );
+  const k = await jsonOf<AnswerOf<typeof KeyCreated>>(
+    await fetch(`${url}/admin/v1/accounts/${a.id}/keys`, {
+      method: "POST",
+      headers: h,
+      body: JSON.stringify({ name: "k", max_concurrent_tasks: maxConcurrentTasks }),
+    }),
+  );
   return { accountId: a.id, key: k.key };
 }
 
 describe("crash and restart", () => {
   test("SIGKILL mid-task: the restarted gateway finishes it, submits it once and settles it once", async () => {
     const port = String(freePort());
-    const env = { DATABASE_URL: tempSqlitePath(), STORAGE_DIR: mkdtempSync(join(tmpdir(), "sy-files-")), PORT: port, PUBLIC_BASE_URL: `http://127.0.0.1:${port}` };
+    const env = {
+      DATABASE_URL: tempSqlitePath(),
+      STORAGE_DIR: mkdtempSync(join(tmpdir(), "sy-files-")),
+      PORT: port,
+      PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
+    };
     const first = await start(env);
     const { key } = await account(first.url, 1000);
     up.control.set({ never: true }, { model: "kling-3.0/video" });
@@ -62,9 +87,13 @@ describe("crash and restart", () => {
     expect(rec).toMatchObject({ state: "success", creditsConsumed: 350 });
     const file = await fetch(JSON.parse(rec.resultJson).resultUrls[0]);
     expect(file.status).toBe(200);
-    expect(up.requests.filter((r) => r.method === "POST" && (r.body as any)?.input?.prompt === "crash")).toHaveLength(1);
-    expect((await c2.credits())).toMatchObject({ credits: 650, held_credits: 0 });
-    const check = await jsonOf<AnswerOf<typeof LedgerCheck>>(await fetch(`${second.url}/admin/v1/ledger/check`, { headers: { authorization: `Bearer ${ADMIN}` } }));
+    expect(up.requests.filter((r) => r.method === "POST" && (r.body as any)?.input?.prompt === "crash")).toHaveLength(
+      1,
+    );
+    expect(await c2.credits()).toMatchObject({ credits: 650, held_credits: 0 });
+    const check = await jsonOf<AnswerOf<typeof LedgerCheck>>(
+      await fetch(`${second.url}/admin/v1/ledger/check`, { headers: { authorization: `Bearer ${ADMIN}` } }),
+    );
     expect(check.ok).toBe(true);
     await second.stop();
   }, 60_000);
@@ -90,10 +119,13 @@ describe.skipIf(!pgAvailable)("two processes on one Postgres", () => {
       for (const id of ids) expect((await client(a, key).waitRecord(id, 20_000)).state).toBe("success");
       const sql = new SQL(db.url, { max: 1 });
       try {
-        const submits = up.requests.filter((r) => r.method === "POST" && String((r.body as any)?.input?.prompt ?? "").startsWith("pg-"));
+        const submits = up.requests.filter(
+          (r) => r.method === "POST" && String((r.body as any)?.input?.prompt ?? "").startsWith("pg-"),
+        );
         expect(submits).toHaveLength(24);
         expect(new Set(submits.map((r) => (r.body as any).input.prompt)).size).toBe(24);
-        const charges = await sql`select h.ref, count(e.id)::int as n from holds h join entries e on e.hold_id = h.id where h.kind = 'task' group by h.ref`;
+        const charges =
+          await sql`select h.ref, count(e.id)::int as n from holds h join entries e on e.hold_id = h.id where h.kind = 'task' group by h.ref`;
         expect(charges).toHaveLength(24);
         expect(charges.every((r: any) => r.n === 1)).toBe(true);
         const [w] = await sql`select balance, held from wallets`;

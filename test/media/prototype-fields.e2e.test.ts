@@ -12,7 +12,11 @@ afterAll(() => gw.stop());
 beforeEach(() => gw.up.control.reset());
 
 async function post(key: string, path: string, body: string) {
-  const res = await fetch(gw.url + path, { method: "POST", headers: { authorization: `Bearer ${key}`, "content-type": "application/json" }, body });
+  const res = await fetch(gw.url + path, {
+    method: "POST",
+    headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+    body,
+  });
   return { status: res.status, json: (await res.json()) as any };
 }
 
@@ -38,23 +42,34 @@ describe("Object.prototype names as input fields", () => {
 
   test("an empty wallet gets no image this way: the field is refused before the price is worked out", async () => {
     const { key } = await gw.account(0);
-    const r = await post(key, "/v1/images/generations", `{"model":"fal-ai/kling-image/o1","prompt":"a fox","max_credits":0,"__proto__":{"num_images":0}}`);
+    const r = await post(
+      key,
+      "/v1/images/generations",
+      `{"model":"fal-ai/kling-image/o1","prompt":"a fox","max_credits":0,"__proto__":{"num_images":0}}`,
+    );
     expect(r.status).toBe(422);
   });
 
-  test("the estimate validates like task creation: a top-level \"__proto__\" is an unknown field; one in `input` never prices", async () => {
-    const estimate = (body: string) => fetch(gw.url + "/v1/credits/estimate", { method: "POST", headers: { "content-type": "application/json" }, body });
+  test('the estimate validates like task creation: a top-level "__proto__" is an unknown field; one in `input` never prices', async () => {
+    const estimate = (body: string) =>
+      fetch(gw.url + "/v1/credits/estimate", { method: "POST", headers: { "content-type": "application/json" }, body });
     const top = await estimate(`{"model":"fal-ai/kling-image/o1","prompt":"a fox","__proto__":{"num_images":0}}`);
     expect(top.status).toBe(422);
     expect(((await top.json()) as any).error.message).toContain('unknown field "__proto__"');
     // Inside `input` the request's schema drops it before anything reads it: priced as sent (one image, 28 credits).
-    const inner = await estimate(`{"model":"fal-ai/kling-image/o1","input":{"prompt":"a fox","__proto__":{"num_images":3}}}`);
+    const inner = await estimate(
+      `{"model":"fal-ai/kling-image/o1","input":{"prompt":"a fox","__proto__":{"num_images":3}}}`,
+    );
     expect(inner.status === 422 || ((await inner.json()) as any).estimated_credits === 28).toBe(true);
   });
 
-  test("createTask: \"__proto__\" inside `input` never prices the task (dropped by the schema: one image, 28 credits)", async () => {
+  test('createTask: "__proto__" inside `input` never prices the task (dropped by the schema: one image, 28 credits)', async () => {
     const { key } = await gw.account(1000);
-    const r = await post(key, "/api/v1/jobs/createTask", `{"model":"fal-ai/kling-image/o1","input":{"prompt":"a fox","__proto__":{"num_images":0}}}`);
+    const r = await post(
+      key,
+      "/api/v1/jobs/createTask",
+      `{"model":"fal-ai/kling-image/o1","input":{"prompt":"a fox","__proto__":{"num_images":0}}}`,
+    );
     if (r.json.code !== 200) return expect(r.json.code).toBe(422);
     const st = await client(gw, key).waitStatus(r.json.data.taskId);
     expect(st).toMatchObject({ status: "succeeded", credits_consumed: 28 });
@@ -71,7 +86,11 @@ describe("Object.prototype names as input fields", () => {
 
   test("the same field without the prototype trick is priced as usual (28 credits an image)", async () => {
     const { key } = await gw.account(1000);
-    const r = await post(key, "/v1/images/generations", `{"model":"fal-ai/kling-image/o1","prompt":"a fox","num_images":1}`);
+    const r = await post(
+      key,
+      "/v1/images/generations",
+      `{"model":"fal-ai/kling-image/o1","prompt":"a fox","num_images":1}`,
+    );
     expect(r.status).toBe(200);
     const st = await client(gw, key).waitStatus(r.json.task_id);
     expect(st).toMatchObject({ status: "succeeded", credits_consumed: 28 });
@@ -90,7 +109,9 @@ describe("a result that cannot be priced", () => {
     const taskId = json.data.taskId;
     // The stored input loses the field its price depends on while the upstream works (a stand-in for any defect
     // that makes the result unpriceable).
-    const row = await gw.ctx.db.get<{ input: string; estimate: number }>(sql`select input, estimate from tasks where id = ${taskId}`);
+    const row = await gw.ctx.db.get<{ input: string; estimate: number }>(
+      sql`select input, estimate from tasks where id = ${taskId}`,
+    );
     const { duration: _, ...input } = JSON.parse(row!.input);
     await gw.ctx.db.run(sql`update tasks set input = ${JSON.stringify(input)} where id = ${taskId}`);
 

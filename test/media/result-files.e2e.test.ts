@@ -35,13 +35,16 @@ describe("GET /files/{token}/{name}", () => {
   test.each([
     ["image/svg+xml", SVG],
     ["text/html; charset=utf-8", HTML],
-  ])("an upstream's %s is served as application/octet-stream, sandboxed, bytes unchanged", async (contentType, body) => {
-    const res = await resultServedFor({ contentType, body });
-    expect(res.status).toBe(200);
-    expect(res.headers.get("content-type")).toBe("application/octet-stream");
-    expectSafeHeaders(res);
-    expect(await res.text()).toBe(body);
-  });
+  ])(
+    "an upstream's %s is served as application/octet-stream, sandboxed, bytes unchanged",
+    async (contentType, body) => {
+      const res = await resultServedFor({ contentType, body });
+      expect(res.status).toBe(200);
+      expect(res.headers.get("content-type")).toBe("application/octet-stream");
+      expectSafeHeaders(res);
+      expect(await res.text()).toBe(body);
+    },
+  );
 
   test("a real image keeps its media type, with the same protections", async () => {
     const c = client(gw, (await gw.account(1000)).key);

@@ -8,7 +8,13 @@ import { startFakeS3 } from "../fakes/s3";
 import { client, startMediaGateway, waitFor } from "./support";
 
 const s3 = startFakeS3();
-const S3 = { bucket: "results", endpoint: s3.url, region: "us-east-1", accessKeyId: "AKIATESTKEY", secretAccessKey: "s3-secret-never-sent" };
+const S3 = {
+  bucket: "results",
+  endpoint: s3.url,
+  region: "us-east-1",
+  accessKeyId: "AKIATESTKEY",
+  secretAccessKey: "s3-secret-never-sent",
+};
 const gw = await startMediaGateway({
   S3_BUCKET: S3.bucket,
   S3_ENDPOINT: S3.endpoint,
@@ -27,7 +33,10 @@ describe("S3 result storage", () => {
     const storage = createStorage({ dir: "/nonexistent", s3: S3 });
     expect(storage.kind).toBe("s3");
     await storage.put("tok123/image.png", new Uint8Array([1, 2, 3]), "image/png");
-    expect(s3.objects.get("/results/tok123/image.png")).toEqual({ bytes: new Uint8Array([1, 2, 3]), type: "image/png" });
+    expect(s3.objects.get("/results/tok123/image.png")).toEqual({
+      bytes: new Uint8Array([1, 2, 3]),
+      type: "image/png",
+    });
     const got = await storage.get("tok123/image.png");
     expect(new Uint8Array(await new Response(got).arrayBuffer())).toEqual(new Uint8Array([1, 2, 3]));
     expect(await storage.get("tok123/missing.png")).toBeUndefined();

@@ -13,7 +13,11 @@ import { startFakeMediaUpstreams, type FakeMediaUpstreams } from "../fakes/media
 import type { Logger } from "../../src/log";
 import { startGateway, type TestGateway } from "../support/gateway";
 
-export interface Received { headers: Record<string, string>; body: any; at: number }
+export interface Received {
+  headers: Record<string, string>;
+  body: any;
+  at: number;
+}
 
 export function startReceiver() {
   const received: Received[] = [];
@@ -22,7 +26,11 @@ export function startReceiver() {
     port: 0,
     hostname: "127.0.0.1",
     async fetch(req) {
-      received.push({ headers: Object.fromEntries(req.headers), body: await req.json().catch(() => null), at: Date.now() });
+      received.push({
+        headers: Object.fromEntries(req.headers),
+        body: await req.json().catch(() => null),
+        at: Date.now(),
+      });
       return new Response("ok", { status: statuses.shift() ?? 200 });
     },
   });
@@ -53,17 +61,26 @@ export interface MediaGateway extends TestGateway {
  * A gateway + media engine (real Bun Workers unless MEDIA_WORKERS=0) against fresh fake upstreams. With
  * `autostart: false` (in-process mode) the engine only moves when the test calls its tick().
  */
-export async function startMediaGateway(env: Record<string, string> = {}, opts: { autostart?: boolean; log?: Logger } = {}): Promise<MediaGateway> {
+export async function startMediaGateway(
+  env: Record<string, string> = {},
+  opts: { autostart?: boolean; log?: Logger } = {},
+): Promise<MediaGateway> {
   const up = startFakeMediaUpstreams();
   const storageDir = mkdtempSync(join(tmpdir(), "sy-files-"));
   // OpenAI shut gpt-image-1 down (the built-in catalog retires it); the fake OpenAI Images upstream still serves it.
   const catalog = new URL("../support/openai-images-catalog.json", import.meta.url).pathname;
-  const gw = await startGateway({ ...up.env, STORAGE_DIR: storageDir, ...FAST_ENV, CATALOG_PATH: catalog, ...env }, opts.log);
+  const gw = await startGateway(
+    { ...up.env, STORAGE_DIR: storageDir, ...FAST_ENV, CATALOG_PATH: catalog, ...env },
+    opts.log,
+  );
   gw.ctx.config.publicBaseUrl = gw.url; // the port is only known after listen
   const media = await startMedia(gw.ctx, {}, opts);
   const stop = gw.stop;
   return {
-    ...gw, up, media, storageDir,
+    ...gw,
+    up,
+    media,
+    storageDir,
     async stop() {
       await media.stop();
       await stop();
@@ -75,7 +92,11 @@ export async function startMediaGateway(env: Record<string, string> = {}, opts: 
 export function client(gw: { url: string }, key: string) {
   const headers = { authorization: `Bearer ${key}`, "content-type": "application/json" };
   const call = async (method: string, path: string, body?: unknown) => {
-    const res = await fetch(gw.url + path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+    const res = await fetch(gw.url + path, {
+      method,
+      headers,
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
     return { status: res.status, headers: res.headers, json: (await res.json()) as any };
   };
   return {
@@ -106,7 +127,11 @@ export function client(gw: { url: string }, key: string) {
   };
 }
 
-export async function waitFor<T>(fn: () => T | Promise<T>, timeoutMs = 10_000, what = "condition"): Promise<NonNullable<T>> {
+export async function waitFor<T>(
+  fn: () => T | Promise<T>,
+  timeoutMs = 10_000,
+  what = "condition",
+): Promise<NonNullable<T>> {
   const until = Date.now() + timeoutMs;
   while (Date.now() < until) {
     const v = await fn();

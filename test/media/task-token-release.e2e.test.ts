@@ -23,10 +23,14 @@ async function oneTaskKey() {
 
 /** The key's next task is accepted well before a leaked token would expire (tokenTtlMs is 30 s here). */
 async function expectNextTaskAccepted(c: ReturnType<typeof client>) {
-  const next = await waitFor(async () => {
-    const r = await c.createTask("z-image", { prompt: "next" });
-    return r.status === 200 ? r : undefined;
-  }, 2000, "the key's next task to be accepted").catch(() => undefined);
+  const next = await waitFor(
+    async () => {
+      const r = await c.createTask("z-image", { prompt: "next" });
+      return r.status === 200 ? r : undefined;
+    },
+    2000,
+    "the key's next task to be accepted",
+  ).catch(() => undefined);
   expect(next?.status).toBe(200);
 }
 
@@ -49,7 +53,10 @@ describe("the token is released on every final state", () => {
     const { c } = await oneTaskKey();
     gw.up.control.set({ never: true });
     const { json } = await c.createTask("google/nano-banana", { prompt: "x" });
-    expect(await c.waitRecord(json.data.taskId, 10_000)).toMatchObject({ state: "fail", failCode: "deadline_exceeded" });
+    expect(await c.waitRecord(json.data.taskId, 10_000)).toMatchObject({
+      state: "fail",
+      failCode: "deadline_exceeded",
+    });
     await expectNextTaskAccepted(c);
   });
 
@@ -57,7 +64,11 @@ describe("the token is released on every final state", () => {
     const { c } = await oneTaskKey();
     gw.up.control.set({ never: true }, { provider: "openai-images" });
     const { json } = await c.createTask("gpt-image-1", { prompt: "x", quality: "low" });
-    expect(await c.waitRecord(json.data.taskId, 5000)).toMatchObject({ state: "fail", failCode: "deadline_exceeded", creditsConsumed: 0 });
+    expect(await c.waitRecord(json.data.taskId, 5000)).toMatchObject({
+      state: "fail",
+      failCode: "deadline_exceeded",
+      creditsConsumed: 0,
+    });
     await expectNextTaskAccepted(c);
   });
 
@@ -89,7 +100,9 @@ describe("housekeeping", () => {
       acquire: (k, t, limit, ttl) => real.acquire(k, t, limit, ttl),
       async refresh(k, t, ttl) {
         if (t === taskId) {
-          await gw.ctx.db.run(sql`update tasks set state = ${"fail"}, fail_code = ${"test"}, lease_owner = ${null} where id = ${taskId}`);
+          await gw.ctx.db.run(
+            sql`update tasks set state = ${"fail"}, fail_code = ${"test"}, lease_owner = ${null} where id = ${taskId}`,
+          );
           await real.release(k, t);
         }
         return real.refresh(k, t, ttl);
@@ -100,8 +113,16 @@ describe("housekeeping", () => {
     };
     const settings = mediaSettingsOf(gw.ctx.config);
     const housekeeper = new Engine({
-      db: gw.ctx.db, ledger: gw.ctx.ledger, log: gw.ctx.log, owner: "test-housekeeper", settings, catalog: gw.ctx.catalog,
-      storage: createStorage(settings.storage), tokens: racing, webhookSecret: (id) => gw.ctx.accounts.webhookSecret(id), metrics: directMetrics,
+      db: gw.ctx.db,
+      ledger: gw.ctx.ledger,
+      log: gw.ctx.log,
+      owner: "test-housekeeper",
+      settings,
+      catalog: gw.ctx.catalog,
+      storage: createStorage(settings.storage),
+      tokens: racing,
+      webhookSecret: (id) => gw.ctx.accounts.webhookSecret(id),
+      metrics: directMetrics,
     });
     await housekeeper.housekeeping();
     await expectNextTaskAccepted(c);

@@ -30,7 +30,10 @@ describe.each(kinds)("%s", (_name, available, env, pg) => {
     const db = pg ? await freshPostgres() : undefined;
     if (db) drops.push(db.drop);
     // The engine only moves when a test ticks it.
-    const gw = await startMediaGateway({ MEDIA_WORKERS: "0", ...env, ...(db ? { DATABASE_URL: db.url, DATABASE_POOL_SIZE: "4" } : {}) }, { autostart: false });
+    const gw = await startMediaGateway(
+      { MEDIA_WORKERS: "0", ...env, ...(db ? { DATABASE_URL: db.url, DATABASE_POOL_SIZE: "4" } : {}) },
+      { autostart: false },
+    );
     gateways.push(gw);
     return gw;
   }
@@ -47,118 +50,146 @@ describe.each(kinds)("%s", (_name, available, env, pg) => {
     expect(next.status).toBe(200);
   }
 
-  test.skipIf(!available)("an error after the token was taken (a record that cannot be serialised, as a body nested 200,000 deep was) gives the key's slot back", async () => {
-    const gw = await setup();
-    const { c, keyId, accountId } = await oneTaskKey(gw);
-    const tasks = new TaskService(gw.ctx, mediaSettingsOf(gw.ctx.config));
-    const param: Record<string, unknown> = {};
-    param.self = param;
-    const create = tasks.create({ keyId, accountId, maxConcurrentTasks: 1, models: null, budget: {} }, {
-      model: "z-image", input: { prompt: "x" }, param, names: { callback: "callBackUrl", inputPrefix: "input." },
-    });
-    await expect(create).rejects.toThrow();
-    expect(await gw.ctx.taskTokens.count(keyId)).toBe(0);
-    await expectNextTaskAccepted(c);
-  });
+  test.skipIf(!available)(
+    "an error after the token was taken (a record that cannot be serialised, as a body nested 200,000 deep was) gives the key's slot back",
+    async () => {
+      const gw = await setup();
+      const { c, keyId, accountId } = await oneTaskKey(gw);
+      const tasks = new TaskService(gw.ctx, mediaSettingsOf(gw.ctx.config));
+      const param: Record<string, unknown> = {};
+      param.self = param;
+      const create = tasks.create(
+        { keyId, accountId, maxConcurrentTasks: 1, models: null, budget: {} },
+        {
+          model: "z-image",
+          input: { prompt: "x" },
+          param,
+          names: { callback: "callBackUrl", inputPrefix: "input." },
+        },
+      );
+      await expect(create).rejects.toThrow();
+      expect(await gw.ctx.taskTokens.count(keyId)).toBe(0);
+      await expectNextTaskAccepted(c);
+    },
+  );
 
-  test.skipIf(!available)("a release that fails in createTask's error path leaves the caller its real error (402), and is retried later", async () => {
-    const gw = await setup();
-    const { c, keyId } = await oneTaskKey(gw, 0);
-    const tokens = gw.ctx.taskTokens;
-    const release = tokens.release;
-    tokens.release = async () => {
-      throw new RedisUnavailableError("Redis did not answer within 1000 ms");
-    };
-    try {
-      const first = await c.createTask("z-image", { prompt: "x" });
-      expect(first.status).toBe(402);
-      expect(first.json.code).toBe(402);
-    } finally {
-      tokens.release = release;
-    }
-    // The next call gives the first one's token back before it takes its own: refused for the credits, not for a slot.
-    const second = await c.createTask("z-image", { prompt: "x" });
-    expect(second.status).toBe(402);
-    expect(await tokens.count(keyId)).toBe(0);
-  });
+  test.skipIf(!available)(
+    "a release that fails in createTask's error path leaves the caller its real error (402), and is retried later",
+    async () => {
+      const gw = await setup();
+      const { c, keyId } = await oneTaskKey(gw, 0);
+      const tokens = gw.ctx.taskTokens;
+      const release = tokens.release;
+      tokens.release = async () => {
+        throw new RedisUnavailableError("Redis did not answer within 1000 ms");
+      };
+      try {
+        const first = await c.createTask("z-image", { prompt: "x" });
+        expect(first.status).toBe(402);
+        expect(first.json.code).toBe(402);
+      } finally {
+        tokens.release = release;
+      }
+      // The next call gives the first one's token back before it takes its own: refused for the credits, not for a slot.
+      const second = await c.createTask("z-image", { prompt: "x" });
+      expect(second.status).toBe(402);
+      expect(await tokens.count(keyId)).toBe(0);
+    },
+  );
 
-  test.skipIf(!available)("a phantom token (an acquire that timed out client-side yet ran, 15 s ago) is dropped at the next acquire", async () => {
-    const gw = await setup();
-    const { c, keyId } = await oneTaskKey(gw);
-    const ttl = 30_000; // tokenTtlMs here
-    setSystemTime(new Date(Date.now() - 15_000));
-    try {
-      expect((await gw.ctx.taskTokens.acquire(keyId, "task_never_created", 1, ttl)).ok).toBe(true);
-    } finally {
-      setSystemTime();
-    }
-    await expectNextTaskAccepted(c);
-    expect(await gw.ctx.taskTokens.count(keyId)).toBe(1); // the new task's token only
-  });
+  test.skipIf(!available)(
+    "a phantom token (an acquire that timed out client-side yet ran, 15 s ago) is dropped at the next acquire",
+    async () => {
+      const gw = await setup();
+      const { c, keyId } = await oneTaskKey(gw);
+      const ttl = 30_000; // tokenTtlMs here
+      setSystemTime(new Date(Date.now() - 15_000));
+      try {
+        expect((await gw.ctx.taskTokens.acquire(keyId, "task_never_created", 1, ttl)).ok).toBe(true);
+      } finally {
+        setSystemTime();
+      }
+      await expectNextTaskAccepted(c);
+      expect(await gw.ctx.taskTokens.count(keyId)).toBe(1); // the new task's token only
+    },
+  );
 
-  test.skipIf(!available)("a token taken a moment ago for a task not yet recorded (a creation in flight) is kept", async () => {
-    const gw = await setup();
-    const { c, keyId } = await oneTaskKey(gw);
-    expect((await gw.ctx.taskTokens.acquire(keyId, "task_being_created", 1, 30_000)).ok).toBe(true);
-    expect((await c.createTask("z-image", { prompt: "x" })).status).toBe(429);
-  });
+  test.skipIf(!available)(
+    "a token taken a moment ago for a task not yet recorded (a creation in flight) is kept",
+    async () => {
+      const gw = await setup();
+      const { c, keyId } = await oneTaskKey(gw);
+      expect((await gw.ctx.taskTokens.acquire(keyId, "task_being_created", 1, 30_000)).ok).toBe(true);
+      expect((await c.createTask("z-image", { prompt: "x" })).status).toBe(429);
+    },
+  );
 
-  test.skipIf(!available)("a creation of this process held up past the grace (between its token and its row) keeps its token: the key's next task is refused, not run beside it", async () => {
-    const gw = await setup();
-    const { c, keyId } = await oneTaskKey(gw);
-    const tokens = gw.ctx.taskTokens;
-    const acquire = tokens.acquire;
-    let taken!: () => void;
-    const tokenTaken = new Promise<void>((r) => (taken = r));
-    let proceed!: () => void;
-    const heldUp = new Promise<void>((r) => (proceed = r));
-    // The first creation takes its token, then waits (a database held up by another session) before its row.
-    tokens.acquire = async (...args) => {
-      tokens.acquire = acquire;
-      const r = await acquire.apply(tokens, args);
-      taken();
-      await heldUp;
-      return r;
-    };
-    const slow = c.createTask("z-image", { prompt: "slow" });
-    let second: Awaited<ReturnType<typeof c.createTask>>;
-    try {
-      await tokenTaken;
-      setSystemTime(new Date(Date.now() + 15_000)); // it has been under way for 15 s
-      second = await c.createTask("z-image", { prompt: "second" });
-    } finally {
-      setSystemTime();
-      proceed();
-    }
-    expect((await slow).status).toBe(200);
-    expect(second.status).toBe(429);
-    expect(await tokens.count(keyId)).toBe(1);
-  });
+  test.skipIf(!available)(
+    "a creation of this process held up past the grace (between its token and its row) keeps its token: the key's next task is refused, not run beside it",
+    async () => {
+      const gw = await setup();
+      const { c, keyId } = await oneTaskKey(gw);
+      const tokens = gw.ctx.taskTokens;
+      const acquire = tokens.acquire;
+      let taken!: () => void;
+      const tokenTaken = new Promise<void>((r) => (taken = r));
+      let proceed!: () => void;
+      const heldUp = new Promise<void>((r) => (proceed = r));
+      // The first creation takes its token, then waits (a database held up by another session) before its row.
+      tokens.acquire = async (...args) => {
+        tokens.acquire = acquire;
+        const r = await acquire.apply(tokens, args);
+        taken();
+        await heldUp;
+        return r;
+      };
+      const slow = c.createTask("z-image", { prompt: "slow" });
+      let second: Awaited<ReturnType<typeof c.createTask>>;
+      try {
+        await tokenTaken;
+        setSystemTime(new Date(Date.now() + 15_000)); // it has been under way for 15 s
+        second = await c.createTask("z-image", { prompt: "second" });
+      } finally {
+        setSystemTime();
+        proceed();
+      }
+      expect((await slow).status).toBe(200);
+      expect(second.status).toBe(429);
+      expect(await tokens.count(keyId)).toBe(1);
+    },
+  );
 
-  test.skipIf(!available)("the token of a task that ended while its release was lost (the process died) is dropped at the next acquire", async () => {
-    const gw = await setup();
-    const { c } = await oneTaskKey(gw);
-    const tokens = gw.ctx.taskTokens;
-    const engine = gw.media.engine!;
-    const release = tokens.release;
-    tokens.release = async () => {
-      throw new RedisUnavailableError("Redis is not connected");
-    };
-    let taskId: string;
-    try {
-      taskId = (await c.createTask("z-image", { prompt: "x" })).json.data.taskId;
-      await waitFor(async () => {
-        await engine.tick();
-        await engine.drain();
-        return (await c.record(taskId)).state === "success";
-      }, 10_000, "the task to succeed");
-    } finally {
-      tokens.release = release; // the engine that queued the release is gone: nobody retries it
-    }
-    const row = await gw.ctx.db.get<{ state: string }>(sql`select state from tasks where id = ${taskId!}`);
-    expect(row?.state).toBe("success");
-    await expectNextTaskAccepted(c);
-  });
+  test.skipIf(!available)(
+    "the token of a task that ended while its release was lost (the process died) is dropped at the next acquire",
+    async () => {
+      const gw = await setup();
+      const { c } = await oneTaskKey(gw);
+      const tokens = gw.ctx.taskTokens;
+      const engine = gw.media.engine!;
+      const release = tokens.release;
+      tokens.release = async () => {
+        throw new RedisUnavailableError("Redis is not connected");
+      };
+      let taskId: string;
+      try {
+        taskId = (await c.createTask("z-image", { prompt: "x" })).json.data.taskId;
+        await waitFor(
+          async () => {
+            await engine.tick();
+            await engine.drain();
+            return (await c.record(taskId)).state === "success";
+          },
+          10_000,
+          "the task to succeed",
+        );
+      } finally {
+        tokens.release = release; // the engine that queued the release is gone: nobody retries it
+      }
+      const row = await gw.ctx.db.get<{ state: string }>(sql`select state from tasks where id = ${taskId!}`);
+      expect(row?.state).toBe("success");
+      await expectNextTaskAccepted(c);
+    },
+  );
 });
 
 // With Bun Workers the engine's releases are carried out by the main thread; one refused there is retried too.

@@ -6,7 +6,10 @@ import { createLogger } from "../../src/log";
 import { client, startMediaGateway } from "./support";
 
 const lines: string[] = [];
-const gw = await startMediaGateway({ MEDIA_WORKERS: "0", LOG_LEVEL: "info" }, { log: createLogger("info", (l) => void lines.push(l)) });
+const gw = await startMediaGateway(
+  { MEDIA_WORKERS: "0", LOG_LEVEL: "info" },
+  { log: createLogger("info", (l) => void lines.push(l)) },
+);
 afterAll(() => gw.stop());
 beforeEach(() => gw.up.control.reset());
 
@@ -20,7 +23,15 @@ describe("upstream failure text", () => {
   test("a generation failure: the customer sees the upstream and its status class, the log the masked message", async () => {
     const { key } = await gw.account(1000);
     const c = client(gw, key);
-    gw.up.control.set({ fail: { message: `billing account of key ${OPENAI_KEY} (org-AbCdEfGhIjKlMnOpQrStUvWx) is suspended`, code: "content_policy_violation" } }, { provider: "fal" });
+    gw.up.control.set(
+      {
+        fail: {
+          message: `billing account of key ${OPENAI_KEY} (org-AbCdEfGhIjKlMnOpQrStUvWx) is suspended`,
+          code: "content_policy_violation",
+        },
+      },
+      { provider: "fal" },
+    );
     const { json } = await c.createTask("fal-ai/kling-image/o1", { prompt: "x" });
     const rec = await c.waitRecord(json.data.taskId);
     expect(rec).toMatchObject({ state: "fail", failCode: "content_policy_violation", creditsConsumed: 0 });
@@ -37,7 +48,10 @@ describe("upstream failure text", () => {
     const { key } = await gw.account(2000);
     const c = client(gw, key);
     gw.up.control.set({ refuse: { status: 401, message: `API key not valid: ${GEMINI_KEY}` } }, { provider: "veo" });
-    gw.up.control.set({ refuse: { status: 503, message: `upstream auth Key ${FAL_KEY} rejected` } }, { provider: "fal" });
+    gw.up.control.set(
+      { refuse: { status: 503, message: `upstream auth Key ${FAL_KEY} rejected` } },
+      { provider: "fal" },
+    );
     const { json } = await c.createTask("veo-3.1-fast-generate-preview", { prompt: "x" });
     const rec = await c.waitRecord(json.data.taskId);
     expect(rec).toMatchObject({ state: "fail", failCode: "upstream_refused", creditsConsumed: 0 });

@@ -1,7 +1,12 @@
 // The log keeps an upstream's error message with every credential-shaped part masked: keys in each provider's
 // format, Authorization values and credentials in query strings. Ordinary words and short ids survive.
 import { describe, expect, test } from "bun:test";
-import { everyRouteRefusedMessage, maskSecrets, statusClass, upstreamFailedMessage } from "../../src/media/upstream-errors";
+import {
+  everyRouteRefusedMessage,
+  maskSecrets,
+  statusClass,
+  upstreamFailedMessage,
+} from "../../src/media/upstream-errors";
 
 // Made-up keys in each provider's published format.
 const SECRETS: Array<[string, string]> = [
@@ -25,7 +30,9 @@ describe("maskSecrets", () => {
   });
 
   test("masks bearer and fal-style Authorization values, keeping the scheme", () => {
-    const masked = maskSecrets('request had header "Authorization: Bearer abc.DEF-123_xyz~789" and Key 1234abcd:ffee0011');
+    const masked = maskSecrets(
+      'request had header "Authorization: Bearer abc.DEF-123_xyz~789" and Key 1234abcd:ffee0011',
+    );
     expect(masked).toContain("Bearer ***");
     expect(masked).toContain("Key ***");
     expect(masked).not.toContain("abc.DEF-123_xyz~789");
@@ -33,7 +40,9 @@ describe("maskSecrets", () => {
   });
 
   test("masks key=, api_key= and token= query parameters, keeping the rest of the URL", () => {
-    const masked = maskSecrets("GET https://generativelanguage.googleapis.com/v1beta/files/x:download?alt=media&key=shortkey123 failed; token=t0k3n api_key=zzz");
+    const masked = maskSecrets(
+      "GET https://generativelanguage.googleapis.com/v1beta/files/x:download?alt=media&key=shortkey123 failed; token=t0k3n api_key=zzz",
+    );
     expect(masked).toContain("?alt=media&key=***");
     expect(masked).not.toContain("shortkey123");
     expect(masked).toContain(" token=***");
@@ -42,8 +51,11 @@ describe("maskSecrets", () => {
   });
 
   test("masks a credential given as a JSON field or a header line (an upstream echoing the request it refused)", () => {
-    const masked = maskSecrets('{"error":"bad config","api_key":"abcd1234efgh5678"}; x-api-key: 9f8e7d6c5b4a3210; "token": "t0k3nvalue"; https://x.example/f?X-Goog-Signature=5a6b7c8d&alt=media');
-    for (const secret of ["abcd1234efgh5678", "9f8e7d6c5b4a3210", "t0k3nvalue", "5a6b7c8d"]) expect(masked).not.toContain(secret);
+    const masked = maskSecrets(
+      '{"error":"bad config","api_key":"abcd1234efgh5678"}; x-api-key: 9f8e7d6c5b4a3210; "token": "t0k3nvalue"; https://x.example/f?X-Goog-Signature=5a6b7c8d&alt=media',
+    );
+    for (const secret of ["abcd1234efgh5678", "9f8e7d6c5b4a3210", "t0k3nvalue", "5a6b7c8d"])
+      expect(masked).not.toContain(secret);
     expect(masked).toContain('"api_key":"***"');
     expect(masked).toContain("x-api-key: ***");
     expect(masked).toContain("X-Goog-Signature=***&alt=media");
@@ -60,8 +72,14 @@ describe("the customer's message", () => {
     expect(statusClass("429")).toBe("HTTP 4xx");
     expect(statusClass("503")).toBe("HTTP 5xx");
     expect(statusClass("content_policy_violation")).toBe("generation error");
-    expect(upstreamFailedMessage("fal", "422")).toBe("The upstream (fal) failed the task (HTTP 4xx); nothing was charged.");
-    expect(everyRouteRefusedMessage([{ provider: "veo", code: "429" }, { provider: "fal", code: "network" }]))
-      .toBe("Every upstream refused the task (veo: HTTP 4xx; fal: network error); nothing was charged.");
+    expect(upstreamFailedMessage("fal", "422")).toBe(
+      "The upstream (fal) failed the task (HTTP 4xx); nothing was charged.",
+    );
+    expect(
+      everyRouteRefusedMessage([
+        { provider: "veo", code: "429" },
+        { provider: "fal", code: "network" },
+      ]),
+    ).toBe("Every upstream refused the task (veo: HTTP 4xx; fal: network error); nothing was charged.");
   });
 });

@@ -8,7 +8,11 @@ const gw = await startMediaGateway();
 afterAll(() => gw.stop());
 
 const notice = (ref: unknown) =>
-  fetch(gw.url + "/v1/media/upstream-events/kie", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ code: 200, data: { task_id: ref } }) });
+  fetch(gw.url + "/v1/media/upstream-events/kie", {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ code: 200, data: { task_id: ref } }),
+  });
 
 test("a notice brings the task's next poll forward; an unknown or malformed one changes nothing and still gets 200", async () => {
   const { key } = await gw.account(1000);
@@ -16,12 +20,24 @@ test("a notice brings the task's next poll forward; an unknown or malformed one 
   const prompt = `notice ${crypto.randomUUID()}`;
   const { json } = await c.createTask("google/nano-banana", { prompt });
   const id = json.data.taskId;
-  const fake = await waitFor(() => [...gw.up.control.tasks.values()].find((t) => (t.input as any).prompt === prompt), 5000, "submission");
+  const fake = await waitFor(
+    () => [...gw.up.control.tasks.values()].find((t) => (t.input as any).prompt === prompt),
+    5000,
+    "submission",
+  );
   gw.up.control.update(fake.id, { never: true });
-  const row = await waitFor(async () => gw.ctx.db.get<{ upstream_ref: string; state: string }>(sql`select upstream_ref, state from tasks where id = ${id} and state = ${"generating"}`), 5000, "generating");
+  const row = await waitFor(
+    async () =>
+      gw.ctx.db.get<{ upstream_ref: string; state: string }>(
+        sql`select upstream_ref, state from tasks where id = ${id} and state = ${"generating"}`,
+      ),
+    5000,
+    "generating",
+  );
   const later = Date.now() + 3_600_000;
   await gw.ctx.db.run(sql`update tasks set next_poll_at = ${later} where id = ${id}`);
-  const nextPoll = async () => (await gw.ctx.db.get<{ next_poll_at: number }>(sql`select next_poll_at from tasks where id = ${id}`))!.next_poll_at;
+  const nextPoll = async () =>
+    (await gw.ctx.db.get<{ next_poll_at: number }>(sql`select next_poll_at from tasks where id = ${id}`))!.next_poll_at;
 
   for (const junk of ["no-such-ref", 42, null]) {
     const r = await notice(junk);
@@ -38,6 +54,8 @@ test("a notice brings the task's next poll forward; an unknown or malformed one 
 
 test("the notice's lookup uses the tasks_upstream_ref index (the endpoint is public: no table scan per notice)", async () => {
   if (gw.ctx.db.dialect !== "sqlite") return;
-  const plan = await gw.ctx.db.all<{ detail: string }>(sql`explain query plan update tasks set next_poll_at = ${1} where upstream_ref = ${"x"} and state = ${"generating"}`);
+  const plan = await gw.ctx.db.all<{ detail: string }>(
+    sql`explain query plan update tasks set next_poll_at = ${1} where upstream_ref = ${"x"} and state = ${"generating"}`,
+  );
   expect(plan.map((p) => p.detail).join("\n")).toContain("INDEX tasks_upstream_ref");
 });

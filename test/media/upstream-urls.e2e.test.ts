@@ -51,7 +51,11 @@ describe("upstream-supplied URLs", () => {
     expect(download!.headers["x-goog-api-key"]).toBeUndefined();
     expect(download!.headers.authorization).toBeUndefined();
     // The first hop, on Veo's own origin, did carry the key.
-    expect(open.up.requests.slice(from).find((r) => r.provider === "veo" && r.path.includes(":download"))!.headers["x-goog-api-key"]).toBe(open.up.keys.veo);
+    expect(
+      open.up.requests.slice(from).find((r) => r.provider === "veo" && r.path.includes(":download"))!.headers[
+        "x-goog-api-key"
+      ],
+    ).toBe(open.up.keys.veo);
   });
 
   test("a Veo result named on another origin is downloaded without the Gemini key", async () => {
@@ -68,9 +72,15 @@ describe("upstream-supplied URLs", () => {
 
   test("a URL that does not parse, or a redirect to one, is refused for good (its task fails at once, not at its deadline)", async () => {
     await expect(guardedFetch("not a url", {}, { allowPrivate: true })).rejects.toBeInstanceOf(UpstreamUrlRefused);
-    const bad = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: () => new Response(null, { status: 302, headers: { location: "http://[::1" } }) });
+    const bad = Bun.serve({
+      port: 0,
+      hostname: "127.0.0.1",
+      fetch: () => new Response(null, { status: 302, headers: { location: "http://[::1" } }),
+    });
     try {
-      await expect(guardedFetch(`http://127.0.0.1:${bad.port}/start`, {}, { allowPrivate: true })).rejects.toBeInstanceOf(UpstreamUrlRefused);
+      await expect(
+        guardedFetch(`http://127.0.0.1:${bad.port}/start`, {}, { allowPrivate: true }),
+      ).rejects.toBeInstanceOf(UpstreamUrlRefused);
     } finally {
       bad.stop(true);
     }
@@ -78,9 +88,15 @@ describe("upstream-supplied URLs", () => {
 
   test("redirects are followed a few times at most", async () => {
     let hits = 0;
-    const loop = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: () => (hits++, new Response(null, { status: 302, headers: { location: "/again" } })) });
+    const loop = Bun.serve({
+      port: 0,
+      hostname: "127.0.0.1",
+      fetch: () => (hits++, new Response(null, { status: 302, headers: { location: "/again" } })),
+    });
     try {
-      await expect(guardedFetch(`http://127.0.0.1:${loop.port}/start`, {}, { allowPrivate: true })).rejects.toThrow(/redirect/);
+      await expect(guardedFetch(`http://127.0.0.1:${loop.port}/start`, {}, { allowPrivate: true })).rejects.toThrow(
+        /redirect/,
+      );
       expect(hits).toBe(6); // the first request and 5 redirects
     } finally {
       loop.stop(true);

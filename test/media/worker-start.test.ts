@@ -22,7 +22,10 @@ test("one media worker that cannot start: the others are stopped, then startMedi
       const failing = new EventTarget() as any;
       failing.postMessage = () => {};
       failing.terminate = () => {};
-      setTimeout(() => failing.dispatchEvent(Object.assign(new Event("error"), { message: "cannot open the database" })), 300);
+      setTimeout(
+        () => failing.dispatchEvent(Object.assign(new Event("error"), { message: "cannot open the database" })),
+        300,
+      );
       return failing;
     }
     const w = new RealWorker(url, opts);
@@ -34,7 +37,12 @@ test("one media worker that cannot start: the others are stopped, then startMedi
     return w;
   };
   try {
-    expect(await startMedia(gw.ctx).then(() => "started", (e) => String(e))).toContain("media worker failed to start: cannot open the database");
+    expect(
+      await startMedia(gw.ctx).then(
+        () => "started",
+        (e) => String(e),
+      ),
+    ).toContain("media worker failed to start: cannot open the database");
     expect(stopped).toEqual(["the worker that started"]);
   } finally {
     globalThis.Worker = RealWorker;
@@ -51,11 +59,21 @@ test("one fails while another never finishes starting: startMedia fails at once 
     const w = new EventTarget() as any;
     w.postMessage = () => {};
     w.terminate = () => void terminated.push(i);
-    if (i === 0) setTimeout(() => w.dispatchEvent(Object.assign(new Event("error"), { message: "cannot open the database" })), 100);
+    if (i === 0)
+      setTimeout(
+        () => w.dispatchEvent(Object.assign(new Event("error"), { message: "cannot open the database" })),
+        100,
+      );
     return w; // the other one: neither "started" nor "error"
   };
   try {
-    const outcome = await Promise.race([startMedia(gw.ctx).then(() => "started", (e) => String(e)), Bun.sleep(3000).then(() => "still pending after 3 s")]);
+    const outcome = await Promise.race([
+      startMedia(gw.ctx).then(
+        () => "started",
+        (e) => String(e),
+      ),
+      Bun.sleep(3000).then(() => "still pending after 3 s"),
+    ]);
     expect(outcome).toContain("media worker failed to start: cannot open the database");
     expect(terminated.sort()).toEqual([0, 1]);
   } finally {

@@ -5,14 +5,20 @@ import { startGateway, type TestGateway } from "../support/gateway";
 // /metrics parsed as Prometheus text exposition format by a small strict parser (every line must be a comment,
 // a HELP/TYPE line or a sample), then checked to move with traffic and to read the books from the database.
 
-interface Sample { name: string; labels: Record<string, string>; value: number }
+interface Sample {
+  name: string;
+  labels: Record<string, string>;
+  value: number;
+}
 
 function parsePrometheus(text: string): { samples: Sample[]; types: Map<string, string> } {
   const samples: Sample[] = [];
   const types = new Map<string, string>();
   const name = "[a-zA-Z_:][a-zA-Z0-9_:]*";
   // prom-client writes NaN as "Nan"; Prometheus parses float specials case-insensitively, so both are accepted.
-  const sampleLine = new RegExp(`^(${name})(?:\\{(.*)\\})? (-?(?:[0-9.]+(?:e[+-]?\\d+)?|[Nn]a[Nn]|\\+Inf|-Inf))(?: -?\\d+)?$`);
+  const sampleLine = new RegExp(
+    `^(${name})(?:\\{(.*)\\})? (-?(?:[0-9.]+(?:e[+-]?\\d+)?|[Nn]a[Nn]|\\+Inf|-Inf))(?: -?\\d+)?$`,
+  );
   const labelRe = /([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)",?/g;
   for (const line of text.split("\n")) {
     if (line === "") continue;
@@ -34,7 +40,9 @@ function parsePrometheus(text: string): { samples: Sample[]; types: Map<string, 
 }
 
 const value = (s: Sample[], name: string, labels: Record<string, string> = {}) =>
-  s.filter((x) => x.name === name && Object.entries(labels).every(([k, v]) => x.labels[k] === v)).reduce((a, x) => a + x.value, 0);
+  s
+    .filter((x) => x.name === name && Object.entries(labels).every(([k, v]) => x.labels[k] === v))
+    .reduce((a, x) => a + x.value, 0);
 
 let gw: TestGateway;
 beforeAll(async () => {
@@ -69,17 +77,23 @@ describe("/metrics", () => {
     await fetch(gw.url + "/v1/credits");
     await fetch(gw.url + "/no/such/route/42");
     const after = (await scrape()).samples;
-    const delta = (labels: Record<string, string>) => value(after, "switchyard_http_requests_total", labels) - value(before, "switchyard_http_requests_total", labels);
+    const delta = (labels: Record<string, string>) =>
+      value(after, "switchyard_http_requests_total", labels) - value(before, "switchyard_http_requests_total", labels);
     expect(delta({ route: "/v1/models/*", status: "200", method: "GET" })).toBe(3);
     expect(delta({ route: "/v1/credits", status: "200" })).toBe(1);
     expect(delta({ route: "/v1/credits", status: "401" })).toBe(1);
     expect(delta({ route: "unmatched", status: "404" })).toBe(1);
     // raw paths never become labels
     // (the route label only: a status label of 429, from any other test in this process, contains "42" too)
-    expect(after.some((s) => (s.labels.route ?? "").includes("claude-sonnet") || (s.labels.route ?? "").includes("42"))).toBe(false);
-    const count = (s: Sample[]) => value(s, "switchyard_http_request_duration_seconds_count", { route: "/v1/models/*" });
+    expect(
+      after.some((s) => (s.labels.route ?? "").includes("claude-sonnet") || (s.labels.route ?? "").includes("42")),
+    ).toBe(false);
+    const count = (s: Sample[]) =>
+      value(s, "switchyard_http_request_duration_seconds_count", { route: "/v1/models/*" });
     expect(count(after) - count(before)).toBe(3);
-    expect(value(after, "switchyard_http_request_duration_seconds_bucket", { route: "/v1/models/*", le: "+Inf" })).toBe(count(after));
+    expect(value(after, "switchyard_http_request_duration_seconds_bucket", { route: "/v1/models/*", le: "+Inf" })).toBe(
+      count(after),
+    );
   });
 
   test("open holds and task states are read from the database at scrape time", async () => {
@@ -124,8 +138,12 @@ describe("METRICS_TOKEN", () => {
     const g = await startGateway({ METRICS_TOKEN: "metrics-token-0123456789" });
     try {
       expect((await fetch(g.url + "/metrics")).status).toBe(401);
-      expect((await fetch(g.url + "/metrics", { headers: { authorization: "Bearer wrong-token-0123456789ab" } })).status).toBe(401);
-      expect((await fetch(g.url + "/metrics", { headers: { authorization: "Bearer metrics-token-0123456789" } })).status).toBe(200);
+      expect(
+        (await fetch(g.url + "/metrics", { headers: { authorization: "Bearer wrong-token-0123456789ab" } })).status,
+      ).toBe(401);
+      expect(
+        (await fetch(g.url + "/metrics", { headers: { authorization: "Bearer metrics-token-0123456789" } })).status,
+      ).toBe(200);
     } finally {
       await g.stop();
     }

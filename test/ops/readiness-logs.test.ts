@@ -21,34 +21,58 @@ describe("/readyz", () => {
     await gw.ctx.db.close(); // the database dies under the running gateway
     r = await fetch(gw.url + "/readyz");
     expect(r.status).toBe(503);
-    expect(await r.json()).toEqual({ status: "unavailable", checks: { database: "error", redis: "not configured" }, failed: ["database"] });
+    expect(await r.json()).toEqual({
+      status: "unavailable",
+      checks: { database: "error", redis: "not configured" },
+      failed: ["database"],
+    });
     expect((await fetch(gw.url + "/healthz")).status).toBe(200);
   });
 
-  test.skipIf(!redisAvailable)("checks Redis with PING when REDIS_URL is set; a dead Redis is named, and the instance stays ready", async () => {
-    const gw = await startGateway({ REDIS_URL });
-    stops.push(async () => void (await gw.app.stop(true))); // its database is closed below
-    let r = await fetch(gw.url + "/readyz");
-    expect(await r.json()).toMatchObject({ status: "ok", checks: { database: "ok", redis: "ok" } });
-    gw.ctx.redis!.close();
-    r = await fetch(gw.url + "/readyz");
-    // It serves without Redis (limits in process), so a load balancer must keep it.
-    expect(r.status).toBe(200);
-    expect(await r.json()).toEqual({ status: "degraded", checks: { database: "ok", redis: "error" }, degraded: ["redis"] });
-    // Both gone: the database decides.
-    await gw.ctx.db.close();
-    r = await fetch(gw.url + "/readyz");
-    expect(r.status).toBe(503);
-    expect(await r.json()).toEqual({ status: "unavailable", checks: { database: "error", redis: "error" }, failed: ["database", "redis"] });
-  });
+  test.skipIf(!redisAvailable)(
+    "checks Redis with PING when REDIS_URL is set; a dead Redis is named, and the instance stays ready",
+    async () => {
+      const gw = await startGateway({ REDIS_URL });
+      stops.push(async () => void (await gw.app.stop(true))); // its database is closed below
+      let r = await fetch(gw.url + "/readyz");
+      expect(await r.json()).toMatchObject({ status: "ok", checks: { database: "ok", redis: "ok" } });
+      gw.ctx.redis!.close();
+      r = await fetch(gw.url + "/readyz");
+      // It serves without Redis (limits in process), so a load balancer must keep it.
+      expect(r.status).toBe(200);
+      expect(await r.json()).toEqual({
+        status: "degraded",
+        checks: { database: "ok", redis: "error" },
+        degraded: ["redis"],
+      });
+      // Both gone: the database decides.
+      await gw.ctx.db.close();
+      r = await fetch(gw.url + "/readyz");
+      expect(r.status).toBe(503);
+      expect(await r.json()).toEqual({
+        status: "unavailable",
+        checks: { database: "error", redis: "error" },
+        failed: ["database", "redis"],
+      });
+    },
+  );
   skipNote("Redis", redisAvailable, "/readyz Redis check");
 });
 
 describe("structured access logs", () => {
   test("one JSON line per request with the request id; never a key, password, cookie, session or admin token", async () => {
     const lines: string[] = [];
-    const config = loadConfig({ DATABASE_URL: tempSqlitePath(), ADMIN_TOKEN, PORT: "0", DEFAULT_RATE_LIMIT: "1000/10s", LOG_LEVEL: "debug" });
-    const ctx = await createContext(config, createLogger("debug", (l) => lines.push(l)));
+    const config = loadConfig({
+      DATABASE_URL: tempSqlitePath(),
+      ADMIN_TOKEN,
+      PORT: "0",
+      DEFAULT_RATE_LIMIT: "1000/10s",
+      LOG_LEVEL: "debug",
+    });
+    const ctx = await createContext(
+      config,
+      createLogger("debug", (l) => lines.push(l)),
+    );
     const app = buildApp(ctx).listen({ port: 0, hostname: "127.0.0.1" });
     stops.push(async () => {
       await app.stop(true);
@@ -57,32 +81,60 @@ describe("structured access logs", () => {
     const url = `http://127.0.0.1:${app.server!.port}`;
     const admin = { authorization: `Bearer ${ADMIN_TOKEN}`, "content-type": "application/json" };
 
-    const acct: any = await (await fetch(url + "/admin/v1/accounts", { method: "POST", headers: admin, body: JSON.stringify({ name: "logs", credits: 5 }) })).json();
-    const created: any = await (await fetch(url + `/admin/v1/accounts/${acct.id}/keys`, { method: "POST", headers: admin, body: "{}" })).json();
+    const acct: any = await (
+      await fetch(url + "/admin/v1/accounts", {
+        method: "POST",
+        headers: admin,
+        body: JSON.stringify({ name: "logs", credits: 5 }),
+      })
+    ).json();
+    const created: any = await (
+      await fetch(url + `/admin/v1/accounts/${acct.id}/keys`, { method: "POST", headers: admin, body: "{}" })
+    ).json();
     const key: string = created.key;
     const password = "a-password-that-must-not-leak";
-    await fetch(url + `/admin/v1/accounts/${acct.id}/users`, { method: "POST", headers: admin, body: JSON.stringify({ email: "log@example.com", password }) });
+    await fetch(url + `/admin/v1/accounts/${acct.id}/users`, {
+      method: "POST",
+      headers: admin,
+      body: JSON.stringify({ email: "log@example.com", password }),
+    });
     const r1 = await fetch(url + "/v1/credits", { headers: { authorization: `Bearer ${key}` } });
     await fetch(url + "/v1/credits?api_key=" + key, { headers: { "x-api-key": key } });
     await fetch(url + "/v1/credits", { headers: { authorization: `Bearer ${key}x` } }); // a wrong key is a secret too
-    await fetch(url + "/dashboard/login", { method: "POST", body: new URLSearchParams({ email: "log@example.com", password: password + "!" }) });
-    const login = await fetch(url + "/dashboard/login", { method: "POST", body: new URLSearchParams({ email: "log@example.com", password }), redirect: "manual" });
+    await fetch(url + "/dashboard/login", {
+      method: "POST",
+      body: new URLSearchParams({ email: "log@example.com", password: password + "!" }),
+    });
+    const login = await fetch(url + "/dashboard/login", {
+      method: "POST",
+      body: new URLSearchParams({ email: "log@example.com", password }),
+      redirect: "manual",
+    });
     const session = /sy_session=([^;]+)/.exec(login.headers.get("set-cookie")!)![1]!;
     await fetch(url + "/dashboard/settings/api-keys", { headers: { cookie: `sy_session=${session}` } });
-    const webhook: any = await (await fetch(url + `/admin/v1/accounts/${acct.id}/webhook-key`, { method: "POST", headers: admin })).json();
+    const webhook: any = await (
+      await fetch(url + `/admin/v1/accounts/${acct.id}/webhook-key`, { method: "POST", headers: admin })
+    ).json();
     const fileToken = "t0ken-of-a-result-file-9f8e7d";
     expect((await fetch(url + `/files/${fileToken}/image-1.png`)).status).toBe(404); // a result file URL is a credential
     await Bun.sleep(20); // the access log line is written once the answer has gone out
 
     const output = lines.join("\n");
-    for (const secret of [key, key.slice(6), password, session, ADMIN_TOKEN, webhook.key, fileToken]) expect(output).not.toContain(secret);
+    for (const secret of [key, key.slice(6), password, session, ADMIN_TOKEN, webhook.key, fileToken])
+      expect(output).not.toContain(secret);
     expect(output).not.toMatch(/sk-sy-|whsec_|authorization|cookie/i);
 
     const entries = lines.map((l) => JSON.parse(l));
     const access = entries.filter((e) => e.msg === "request");
     expect(access.length).toBeGreaterThanOrEqual(9);
     const first = access.find((e) => e.request_id === r1.headers.get("x-request-id"));
-    expect(first).toMatchObject({ level: "info", method: "GET", route: "/v1/credits", path: "/v1/credits", status: 200 });
+    expect(first).toMatchObject({
+      level: "info",
+      method: "GET",
+      route: "/v1/credits",
+      path: "/v1/credits",
+      status: 200,
+    });
     expect(typeof first.duration_ms).toBe("number");
     expect(access.some((e) => e.route === "/dashboard/login" && e.status === 401)).toBe(true);
     expect(access.some((e) => e.path === "/files/***/image-1.png" && e.status === 404)).toBe(true);

@@ -14,21 +14,42 @@ import { ADMIN_TOKEN } from "../support/gateway";
 import { spawnGateway } from "../support/process";
 import { tempSqlitePath } from "../support/services";
 
-const fake = startFakeLlmUpstream({ defaultScenario: { kind: "slow", firstByteMs: 0, chunkDelayMs: 400, eventPieces: true } });
+const fake = startFakeLlmUpstream({
+  defaultScenario: { kind: "slow", firstByteMs: 0, chunkDelayMs: 400, eventPieces: true },
+});
 afterAll(() => fake.stop());
 
 test("streams open at the end of the grace period get the protocol's error event; charged what was sent, status shutdown", async () => {
   const path = tempSqlitePath();
-  const gw = await spawnGateway({ ...providerEnv(fake.url), DATABASE_URL: path, ADMIN_TOKEN, SHUTDOWN_GRACE_SECONDS: "1" });
+  const gw = await spawnGateway({
+    ...providerEnv(fake.url),
+    DATABASE_URL: path,
+    ADMIN_TOKEN,
+    SHUTDOWN_GRACE_SECONDS: "1",
+  });
   const admin = (p: string, body: unknown) =>
-    fetch(gw.url + p, { method: "POST", headers: { authorization: `Bearer ${ADMIN_TOKEN}`, "content-type": "application/json" }, body: JSON.stringify(body) }).then((r) => r.json() as any);
+    fetch(gw.url + p, {
+      method: "POST",
+      headers: { authorization: `Bearer ${ADMIN_TOKEN}`, "content-type": "application/json" },
+      body: JSON.stringify(body),
+    }).then((r) => r.json() as any);
   const account = await admin("/admin/v1/accounts", { name: "deploy", credits: 100 });
   const { key } = await admin(`/admin/v1/accounts/${account.id}/keys`, { name: "k" });
 
   const openai = new OpenAI({ apiKey: key, baseURL: `${gw.url}/v1`, maxRetries: 0 });
-  const chat = await openai.chat.completions.create({ model: "gpt-5.2", max_completion_tokens: 100, stream: true, messages: [{ role: "user", content: "hi" }] });
+  const chat = await openai.chat.completions.create({
+    model: "gpt-5.2",
+    max_completion_tokens: 100,
+    stream: true,
+    messages: [{ role: "user", content: "hi" }],
+  });
   const anthropic = new Anthropic({ apiKey: key, baseURL: gw.url, maxRetries: 0 });
-  const messages = await anthropic.messages.create({ model: "claude-opus-4-5", max_tokens: 100, stream: true, messages: [{ role: "user", content: "hi" }] });
+  const messages = await anthropic.messages.create({
+    model: "claude-opus-4-5",
+    max_tokens: 100,
+    stream: true,
+    messages: [{ role: "user", content: "hi" }],
+  });
   const chatIt = chat[Symbol.asyncIterator]();
   const messagesIt = messages[Symbol.asyncIterator]();
   await chatIt.next(); // both streams are under way
@@ -38,7 +59,10 @@ test("streams open at the end of the grace period get the protocol's error event
   const drain = async (it: AsyncIterator<unknown>) => {
     for (;;) if ((await it.next()).done) return null;
   };
-  const [chatError, messagesError] = await Promise.all([drain(chatIt).catch((e) => e), drain(messagesIt).catch((e) => e)]);
+  const [chatError, messagesError] = await Promise.all([
+    drain(chatIt).catch((e) => e),
+    drain(messagesIt).catch((e) => e),
+  ]);
   expect(chatError).toBeInstanceOf(OpenAI.APIError);
   expect(chatError.message).toContain("restarting");
   expect(chatError.code ?? chatError.error?.code).toBe("gateway_shutting_down");
@@ -48,7 +72,9 @@ test("streams open at the end of the grace period get the protocol's error event
 
   const db = await openDatabase(path);
   try {
-    const records = await db.all<{ status: string; cost: number; error: string | null }>(sql`select status, cost, error from usage_records where account_id = ${account.id}`);
+    const records = await db.all<{ status: string; cost: number; error: string | null }>(
+      sql`select status, cost, error from usage_records where account_id = ${account.id}`,
+    );
     expect(records.map((r) => r.status)).toEqual(["shutdown", "shutdown"]);
     for (const r of records) expect(Number(r.cost)).toBeGreaterThan(0); // the input and the output sent
     expect(await new Ledger(db).check(account.id)).toEqual([]);

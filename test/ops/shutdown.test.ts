@@ -118,7 +118,11 @@ describe("closing the services", () => {
 describe("media workers that fail to start (test/support/failing-media-worker.ts)", () => {
   test("the gateway says it cannot start and exits 1; it never says it is listening", async () => {
     const proc = spawnFailingMedia(freePort(), { FAILING_WORKER_MS: "300" });
-    const [out, err, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+    const [out, err, code] = await Promise.all([
+      new Response(proc.stdout).text(),
+      new Response(proc.stderr).text(),
+      proc.exited,
+    ]);
     expect(code).toBe(1);
     expect(out).not.toContain('"switchyard listening"');
     expect(err).toContain("switchyard could not start: media workers");

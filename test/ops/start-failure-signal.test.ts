@@ -15,14 +15,23 @@ afterAll(() => fake.stop());
 /** A key of a new account, made through the admin API of the gateway on `port`. */
 async function keyOn(port: number): Promise<string> {
   const admin = (p: string, body: unknown) =>
-    fetch(`http://127.0.0.1:${port}${p}`, { method: "POST", headers: { authorization: `Bearer ${ADMIN_TOKEN}`, "content-type": "application/json" }, body: JSON.stringify(body) }).then((r) => r.json() as any);
+    fetch(`http://127.0.0.1:${port}${p}`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${ADMIN_TOKEN}`, "content-type": "application/json" },
+      body: JSON.stringify(body),
+    }).then((r) => r.json() as any);
   const account = await admin("/admin/v1/accounts", { name: "start-fail", credits: 100 });
   return (await admin(`/admin/v1/accounts/${account.id}/keys`, { name: "k" })).key;
 }
 
 test("a SIGTERM while the gateway closes after its media workers failed to start: still exit 1", async () => {
   const port = freePort();
-  const proc = spawnFailingMedia(port, { ...providerEnv(fake.url), ADMIN_TOKEN, FAILING_WORKER_MS: "2500", SHUTDOWN_GRACE_SECONDS: "1" });
+  const proc = spawnFailingMedia(port, {
+    ...providerEnv(fake.url),
+    ADMIN_TOKEN,
+    FAILING_WORKER_MS: "2500",
+    SHUTDOWN_GRACE_SECONDS: "1",
+  });
   let err = "";
   const errDone = (async () => {
     for await (const c of proc.stderr) err += new TextDecoder().decode(c);
@@ -31,7 +40,9 @@ test("a SIGTERM while the gateway closes after its media workers failed to start
   const until = Date.now() + 10_000;
   await untilServing(port);
   const openai = new OpenAI({ apiKey: await keyOn(port), baseURL: `http://127.0.0.1:${port}/v1`, maxRetries: 0 });
-  const call = openai.chat.completions.create({ model: "gpt-5.2", max_completion_tokens: 100, messages: [{ role: "user", content: "hi" }] }).catch(() => null);
+  const call = openai.chat.completions
+    .create({ model: "gpt-5.2", max_completion_tokens: 100, messages: [{ role: "user", content: "hi" }] })
+    .catch(() => null);
   await Bun.sleep(300); // the call is in flight, its upstream slow to answer
   while (!err.includes("could not start: media workers") && Date.now() < until + 10_000) await Bun.sleep(10);
   expect(err).toContain("could not start: media workers");
@@ -43,7 +54,9 @@ test("a SIGTERM while the gateway closes after its media workers failed to start
 }, 40_000);
 
 test("a stream open when the media workers fail to start gets gateway_shutting_down, and the gateway exits 1", async () => {
-  const streams = startFakeLlmUpstream({ defaultScenario: { kind: "slow", firstByteMs: 0, chunkDelayMs: 1000, eventPieces: true } }); // ~10 s
+  const streams = startFakeLlmUpstream({
+    defaultScenario: { kind: "slow", firstByteMs: 0, chunkDelayMs: 1000, eventPieces: true },
+  }); // ~10 s
   try {
     const port = freePort();
     const proc = spawnFailingMedia(port, { ...providerEnv(streams.url), ADMIN_TOKEN, FAILING_WORKER_MS: "2000" });
@@ -51,7 +64,12 @@ test("a stream open when the media workers fail to start gets gateway_shutting_d
     void new Response(proc.stderr).text();
     await untilServing(port);
     const openai = new OpenAI({ apiKey: await keyOn(port), baseURL: `http://127.0.0.1:${port}/v1`, maxRetries: 0 });
-    const stream = await openai.chat.completions.create({ model: "gpt-5.2", max_completion_tokens: 100, stream: true, messages: [{ role: "user", content: "hi" }] });
+    const stream = await openai.chat.completions.create({
+      model: "gpt-5.2",
+      max_completion_tokens: 100,
+      stream: true,
+      messages: [{ role: "user", content: "hi" }],
+    });
     const error = await (async () => {
       for await (const _ of stream);
       return null;

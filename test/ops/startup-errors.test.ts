@@ -9,7 +9,12 @@ import { join } from "node:path";
 const root = new URL("../..", import.meta.url).pathname;
 
 async function start(env: Record<string, string>) {
-  const proc = Bun.spawn(["bun", "src/main.ts"], { cwd: root, env: { ...process.env, PORT: "0", HOST: "127.0.0.1", DATABASE_URL: ":memory:", ...env }, stdout: "pipe", stderr: "pipe" });
+  const proc = Bun.spawn(["bun", "src/main.ts"], {
+    cwd: root,
+    env: { ...process.env, PORT: "0", HOST: "127.0.0.1", DATABASE_URL: ":memory:", ...env },
+    stdout: "pipe",
+    stderr: "pipe",
+  });
   const timer = setTimeout(() => proc.kill(), 20_000);
   const [code, stderr] = await Promise.all([proc.exited, new Response(proc.stderr).text()]);
   clearTimeout(timer);
@@ -19,7 +24,19 @@ async function start(env: Record<string, string>) {
 describe("startup errors", () => {
   test("a bad CATALOG_PATH entry: one line naming the entry", async () => {
     const path = join(mkdtempSync(join(tmpdir(), "sy-cat-")), "catalog.json");
-    writeFileSync(path, JSON.stringify([{ id: "house-model", type: "llm", endpoint: "/v1/chat/completions", provider: "openai", upstream_model: "x", pricing: { input: 1 } }]));
+    writeFileSync(
+      path,
+      JSON.stringify([
+        {
+          id: "house-model",
+          type: "llm",
+          endpoint: "/v1/chat/completions",
+          provider: "openai",
+          upstream_model: "x",
+          pricing: { input: 1 },
+        },
+      ]),
+    );
     const { code, lines } = await start({ CATALOG_PATH: path });
     expect(code).toBe(1);
     expect(lines).toHaveLength(1);
@@ -31,7 +48,9 @@ describe("startup errors", () => {
     const { code, lines } = await start({ DATABASE_URL: "postgres://app:S3cretPW@127.0.0.1:1/switchyard" });
     expect(code).toBe(1);
     expect(lines).toHaveLength(1);
-    expect(lines[0]).toStartWith("switchyard could not start: cannot open the database postgres://***@127.0.0.1:1/switchyard (DATABASE_URL): ");
+    expect(lines[0]).toStartWith(
+      "switchyard could not start: cannot open the database postgres://***@127.0.0.1:1/switchyard (DATABASE_URL): ",
+    );
     expect(lines.join("\n")).not.toContain("S3cretPW");
   }, 30_000);
 
@@ -39,7 +58,9 @@ describe("startup errors", () => {
     const { code, lines } = await start({ DATABASE_URL: "/proc/no-such-dir/x.sqlite" });
     expect(code).toBe(1);
     expect(lines).toHaveLength(1);
-    expect(lines[0]).toStartWith("switchyard could not start: cannot open the database /proc/no-such-dir/x.sqlite (DATABASE_URL): ");
+    expect(lines[0]).toStartWith(
+      "switchyard could not start: cannot open the database /proc/no-such-dir/x.sqlite (DATABASE_URL): ",
+    );
   }, 30_000);
 
   test("a file that is not a SQLite database: one line naming DATABASE_URL", async () => {
@@ -62,7 +83,8 @@ describe("startup errors", () => {
       expect([name, value, code]).toEqual([name, value, 1]);
       const text = lines.join("\n");
       expect(text).toContain(name!);
-      for (const secret of ["s3cr", "tpw", "wd@", "hunter2"]) expect([value, text.includes(secret)]).toEqual([value, false]);
+      for (const secret of ["s3cr", "tpw", "wd@", "hunter2"])
+        expect([value, text.includes(secret)]).toEqual([value, false]);
     }
   }, 60_000);
 

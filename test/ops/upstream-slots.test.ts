@@ -29,7 +29,12 @@ test("unset: startup warns with Bun's 256 and names the setting; 16384: no warni
 });
 
 test("a value Bun cannot take stops startup naming the setting", async () => {
-  const proc = Bun.spawn(["bun", "src/main.ts"], { cwd: root, env: { ...process.env, PORT: "0", DATABASE_URL: ":memory:", BUN_CONFIG_MAX_HTTP_REQUESTS: "70000" }, stdout: "pipe", stderr: "pipe" });
+  const proc = Bun.spawn(["bun", "src/main.ts"], {
+    cwd: root,
+    env: { ...process.env, PORT: "0", DATABASE_URL: ":memory:", BUN_CONFIG_MAX_HTTP_REQUESTS: "70000" },
+    stdout: "pipe",
+    stderr: "pipe",
+  });
   const [code, stderr] = await Promise.all([proc.exited, new Response(proc.stderr).text()]);
   expect(code).toBe(1);
   expect(stderr).toContain("BUN_CONFIG_MAX_HTTP_REQUESTS");

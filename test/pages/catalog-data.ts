@@ -9,11 +9,21 @@ import mediaData from "../../src/catalog/media-models.json";
 export const llmEntries = (llmData as any[]).filter((e) => e.status !== "retired");
 export const mediaEntries = (mediaData as any[]).filter((e) => e.status !== "retired");
 
-export interface ExpectedRow { label: string; usd: number; creditsMicros: number; unit?: string }
+export interface ExpectedRow {
+  label: string;
+  usd: number;
+  creditsMicros: number;
+  unit?: string;
+}
 
 /** LLM: per million tokens; credits per million = µcr per token. Web search: per 1,000 searches. */
 export function expectedLlmRows(e: any): ExpectedRow[] {
-  const row = (label: string, usd: number) => ({ label, usd, creditsMicros: usdPerMillionToMicrosPerToken(usd) * 1_000_000, unit: "per million tokens" });
+  const row = (label: string, usd: number) => ({
+    label,
+    usd,
+    creditsMicros: usdPerMillionToMicrosPerToken(usd) * 1_000_000,
+    unit: "per million tokens",
+  });
   const rows = [row("input", e.pricing.input)];
   if (e.type === "llm") rows.push(row("output", e.pricing.output));
   if (e.pricing.cache_read != null) rows.push(row("cache read", e.pricing.cache_read));
@@ -29,7 +39,13 @@ export function expectedLlmRows(e: any): ExpectedRow[] {
     if (long.cache_write_1h != null) rows.push(row("cache write, 1 hour" + over, long.cache_write_1h));
   }
   // per 1,000 searches: the credits shown are the USD amount in µcr
-  if (e.pricing.web_search_per_1k_calls != null) rows.push({ label: "web search", usd: e.pricing.web_search_per_1k_calls, creditsMicros: usdToMicros(e.pricing.web_search_per_1k_calls), unit: "per 1,000 searches" });
+  if (e.pricing.web_search_per_1k_calls != null)
+    rows.push({
+      label: "web search",
+      usd: e.pricing.web_search_per_1k_calls,
+      creditsMicros: usdToMicros(e.pricing.web_search_per_1k_calls),
+      unit: "per 1,000 searches",
+    });
   return rows;
 }
 
@@ -42,7 +58,11 @@ export async function expectedMediaRows(e: any): Promise<ExpectedRow[]> {
   const rate = (unit: string) => /^per (second|megapixel|1,000 characters)/.test(unit);
   return describePricing(e.pricing).map((r: any) => {
     const micros = usdToMicros(r.usd);
-    return { label: r.label, usd: Number(r.usd), creditsMicros: rate(r.unit) ? micros : Math.ceil(micros / 1_000_000) * 1_000_000 };
+    return {
+      label: r.label,
+      usd: Number(r.usd),
+      creditsMicros: rate(r.unit) ? micros : Math.ceil(micros / 1_000_000) * 1_000_000,
+    };
   });
 }
 

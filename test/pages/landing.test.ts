@@ -41,7 +41,8 @@ describe("GET /", () => {
 });
 
 describe("a wrong base URL", () => {
-  const post = (path: string) => fetch(gw.url + path, { method: "POST", headers: { "content-type": "application/json" }, body: "{}" });
+  const post = (path: string) =>
+    fetch(gw.url + path, { method: "POST", headers: { "content-type": "application/json" }, body: "{}" });
 
   test("POST /chat/completions: 404 in the OpenAI shape, naming /v1/chat/completions and the missing /v1", async () => {
     const r = await post("/chat/completions");
@@ -57,7 +58,10 @@ describe("a wrong base URL", () => {
     expect(body.error.message).toContain("Did you mean POST /v1/chat/completions?");
   });
 
-  for (const [path, fix] of [["/v1/v1/messages", "drop /v1"], ["/messages", "missing /v1"]] as const)
+  for (const [path, fix] of [
+    ["/v1/v1/messages", "drop /v1"],
+    ["/messages", "missing /v1"],
+  ] as const)
     test(`POST ${path}: 404 in the Anthropic shape, naming /v1/messages (${fix})`, async () => {
       const r = await post(path);
       expect(r.status).toBe(404);

@@ -6,7 +6,7 @@ import llmData from "../../src/catalog/models.json";
 import { startGateway, type TestGateway } from "../support/gateway";
 import { pricingModels } from "./html";
 import { errorOf, jsonOf, type ListOf, type AnswerOf } from "../support/json";
-import { ModelCard } from "../../src/catalog/schemas";
+import type { ModelCard } from "../../src/catalog/schemas";
 
 /** GET /v1/models/{id}, with the field a retired card must leave out beyond the published schema. */
 type CardAnswer = AnswerOf<typeof ModelCard> & { worked_example?: unknown };
@@ -42,7 +42,9 @@ describe("model cards", () => {
       const html = await text(`/models/${e.id}`);
       expect(html).toContain(`<span class="status">${e.status}</span>`);
       if (e.source) {
-        expect(html).toContain(`<span class="checked">${e.checked}</span>, against <a class="source" href="${e.source}">`);
+        expect(html).toContain(
+          `<span class="checked">${e.checked}</span>, against <a class="source" href="${e.source}">`,
+        );
       } else {
         expect(html).toContain('<span class="checked">not re-checked against the provider');
       }
@@ -55,7 +57,14 @@ describe("model cards", () => {
     const j = await (await fetch(gw.url + "/v1/models/claude-3-5-haiku")).json();
     expect(j).toMatchObject({ status: "retired", successor: "claude-haiku-4-5", checked: "2026-11-27" });
     const opus = await (await fetch(gw.url + "/v1/models/claude-opus-5")).json();
-    expect(opus).toMatchObject({ status: "legacy", released: "2026-07-24", retires_after: null, successor: null, source: "https://platform.claude.com/docs/about-claude/models/whats-new-opus-5", checked: "2026-11-27" });
+    expect(opus).toMatchObject({
+      status: "legacy",
+      released: "2026-07-24",
+      retires_after: null,
+      successor: null,
+      source: "https://platform.claude.com/docs/about-claude/models/whats-new-opus-5",
+      checked: "2026-11-27",
+    });
   });
 
   test("a retired card offers no request to run: it says what a call answers (410 model_retired) and names the successor", async () => {
@@ -100,12 +109,21 @@ describe("model cards", () => {
     });
     expect(r.status).toBe(410);
     const { error } = await errorOf(r);
-    expect(error.message).toContain("Use gpt-6-luna instead (the provider's own replacement, deepseek-flash, is not sold here).");
+    expect(error.message).toContain(
+      "Use gpt-6-luna instead (the provider's own replacement, deepseek-flash, is not sold here).",
+    );
   });
 
   test("GET /v1/models lists status, released, retires_after and successor for every model", async () => {
     const { data } = await jsonOf<ListOf<{ id: string }>>(await fetch(gw.url + "/v1/models"));
-    for (const m of data) for (const k of ["status", "released", "retires_after", "successor", "source", "checked"]) expect(k in m).toBe(true);
-    expect(data.find((m: any) => m.id === "deepseek-chat")).toMatchObject({ status: "retired", successor: "gpt-6-luna", provider_successor: "deepseek-flash", retires_after: "2026-07-24" });
+    for (const m of data)
+      for (const k of ["status", "released", "retires_after", "successor", "source", "checked"])
+        expect(k in m).toBe(true);
+    expect(data.find((m: any) => m.id === "deepseek-chat")).toMatchObject({
+      status: "retired",
+      successor: "gpt-6-luna",
+      provider_successor: "deepseek-flash",
+      retires_after: "2026-07-24",
+    });
   });
 });

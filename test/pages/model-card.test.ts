@@ -25,7 +25,9 @@ describe("LLM and embedding cards", () => {
   test("an LLM card names the endpoints it is translated on and that they cost the same; an embedding card none", async () => {
     const page = await card("gemini-2.5-pro");
     expect(page).toContain("POST /v1/chat/completions");
-    expect(page).toMatch(/Also served on <code>POST \/v1\/messages<\/code> \(Anthropic Messages\) and <code>POST \/v1\/responses<\/code> \(OpenAI Responses\)/);
+    expect(page).toMatch(
+      /Also served on <code>POST \/v1\/messages<\/code> \(Anthropic Messages\) and <code>POST \/v1\/responses<\/code> \(OpenAI Responses\)/,
+    );
     expect(page).toContain("costs the same");
     expect((await json("gemini-2.5-pro")).endpoints).toEqual(["/v1/chat/completions", "/v1/messages", "/v1/responses"]);
     const emb = await card("text-embedding-3-small");
@@ -35,8 +37,10 @@ describe("LLM and embedding cards", () => {
 
   test("every card shows the catalog's prices, a worked example in exact µcr, the protocol and an SDK call", async () => {
     const sdkFor: Record<string, string> = {
-      "/v1/messages": "client.messages.create", "/v1/responses": "client.responses.create",
-      "/v1/chat/completions": "client.chat.completions.create", "/v1/embeddings": "client.embeddings.create",
+      "/v1/messages": "client.messages.create",
+      "/v1/responses": "client.responses.create",
+      "/v1/chat/completions": "client.chat.completions.create",
+      "/v1/embeddings": "client.embeddings.create",
     };
     const transpiler = new Bun.Transpiler({ loader: "ts" });
     for (const e of llmEntries) {
@@ -51,7 +55,9 @@ describe("LLM and embedding cards", () => {
         expect(creditsTextToMicros(r.credits)).toBe(expected[i]!.creditsMicros);
       });
       // 1,000 input (+ 500 output) tokens, priced from the data file with the ledger's exact conversion.
-      const micros = 1000 * usdPerMillionToMicrosPerToken(e.pricing.input) + (e.type === "llm" ? 500 * usdPerMillionToMicrosPerToken(e.pricing.output) : 0);
+      const micros =
+        1000 * usdPerMillionToMicrosPerToken(e.pricing.input) +
+        (e.type === "llm" ? 500 * usdPerMillionToMicrosPerToken(e.pricing.output) : 0);
       expect(Number((await attrs(page, "p.worked", "data-micros"))[0])).toBe(micros);
       const worked = (await texts(page, "p.worked strong"))[0]!;
       expect(creditsTextToMicros(/= ([\d,.]+) credits/.exec(worked)![1]!)).toBe(micros);
@@ -73,7 +79,9 @@ describe("LLM and embedding cards", () => {
     const e = llmEntries.find((x) => x.id === "claude-sonnet-4-5");
     const m = await json(e.id);
     expect(m).toMatchObject({ id: e.id, endpoint: "/v1/messages", card_url: `${BASE}/models/claude-sonnet-4-5` });
-    expect(m.price_rows.map((r: any) => [r.label, Number(r.usd)])).toEqual(expectedLlmRows(e).map((r) => [r.label, r.usd]));
+    expect(m.price_rows.map((r: any) => [r.label, Number(r.usd)])).toEqual(
+      expectedLlmRows(e).map((r) => [r.label, r.usd]),
+    );
     expect(m.worked_example).toMatchObject({ tokens: { input: 1000, output: 500 }, credits: 10.5, usd: "0.0105" });
     expect(m.worked_example.text).toBe("1,000 input + 500 output tokens = 10.5 credits (0.0105 USD)");
     expect(m.example.request.body.model).toBe(e.id);
@@ -91,7 +99,9 @@ describe("media cards", () => {
       const page = await card(e.id);
       const rows = await cardRows(page);
       const expected = await expectedMediaRows(e);
-      expect(rows.map((r) => [r.label, num(r.usd), creditsTextToMicros(r.credits)])).toEqual(expected.map((x) => [x.label, x.usd, x.creditsMicros]));
+      expect(rows.map((r) => [r.label, num(r.usd), creditsTextToMicros(r.credits)])).toEqual(
+        expected.map((x) => [x.label, x.usd, x.creditsMicros]),
+      );
       const names = await attrs(page, "tr.field", "data-field");
       expect(names).toEqual(Object.keys(e.input.properties));
       const cells = await texts(page, "tr.field td");
@@ -103,7 +113,8 @@ describe("media cards", () => {
         expect(type).toStartWith(def.type);
         expect(required).toBe(e.input.required.includes(name) ? "yes" : "no");
         for (const v of def.enum ?? []) expect(allowed).toContain(JSON.stringify(v));
-        for (const k of ["minimum", "maximum", "minLength", "maxLength", "minItems", "maxItems"]) if (def[k] !== undefined) expect(allowed).toContain(String(def[k]));
+        for (const k of ["minimum", "maximum", "minLength", "maxLength", "minItems", "maxItems"])
+          if (def[k] !== undefined) expect(allowed).toContain(String(def[k]));
         expect(dflt).toBe(def.default === undefined ? "—" : JSON.stringify(def.default));
       });
     }
@@ -113,7 +124,11 @@ describe("media cards", () => {
     if (!mediaEntries.length) return console.warn("SKIPPED: no media models in the catalog yet");
     const { validateInput } = await import("../../src/media/input-schema");
     const { estimateCost } = await import("../../src/media/pricing");
-    const alias: Record<string, string> = { image: "/v1/images/generations", video: "/v1/videos", audio: "/v1/music/generations" };
+    const alias: Record<string, string> = {
+      image: "/v1/images/generations",
+      video: "/v1/videos",
+      audio: "/v1/music/generations",
+    };
     for (const e of mediaEntries) {
       const page = await card(e.id);
       const ex = await cardExamples(page);
@@ -122,7 +137,8 @@ describe("media cards", () => {
       for (const f of e.input.required) expect(ex.native.body.input).toHaveProperty(f);
       // Defaults are spelled out, so the reader sees what the price depends on.
       for (const [f, def] of Object.entries<any>(e.input.properties)) {
-        if (def.default !== undefined && !e.input.required.includes(f)) expect(ex.native.body.input[f]).toEqual(def.default);
+        if (def.default !== undefined && !e.input.required.includes(f))
+          expect(ex.native.body.input[f]).toEqual(def.default);
       }
       const micros = estimateCost(e.pricing, v.value);
       expect(ex.estimated_credits * 1_000_000).toBe(micros);
@@ -130,7 +146,10 @@ describe("media cards", () => {
       expect(ex.native).toMatchObject({ path: "/api/v1/jobs/createTask", body: { model: e.id } });
       expect(ex.alias.path).toBe(alias[e.type]!);
       expect(ex.alias.body).toEqual({ model: e.id, ...ex.native.body.input, max_credits: ex.estimated_credits });
-      expect(ex.estimate).toMatchObject({ path: "/v1/credits/estimate", body: { model: e.id, ...ex.native.body.input } });
+      expect(ex.estimate).toMatchObject({
+        path: "/v1/credits/estimate",
+        body: { model: e.id, ...ex.native.body.input },
+      });
       for (const which of ["native", "alias", "estimate"]) {
         const [curl] = await texts(page, `pre[data-example="${which}"]`);
         expect(curl).toContain(`curl -s ${BASE}${ex[which].path}`);
@@ -146,7 +165,9 @@ describe("media cards", () => {
       const m = await json(e.id);
       expect(m.input_schema).toEqual(toJsonSchema(e.input));
       expect(m.input_schema.$schema).toBe("https://json-schema.org/draft/2020-12/schema");
-      expect(m.price_rows.map((r: any) => [r.label, Number(r.usd)])).toEqual((await expectedMediaRows(e)).map((x) => [x.label, x.usd]));
+      expect(m.price_rows.map((r: any) => [r.label, Number(r.usd)])).toEqual(
+        (await expectedMediaRows(e)).map((x) => [x.label, x.usd]),
+      );
       expect(m.card_url).toBe(`${BASE}/models/${path(e.id)}`);
       expect(m.example.requests.native.body.model).toBe(e.id);
     }

@@ -60,7 +60,11 @@ describe("/pricing", () => {
 
   test("filters by type, provider and text on the server (GET form, no JavaScript needed)", async () => {
     const ids = async (q: string) => (await pricingModels(await page("/pricing?" + q))).map((m) => m.id).sort();
-    const where = (f: (e: any) => boolean) => [...llmEntries, ...mediaEntries].filter(f).map((e) => e.id).sort();
+    const where = (f: (e: any) => boolean) =>
+      [...llmEntries, ...mediaEntries]
+        .filter(f)
+        .map((e) => e.id)
+        .sort();
     expect(await ids("type=embedding")).toEqual(where((e) => e.type === "embedding"));
     expect(await ids("provider=anthropic")).toEqual(where((e) => e.provider === "anthropic"));
     expect(await ids("type=llm&provider=openai&q=codex")).toEqual(["gpt-5-codex", "gpt-5.1-codex"]);
@@ -81,7 +85,9 @@ describe("/pricing", () => {
     expect(await page("/pricing?q=HAIKU")).toContain('value="HAIKU"');
     if (mediaEntries.length) {
       expect(await ids("type=video")).toEqual(where((e) => e.type === "video"));
-      expect(await ids("provider=fal&type=image")).toEqual(where((e) => e.type === "image" && e.routes[0].provider === "fal"));
+      expect(await ids("provider=fal&type=image")).toEqual(
+        where((e) => e.type === "image" && e.routes[0].provider === "fal"),
+      );
     }
   });
 
@@ -127,9 +133,12 @@ describe("/llms.txt", () => {
     expect(text).toStartWith("# Switchyard\n");
     const base = gw.ctx.config.publicBaseUrl;
     for (const p of ["/auth.md", "/openapi.json", "/pricing", "/v1/models"]) expect(text).toContain(`(${base}${p})`);
-    for (const id of allIds()) expect(text).toContain(`(${base}/models/${id.split("/").map(encodeURIComponent).join("/")})`);
+    for (const id of allIds())
+      expect(text).toContain(`(${base}/models/${id.split("/").map(encodeURIComponent).join("/")})`);
     // An LLM's line names its native endpoint and the translated ones.
-    expect(text).toContain("`gemini-2.5-pro` on `/v1/chat/completions` (also `/v1/messages`, `/v1/responses`, translated)");
+    expect(text).toContain(
+      "`gemini-2.5-pro` on `/v1/chat/completions` (also `/v1/messages`, `/v1/responses`, translated)",
+    );
     expect(text).toMatch(/`text-embedding-3-small` on `\/v1\/embeddings`\n/);
   });
 });
@@ -145,22 +154,34 @@ describe("/pricing: media prices are the whole credits charged", () => {
     test(`${id} (${label}): the page's credits equal POST /v1/credits/estimate's, a whole number`, async () => {
       const shown = (await pricingModels(await page("/pricing?q=" + encodeURIComponent(id)))).find((m) => m.id === id)!;
       const row = shown.rows.find((r) => r.label === label)!;
-      const est: any = await (await fetch(gw.url + "/v1/credits/estimate", {
-        method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ model: id, input: { prompt: "a fox", ...input } }),
-      })).json();
+      const est: any = await (
+        await fetch(gw.url + "/v1/credits/estimate", {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({ model: id, input: { prompt: "a fox", ...input } }),
+        })
+      ).json();
       expect(Number.isInteger(est.estimated_credits)).toBe(true);
       expect(row.credits).toBe(String(est.estimated_credits));
     });
 
   test("no price per image, clip or request is shown as a fraction of a credit", async () => {
     const shown = await pricingModels(await page("/pricing"));
-    const fractions = shown.filter((m) => !["llm", "embedding"].includes(m.type)).flatMap((m) => m.rows.filter((r) => !/^per (second|megapixel|1,000 characters)/.test(r.unit) && r.credits.includes(".")).map((r) => `${m.id} ${r.label}: ${r.credits}`));
+    const fractions = shown
+      .filter((m) => !["llm", "embedding"].includes(m.type))
+      .flatMap((m) =>
+        m.rows
+          .filter((r) => !/^per (second|megapixel|1,000 characters)/.test(r.unit) && r.credits.includes("."))
+          .map((r) => `${m.id} ${r.label}: ${r.credits}`),
+      );
     expect(fractions).toEqual([]);
   });
 
   test("one row per model: each model's <tbody> has a single row in the page's tables", async () => {
     const text = await page("/pricing");
-    const bodies = [...text.matchAll(/<tbody class="model"[\s\S]*?<\/tbody>/g)].map((m) => m[0].replace(/<table class="inner">[\s\S]*?<\/table>/g, ""));
+    const bodies = [...text.matchAll(/<tbody class="model"[\s\S]*?<\/tbody>/g)].map((m) =>
+      m[0].replace(/<table class="inner">[\s\S]*?<\/table>/g, ""),
+    );
     expect(bodies.length).toBe(allIds().length);
     for (const b of bodies) expect(b.match(/<tr>/g)?.length).toBe(1);
   });

@@ -23,10 +23,25 @@ export interface AgentRun {
 }
 
 /** Runs an agent CLI with only PATH and `env` (a throwaway HOME among them), killed after `timeoutMs`. */
-export async function runAgent(cmd: string[], env: Record<string, string>, cwd: string, timeoutMs: number): Promise<AgentRun> {
-  const child = Bun.spawn(cmd, { cwd, env: { PATH: process.env.PATH!, ...env }, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
+export async function runAgent(
+  cmd: string[],
+  env: Record<string, string>,
+  cwd: string,
+  timeoutMs: number,
+): Promise<AgentRun> {
+  const child = Bun.spawn(cmd, {
+    cwd,
+    env: { PATH: process.env.PATH!, ...env },
+    stdin: "ignore",
+    stdout: "pipe",
+    stderr: "pipe",
+  });
   const timer = setTimeout(() => child.kill(), timeoutMs);
-  const [code, stdout, stderr] = await Promise.all([child.exited, new Response(child.stdout).text(), new Response(child.stderr).text()]);
+  const [code, stdout, stderr] = await Promise.all([
+    child.exited,
+    new Response(child.stdout).text(),
+    new Response(child.stderr).text(),
+  ]);
   clearTimeout(timer);
   return { code, stdout, stderr };
 }

@@ -12,7 +12,16 @@ export const chromiumPresent = existsSync(CHROMIUM);
 /** Long enough for a first launch on a cold machine. */
 export const LAUNCH_TIMEOUT_MS = 120_000;
 
-const ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"];
+const ARGS = [
+  "--headless",
+  "--no-sandbox",
+  "--disable-gpu",
+  "--disable-quic",
+  "--no-first-run",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--disable-sync",
+];
 const SCREENSHOTS = join(import.meta.dir, "../../test-results/screenshots");
 
 /** A browser (Playwright gives each launch a fresh temporary profile), already past its first render. */
@@ -60,7 +69,12 @@ export function useChromium(what: string, folder = ""): ChromiumSession {
 }
 
 /** A browser context signed in to the dashboard with a session token (from `signIn`), at a viewport's size. */
-export async function signedInContext(browser: Browser, gatewayUrl: string, token: string, viewport: { width: number; height: number }): Promise<BrowserContext> {
+export async function signedInContext(
+  browser: Browser,
+  gatewayUrl: string,
+  token: string,
+  viewport: { width: number; height: number },
+): Promise<BrowserContext> {
   const context = await browser.newContext({ viewport: { width: viewport.width, height: viewport.height } });
   await context.addCookies([{ name: "sy_session", value: token, url: gatewayUrl }]);
   return context;

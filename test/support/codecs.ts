@@ -2,7 +2,7 @@
 // answer such a sequence describes, SSE text split into events as the stream reader feeds them, and an SDK `fetch`
 // served by a client codec with no server, so what the SDK parses is exactly what the codec writes.
 import { createParser } from "eventsource-parser";
-import type { ClientCodec, IrAnswer, IrEvent, IrRequest, IrUsage } from "../../src/llm/translate/ir.ts";
+import type { ClientCodec, IrAnswer, IrEvent, IrRequest, IrUsage } from "../../src/llm/translate/ir";
 
 /** The stream's start; `usage` left out when not given (some upstreams state none at the start). */
 export function startEvent(id: string, model: string, usage?: IrUsage | null): IrEvent {
@@ -11,7 +11,11 @@ export function startEvent(id: string, model: string, usage?: IrUsage | null): I
 
 /** A text part: its start, one delta per chunk, its end. */
 export function textPart(index: number, ...chunks: string[]): IrEvent[] {
-  return [{ type: "part_start", index, part: { type: "text" } }, ...chunks.map((text): IrEvent => ({ type: "delta", index, text })), { type: "part_end", index }];
+  return [
+    { type: "part_start", index, part: { type: "text" } },
+    ...chunks.map((text): IrEvent => ({ type: "delta", index, text })),
+    { type: "part_end", index },
+  ];
 }
 
 /** A reasoning part whose origin is `origin`: one delta per chunk, then its opaque value (signature) when given. */
@@ -23,7 +27,11 @@ export function reasoningPart(index: number, origin: string | null, chunks: stri
 
 /** A tool call: one arguments delta per chunk (none: a call streamed without arguments). */
 export function toolCallPart(index: number, id: string, name: string, ...argumentChunks: string[]): IrEvent[] {
-  return [{ type: "part_start", index, part: { type: "tool_call", id, name } }, ...argumentChunks.map((args): IrEvent => ({ type: "delta", index, arguments: args })), { type: "part_end", index }];
+  return [
+    { type: "part_start", index, part: { type: "tool_call", id, name } },
+    ...argumentChunks.map((args): IrEvent => ({ type: "delta", index, arguments: args })),
+    { type: "part_end", index },
+  ];
 }
 
 /** The answer the events describe, as an upstream decoder's decodeAnswer would give it. */
@@ -32,7 +40,8 @@ export function answerOf(events: IrEvent[]): IrAnswer {
   const parts = new Map<number, IrAnswer["parts"][number]>();
   for (const e of events) {
     if (e.type === "start") Object.assign(answer, { id: e.id, model: e.model });
-    else if (e.type === "part_start") parts.set(e.index, e.part.type === "tool_call" ? { ...e.part, arguments: "" } : { ...e.part, text: "" });
+    else if (e.type === "part_start")
+      parts.set(e.index, e.part.type === "tool_call" ? { ...e.part, arguments: "" } : { ...e.part, text: "" });
     else if (e.type === "delta") {
       const part = parts.get(e.index)!;
       if (part.type === "tool_call") part.arguments += e.arguments ?? "";
@@ -73,13 +82,17 @@ export interface CodecCall {
  * `reply` — an answer as the JSON encodeAnswer writes, or events as the SSE stream a streaming request gets (a
  * request that does not stream gets the answer the events describe).
  */
-export function codecFetch(codec: ClientCodec, reply: { answer: IrAnswer } | { events: IrEvent[] }): { fetch: SdkFetch; calls: CodecCall[] } {
+export function codecFetch(
+  codec: ClientCodec,
+  reply: { answer: IrAnswer } | { events: IrEvent[] },
+): { fetch: SdkFetch; calls: CodecCall[] } {
   const calls: CodecCall[] = [];
   const fetch: SdkFetch = async (_input, init) => {
     const body = JSON.parse(String(init?.body));
     const call: CodecCall = { body, ir: codec.decodeRequest(body) };
     calls.push(call);
-    if ("answer" in reply || !body.stream) return Response.json(codec.encodeAnswer("answer" in reply ? reply.answer : answerOf(reply.events), body));
+    if ("answer" in reply || !body.stream)
+      return Response.json(codec.encodeAnswer("answer" in reply ? reply.answer : answerOf(reply.events), body));
     call.sse = streamText(codec, body, reply.events);
     return new Response(call.sse, { headers: { "content-type": "text/event-stream" } });
   };

@@ -11,8 +11,16 @@ export async function dashboardUser(gw: TestGateway, credits = 1000) {
   return { accountId, key, keyId, email };
 }
 
-export async function signIn(gw: TestGateway, email: string, password = PASSWORD): Promise<{ cookie: string; token: string; csrf: string }> {
-  const r = await fetch(gw.url + "/dashboard/login", { method: "POST", body: new URLSearchParams({ email, password }), redirect: "manual" });
+export async function signIn(
+  gw: TestGateway,
+  email: string,
+  password = PASSWORD,
+): Promise<{ cookie: string; token: string; csrf: string }> {
+  const r = await fetch(gw.url + "/dashboard/login", {
+    method: "POST",
+    body: new URLSearchParams({ email, password }),
+    redirect: "manual",
+  });
   if (r.status !== 303) throw new Error(`sign-in failed: ${r.status}`);
   const token = /sy_session=([^;]+)/.exec(r.headers.get("set-cookie") ?? "")![1]!;
   const cookie = `sy_session=${token}`;

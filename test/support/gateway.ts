@@ -14,7 +14,10 @@ export interface TestGateway {
   ctx: AppContext;
   app: ReturnType<typeof buildApp>;
   /** An account with `credits` and one key (limits overridable); returns the plaintext key. */
-  account(credits?: number, keyOpts?: { rateRequests?: number; rateWindowSeconds?: number; maxConcurrentTasks?: number }): Promise<{ accountId: string; key: string; keyId: string }>;
+  account(
+    credits?: number,
+    keyOpts?: { rateRequests?: number; rateWindowSeconds?: number; maxConcurrentTasks?: number },
+  ): Promise<{ accountId: string; key: string; keyId: string }>;
   admin(path: string, init?: RequestInit): Promise<Response>;
   stop(): Promise<void>;
 }
@@ -46,7 +49,14 @@ export function useGatewayOn(dialect: "sqlite" | "pg", env: Record<string, strin
 }
 
 export async function startGateway(env: Record<string, string> = {}, log: Logger = silentLogger): Promise<TestGateway> {
-  const config = loadConfig({ DATABASE_URL: tempSqlitePath(), ADMIN_TOKEN, PORT: "0", DEFAULT_RATE_LIMIT: "1000/10s", LEDGER_FLOAT_IDLE_MS: "20", ...env });
+  const config = loadConfig({
+    DATABASE_URL: tempSqlitePath(),
+    ADMIN_TOKEN,
+    PORT: "0",
+    DEFAULT_RATE_LIMIT: "1000/10s",
+    LEDGER_FLOAT_IDLE_MS: "20",
+    ...env,
+  });
   const ctx = await createContext(config, log);
   const app = buildApp(ctx).listen({ port: 0, hostname: "127.0.0.1", maxRequestBodySize: serverLimitOf(config.body) }); // as src/server.ts
   const url = `http://127.0.0.1:${app.server!.port}`;
@@ -63,7 +73,11 @@ export async function startGateway(env: Record<string, string> = {}, log: Logger
     admin(path, init = {}) {
       return fetch(url + path, {
         ...init,
-        headers: { authorization: `Bearer ${ADMIN_TOKEN}`, "content-type": "application/json", ...(init.headers as any) },
+        headers: {
+          authorization: `Bearer ${ADMIN_TOKEN}`,
+          "content-type": "application/json",
+          ...(init.headers as any),
+        },
       });
     },
     async stop() {

@@ -7,7 +7,12 @@ import { insertRecordsIn, type Finish } from "../../src/llm/records";
 import { silentLogger, type Logger } from "../../src/log";
 
 /** A process's LLM ledger over `db` as bootstrap builds it, with the settings a test states (long idle, 10 ms commits). */
-export function newLlmLedger(db: Pick<Db, "tx" | "run" | "all" | "get">, ledger: Pick<Ledger, "voidIn">, settings: Partial<LlmLedgerSettings> = {}, log: Logger = silentLogger): LlmLedger<Finish> {
+export function newLlmLedger(
+  db: Pick<Db, "tx" | "run" | "all" | "get">,
+  ledger: Pick<Ledger, "voidIn">,
+  settings: Partial<LlmLedgerSettings> = {},
+  log: Logger = silentLogger,
+): LlmLedger<Finish> {
   return new LlmLedger<Finish>({
     db,
     ledger,
@@ -18,7 +23,12 @@ export function newLlmLedger(db: Pick<Db, "tx" | "run" | "all" | "get">, ledger:
 }
 
 /** A call's reservation taken on the free path (from the float, in memory): the test fails when it would wait. */
-export function fromFloat(ledger: LlmLedger<Finish>, accountId: string, amount: number, ref: string): Promise<Reservation> {
+export function fromFloat(
+  ledger: LlmLedger<Finish>,
+  accountId: string,
+  amount: number,
+  ref: string,
+): Promise<Reservation> {
   if (!ledger.isFreePath(accountId, amount)) throw new Error(`the float should cover ${amount} µcr on ${accountId}`);
   return ledger.hold(accountId, amount, ref);
 }

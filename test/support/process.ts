@@ -10,7 +10,11 @@ export interface GatewayProcess {
   stop(): Promise<void>;
 }
 
-export async function spawnGateway(env: Record<string, string>, cmd: string[] = ["bun", "src/main.ts"], cwd?: string): Promise<GatewayProcess> {
+export async function spawnGateway(
+  env: Record<string, string>,
+  cmd: string[] = ["bun", "src/main.ts"],
+  cwd?: string,
+): Promise<GatewayProcess> {
   const proc = Bun.spawn(cmd, {
     cwd: cwd ?? new URL("../..", import.meta.url).pathname,
     env: { ...process.env, PORT: "0", HOST: "127.0.0.1", LOG_LEVEL: "info", ...env },
@@ -22,7 +26,10 @@ export async function spawnGateway(env: Record<string, string>, cmd: string[] = 
   let buf = "";
   const deadline = Date.now() + 20_000;
   while (Date.now() < deadline) {
-    const { value, done } = await Promise.race([reader.read(), Bun.sleep(20_000).then(() => ({ value: undefined, done: true }))]);
+    const { value, done } = await Promise.race([
+      reader.read(),
+      Bun.sleep(20_000).then(() => ({ value: undefined, done: true })),
+    ]);
     if (done) break;
     buf += new TextDecoder().decode(value);
     const line = buf.split("\n").find((l) => l.includes('"switchyard listening"'));
@@ -31,7 +38,9 @@ export async function spawnGateway(env: Record<string, string>, cmd: string[] = 
       // Keep draining stdout so the child never blocks on a full pipe; kept for tests that read the log.
       let out = buf;
       const decoder = new TextDecoder();
-      void proc.stdout.pipeTo(new WritableStream({ write: (chunk) => void (out += decoder.decode(chunk, { stream: true })) }));
+      void proc.stdout.pipeTo(
+        new WritableStream({ write: (chunk) => void (out += decoder.decode(chunk, { stream: true })) }),
+      );
       return {
         url: JSON.parse(line).url,
         proc,
@@ -60,16 +69,33 @@ export function freePort(): number {
  * (support/failing-media-worker.ts), on a fresh SQLite file; its stdout and stderr are the caller's to read.
  */
 export function spawnFailingMedia(port: number, env: Record<string, string>): Subprocess<"ignore", "pipe", "pipe"> {
-  return Bun.spawn(["bun", "--preload", new URL("./failing-media-worker.ts", import.meta.url).pathname, "src/main.ts"], {
-    cwd: new URL("../..", import.meta.url).pathname,
-    env: { ...process.env, HOST: "127.0.0.1", PORT: String(port), LOG_LEVEL: "info", DATABASE_URL: tempSqlitePath(), ...env },
-    stdout: "pipe",
-    stderr: "pipe",
-  });
+  return Bun.spawn(
+    ["bun", "--preload", new URL("./failing-media-worker.ts", import.meta.url).pathname, "src/main.ts"],
+    {
+      cwd: new URL("../..", import.meta.url).pathname,
+      env: {
+        ...process.env,
+        HOST: "127.0.0.1",
+        PORT: String(port),
+        LOG_LEVEL: "info",
+        DATABASE_URL: tempSqlitePath(),
+        ...env,
+      },
+      stdout: "pipe",
+      stderr: "pipe",
+    },
+  );
 }
 
 /** Until the gateway on `port` answers /healthz (it serves before its media workers have started). */
 export async function untilServing(port: number, ms = 10_000): Promise<void> {
   const until = Date.now() + ms;
-  while (Date.now() < until && !(await fetch(`http://127.0.0.1:${port}/healthz`).then((r) => r.ok, () => false))) await Bun.sleep(20);
+  while (
+    Date.now() < until &&
+    !(await fetch(`http://127.0.0.1:${port}/healthz`).then(
+      (r) => r.ok,
+      () => false,
+    ))
+  )
+    await Bun.sleep(20);
 }

@@ -6,7 +6,8 @@ import type { Subprocess } from "bun";
 export const redisServerBinary = Bun.which("redis-server");
 
 export function skipNoteRedisServer(what: string) {
-  if (!redisServerBinary) console.warn(`SKIPPED: ${what} — no redis-server binary on PATH (the test starts and stops its own).`);
+  if (!redisServerBinary)
+    console.warn(`SKIPPED: ${what} — no redis-server binary on PATH (the test starts and stops its own).`);
 }
 
 /** A port nothing listens on right now. */
@@ -23,10 +24,25 @@ export class OwnRedis {
   readonly url = `redis://127.0.0.1:${this.port}`;
 
   async start(): Promise<void> {
-    this.proc = Bun.spawn([redisServerBinary!, "--port", String(this.port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--daemonize", "no"], {
-      stdout: "ignore",
-      stderr: "ignore",
-    });
+    this.proc = Bun.spawn(
+      [
+        redisServerBinary!,
+        "--port",
+        String(this.port),
+        "--bind",
+        "127.0.0.1",
+        "--save",
+        "",
+        "--appendonly",
+        "no",
+        "--daemonize",
+        "no",
+      ],
+      {
+        stdout: "ignore",
+        stderr: "ignore",
+      },
+    );
     const deadline = Date.now() + 5_000;
     while (Date.now() < deadline) {
       if (await this.answers()) return;
@@ -43,7 +59,11 @@ export class OwnRedis {
 
   /** One command on a fresh connection of the test's own (not the gateway's). */
   async send(command: string, args: string[] = []): Promise<any> {
-    const c = new Bun.RedisClient(this.url, { autoReconnect: false, enableOfflineQueue: false, connectionTimeout: 500 });
+    const c = new Bun.RedisClient(this.url, {
+      autoReconnect: false,
+      enableOfflineQueue: false,
+      connectionTimeout: 500,
+    });
     try {
       await c.connect();
       return await c.send(command, args);

@@ -37,7 +37,10 @@ export const redisAvailable = await probe(async () => {
 });
 
 export function skipNote(service: "Postgres" | "Redis", available: boolean, what: string) {
-  if (!available) console.warn(`SKIPPED: ${what} — ${service} is not reachable (${service === "Postgres" ? PG_ADMIN_URL : REDIS_URL}).`);
+  if (!available)
+    console.warn(
+      `SKIPPED: ${what} — ${service} is not reachable (${service === "Postgres" ? PG_ADMIN_URL : REDIS_URL}).`,
+    );
 }
 
 /** Creates an empty database for one test file; returns its URL and a drop function. */
@@ -84,7 +87,11 @@ export interface LedgerDatabase {
  * `use` (which keeps what it needs in the block's variables), dropped after them. `beforeDrop` runs first: closing
  * the block's LLM ledgers (closeBatches), whose last commits need the database.
  */
-export function useLedgerDatabase(name: "sqlite" | "pg", use: (t: LedgerDatabase) => void, beforeDrop?: () => unknown): void {
+export function useLedgerDatabase(
+  name: "sqlite" | "pg",
+  use: (t: LedgerDatabase) => void,
+  beforeDrop?: () => unknown,
+): void {
   let close = async () => {};
   beforeAll(async () => {
     const t = await ledgerDatabase(name);

@@ -3,13 +3,13 @@
 // totals, cumulative, never increments. So: input counts from message_start, replaced by any non-null ones in
 // a message_delta; output from the last message_delta. Never add.
 
-import { fromAnthropicUsage, withAnthropicExtras, type TokenUsage } from "../usage.ts";
-import { passthroughBody, positiveInt } from "./common.ts";
-import type { PaidToolRules } from "./paid-tools.ts";
-import { shortStringValue, sumObjectValues, sumStringValues } from "./json-scan.ts";
-import { createSseTap, toTapError, type TapState } from "./sse-tap.ts";
-import type { ErrorInfo, LlmProtocol } from "./types.ts";
-import { anthropicUnseenInput } from "./unseen-input.ts";
+import { fromAnthropicUsage, withAnthropicExtras, type TokenUsage } from "../usage";
+import { passthroughBody, positiveInt } from "./common";
+import type { PaidToolRules } from "./paid-tools";
+import { shortStringValue, sumObjectValues, sumStringValues } from "./json-scan";
+import { createSseTap, toTapError, type TapState } from "./sse-tap";
+import type { ErrorInfo, LlmProtocol } from "./types";
+import { anthropicUnseenInput } from "./unseen-input";
 
 // Anthropic's error type follows the status; the SDK picks its error class by status as well.
 const TYPE_BY_STATUS: Record<number, string> = {
@@ -44,7 +44,8 @@ function onEvent(ev: { event?: string; data: string }, state: TapState): void {
     }
     case "content_block_start": {
       // A web search Anthropic runs shows as a server_tool_use block named web_search (billed per search).
-      if (ev.data.includes('"server_tool_use"') && shortStringValue(ev.data, '"name"') === "web_search") state.webSearches++;
+      if (ev.data.includes('"server_tool_use"') && shortStringValue(ev.data, '"name"') === "web_search")
+        state.webSearches++;
       return;
     }
     case "message_start": {
@@ -57,7 +58,8 @@ function onEvent(ev: { event?: string; data: string }, state: TapState): void {
       const raw = JSON.parse(ev.data)?.usage;
       if (raw && typeof raw === "object") {
         state.usage = mergeDelta(state.usage, raw);
-        if (typeof raw.output_tokens === "number" && Number.isFinite(raw.output_tokens) && raw.output_tokens >= 0) state.outputProvisional = false;
+        if (typeof raw.output_tokens === "number" && Number.isFinite(raw.output_tokens) && raw.output_tokens >= 0)
+          state.outputProvisional = false;
       }
       return;
     }
@@ -74,7 +76,8 @@ function onEvent(ev: { event?: string; data: string }, state: TapState): void {
 /** message_delta totals replace what message_start said; absent or null fields keep the earlier value. */
 function mergeDelta(prev: TokenUsage | null, raw: Record<string, unknown>): TokenUsage {
   const base = prev ?? { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 };
-  const pick = (v: unknown, old: number) => (typeof v === "number" && Number.isFinite(v) && v >= 0 ? Math.floor(v) : old);
+  const pick = (v: unknown, old: number) =>
+    typeof v === "number" && Number.isFinite(v) && v >= 0 ? Math.floor(v) : old;
   const merged: TokenUsage = {
     input: pick(raw.input_tokens, base.input),
     output: pick(raw.output_tokens, base.output),
@@ -110,7 +113,8 @@ export const anthropic: LlmProtocol = {
   prepareUpstreamBody: passthroughBody,
   usageFromBody: (json) => fromAnthropicUsage(json?.usage),
   // Content blocks: text, thinking, and tool_use whose `input` is an object (its JSON text, as the deltas stream it).
-  outputCharsOfBody: (text) => sumStringValues(text, '"text"') + sumStringValues(text, '"thinking"') + sumObjectValues(text, '"input"'),
+  outputCharsOfBody: (text) =>
+    sumStringValues(text, '"text"') + sumStringValues(text, '"thinking"') + sumObjectValues(text, '"input"'),
   createStreamTap: () => createSseTap(onEvent),
   errorBody,
   // The event Anthropic itself sends when a stream fails (fixtures/A_stream_error.sse): its data is the error body.
@@ -118,5 +122,9 @@ export const anthropic: LlmProtocol = {
 };
 
 function errorBody(info: ErrorInfo): object {
-  return { type: "error", error: { type: anthropicErrorType(info.status), message: info.message, code: info.code }, request_id: info.requestId };
+  return {
+    type: "error",
+    error: { type: anthropicErrorType(info.status), message: info.message, code: info.code },
+    request_id: info.requestId,
+  };
 }

@@ -3,14 +3,22 @@
 // `stream_options.include_usage` is true, so the gateway asks for it and, when the client had not, cuts the extra
 // usage-only chunk (`"choices":[]`) back out so the client's stream looks as if the gateway were not there.
 
-import { fromChatUsage } from "../usage.ts";
-import { hasMaxCredits, openAiErrorBody, passthroughBody, positiveInt, reserialised, splicedBytes, withoutMaxCredits } from "./common.ts";
-import { findValue, hasObjectValue, sumStringValues } from "./json-scan.ts";
-import { createEventStripper } from "./sse-strip.ts";
-import { createSseTap, toTapError, type TapState } from "./sse-tap.ts";
-import { priorityTier, type PaidToolRules } from "./paid-tools.ts";
-import type { LlmProtocol, UpstreamBody } from "./types.ts";
-import { chatUnseenInput } from "./unseen-input.ts";
+import { fromChatUsage } from "../usage";
+import {
+  hasMaxCredits,
+  openAiErrorBody,
+  passthroughBody,
+  positiveInt,
+  reserialised,
+  splicedBytes,
+  withoutMaxCredits,
+} from "./common";
+import { findValue, hasObjectValue, sumStringValues } from "./json-scan";
+import { createEventStripper } from "./sse-strip";
+import { createSseTap, toTapError, type TapState } from "./sse-tap";
+import { priorityTier, type PaidToolRules } from "./paid-tools";
+import type { LlmProtocol, UpstreamBody } from "./types";
+import { chatUnseenInput } from "./unseen-input";
 
 const INCLUDE_USAGE = '"stream_options":{"include_usage":true},';
 

@@ -1,8 +1,8 @@
 // Small pieces the protocol modules share: reading a token limit, dropping the gateway's own `max_credits`
 // field, and the OpenAI-family error body.
 
-import { ApiError } from "../../http/errors.ts";
-import type { ErrorInfo, UpstreamBody } from "./types.ts";
+import { ApiError } from "../../http/errors";
+import type { ErrorInfo, UpstreamBody } from "./types";
 
 /** Deeper than any real request (tool schemas included); far shallower than JSON.stringify's recursion can take. */
 export const MAX_NESTING = 256;
@@ -11,7 +11,8 @@ export const MAX_NESTING = 256;
 export function deeperThan(value: unknown, limit: number): boolean {
   if (typeof value !== "object" || value === null) return false;
   if (limit === 0) return true;
-  for (const child of Array.isArray(value) ? value : Object.values(value)) if (deeperThan(child, limit - 1)) return true;
+  for (const child of Array.isArray(value) ? value : Object.values(value))
+    if (deeperThan(child, limit - 1)) return true;
   return false;
 }
 
@@ -22,7 +23,8 @@ export function deeperThan(value: unknown, limit: number): boolean {
  * caller's 400, found before any of that.
  */
 export function reserialised(value: unknown): string {
-  if (deeperThan(value, MAX_NESTING)) throw new ApiError(400, "invalid_request", `The request body is nested more than ${MAX_NESTING} levels deep.`);
+  if (deeperThan(value, MAX_NESTING))
+    throw new ApiError(400, "invalid_request", `The request body is nested more than ${MAX_NESTING} levels deep.`);
   return JSON.stringify(value);
 }
 
@@ -74,6 +76,10 @@ const OPENAI_TYPE_BY_STATUS: Record<number, string> = {
 
 /** `{"error":{"message","type","code","param":null},"request_id"}` — what the openai SDK reads into APIError. */
 export function openAiErrorBody(info: ErrorInfo): object {
-  const type = info.type ?? OPENAI_TYPE_BY_STATUS[info.status] ?? (info.status >= 500 ? "server_error" : "invalid_request_error");
-  return { error: { message: info.message, type, code: info.code, param: info.param ?? null }, request_id: info.requestId };
+  const type =
+    info.type ?? OPENAI_TYPE_BY_STATUS[info.status] ?? (info.status >= 500 ? "server_error" : "invalid_request_error");
+  return {
+    error: { message: info.message, type, code: info.code, param: info.param ?? null },
+    request_id: info.requestId,
+  };
 }

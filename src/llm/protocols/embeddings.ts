@@ -1,8 +1,8 @@
 // OpenAI Embeddings (POST /v1/embeddings). No stream, no output tokens: the charge is prompt_tokens × input.
 
-import { fromEmbeddingsUsage } from "../usage.ts";
-import { openAiErrorBody, passthroughBody } from "./common.ts";
-import type { LlmProtocol, StreamTap } from "./types.ts";
+import { fromEmbeddingsUsage } from "../usage";
+import { openAiErrorBody, passthroughBody } from "./common";
+import type { LlmProtocol, StreamTap } from "./types";
 
 // Embeddings never stream; a tap exists only so the table is uniform. It watches nothing and never completes,
 // so a proxy that wrongly streamed an embedding would release the hold rather than guess a charge.

@@ -44,7 +44,11 @@ export function stringLengthAt(text: string, start: number): { length: number; e
  * Sum over every value of `"key"` in the text of what `measure` makes of it: its length and where it ends, or null
  * to skip a value of another kind.
  */
-function sumValues(text: string, quotedKey: string, measure: (text: string, at: number) => { length: number; end: number } | null): number {
+function sumValues(
+  text: string,
+  quotedKey: string,
+  measure: (text: string, at: number) => { length: number; end: number } | null,
+): number {
   let total = 0;
   let from = 0;
   for (;;) {

@@ -10,8 +10,8 @@
 //
 // Each protocol states its rules as data (PaidToolRules); paidToolUse applies them.
 
-import { ApiError } from "../../http/errors.ts";
-import { mentions } from "../request-fields.ts";
+import { ApiError } from "../../http/errors";
+import { mentions } from "../request-fields";
 
 export interface PaidToolRules {
   /** how the type of a `tools[]` entry that is a web search the upstream runs begins; null: none is */
@@ -37,7 +37,11 @@ export const DEFAULT_HELD_SEARCHES = 5;
 export const NO_PAID_TOOLS: Readonly<PaidToolUse> = Object.freeze({ webSearch: false, heldSearches: 0 });
 
 /** What the request will be billed beyond tokens; throws a 400 for what cannot be metered. */
-export function paidToolUse(rules: PaidToolRules, body: Record<string, any>, model: { id: string; prices: { webSearch?: number } }): PaidToolUse {
+export function paidToolUse(
+  rules: PaidToolRules,
+  body: Record<string, any>,
+  model: { id: string; prices: { webSearch?: number } },
+): PaidToolUse {
   for (const [field, cost] of rules.refusedFields) {
     if (body[field] === undefined) continue;
     const why = cost(body[field]);
@@ -52,13 +56,20 @@ export function paidToolUse(rules: PaidToolRules, body: Record<string, any>, mod
     if (typeof tool !== "object" || tool === null || typeof tool.type !== "string") continue;
     if (rules.webSearchType !== null && tool.type.startsWith(rules.webSearchType)) {
       if (model.prices.webSearch === undefined) {
-        refuse("tools", `Model ${model.id} has no web-search price on this gateway, so its \`${tool.type}\` tool cannot be billed. Send the request without it, or use a model that lists web_search_per_1k_calls in GET /v1/models.`);
+        refuse(
+          "tools",
+          `Model ${model.id} has no web-search price on this gateway, so its \`${tool.type}\` tool cannot be billed. Send the request without it, or use a model that lists web_search_per_1k_calls in GET /v1/models.`,
+        );
       }
       use = { webSearch: true, heldSearches: rules.searchLimit(body, tool) ?? DEFAULT_HELD_SEARCHES };
       continue;
     }
     for (const [prefix, billed] of rules.refusedTools) {
-      if (tool.type.startsWith(prefix)) refuse("tools", `The \`${tool.type}\` tool is billed by the upstream ${billed}, which this gateway does not meter. Send the request without it.`);
+      if (tool.type.startsWith(prefix))
+        refuse(
+          "tools",
+          `The \`${tool.type}\` tool is billed by the upstream ${billed}, which this gateway does not meter. Send the request without it.`,
+        );
     }
   }
   return use;
@@ -70,7 +81,10 @@ const toolTypes = new WeakMap<PaidToolRules, string[]>();
 function toolTypesOf(rules: PaidToolRules): string[] {
   let types = toolTypes.get(rules);
   if (!types) {
-    const prefixes = [...(rules.webSearchType === null ? [] : [rules.webSearchType]), ...rules.refusedTools.map(([prefix]) => prefix)];
+    const prefixes = [
+      ...(rules.webSearchType === null ? [] : [rules.webSearchType]),
+      ...rules.refusedTools.map(([prefix]) => prefix),
+    ];
     types = prefixes.map((prefix) => `"${prefix}`);
     toolTypes.set(rules, types);
   }

@@ -2,14 +2,14 @@
 // response.incomplete when max_output_tokens cut the answer (a normal, billable end). Failures inside a 200
 // stream: response.failed (its response.error) or an `error` event ({type:"error", code, message}).
 
-import { ApiError } from "../../http/errors.ts";
-import { fromResponsesUsage } from "../usage.ts";
-import { openAiErrorBody, passthroughBody, positiveInt } from "./common.ts";
-import { shortStringValue, sumStringValues } from "./json-scan.ts";
-import { createSseTap, toTapError, type TapState } from "./sse-tap.ts";
-import { priorityTier, type PaidToolRules } from "./paid-tools.ts";
-import type { LlmProtocol } from "./types.ts";
-import { responsesUnseenInput } from "./unseen-input.ts";
+import { ApiError } from "../../http/errors";
+import { fromResponsesUsage } from "../usage";
+import { openAiErrorBody, passthroughBody, positiveInt } from "./common";
+import { shortStringValue, sumStringValues } from "./json-scan";
+import { createSseTap, toTapError, type TapState } from "./sse-tap";
+import { priorityTier, type PaidToolRules } from "./paid-tools";
+import type { LlmProtocol } from "./types";
+import { responsesUnseenInput } from "./unseen-input";
 
 const OUTPUT_KEYS = ['"text"', '"arguments"', '"input"', '"refusal"'];
 
@@ -47,7 +47,11 @@ function onEvent(ev: { event?: string; data: string }, state: TapState): void {
       state.failed = true;
       // The published shape is flat ({type:"error", code, message}); some servers nest it under `error`.
       const error = json && typeof json.error === "object" && json.error !== null ? json.error : json;
-      state.error = toTapError({ code: error?.code, message: error?.message, type: error === json ? undefined : error?.type });
+      state.error = toTapError({
+        code: error?.code,
+        message: error?.message,
+        type: error === json ? undefined : error?.type,
+      });
       return;
     }
   }
@@ -91,9 +95,14 @@ export const responses: LlmProtocol = {
   // GET the gateway does not see, so the call could not be charged.
   refuseUnmeterable(body) {
     if (body?.background === true) {
-      throw new ApiError(400, "unsupported_parameter", "background mode is not available through this gateway: its answer carries no usage to meter. Send the request without `background` (stream it for long tasks).", {
-        param: "background",
-      });
+      throw new ApiError(
+        400,
+        "unsupported_parameter",
+        "background mode is not available through this gateway: its answer carries no usage to meter. Send the request without `background` (stream it for long tasks).",
+        {
+          param: "background",
+        },
+      );
     }
   },
   prepareUpstreamBody: passthroughBody,
@@ -107,7 +116,13 @@ export const responses: LlmProtocol = {
   errorBody: openAiErrorBody,
   // The `error` event (fixtures/C_stream_error.sse), numbered after the last event the client got.
   droppedStreamEvent: (e, lastSent) => {
-    const event = { type: "error", code: e.code, message: e.message, param: null, sequence_number: nextSequenceNumber(lastSent) };
+    const event = {
+      type: "error",
+      code: e.code,
+      message: e.message,
+      param: null,
+      sequence_number: nextSequenceNumber(lastSent),
+    };
     return `event: error\ndata: ${JSON.stringify(event)}\n\n`;
   },
 };

@@ -7,7 +7,7 @@
 // incomplete event anyway, so holding them delays no event. After the one event has been removed the
 // stripper steps aside and every later chunk passes untouched.
 
-import { joined } from "../bytes.ts";
+import { joined } from "../bytes";
 
 const LF = 10;
 const CR = 13;

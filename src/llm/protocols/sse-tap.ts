@@ -4,8 +4,8 @@
 // where they are).
 
 import { createParser, type EventSourceMessage } from "eventsource-parser";
-import type { StreamTap, TapError, TapResult } from "./types.ts";
-import { estimateTokensFromChars, type TokenUsage } from "../usage.ts";
+import type { StreamTap, TapError, TapResult } from "./types";
+import { estimateTokensFromChars, type TokenUsage } from "../usage";
 
 export interface TapState {
   usage: TokenUsage | null;
@@ -58,7 +58,8 @@ export function createSseTap(
         if (rest) parser.feed(rest);
       }
       let usage = state.usage;
-      if (usage && state.outputProvisional) usage = { ...usage, output: Math.max(usage.output, estimateTokensFromChars(state.outputChars)) };
+      if (usage && state.outputProvisional)
+        usage = { ...usage, output: Math.max(usage.output, estimateTokensFromChars(state.outputChars)) };
       const r: TapResult = {
         usage,
         failed: state.failed,

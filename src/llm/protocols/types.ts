@@ -16,9 +16,9 @@
 //     json: usage = usageFromBody(JSON.parse(text)); none stated → estimate from outputCharsOfBody(text)
 //   errors the gateway raises itself: errorBody({...}) with header requestIdHeader.
 
-import type { TokenUsage } from "../usage.ts";
-import type { PaidToolRules } from "./paid-tools.ts";
-import type { UnseenInput } from "./unseen-input.ts";
+import type { TokenUsage } from "../usage";
+import type { PaidToolRules } from "./paid-tools";
+import type { UnseenInput } from "./unseen-input";
 
 export type ProtocolName = "anthropic" | "chat" | "responses" | "embeddings";
 

@@ -16,7 +16,7 @@
 // body with none of them is not walked, so its conversation is never parsed. Otherwise the parsed body is walked
 // (its message parts, three levels deep), cheap however long the texts in it.
 
-import { mentions } from "../request-fields.ts";
+import { mentions } from "../request-fields";
 
 export interface UnseenInput {
   /** images the upstream fetches by URL or file id */
@@ -37,7 +37,11 @@ const fetched = (url: unknown) => typeof url === "string" && !url.startsWith("da
  * Walks a message list: each element, then what `nested` finds in it (a message's content, a tool result's parts),
  * three levels deep at most, calling `part` on every object.
  */
-function overParts(messages: unknown, nested: (p: Record<string, any>) => unknown, part: (p: Record<string, any>, u: UnseenInput) => void): UnseenInput {
+function overParts(
+  messages: unknown,
+  nested: (p: Record<string, any>) => unknown,
+  part: (p: Record<string, any>, u: UnseenInput) => void,
+): UnseenInput {
   const u: UnseenInput = { images: 0, unbounded: false };
   const visit = (list: unknown, depth: number) => {
     if (!Array.isArray(list) || depth > 3) return;
@@ -54,13 +58,20 @@ function overParts(messages: unknown, nested: (p: Record<string, any>) => unknow
 /** Anthropic Messages: images by URL or Files API id; documents (but plain-text ones); web_fetch; mcp_servers. */
 export function anthropicUnseenInput(body: any): UnseenInput {
   if (!mentions(body, ['"image"', '"document"', '"mcp_servers"', '"web_fetch'])) return { ...NONE };
-  const u = overParts(body?.messages, (p) => p.content, (p, u) => {
-    const kind = p.source?.type;
-    if (p.type === "image" && (kind === "url" || kind === "file")) u.images++;
-    else if (p.type === "document" && kind !== "text" && kind !== "content") u.unbounded = true;
-  });
+  const u = overParts(
+    body?.messages,
+    (p) => p.content,
+    (p, u) => {
+      const kind = p.source?.type;
+      if (p.type === "image" && (kind === "url" || kind === "file")) u.images++;
+      else if (p.type === "document" && kind !== "text" && kind !== "content") u.unbounded = true;
+    },
+  );
   if (Array.isArray(body?.mcp_servers) && body.mcp_servers.length) u.unbounded = true;
-  if (Array.isArray(body?.tools) && body.tools.some((t: any) => typeof t?.type === "string" && t.type.startsWith("web_fetch"))) {
+  if (
+    Array.isArray(body?.tools) &&
+    body.tools.some((t: any) => typeof t?.type === "string" && t.type.startsWith("web_fetch"))
+  ) {
     u.unbounded = true;
   }
   return u;
@@ -72,11 +83,15 @@ export function anthropicUnseenInput(body: any): UnseenInput {
  */
 export function responsesUnseenInput(body: any): UnseenInput {
   if (!mentions(body, ['"input_image"', '"input_file"', '"item_reference"', '"mcp"'])) return { ...NONE };
-  const u = overParts(body?.input, (p) => p.content ?? p.output, (p, u) => {
-    if (p.type === "input_image" && (p.file_id != null || fetched(p.image_url))) u.images++;
-    else if (p.type === "input_file") u.unbounded = true;
-    else if (p.type === "item_reference") u.unbounded = true;
-  });
+  const u = overParts(
+    body?.input,
+    (p) => p.content ?? p.output,
+    (p, u) => {
+      if (p.type === "input_image" && (p.file_id != null || fetched(p.image_url))) u.images++;
+      else if (p.type === "input_file") u.unbounded = true;
+      else if (p.type === "item_reference") u.unbounded = true;
+    },
+  );
   if (Array.isArray(body?.tools) && body.tools.some((t: any) => t?.type === "mcp")) u.unbounded = true;
   return u;
 }
@@ -84,8 +99,12 @@ export function responsesUnseenInput(body: any): UnseenInput {
 /** Chat Completions: image_url parts with a URL (not a data: URL), file parts (by file id or inline). */
 export function chatUnseenInput(body: any): UnseenInput {
   if (!mentions(body, ['"image_url"', '"file"'])) return { ...NONE };
-  return overParts(body?.messages, (p) => p.content, (p, u) => {
-    if (p.type === "image_url" && fetched(isObject(p.image_url) ? p.image_url.url : p.image_url)) u.images++;
-    else if (p.type === "file") u.unbounded = true;
-  });
+  return overParts(
+    body?.messages,
+    (p) => p.content,
+    (p, u) => {
+      if (p.type === "image_url" && fetched(isObject(p.image_url) ? p.image_url.url : p.image_url)) u.images++;
+      else if (p.type === "file") u.unbounded = true;
+    },
+  );
 }

@@ -8,11 +8,11 @@
 //   reasoning          boolean  true   false: no thinking is asked (a model without extended thinking)
 //   structuredOutputs  boolean  true   false: strict tools go without `strict`, and a response format is refused
 
-import type { ClientCodec, UpstreamCodec } from "./ir.ts";
-import { encodeAnswer, streamEncoder } from "./anthropic/client-answer.ts";
-import { decodeRequest } from "./anthropic/client-request.ts";
-import { decodeAnswer, streamDecoder } from "./anthropic/upstream-answer.ts";
-import { encodeRequest } from "./anthropic/upstream-request.ts";
+import type { ClientCodec, UpstreamCodec } from "./ir";
+import { encodeAnswer, streamEncoder } from "./anthropic/client-answer";
+import { decodeRequest } from "./anthropic/client-request";
+import { decodeAnswer, streamDecoder } from "./anthropic/upstream-answer";
+import { encodeRequest } from "./anthropic/upstream-request";
 
 const client: ClientCodec = { decodeRequest, encodeAnswer, streamEncoder };
 const upstream: UpstreamCodec = { encodeRequest, decodeAnswer, streamDecoder };
@@ -20,4 +20,4 @@ const upstream: UpstreamCodec = { encodeRequest, decodeAnswer, streamDecoder };
 export const anthropicCodec = { client, upstream };
 
 // For the native /v1/messages path: thinking blocks this codec wrote must not reach Anthropic (see the file).
-export { dropForeignThinking, FOREIGN_THINKING_MARKS } from "./anthropic/native-history.ts";
+export { dropForeignThinking, FOREIGN_THINKING_MARKS } from "./anthropic/native-history";

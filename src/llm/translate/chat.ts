@@ -20,11 +20,11 @@
 // - thoughtSignatures: false (default) | true for Gemini: a tool call's thought signature (read from any upstream
 //   that sends one) goes back on that call, and a turn whose first call has none gets Gemini's skip placeholder.
 
-import type { ClientCodec, UpstreamCodec } from "./ir.ts";
-import { decodeRequest, encodeAnswer } from "./chat/client.ts";
-import { streamEncoder } from "./chat/client-stream.ts";
-import { decodeAnswer, encodeRequest } from "./chat/upstream.ts";
-import { streamDecoder } from "./chat/upstream-stream.ts";
+import type { ClientCodec, UpstreamCodec } from "./ir";
+import { decodeRequest, encodeAnswer } from "./chat/client";
+import { streamEncoder } from "./chat/client-stream";
+import { decodeAnswer, encodeRequest } from "./chat/upstream";
+import { streamDecoder } from "./chat/upstream-stream";
 
 export const chatCodec: { client: ClientCodec; upstream: UpstreamCodec } = {
   client: { decodeRequest, encodeAnswer, streamEncoder },

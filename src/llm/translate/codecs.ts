@@ -1,10 +1,10 @@
 // The codecs by the client-facing path of their protocol: a translated call takes its client side from the path
 // the client called and its upstream side from the path the provider speaks (providers.ts spokenPath).
 
-import { anthropicCodec } from "./anthropic.ts";
-import { chatCodec } from "./chat.ts";
-import { responsesCodec } from "./responses.ts";
-import type { ClientCodec, UpstreamCodec } from "./ir.ts";
+import { anthropicCodec } from "./anthropic";
+import { chatCodec } from "./chat";
+import { responsesCodec } from "./responses";
+import type { ClientCodec, UpstreamCodec } from "./ir";
 
 export interface Codec {
   client: ClientCodec;

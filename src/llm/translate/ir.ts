@@ -86,7 +86,9 @@ export interface IrRequest {
   /** thinking / reasoning asked for: an effort, a budget of tokens, or both (each codec maps to its nearest) */
   reasoning?: { effort?: "minimal" | "low" | "medium" | "high"; budgetTokens?: number };
   /** structured output */
-  responseFormat?: { type: "json_object" } | { type: "json_schema"; name: string; schema: Record<string, unknown>; strict?: boolean };
+  responseFormat?:
+    | { type: "json_object" }
+    | { type: "json_schema"; name: string; schema: Record<string, unknown>; strict?: boolean };
   stream: boolean;
   /** an end-user id for the provider's abuse monitoring (harmless to drop) */
   user?: string;
@@ -123,7 +125,14 @@ export interface IrAnswer {
  */
 export type IrEvent =
   | { type: "start"; id: string; model: string; usage?: IrUsage | null }
-  | { type: "part_start"; index: number; part: { type: "text" } | { type: "reasoning"; origin: string | null; id?: string; redacted?: boolean; opaque?: string } | { type: "tool_call"; id: string; name: string } }
+  | {
+      type: "part_start";
+      index: number;
+      part:
+        | { type: "text" }
+        | { type: "reasoning"; origin: string | null; id?: string; redacted?: boolean; opaque?: string }
+        | { type: "tool_call"; id: string; name: string };
+    }
   | { type: "delta"; index: number; text?: string; reasoning?: string; arguments?: string; opaque?: string }
   | { type: "part_end"; index: number }
   | { type: "finish"; stop: StopReason; stopSequence?: string | null; usage: IrUsage | null }
@@ -164,7 +173,10 @@ export interface UpstreamCodec {
   encodeRequest(request: IrRequest, target: TranslateTarget): Record<string, unknown>;
   decodeAnswer(json: any, target: TranslateTarget): IrAnswer;
   /** a stream reader fed parsed SSE events (eventsource-parser's `event` and `data`); `end` when the upstream closed */
-  streamDecoder(target: TranslateTarget): { feed(event: string | undefined, data: string): IrEvent[]; end(): IrEvent[] };
+  streamDecoder(target: TranslateTarget): {
+    feed(event: string | undefined, data: string): IrEvent[];
+    end(): IrEvent[];
+  };
 }
 
 /**

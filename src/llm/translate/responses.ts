@@ -3,12 +3,12 @@
 // ./responses/ (client-request, client-answer, client-stream, upstream, upstream-stream; shape holds the shared
 // objects). Dialect keys the upstream side reads are listed at the top of ./responses/upstream.ts.
 
-import type { ClientCodec, UpstreamCodec } from "./ir.ts";
-import { encodeAnswer } from "./responses/client-answer.ts";
-import { decodeRequest } from "./responses/client-request.ts";
-import { streamEncoder } from "./responses/client-stream.ts";
-import { decodeAnswer, encodeRequest } from "./responses/upstream.ts";
-import { streamDecoder } from "./responses/upstream-stream.ts";
+import type { ClientCodec, UpstreamCodec } from "./ir";
+import { encodeAnswer } from "./responses/client-answer";
+import { decodeRequest } from "./responses/client-request";
+import { streamEncoder } from "./responses/client-stream";
+import { decodeAnswer, encodeRequest } from "./responses/upstream";
+import { streamDecoder } from "./responses/upstream-stream";
 
 export const responsesCodec: { client: ClientCodec; upstream: UpstreamCodec } = {
   client: { decodeRequest, encodeAnswer, streamEncoder },

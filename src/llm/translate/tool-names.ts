@@ -3,7 +3,7 @@
 // the same way on every turn (the history's calls must name the tool they named before), and comes back restored in
 // JSON and streamed answers, so the client only ever sees its own names.
 
-import { TranslationError, type IrAnswer, type IrEvent, type IrRequest } from "./ir.ts";
+import { TranslationError, type IrAnswer, type IrEvent, type IrRequest } from "./ir";
 
 export const MAX_TOOL_NAME = 64;
 const HASH_CHARS = 8;
@@ -29,7 +29,11 @@ export function shortenToolNames(ir: IrRequest): ToolNames {
     if (short === name) return name;
     back ??= new Map();
     const other = back.get(short);
-    if (other !== undefined && other !== name) throw new TranslationError(`tool names ${JSON.stringify(other)} and ${JSON.stringify(name)} are too long and too alike to tell apart upstream`, "tools");
+    if (other !== undefined && other !== name)
+      throw new TranslationError(
+        `tool names ${JSON.stringify(other)} and ${JSON.stringify(name)} are too long and too alike to tell apart upstream`,
+        "tools",
+      );
     back.set(short, name);
     return short;
   };
@@ -40,7 +44,11 @@ export function shortenToolNames(ir: IrRequest): ToolNames {
   const shortened: Map<string, string> = back;
   const seen = new Set<string>();
   for (const t of ir.tools) {
-    if (shortened.has(t.name) && seen.has(t.name)) throw new TranslationError(`tool name ${JSON.stringify(t.name)} is also the shortened form of ${JSON.stringify(shortened.get(t.name))}; rename one of them`, "tools");
+    if (shortened.has(t.name) && seen.has(t.name))
+      throw new TranslationError(
+        `tool name ${JSON.stringify(t.name)} is also the shortened form of ${JSON.stringify(shortened.get(t.name))}; rename one of them`,
+        "tools",
+      );
     seen.add(t.name);
   }
   return shortened;

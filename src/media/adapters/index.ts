@@ -1,15 +1,15 @@
 // The adapter for each provider named in the catalog's routes.
-import type { MediaProvider } from "../model.ts";
-import { falAdapter } from "./fal.ts";
-import { kieSunoAdapter } from "./kie-suno.ts";
-import { kieAdapter } from "./kie.ts";
-import { openaiImagesAdapter } from "./openai-images.ts";
-import { replicateAdapter } from "./replicate.ts";
-import type { UrlPolicy } from "../upstream-fetch.ts";
-import type { Adapter, Upstreams } from "./types.ts";
-import { veoAdapter } from "./veo.ts";
+import type { MediaProvider } from "../model";
+import { falAdapter } from "./fal";
+import { kieSunoAdapter } from "./kie-suno";
+import { kieAdapter } from "./kie";
+import { openaiImagesAdapter } from "./openai-images";
+import { replicateAdapter } from "./replicate";
+import type { UrlPolicy } from "../upstream-fetch";
+import type { Adapter, Upstreams } from "./types";
+import { veoAdapter } from "./veo";
 
-export type { Adapter } from "./types.ts";
+export type { Adapter } from "./types";
 
 /** `urls`: how URLs an upstream hands over are fetched (fal's status and response URLs). */
 export function createAdapters(up: Upstreams, urls: UrlPolicy): Record<MediaProvider, Adapter> {

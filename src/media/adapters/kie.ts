@@ -1,7 +1,7 @@
 // kie.ai Market: POST /api/v1/jobs/createTask {model, input} → {code, msg, data:{taskId}};
 // GET /api/v1/jobs/recordInfo?taskId= → the record. Errors arrive as HTTP 200 with the real code in the envelope.
-import { toUpstreamInput } from "../model.ts";
-import { callJson, noKey, type Adapter, type PollResult, type Upstreams } from "./types.ts";
+import { toUpstreamInput } from "../model";
+import { callJson, noKey, type Adapter, type PollResult, type Upstreams } from "./types";
 
 // kie's advice: start at 2–3 s, back off to 15–30 s.
 const BACKOFF = [2, 3, 5, 8, 13, 20, 30];
@@ -13,7 +13,10 @@ export function kieAdapter(up: Upstreams): Adapter {
     backoff: BACKOFF,
     async submit(route, input) {
       if (!key) return noKey("KIE_API_KEY");
-      const r = await callJson(`${base}/api/v1/jobs/createTask`, { headers, body: { model: route.upstream_model, input: toUpstreamInput(route, input) } });
+      const r = await callJson(`${base}/api/v1/jobs/createTask`, {
+        headers,
+        body: { model: route.upstream_model, input: toUpstreamInput(route, input) },
+      });
       const code = r.json?.code ?? r.status;
       if (r.status !== 200 || code !== 200 || !r.json?.data?.taskId) {
         return { kind: "refused", code: String(code), message: String(r.json?.msg ?? r.text.slice(0, 200)) };
@@ -28,10 +31,12 @@ export function kieAdapter(up: Upstreams): Adapter {
         throw new Error(`kie recordInfo answered ${r.json?.code ?? r.status}`);
       }
       const d = r.json.data;
-      if (d.state === "fail") return { kind: "failed", code: String(d.failCode || "501"), message: String(d.failMsg || "Generation failed") };
+      if (d.state === "fail")
+        return { kind: "failed", code: String(d.failCode || "501"), message: String(d.failMsg || "Generation failed") };
       if (d.state !== "success") return { kind: "pending" };
       const urls: unknown = JSON.parse(d.resultJson || "{}").resultUrls;
-      if (!Array.isArray(urls) || urls.length === 0) return { kind: "failed", code: "no_output", message: "The upstream returned no result files" };
+      if (!Array.isArray(urls) || urls.length === 0)
+        return { kind: "failed", code: "no_output", message: "The upstream returned no result files" };
       return { kind: "done", outputs: urls.map((url) => ({ url: String(url) })), facts: {} };
     },
   };

@@ -2,7 +2,15 @@
 // result, so submit returns it at once (the engine stores the base64 as files). GPT image models are billed by
 // tokens: the usage is turned into a USD cost with the model's published token prices, which pricing uses when the
 // catalog rule says `settle: upstream_cost` (never above the estimate that was held).
-import { callJson, noKey, refusedFrom, type Adapter, type UpstreamFacts, type UpstreamOutput, type Upstreams } from "./types.ts";
+import {
+  callJson,
+  noKey,
+  refusedFrom,
+  type Adapter,
+  type UpstreamFacts,
+  type UpstreamOutput,
+  type Upstreams,
+} from "./types";
 
 // USD per million tokens: text input, image input, image output (OpenAI's published gpt-image-1 prices).
 const TOKEN_USD: Record<string, { text: number; imageIn: number; out: number }> = {
@@ -19,19 +27,30 @@ export function openaiImagesAdapter(up: Upstreams): Adapter {
       // A generation can take a minute or two; the engine keeps the task's lease while it runs (lease.ts). Never past
       // the task's deadline: its credits and its key's concurrency slot are held until then, not longer.
       const timeoutMs = Math.max(1, Math.min(110_000, ctx.deadlineAt - Date.now()));
-      const r = await callJson(`${base}/images/generations`, { headers: { authorization: `Bearer ${key}` }, body, timeoutMs });
+      const r = await callJson(`${base}/images/generations`, {
+        headers: { authorization: `Bearer ${key}` },
+        body,
+        timeoutMs,
+      });
       if (r.status === 400 && r.json?.error?.type === "image_generation_user_error") {
-        return { kind: "failed", code: String(r.json.error.code ?? "moderation_blocked"), message: String(r.json.error.message) };
+        return {
+          kind: "failed",
+          code: String(r.json.error.code ?? "moderation_blocked"),
+          message: String(r.json.error.message),
+        };
       }
       if (r.status !== 200 || !Array.isArray(r.json?.data)) return refusedFrom(r.status, r.json, r.text);
       const format = String(r.json.output_format ?? input.output_format ?? "png");
       const outputs = (r.json.data as any[]).flatMap((d): UpstreamOutput[] =>
-        typeof d?.b64_json === "string" && d.b64_json ? [{ bytes: new Uint8Array(Buffer.from(d.b64_json, "base64")), contentType: `image/${format}` }]
-        : typeof d?.url === "string" && d.url ? [{ url: d.url }]
-        : [],
+        typeof d?.b64_json === "string" && d.b64_json
+          ? [{ bytes: new Uint8Array(Buffer.from(d.b64_json, "base64")), contentType: `image/${format}` }]
+          : typeof d?.url === "string" && d.url
+            ? [{ url: d.url }]
+            : [],
       );
       // An answer without a single image is a failure, whatever it cost upstream: the caller gets nothing to pay for.
-      if (!outputs.length) return { kind: "failed", code: "no_output", message: "The upstream answered without an image." };
+      if (!outputs.length)
+        return { kind: "failed", code: "no_output", message: "The upstream answered without an image." };
       return { kind: "done", outputs, facts: costFacts(route.upstream_model, r.json.usage) };
     },
     async poll() {

@@ -1,8 +1,8 @@
 // The one small interface every media upstream implements. An adapter speaks its upstream's protocol and nothing
 // else: pricing, storage, retries across routes, deadlines and callbacks are the engine's.
-import type { MediaRoute } from "../model.ts";
-import type { MediaSettings } from "../settings.ts";
-import { guardedFetch, type UrlPolicy } from "../upstream-fetch.ts";
+import type { MediaRoute } from "../model";
+import type { MediaSettings } from "../settings";
+import { guardedFetch, type UrlPolicy } from "../upstream-fetch";
 
 /** A result file as the upstream hands it over: a URL to download (with headers, e.g. Veo's key) or the bytes. */
 export interface UpstreamOutput {
@@ -54,7 +54,16 @@ export type Upstreams = MediaSettings["upstreams"];
  * redirects is an error, and following it would carry the key to wherever it points. A URL the upstream handed over
  * (`guard` given, GET only) goes through upstream-fetch.ts's guard instead.
  */
-export async function callJson(url: string, init: { method?: string; headers?: Record<string, string>; body?: unknown; timeoutMs?: number; guard?: UrlPolicy } = {}) {
+export async function callJson(
+  url: string,
+  init: {
+    method?: string;
+    headers?: Record<string, string>;
+    body?: unknown;
+    timeoutMs?: number;
+    guard?: UrlPolicy;
+  } = {},
+) {
   const signal = AbortSignal.timeout(init.timeoutMs ?? 60_000);
   const res = init.guard
     ? await guardedFetch(url, { headers: init.headers, signal }, init.guard)
@@ -77,8 +86,13 @@ export async function callJson(url: string, init: { method?: string; headers?: R
 
 /** A refusal from an HTTP answer: its status and the most useful message in the body. */
 export function refusedFrom(status: number, json: any, text: string): SubmitResult {
-  const msg = json?.error?.message ?? json?.detail?.[0]?.msg ?? json?.detail ?? json?.msg ?? json?.title ?? text.slice(0, 200);
+  const msg =
+    json?.error?.message ?? json?.detail?.[0]?.msg ?? json?.detail ?? json?.msg ?? json?.title ?? text.slice(0, 200);
   return { kind: "refused", code: String(status), message: typeof msg === "string" ? msg : JSON.stringify(msg) };
 }
 
-export const noKey = (name: string): SubmitResult => ({ kind: "refused", code: "not_configured", message: `${name} is not configured on this gateway` });
+export const noKey = (name: string): SubmitResult => ({
+  kind: "refused",
+  code: "not_configured",
+  message: `${name} is not configured on this gateway`,
+});

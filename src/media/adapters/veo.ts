@@ -1,7 +1,7 @@
 // Gemini API Veo: POST {base}/v1beta/models/{model}:predictLongRunning (x-goog-api-key) with
 // {instances:[{prompt, image?}], parameters:{aspectRatio, resolution, durationSeconds, negativePrompt}} →
 // {name}; GET {base}/v1beta/{name} until `done` (absent while running). The video URI needs the key to download.
-import { callJson, noKey, refusedFrom, type Adapter, type PollResult, type Upstreams } from "./types.ts";
+import { callJson, noKey, refusedFrom, type Adapter, type PollResult, type Upstreams } from "./types";
 
 // Google suggests polling a Veo operation every ~10 s; generation takes 1–6 minutes.
 const BACKOFF = [5, 10, 10, 15, 20];
@@ -24,7 +24,10 @@ export function veoAdapter(up: Upstreams): Adapter {
         durationSeconds: input.duration,
         negativePrompt: input.negative_prompt,
       });
-      const r = await callJson(`${base}/v1beta/models/${route.upstream_model}:predictLongRunning`, { headers, body: { instances: [instance], parameters } });
+      const r = await callJson(`${base}/v1beta/models/${route.upstream_model}:predictLongRunning`, {
+        headers,
+        body: { instances: [instance], parameters },
+      });
       if (r.status !== 200 || typeof r.json?.name !== "string") return refusedFrom(r.status, r.json, r.text);
       return { kind: "accepted", ref: r.json.name };
     },
@@ -34,9 +37,16 @@ export function veoAdapter(up: Upstreams): Adapter {
       if (r.status !== 200) throw new Error(`veo operation answered ${r.status}`);
       const op = r.json;
       if (!op.done) return { kind: "pending" };
-      if (op.error) return { kind: "failed", code: String(op.error.code ?? "veo_error"), message: String(op.error.message ?? "Video generation failed") };
+      if (op.error)
+        return {
+          kind: "failed",
+          code: String(op.error.code ?? "veo_error"),
+          message: String(op.error.message ?? "Video generation failed"),
+        };
       const samples: any[] = op.response?.generateVideoResponse?.generatedSamples ?? [];
-      const outputs = samples.filter((s) => s?.video?.uri).map((s) => ({ url: String(s.video.uri), headers: keyFor(String(s.video.uri)), contentType: "video/mp4" }));
+      const outputs = samples
+        .filter((s) => s?.video?.uri)
+        .map((s) => ({ url: String(s.video.uri), headers: keyFor(String(s.video.uri)), contentType: "video/mp4" }));
       if (outputs.length === 0) return { kind: "failed", code: "no_output", message: "The upstream returned no video" };
       return { kind: "done", outputs, facts: {} };
     },

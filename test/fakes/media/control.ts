@@ -9,7 +9,7 @@
 // Precedence: a matching `once` (oldest first), then model rules, then provider rules, then global rules; the fields
 // of all matching rules are merged, the more specific winning. A task keeps the behaviour it was submitted with.
 import catalog from "../../../src/catalog/media-models.json";
-import type { OutputKind } from "./files.ts";
+import type { OutputKind } from "./files";
 
 export type Provider = "kie" | "kie-suno" | "fal" | "replicate" | "openai-images" | "veo";
 
@@ -35,7 +35,7 @@ export interface Behavior {
   /** OpenAI Images: the usage object to report. */
   usage?: Record<string, unknown>;
   /** Every result file is served with these bytes and this content type (e.g. an upstream's HTML or SVG). */
-  file?: { contentType: string; body: string; /** served chunked, without a content-length */ chunked?: boolean };
+  file?: { contentType: string; body: string /** served chunked, without a content-length */; chunked?: boolean };
   /** Indexes of result files whose download answers 404 (a download failing partway through the outputs). */
   missingFiles?: number[];
   /** Veo: a result download answers 302 to the same file on another origin (`localhost` and the `cdn` prefix), as
@@ -86,7 +86,8 @@ type Scope = { provider?: Provider; model?: string };
 
 const OUTPUTS = new Map<string, OutputKind>();
 for (const m of catalog as Array<{ output: string; routes: Array<{ provider: string; upstream_model: string }> }>) {
-  for (const r of m.routes) OUTPUTS.set(`${r.provider} ${r.upstream_model}`, m.output === "images" ? "image" : (m.output as OutputKind));
+  for (const r of m.routes)
+    OUTPUTS.set(`${r.provider} ${r.upstream_model}`, m.output === "images" ? "image" : (m.output as OutputKind));
 }
 
 export class Control {
@@ -120,7 +121,9 @@ export class Control {
   behaviorFor(provider: Provider, model: string): Behavior {
     const matches = (s: Scope) => (!s.provider || s.provider === provider) && (!s.model || s.model === model);
     const rank = (s: Scope) => (s.model ? 2 : s.provider ? 1 : 0);
-    const merged = this.rules.filter((r) => matches(r.scope)).sort((a, b) => rank(a.scope) - rank(b.scope))
+    const merged = this.rules
+      .filter((r) => matches(r.scope))
+      .sort((a, b) => rank(a.scope) - rank(b.scope))
       .reduce<Behavior>((acc, r) => ({ ...acc, ...r.behavior }), {});
     const i = this.onceQueue.findIndex((r) => matches(r.scope));
     return i < 0 ? merged : { ...merged, ...this.onceQueue.splice(i, 1)[0]!.behavior };
@@ -166,7 +169,10 @@ export class Control {
     this.callbacks.push(rec);
     try {
       const res = await fetch(url, {
-        method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body), signal: AbortSignal.timeout(15_000),
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify(body),
+        signal: AbortSignal.timeout(15_000),
       });
       rec.status = res.status;
     } catch (e) {

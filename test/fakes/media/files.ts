@@ -25,7 +25,12 @@ export function pngBytes(): Uint8Array<ArrayBuffer> {
   v.setUint32(4, 1); // height
   ihdr.set([8, 6, 0, 0, 0], 8); // 8-bit, RGBA, deflate, no filter, no interlace
   const pixel = new Uint8Array([0, 255, 102, 0, 255]); // filter byte + one orange pixel
-  const parts = [new Uint8Array([137, 80, 78, 71, 13, 10, 26, 10]), chunk("IHDR", ihdr), chunk("IDAT", deflateSync(pixel)), chunk("IEND", new Uint8Array())];
+  const parts = [
+    new Uint8Array([137, 80, 78, 71, 13, 10, 26, 10]),
+    chunk("IHDR", ihdr),
+    chunk("IDAT", deflateSync(pixel)),
+    chunk("IEND", new Uint8Array()),
+  ];
   return concat(parts);
 }
 
@@ -40,7 +45,12 @@ function box(type: string, ...payload: Uint8Array[]): Uint8Array<ArrayBuffer> {
 
 /** A minimal ISO-BMFF file: ftyp + moov/mvhd (timescale 1000, the duration) + a small mdat. */
 export function mp4Bytes(seconds: number): Uint8Array<ArrayBuffer> {
-  const ftyp = box("ftyp", new TextEncoder().encode("isom"), new Uint8Array([0, 0, 2, 0]), new TextEncoder().encode("isommp41"));
+  const ftyp = box(
+    "ftyp",
+    new TextEncoder().encode("isom"),
+    new Uint8Array([0, 0, 2, 0]),
+    new TextEncoder().encode("isommp41"),
+  );
   const mvhd = new Uint8Array(100);
   const v = new DataView(mvhd.buffer);
   v.setUint32(12, 1000); // timescale: ms

@@ -1,6 +1,6 @@
 // Small helpers the fake upstreams share: JSON answers, reading bodies, making a task's result files.
-import type { Control, FakeTask } from "./control.ts";
-import type { FileStore, OutputKind } from "./files.ts";
+import type { Control, FakeTask } from "./control";
+import type { FileStore, OutputKind } from "./files";
 
 export interface FakeContext {
   control: Control;
@@ -49,16 +49,29 @@ export interface Produced {
 }
 
 /** The result files of a successful task, made once: count and length from the behaviour, else from the input. */
-export function produce(ctx: FakeContext, t: FakeTask, input: Record<string, unknown>, defaults: { count?: number; seconds?: number } = {}): Produced {
+export function produce(
+  ctx: FakeContext,
+  t: FakeTask,
+  input: Record<string, unknown>,
+  defaults: { count?: number; seconds?: number } = {},
+): Produced {
   const kind = ctx.control.outputOf(t);
   const b = t.behavior;
-  const seconds = b.seconds ?? num(input.duration) ?? num(input.durationSeconds) ?? num(input.duration_seconds) ?? defaults.seconds ?? (kind === "video" ? 5 : 10);
+  const seconds =
+    b.seconds ??
+    num(input.duration) ??
+    num(input.durationSeconds) ??
+    num(input.duration_seconds) ??
+    defaults.seconds ??
+    (kind === "video" ? 5 : 10);
   const asked = kind === "image" ? (num(input.num_images) ?? num(input.n) ?? num(input.num_outputs)) : undefined;
   const count = b.count ?? asked ?? defaults.count ?? 1;
   const make = (i: number) =>
-    b.missingFiles?.includes(i) ? `missing${i}` // never stored: its download answers 404
-    : b.file ? ctx.files.putRaw(b.file.body, b.file.contentType, b.file.chunked)
-    : ctx.files.put(kind, seconds, b.fileDelayMs);
+    b.missingFiles?.includes(i)
+      ? `missing${i}` // never stored: its download answers 404
+      : b.file
+        ? ctx.files.putRaw(b.file.body, b.file.contentType, b.file.chunked)
+        : ctx.files.put(kind, seconds, b.fileDelayMs);
   t.files ??= Array.from({ length: count }, (_, i) => make(i));
   return { kind, ids: t.files, seconds };
 }

@@ -6,18 +6,18 @@
 //   up.control.set({ polls: 2 }, { provider: "fal" });  // see control.ts for every knob
 //   ...; expect(up.requests.filter((r) => r.provider === "kie")).toHaveLength(3);
 //   await up.stop();
-import { Control, type RecordedRequest } from "./control.ts";
-import { falHandler } from "./fal.ts";
-import { FileStore } from "./files.ts";
-import { readBody, type Handler } from "./http.ts";
-import { kieHandler } from "./kie.ts";
-import { openaiImagesHandler } from "./openai-images.ts";
-import { replicateHandler } from "./replicate.ts";
-import { veoHandler } from "./veo.ts";
+import { Control, type RecordedRequest } from "./control";
+import { falHandler } from "./fal";
+import { FileStore } from "./files";
+import { readBody, type Handler } from "./http";
+import { kieHandler } from "./kie";
+import { openaiImagesHandler } from "./openai-images";
+import { replicateHandler } from "./replicate";
+import { veoHandler } from "./veo";
 
-export type { Behavior, FakeTask, Phase, Provider, RecordedCallback, RecordedRequest } from "./control.ts";
-export { Control } from "./control.ts";
-export { mp3Bytes, mp4Bytes, mp4DurationSeconds, pngBytes } from "./files.ts";
+export type { Behavior, FakeTask, Phase, Provider, RecordedCallback, RecordedRequest } from "./control";
+export { Control } from "./control";
+export { mp3Bytes, mp4Bytes, mp4DurationSeconds, pngBytes } from "./files";
 
 export interface FakeKeys {
   kie: string;
@@ -41,9 +41,17 @@ export interface FakeMediaUpstreams {
   stop(): Promise<void>;
 }
 
-const DEFAULT_KEYS: FakeKeys = { kie: "kie-test-key", fal: "fal-test-key", replicate: "r8_test_token", openai: "sk-test-openai", veo: "veo-test-key" };
+const DEFAULT_KEYS: FakeKeys = {
+  kie: "kie-test-key",
+  fal: "fal-test-key",
+  replicate: "r8_test_token",
+  openai: "sk-test-openai",
+  veo: "veo-test-key",
+};
 
-export function startFakeMediaUpstreams(options: { keys?: Partial<FakeKeys>; preferWaitCapMs?: number } = {}): FakeMediaUpstreams {
+export function startFakeMediaUpstreams(
+  options: { keys?: Partial<FakeKeys>; preferWaitCapMs?: number } = {},
+): FakeMediaUpstreams {
   const keys = { ...DEFAULT_KEYS, ...options.keys };
   const control = new Control();
   const files = new FileStore();
@@ -55,7 +63,12 @@ export function startFakeMediaUpstreams(options: { keys?: Partial<FakeKeys>; pre
     openai: { provider: "openai-images", key: keys.openai, handler: openaiImagesHandler },
     veo: { provider: "veo", key: keys.veo, handler: veoHandler },
     // A storage host that serves result files to anyone with the URL (where Veo's downloads redirect).
-    cdn: { provider: "cdn", key: "", handler: (_req, path, _body, ctx) => (path.startsWith("/files/") && ctx.files.response(path.slice(7))) || new Response("not found", { status: 404 }) },
+    cdn: {
+      provider: "cdn",
+      key: "",
+      handler: (_req, path, _body, ctx) =>
+        (path.startsWith("/files/") && ctx.files.response(path.slice(7))) || new Response("not found", { status: 404 }),
+    },
   };
   const server = Bun.serve({
     port: 0,
@@ -70,23 +83,40 @@ export function startFakeMediaUpstreams(options: { keys?: Partial<FakeKeys>; pre
       const provider = route?.provider ?? "unknown";
       // kie's Suno API shares kie's base; record it under its own name so tests can tell them apart.
       const name = provider === "kie" && path.startsWith("/api/v1/generate") ? "kie-suno" : provider;
-      requests.push({ provider: name, method: req.method, path: path + url.search, headers: Object.fromEntries(req.headers), body });
+      requests.push({
+        provider: name,
+        method: req.method,
+        path: path + url.search,
+        headers: Object.fromEntries(req.headers),
+        body,
+      });
       if (!route) return new Response("no such fake upstream", { status: 404 });
       return route.handler(req, path, body, { control, files, key: route.key, base: `${url.origin}/${prefix}` });
     },
   });
   const origin = `http://127.0.0.1:${server.port}`;
-  const urls = { kie: `${origin}/kie`, fal: `${origin}/fal`, replicate: `${origin}/replicate/v1`, openai: `${origin}/openai/v1`, veo: `${origin}/veo` };
+  const urls = {
+    kie: `${origin}/kie`,
+    fal: `${origin}/fal`,
+    replicate: `${origin}/replicate/v1`,
+    openai: `${origin}/openai/v1`,
+    veo: `${origin}/veo`,
+  };
   return {
     url: origin,
     urls,
     keys,
     env: {
-      KIE_API_KEY: keys.kie, KIE_BASE_URL: urls.kie,
-      FAL_KEY: keys.fal, FAL_BASE_URL: urls.fal,
-      REPLICATE_API_TOKEN: keys.replicate, REPLICATE_BASE_URL: urls.replicate,
-      OPENAI_API_KEY: keys.openai, OPENAI_BASE_URL: urls.openai,
-      GEMINI_API_KEY: keys.veo, GEMINI_BASE_URL: urls.veo,
+      KIE_API_KEY: keys.kie,
+      KIE_BASE_URL: urls.kie,
+      FAL_KEY: keys.fal,
+      FAL_BASE_URL: urls.fal,
+      REPLICATE_API_TOKEN: keys.replicate,
+      REPLICATE_BASE_URL: urls.replicate,
+      OPENAI_API_KEY: keys.openai,
+      OPENAI_BASE_URL: urls.openai,
+      GEMINI_API_KEY: keys.veo,
+      GEMINI_BASE_URL: urls.veo,
       // The fakes (and the result files they hand out) live on 127.0.0.1: the gateway must be told to fetch there.
       UPSTREAM_URLS_ALLOW_PRIVATE: "true",
     },

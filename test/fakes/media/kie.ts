@@ -5,28 +5,37 @@
 // PENDING → TEXT_SUCCESS → FIRST_SUCCESS → SUCCESS, failures CREATE_TASK_FAILED / GENERATE_AUDIO_FAILED /
 // SENSITIVE_WORD_ERROR. Results are public file URLs under {base}/files/. When a task has a callBackUrl the final
 // record is POSTed there (Market: {code, msg, data: record}; Suno: the "complete"/"error" callback).
-import type { FakeTask, Phase } from "./control.ts";
-import { isObject, json, newId, produce, type FakeContext, type Handler } from "./http.ts";
+import type { FakeTask, Phase } from "./control";
+import { isObject, json, newId, produce, type FakeContext, type Handler } from "./http";
 
 const envelope = (code: number, msg: string, data: unknown = null, status = 200) => json({ code, msg, data }, status);
 const SUNO_MODELS = ["V4", "V4_5", "V4_5PLUS", "V4_5ALL", "V5"];
 const SUNO_FAILURES = ["CREATE_TASK_FAILED", "GENERATE_AUDIO_FAILED", "SENSITIVE_WORD_ERROR", "CALLBACK_EXCEPTION"];
 
 export const kieHandler: Handler = (req, path, body, ctx) => {
-  if (path.startsWith("/files/")) return ctx.files.response(path.slice(7)) ?? new Response("not found", { status: 404 });
-  if (req.headers.get("authorization") !== `Bearer ${ctx.key}`) return envelope(401, "You do not have access permissions");
+  if (path.startsWith("/files/"))
+    return ctx.files.response(path.slice(7)) ?? new Response("not found", { status: 404 });
+  if (req.headers.get("authorization") !== `Bearer ${ctx.key}`)
+    return envelope(401, "You do not have access permissions");
   const url = new URL(req.url);
   if (req.method === "POST" && path === "/api/v1/jobs/createTask") return createTask(body, ctx);
-  if (req.method === "GET" && path === "/api/v1/jobs/recordInfo") return recordInfo(url.searchParams.get("taskId"), ctx);
+  if (req.method === "GET" && path === "/api/v1/jobs/recordInfo")
+    return recordInfo(url.searchParams.get("taskId"), ctx);
   if (req.method === "POST" && path === "/api/v1/generate") return sunoGenerate(body, ctx);
-  if (req.method === "GET" && path === "/api/v1/generate/record-info") return sunoRecord(url.searchParams.get("taskId"), ctx);
+  if (req.method === "GET" && path === "/api/v1/generate/record-info")
+    return sunoRecord(url.searchParams.get("taskId"), ctx);
   return envelope(404, `Not found: ${req.method} ${path}`);
 };
 
 function refusal(t: { refuse?: { status?: number; code?: number | string; message?: string } }): Response | undefined {
   const r = t.refuse;
   if (!r) return undefined;
-  return envelope(typeof r.code === "number" ? r.code : 500, r.message ?? "Server exception, please try again later", null, r.status ?? 200);
+  return envelope(
+    typeof r.code === "number" ? r.code : 500,
+    r.message ?? "Server exception, please try again later",
+    null,
+    r.status ?? 200,
+  );
 }
 
 // ---------- Market ----------
@@ -42,7 +51,11 @@ async function createTask(body: unknown, ctx: FakeContext): Promise<Response> {
   if (typeof body.callBackUrl === "string") {
     t.notify = (task) => {
       const rec = marketRecord(task, ctx, task.behavior.fail ? "failed" : "succeeded");
-      void ctx.control.post(body.callBackUrl as string, { code: rec.state === "success" ? 200 : 501, msg: rec.state === "success" ? "success" : rec.failMsg, data: rec });
+      void ctx.control.post(body.callBackUrl as string, {
+        code: rec.state === "success" ? 200 : 501,
+        msg: rec.state === "success" ? "success" : rec.failMsg,
+        data: rec,
+      });
     };
   }
   await behavior.onAccepted?.(t);
@@ -52,13 +65,22 @@ async function createTask(body: unknown, ctx: FakeContext): Promise<Response> {
 function recordInfo(taskId: string | null, ctx: FakeContext): Response {
   if (!taskId) return envelope(422, "taskId is required");
   const t = ctx.control.tasks.get(taskId);
-  if (!t || t.provider !== "kie") return envelope(422, "recordInfo is null");
+  if (t?.provider !== "kie") return envelope(422, "recordInfo is null");
   return envelope(200, "success", marketRecord(t, ctx, ctx.control.poll(t)));
 }
 
 function marketRecord(t: FakeTask, ctx: FakeContext, phase: Phase) {
   const done = phase === "succeeded" || phase === "failed";
-  const state = phase === "succeeded" ? "success" : phase === "failed" ? "fail" : t.polls <= 1 ? "waiting" : t.polls === 2 ? "queuing" : "generating";
+  const state =
+    phase === "succeeded"
+      ? "success"
+      : phase === "failed"
+        ? "fail"
+        : t.polls <= 1
+          ? "waiting"
+          : t.polls === 2
+            ? "queuing"
+            : "generating";
   const urls = phase === "succeeded" ? produce(ctx, t, t.input).ids.map((id) => fileUrl(ctx, t, id)) : [];
   const fail = t.behavior.fail;
   return {
@@ -86,11 +108,14 @@ function fileUrl(ctx: FakeContext, t: FakeTask, id: string): string {
 function sunoGenerate(body: unknown, ctx: FakeContext): Response {
   if (!isObject(body)) return envelope(422, "Request body must be JSON");
   const { model, customMode, instrumental, prompt, style, title, callBackUrl } = body;
-  if (typeof model !== "string" || !SUNO_MODELS.includes(model)) return envelope(422, `model must be one of ${SUNO_MODELS.join(", ")}`);
+  if (typeof model !== "string" || !SUNO_MODELS.includes(model))
+    return envelope(422, `model must be one of ${SUNO_MODELS.join(", ")}`);
   if (typeof callBackUrl !== "string" || !callBackUrl) return envelope(422, "callBackUrl is required");
-  if (typeof customMode !== "boolean" || typeof instrumental !== "boolean") return envelope(422, "customMode and instrumental are required");
+  if (typeof customMode !== "boolean" || typeof instrumental !== "boolean")
+    return envelope(422, "customMode and instrumental are required");
   if (customMode && (!style || !title)) return envelope(422, "style and title are required in custom mode");
-  if (customMode && !instrumental && !prompt) return envelope(422, "prompt (lyrics) is required in custom mode unless instrumental");
+  if (customMode && !instrumental && !prompt)
+    return envelope(422, "prompt (lyrics) is required in custom mode unless instrumental");
   if (!customMode && !prompt) return envelope(422, "prompt is required");
   const behavior = ctx.control.behaviorFor("kie-suno", model);
   const refused = refusal(behavior);
@@ -100,11 +125,24 @@ function sunoGenerate(body: unknown, ctx: FakeContext): Response {
     const ok = !task.behavior.fail;
     const tracks = ok ? sunoTracks(task, ctx) : [];
     const data = tracks.map((s) => ({
-      id: s.id, audio_url: s.audioUrl, source_audio_url: s.sourceAudioUrl, stream_audio_url: s.streamAudioUrl, image_url: s.imageUrl,
-      prompt: s.prompt, model_name: s.modelName, title: s.title, tags: s.tags, createTime: s.createTime, duration: s.duration,
+      id: s.id,
+      audio_url: s.audioUrl,
+      source_audio_url: s.sourceAudioUrl,
+      stream_audio_url: s.streamAudioUrl,
+      image_url: s.imageUrl,
+      prompt: s.prompt,
+      model_name: s.modelName,
+      title: s.title,
+      tags: s.tags,
+      createTime: s.createTime,
+      duration: s.duration,
     }));
     const msg = ok ? "All generated successfully." : (task.behavior.fail?.message ?? "Audio generation failed");
-    void ctx.control.post(callBackUrl, { code: ok ? 200 : 501, msg, data: { callbackType: ok ? "complete" : "error", task_id: task.id, data } });
+    void ctx.control.post(callBackUrl, {
+      code: ok ? 200 : 501,
+      msg,
+      data: { callbackType: ok ? "complete" : "error", task_id: task.id, data },
+    });
   };
   return envelope(200, "success", { taskId: t.id });
 }
@@ -112,14 +150,24 @@ function sunoGenerate(body: unknown, ctx: FakeContext): Response {
 function sunoRecord(taskId: string | null, ctx: FakeContext): Response {
   if (!taskId) return envelope(422, "taskId is required");
   const t = ctx.control.tasks.get(taskId);
-  if (!t || t.provider !== "kie-suno") return envelope(422, "recordInfo is null");
+  if (t?.provider !== "kie-suno") return envelope(422, "recordInfo is null");
   const phase = ctx.control.poll(t);
   const fail = t.behavior.fail;
-  const failStatus = typeof fail?.code === "string" && SUNO_FAILURES.includes(fail.code) ? fail.code : "GENERATE_AUDIO_FAILED";
-  const status = phase === "succeeded" ? "SUCCESS" : phase === "failed" ? failStatus
-    : t.polls <= 1 ? "PENDING" : t.polls === 2 ? "TEXT_SUCCESS" : "FIRST_SUCCESS";
+  const failStatus =
+    typeof fail?.code === "string" && SUNO_FAILURES.includes(fail.code) ? fail.code : "GENERATE_AUDIO_FAILED";
+  const status =
+    phase === "succeeded"
+      ? "SUCCESS"
+      : phase === "failed"
+        ? failStatus
+        : t.polls <= 1
+          ? "PENDING"
+          : t.polls === 2
+            ? "TEXT_SUCCESS"
+            : "FIRST_SUCCESS";
   const working = phase === "queued" || phase === "running";
-  const sunoData = phase === "succeeded" ? sunoTracks(t, ctx) : working && status !== "PENDING" ? sunoTracks(t, ctx, true) : [];
+  const sunoData =
+    phase === "succeeded" ? sunoTracks(t, ctx) : working && status !== "PENDING" ? sunoTracks(t, ctx, true) : [];
   return envelope(200, "success", {
     taskId: t.id,
     parentMusicId: "",
@@ -139,7 +187,11 @@ const covers = new WeakMap<FakeTask, string[]>(); // cover art per track, made o
 function sunoTracks(t: FakeTask, ctx: FakeContext, partial = false) {
   const { ids, seconds } = produce(ctx, t, {}, { count: 2, seconds: 30 });
   const body = t.body as Record<string, unknown>;
-  if (!covers.has(t)) covers.set(t, ids.map(() => ctx.files.put("image")));
+  if (!covers.has(t))
+    covers.set(
+      t,
+      ids.map(() => ctx.files.put("image")),
+    );
   return ids.map((id, i) => ({
     id: `${t.id}-${i}`,
     audioUrl: partial ? "" : `${ctx.base}/files/${id}.mp3`,

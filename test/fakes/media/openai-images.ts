@@ -2,28 +2,47 @@
 // `Authorization: Bearer <key>`, answering {created, data:[{b64_json}], usage{input_tokens, output_tokens, total_tokens}}
 // (GPT image models always return base64). Behaviour: delayMs = time to answer; never = hang until the client gives
 // up; refuse = an HTTP error before any work; fail = a generation error (400 moderation_blocked unless code is a status).
-import { pngBytes } from "./files.ts";
-import { isObject, json, newId, sleep, type Handler } from "./http.ts";
+import { pngBytes } from "./files";
+import { isObject, json, newId, sleep, type Handler } from "./http";
 
 const error = (status: number, message: string, type: string, code: string | null, param: string | null = null) =>
   json({ error: { message, type, param, code } }, status);
 
 // Output tokens per image of gpt-image-1 by quality and size (square / portrait or landscape).
-const TOKENS: Record<string, [number, number]> = { low: [272, 408], medium: [1056, 1584], high: [4160, 6240], auto: [1056, 1584] };
+const TOKENS: Record<string, [number, number]> = {
+  low: [272, 408],
+  medium: [1056, 1584],
+  high: [4160, 6240],
+  auto: [1056, 1584],
+};
 
 export const openaiImagesHandler: Handler = async (req, path, body, ctx) => {
   if (req.headers.get("authorization") !== `Bearer ${ctx.key}`) {
     return error(401, "Incorrect API key provided.", "invalid_request_error", "invalid_api_key");
   }
-  if (req.method !== "POST" || path !== "/v1/images/generations") return error(404, `Unknown request URL: ${req.method} ${path}`, "invalid_request_error", "unknown_url");
-  if (!isObject(body)) return error(400, "We could not parse the JSON body of your request.", "invalid_request_error", null);
-  if (typeof body.prompt !== "string" || !body.prompt) return error(400, "Missing required parameter: 'prompt'.", "invalid_request_error", "missing_required_parameter", "prompt");
+  if (req.method !== "POST" || path !== "/v1/images/generations")
+    return error(404, `Unknown request URL: ${req.method} ${path}`, "invalid_request_error", "unknown_url");
+  if (!isObject(body))
+    return error(400, "We could not parse the JSON body of your request.", "invalid_request_error", null);
+  if (typeof body.prompt !== "string" || !body.prompt)
+    return error(
+      400,
+      "Missing required parameter: 'prompt'.",
+      "invalid_request_error",
+      "missing_required_parameter",
+      "prompt",
+    );
   const model = typeof body.model === "string" ? body.model : "dall-e-2";
   const behavior = ctx.control.behaviorFor("openai-images", model);
   if (behavior.refuse) {
     const r = behavior.refuse;
     const status = r.status ?? (typeof r.code === "number" ? r.code : 429);
-    return error(status, r.message ?? "Rate limit reached for images", status === 429 ? "requests" : "invalid_request_error", typeof r.code === "string" ? r.code : status === 429 ? "rate_limit_exceeded" : null);
+    return error(
+      status,
+      r.message ?? "Rate limit reached for images",
+      status === 429 ? "requests" : "invalid_request_error",
+      typeof r.code === "string" ? r.code : status === 429 ? "rate_limit_exceeded" : null,
+    );
   }
   const t = ctx.control.add({ id: newId("img_"), provider: "openai-images", model, input: body, body, behavior });
   if (behavior.never) {
@@ -35,8 +54,14 @@ export const openaiImagesHandler: Handler = async (req, path, body, ctx) => {
   ctx.control.peek(t);
   if (behavior.fail) {
     const f = behavior.fail;
-    if (typeof f.code === "number") return error(f.code, f.message ?? "The server had an error processing your request.", "server_error", null);
-    return error(400, f.message ?? "Your request was rejected by the safety system.", "image_generation_user_error", typeof f.code === "string" ? f.code : "moderation_blocked");
+    if (typeof f.code === "number")
+      return error(f.code, f.message ?? "The server had an error processing your request.", "server_error", null);
+    return error(
+      400,
+      f.message ?? "Your request was rejected by the safety system.",
+      "image_generation_user_error",
+      typeof f.code === "string" ? f.code : "moderation_blocked",
+    );
   }
   const n = behavior.count ?? (typeof body.n === "number" ? body.n : 1);
   const quality = typeof body.quality === "string" ? body.quality : "auto";

@@ -4,14 +4,16 @@
 // failed | canceled; output is a URL, or an array of URLs for models that take num_outputs. `Prefer: wait` blocks
 // until the prediction is final (poll-based behaviours resolve at once; `never` waits at most `preferWaitCapMs`).
 // A `webhook` receives the final prediction.
-import type { FakeTask, Phase } from "./control.ts";
-import { isObject, json, newId, produce, sleep, type FakeContext, type Handler } from "./http.ts";
+import type { FakeTask, Phase } from "./control";
+import { isObject, json, newId, produce, sleep, type FakeContext, type Handler } from "./http";
 
-const problem = (status: number, title: string, detail: string) => json({ title, detail, status }, status, { "content-type": "application/problem+json" });
+const problem = (status: number, title: string, detail: string) =>
+  json({ title, detail, status }, status, { "content-type": "application/problem+json" });
 
 export function replicateHandler(preferWaitCapMs = 2000): Handler {
   return async (req, path, body, ctx) => {
-    if (path.startsWith("/files/")) return ctx.files.response(path.slice(7)) ?? new Response("not found", { status: 404 });
+    if (path.startsWith("/files/"))
+      return ctx.files.response(path.slice(7)) ?? new Response("not found", { status: 404 });
     if (req.headers.get("authorization") !== `Bearer ${ctx.key}`) {
       return problem(401, "Unauthenticated", "You did not pass a valid authentication token");
     }
@@ -19,7 +21,8 @@ export function replicateHandler(preferWaitCapMs = 2000): Handler {
     if (req.method === "POST" && create) return submit(req, create[1]!, body, ctx, preferWaitCapMs);
     const one = /^\/v1\/predictions\/([^/]+)(\/cancel)?$/.exec(path);
     const t = one ? ctx.control.tasks.get(one[1]!) : undefined;
-    if (one && (!t || t.provider !== "replicate")) return problem(404, "Not found", "The requested resource could not be found.");
+    if (one && t?.provider !== "replicate")
+      return problem(404, "Not found", "The requested resource could not be found.");
     if (t && req.method === "GET" && !one![2]) return json(prediction(t, ctx, ctx.control.poll(t)));
     if (t && req.method === "POST" && one![2]) {
       const p = ctx.control.peek(t);
@@ -32,18 +35,41 @@ export function replicateHandler(preferWaitCapMs = 2000): Handler {
 
 async function submit(req: Request, model: string, body: unknown, ctx: FakeContext, capMs: number): Promise<Response> {
   if (!isObject(body) || !isObject(body.input)) {
-    return json({ title: "Input validation failed", detail: "- input: is required", status: 422, invalid_fields: [{ type: "required", field: "input" }] }, 422);
+    return json(
+      {
+        title: "Input validation failed",
+        detail: "- input: is required",
+        status: 422,
+        invalid_fields: [{ type: "required", field: "input" }],
+      },
+      422,
+    );
   }
   const behavior = ctx.control.behaviorFor("replicate", model);
   if (behavior.refuse) {
     const r = behavior.refuse;
     const status = r.status ?? (typeof r.code === "number" ? r.code : 422);
-    return problem(status, status === 429 ? "Too Many Requests" : status === 402 ? "Insufficient credit" : "Invalid input", r.message ?? "Prediction refused");
+    return problem(
+      status,
+      status === 429 ? "Too Many Requests" : status === 402 ? "Insufficient credit" : "Invalid input",
+      r.message ?? "Prediction refused",
+    );
   }
-  const t = ctx.control.add({ id: newId().slice(0, 26), provider: "replicate", model, input: body.input, body, behavior });
+  const t = ctx.control.add({
+    id: newId().slice(0, 26),
+    provider: "replicate",
+    model,
+    input: body.input,
+    body,
+    behavior,
+  });
   if (typeof body.webhook === "string") {
     const hook = body.webhook;
-    t.notify = (task) => void ctx.control.post(hook, prediction(task, ctx, task.canceled ? "canceled" : task.behavior.fail ? "failed" : "succeeded"));
+    t.notify = (task) =>
+      void ctx.control.post(
+        hook,
+        prediction(task, ctx, task.canceled ? "canceled" : task.behavior.fail ? "failed" : "succeeded"),
+      );
   }
   const wait = /^wait(?:=(\d+))?$/.exec(req.headers.get("prefer") ?? "");
   if (wait) {
@@ -56,7 +82,13 @@ async function submit(req: Request, model: string, body: unknown, ctx: FakeConte
 }
 
 function prediction(t: FakeTask, ctx: FakeContext, phase: Phase) {
-  const status = { queued: "starting", running: "processing", succeeded: "succeeded", failed: "failed", canceled: "canceled" }[phase];
+  const status = {
+    queued: "starting",
+    running: "processing",
+    succeeded: "succeeded",
+    failed: "failed",
+    canceled: "canceled",
+  }[phase];
   const iso = (ms: number | undefined) => (ms === undefined ? null : new Date(ms).toISOString());
   let output: string | string[] | null = null;
   if (phase === "succeeded") {

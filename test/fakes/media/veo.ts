@@ -4,11 +4,20 @@
 // GET /v1beta/{name} → the operation; like every Google long-running operation, `done` is ABSENT (not false) while it
 // runs; success: response.generateVideoResponse.generatedSamples[0].video.uri, a download that needs the key too;
 // failure: error{code, message} (code a google.rpc code, 13 INTERNAL by default).
-import type { FakeTask } from "./control.ts";
-import { isObject, json, newId, produce, type FakeContext, type Handler } from "./http.ts";
+import type { FakeTask } from "./control";
+import { isObject, json, newId, produce, type FakeContext, type Handler } from "./http";
 
-const STATUS: Record<number, string> = { 400: "INVALID_ARGUMENT", 401: "UNAUTHENTICATED", 403: "PERMISSION_DENIED", 404: "NOT_FOUND", 429: "RESOURCE_EXHAUSTED", 500: "INTERNAL", 503: "UNAVAILABLE" };
-const gerror = (code: number, message: string) => json({ error: { code, message, status: STATUS[code] ?? "UNKNOWN" } }, code);
+const STATUS: Record<number, string> = {
+  400: "INVALID_ARGUMENT",
+  401: "UNAUTHENTICATED",
+  403: "PERMISSION_DENIED",
+  404: "NOT_FOUND",
+  429: "RESOURCE_EXHAUSTED",
+  500: "INTERNAL",
+  503: "UNAVAILABLE",
+};
+const gerror = (code: number, message: string) =>
+  json({ error: { code, message, status: STATUS[code] ?? "UNKNOWN" } }, code);
 
 export const veoHandler: Handler = (req, path, body, ctx) => {
   const url = new URL(req.url);
@@ -18,7 +27,10 @@ export const veoHandler: Handler = (req, path, body, ctx) => {
   if (req.method === "GET" && file) {
     const owner = [...ctx.control.tasks.values()].find((t) => t.files?.includes(file[1]!));
     if (owner?.behavior.fileRedirect) {
-      return new Response(null, { status: 302, headers: { location: `${url.protocol}//localhost:${url.port}/cdn/files/${file[1]}.mp4` } });
+      return new Response(null, {
+        status: 302,
+        headers: { location: `${url.protocol}//localhost:${url.port}/cdn/files/${file[1]}.mp4` },
+      });
     }
     return ctx.files.response(file[1]!) ?? gerror(404, "File not found");
   }
@@ -27,7 +39,7 @@ export const veoHandler: Handler = (req, path, body, ctx) => {
   const op = /^\/v1beta\/models\/([^/]+)\/operations\/([^/]+)$/.exec(path);
   if (req.method === "GET" && op) {
     const t = ctx.control.tasks.get(op[2]!);
-    if (!t || t.provider !== "veo" || t.model !== op[1]) return gerror(404, `Operation not found: ${path.slice(8)}`);
+    if (t?.provider !== "veo" || t.model !== op[1]) return gerror(404, `Operation not found: ${path.slice(8)}`);
     return json(operation(t, ctx));
   }
   return gerror(404, `Not found: ${req.method} ${path}`);
@@ -42,9 +54,19 @@ function predict(model: string, body: unknown, ctx: FakeContext): Response {
   const behavior = ctx.control.behaviorFor("veo", model);
   if (behavior.refuse) {
     const r = behavior.refuse;
-    return gerror(r.status ?? (typeof r.code === "number" ? r.code : 429), r.message ?? "Resource has been exhausted (e.g. check quota).");
+    return gerror(
+      r.status ?? (typeof r.code === "number" ? r.code : 429),
+      r.message ?? "Resource has been exhausted (e.g. check quota).",
+    );
   }
-  const t = ctx.control.add({ id: newId(), provider: "veo", model, input: { ...instance, ...parameters }, body, behavior });
+  const t = ctx.control.add({
+    id: newId(),
+    provider: "veo",
+    model,
+    input: { ...instance, ...parameters },
+    body,
+    behavior,
+  });
   return json({ name: `models/${model}/operations/${t.id}` });
 }
 
@@ -54,11 +76,16 @@ function operation(t: FakeTask, ctx: FakeContext) {
   if (phase === "queued" || phase === "running") return { name };
   if (phase !== "succeeded") {
     const f = t.behavior.fail;
-    return { name, done: true, error: { code: typeof f?.code === "number" ? f.code : 13, message: f?.message ?? "Video generation failed." } };
+    return {
+      name,
+      done: true,
+      error: { code: typeof f?.code === "number" ? f.code : 13, message: f?.message ?? "Video generation failed." },
+    };
   }
   const { ids } = produce(ctx, t, t.input, { seconds: 8 });
   const cdn = ctx.base.replace(/\/\/127\.0\.0\.1:(\d+)\/veo$/, "//localhost:$1/cdn");
-  const uri = (id: string) => (t.behavior.fileElsewhere ? `${cdn}/files/${id}.mp4` : `${ctx.base}/v1beta/files/${id}:download?alt=media`);
+  const uri = (id: string) =>
+    t.behavior.fileElsewhere ? `${cdn}/files/${id}.mp4` : `${ctx.base}/v1beta/files/${id}:download?alt=media`;
   return {
     name,
     done: true,

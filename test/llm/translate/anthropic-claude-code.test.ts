@@ -1,7 +1,7 @@
 // What Claude Code 2.1.x really sends on /v1/messages, read into IR for a model that is not Claude: the request
 // shapes found by running the CLI against the gateway (agents-translated.e2e.test.ts) pinned here as unit tests.
 import { expect, test } from "bun:test";
-import { anthropicCodec } from "../../../src/llm/translate/anthropic.ts";
+import { anthropicCodec } from "../../../src/llm/translate/anthropic";
 
 const { client } = anthropicCodec;
 

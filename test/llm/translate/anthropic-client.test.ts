@@ -1,9 +1,9 @@
 // The client side of the Anthropic codec: a Messages request (Claude Code, the Anthropic SDKs) read into IR,
 // what it refuses, and the answers it writes back read again on the next turn.
 import { describe, expect, test } from "bun:test";
-import { anthropicCodec } from "../../../src/llm/translate/anthropic.ts";
-import { TranslationError, type IrAnswer, type IrEvent } from "../../../src/llm/translate/ir.ts";
-import { sseEvents } from "../../support/codecs.ts";
+import { anthropicCodec } from "../../../src/llm/translate/anthropic";
+import { TranslationError, type IrAnswer, type IrEvent } from "../../../src/llm/translate/ir";
+import { sseEvents } from "../../support/codecs";
 
 const { client } = anthropicCodec;
 const base = { model: "gpt-5.2", max_tokens: 2048, messages: [{ role: "user", content: "Hi" }] };
@@ -42,11 +42,23 @@ describe("Messages request → IR", () => {
           role: "user",
           content: [
             { type: "tool_result", tool_use_id: "call_1", content: "hello", cache_control: { type: "ephemeral" } },
-            { type: "tool_result", tool_use_id: "call_2", is_error: true, content: [{ type: "text", text: "no such file" }] },
+            {
+              type: "tool_result",
+              tool_use_id: "call_2",
+              is_error: true,
+              content: [{ type: "text", text: "no such file" }],
+            },
           ],
         },
       ],
-      tools: [{ name: "Read", description: "Reads a file", input_schema: { type: "object", properties: { path: { type: "string" } } }, cache_control: { type: "ephemeral" } }],
+      tools: [
+        {
+          name: "Read",
+          description: "Reads a file",
+          input_schema: { type: "object", properties: { path: { type: "string" } } },
+          cache_control: { type: "ephemeral" },
+        },
+      ],
       tool_choice: { type: "auto", disable_parallel_tool_use: true },
       metadata: { user_id: "user_abc_session_1" },
       stop_sequences: ["###"],
@@ -62,7 +74,13 @@ describe("Messages request → IR", () => {
     expect(ir.messages).toEqual([
       { role: "user", parts: [{ type: "text", text: "Read a.txt" }] },
       { role: "user", parts: [{ type: "text", text: "and be quick" }] },
-      { role: "assistant", parts: [{ type: "text", text: "Reading." }, { type: "tool_call", id: "call_1", name: "Read", arguments: '{"path":"a.txt"}' }] },
+      {
+        role: "assistant",
+        parts: [
+          { type: "text", text: "Reading." },
+          { type: "tool_call", id: "call_1", name: "Read", arguments: '{"path":"a.txt"}' },
+        ],
+      },
       {
         role: "user",
         parts: [
@@ -71,14 +89,32 @@ describe("Messages request → IR", () => {
         ],
       },
     ]);
-    expect(ir.tools).toEqual([{ name: "Read", description: "Reads a file", parameters: { type: "object", properties: { path: { type: "string" } } }, cache: { type: "ephemeral" } }]);
-    expect(ir).toMatchObject({ toolChoice: { type: "auto" }, parallelToolCalls: false, maxOutputTokens: 32000, stream: true, user: "user_abc_session_1", stop: ["###"], temperature: 0.3 });
+    expect(ir.tools).toEqual([
+      {
+        name: "Read",
+        description: "Reads a file",
+        parameters: { type: "object", properties: { path: { type: "string" } } },
+        cache: { type: "ephemeral" },
+      },
+    ]);
+    expect(ir).toMatchObject({
+      toolChoice: { type: "auto" },
+      parallelToolCalls: false,
+      maxOutputTokens: 32000,
+      stream: true,
+      user: "user_abc_session_1",
+      stop: ["###"],
+      temperature: 0.3,
+    });
     expect(ir).not.toHaveProperty("topP");
   });
 
   test("a plain-text document is its text, in a message or a tool result", () => {
     const doc = { type: "document", source: { type: "text", media_type: "text/plain", data: "notes" } };
-    const ir = client.decodeRequest({ ...base, messages: [{ role: "user", content: [doc, { type: "tool_result", tool_use_id: "t", content: [doc] }] }] });
+    const ir = client.decodeRequest({
+      ...base,
+      messages: [{ role: "user", content: [doc, { type: "tool_result", tool_use_id: "t", content: [doc] }] }],
+    });
     expect(ir.messages[0]!.parts).toEqual([
       { type: "text", text: "notes" },
       { type: "tool_result", callId: "t", content: [{ type: "text", text: "notes" }] },
@@ -105,16 +141,22 @@ describe("Messages request → IR", () => {
   });
 
   test("thinking: enabled gives its budget, adaptive the effort asked for (medium by default), disabled none", () => {
-    expect(client.decodeRequest({ ...base, thinking: { type: "enabled", budget_tokens: 4000 } }).reasoning).toEqual({ budgetTokens: 4000 });
+    expect(client.decodeRequest({ ...base, thinking: { type: "enabled", budget_tokens: 4000 } }).reasoning).toEqual({
+      budgetTokens: 4000,
+    });
     expect(client.decodeRequest({ ...base, thinking: { type: "adaptive" } }).reasoning).toEqual({ effort: "medium" });
-    expect(client.decodeRequest({ ...base, thinking: { type: "adaptive" }, output_config: { effort: "max" } }).reasoning).toEqual({ effort: "high" });
+    expect(
+      client.decodeRequest({ ...base, thinking: { type: "adaptive" }, output_config: { effort: "max" } }).reasoning,
+    ).toEqual({ effort: "high" });
     expect(client.decodeRequest({ ...base, output_config: { effort: "low" } }).reasoning).toEqual({ effort: "low" });
     expect(client.decodeRequest({ ...base, thinking: { type: "disabled" } }).reasoning).toBeUndefined();
   });
 
   test("output_config.format becomes a JSON schema response format", () => {
     const schema = { type: "object", properties: { a: { type: "string" } } };
-    expect(client.decodeRequest({ ...base, output_config: { format: { type: "json_schema", schema } } }).responseFormat).toEqual({ type: "json_schema", name: "output", schema, strict: true });
+    expect(
+      client.decodeRequest({ ...base, output_config: { format: { type: "json_schema", schema } } }).responseFormat,
+    ).toEqual({ type: "json_schema", name: "output", schema, strict: true });
   });
 
   test("thinking blocks: a real Anthropic signature is Anthropic's; a sealed one names its provider; none is of unknown origin", () => {
@@ -143,17 +185,27 @@ describe("Messages request → IR", () => {
   });
 
   test("refused: server tools, containers, MCP servers, documents, file images — each naming the field", () => {
-    expect(refusal({ ...base, tools: [{ type: "web_search_20250305", name: "web_search" }] }).param).toBe("tools[0].type");
+    expect(refusal({ ...base, tools: [{ type: "web_search_20250305", name: "web_search" }] }).param).toBe(
+      "tools[0].type",
+    );
     expect(refusal({ ...base, tools: [{ type: "bash_20250124", name: "bash" }] }).param).toBe("tools[0].type");
-    expect(refusal({ ...base, tools: [{ type: "code_execution_20250825", name: "code_execution" }] }).param).toBe("tools[0].type");
+    expect(refusal({ ...base, tools: [{ type: "code_execution_20250825", name: "code_execution" }] }).param).toBe(
+      "tools[0].type",
+    );
     expect(refusal({ ...base, container: "cntr_1" }).param).toBe("container");
     expect(refusal({ ...base, mcp_servers: [{ type: "url", url: "https://x", name: "x" }] }).param).toBe("mcp_servers");
     const doc = { type: "document", source: { type: "base64", media_type: "application/pdf", data: "JVBE" } };
-    expect(refusal({ ...base, messages: [{ role: "user", content: [doc] }] }).param).toBe("messages[0].content[0].source");
+    expect(refusal({ ...base, messages: [{ role: "user", content: [doc] }] }).param).toBe(
+      "messages[0].content[0].source",
+    );
     const search = { type: "search_result", source: "https://x", title: "x", content: [] };
-    expect(refusal({ ...base, messages: [{ role: "user", content: [search] }] }).param).toBe("messages[0].content[0].type");
+    expect(refusal({ ...base, messages: [{ role: "user", content: [search] }] }).param).toBe(
+      "messages[0].content[0].type",
+    );
     const file = { type: "image", source: { type: "file", file_id: "file_1" } };
-    expect(refusal({ ...base, messages: [{ role: "user", content: [file] }] }).param).toBe("messages[0].content[0].source");
+    expect(refusal({ ...base, messages: [{ role: "user", content: [file] }] }).param).toBe(
+      "messages[0].content[0].source",
+    );
   });
 
   test("malformed shapes are TranslationErrors naming the field, never TypeErrors", () => {
@@ -167,8 +219,14 @@ describe("Messages request → IR", () => {
       [{ ...base, messages: [{ role: "user", content: 5 }] }, "messages[0].content"],
       [{ ...base, messages: [{ role: "user", content: [null] }] }, "messages[0].content[0]"],
       [{ ...base, messages: [{ role: "user", content: [{ type: "text" }] }] }, "messages[0].content[0].text"],
-      [{ ...base, messages: [{ role: "assistant", content: [{ type: "tool_use", name: "x", input: {} }] }] }, "messages[0].content[0].id"],
-      [{ ...base, messages: [{ role: "user", content: [{ type: "tool_result", tool_use_id: "t", content: 7 }] }] }, "messages[0].content[0].content"],
+      [
+        { ...base, messages: [{ role: "assistant", content: [{ type: "tool_use", name: "x", input: {} }] }] },
+        "messages[0].content[0].id",
+      ],
+      [
+        { ...base, messages: [{ role: "user", content: [{ type: "tool_result", tool_use_id: "t", content: 7 }] }] },
+        "messages[0].content[0].content",
+      ],
       [{ ...base, system: 42 }, "system"],
       [{ ...base, system: [{ type: "image" }] }, "system[0]"],
       [{ ...base, tools: {} }, "tools"],
@@ -203,7 +261,10 @@ describe("Messages request → IR", () => {
   test("tool input nested beyond the limit is refused, not serialised", () => {
     let input: any = {};
     for (let i = 0; i < 300; i++) input = { a: input };
-    const body = { ...base, messages: [{ role: "assistant", content: [{ type: "tool_use", id: "t1", name: "x", input }] }] };
+    const body = {
+      ...base,
+      messages: [{ role: "assistant", content: [{ type: "tool_use", id: "t1", name: "x", input }] }],
+    };
     expect(refusal(body).param).toBe("messages[0].content[0].input");
   });
 });
@@ -223,7 +284,13 @@ describe("what the client is given comes back on its next turn", () => {
 
   test("JSON: reasoning keeps its origin, value and id; tool call ids stay the same string", () => {
     const json = client.encodeAnswer(answer, base) as any;
-    const next = client.decodeRequest({ ...base, messages: [{ role: "user", content: "go" }, { role: "assistant", content: json.content }] });
+    const next = client.decodeRequest({
+      ...base,
+      messages: [
+        { role: "user", content: "go" },
+        { role: "assistant", content: json.content },
+      ],
+    });
     expect(next.messages[1]!.parts).toEqual([
       { type: "reasoning", text: "Plan.", origin: "openai", opaque: "gAAAAenc", id: "rs_1" },
       { type: "reasoning", text: "", redacted: true, origin: "openai", opaque: "gAAAAred" },
@@ -243,7 +310,13 @@ describe("what the client is given comes back on its next turn", () => {
     const sse = sseEvents(events.map((e) => enc.write(e)).join(""));
     const start = sse.find((e) => e.event === "content_block_start")!;
     expect(JSON.parse(start.data).content_block).toEqual({ type: "redacted_thinking", data: "sy1.openai.gAAAAred" });
-    expect(sse.map((e) => e.event)).toEqual(["message_start", "content_block_start", "content_block_stop", "message_delta", "message_stop"]);
+    expect(sse.map((e) => e.event)).toEqual([
+      "message_start",
+      "content_block_start",
+      "content_block_stop",
+      "message_delta",
+      "message_stop",
+    ]);
   });
 });
 
@@ -267,7 +340,13 @@ describe("empty parts send no blocks", () => {
     const enc = client.streamEncoder(base);
     const sse = sseEvents(events.map((e) => enc.write(e)).join(""));
     const starts = sse.filter((e) => e.event === "content_block_start").map((e) => JSON.parse(e.data));
-    expect(starts).toEqual([{ type: "content_block_start", index: 0, content_block: { type: "tool_use", id: "call_1", name: "Read", input: {} } }]);
+    expect(starts).toEqual([
+      {
+        type: "content_block_start",
+        index: 0,
+        content_block: { type: "tool_use", id: "call_1", name: "Read", input: {} },
+      },
+    ]);
     expect(sse.filter((e) => e.event === "content_block_stop").map((e) => JSON.parse(e.data).index)).toEqual([0]);
   });
 
@@ -301,13 +380,31 @@ test("metadata.user_id longer than OpenAI's 64-character user becomes a stable 6
 
 describe("a later turn on a Claude model (the native path) goes without the thinking blocks written here", () => {
   test("sealed and unsigned thinking is removed, Claude's own kept; an assistant message left empty goes", async () => {
-    const { dropForeignThinking, FOREIGN_THINKING_MARKS } = await import("../../../src/llm/translate/anthropic.ts");
+    const { dropForeignThinking, FOREIGN_THINKING_MARKS } = await import("../../../src/llm/translate/anthropic");
     // The blocks as this codec wrote them on the GPT turns, read back as Claude Code would send them.
     const gpt = client.encodeAnswer(
-      { id: "r", model: "gpt-5.2", parts: [{ type: "reasoning", text: "plan", origin: "openai", opaque: "enc" }, { type: "text", text: "Done." }], stop: "end_turn", usage: null },
+      {
+        id: "r",
+        model: "gpt-5.2",
+        parts: [
+          { type: "reasoning", text: "plan", origin: "openai", opaque: "enc" },
+          { type: "text", text: "Done." },
+        ],
+        stop: "end_turn",
+        usage: null,
+      },
       base,
     ) as any;
-    const onlyThinking = client.encodeAnswer({ id: "r2", model: "m", parts: [{ type: "reasoning", text: "x", origin: "deepseek" }], stop: "end_turn", usage: null }, base) as any;
+    const onlyThinking = client.encodeAnswer(
+      {
+        id: "r2",
+        model: "m",
+        parts: [{ type: "reasoning", text: "x", origin: "deepseek" }],
+        stop: "end_turn",
+        usage: null,
+      },
+      base,
+    ) as any;
     const body = {
       model: "claude-sonnet-4-5",
       max_tokens: 1000,
@@ -317,7 +414,13 @@ describe("a later turn on a Claude model (the native path) goes without the thin
         { role: "user", content: "b" },
         { role: "assistant", content: onlyThinking.content },
         { role: "user", content: "c" },
-        { role: "assistant", content: [{ type: "thinking", thinking: "claude", signature: "EqQBsig" }, { type: "text", text: "ok" }] },
+        {
+          role: "assistant",
+          content: [
+            { type: "thinking", thinking: "claude", signature: "EqQBsig" },
+            { type: "text", text: "ok" },
+          ],
+        },
         { role: "user", content: "d" },
       ],
     };
@@ -329,7 +432,10 @@ describe("a later turn on a Claude model (the native path) goes without the thin
       [{ type: "text", text: "Done." }],
       "b",
       "c",
-      [{ type: "thinking", thinking: "claude", signature: "EqQBsig" }, { type: "text", text: "ok" }],
+      [
+        { type: "thinking", thinking: "claude", signature: "EqQBsig" },
+        { type: "text", text: "ok" },
+      ],
       "d",
     ]);
     expect(dropForeignThinking(body)).toBe(false);

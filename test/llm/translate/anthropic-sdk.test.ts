@@ -3,9 +3,9 @@
 import { describe, expect, test } from "bun:test";
 import Anthropic from "@anthropic-ai/sdk";
 import Anthropic0 from "anthropic-sdk-0";
-import { anthropicCodec } from "../../../src/llm/translate/anthropic.ts";
-import type { IrAnswer, IrEvent } from "../../../src/llm/translate/ir.ts";
-import { codecFetch, reasoningPart, startEvent, textPart, toolCallPart, type SdkFetch } from "../../support/codecs.ts";
+import { anthropicCodec } from "../../../src/llm/translate/anthropic";
+import type { IrAnswer, IrEvent } from "../../../src/llm/translate/ir";
+import { codecFetch, reasoningPart, startEvent, textPart, toolCallPart, type SdkFetch } from "../../support/codecs";
 
 const { client } = anthropicCodec;
 const request = { model: "gpt-5.2", max_tokens: 1024, messages: [{ role: "user", content: "Weather in Paris?" }] };
@@ -42,7 +42,10 @@ type Anthropic0Fetch = NonNullable<NonNullable<ConstructorParameters<typeof Anth
 
 const sdks = [
   ["@anthropic-ai/sdk 1.x", (fetch: SdkFetch) => new Anthropic({ apiKey: "k", fetch, maxRetries: 0 })],
-  ["anthropic-sdk-0", (fetch: SdkFetch) => new Anthropic0({ apiKey: "k", fetch: fetch as unknown as Anthropic0Fetch, maxRetries: 0 })],
+  [
+    "anthropic-sdk-0",
+    (fetch: SdkFetch) => new Anthropic0({ apiKey: "k", fetch: fetch as unknown as Anthropic0Fetch, maxRetries: 0 }),
+  ],
 ] as const;
 
 describe.each(sdks)("%s parses the translated answers", (_name, make) => {
@@ -74,7 +77,12 @@ describe.each(sdks)("%s parses the translated answers", (_name, make) => {
       { type: "tool_use", id: "call_1_def", name: "broken", input: {} },
     ] as any);
     expect(m.stop_reason).toBe("tool_use");
-    expect(m.usage).toMatchObject({ input_tokens: 56, cache_read_input_tokens: 64, cache_creation_input_tokens: 0, output_tokens: 85 });
+    expect(m.usage).toMatchObject({
+      input_tokens: 56,
+      cache_read_input_tokens: 64,
+      cache_creation_input_tokens: 0,
+      output_tokens: 85,
+    });
   });
 
   test("a tool-use round trip: the SDK's message sent back as history keeps reasoning's origin and the call ids", async () => {
@@ -85,7 +93,13 @@ describe.each(sdks)("%s parses the translated answers", (_name, make) => {
       messages: [
         ...request.messages,
         { role: "assistant", content: m.content },
-        { role: "user", content: [{ type: "tool_result", tool_use_id: "call_0_abc", content: "18C" }, { type: "tool_result", tool_use_id: "call_1_def", content: "noon" }] },
+        {
+          role: "user",
+          content: [
+            { type: "tool_result", tool_use_id: "call_0_abc", content: "18C" },
+            { type: "tool_result", tool_use_id: "call_1_def", content: "noon" },
+          ],
+        },
       ],
     });
     expect(next.messages[1]!.parts).toEqual([
@@ -98,12 +112,18 @@ describe.each(sdks)("%s parses the translated answers", (_name, make) => {
   });
 
   test("a mid-stream error reaches the SDK as its own error", async () => {
-    const events: IrEvent[] = [...EVENTS.slice(0, 8), { type: "error", status: 529, code: "overloaded", message: "The model is overloaded" }];
+    const events: IrEvent[] = [
+      ...EVENTS.slice(0, 8),
+      { type: "error", status: 529, code: "overloaded", message: "The model is overloaded" },
+    ];
     const sdk = make(answering({ events })) as Anthropic;
     const err = await sdk.messages
       .stream(request as any)
       .finalMessage()
-      .then(() => null, (e) => e);
+      .then(
+        () => null,
+        (e) => e,
+      );
     expect(err).toBeInstanceOf(Error);
     expect(String(err.message)).toContain("overloaded");
   });
@@ -117,7 +137,11 @@ test("@anthropic-ai/sdk 1.x takes the input counts stated only at message_delta 
 
 test("an end without usage restates message_start's counts instead of zeroing them", async () => {
   const known = { input: 500, cacheRead: 100, cacheWrite: 0, output: 1, reasoning: 0 };
-  const events: IrEvent[] = [startEvent("r", "m", known), ...textPart(0, "ok"), { type: "finish", stop: "end_turn", usage: null }];
+  const events: IrEvent[] = [
+    startEvent("r", "m", known),
+    ...textPart(0, "ok"),
+    { type: "finish", stop: "end_turn", usage: null },
+  ];
   const sdk = new Anthropic({ apiKey: "k", fetch: answering({ events }), maxRetries: 0 });
   const m = await sdk.messages.stream(request as any).finalMessage();
   expect(m.usage).toMatchObject({ input_tokens: 400, cache_read_input_tokens: 100 });

@@ -1,8 +1,8 @@
 // The upstream side of the Anthropic codec, request direction: an IR request (from an OpenAI-protocol client)
 // written as the Messages body Claude accepts.
 import { describe, expect, test } from "bun:test";
-import { anthropicCodec } from "../../../src/llm/translate/anthropic.ts";
-import { TranslationError, type IrRequest } from "../../../src/llm/translate/ir.ts";
+import { anthropicCodec } from "../../../src/llm/translate/anthropic";
+import { TranslationError, type IrRequest } from "../../../src/llm/translate/ir";
 
 const { upstream } = anthropicCodec;
 const target = { provider: "anthropic", dialect: {} };
@@ -14,23 +14,43 @@ const req = (over: Partial<IrRequest> = {}): IrRequest => ({
   stream: false,
   ...over,
 });
-const encode = (over: Partial<IrRequest> = {}, dialect: Record<string, unknown> = {}) => upstream.encodeRequest(req(over), { provider: "anthropic", dialect }) as any;
+const encode = (over: Partial<IrRequest> = {}, dialect: Record<string, unknown> = {}) =>
+  upstream.encodeRequest(req(over), { provider: "anthropic", dialect }) as any;
 
 describe("IR → Messages body", () => {
   test("roles alternate: same-role neighbours merge, empty text goes, tool results lead their user message", () => {
     const body = encode({
-      system: [{ type: "text", text: "Be brief." }, { type: "text", text: "" }, { type: "text", text: "Cached", cache: { type: "ephemeral", ttl: "1h" } }],
+      system: [
+        { type: "text", text: "Be brief." },
+        { type: "text", text: "" },
+        { type: "text", text: "Cached", cache: { type: "ephemeral", ttl: "1h" } },
+      ],
       messages: [
         { role: "user", parts: [{ type: "text", text: "Weather?" }] },
         { role: "user", parts: [{ type: "text", text: "" }] },
-        { role: "assistant", parts: [{ type: "text", text: "" }, { type: "tool_call", id: "call_1", name: "get_weather", arguments: '{"city":"Paris"}' }] },
+        {
+          role: "assistant",
+          parts: [
+            { type: "text", text: "" },
+            { type: "tool_call", id: "call_1", name: "get_weather", arguments: '{"city":"Paris"}' },
+          ],
+        },
         { role: "assistant", parts: [{ type: "tool_call", id: "call_2", name: "get_time", arguments: "" }] },
         { role: "user", parts: [{ type: "tool_result", callId: "call_1", content: "18C" }] },
-        { role: "user", parts: [{ type: "text", text: "also" }, { type: "tool_result", callId: "call_2", content: [{ type: "text", text: "noon" }], isError: true }] },
+        {
+          role: "user",
+          parts: [
+            { type: "text", text: "also" },
+            { type: "tool_result", callId: "call_2", content: [{ type: "text", text: "noon" }], isError: true },
+          ],
+        },
       ],
       stream: true,
     });
-    expect(body.system).toEqual([{ type: "text", text: "Be brief." }, { type: "text", text: "Cached", cache_control: { type: "ephemeral", ttl: "1h" } }]);
+    expect(body.system).toEqual([
+      { type: "text", text: "Be brief." },
+      { type: "text", text: "Cached", cache_control: { type: "ephemeral", ttl: "1h" } },
+    ]);
     expect(body.stream).toBe(true);
     expect(body.messages).toEqual([
       { role: "user", content: [{ type: "text", text: "Weather?" }] },
@@ -59,19 +79,39 @@ describe("IR → Messages body", () => {
   });
 
   test("reasoning: a budget or an effort's budget, kept at least 1024 and below max_tokens; none where it cannot fit", () => {
-    expect(encode({ maxOutputTokens: 16000, reasoning: { budgetTokens: 5000 } }).thinking).toEqual({ type: "enabled", budget_tokens: 5000 });
-    expect(encode({ maxOutputTokens: 64000, reasoning: { effort: "high" } }).thinking).toEqual({ type: "enabled", budget_tokens: 24576 });
-    expect(encode({ maxOutputTokens: 64000, reasoning: { effort: "low" } }).thinking).toEqual({ type: "enabled", budget_tokens: 2048 });
-    expect(encode({ maxOutputTokens: 3000, reasoning: { effort: "high" } }).thinking).toEqual({ type: "enabled", budget_tokens: 2999 });
+    expect(encode({ maxOutputTokens: 16000, reasoning: { budgetTokens: 5000 } }).thinking).toEqual({
+      type: "enabled",
+      budget_tokens: 5000,
+    });
+    expect(encode({ maxOutputTokens: 64000, reasoning: { effort: "high" } }).thinking).toEqual({
+      type: "enabled",
+      budget_tokens: 24576,
+    });
+    expect(encode({ maxOutputTokens: 64000, reasoning: { effort: "low" } }).thinking).toEqual({
+      type: "enabled",
+      budget_tokens: 2048,
+    });
+    expect(encode({ maxOutputTokens: 3000, reasoning: { effort: "high" } }).thinking).toEqual({
+      type: "enabled",
+      budget_tokens: 2999,
+    });
     expect(encode({ maxOutputTokens: 1000, reasoning: { effort: "high" } }).thinking).toBeUndefined();
   });
 
   test("thinking is left out with a forced tool choice, and when the turn answers tool calls made without thinking", () => {
     const tools = [{ name: "t", parameters: { type: "object" } }];
-    expect(encode({ maxOutputTokens: 9000, reasoning: { effort: "low" }, tools, toolChoice: { type: "required" } }).thinking).toBeUndefined();
+    expect(
+      encode({ maxOutputTokens: 9000, reasoning: { effort: "low" }, tools, toolChoice: { type: "required" } }).thinking,
+    ).toBeUndefined();
     const history: IrRequest["messages"] = [
       { role: "user", parts: [{ type: "text", text: "go" }] },
-      { role: "assistant", parts: [{ type: "reasoning", text: "gpt thought", origin: "openai", opaque: "enc" }, { type: "tool_call", id: "c1", name: "t", arguments: "{}" }] },
+      {
+        role: "assistant",
+        parts: [
+          { type: "reasoning", text: "gpt thought", origin: "openai", opaque: "enc" },
+          { type: "tool_call", id: "c1", name: "t", arguments: "{}" },
+        ],
+      },
       { role: "user", parts: [{ type: "tool_result", callId: "c1", content: "ok" }] },
     ];
     const body = encode({ maxOutputTokens: 9000, reasoning: { effort: "low" }, tools, messages: history });
@@ -118,15 +158,32 @@ describe("IR → Messages body", () => {
   });
 
   test("tools, tool_choice and parallel calls", () => {
-    const tools = [{ name: "get_weather", description: "Weather", parameters: { properties: { city: { type: "string" } } }, strict: true, cache: { type: "ephemeral" as const } }];
+    const tools = [
+      {
+        name: "get_weather",
+        description: "Weather",
+        parameters: { properties: { city: { type: "string" } } },
+        strict: true,
+        cache: { type: "ephemeral" as const },
+      },
+    ];
     const body = encode({ tools, toolChoice: { type: "tool", name: "get_weather" }, parallelToolCalls: false });
     expect(body.tools).toEqual([
-      { name: "get_weather", description: "Weather", input_schema: { type: "object", properties: { city: { type: "string" } } }, strict: true, cache_control: { type: "ephemeral" } },
+      {
+        name: "get_weather",
+        description: "Weather",
+        input_schema: { type: "object", properties: { city: { type: "string" } } },
+        strict: true,
+        cache_control: { type: "ephemeral" },
+      },
     ]);
     expect(body.tool_choice).toEqual({ type: "tool", name: "get_weather", disable_parallel_tool_use: true });
     expect(encode({ tools, toolChoice: { type: "required" } }).tool_choice).toEqual({ type: "any" });
     expect(encode({ tools, toolChoice: { type: "none" } }).tool_choice).toEqual({ type: "none" });
-    expect(encode({ tools, parallelToolCalls: false }).tool_choice).toEqual({ type: "auto", disable_parallel_tool_use: true });
+    expect(encode({ tools, parallelToolCalls: false }).tool_choice).toEqual({
+      type: "auto",
+      disable_parallel_tool_use: true,
+    });
     expect(encode({ tools }, { structuredOutputs: false }).tools[0]).not.toHaveProperty("strict");
     expect(encode({ toolChoice: { type: "required" } })).not.toHaveProperty("tool_choice");
   });
@@ -144,7 +201,16 @@ describe("IR → Messages body", () => {
     for (const id of sent) expect(id).toMatch(/^[A-Za-z0-9_-]+$/);
     expect(body.messages[1].content.map((b: any) => b.tool_use_id)).toEqual(sent);
     // Claude echoes an id in its answer only as its own tool_use ids; decoding maps any of ours back.
-    const answer = upstream.decodeAnswer({ id: "m", model: "c", content: sent.map((id) => ({ type: "tool_use", id, name: "t", input: {} })), stop_reason: "tool_use", usage: {} }, target);
+    const answer = upstream.decodeAnswer(
+      {
+        id: "m",
+        model: "c",
+        content: sent.map((id) => ({ type: "tool_use", id, name: "t", input: {} })),
+        stop_reason: "tool_use",
+        usage: {},
+      },
+      target,
+    );
     expect(answer.parts.map((p: any) => p.id)).toEqual(ids);
   });
 
@@ -170,9 +236,15 @@ describe("IR → Messages body", () => {
 
   test("structured output, stop sequences and the end user", () => {
     const schema = { type: "object", properties: { a: { type: "number" } } };
-    expect(encode({ responseFormat: { type: "json_schema", name: "x", schema } }).output_config).toEqual({ format: { type: "json_schema", schema } });
-    expect(encode({ responseFormat: { type: "json_object" } }).output_config).toEqual({ format: { type: "json_schema", schema: { type: "object" } } });
-    expect(() => encode({ responseFormat: { type: "json_object" } }, { structuredOutputs: false })).toThrow(TranslationError);
+    expect(encode({ responseFormat: { type: "json_schema", name: "x", schema } }).output_config).toEqual({
+      format: { type: "json_schema", schema },
+    });
+    expect(encode({ responseFormat: { type: "json_object" } }).output_config).toEqual({
+      format: { type: "json_schema", schema: { type: "object" } },
+    });
+    expect(() => encode({ responseFormat: { type: "json_object" } }, { structuredOutputs: false })).toThrow(
+      TranslationError,
+    );
     expect(encode({ stop: ["END", " ", ""] }).stop_sequences).toEqual(["END"]);
     expect(encode({ user: "u-1" }).metadata).toEqual({ user_id: "u-1" });
   });
@@ -198,7 +270,10 @@ test("more than 4 cache hints: the earliest are dropped, the last 4 kept (Anthro
     messages: [
       { role: "user", parts: [{ type: "text", text: "a", cache: hint }] },
       { role: "assistant", parts: [{ type: "tool_call", id: "c", name: "t", arguments: "{}" }] },
-      { role: "user", parts: [{ type: "tool_result", callId: "c", content: [{ type: "text", text: "r", cache: hint }], cache: hint }] },
+      {
+        role: "user",
+        parts: [{ type: "tool_result", callId: "c", content: [{ type: "text", text: "r", cache: hint }], cache: hint }],
+      },
     ],
   });
   expect(body.tools[0]).not.toHaveProperty("cache_control");

@@ -1,10 +1,10 @@
 // The upstream side of the Anthropic codec: an IR request written as a Messages body for Claude, and Claude's
 // answers (the recorded A_* fixtures) read back into IR, JSON and stream.
 import { describe, expect, test } from "bun:test";
-import { anthropicCodec } from "../../../src/llm/translate/anthropic.ts";
-import { TranslationError, type IrEvent } from "../../../src/llm/translate/ir.ts";
-import { fixtureJson, fixtureText, type FixtureName } from "../../fakes/fixtures.ts";
-import { sseEvents } from "../../support/codecs.ts";
+import { anthropicCodec } from "../../../src/llm/translate/anthropic";
+import { TranslationError, type IrEvent } from "../../../src/llm/translate/ir";
+import { fixtureJson, fixtureText, type FixtureName } from "../../fakes/fixtures";
+import { sseEvents } from "../../support/codecs";
 
 const { upstream } = anthropicCodec;
 const target = { provider: "anthropic", dialect: {} };
@@ -20,13 +20,23 @@ function decodeStream(name: FixtureName): IrEvent[] {
 describe("Anthropic stream → IR", () => {
   test("a text stream: start with the input counts, text deltas, finish with message_delta's totals", () => {
     const ev = decodeStream("A_stream_text.sse");
-    expect(ev[0]).toEqual({ type: "start", id: "msg_01Xa8QmcR5hUkPZ3vb2Wq9Kd", model: "claude-sonnet-4-5-20250929", usage: { input: 21 + 1450, cacheRead: 0, cacheWrite: 1450, output: 1, reasoning: 0 } });
+    expect(ev[0]).toEqual({
+      type: "start",
+      id: "msg_01Xa8QmcR5hUkPZ3vb2Wq9Kd",
+      model: "claude-sonnet-4-5-20250929",
+      usage: { input: 21 + 1450, cacheRead: 0, cacheWrite: 1450, output: 1, reasoning: 0 },
+    });
     expect(ev.slice(1)).toEqual([
       { type: "part_start", index: 0, part: { type: "text" } },
       { type: "delta", index: 0, text: "Hello" },
       { type: "delta", index: 0, text: "! How can I help you today?" },
       { type: "part_end", index: 0 },
-      { type: "finish", stop: "end_turn", stopSequence: null, usage: { input: 1471, cacheRead: 0, cacheWrite: 1450, output: 12, reasoning: 0 } },
+      {
+        type: "finish",
+        stop: "end_turn",
+        stopSequence: null,
+        usage: { input: 1471, cacheRead: 0, cacheWrite: 1450, output: 12, reasoning: 0 },
+      },
     ]);
   });
 
@@ -34,12 +44,21 @@ describe("Anthropic stream → IR", () => {
     const ev = decodeStream("A_stream_tool.sse");
     const tool = ev.filter((e) => "index" in e && e.index === 1);
     expect(tool).toEqual([
-      { type: "part_start", index: 1, part: { type: "tool_call", id: "toolu_01VtzEc4Rbq3qX4wKqf1Cq8m", name: "get_weather" } },
+      {
+        type: "part_start",
+        index: 1,
+        part: { type: "tool_call", id: "toolu_01VtzEc4Rbq3qX4wKqf1Cq8m", name: "get_weather" },
+      },
       { type: "delta", index: 1, arguments: '{"location": "San Fra' },
       { type: "delta", index: 1, arguments: 'ncisco, CA", "unit": "fahrenheit"}' },
       { type: "part_end", index: 1 },
     ]);
-    expect(ev.at(-1)).toEqual({ type: "finish", stop: "tool_use", stopSequence: null, usage: { input: 472, cacheRead: 0, cacheWrite: 0, output: 89, reasoning: 0 } });
+    expect(ev.at(-1)).toEqual({
+      type: "finish",
+      stop: "tool_use",
+      stopSequence: null,
+      usage: { input: 472, cacheRead: 0, cacheWrite: 0, output: 89, reasoning: 0 },
+    });
   });
 
   test("a mid-stream error ends in an IR error event with Anthropic's status for its type", () => {
@@ -72,7 +91,12 @@ describe("Anthropic JSON answer → IR", () => {
     const a = upstream.decodeAnswer(fixtureJson("A_nonstream.json"), target);
     expect(a.parts).toEqual([
       { type: "text", text: "I'll check the current weather in Paris for you." },
-      { type: "tool_call", id: "toolu_01T1x1fJ34qAmk2tNTrN7Up6", name: "get_weather", arguments: '{"location":"Paris, France","unit":"celsius"}' },
+      {
+        type: "tool_call",
+        id: "toolu_01T1x1fJ34qAmk2tNTrN7Up6",
+        name: "get_weather",
+        arguments: '{"location":"Paris, France","unit":"celsius"}',
+      },
     ]);
     expect(a.stop).toBe("tool_use");
     expect(a.usage).toEqual({ input: 38 + 2113, cacheRead: 2113, cacheWrite: 0, output: 74, reasoning: 0 });
@@ -83,7 +107,18 @@ describe("Anthropic JSON answer → IR", () => {
 // arrives as a signature_delta, a redacted_thinking block, then text; thinking tokens stated in message_delta.
 const ev = (type: string, data: object) => `event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`;
 const THINKING_STREAM =
-  ev("message_start", { message: { id: "msg_01Think", type: "message", role: "assistant", model: "claude-sonnet-4-5-20250929", content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: 40, cache_creation_input_tokens: 0, cache_read_input_tokens: 100, output_tokens: 1 } } }) +
+  ev("message_start", {
+    message: {
+      id: "msg_01Think",
+      type: "message",
+      role: "assistant",
+      model: "claude-sonnet-4-5-20250929",
+      content: [],
+      stop_reason: null,
+      stop_sequence: null,
+      usage: { input_tokens: 40, cache_creation_input_tokens: 0, cache_read_input_tokens: 100, output_tokens: 1 },
+    },
+  }) +
   ev("content_block_start", { index: 0, content_block: { type: "thinking", thinking: "", signature: "" } }) +
   ev("content_block_delta", { index: 0, delta: { type: "thinking_delta", thinking: "Let me think" } }) +
   ev("content_block_delta", { index: 0, delta: { type: "thinking_delta", thinking: " about it." } }) +
@@ -95,7 +130,10 @@ const THINKING_STREAM =
   ev("content_block_start", { index: 2, content_block: { type: "text", text: "" } }) +
   ev("content_block_delta", { index: 2, delta: { type: "text_delta", text: "42" } }) +
   ev("content_block_stop", { index: 2 }) +
-  ev("message_delta", { delta: { stop_reason: "max_tokens", stop_sequence: null }, usage: { output_tokens: 300, output_tokens_details: { thinking_tokens: 250 } } }) +
+  ev("message_delta", {
+    delta: { stop_reason: "max_tokens", stop_sequence: null },
+    usage: { output_tokens: 300, output_tokens_details: { thinking_tokens: 250 } },
+  }) +
   ev("message_stop", {});
 
 describe("Claude's thinking read into IR", () => {
@@ -108,13 +146,22 @@ describe("Claude's thinking read into IR", () => {
       { type: "delta", index: 0, reasoning: " about it." },
       { type: "delta", index: 0, opaque: "EqQBCkYIARgCIkBsig" },
       { type: "part_end", index: 0 },
-      { type: "part_start", index: 1, part: { type: "reasoning", origin: "anthropic", redacted: true, opaque: "EmwKAhgBEgyred" } },
+      {
+        type: "part_start",
+        index: 1,
+        part: { type: "reasoning", origin: "anthropic", redacted: true, opaque: "EmwKAhgBEgyred" },
+      },
       { type: "part_end", index: 1 },
       { type: "part_start", index: 2, part: { type: "text" } },
       { type: "delta", index: 2, text: "42" },
       { type: "part_end", index: 2 },
       // input counts kept from message_start (message_delta did not restate them); output and thinking replaced
-      { type: "finish", stop: "max_tokens", stopSequence: null, usage: { input: 140, cacheRead: 100, cacheWrite: 0, output: 300, reasoning: 250 } },
+      {
+        type: "finish",
+        stop: "max_tokens",
+        stopSequence: null,
+        usage: { input: 140, cacheRead: 100, cacheWrite: 0, output: 300, reasoning: 250 },
+      },
     ]);
   });
 
@@ -138,7 +185,13 @@ describe("Claude's thinking read into IR", () => {
         ],
         stop_reason: "model_context_window_exceeded",
         stop_sequence: null,
-        usage: { input_tokens: 10, cache_creation_input_tokens: 5, cache_read_input_tokens: 0, output_tokens: 30, output_tokens_details: { thinking_tokens: 20 } },
+        usage: {
+          input_tokens: 10,
+          cache_creation_input_tokens: 5,
+          cache_read_input_tokens: 0,
+          output_tokens: 30,
+          output_tokens_details: { thinking_tokens: 20 },
+        },
       },
       target,
     );
@@ -152,13 +205,30 @@ describe("Claude's thinking read into IR", () => {
   });
 
   test("a stop sequence is reported with the sequence", () => {
-    const a = upstream.decodeAnswer({ id: "m", model: "c", content: [{ type: "text", text: "a" }], stop_reason: "stop_sequence", stop_sequence: "###", usage: null }, target);
+    const a = upstream.decodeAnswer(
+      {
+        id: "m",
+        model: "c",
+        content: [{ type: "text", text: "a" }],
+        stop_reason: "stop_sequence",
+        stop_sequence: "###",
+        usage: null,
+      },
+      target,
+    );
     expect(a).toMatchObject({ stop: "stop_sequence", stopSequence: "###", usage: null });
   });
 
   test("an event that is not JSON ends the stream with an error event, not an exception", () => {
     const d = upstream.streamDecoder(target);
-    expect(d.feed("content_block_delta", "{not json")).toEqual([{ type: "error", status: 502, code: "upstream_protocol_error", message: "the upstream sent an event that could not be read" }]);
+    expect(d.feed("content_block_delta", "{not json")).toEqual([
+      {
+        type: "error",
+        status: 502,
+        code: "upstream_protocol_error",
+        message: "the upstream sent an event that could not be read",
+      },
+    ]);
     expect(d.feed("message_stop", "{}")).toEqual([]);
   });
 

@@ -1,10 +1,14 @@
 // The chat client side's request decoding: what is carried into the IR, what is dropped, what is refused.
 import { describe, expect, test } from "bun:test";
-import { chatCodec } from "../../../src/llm/translate/chat.ts";
-import { sealOpaque, TranslationError } from "../../../src/llm/translate/ir.ts";
+import { chatCodec } from "../../../src/llm/translate/chat";
+import { sealOpaque, TranslationError } from "../../../src/llm/translate/ir";
 
 const { decodeRequest, encodeAnswer } = chatCodec.client;
-const body = (over: Record<string, unknown> = {}) => ({ model: "claude-x", messages: [{ role: "user", content: "hi" }], ...over });
+const body = (over: Record<string, unknown> = {}) => ({
+  model: "claude-x",
+  messages: [{ role: "user", content: "hi" }],
+  ...over,
+});
 
 function refusal(b: Record<string, unknown>): TranslationError {
   try {
@@ -30,7 +34,11 @@ describe("chat request → IR", () => {
         ],
       }),
     );
-    expect(ir.system).toEqual([{ type: "text", text: "Be terse." }, { type: "text", text: "Use French." }, { type: "text", text: "Now use German." }]);
+    expect(ir.system).toEqual([
+      { type: "text", text: "Be terse." },
+      { type: "text", text: "Use French." },
+      { type: "text", text: "Now use German." },
+    ]);
     expect(ir.messages).toEqual([
       { role: "user", parts: [{ type: "text", text: "hi" }] },
       { role: "assistant", parts: [{ type: "text", text: "Salut." }] },
@@ -65,12 +73,29 @@ describe("chat request → IR", () => {
       body({
         messages: [
           { role: "user", content: "read a" },
-          { role: "assistant", content: null, tool_calls: [{ id: "call_abc", type: "function", function: { name: "read", arguments: '{"path":"a"}' } }, { id: "call_def", type: "function", function: { name: "read", arguments: "{bad json" } }] },
+          {
+            role: "assistant",
+            content: null,
+            tool_calls: [
+              { id: "call_abc", type: "function", function: { name: "read", arguments: '{"path":"a"}' } },
+              { id: "call_def", type: "function", function: { name: "read", arguments: "{bad json" } },
+            ],
+          },
           { role: "tool", tool_call_id: "call_abc", content: "alpha" },
           { role: "tool", tool_call_id: "call_def", content: [{ type: "text", text: "beta" }] },
           { role: "user", content: "thanks" },
         ],
-        tools: [{ type: "function", function: { name: "read", description: "Read a file", parameters: { type: "object", properties: { path: { type: "string" } } }, strict: true } }],
+        tools: [
+          {
+            type: "function",
+            function: {
+              name: "read",
+              description: "Read a file",
+              parameters: { type: "object", properties: { path: { type: "string" } } },
+              strict: true,
+            },
+          },
+        ],
         tool_choice: { type: "function", function: { name: "read" } },
         parallel_tool_calls: false,
       }),
@@ -93,7 +118,14 @@ describe("chat request → IR", () => {
         ],
       },
     ]);
-    expect(ir.tools).toEqual([{ name: "read", description: "Read a file", parameters: { type: "object", properties: { path: { type: "string" } } }, strict: true }]);
+    expect(ir.tools).toEqual([
+      {
+        name: "read",
+        description: "Read a file",
+        parameters: { type: "object", properties: { path: { type: "string" } } },
+        strict: true,
+      },
+    ]);
     expect(ir.toolChoice).toEqual({ type: "tool", name: "read" });
     expect(ir.parallelToolCalls).toBe(false);
   });
@@ -107,22 +139,52 @@ describe("chat request → IR", () => {
         top_p: 0.8,
         stop: "END",
         reasoning_effort: "xhigh",
-        response_format: { type: "json_schema", json_schema: { name: "out", schema: { type: "object" }, strict: true } },
+        response_format: {
+          type: "json_schema",
+          json_schema: { name: "out", schema: { type: "object" }, strict: true },
+        },
         stream: true,
         stream_options: { include_usage: true },
         user: "u-1",
       }),
     );
-    expect(ir).toMatchObject({ maxOutputTokens: 200, temperature: 0.3, topP: 0.8, stop: ["END"], reasoning: { effort: "high" }, stream: true, user: "u-1" });
+    expect(ir).toMatchObject({
+      maxOutputTokens: 200,
+      temperature: 0.3,
+      topP: 0.8,
+      stop: ["END"],
+      reasoning: { effort: "high" },
+      stream: true,
+      user: "u-1",
+    });
     expect(ir.responseFormat).toEqual({ type: "json_schema", name: "out", schema: { type: "object" }, strict: true });
-    expect(decodeRequest(body({ max_tokens: 100, stop: ["a", "b"] }))).toMatchObject({ maxOutputTokens: 100, stop: ["a", "b"] });
+    expect(decodeRequest(body({ max_tokens: 100, stop: ["a", "b"] }))).toMatchObject({
+      maxOutputTokens: 100,
+      stop: ["a", "b"],
+    });
     expect(decodeRequest(body({ reasoning_effort: "none" })).reasoning).toBeUndefined();
-    expect(decodeRequest(body({ response_format: { type: "json_object" } })).responseFormat).toEqual({ type: "json_object" });
+    expect(decodeRequest(body({ response_format: { type: "json_object" } })).responseFormat).toEqual({
+      type: "json_object",
+    });
   });
 
   test("harmless fields are dropped: seed, zero penalties, metadata, store, user name, non-priority service tiers", () => {
     const ir = decodeRequest(
-      body({ seed: 7, frequency_penalty: 0, presence_penalty: 0, logit_bias: {}, metadata: { a: "b" }, store: false, service_tier: "auto", prompt_cache_key: "k", safety_identifier: "s", n: 1, logprobs: false, parallel_tool_calls: true, messages: [{ role: "user", name: "bob", content: "hi" }] }),
+      body({
+        seed: 7,
+        frequency_penalty: 0,
+        presence_penalty: 0,
+        logit_bias: {},
+        metadata: { a: "b" },
+        store: false,
+        service_tier: "auto",
+        prompt_cache_key: "k",
+        safety_identifier: "s",
+        n: 1,
+        logprobs: false,
+        parallel_tool_calls: true,
+        messages: [{ role: "user", name: "bob", content: "hi" }],
+      }),
     );
     expect(ir.messages).toEqual([{ role: "user", parts: [{ type: "text", text: "hi" }] }]);
   });
@@ -141,7 +203,12 @@ describe("chat request → IR", () => {
     ["logit_bias", { logit_bias: { "50256": -100 } }],
     ["functions", { functions: [{ name: "f" }] }],
     ["tools[0]", { tools: [{ type: "custom", custom: { name: "x" } }] }],
-    ["messages[0].content[0]", { messages: [{ role: "user", content: [{ type: "input_audio", input_audio: { data: "AA==", format: "wav" } }] }] }],
+    [
+      "messages[0].content[0]",
+      {
+        messages: [{ role: "user", content: [{ type: "input_audio", input_audio: { data: "AA==", format: "wav" } }] }],
+      },
+    ],
     ["messages[0].content[0]", { messages: [{ role: "user", content: [{ type: "file", file: { file_id: "f" } }] }] }],
   ];
   test.each(refused)("refused, naming %s", (param, over) => {
@@ -157,7 +224,10 @@ describe("chat request → IR", () => {
     ["messages[0].tool_call_id", { messages: [{ role: "tool", content: "x" }] }],
     ["messages[0].tool_calls", { messages: [{ role: "assistant", tool_calls: {} }] }],
     ["messages[0].tool_calls[0]", { messages: [{ role: "assistant", tool_calls: [{ type: "function" }] }] }],
-    ["messages[0].content[0]", { messages: [{ role: "user", content: [{ type: "image_url", image_url: { url: "file:///etc/passwd" } }] }] }],
+    [
+      "messages[0].content[0]",
+      { messages: [{ role: "user", content: [{ type: "image_url", image_url: { url: "file:///etc/passwd" } }] }] },
+    ],
     ["tools", { tools: { type: "function" } }],
     ["tools[0].function.name", { tools: [{ type: "function", function: {} }] }],
     ["tools[0].function.parameters", { tools: [{ type: "function", function: { name: "f", parameters: "x" } }] }],
@@ -196,7 +266,9 @@ describe("reasoning carried through a chat client", () => {
       { type: "reasoning.text", text: "Let me think.", signature: sealOpaque("anthropic", "SIG"), index: 0 },
       { type: "reasoning.encrypted", data: sealOpaque("anthropic", "REDACTED"), index: 1 },
     ]);
-    const next = decodeRequest(body({ messages: [{ role: "user", content: "q" }, message, { role: "user", content: "more" }] }));
+    const next = decodeRequest(
+      body({ messages: [{ role: "user", content: "q" }, message, { role: "user", content: "more" }] }),
+    );
     expect(next.messages[1]!.parts).toEqual([
       { type: "reasoning", text: "Let me think.", origin: "anthropic", opaque: "SIG" },
       { type: "reasoning", text: "", origin: "anthropic", opaque: "REDACTED", redacted: true },
@@ -210,7 +282,11 @@ describe("reasoning carried through a chat client", () => {
         messages: [
           { role: "assistant", content: "a", reasoning_content: "thought" },
           { role: "user", content: "b" },
-          { role: "assistant", content: "c", reasoning_details: [{ type: "reasoning.text", text: "t", signature: "forged" }] },
+          {
+            role: "assistant",
+            content: "c",
+            reasoning_details: [{ type: "reasoning.text", text: "t", signature: "forged" }],
+          },
         ],
       }),
     );

@@ -2,8 +2,8 @@
 // anywhere (seeded), so a decoder is tested against real byte boundaries, not pre-split events.
 
 import { createParser } from "eventsource-parser";
-import type { IrEvent, UpstreamCodec } from "../../../src/llm/translate/ir.ts";
-import { randomPieces, rng } from "../../fakes/chunking.ts";
+import type { IrEvent, UpstreamCodec } from "../../../src/llm/translate/ir";
+import { randomPieces, rng } from "../../fakes/chunking";
 
 export function decodeSse(decoder: ReturnType<UpstreamCodec["streamDecoder"]>, bytes: Uint8Array, seed = 1): IrEvent[] {
   const events: IrEvent[] = [];
@@ -15,11 +15,19 @@ export function decodeSse(decoder: ReturnType<UpstreamCodec["streamDecoder"]>, b
   return events;
 }
 
-export const sse = (...chunks: Array<object | string>) => new TextEncoder().encode(chunks.map((c) => `data: ${typeof c === "string" ? c : JSON.stringify(c)}\n\n`).join(""));
+export const sse = (...chunks: Array<object | string>) =>
+  new TextEncoder().encode(chunks.map((c) => `data: ${typeof c === "string" ? c : JSON.stringify(c)}\n\n`).join(""));
 
 /** A chat.completion.chunk with one choice (or none, for the usage chunk). */
 export function chunk(delta: object | null, finish: string | null = null, usage: object | null = null): object {
-  return { id: "chatcmpl-t1", object: "chat.completion.chunk", created: 1767225600, model: "m-1", choices: delta ? [{ index: 0, delta, logprobs: null, finish_reason: finish }] : [], usage };
+  return {
+    id: "chatcmpl-t1",
+    object: "chat.completion.chunk",
+    created: 1767225600,
+    model: "m-1",
+    choices: delta ? [{ index: 0, delta, logprobs: null, finish_reason: finish }] : [],
+    usage,
+  };
 }
 
 /** The parts an event sequence built, as a reader would assemble them (checks parts never interleave). */

@@ -3,19 +3,42 @@
 // with a 400 before anything is held or sent).
 import { describe, expect, test } from "bun:test";
 import OpenAI from "openai";
-import { sealOpaque, TranslationError, type IrEvent } from "../../../src/llm/translate/ir.ts";
-import { responsesCodec } from "../../../src/llm/translate/responses.ts";
+import { sealOpaque, TranslationError, type IrEvent } from "../../../src/llm/translate/ir";
+import { responsesCodec } from "../../../src/llm/translate/responses";
 
 const decode = responsesCodec.client.decodeRequest;
 
-const shellTool = { type: "function", name: "shell", description: "Runs a shell command", strict: false, parameters: { type: "object", properties: { command: { type: "array", items: { type: "string" } } }, required: ["command"] } };
+const shellTool = {
+  type: "function",
+  name: "shell",
+  description: "Runs a shell command",
+  strict: false,
+  parameters: {
+    type: "object",
+    properties: { command: { type: "array", items: { type: "string" } } },
+    required: ["command"],
+  },
+};
 const agents = {
   type: "namespace",
   name: "multi_agent_v1",
   description: "Tools for sub-agents.",
-  tools: [{ type: "function", name: "spawn_agent", description: "Spawn a sub-agent.", strict: false, parameters: { type: "object", properties: { message: { type: "string" } } } }],
+  tools: [
+    {
+      type: "function",
+      name: "spawn_agent",
+      description: "Spawn a sub-agent.",
+      strict: false,
+      parameters: { type: "object", properties: { message: { type: "string" } } },
+    },
+  ],
 };
-const applyPatch = { type: "custom", name: "apply_patch", description: "Use apply_patch to edit files.", format: { type: "grammar", syntax: "lark", definition: "start: begin_patch hunk+ end_patch" } };
+const applyPatch = {
+  type: "custom",
+  name: "apply_patch",
+  description: "Use apply_patch to edit files.",
+  format: { type: "grammar", syntax: "lark", definition: "start: begin_patch hunk+ end_patch" },
+};
 
 /** A Codex CLI turn after a shell call and an apply_patch edit (the shapes codex-rs sends). */
 const codexTurn = {
@@ -23,15 +46,36 @@ const codexTurn = {
   instructions: "You are a coding agent.",
   input: [
     { type: "message", role: "developer", content: [{ type: "input_text", text: "Sandbox: workspace-write." }] },
-    { type: "message", role: "user", content: [{ type: "input_text", text: "<environment_context>cwd=/w</environment_context>" }] },
+    {
+      type: "message",
+      role: "user",
+      content: [{ type: "input_text", text: "<environment_context>cwd=/w</environment_context>" }],
+    },
     { type: "message", role: "user", content: [{ type: "input_text", text: "fix the typo in a.txt" }] },
-    { type: "reasoning", summary: [{ type: "summary_text", text: "Look at the file." }], content: null, encrypted_content: sealOpaque("anthropic", "sigA") },
+    {
+      type: "reasoning",
+      summary: [{ type: "summary_text", text: "Look at the file." }],
+      content: null,
+      encrypted_content: sealOpaque("anthropic", "sigA"),
+    },
     { type: "function_call", name: "shell", arguments: '{"command":["cat","a.txt"]}', call_id: "toolu_01" },
     { type: "function_call_output", call_id: "toolu_01", output: "helo" },
-    { type: "custom_tool_call", status: "completed", call_id: "toolu_02", name: "apply_patch", input: "*** Begin Patch\n*** End Patch" },
+    {
+      type: "custom_tool_call",
+      status: "completed",
+      call_id: "toolu_02",
+      name: "apply_patch",
+      input: "*** Begin Patch\n*** End Patch",
+    },
     { type: "custom_tool_call_output", call_id: "toolu_02", output: "Done" },
     { type: "web_search_call", status: "completed", action: { type: "search", query: "x" } },
-    { type: "function_call", namespace: "multi_agent_v1", name: "spawn_agent", arguments: '{"message":"go"}', call_id: "toolu_03" },
+    {
+      type: "function_call",
+      namespace: "multi_agent_v1",
+      name: "spawn_agent",
+      arguments: '{"message":"go"}',
+      call_id: "toolu_03",
+    },
     { type: "function_call_output", call_id: "toolu_03", output: "spawned" },
   ],
   tools: [shellTool, applyPatch, agents],
@@ -57,7 +101,13 @@ describe("decodeRequest: a Codex CLI turn", () => {
 
   test("history: turns merge by role, call ids stay, custom tool calls carry their input as one string argument", () => {
     expect(ir.messages).toEqual([
-      { role: "user", parts: [{ type: "text", text: "<environment_context>cwd=/w</environment_context>" }, { type: "text", text: "fix the typo in a.txt" }] },
+      {
+        role: "user",
+        parts: [
+          { type: "text", text: "<environment_context>cwd=/w</environment_context>" },
+          { type: "text", text: "fix the typo in a.txt" },
+        ],
+      },
       {
         role: "assistant",
         parts: [
@@ -66,18 +116,47 @@ describe("decodeRequest: a Codex CLI turn", () => {
         ],
       },
       { role: "user", parts: [{ type: "tool_result", callId: "toolu_01", content: "helo" }] },
-      { role: "assistant", parts: [{ type: "tool_call", id: "toolu_02", name: "apply_patch", arguments: JSON.stringify({ input: "*** Begin Patch\n*** End Patch" }) }] },
+      {
+        role: "assistant",
+        parts: [
+          {
+            type: "tool_call",
+            id: "toolu_02",
+            name: "apply_patch",
+            arguments: JSON.stringify({ input: "*** Begin Patch\n*** End Patch" }),
+          },
+        ],
+      },
       { role: "user", parts: [{ type: "tool_result", callId: "toolu_02", content: "Done" }] },
-      { role: "assistant", parts: [{ type: "tool_call", id: "toolu_03", name: "multi_agent_v1__spawn_agent", arguments: '{"message":"go"}' }] },
+      {
+        role: "assistant",
+        parts: [
+          { type: "tool_call", id: "toolu_03", name: "multi_agent_v1__spawn_agent", arguments: '{"message":"go"}' },
+        ],
+      },
       { role: "user", parts: [{ type: "tool_result", callId: "toolu_03", content: "spawned" }] },
     ]);
   });
 
   test("tools: function kept, custom → a function with one string `input` and the grammar in its description, a namespace → its members", () => {
     expect(ir.tools.map((t) => t.name)).toEqual(["shell", "apply_patch", "multi_agent_v1__spawn_agent"]);
-    expect(ir.tools[2]).toEqual({ name: "multi_agent_v1__spawn_agent", description: "Tools for sub-agents.\n\nSpawn a sub-agent.", parameters: agents.tools[0]!.parameters, strict: false });
-    expect(ir.tools[0]).toEqual({ name: "shell", description: "Runs a shell command", parameters: shellTool.parameters, strict: false });
-    expect(ir.tools[1]!.parameters).toMatchObject({ type: "object", properties: { input: { type: "string" } }, required: ["input"] });
+    expect(ir.tools[2]).toEqual({
+      name: "multi_agent_v1__spawn_agent",
+      description: "Tools for sub-agents.\n\nSpawn a sub-agent.",
+      parameters: agents.tools[0]!.parameters,
+      strict: false,
+    });
+    expect(ir.tools[0]).toEqual({
+      name: "shell",
+      description: "Runs a shell command",
+      parameters: shellTool.parameters,
+      strict: false,
+    });
+    expect(ir.tools[1]!.parameters).toMatchObject({
+      type: "object",
+      properties: { input: { type: "string" } },
+      required: ["input"],
+    });
     expect(ir.tools[1]!.description).toContain("start: begin_patch hunk+ end_patch");
     expect(ir.toolChoice).toEqual({ type: "auto" });
     expect(ir.parallelToolCalls).toBe(false);
@@ -92,7 +171,9 @@ describe("decodeRequest: a Codex CLI turn", () => {
 
 describe("decodeRequest: shapes", () => {
   test("a string input is one user message; images by URL and data URL; refusal parts are text", () => {
-    expect(decode({ model: "m", input: "hi" }).messages).toEqual([{ role: "user", parts: [{ type: "text", text: "hi" }] }]);
+    expect(decode({ model: "m", input: "hi" }).messages).toEqual([
+      { role: "user", parts: [{ type: "text", text: "hi" }] },
+    ]);
     const ir = decode({
       model: "m",
       input: [
@@ -119,17 +200,46 @@ describe("decodeRequest: shapes", () => {
     const ir = decode({
       model: "m",
       input: [
-        { type: "reasoning", id: "rs_1", summary: [], content: [{ type: "reasoning_text", text: "raw" }], encrypted_content: "gAAAAB-openai" },
+        {
+          type: "reasoning",
+          id: "rs_1",
+          summary: [],
+          content: [{ type: "reasoning_text", text: "raw" }],
+          encrypted_content: "gAAAAB-openai",
+        },
         { type: "function_call", call_id: "c1", name: "look", arguments: "{}" },
-        { type: "function_call_output", call_id: "c1", output: [{ type: "input_text", text: "see" }, { type: "input_image", image_url: "https://x.test/i.png" }] },
+        {
+          type: "function_call_output",
+          call_id: "c1",
+          output: [
+            { type: "input_text", text: "see" },
+            { type: "input_image", image_url: "https://x.test/i.png" },
+          ],
+        },
       ],
     });
-    expect(ir.messages[0]!.parts[0]).toEqual({ type: "reasoning", text: "raw", origin: null, opaque: "gAAAAB-openai", id: "rs_1" });
-    expect(ir.messages[1]!.parts[0]).toEqual({ type: "tool_result", callId: "c1", content: [{ type: "text", text: "see" }, { type: "image", source: { kind: "url", url: "https://x.test/i.png" } }] });
+    expect(ir.messages[0]!.parts[0]).toEqual({
+      type: "reasoning",
+      text: "raw",
+      origin: null,
+      opaque: "gAAAAB-openai",
+      id: "rs_1",
+    });
+    expect(ir.messages[1]!.parts[0]).toEqual({
+      type: "tool_result",
+      callId: "c1",
+      content: [
+        { type: "text", text: "see" },
+        { type: "image", source: { kind: "url", url: "https://x.test/i.png" } },
+      ],
+    });
   });
 
   test("a tool output sent as {content, success: false} is an error result", () => {
-    const ir = decode({ model: "m", input: [{ type: "function_call_output", call_id: "c1", output: { content: "exit 1", success: false } }] });
+    const ir = decode({
+      model: "m",
+      input: [{ type: "function_call_output", call_id: "c1", output: { content: "exit 1", success: false } }],
+    });
     expect(ir.messages[0]!.parts[0]).toEqual({ type: "tool_result", callId: "c1", content: "exit 1", isError: true });
   });
 
@@ -145,8 +255,19 @@ describe("decodeRequest: shapes", () => {
       tool_choice: { type: "function", name: "shell" },
       reasoning: { effort: "xhigh" },
     });
-    expect(ir).toMatchObject({ maxOutputTokens: 300, temperature: 0.2, topP: 0.9, toolChoice: { type: "tool", name: "shell" }, reasoning: { effort: "high" } });
-    expect(ir.responseFormat).toEqual({ type: "json_schema", name: "answer", schema: { type: "object" }, strict: true });
+    expect(ir).toMatchObject({
+      maxOutputTokens: 300,
+      temperature: 0.2,
+      topP: 0.9,
+      toolChoice: { type: "tool", name: "shell" },
+      reasoning: { effort: "high" },
+    });
+    expect(ir.responseFormat).toEqual({
+      type: "json_schema",
+      name: "answer",
+      schema: { type: "object" },
+      strict: true,
+    });
     expect(decode({ model: "m", input: "x", reasoning: { effort: "none" } }).reasoning).toBeUndefined();
   });
 
@@ -155,7 +276,17 @@ describe("decodeRequest: shapes", () => {
       [[shellTool, { type: "web_search", external_web_access: false }], ["shell"], ["web_search"]],
       [[{ type: "local_shell" }], [], ["local_shell"]],
       [[{ type: "file_search", vector_store_ids: ["vs_1"] }], [], ["file_search"]],
-      [[{ type: "namespace", name: "n", tools: [{ type: "web_search" }, { type: "function", name: "f", parameters: { type: "object" } }] }], ["n__f"], ["web_search"]],
+      [
+        [
+          {
+            type: "namespace",
+            name: "n",
+            tools: [{ type: "web_search" }, { type: "function", name: "f", parameters: { type: "object" } }],
+          },
+        ],
+        ["n__f"],
+        ["web_search"],
+      ],
     ] as const) {
       const ir = decode({ model: "m", input: "x", tools, tool_choice: "auto" });
       expect(ir.tools.map((t) => t.name)).toEqual([...kept]);
@@ -165,12 +296,22 @@ describe("decodeRequest: shapes", () => {
   });
 
   test("tool_choice may name a namespace member", () => {
-    const ir = decode({ model: "m", input: "x", tools: [agents], tool_choice: { type: "function", namespace: "multi_agent_v1", name: "spawn_agent" } });
+    const ir = decode({
+      model: "m",
+      input: "x",
+      tools: [agents],
+      tool_choice: { type: "function", namespace: "multi_agent_v1", name: "spawn_agent" },
+    });
     expect(ir.toolChoice).toEqual({ type: "tool", name: "multi_agent_v1__spawn_agent" });
   });
 
   test("allowed_tools narrows the tools and sets the mode", () => {
-    const ir = decode({ model: "m", input: "x", tools: [shellTool, applyPatch], tool_choice: { type: "allowed_tools", mode: "required", tools: [{ type: "function", name: "shell" }] } });
+    const ir = decode({
+      model: "m",
+      input: "x",
+      tools: [shellTool, applyPatch],
+      tool_choice: { type: "allowed_tools", mode: "required", tools: [{ type: "function", name: "shell" }] },
+    });
     expect(ir.tools.map((t) => t.name)).toEqual(["shell"]);
     expect(ir.toolChoice).toEqual({ type: "required" });
   });
@@ -185,21 +326,45 @@ describe("decodeRequest: refused, naming the field", () => {
     ["top_logprobs", { top_logprobs: 3 }, "top_logprobs"],
     ["logprobs through include", { include: ["message.output_text.logprobs"] }, "include"],
     ["priority tier", { service_tier: "priority" }, "service_tier"],
-    ["a tool_choice forcing a hosted tool", { tools: [{ type: "web_search" }], tool_choice: { type: "web_search" } }, "tool_choice"],
+    [
+      "a tool_choice forcing a hosted tool",
+      { tools: [{ type: "web_search" }], tool_choice: { type: "web_search" } },
+      "tool_choice",
+    ],
     ["a tool without a type", { tools: [{ name: "x" }] }, "tools[0].type"],
     ["tool_choice required with no tool offered", { tools: [], tool_choice: "required" }, "tool_choice"],
-    ["a tool_choice naming an absent function", { tools: [shellTool], tool_choice: { type: "function", name: "nope" } }, "tool_choice"],
+    [
+      "a tool_choice naming an absent function",
+      { tools: [shellTool], tool_choice: { type: "function", name: "nope" } },
+      "tool_choice",
+    ],
     ["input that is a number", { input: 5 }, "input"],
     ["an input item that is not an object", { input: ["hi"] }, "input[0]"],
     ["a message with an unknown role", { input: [{ role: "robot", content: "x" }] }, "input[0].role"],
-    ["an input_file part", { input: [{ role: "user", content: [{ type: "input_file", file_id: "file_1" }] }] }, "input[0].content[0]"],
-    ["an image by file_id", { input: [{ role: "user", content: [{ type: "input_image", file_id: "file_1" }] }] }, "input[0].content[0]"],
-    ["a function_call without call_id", { input: [{ type: "function_call", name: "f", arguments: "{}" }] }, "input[0].call_id"],
+    [
+      "an input_file part",
+      { input: [{ role: "user", content: [{ type: "input_file", file_id: "file_1" }] }] },
+      "input[0].content[0]",
+    ],
+    [
+      "an image by file_id",
+      { input: [{ role: "user", content: [{ type: "input_image", file_id: "file_1" }] }] },
+      "input[0].content[0]",
+    ],
+    [
+      "a function_call without call_id",
+      { input: [{ type: "function_call", name: "f", arguments: "{}" }] },
+      "input[0].call_id",
+    ],
     ["an item_reference", { input: [{ type: "item_reference", id: "msg_1" }] }, "input[0]"],
     ["max_output_tokens 0", { max_output_tokens: 0 }, "max_output_tokens"],
     ["temperature as a string", { temperature: "hot" }, "temperature"],
     ["an unknown reasoning effort", { reasoning: { effort: "max" } }, "reasoning.effort"],
-    ["a json_schema format without schema", { text: { format: { type: "json_schema", name: "x" } } }, "text.format.schema"],
+    [
+      "a json_schema format without schema",
+      { text: { format: { type: "json_schema", name: "x" } } },
+      "text.format.schema",
+    ],
     ["tools not an array", { tools: { type: "function" } }, "tools"],
     ["instructions as an object", { instructions: { text: "x" } }, "instructions"],
   ];
@@ -241,16 +406,39 @@ describe("custom tool calls go back as custom_tool_call items", () => {
       maxRetries: 0,
       fetch: (async (_u: string, init: RequestInit) => {
         const enc = responsesCodec.client.streamEncoder(JSON.parse(String(init.body)));
-        return new Response(events.map((e) => enc.write(e)).join(""), { headers: { "content-type": "text/event-stream" } });
+        return new Response(events.map((e) => enc.write(e)).join(""), {
+          headers: { "content-type": "text/event-stream" },
+        });
       }) as any,
     });
-    const r = await openai.responses.stream({ model: "claude", input: "edit", tools: [applyPatch as any] }).finalResponse();
-    expect(r.output[0]).toMatchObject({ type: "custom_tool_call", call_id: "toolu_9", name: "apply_patch", input: "*** Begin Patch\n*** End Patch" });
+    const r = await openai.responses
+      .stream({ model: "claude", input: "edit", tools: [applyPatch as any] })
+      .finalResponse();
+    expect(r.output[0]).toMatchObject({
+      type: "custom_tool_call",
+      call_id: "toolu_9",
+      name: "apply_patch",
+      input: "*** Begin Patch\n*** End Patch",
+    });
   });
 
   test("JSON answer: the same item", () => {
-    const out: any = responsesCodec.client.encodeAnswer({ id: "m", model: "c", parts: [{ type: "tool_call", id: "toolu_9", name: "apply_patch", arguments: args }], stop: "tool_use", usage: null }, { model: "c", tools: [applyPatch] });
-    expect(out.output[0]).toMatchObject({ type: "custom_tool_call", call_id: "toolu_9", name: "apply_patch", input: "*** Begin Patch\n*** End Patch" });
+    const out: any = responsesCodec.client.encodeAnswer(
+      {
+        id: "m",
+        model: "c",
+        parts: [{ type: "tool_call", id: "toolu_9", name: "apply_patch", arguments: args }],
+        stop: "tool_use",
+        usage: null,
+      },
+      { model: "c", tools: [applyPatch] },
+    );
+    expect(out.output[0]).toMatchObject({
+      type: "custom_tool_call",
+      call_id: "toolu_9",
+      name: "apply_patch",
+      input: "*** Begin Patch\n*** End Patch",
+    });
   });
 });
 
@@ -262,12 +450,21 @@ describe("a namespace member's call goes back under its namespace", () => {
     { type: "part_end", index: 0 },
     { type: "finish", stop: "tool_use", usage: null },
   ];
-  const item = { type: "function_call", call_id: "toolu_7", namespace: "multi_agent_v1", name: "spawn_agent", arguments: '{"message":"go"}' };
+  const item = {
+    type: "function_call",
+    call_id: "toolu_7",
+    namespace: "multi_agent_v1",
+    name: "spawn_agent",
+    arguments: '{"message":"go"}',
+  };
 
   test("streamed: output_item.added and done name the member and its namespace", () => {
     const enc = responsesCodec.client.streamEncoder({ model: "c", tools: [agents] });
     const sse = events.map((e) => enc.write(e)).join("");
-    const data = sse.split("\n").filter((l) => l.startsWith("data: ")).map((l) => JSON.parse(l.slice(6)));
+    const data = sse
+      .split("\n")
+      .filter((l) => l.startsWith("data: "))
+      .map((l) => JSON.parse(l.slice(6)));
     expect(data.find((d) => d.type === "response.output_item.added").item).toMatchObject({ ...item, arguments: "" });
     expect(data.find((d) => d.type === "response.output_item.done").item).toMatchObject(item);
     expect(data.find((d) => d.type === "response.completed").response.output[0]).toMatchObject(item);
@@ -275,7 +472,16 @@ describe("a namespace member's call goes back under its namespace", () => {
 
   test("JSON answer: the same item; a tool outside any namespace keeps its name and has none", () => {
     const out: any = responsesCodec.client.encodeAnswer(
-      { id: "m", model: "c", parts: [{ type: "tool_call", id: "toolu_7", name: "multi_agent_v1__spawn_agent", arguments: '{"message":"go"}' }, { type: "tool_call", id: "toolu_8", name: "shell", arguments: "{}" }], stop: "tool_use", usage: null },
+      {
+        id: "m",
+        model: "c",
+        parts: [
+          { type: "tool_call", id: "toolu_7", name: "multi_agent_v1__spawn_agent", arguments: '{"message":"go"}' },
+          { type: "tool_call", id: "toolu_8", name: "shell", arguments: "{}" },
+        ],
+        stop: "tool_use",
+        usage: null,
+      },
       { model: "c", tools: [agents, shellTool] },
     );
     expect(out.output[0]).toMatchObject(item);

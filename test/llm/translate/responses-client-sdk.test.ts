@@ -3,9 +3,9 @@
 // give them) is what the SDK's custom fetch returns. No server: what the SDK parses is exactly the codec's output.
 import { describe, expect, test } from "bun:test";
 import OpenAI from "openai";
-import { openOpaque, type IrAnswer, type IrEvent } from "../../../src/llm/translate/ir.ts";
-import { responsesCodec } from "../../../src/llm/translate/responses.ts";
-import { codecFetch, reasoningPart, startEvent, textPart, toolCallPart } from "../../support/codecs.ts";
+import { openOpaque, type IrAnswer, type IrEvent } from "../../../src/llm/translate/ir";
+import { responsesCodec } from "../../../src/llm/translate/responses";
+import { codecFetch, reasoningPart, startEvent, textPart, toolCallPart } from "../../support/codecs";
 
 const client = responsesCodec.client;
 
@@ -19,7 +19,15 @@ const json = (answer: IrAnswer) => ({ answer });
 const stream = (events: IrEvent[]) => ({ events });
 
 const usage = { input: 1500, cacheRead: 1200, cacheWrite: 100, output: 60, reasoning: 20 };
-const tools = [{ type: "function" as const, name: "read_file", description: "Read a file", parameters: { type: "object", properties: { path: { type: "string" } }, required: ["path"] }, strict: false }];
+const tools = [
+  {
+    type: "function" as const,
+    name: "read_file",
+    description: "Read a file",
+    parameters: { type: "object", properties: { path: { type: "string" } }, required: ["path"] },
+    strict: false,
+  },
+];
 
 const claudeToolEvents: IrEvent[] = [
   startEvent("msg_01XYZ", "claude-sonnet-4-5", { ...usage, output: 1, reasoning: 0 }),
@@ -55,13 +63,26 @@ describe("responses.create (JSON)", () => {
     expect(rs.summary).toEqual([{ type: "summary_text", text: "Think." }]);
     expect(openOpaque(rs.encrypted_content)).toEqual({ origin: "anthropic", value: "sig1" });
     expect(msg.type).toBe("message");
-    expect(fc).toMatchObject({ type: "function_call", call_id: "toolu_01AAA", name: "read_file", arguments: '{"path":"a.txt"}' });
+    expect(fc).toMatchObject({
+      type: "function_call",
+      call_id: "toolu_01AAA",
+      name: "read_file",
+      arguments: '{"path":"a.txt"}',
+    });
     expect(fc.id).toStartWith("fc_");
-    expect(r.usage).toEqual({ input_tokens: 1500, input_tokens_details: { cached_tokens: 1200, cache_write_tokens: 100 } as any, output_tokens: 60, output_tokens_details: { reasoning_tokens: 20 }, total_tokens: 1560 });
+    expect(r.usage).toEqual({
+      input_tokens: 1500,
+      input_tokens_details: { cached_tokens: 1200, cache_write_tokens: 100 } as any,
+      output_tokens: 60,
+      output_tokens_details: { reasoning_tokens: 20 },
+      total_tokens: 1560,
+    });
   });
 
   test("max_tokens → status incomplete, incomplete_details.reason max_output_tokens", async () => {
-    const { openai } = sdk(json({ id: "m", model: "gemini-3-pro", parts: [{ type: "text", text: "Once upon" }], stop: "max_tokens", usage }));
+    const { openai } = sdk(
+      json({ id: "m", model: "gemini-3-pro", parts: [{ type: "text", text: "Once upon" }], stop: "max_tokens", usage }),
+    );
     const r = await openai.responses.create({ model: "gemini-3-pro", input: "story", max_output_tokens: 16 });
     expect(r.status).toBe("incomplete");
     expect(r.incomplete_details).toEqual({ reason: "max_output_tokens" });
@@ -72,7 +93,12 @@ describe("responses.create (JSON)", () => {
 describe("responses.stream", () => {
   test("reasoning summary, text and a function call arrive as events the SDK accumulates into the final response", async () => {
     const { openai, seen } = sdk(stream(claudeToolEvents));
-    const s = openai.responses.stream({ model: "claude-sonnet-4-5", input: "read a.txt", tools, reasoning: { effort: "high", summary: "auto" } });
+    const s = openai.responses.stream({
+      model: "claude-sonnet-4-5",
+      input: "read a.txt",
+      tools,
+      reasoning: { effort: "high", summary: "auto" },
+    });
     const types: string[] = [];
     const seqs: number[] = [];
     let text = "";
@@ -93,7 +119,13 @@ describe("responses.stream", () => {
     const [rs, , fc] = r.output as any[];
     expect(rs.summary).toEqual([{ type: "summary_text", text: "The user wants the file." }]);
     expect(openOpaque(rs.encrypted_content)).toEqual({ origin: "anthropic", value: "EqQBsig==" });
-    expect(fc).toMatchObject({ type: "function_call", call_id: "toolu_01AAA", name: "read_file", arguments: '{"path":"a.txt"}', status: "completed" });
+    expect(fc).toMatchObject({
+      type: "function_call",
+      call_id: "toolu_01AAA",
+      name: "read_file",
+      arguments: '{"path":"a.txt"}',
+      status: "completed",
+    });
     expect(r.usage?.input_tokens).toBe(1500);
     expect(r.usage?.output_tokens_details.reasoning_tokens).toBe(20);
     expect(seen[0]!.ir.reasoning).toEqual({ effort: "high" });
@@ -101,21 +133,45 @@ describe("responses.stream", () => {
 
   test("tool round trip: the next turn's output and reasoning come back to the IR with the same call id and the sealed origin", async () => {
     const { openai, seen } = sdk(stream(claudeToolEvents));
-    const first = await openai.responses.stream({ model: "claude-sonnet-4-5", input: "read a.txt", tools }).finalResponse();
-    const { openai: again, seen: seen2 } = sdk(json({ id: "msg_2", model: "claude-sonnet-4-5", parts: [{ type: "text", text: "It says hi." }], stop: "end_turn", usage }));
+    const first = await openai.responses
+      .stream({ model: "claude-sonnet-4-5", input: "read a.txt", tools })
+      .finalResponse();
+    const { openai: again, seen: seen2 } = sdk(
+      json({
+        id: "msg_2",
+        model: "claude-sonnet-4-5",
+        parts: [{ type: "text", text: "It says hi." }],
+        stop: "end_turn",
+        usage,
+      }),
+    );
     const call = first.output.find((o) => o.type === "function_call") as any;
     const r = await again.responses.create({
       model: "claude-sonnet-4-5",
       tools,
-      input: [{ role: "user", content: "read a.txt" }, ...(first.output as any[]), { type: "function_call_output", call_id: call.call_id, output: "hi" }],
+      input: [
+        { role: "user", content: "read a.txt" },
+        ...(first.output as any[]),
+        { type: "function_call_output", call_id: call.call_id, output: "hi" },
+      ],
     });
     expect(r.output_text).toBe("It says hi.");
     expect(seen.length).toBe(1);
     const [user, assistant, results] = seen2[0]!.ir.messages;
     expect(user!.role).toBe("user");
     expect(assistant!.parts.map((p) => p.type)).toEqual(["reasoning", "text", "tool_call"]);
-    expect(assistant!.parts[0]).toMatchObject({ type: "reasoning", origin: "anthropic", opaque: "EqQBsig==", text: "The user wants the file." });
-    expect(assistant!.parts[2]).toEqual({ type: "tool_call", id: "toolu_01AAA", name: "read_file", arguments: '{"path":"a.txt"}' });
+    expect(assistant!.parts[0]).toMatchObject({
+      type: "reasoning",
+      origin: "anthropic",
+      opaque: "EqQBsig==",
+      text: "The user wants the file.",
+    });
+    expect(assistant!.parts[2]).toEqual({
+      type: "tool_call",
+      id: "toolu_01AAA",
+      name: "read_file",
+      arguments: '{"path":"a.txt"}',
+    });
     expect(results).toEqual({ role: "user", parts: [{ type: "tool_result", callId: "toolu_01AAA", content: "hi" }] });
   });
 
@@ -132,7 +188,11 @@ describe("responses.stream", () => {
 
   test("an upstream error mid-stream becomes response.failed carrying the error code and message", async () => {
     const { openai } = sdk(
-      stream([startEvent("m", "claude-sonnet-4-5"), ...textPart(0, "Par").slice(0, -1), { type: "error", status: 529, code: "overloaded_error", message: "Overloaded" }]),
+      stream([
+        startEvent("m", "claude-sonnet-4-5"),
+        ...textPart(0, "Par").slice(0, -1),
+        { type: "error", status: 529, code: "overloaded_error", message: "Overloaded" },
+      ]),
     );
     const s = openai.responses.stream({ model: "claude-sonnet-4-5", input: "hi" });
     const failed: any[] = [];
@@ -141,7 +201,11 @@ describe("responses.stream", () => {
     expect(failed.length).toBe(1);
     expect(failed[0].response.status).toBe("failed");
     expect(failed[0].response.error).toEqual({ code: "overloaded_error", message: "Overloaded" });
-    expect(failed[0].response.output[0]).toMatchObject({ type: "message", status: "incomplete", content: [{ text: "Par" }] });
+    expect(failed[0].response.output[0]).toMatchObject({
+      type: "message",
+      status: "incomplete",
+      content: [{ text: "Par" }],
+    });
     expect(r.status).toBe("failed"); // the SDK ends the stream with the failed response as its last snapshot
   });
 
@@ -149,7 +213,8 @@ describe("responses.stream", () => {
     const enc = client.streamEncoder({ model: "m", tools });
     for (const e of claudeToolEvents) {
       const written = enc.write(e);
-      if (e.type === "delta" && (e.text || e.reasoning || e.arguments)) expect(written).toContain(JSON.stringify(e.text ?? e.reasoning ?? e.arguments).slice(1, -1));
+      if (e.type === "delta" && (e.text || e.reasoning || e.arguments))
+        expect(written).toContain(JSON.stringify(e.text ?? e.reasoning ?? e.arguments).slice(1, -1));
       if (e.type === "part_start") expect(written).toContain("response.output_item.added");
       if (e.type === "part_end") expect(written).toContain("response.output_item.done");
     }
@@ -167,7 +232,11 @@ describe("reasoning that cannot or must not be carried", () => {
     const { openai } = sdk(
       stream([
         { type: "start", id: "msg_r", model: "claude-opus-4-5" },
-        { type: "part_start", index: 0, part: { type: "reasoning", origin: "anthropic", redacted: true, opaque: "EncryptedBlob" } },
+        {
+          type: "part_start",
+          index: 0,
+          part: { type: "reasoning", origin: "anthropic", redacted: true, opaque: "EncryptedBlob" },
+        },
         { type: "part_end", index: 0 },
         { type: "part_start", index: 1, part: { type: "reasoning", origin: null } },
         { type: "delta", index: 1, reasoning: "visible" },

@@ -1,10 +1,10 @@
 // A custom tool's freeform input read out of the function arguments it travels in, piece by piece: whatever way
 // the arguments are cut, the pieces join into exactly the input, and the SDK sees input deltas before the item ends.
 import { describe, expect, test } from "bun:test";
-import type { IrEvent } from "../../../src/llm/translate/ir.ts";
-import { responsesCodec } from "../../../src/llm/translate/responses.ts";
-import { customInputReader } from "../../../src/llm/translate/responses/custom-input.ts";
-import { rng } from "../../fakes/chunking.ts";
+import type { IrEvent } from "../../../src/llm/translate/ir";
+import { responsesCodec } from "../../../src/llm/translate/responses";
+import { customInputReader } from "../../../src/llm/translate/responses/custom-input";
+import { rng } from "../../fakes/chunking";
 
 const PATCH = '*** Begin Patch\n*** Update File: a "quoted" \\ path\tx.txt\n@@\n-helo\n+hello é 😀\n*** End Patch';
 
@@ -19,12 +19,17 @@ function cut(text: string, random: () => number): string[] {
 }
 
 describe("customInputReader", () => {
-  test("any cut of {\"input\": ...} (escapes, \\u escapes, spaces) reads back exactly the input", () => {
+  test('any cut of {"input": ...} (escapes, \\u escapes, spaces) reads back exactly the input', () => {
     const random = rng(3);
-    for (const args of [JSON.stringify({ input: PATCH }), `{ "input" : ${JSON.stringify(PATCH).replace("é", "\\u00e9")} }`]) {
+    for (const args of [
+      JSON.stringify({ input: PATCH }),
+      `{ "input" : ${JSON.stringify(PATCH).replace("é", "\\u00e9")} }`,
+    ]) {
       for (let round = 0; round < 200; round++) {
         const reader = customInputReader();
-        const text = cut(args, random).map((p) => reader.feed(p)).join("");
+        const text = cut(args, random)
+          .map((p) => reader.feed(p))
+          .join("");
         expect(text).toBe(PATCH);
       }
     }
@@ -51,7 +56,12 @@ describe("streamed custom tool calls", () => {
 
   function sse(evts: IrEvent[]) {
     const enc = responsesCodec.client.streamEncoder(request);
-    return evts.map((e) => enc.write(e)).join("").split("\n\n").filter(Boolean).map((b) => JSON.parse(b.slice(b.indexOf("data: ") + 6)));
+    return evts
+      .map((e) => enc.write(e))
+      .join("")
+      .split("\n\n")
+      .filter(Boolean)
+      .map((b) => JSON.parse(b.slice(b.indexOf("data: ") + 6)));
   }
 
   test("input deltas leave as the arguments stream in, and join into the input the done event states", () => {
@@ -64,9 +74,19 @@ describe("streamed custom tool calls", () => {
     expect(firstDelta).toBeLessThan(out.length - 4); // well before the item's end, not all at once
   });
 
-  test("arguments that are not {\"input\": ...}: the done event and the item carry them as written", () => {
-    const odd = sse([events[0]!, events[1]!, { type: "delta", index: 0, arguments: "raw patch text" }, { type: "part_end", index: 0 }, events.at(-1)!]);
+  test('arguments that are not {"input": ...}: the done event and the item carry them as written', () => {
+    const odd = sse([
+      events[0]!,
+      events[1]!,
+      { type: "delta", index: 0, arguments: "raw patch text" },
+      { type: "part_end", index: 0 },
+      events.at(-1)!,
+    ]);
     expect(odd.find((e) => e.type === "response.custom_tool_call_input.done").input).toBe("raw patch text");
-    expect(odd.find((e) => e.type === "response.output_item.done").item).toMatchObject({ type: "custom_tool_call", input: "raw patch text", call_id: "toolu_1" });
+    expect(odd.find((e) => e.type === "response.output_item.done").item).toMatchObject({
+      type: "custom_tool_call",
+      input: "raw patch text",
+      call_id: "toolu_1",
+    });
   });
 });

@@ -2,11 +2,11 @@
 // with a TranslationError (the seam's 400 naming the field), and an upstream stream of mangled events gives IR
 // events or an IR error, never a throw. Seeded mutations of realistic bodies, so a failure replays exactly.
 import { describe, expect, test } from "bun:test";
-import { TranslationError } from "../../../src/llm/translate/ir.ts";
-import { responsesCodec } from "../../../src/llm/translate/responses.ts";
-import { rng } from "../../fakes/chunking.ts";
-import { fixtureText } from "../../fakes/fixtures.ts";
-import { paths } from "./mutations.ts";
+import { TranslationError } from "../../../src/llm/translate/ir";
+import { responsesCodec } from "../../../src/llm/translate/responses";
+import { rng } from "../../fakes/chunking";
+import { fixtureText } from "../../fakes/fixtures";
+import { paths } from "./mutations";
 
 const WEIRD = [null, 0, -1, 1.5, "", "x", true, [], {}, [null], [{}], { type: 5 }, { type: "input_text" }, { text: 3 }];
 
@@ -15,7 +15,14 @@ const request = {
   instructions: "Be useful.",
   input: [
     { type: "message", role: "developer", content: [{ type: "input_text", text: "rules" }] },
-    { type: "message", role: "user", content: [{ type: "input_text", text: "hi" }, { type: "input_image", image_url: "data:image/png;base64,AAAA" }] },
+    {
+      type: "message",
+      role: "user",
+      content: [
+        { type: "input_text", text: "hi" },
+        { type: "input_image", image_url: "data:image/png;base64,AAAA" },
+      ],
+    },
     { type: "reasoning", summary: [{ type: "summary_text", text: "t" }], encrypted_content: "sy1.anthropic.sig" },
     { type: "function_call", name: "shell", arguments: "{}", call_id: "c1" },
     { type: "function_call_output", call_id: "c1", output: "ok" },
@@ -25,7 +32,12 @@ const request = {
   tools: [
     { type: "function", name: "shell", parameters: { type: "object" } },
     { type: "custom", name: "apply_patch", format: { type: "grammar", syntax: "lark", definition: "start: x" } },
-    { type: "namespace", name: "agents", description: "d", tools: [{ type: "function", name: "spawn", parameters: { type: "object" } }] },
+    {
+      type: "namespace",
+      name: "agents",
+      description: "d",
+      tools: [{ type: "function", name: "spawn", parameters: { type: "object" } }],
+    },
   ],
   tool_choice: { type: "allowed_tools", mode: "auto", tools: [{ type: "function", name: "shell" }] },
   reasoning: { effort: "low", summary: "auto" },
@@ -68,7 +80,12 @@ describe("decodeRequest on mutated requests", () => {
     const all = paths(request);
     for (let i = 0; i < 300; i++) {
       const body = structuredClone(request);
-      for (let k = 0; k < 3; k++) setAt(body, all[Math.floor(random() * all.length)]!, structuredClone(WEIRD[Math.floor(random() * WEIRD.length)]));
+      for (let k = 0; k < 3; k++)
+        setAt(
+          body,
+          all[Math.floor(random() * all.length)]!,
+          structuredClone(WEIRD[Math.floor(random() * WEIRD.length)]),
+        );
       let ir;
       try {
         ir = responsesCodec.client.decodeRequest(body);
@@ -95,7 +112,12 @@ describe("streamDecoder on mangled events", () => {
       for (const e of events) {
         const j = JSON.parse(e.data);
         const keys = paths(j);
-        if (keys.length && random() < 0.5) setAt(j, keys[Math.floor(random() * keys.length)]!, structuredClone(WEIRD[Math.floor(random() * WEIRD.length)]));
+        if (keys.length && random() < 0.5)
+          setAt(
+            j,
+            keys[Math.floor(random() * keys.length)]!,
+            structuredClone(WEIRD[Math.floor(random() * WEIRD.length)]),
+          );
         for (const out of dec.feed(e.event, JSON.stringify(j))) expect(typeof out.type).toBe("string");
       }
       dec.end();

@@ -2,9 +2,9 @@
 // recorded SSE fixtures, fed event by event) → IR.
 import { describe, expect, test } from "bun:test";
 import { createParser } from "eventsource-parser";
-import type { IrEvent, IrRequest, TranslateTarget } from "../../../src/llm/translate/ir.ts";
-import { responsesCodec } from "../../../src/llm/translate/responses.ts";
-import { fixtureJson, fixtureText, type FixtureName } from "../../fakes/fixtures.ts";
+import type { IrEvent, IrRequest, TranslateTarget } from "../../../src/llm/translate/ir";
+import { responsesCodec } from "../../../src/llm/translate/responses";
+import { fixtureJson, fixtureText, type FixtureName } from "../../fakes/fixtures";
 
 const openai: TranslateTarget = { provider: "openai", dialect: {} };
 const up = responsesCodec.upstream;
@@ -22,31 +22,55 @@ function decodeSse(sse: string, target = openai): IrEvent[] {
 const sse = (events: object[]) => events.map((e: any) => `event: ${e.type}\ndata: ${JSON.stringify(e)}\n\n`).join("");
 
 function ir(over: Partial<IrRequest> = {}): IrRequest {
-  return { model: "gpt-5.2", system: [], messages: [{ role: "user", parts: [{ type: "text", text: "hi" }] }], tools: [], stream: false, ...over };
+  return {
+    model: "gpt-5.2",
+    system: [],
+    messages: [{ role: "user", parts: [{ type: "text", text: "hi" }] }],
+    tools: [],
+    stream: false,
+    ...over,
+  };
 }
 
 describe("streamDecoder on the recorded fixtures", () => {
   test("C_stream.sse: start, one text part in three deltas, finish with the usage (cached tokens inside input)", () => {
     const events = decodeSse(fixtureText("C_stream.sse"));
     expect(events).toEqual([
-      { type: "start", id: "resp_0a3f9c2e7b1d4c5f0069a1b2c3d481909f1e2d3c4b5a6978", model: "gpt-4.1-2025-04-14", usage: null },
+      {
+        type: "start",
+        id: "resp_0a3f9c2e7b1d4c5f0069a1b2c3d481909f1e2d3c4b5a6978",
+        model: "gpt-4.1-2025-04-14",
+        usage: null,
+      },
       { type: "part_start", index: 0, part: { type: "text" } },
       { type: "delta", index: 0, text: "Hi there!" },
       { type: "delta", index: 0, text: " How can I" },
       { type: "delta", index: 0, text: " help?" },
       { type: "part_end", index: 0 },
-      { type: "finish", stop: "end_turn", usage: { input: 1320, cacheRead: 1152, cacheWrite: 0, output: 8, reasoning: 0 } },
+      {
+        type: "finish",
+        stop: "end_turn",
+        usage: { input: 1320, cacheRead: 1152, cacheWrite: 0, output: 8, reasoning: 0 },
+      },
     ]);
   });
 
   test("C_stream_tool.sse: a tool call with its call_id and streamed arguments, stop tool_use", () => {
     const events = decodeSse(fixtureText("C_stream_tool.sse"));
     expect(events.slice(1)).toEqual([
-      { type: "part_start", index: 0, part: { type: "tool_call", id: "call_Qm3vK8sTn2Wd5Lp9Xr4Hb7Jy", name: "get_weather" } },
+      {
+        type: "part_start",
+        index: 0,
+        part: { type: "tool_call", id: "call_Qm3vK8sTn2Wd5Lp9Xr4Hb7Jy", name: "get_weather" },
+      },
       { type: "delta", index: 0, arguments: '{"location":' },
       { type: "delta", index: 0, arguments: '"Paris, France"}' },
       { type: "part_end", index: 0 },
-      { type: "finish", stop: "tool_use", usage: { input: 310, cacheRead: 0, cacheWrite: 0, output: 19, reasoning: 0 } },
+      {
+        type: "finish",
+        stop: "tool_use",
+        usage: { input: 310, cacheRead: 0, cacheWrite: 0, output: 19, reasoning: 0 },
+      },
     ]);
   });
 
@@ -60,13 +84,23 @@ describe("streamDecoder on the recorded fixtures", () => {
 
   test("C_stream_error.sse: an `error` event becomes an IR error with its code and the status it stands for", () => {
     const events = decodeSse(fixtureText("C_stream_error.sse"));
-    expect(events.at(-1)).toEqual({ type: "error", status: 429, code: "rate_limit_exceeded", message: "Rate limit reached for gpt-4.1 on tokens per min (TPM). Please try again in 1.2s." });
+    expect(events.at(-1)).toEqual({
+      type: "error",
+      status: 429,
+      code: "rate_limit_exceeded",
+      message: "Rate limit reached for gpt-4.1 on tokens per min (TPM). Please try again in 1.2s.",
+    });
   });
 
   test("C_stream_failed.sse: response.failed becomes an IR error", () => {
     const events = decodeSse(fixtureText("C_stream_failed.sse"));
     expect(events.map((e) => e.type)).toEqual(["start", "error"]);
-    expect(events[1]).toEqual({ type: "error", status: 500, code: "server_error", message: "The model failed to generate a response." });
+    expect(events[1]).toEqual({
+      type: "error",
+      status: 500,
+      code: "server_error",
+      message: "The model failed to generate a response.",
+    });
   });
 
   test("a stream cut before its terminal event ends without one (the seam reports the early end)", () => {
@@ -77,29 +111,103 @@ describe("streamDecoder on the recorded fixtures", () => {
 
   test("an unreadable event becomes an IR error, not a throw", () => {
     const events = decodeSse("event: response.created\ndata: {not json\n\n");
-    expect(events).toEqual([{ type: "error", status: 500, code: "upstream_protocol_error", message: "The upstream sent an event that could not be read." }]);
+    expect(events).toEqual([
+      {
+        type: "error",
+        status: 500,
+        code: "upstream_protocol_error",
+        message: "The upstream sent an event that could not be read.",
+      },
+    ]);
   });
 });
 
 describe("streamDecoder: reasoning", () => {
   const item = { id: "rs_1", type: "reasoning", summary: [] };
-  const done = { ...item, summary: [{ type: "summary_text", text: "First." }, { type: "summary_text", text: "Second." }], encrypted_content: "gAAAA-enc" };
+  const done = {
+    ...item,
+    summary: [
+      { type: "summary_text", text: "First." },
+      { type: "summary_text", text: "Second." },
+    ],
+    encrypted_content: "gAAAA-enc",
+  };
   const stream = sse([
     { type: "response.created", response: { id: "resp_r", model: "gpt-5.2", status: "in_progress", output: [] } },
     { type: "response.output_item.added", output_index: 0, item },
-    { type: "response.reasoning_summary_part.added", item_id: "rs_1", output_index: 0, summary_index: 0, part: { type: "summary_text", text: "" } },
-    { type: "response.reasoning_summary_text.delta", item_id: "rs_1", output_index: 0, summary_index: 0, delta: "First." },
-    { type: "response.reasoning_summary_part.added", item_id: "rs_1", output_index: 0, summary_index: 1, part: { type: "summary_text", text: "" } },
-    { type: "response.reasoning_summary_text.delta", item_id: "rs_1", output_index: 0, summary_index: 1, delta: "Second." },
+    {
+      type: "response.reasoning_summary_part.added",
+      item_id: "rs_1",
+      output_index: 0,
+      summary_index: 0,
+      part: { type: "summary_text", text: "" },
+    },
+    {
+      type: "response.reasoning_summary_text.delta",
+      item_id: "rs_1",
+      output_index: 0,
+      summary_index: 0,
+      delta: "First.",
+    },
+    {
+      type: "response.reasoning_summary_part.added",
+      item_id: "rs_1",
+      output_index: 0,
+      summary_index: 1,
+      part: { type: "summary_text", text: "" },
+    },
+    {
+      type: "response.reasoning_summary_text.delta",
+      item_id: "rs_1",
+      output_index: 0,
+      summary_index: 1,
+      delta: "Second.",
+    },
     { type: "response.output_item.done", output_index: 0, item: done },
-    { type: "response.output_item.added", output_index: 1, item: { id: "msg_1", type: "message", role: "assistant", status: "in_progress", content: [] } },
-    { type: "response.content_part.added", item_id: "msg_1", output_index: 1, content_index: 0, part: { type: "output_text", text: "" } },
+    {
+      type: "response.output_item.added",
+      output_index: 1,
+      item: { id: "msg_1", type: "message", role: "assistant", status: "in_progress", content: [] },
+    },
+    {
+      type: "response.content_part.added",
+      item_id: "msg_1",
+      output_index: 1,
+      content_index: 0,
+      part: { type: "output_text", text: "" },
+    },
     { type: "response.output_text.delta", item_id: "msg_1", output_index: 1, content_index: 0, delta: "4" },
-    { type: "response.content_part.done", item_id: "msg_1", output_index: 1, content_index: 0, part: { type: "output_text", text: "4" } },
-    { type: "response.output_item.done", output_index: 1, item: { id: "msg_1", type: "message", role: "assistant", status: "completed", content: [{ type: "output_text", text: "4" }] } },
+    {
+      type: "response.content_part.done",
+      item_id: "msg_1",
+      output_index: 1,
+      content_index: 0,
+      part: { type: "output_text", text: "4" },
+    },
+    {
+      type: "response.output_item.done",
+      output_index: 1,
+      item: {
+        id: "msg_1",
+        type: "message",
+        role: "assistant",
+        status: "completed",
+        content: [{ type: "output_text", text: "4" }],
+      },
+    },
     {
       type: "response.incomplete",
-      response: { id: "resp_r", status: "incomplete", incomplete_details: { reason: "max_output_tokens" }, usage: { input_tokens: 20, input_tokens_details: { cached_tokens: 0 }, output_tokens: 50, output_tokens_details: { reasoning_tokens: 40 } } },
+      response: {
+        id: "resp_r",
+        status: "incomplete",
+        incomplete_details: { reason: "max_output_tokens" },
+        usage: {
+          input_tokens: 20,
+          input_tokens_details: { cached_tokens: 0 },
+          output_tokens: 50,
+          output_tokens_details: { reasoning_tokens: 40 },
+        },
+      },
     },
   ]);
 
@@ -113,7 +221,11 @@ describe("streamDecoder: reasoning", () => {
       { type: "delta", index: 0, opaque: "gAAAA-enc" },
       { type: "part_end", index: 0 },
     ]);
-    expect(events.at(-1)).toEqual({ type: "finish", stop: "max_tokens", usage: { input: 20, cacheRead: 0, cacheWrite: 0, output: 50, reasoning: 40 } });
+    expect(events.at(-1)).toEqual({
+      type: "finish",
+      stop: "max_tokens",
+      usage: { input: 20, cacheRead: 0, cacheWrite: 0, output: 50, reasoning: 40 },
+    });
   });
 
   test("a reasoning item with nothing to show (no summary asked, no encrypted content) makes no part at all", () => {
@@ -122,9 +234,25 @@ describe("streamDecoder: reasoning", () => {
         { type: "response.created", response: { id: "resp_e", model: "gpt-5.2" } },
         { type: "response.output_item.added", output_index: 0, item },
         { type: "response.output_item.done", output_index: 0, item },
-        { type: "response.output_item.added", output_index: 1, item: { id: "msg_2", type: "message", role: "assistant", content: [] } },
-        { type: "response.content_part.added", item_id: "msg_2", output_index: 1, content_index: 0, part: { type: "output_text", text: "" } },
-        { type: "response.content_part.done", item_id: "msg_2", output_index: 1, content_index: 0, part: { type: "output_text", text: "Whole." } },
+        {
+          type: "response.output_item.added",
+          output_index: 1,
+          item: { id: "msg_2", type: "message", role: "assistant", content: [] },
+        },
+        {
+          type: "response.content_part.added",
+          item_id: "msg_2",
+          output_index: 1,
+          content_index: 0,
+          part: { type: "output_text", text: "" },
+        },
+        {
+          type: "response.content_part.done",
+          item_id: "msg_2",
+          output_index: 1,
+          content_index: 0,
+          part: { type: "output_text", text: "Whole." },
+        },
         { type: "response.completed", response: { status: "completed", usage: null } },
       ]),
     );
@@ -156,7 +284,14 @@ describe("decodeAnswer", () => {
 
   test("C_nonstream_tool.json → a tool call keyed by call_id, stop tool_use", () => {
     const a = up.decodeAnswer(fixtureJson("C_nonstream_tool.json"), openai);
-    expect(a.parts).toEqual([{ type: "tool_call", id: "call_Qm3vK8sTn2Wd5Lp9Xr4Hb7Jy", name: "get_weather", arguments: '{"location":"Paris, France"}' }]);
+    expect(a.parts).toEqual([
+      {
+        type: "tool_call",
+        id: "call_Qm3vK8sTn2Wd5Lp9Xr4Hb7Jy",
+        name: "get_weather",
+        arguments: '{"location":"Paris, France"}',
+      },
+    ]);
     expect(a.stop).toBe("tool_use");
   });
 
@@ -167,8 +302,18 @@ describe("decodeAnswer", () => {
         model: "gpt-5.2",
         status: "completed",
         output: [
-          { id: "rs_9", type: "reasoning", summary: [{ type: "summary_text", text: "Thinking." }], encrypted_content: "enc9" },
-          { id: "msg_9", type: "message", role: "assistant", content: [{ type: "refusal", refusal: "I can't help with that." }] },
+          {
+            id: "rs_9",
+            type: "reasoning",
+            summary: [{ type: "summary_text", text: "Thinking." }],
+            encrypted_content: "enc9",
+          },
+          {
+            id: "msg_9",
+            type: "message",
+            role: "assistant",
+            content: [{ type: "refusal", refusal: "I can't help with that." }],
+          },
         ],
         usage: null,
       },
@@ -186,13 +331,40 @@ describe("encodeRequest", () => {
   test("system → instructions, history → items with stable call ids, tools non-strict, store false", () => {
     const body = up.encodeRequest(
       ir({
-        system: [{ type: "text", text: "Be brief." }, { type: "text", text: "Use tools.", cache: { type: "ephemeral", ttl: "1h" } }],
-        messages: [
-          { role: "user", parts: [{ type: "text", text: "Weather in Paris?", cache: { type: "ephemeral" } }, { type: "image", source: { kind: "base64", mediaType: "image/png", data: "iVBOR" } }] },
-          { role: "assistant", parts: [{ type: "text", text: "Checking." }, { type: "tool_call", id: "toolu_01ABC", name: "get_weather", arguments: '{"city":"Paris"}' }] },
-          { role: "user", parts: [{ type: "tool_result", callId: "toolu_01ABC", content: "18C" }, { type: "text", text: "Thanks" }] },
+        system: [
+          { type: "text", text: "Be brief." },
+          { type: "text", text: "Use tools.", cache: { type: "ephemeral", ttl: "1h" } },
         ],
-        tools: [{ name: "get_weather", description: "Weather", parameters: { type: "object", properties: { city: { type: "string" } } } }],
+        messages: [
+          {
+            role: "user",
+            parts: [
+              { type: "text", text: "Weather in Paris?", cache: { type: "ephemeral" } },
+              { type: "image", source: { kind: "base64", mediaType: "image/png", data: "iVBOR" } },
+            ],
+          },
+          {
+            role: "assistant",
+            parts: [
+              { type: "text", text: "Checking." },
+              { type: "tool_call", id: "toolu_01ABC", name: "get_weather", arguments: '{"city":"Paris"}' },
+            ],
+          },
+          {
+            role: "user",
+            parts: [
+              { type: "tool_result", callId: "toolu_01ABC", content: "18C" },
+              { type: "text", text: "Thanks" },
+            ],
+          },
+        ],
+        tools: [
+          {
+            name: "get_weather",
+            description: "Weather",
+            parameters: { type: "object", properties: { city: { type: "string" } } },
+          },
+        ],
         toolChoice: { type: "tool", name: "get_weather" },
         parallelToolCalls: false,
         maxOutputTokens: 1000,
@@ -205,13 +377,28 @@ describe("encodeRequest", () => {
       model: "gpt-5.2",
       instructions: "Be brief.\n\nUse tools.",
       input: [
-        { type: "message", role: "user", content: [{ type: "input_text", text: "Weather in Paris?" }, { type: "input_image", image_url: "data:image/png;base64,iVBOR", detail: "auto" }] },
+        {
+          type: "message",
+          role: "user",
+          content: [
+            { type: "input_text", text: "Weather in Paris?" },
+            { type: "input_image", image_url: "data:image/png;base64,iVBOR", detail: "auto" },
+          ],
+        },
         { type: "message", role: "assistant", content: [{ type: "output_text", text: "Checking." }] },
         { type: "function_call", call_id: "toolu_01ABC", name: "get_weather", arguments: '{"city":"Paris"}' },
         { type: "function_call_output", call_id: "toolu_01ABC", output: "18C" },
         { type: "message", role: "user", content: [{ type: "input_text", text: "Thanks" }] },
       ],
-      tools: [{ type: "function", name: "get_weather", description: "Weather", parameters: { type: "object", properties: { city: { type: "string" } } }, strict: false }],
+      tools: [
+        {
+          type: "function",
+          name: "get_weather",
+          description: "Weather",
+          parameters: { type: "object", properties: { city: { type: "string" } } },
+          strict: false,
+        },
+      ],
       tool_choice: { type: "function", name: "get_weather" },
       parallel_tool_calls: false,
       max_output_tokens: 1000,
@@ -250,7 +437,10 @@ describe("encodeRequest", () => {
   });
 
   test("dialect: a tiny max_output_tokens is raised to the minimum; sampling and effort can be left out", () => {
-    const body = up.encodeRequest(ir({ maxOutputTokens: 1, temperature: 1, topP: 0.9, reasoning: { effort: "high" } }), { provider: "xai", dialect: { sampling: false, reasoningEffort: false, reasoningSummary: null } });
+    const body = up.encodeRequest(
+      ir({ maxOutputTokens: 1, temperature: 1, topP: 0.9, reasoning: { effort: "high" } }),
+      { provider: "xai", dialect: { sampling: false, reasoningEffort: false, reasoningSummary: null } },
+    );
     expect(body.max_output_tokens).toBe(16);
     expect(body.temperature).toBeUndefined();
     expect(body.top_p).toBeUndefined();
@@ -266,16 +456,28 @@ describe("encodeRequest", () => {
   });
 
   test("stop sequences cannot be carried: refused, naming the field", () => {
-    expect(() => up.encodeRequest(ir({ stop: ["END"] }), openai)).toThrow(expect.objectContaining({ name: "TranslationError", param: "stop" }));
+    expect(() => up.encodeRequest(ir({ stop: ["END"] }), openai)).toThrow(
+      expect.objectContaining({ name: "TranslationError", param: "stop" }),
+    );
   });
 
   test("an error tool result says so in its output (Responses has no error flag)", () => {
-    const body = up.encodeRequest(ir({ messages: [{ role: "user", parts: [{ type: "tool_result", callId: "c1", content: "file not found", isError: true }] }] }), openai);
+    const body = up.encodeRequest(
+      ir({
+        messages: [
+          { role: "user", parts: [{ type: "tool_result", callId: "c1", content: "file not found", isError: true }] },
+        ],
+      }),
+      openai,
+    );
     expect(body.input).toEqual([{ type: "function_call_output", call_id: "c1", output: "Error: file not found" }]);
   });
 
   test("json_schema output → text.format", () => {
-    const body = up.encodeRequest(ir({ responseFormat: { type: "json_schema", name: "r", schema: { type: "object" }, strict: true } }), openai);
+    const body = up.encodeRequest(
+      ir({ responseFormat: { type: "json_schema", name: "r", schema: { type: "object" }, strict: true } }),
+      openai,
+    );
     expect(body.text).toEqual({ format: { type: "json_schema", name: "r", schema: { type: "object" }, strict: true } });
   });
 });

@@ -22,10 +22,13 @@ export interface Entry {
   status?: string;
 }
 /** Every LLM a call can reach: the built-in ones on sale (retired ones answer 410) and the tests' DeepSeek entries. */
-export const LLMS = [...(models as Entry[]), ...(testModels as Entry[])].filter((m) => m.type === "llm" && m.status !== "retired");
+export const LLMS = [...(models as Entry[]), ...(testModels as Entry[])].filter(
+  (m) => m.type === "llm" && m.status !== "retired",
+);
 
 /** The protocol the model's provider speaks (DeepSeek: chat, whatever its catalog endpoint). */
-export const nativeOf = (m: Entry): Endpoint => (m.provider === "deepseek" ? "/v1/chat/completions" : (m.endpoint as Endpoint));
+export const nativeOf = (m: Entry): Endpoint =>
+  m.provider === "deepseek" ? "/v1/chat/completions" : (m.endpoint as Endpoint);
 
 /** Usage the fake upstream states, by native protocol, answer variant and form (fixtures; synthesized/README.md). */
 interface Stated {
@@ -34,7 +37,12 @@ interface Stated {
   cacheWrite: number;
   output: number;
 }
-const u = (input: number, cacheRead: number, cacheWrite: number, output: number): Stated => ({ input, cacheRead, cacheWrite, output });
+const u = (input: number, cacheRead: number, cacheWrite: number, output: number): Stated => ({
+  input,
+  cacheRead,
+  cacheWrite,
+  output,
+});
 export const STATED: Record<Endpoint, Record<"ok" | "tool" | "reasoning", { json: Stated; stream: Stated }>> = {
   // A_nonstream.json (a tool call, cache read), A_stream_text.sse (cache write), A_stream_tool.sse
   "/v1/messages": {
@@ -62,7 +70,12 @@ const perToken = (usdPerMillion: number) => Math.round(usdPerMillion * 1000);
 /** The native formula on what the upstream stated, at the catalog's prices. */
 export function chargeOf(m: Entry, s: Stated): number {
   const p = m.pricing;
-  return s.input * perToken(p.input) + s.cacheRead * perToken(p.cache_read ?? p.input) + s.cacheWrite * perToken(p.cache_write ?? p.input) + s.output * perToken(p.output!);
+  return (
+    s.input * perToken(p.input) +
+    s.cacheRead * perToken(p.cache_read ?? p.input) +
+    s.cacheWrite * perToken(p.cache_write ?? p.input) +
+    s.output * perToken(p.output!)
+  );
 }
 
 /** The tool call id the fake's tool answers carry, by native protocol and form: kept across the round trip. */
@@ -102,12 +115,23 @@ function anthropicClient(name: string, make: () => Anthropic1): Client {
       if (tools) req.tools = [{ name: "get_weather", description: "Weather", input_schema: WEATHER }];
       const msg: any = stream ? await c.messages.stream(req).finalMessage() : await c.messages.create(req);
       expect(msg.type).toBe("message");
-      const text = msg.content.filter((b: any) => b.type === "text").map((b: any) => b.text).join("");
+      const text = msg.content
+        .filter((b: any) => b.type === "text")
+        .map((b: any) => b.text)
+        .join("");
       const tu = msg.content.find((b: any) => b.type === "tool_use");
-      return { text, toolCall: tu && { id: tu.id, name: tu.name, arguments: tu.input }, turn: { role: "assistant", content: msg.content } };
+      return {
+        text,
+        toolCall: tu && { id: tu.id, name: tu.name, arguments: tu.input },
+        turn: { role: "assistant", content: msg.content },
+      };
     },
     withResult(first, got, result) {
-      return [...first, got.turn, { role: "user", content: [{ type: "tool_result", tool_use_id: got.toolCall!.id, content: result }] }];
+      return [
+        ...first,
+        got.turn,
+        { role: "user", content: [{ type: "tool_result", tool_use_id: got.toolCall!.id, content: result }] },
+      ];
     },
   };
 }
@@ -120,14 +144,25 @@ function responsesClient(make: () => OpenAI): Client {
     async call(model, { stream, tools, history }) {
       const c = make();
       const req: any = { model, max_output_tokens: 300, input: history ?? this.firstTurn() };
-      if (tools) req.tools = [{ type: "function", name: "get_weather", description: "Weather", parameters: WEATHER, strict: false }];
+      if (tools)
+        req.tools = [
+          { type: "function", name: "get_weather", description: "Weather", parameters: WEATHER, strict: false },
+        ];
       const r: any = stream ? await c.responses.stream(req).finalResponse() : await c.responses.create(req);
       expect(r.object).toBe("response");
       const fc = r.output.find((i: any) => i.type === "function_call");
-      return { text: r.output_text ?? "", toolCall: fc && { id: fc.call_id, name: fc.name, arguments: JSON.parse(fc.arguments) }, turn: r.output };
+      return {
+        text: r.output_text ?? "",
+        toolCall: fc && { id: fc.call_id, name: fc.name, arguments: JSON.parse(fc.arguments) },
+        turn: r.output,
+      };
     },
     withResult(first, got, result) {
-      return [...first, ...(got.turn as unknown[]), { type: "function_call_output", call_id: got.toolCall!.id, output: result }];
+      return [
+        ...first,
+        ...(got.turn as unknown[]),
+        { type: "function_call_output", call_id: got.toolCall!.id, output: result },
+      ];
     },
   };
 }
@@ -140,16 +175,29 @@ function chatClient(make: () => OpenAI): Client {
     async call(model, { stream, tools, history }) {
       const c = make();
       const req: any = { model, max_completion_tokens: 300, messages: history ?? this.firstTurn() };
-      if (tools) req.tools = [{ type: "function", function: { name: "get_weather", description: "Weather", parameters: WEATHER } }];
-      const r: any = stream ? await c.chat.completions.stream({ ...req, stream_options: { include_usage: true } }).finalChatCompletion() : await c.chat.completions.create(req);
+      if (tools)
+        req.tools = [
+          { type: "function", function: { name: "get_weather", description: "Weather", parameters: WEATHER } },
+        ];
+      const r: any = stream
+        ? await c.chat.completions.stream({ ...req, stream_options: { include_usage: true } }).finalChatCompletion()
+        : await c.chat.completions.create(req);
       expect(r.object).toBe("chat.completion");
       const m = r.choices[0].message;
       const tc = m.tool_calls?.[0];
-      return { text: m.content ?? "", toolCall: tc && { id: tc.id, name: tc.function.name, arguments: JSON.parse(tc.function.arguments) }, turn: m };
+      return {
+        text: m.content ?? "",
+        toolCall: tc && { id: tc.id, name: tc.function.name, arguments: JSON.parse(tc.function.arguments) },
+        turn: m,
+      };
     },
     withResult(first, got, result) {
       const m: any = got.turn;
-      return [...first, { role: "assistant", content: m.content, tool_calls: m.tool_calls }, { role: "tool", tool_call_id: got.toolCall!.id, content: result }];
+      return [
+        ...first,
+        { role: "assistant", content: m.content, tool_calls: m.tool_calls },
+        { role: "tool", tool_call_id: got.toolCall!.id, content: result },
+      ];
     },
   };
 }
@@ -160,7 +208,10 @@ export function clientsFor(endpoint: Endpoint, baseUrl: string, key: string): Cl
   if (endpoint === "/v1/messages")
     return [
       anthropicClient("@anthropic-ai/sdk 1.x", () => new Anthropic1({ ...opts, baseURL: baseUrl })),
-      anthropicClient("@anthropic-ai/sdk 0.x", () => new Anthropic0({ ...opts, baseURL: baseUrl }) as unknown as Anthropic1),
+      anthropicClient(
+        "@anthropic-ai/sdk 0.x",
+        () => new Anthropic0({ ...opts, baseURL: baseUrl }) as unknown as Anthropic1,
+      ),
     ];
   const openai = () => new OpenAI({ ...opts, baseURL: baseUrl + "/v1" });
   return [endpoint === "/v1/responses" ? responsesClient(openai) : chatClient(openai)];

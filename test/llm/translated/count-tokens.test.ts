@@ -14,14 +14,22 @@ beforeAll(async () => {
 afterAll(() => stopEnv(e));
 
 const post = (key: string, body: string) =>
-  fetch(e.gw.url + "/v1/messages/count_tokens", { method: "POST", headers: { "x-api-key": key, "content-type": "application/json", "anthropic-version": "2023-06-01" }, body });
+  fetch(e.gw.url + "/v1/messages/count_tokens", {
+    method: "POST",
+    headers: { "x-api-key": key, "content-type": "application/json", "anthropic-version": "2023-06-01" },
+    body,
+  });
 
 test("every LLM answers count_tokens with the Anthropic SDK; only Claude's goes upstream; nothing is charged", async () => {
   const { accountId, key } = await e.gw.account(10);
   const client = new Anthropic({ apiKey: key, baseURL: e.gw.url, maxRetries: 0 });
   for (const m of LLMS) {
     e.fake.reset();
-    const r = await client.messages.countTokens({ model: m.id, messages: [{ role: "user", content: "What's the weather in Paris?" }], system: "Be brief." });
+    const r = await client.messages.countTokens({
+      model: m.id,
+      messages: [{ role: "user", content: "What's the weather in Paris?" }],
+      system: "Be brief.",
+    });
     expect(r.input_tokens).toBeGreaterThan(0);
     const native = nativeOf(m) === "/v1/messages";
     expect(e.fake.requests.map((q) => q.path)).toEqual(native ? ["/v1/messages/count_tokens"] : []);

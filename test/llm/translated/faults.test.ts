@@ -13,7 +13,11 @@ import { chargeOf, LLMS } from "./clients";
 
 const model = (id: string) => LLMS.find((m) => m.id === id)!;
 const fixture = (name: string) => readFileSync(new URL(`../../fakes/fixtures/${name}`, import.meta.url), "utf8");
-const rejection = (p: Promise<unknown>) => p.then(() => null, (x) => x);
+const rejection = (p: Promise<unknown>) =>
+  p.then(
+    () => null,
+    (x) => x,
+  );
 const hi = [{ role: "user" as const, content: "Hi" }];
 
 eachDatabase("translated calls that fail", (databaseUrl) => {
@@ -36,7 +40,9 @@ eachDatabase("translated calls that fail", (databaseUrl) => {
   test("an upstream 429 on a chat model reaches an Anthropic client as Anthropic's rate_limit_error, retry-after kept; released", async () => {
     const { accountId, key } = await e.gw.account(100);
     e.fake.enqueue({ kind: "error", status: 429, retryAfter: "7" });
-    const err: any = await rejection(anthropic(key).messages.create({ model: "gemini-2.5-flash", max_tokens: 100, messages: hi }));
+    const err: any = await rejection(
+      anthropic(key).messages.create({ model: "gemini-2.5-flash", max_tokens: 100, messages: hi }),
+    );
     expect(err).toBeInstanceOf(Anthropic.RateLimitError);
     expect(err.headers.get("retry-after")).toBe("7");
     expect(err.error).toMatchObject({ type: "error", error: { type: "rate_limit_error" } });
@@ -46,7 +52,9 @@ eachDatabase("translated calls that fail", (databaseUrl) => {
   test("an upstream 500 from Claude reaches a chat client as an openai InternalServerError with the upstream's message; released", async () => {
     const { accountId, key } = await e.gw.account(100);
     e.fake.enqueue({ kind: "error", status: 500 });
-    const err: any = await rejection(openai(key).chat.completions.create({ model: "claude-haiku-4-5", max_completion_tokens: 100, messages: hi }));
+    const err: any = await rejection(
+      openai(key).chat.completions.create({ model: "claude-haiku-4-5", max_completion_tokens: 100, messages: hi }),
+    );
     expect(err).toBeInstanceOf(OpenAI.InternalServerError);
     expect(err.message).toContain("Internal server error");
     await expectReleasedAs(accountId, "upstream_error");
@@ -54,8 +62,14 @@ eachDatabase("translated calls that fail", (databaseUrl) => {
 
   test("an upstream 401 (the gateway's own key) is a 502 in the client's shape, with nothing of the upstream's text", async () => {
     const { accountId, key } = await e.gw.account(100);
-    e.fake.enqueue({ kind: "error", status: 401, body: '{"error":{"message":"Incorrect API key provided: sk-openai-***cret","type":"invalid_request_error","code":"invalid_api_key"}}' });
-    const err: any = await rejection(anthropic(key).messages.create({ model: "gpt-4.1", max_tokens: 100, messages: hi }));
+    e.fake.enqueue({
+      kind: "error",
+      status: 401,
+      body: '{"error":{"message":"Incorrect API key provided: sk-openai-***cret","type":"invalid_request_error","code":"invalid_api_key"}}',
+    });
+    const err: any = await rejection(
+      anthropic(key).messages.create({ model: "gpt-4.1", max_tokens: 100, messages: hi }),
+    );
     expect(err).toBeInstanceOf(Anthropic.APIError);
     expect(err.status).toBe(502);
     expect(JSON.stringify(err.error)).not.toContain("sk-openai");
@@ -66,11 +80,23 @@ eachDatabase("translated calls that fail", (databaseUrl) => {
   test("a field that cannot be translated is a 400 naming it, in the client's shape; nothing held, recorded or sent", async () => {
     const { accountId, key } = await e.gw.account(100);
     const before = e.fake.requests.length;
-    const n: any = await rejection(openai(key).chat.completions.create({ model: "claude-haiku-4-5", max_completion_tokens: 100, messages: hi, n: 2 }));
+    const n: any = await rejection(
+      openai(key).chat.completions.create({
+        model: "claude-haiku-4-5",
+        max_completion_tokens: 100,
+        messages: hi,
+        n: 2,
+      }),
+    );
     expect(n.status).toBe(400);
     expect(n.error).toMatchObject({ code: "unsupported_for_model", param: "n" });
     const tool: any = await rejection(
-      anthropic(key).messages.create({ model: "gpt-4.1", max_tokens: 100, messages: hi, tools: [{ type: "web_search_20250305", name: "web_search" } as any] }),
+      anthropic(key).messages.create({
+        model: "gpt-4.1",
+        max_tokens: 100,
+        messages: hi,
+        tools: [{ type: "web_search_20250305", name: "web_search" } as any],
+      }),
     );
     expect(tool.status).toBe(400);
     expect(tool.error.error.type).toBe("invalid_request_error");
@@ -82,28 +108,42 @@ eachDatabase("translated calls that fail", (databaseUrl) => {
   test("an upstream error event mid-stream becomes each client protocol's own error; released", async () => {
     let { accountId, key } = await e.gw.account(100);
     e.fake.enqueue("stream-error"); // chat's {"error": ...} chunk
-    const a: any = await rejection(anthropic(key).messages.stream({ model: "gemini-2.5-flash", max_tokens: 100, messages: hi }).finalMessage());
+    const a: any = await rejection(
+      anthropic(key).messages.stream({ model: "gemini-2.5-flash", max_tokens: 100, messages: hi }).finalMessage(),
+    );
     expect(a).toBeInstanceOf(Anthropic.APIError);
     await expectReleasedAs(accountId, "failed");
 
     ({ accountId, key } = await e.gw.account(100));
     e.fake.enqueue("stream-error"); // Anthropic's event: error (overloaded)
-    const r = await openai(key).responses.stream({ model: "claude-haiku-4-5", input: "Hi", max_output_tokens: 100 }).finalResponse();
+    const r = await openai(key)
+      .responses.stream({ model: "claude-haiku-4-5", input: "Hi", max_output_tokens: 100 })
+      .finalResponse();
     expect(r.status).toBe("failed");
     await expectReleasedAs(accountId, "failed");
 
     ({ accountId, key } = await e.gw.account(100));
     e.fake.enqueue("stream-error"); // Responses' error event
-    const c: any = await rejection(openai(key).chat.completions.stream({ model: "gpt-4.1", max_completion_tokens: 100, messages: hi }).finalChatCompletion());
+    const c: any = await rejection(
+      openai(key)
+        .chat.completions.stream({ model: "gpt-4.1", max_completion_tokens: 100, messages: hi })
+        .finalChatCompletion(),
+    );
     expect(c).toBeInstanceOf(OpenAI.APIError);
     await expectReleasedAs(accountId, "failed");
   });
 
   test("a 200 that is not the native protocol's answer (an HTML page, a JSON array, JSON for a stream) is a 502 in the client's shape; released", async () => {
-    for (const [body, contentType] of [["<html>Bad gateway</html>", "text/html"], ["[1,2]", "application/json"], ['{"id":"chatcmpl-1","choices":[', "application/json"]]) {
+    for (const [body, contentType] of [
+      ["<html>Bad gateway</html>", "text/html"],
+      ["[1,2]", "application/json"],
+      ['{"id":"chatcmpl-1","choices":[', "application/json"],
+    ]) {
       const { accountId, key } = await e.gw.account(100);
       e.fake.enqueue({ kind: "error", status: 200, body, contentType });
-      const err: any = await rejection(anthropic(key).messages.create({ model: "gemini-2.5-flash", max_tokens: 100, messages: hi }));
+      const err: any = await rejection(
+        anthropic(key).messages.create({ model: "gemini-2.5-flash", max_tokens: 100, messages: hi }),
+      );
       expect(err).toBeInstanceOf(Anthropic.APIError);
       expect(err.status).toBe(502);
       await expectReleasedAs(accountId, "upstream_bad_response");
@@ -111,24 +151,36 @@ eachDatabase("translated calls that fail", (databaseUrl) => {
     // A stream asked for, JSON given: not the answer asked for either.
     const { accountId, key } = await e.gw.account(100);
     e.fake.enqueue({ kind: "error", status: 200, body: fixture("B_nonstream.json") });
-    const err: any = await rejection(anthropic(key).messages.stream({ model: "gemini-2.5-flash", max_tokens: 100, messages: hi }).finalMessage());
+    const err: any = await rejection(
+      anthropic(key).messages.stream({ model: "gemini-2.5-flash", max_tokens: 100, messages: hi }).finalMessage(),
+    );
     expect(err).toBeInstanceOf(Anthropic.APIError);
     expect(err.status).toBe(502);
     await expectReleasedAs(accountId, "upstream_bad_response");
   });
 
   test("an upstream that drops, between events or mid-event, or ends early: the client's error event; released", async () => {
-    for (const drop of [{ kind: "drop", dropAfterEvents: 3 }, { kind: "drop", dropAfterBytes: 700 }, { kind: "ok", endAfterEvents: 3 }] as const) {
+    for (const drop of [
+      { kind: "drop", dropAfterEvents: 3 },
+      { kind: "drop", dropAfterBytes: 700 },
+      { kind: "ok", endAfterEvents: 3 },
+    ] as const) {
       const { accountId, key } = await e.gw.account(100);
       e.fake.enqueue(drop);
-      const err: any = await rejection(anthropic(key).messages.stream({ model: "gpt-4.1", max_tokens: 100, messages: hi }).finalMessage());
+      const err: any = await rejection(
+        anthropic(key).messages.stream({ model: "gpt-4.1", max_tokens: 100, messages: hi }).finalMessage(),
+      );
       expect(err).toBeInstanceOf(Anthropic.APIError);
       expect(err.message).toContain("nothing was charged");
       await expectReleasedAs(accountId, "dropped");
 
       const second = await e.gw.account(100);
       e.fake.enqueue(drop);
-      const c: any = await rejection(openai(second.key).chat.completions.stream({ model: "claude-haiku-4-5", max_completion_tokens: 100, messages: hi }).finalChatCompletion());
+      const c: any = await rejection(
+        openai(second.key)
+          .chat.completions.stream({ model: "claude-haiku-4-5", max_completion_tokens: 100, messages: hi })
+          .finalChatCompletion(),
+      );
       expect(c).toBeInstanceOf(OpenAI.APIError);
       await expectReleasedAs(second.accountId, "dropped");
     }
@@ -137,12 +189,18 @@ eachDatabase("translated calls that fail", (databaseUrl) => {
   test("a translated stream is not buffered: its first events reach the client while the upstream is still sending", async () => {
     const { accountId, key } = await e.gw.account(100);
     e.fake.enqueue({ kind: "slow", firstByteMs: 0, chunkDelayMs: 60, eventPieces: true }); // one event per write
-    const stream = await openai(key).chat.completions.create({ model: "claude-haiku-4-5", max_completion_tokens: 100, messages: hi, stream: true });
+    const stream = await openai(key).chat.completions.create({
+      model: "claude-haiku-4-5",
+      max_completion_tokens: 100,
+      messages: hi,
+      stream: true,
+    });
     let text = "";
     let upstreamDoneAtFirstText: boolean | null = null;
     for await (const chunk of stream) {
       const t = chunk.choices[0]?.delta?.content ?? "";
-      if (t && upstreamDoneAtFirstText === null) upstreamDoneAtFirstText = e.fake.requests.at(-1)!.finishedAt !== undefined;
+      if (t && upstreamDoneAtFirstText === null)
+        upstreamDoneAtFirstText = e.fake.requests.at(-1)!.finishedAt !== undefined;
       text += t;
     }
     expect(upstreamDoneAtFirstText).toBe(false);
@@ -154,7 +212,10 @@ eachDatabase("translated calls that fail", (databaseUrl) => {
     const { accountId, key } = await e.gw.account(100);
     e.fake.enqueue({ kind: "slow", firstByteMs: 0, chunkDelayMs: 200 });
     const ac = new AbortController();
-    const stream = await openai(key).chat.completions.create({ model: "claude-haiku-4-5", max_completion_tokens: 100, messages: hi, stream: true }, { signal: ac.signal });
+    const stream = await openai(key).chat.completions.create(
+      { model: "claude-haiku-4-5", max_completion_tokens: 100, messages: hi, stream: true },
+      { signal: ac.signal },
+    );
     const it = stream[Symbol.asyncIterator]();
     await it.next();
     ac.abort();
@@ -175,20 +236,41 @@ eachDatabase("translated calls that fail", (databaseUrl) => {
 
   test("issue 20.1: a translated stream with an unreadable event ends in response.failed, recorded failed, charged only the stated usage", async () => {
     const { accountId, key } = await e.gw.account(100);
-    e.fake.enqueue({ kind: "error", status: 200, contentType: "text/event-stream", whole: true, body: unreadable(events) });
-    const r = await openai(key).responses.stream({ model: "deepseek-test", input: "Hi", max_output_tokens: 100 }).finalResponse();
+    e.fake.enqueue({
+      kind: "error",
+      status: 200,
+      contentType: "text/event-stream",
+      whole: true,
+      body: unreadable(events),
+    });
+    const r = await openai(key)
+      .responses.stream({ model: "deepseek-test", input: "Hi", max_output_tokens: 100 })
+      .finalResponse();
     expect(r.status).toBe("failed");
     expect(r.error?.message).toContain("not JSON");
     // B_stream.sse states prompt 19 (none cached), completion 7: the chat formula at deepseek-test's prices
-    const line = await expectCharged(e.gw, accountId, 100, chargeOf(model("deepseek-test"), { input: 19, cacheRead: 0, cacheWrite: 0, output: 7 }));
+    const line = await expectCharged(
+      e.gw,
+      accountId,
+      100,
+      chargeOf(model("deepseek-test"), { input: 19, cacheRead: 0, cacheWrite: 0, output: 7 }),
+    );
     expect(line.status).toBe("failed");
   });
 
   test("issue 20.1: the same with no usage stated: released, recorded failed (before: charged an estimate as ok)", async () => {
     const { accountId, key } = await e.gw.account(100);
     const noUsage = events.filter((ev) => !ev.includes('"choices":[],"usage":{'));
-    e.fake.enqueue({ kind: "error", status: 200, contentType: "text/event-stream", whole: true, body: unreadable(noUsage) });
-    const r = await openai(key).responses.stream({ model: "deepseek-test", input: "Hi", max_output_tokens: 100 }).finalResponse();
+    e.fake.enqueue({
+      kind: "error",
+      status: 200,
+      contentType: "text/event-stream",
+      whole: true,
+      body: unreadable(noUsage),
+    });
+    const r = await openai(key)
+      .responses.stream({ model: "deepseek-test", input: "Hi", max_output_tokens: 100 })
+      .finalResponse();
     expect(r.status).toBe("failed");
     await expectReleasedAs(accountId, "failed");
   });
@@ -196,20 +278,39 @@ eachDatabase("translated calls that fail", (databaseUrl) => {
   test("issue 20.1: a JSON answer that cannot be translated is a 502, recorded failed, charged only its stated usage", async () => {
     const { accountId, key } = await e.gw.account(100);
     // A Messages answer whose content is not a list of blocks: its usage is readable, its content is not.
-    const answer = { id: "msg_1", type: "message", role: "assistant", content: "garbled", usage: { input_tokens: 40, output_tokens: 9 } };
+    const answer = {
+      id: "msg_1",
+      type: "message",
+      role: "assistant",
+      content: "garbled",
+      usage: { input_tokens: 40, output_tokens: 9 },
+    };
     e.fake.enqueue({ kind: "error", status: 200, body: JSON.stringify(answer) });
-    const err: any = await rejection(openai(key).chat.completions.create({ model: "claude-haiku-4-5", max_completion_tokens: 100, messages: hi }));
+    const err: any = await rejection(
+      openai(key).chat.completions.create({ model: "claude-haiku-4-5", max_completion_tokens: 100, messages: hi }),
+    );
     expect(err).toBeInstanceOf(OpenAI.APIError);
     expect(err.status).toBe(502);
     expect(err.code).toBe("upstream_bad_response");
-    const line = await expectCharged(e.gw, accountId, 100, chargeOf(model("claude-haiku-4-5"), { input: 40, cacheRead: 0, cacheWrite: 0, output: 9 }));
+    const line = await expectCharged(
+      e.gw,
+      accountId,
+      100,
+      chargeOf(model("claude-haiku-4-5"), { input: 40, cacheRead: 0, cacheWrite: 0, output: 9 }),
+    );
     expect(line.status).toBe("failed");
   });
 
   test("issue 20.1 with max_credits: the usage a failed JSON translation is charged stays within max_credits", async () => {
     const { accountId, key } = await e.gw.account(100);
     // The upstream states far more than max_credits (1 credit) allows: 20000 output tokens of Haiku cost 100 credits.
-    const answer = { id: "msg_1", type: "message", role: "assistant", content: "garbled", usage: { input_tokens: 40, output_tokens: 20000 } };
+    const answer = {
+      id: "msg_1",
+      type: "message",
+      role: "assistant",
+      content: "garbled",
+      usage: { input_tokens: 40, output_tokens: 20000 },
+    };
     e.fake.enqueue({ kind: "error", status: 200, body: JSON.stringify(answer) });
     const request = { model: "claude-haiku-4-5", max_completion_tokens: 100, messages: hi, max_credits: 1 } as any;
     const err: any = await rejection(openai(key).chat.completions.create(request));

@@ -41,7 +41,11 @@ export function matrixFor(endpoint: Endpoint) {
           expected.push(chargeOf(m, firstStreamed ? stated.tool.stream : stated.tool.json));
 
           e.fake.enqueue("ok");
-          await client.call(m.id, { stream: !firstStreamed, tools: true, history: client.withResult(first, call, "Sunny, 21 degrees") });
+          await client.call(m.id, {
+            stream: !firstStreamed,
+            tools: true,
+            history: client.withResult(first, call, "Sunny, 21 degrees"),
+          });
           expected.push(chargeOf(m, firstStreamed ? stated.ok.json : stated.ok.stream));
           const up = e.fake.requests.at(-1)!.body;
           expect(up).toContain(NATIVE_CALL_ID[native][firstStreamed ? "stream" : "json"]);

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import Anthropic from "@anthropic-ai/sdk";
 import OpenAI from "openai";
 import { startEnv, stopEnv, type Env } from "../support";
-import { MAX_TOOL_NAME, shortToolName } from "../../../src/llm/translate/tool-names.ts";
+import { MAX_TOOL_NAME, shortToolName } from "../../../src/llm/translate/tool-names";
 
 const LONG = "mcp__claude_in_chrome_browser_automation_server__take_a_screenshot_of_the_current_tab";
 const SHORT = shortToolName(LONG);
@@ -30,7 +30,10 @@ test("Claude Code's long MCP tool on a GPT model (Responses upstream): shortened
   const { key } = await e.gw.account(100);
   const client = new Anthropic({ apiKey: key, baseURL: e.gw.url, maxRetries: 0 });
   e.fake.setScenario({ kind: "script", steps: [{ call: { name: SHORT, input: { tab: "1" } } }, { text: "Done." }] });
-  const tools = [{ name: LONG, description: "Screenshot", input_schema: schema }, { name: "Read", description: "Read a file", input_schema: schema }];
+  const tools = [
+    { name: LONG, description: "Screenshot", input_schema: schema },
+    { name: "Read", description: "Read a file", input_schema: schema },
+  ];
   const ask = { role: "user" as const, content: "Take a screenshot." };
   for (const stream of [false, true]) {
     const req = { model: "gpt-5.1", max_tokens: 500, tools, messages: [ask] };
@@ -39,7 +42,14 @@ test("Claude Code's long MCP tool on a GPT model (Responses upstream): shortened
     expect(call?.name).toBe(LONG);
     expect(lastUpstream().tools.map((t: any) => t.name)).toEqual([SHORT, "Read"]);
 
-    await client.messages.create({ ...req, messages: [ask, { role: "assistant", content: m.content }, { role: "user", content: [{ type: "tool_result", tool_use_id: call.id, content: "png" }] }] });
+    await client.messages.create({
+      ...req,
+      messages: [
+        ask,
+        { role: "assistant", content: m.content },
+        { role: "user", content: [{ type: "tool_result", tool_use_id: call.id, content: "png" }] },
+      ],
+    });
     const history = lastUpstream().input.find((i: any) => i.type === "function_call");
     expect(history.name).toBe(SHORT);
     expect(e.fake.requests.at(-1)!.body).not.toContain(LONG);
@@ -58,7 +68,8 @@ test("a chat client's long tool on Claude (Anthropic upstream), streamed: the to
     messages: [{ role: "user", content: "Take a screenshot." }],
   });
   const names: string[] = [];
-  for await (const c of s) for (const t of c.choices[0]?.delta?.tool_calls ?? []) if (t.function?.name) names.push(t.function.name);
+  for await (const c of s)
+    for (const t of c.choices[0]?.delta?.tool_calls ?? []) if (t.function?.name) names.push(t.function.name);
   expect(names).toEqual([LONG]);
   expect(lastUpstream().tools.map((t: any) => t.name)).toEqual([SHORT]);
 });

@@ -7,9 +7,9 @@
 // stream the argument text is forwarded as it comes, and a call that streamed no arguments gets "{}" so clients
 // that parse the accumulated text (Claude Code) get an empty object, not an error.
 
-import { anthropicErrorType } from "../../protocols/anthropic.ts";
-import type { IrAnswer, IrEvent, IrUsage } from "../ir.ts";
-import { inputObject, signatureFor, usageToAnthropic } from "./shared.ts";
+import { anthropicErrorType } from "../../protocols/anthropic";
+import type { IrAnswer, IrEvent, IrUsage } from "../ir";
+import { inputObject, signatureFor, usageToAnthropic } from "./shared";
 
 const ZERO: IrUsage = { input: 0, cacheRead: 0, cacheWrite: 0, output: 0, reasoning: 0 };
 
@@ -25,16 +25,20 @@ function isEmpty(p: IrAnswer["parts"][number]): boolean {
 }
 
 export function encodeAnswer(answer: IrAnswer): Record<string, unknown> {
-  const content = answer.parts.filter((p) => !isEmpty(p)).map((p) => {
-    switch (p.type) {
-      case "text":
-        return { type: "text", text: p.text };
-      case "reasoning":
-        return p.redacted ? { type: "redacted_thinking", data: signatureFor(p) } : { type: "thinking", thinking: p.text, signature: signatureFor(p) };
-      case "tool_call":
-        return { type: "tool_use", id: p.id, name: p.name, input: inputObject(p.arguments) };
-    }
-  });
+  const content = answer.parts
+    .filter((p) => !isEmpty(p))
+    .map((p) => {
+      switch (p.type) {
+        case "text":
+          return { type: "text", text: p.text };
+        case "reasoning":
+          return p.redacted
+            ? { type: "redacted_thinking", data: signatureFor(p) }
+            : { type: "thinking", thinking: p.text, signature: signatureFor(p) };
+        case "tool_call":
+          return { type: "tool_use", id: p.id, name: p.name, input: inputObject(p.arguments) };
+      }
+    });
   return {
     id: messageId(answer.id),
     type: "message",
@@ -50,7 +54,16 @@ export function encodeAnswer(answer: IrAnswer): Record<string, unknown> {
 const sse = (event: string, data: object): string => `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
 
 /** A part being written; `index` is -1 until its block has started (text and thinking start at their first content). */
-type Open = { index: number; block: Record<string, unknown>; kind: "text" | "tool_call" | "reasoning"; args: boolean; origin: string | null; opaque: string; redacted: boolean; id?: string };
+type Open = {
+  index: number;
+  block: Record<string, unknown>;
+  kind: "text" | "tool_call" | "reasoning";
+  args: boolean;
+  origin: string | null;
+  opaque: string;
+  redacted: boolean;
+  id?: string;
+};
 
 /**
  * The Messages stream for IR events, written as each arrives. Block indexes are the client's own (0, 1, ... in
@@ -66,7 +79,8 @@ export function streamEncoder(): { write(e: IrEvent): string } {
   // message_delta's counts replace message_start's in the SDKs: an end without usage must restate the start's.
   let startUsage: IrUsage | null = null;
 
-  const at = (o: Open, delta: object) => sse("content_block_delta", { type: "content_block_delta", index: o.index, delta });
+  const at = (o: Open, delta: object) =>
+    sse("content_block_delta", { type: "content_block_delta", index: o.index, delta });
 
   function begin(o: Open): string {
     if (o.index >= 0) return "";
@@ -95,13 +109,28 @@ export function streamEncoder(): { write(e: IrEvent): string } {
   function start(e: Extract<IrEvent, { type: "part_start" }>): string {
     const out = close();
     const p = e.part;
-    const o: Open = { index: -1, block: { type: "text", text: "" }, kind: p.type, args: false, origin: null, opaque: "", redacted: false };
+    const o: Open = {
+      index: -1,
+      block: { type: "text", text: "" },
+      kind: p.type,
+      args: false,
+      origin: null,
+      opaque: "",
+      redacted: false,
+    };
     open = o;
     if (p.type === "tool_call") {
       o.block = { type: "tool_use", id: p.id, name: p.name, input: {} };
       return out + begin(o);
     }
-    if (p.type === "reasoning") Object.assign(o, { block: { type: "thinking", thinking: "", signature: "" }, origin: p.origin, opaque: p.opaque ?? "", redacted: p.redacted === true, id: p.id });
+    if (p.type === "reasoning")
+      Object.assign(o, {
+        block: { type: "thinking", thinking: "", signature: "" },
+        origin: p.origin,
+        opaque: p.opaque ?? "",
+        redacted: p.redacted === true,
+        id: p.id,
+      });
     return out;
   }
 
@@ -124,7 +153,16 @@ export function streamEncoder(): { write(e: IrEvent): string } {
         case "start": {
           startUsage = e.usage ?? null;
           const usage = usageToAnthropic(startUsage ?? ZERO);
-          const message = { id: messageId(e.id), type: "message", role: "assistant", model: e.model, content: [], stop_reason: null, stop_sequence: null, usage };
+          const message = {
+            id: messageId(e.id),
+            type: "message",
+            role: "assistant",
+            model: e.model,
+            content: [],
+            stop_reason: null,
+            stop_sequence: null,
+            usage,
+          };
           return sse("message_start", { type: "message_start", message });
         }
         case "part_start":
@@ -136,7 +174,11 @@ export function streamEncoder(): { write(e: IrEvent): string } {
         case "finish": {
           ended = true;
           const usage = usageToAnthropic(e.usage ?? startUsage ?? ZERO);
-          const end = sse("message_delta", { type: "message_delta", delta: { stop_reason: e.stop, stop_sequence: e.stopSequence ?? null }, usage });
+          const end = sse("message_delta", {
+            type: "message_delta",
+            delta: { stop_reason: e.stop, stop_sequence: e.stopSequence ?? null },
+            usage,
+          });
           return close() + end + sse("message_stop", { type: "message_stop" });
         }
         case "error": {

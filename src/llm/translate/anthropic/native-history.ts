@@ -3,13 +3,20 @@
 // Anthropic refuses signatures it did not make, so a turn on a Claude model must go without them. The passthrough
 // forwards bytes untouched, so it calls this only when its body holds the mark (a cheap byte search).
 
-import { openOpaque } from "../ir.ts";
+import { openOpaque } from "../ir";
 
 /** What to look for in the raw body before parsing it: every block this removes contains one of these. */
-export const FOREIGN_THINKING_MARKS = ['"sy1.', '"signature":""', '"signature": ""', '"data":""', '"data": ""'] as const;
+export const FOREIGN_THINKING_MARKS = [
+  '"sy1.',
+  '"signature":""',
+  '"signature": ""',
+  '"data":""',
+  '"data": ""',
+] as const;
 
 const isForeign = (b: any): boolean =>
-  (b?.type === "thinking" && (typeof b.signature !== "string" || b.signature === "" || openOpaque(b.signature) !== null)) ||
+  (b?.type === "thinking" &&
+    (typeof b.signature !== "string" || b.signature === "" || openOpaque(b.signature) !== null)) ||
   (b?.type === "redacted_thinking" && (typeof b.data !== "string" || b.data === "" || openOpaque(b.data) !== null));
 
 /**

@@ -1,10 +1,25 @@
 // What both sides of the Anthropic codec share: usage and stop-reason mapping, error types, cache hints, tool ids,
 // and how another provider's reasoning rides in a thinking block's `signature`.
 
-import { deeperThan, MAX_NESTING } from "../../protocols/common.ts";
-import { openOpaque, sealOpaque, TranslationError, type CacheHint, type IrUsage, type ReasoningPart, type StopReason } from "../ir.ts";
+import { deeperThan, MAX_NESTING } from "../../protocols/common";
+import {
+  openOpaque,
+  sealOpaque,
+  TranslationError,
+  type CacheHint,
+  type IrUsage,
+  type ReasoningPart,
+  type StopReason,
+} from "../ir";
 
-const STOPS: ReadonlySet<string> = new Set(["end_turn", "tool_use", "max_tokens", "stop_sequence", "refusal", "pause_turn"]);
+const STOPS: ReadonlySet<string> = new Set([
+  "end_turn",
+  "tool_use",
+  "max_tokens",
+  "stop_sequence",
+  "refusal",
+  "pause_turn",
+]);
 
 /** Anthropic's stop_reason as an IR one; running out of context window is running out of tokens to the client. */
 export function stopFromAnthropic(v: unknown): StopReason {
@@ -59,7 +74,7 @@ export function statusOfErrorType(type: unknown): number {
 }
 
 export function cacheFromAnthropic(c: any): CacheHint | undefined {
-  if (!c || c.type !== "ephemeral") return undefined;
+  if (c?.type !== "ephemeral") return undefined;
   return c.ttl === "5m" || c.ttl === "1h" ? { type: "ephemeral", ttl: c.ttl } : { type: "ephemeral" };
 }
 
@@ -95,7 +110,8 @@ export function inputObject(args: string): Record<string, unknown> {
 /** Anthropic `input` (an object) as the JSON text IR tool calls carry. */
 export function argumentsText(input: unknown, param: string): string {
   if (input === undefined || input === null) return "{}";
-  if (deeperThan(input, MAX_NESTING)) throw new TranslationError(`${param} is nested more than ${MAX_NESTING} levels deep`, param);
+  if (deeperThan(input, MAX_NESTING))
+    throw new TranslationError(`${param} is nested more than ${MAX_NESTING} levels deep`, param);
   return JSON.stringify(input);
 }
 
@@ -121,5 +137,9 @@ export function reasoningFromSignature(sig: unknown): Pick<ReasoningPart, "origi
   if (!sealed) return { origin: "anthropic", opaque: sig };
   const at = sealed.origin.indexOf("@");
   const origin = at === -1 ? sealed.origin : sealed.origin.slice(0, at);
-  return { origin, ...(sealed.value && { opaque: sealed.value }), ...(at !== -1 && { id: sealed.origin.slice(at + 1) }) };
+  return {
+    origin,
+    ...(sealed.value && { opaque: sealed.value }),
+    ...(at !== -1 && { id: sealed.origin.slice(at + 1) }),
+  };
 }

@@ -3,19 +3,39 @@
 // the signature (or a redacted block's data). Blocks only Anthropic's servers produce (server_tool_use, search
 // results, ...) have no IR form and are skipped, and the IR's part indexes count only the parts kept.
 
-import { originOf, type IrAnswer, type IrEvent, type StopReason, type TranslateTarget } from "../ir.ts";
-import { fromAnthropicToolId, statusOfErrorType, stopFromAnthropic, usageFromAnthropic } from "./shared.ts";
+import { originOf, type IrAnswer, type IrEvent, type StopReason, type TranslateTarget } from "../ir";
+import { fromAnthropicToolId, statusOfErrorType, stopFromAnthropic, usageFromAnthropic } from "./shared";
 
 type AnswerPart = IrAnswer["parts"][number];
 
 export function decodeAnswer(json: any, target: TranslateTarget): IrAnswer {
-  if (!json || typeof json !== "object" || !Array.isArray(json.content)) throw new Error("the upstream answer is not a Messages answer");
+  if (!json || typeof json !== "object" || !Array.isArray(json.content))
+    throw new Error("the upstream answer is not a Messages answer");
   const parts: AnswerPart[] = [];
   for (const b of json.content) {
     if (b?.type === "text" && typeof b.text === "string") parts.push({ type: "text", text: b.text });
-    else if (b?.type === "thinking") parts.push({ type: "reasoning", text: String(b.thinking ?? ""), origin: originOf(target), ...(b.signature && { opaque: String(b.signature) }) });
-    else if (b?.type === "redacted_thinking") parts.push({ type: "reasoning", text: "", origin: originOf(target), redacted: true, opaque: String(b.data ?? "") });
-    else if (b?.type === "tool_use") parts.push({ type: "tool_call", id: fromAnthropicToolId(String(b.id)), name: String(b.name), arguments: JSON.stringify(b.input ?? {}) });
+    else if (b?.type === "thinking")
+      parts.push({
+        type: "reasoning",
+        text: String(b.thinking ?? ""),
+        origin: originOf(target),
+        ...(b.signature && { opaque: String(b.signature) }),
+      });
+    else if (b?.type === "redacted_thinking")
+      parts.push({
+        type: "reasoning",
+        text: "",
+        origin: originOf(target),
+        redacted: true,
+        opaque: String(b.data ?? ""),
+      });
+    else if (b?.type === "tool_use")
+      parts.push({
+        type: "tool_call",
+        id: fromAnthropicToolId(String(b.id)),
+        name: String(b.name),
+        arguments: JSON.stringify(b.input ?? {}),
+      });
   }
   return {
     id: String(json.id ?? ""),
@@ -35,11 +55,15 @@ function mergeUsage(prev: Record<string, any> | null, raw: any): Record<string, 
   if (!raw || typeof raw !== "object") return prev;
   const merged: Record<string, any> = { ...prev };
   for (const k of FIELDS) if (typeof raw[k] === "number") merged[k] = raw[k];
-  if (typeof raw.output_tokens_details?.thinking_tokens === "number") merged.output_tokens_details = raw.output_tokens_details;
+  if (typeof raw.output_tokens_details?.thinking_tokens === "number")
+    merged.output_tokens_details = raw.output_tokens_details;
   return merged;
 }
 
-export function streamDecoder(target: TranslateTarget): { feed(event: string | undefined, data: string): IrEvent[]; end(): IrEvent[] } {
+export function streamDecoder(target: TranslateTarget): {
+  feed(event: string | undefined, data: string): IrEvent[];
+  end(): IrEvent[];
+} {
   let next = 0;
   // Anthropic's block index → the IR index, for the blocks kept; skipped blocks are absent.
   const kept = new Map<number, number>();
@@ -61,10 +85,19 @@ export function streamDecoder(target: TranslateTarget): { feed(event: string | u
       if (b.thinking) out.push({ type: "delta", index, reasoning: String(b.thinking) });
       if (b.signature) out.push({ type: "delta", index, opaque: String(b.signature) });
     } else if (b?.type === "redacted_thinking") {
-      out.push({ type: "part_start", index, part: { type: "reasoning", origin: originOf(target), redacted: true, opaque: String(b.data ?? "") } });
+      out.push({
+        type: "part_start",
+        index,
+        part: { type: "reasoning", origin: originOf(target), redacted: true, opaque: String(b.data ?? "") },
+      });
     } else if (b?.type === "tool_use") {
-      out.push({ type: "part_start", index, part: { type: "tool_call", id: fromAnthropicToolId(String(b.id)), name: String(b.name) } });
-      if (b.input && typeof b.input === "object" && Object.keys(b.input).length) out.push({ type: "delta", index, arguments: JSON.stringify(b.input) });
+      out.push({
+        type: "part_start",
+        index,
+        part: { type: "tool_call", id: fromAnthropicToolId(String(b.id)), name: String(b.name) },
+      });
+      if (b.input && typeof b.input === "object" && Object.keys(b.input).length)
+        out.push({ type: "delta", index, arguments: JSON.stringify(b.input) });
     } else return out;
     kept.set(ev.index, index);
     next++;
@@ -78,7 +111,8 @@ export function streamDecoder(target: TranslateTarget): { feed(event: string | u
     if (d.type === "text_delta" && d.text) return [{ type: "delta", index, text: String(d.text) }];
     if (d.type === "thinking_delta" && d.thinking) return [{ type: "delta", index, reasoning: String(d.thinking) }];
     if (d.type === "signature_delta" && d.signature) return [{ type: "delta", index, opaque: String(d.signature) }];
-    if (d.type === "input_json_delta" && d.partial_json) return [{ type: "delta", index, arguments: String(d.partial_json) }];
+    if (d.type === "input_json_delta" && d.partial_json)
+      return [{ type: "delta", index, arguments: String(d.partial_json) }];
     return [];
   }
 
@@ -89,7 +123,14 @@ export function streamDecoder(target: TranslateTarget): { feed(event: string | u
       ev = JSON.parse(data);
     } catch {
       done = true;
-      return [{ type: "error", status: 502, code: "upstream_protocol_error", message: "the upstream sent an event that could not be read" }];
+      return [
+        {
+          type: "error",
+          status: 502,
+          code: "upstream_protocol_error",
+          message: "the upstream sent an event that could not be read",
+        },
+      ];
     }
     const type = event ?? ev?.type;
     // The IR starts with `start`: a server that skipped message_start still gives the client one (the chat
@@ -108,7 +149,9 @@ export function streamDecoder(target: TranslateTarget): { feed(event: string | u
         }
         started = true;
         usage = mergeUsage(null, m.usage);
-        return [{ type: "start", id: String(m.id ?? ""), model: String(m.model ?? ""), usage: usageFromAnthropic(usage) }];
+        return [
+          { type: "start", id: String(m.id ?? ""), model: String(m.model ?? ""), usage: usageFromAnthropic(usage) },
+        ];
       }
       case "content_block_start":
         return blockStart(ev);
@@ -129,7 +172,14 @@ export function streamDecoder(target: TranslateTarget): { feed(event: string | u
       case "error": {
         done = true;
         const type = typeof ev.error?.type === "string" ? ev.error.type : "api_error";
-        return [{ type: "error", status: statusOfErrorType(type), code: type, message: String(ev.error?.message ?? "upstream error") }];
+        return [
+          {
+            type: "error",
+            status: statusOfErrorType(type),
+            code: type,
+            message: String(ev.error?.message ?? "upstream error"),
+          },
+        ];
       }
       default:
         return []; // ping, and event types added later

@@ -14,8 +14,18 @@
 // - Consecutive same-role messages are merged, empty text blocks dropped, and tool results put first in their user
 //   message, as Anthropic requires.
 
-import { originOf, TranslationError, type ImagePart, type IrMessage, type IrRequest, type IrTool, type Part, type TextPart, type TranslateTarget } from "../ir.ts";
-import { cacheToAnthropic, inputObject, toAnthropicToolId } from "./shared.ts";
+import {
+  originOf,
+  TranslationError,
+  type ImagePart,
+  type IrMessage,
+  type IrRequest,
+  type IrTool,
+  type Part,
+  type TextPart,
+  type TranslateTarget,
+} from "../ir";
+import { cacheToAnthropic, inputObject, toAnthropicToolId } from "./shared";
 
 type Block = Record<string, unknown> & { type: string };
 
@@ -47,7 +57,11 @@ export function encodeRequest(req: IrRequest, target: TranslateTarget): Record<s
     if (choice) body.tool_choice = choice;
   }
   if (req.responseFormat) {
-    if (!structured) throw new TranslationError("structured output (response_format) is not supported for this model", "response_format");
+    if (!structured)
+      throw new TranslationError(
+        "structured output (response_format) is not supported for this model",
+        "response_format",
+      );
     const schema = req.responseFormat.type === "json_schema" ? req.responseFormat.schema : { type: "object" };
     body.output_config = { format: { type: "json_schema", schema } };
   }
@@ -78,7 +92,11 @@ function dropExtraCacheHints(body: Record<string, any>): void {
   for (const b of marked.slice(0, Math.max(0, marked.length - MAX_CACHE_HINTS))) delete b.cache_control;
 }
 
-function thinkingFor(req: IrRequest, maxTokens: number, messages: Array<{ role: string; content: Block[] }>): Record<string, unknown> | undefined {
+function thinkingFor(
+  req: IrRequest,
+  maxTokens: number,
+  messages: Array<{ role: string; content: Block[] }>,
+): Record<string, unknown> | undefined {
   const r = req.reasoning;
   if (!r || (r.budgetTokens === undefined && r.effort === undefined)) return undefined;
   const forced = req.toolChoice?.type === "required" || req.toolChoice?.type === "tool";
@@ -108,7 +126,11 @@ function imageBlock(p: ImagePart): Block {
   const s = p.source;
   const data = s.kind === "url" ? DATA_URL.exec(s.url) : null;
   const source =
-    s.kind === "base64" ? { type: "base64", media_type: s.mediaType, data: s.data } : data ? { type: "base64", media_type: data[1], data: data[2] } : { type: "url", url: s.url };
+    s.kind === "base64"
+      ? { type: "base64", media_type: s.mediaType, data: s.data }
+      : data
+        ? { type: "base64", media_type: data[1], data: data[2] }
+        : { type: "url", url: s.url };
   return { type: "image", source, ...cacheToAnthropic(p.cache) };
 }
 
@@ -120,11 +142,16 @@ function block(p: Part, origin: string): Block | null {
       return imageBlock(p);
     case "reasoning":
       if (p.origin !== origin || !p.opaque) return null;
-      return p.redacted ? { type: "redacted_thinking", data: p.opaque } : { type: "thinking", thinking: p.text, signature: p.opaque };
+      return p.redacted
+        ? { type: "redacted_thinking", data: p.opaque }
+        : { type: "thinking", thinking: p.text, signature: p.opaque };
     case "tool_call":
       return { type: "tool_use", id: toAnthropicToolId(p.id), name: p.name, input: inputObject(p.arguments) };
     case "tool_result": {
-      const content = typeof p.content === "string" ? p.content : p.content.flatMap((c) => (c.type === "text" ? (c.text ? [textBlock(c)] : []) : [imageBlock(c)]));
+      const content =
+        typeof p.content === "string"
+          ? p.content
+          : p.content.flatMap((c) => (c.type === "text" ? (c.text ? [textBlock(c)] : []) : [imageBlock(c)]));
       return {
         type: "tool_result",
         tool_use_id: toAnthropicToolId(p.callId),
@@ -147,7 +174,11 @@ function turns(messages: IrMessage[], origin: string): Array<{ role: string; con
     else out.push({ role: m.role, content });
   }
   for (const m of out) {
-    if (m.role === "user") m.content = [...m.content.filter((b) => b.type === "tool_result"), ...m.content.filter((b) => b.type !== "tool_result")];
+    if (m.role === "user")
+      m.content = [
+        ...m.content.filter((b) => b.type === "tool_result"),
+        ...m.content.filter((b) => b.type !== "tool_result"),
+      ];
   }
   return out;
 }

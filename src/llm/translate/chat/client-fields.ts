@@ -1,9 +1,10 @@
 // Reading a chat request's smaller pieces: content text, images, and the fields refused because the target model
 // cannot honour them (chat/client.ts says why each is refused or dropped).
 
-import { TranslationError, type ImagePart } from "../ir.ts";
+import { TranslationError, type ImagePart } from "../ir";
 
-export const isObject = (v: unknown): v is Record<string, any> => typeof v === "object" && v !== null && !Array.isArray(v);
+export const isObject = (v: unknown): v is Record<string, any> =>
+  typeof v === "object" && v !== null && !Array.isArray(v);
 
 /** A message's content as text: a string, or text (and refusal) parts joined. */
 export function textOf(content: unknown, at: string): string {
@@ -22,7 +23,8 @@ const DATA_URL = /^data:([^;,]+);base64,(.*)$/s;
 
 export function imagePart(image: unknown, at: string): ImagePart {
   const url = typeof image === "string" ? image : isObject(image) ? image.url : undefined;
-  if (typeof url !== "string" || !url) throw new TranslationError(`${at}.image_url.url must be a URL or a base64 data URL`, at);
+  if (typeof url !== "string" || !url)
+    throw new TranslationError(`${at}.image_url.url must be a URL or a base64 data URL`, at);
   const data = DATA_URL.exec(url);
   const part: ImagePart = data
     ? { type: "image", source: { kind: "base64", mediaType: data[1]!, data: data[2]! } }

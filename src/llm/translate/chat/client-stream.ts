@@ -9,12 +9,15 @@
 // carries the whole part with its sealed opaque value (chat/shared.ts), so a client that keeps reasoning_details
 // can hand a Claude thinking signature back on the next turn.
 
-import type { IrEvent, IrUsage, ReasoningPart } from "../ir.ts";
-import { openAiErrorBody } from "../../protocols/common.ts";
-import { FINISH_REASON, chatUsage, reasoningDetail } from "./shared.ts";
-import { chatId } from "./client.ts";
+import type { IrEvent, IrUsage, ReasoningPart } from "../ir";
+import { openAiErrorBody } from "../../protocols/common";
+import { FINISH_REASON, chatUsage, reasoningDetail } from "./shared";
+import { chatId } from "./client";
 
-type Open = { kind: "text" } | { kind: "tool"; index: number; args: boolean } | ({ kind: "reasoning" } & Omit<ReasoningPart, "type">);
+type Open =
+  | { kind: "text" }
+  | { kind: "tool"; index: number; args: boolean }
+  | ({ kind: "reasoning" } & Omit<ReasoningPart, "type">);
 
 export function streamEncoder(request: Record<string, any>): { write(e: IrEvent): string } {
   const includeUsage = request?.stream_options?.include_usage === true;
@@ -26,8 +29,10 @@ export function streamEncoder(request: Record<string, any>): { write(e: IrEvent)
   let startUsage: IrUsage | null = null; // what `start` knew, for a finish that knows nothing more
 
   // The fixed fields of every chunk are serialised once; only the choice varies.
-  const chunk = (choices: string, usage = "null") => `data: ${head}"choices":${choices}${includeUsage ? `,"usage":${usage}` : ""}}\n\n`;
-  const delta = (d: object, finish: string | null = null) => chunk(`[{"index":0,"delta":${JSON.stringify(d)},"logprobs":null,"finish_reason":${JSON.stringify(finish)}}]`);
+  const chunk = (choices: string, usage = "null") =>
+    `data: ${head}"choices":${choices}${includeUsage ? `,"usage":${usage}` : ""}}\n\n`;
+  const delta = (d: object, finish: string | null = null) =>
+    chunk(`[{"index":0,"delta":${JSON.stringify(d)},"logprobs":null,"finish_reason":${JSON.stringify(finish)}}]`);
 
   return {
     write(e: IrEvent): string {
@@ -40,11 +45,21 @@ export function streamEncoder(request: Record<string, any>): { write(e: IrEvent)
         case "part_start": {
           const p = e.part;
           if (p.type === "text") open.set(e.index, { kind: "text" });
-          else if (p.type === "reasoning") open.set(e.index, { kind: "reasoning", text: "", origin: p.origin, opaque: p.opaque, redacted: p.redacted, id: p.id });
+          else if (p.type === "reasoning")
+            open.set(e.index, {
+              kind: "reasoning",
+              text: "",
+              origin: p.origin,
+              opaque: p.opaque,
+              redacted: p.redacted,
+              id: p.id,
+            });
           else {
             const index = toolCalls++;
             open.set(e.index, { kind: "tool", index, args: false });
-            return delta({ tool_calls: [{ index, id: p.id, type: "function", function: { name: p.name, arguments: "" } }] });
+            return delta({
+              tool_calls: [{ index, id: p.id, type: "function", function: { name: p.name, arguments: "" } }],
+            });
           }
           return "";
         }
@@ -66,7 +81,8 @@ export function streamEncoder(request: Record<string, any>): { write(e: IrEvent)
           const o = open.get(e.index);
           open.delete(e.index);
           // A call with no arguments at all (a tool without parameters) says "{}", as OpenAI does: "" is not JSON.
-          if (o?.kind === "tool" && !o.args) return delta({ tool_calls: [{ index: o.index, function: { arguments: "{}" } }] });
+          if (o?.kind === "tool" && !o.args)
+            return delta({ tool_calls: [{ index: o.index, function: { arguments: "{}" } }] });
           if (o?.kind !== "reasoning") return "";
           return delta({ reasoning_details: [reasoningDetail(o, reasoningParts++)] });
         }
@@ -87,5 +103,6 @@ export function streamEncoder(request: Record<string, any>): { write(e: IrEvent)
 
 /** The error object of an OpenAI error body (its type follows the status), without the gateway's request id. */
 function errorOf(e: Extract<IrEvent, { type: "error" }>): unknown {
-  return (openAiErrorBody({ status: e.status, code: e.code, message: e.message, requestId: "" }) as { error: unknown }).error;
+  return (openAiErrorBody({ status: e.status, code: e.code, message: e.message, requestId: "" }) as { error: unknown })
+    .error;
 }

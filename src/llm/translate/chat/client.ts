@@ -13,9 +13,18 @@
 // - Reasoning coming back on an assistant message: `reasoning_details` entries when present (they carry the sealed
 //   opaque value, chat-shared.ts), else `reasoning_content` text with no origin (an upstream encoder drops it).
 
-import { TranslationError, type IrAnswer, type IrMessage, type IrRequest, type IrTool, type IrToolChoice, type Part, type TextPart } from "../ir.ts";
-import { FINISH_REASON, chatUsage, reasoningDetail, reasoningFromDetail } from "./shared.ts";
-import { imagePart, isObject, refuseUnsupported, textOf } from "./client-fields.ts";
+import {
+  TranslationError,
+  type IrAnswer,
+  type IrMessage,
+  type IrRequest,
+  type IrTool,
+  type IrToolChoice,
+  type Part,
+  type TextPart,
+} from "../ir";
+import { FINISH_REASON, chatUsage, reasoningDetail, reasoningFromDetail } from "./shared";
+import { imagePart, isObject, refuseUnsupported, textOf } from "./client-fields";
 
 export function decodeRequest(body: Record<string, any>): IrRequest {
   if (!isObject(body)) throw new TranslationError("the request body must be a JSON object");
@@ -45,34 +54,55 @@ export function decodeRequest(body: Record<string, any>): IrRequest {
       case "assistant":
         return push("assistant", assistantParts(m, at));
       case "tool": {
-        if (typeof m.tool_call_id !== "string") throw new TranslationError(`${at}.tool_call_id must be a string`, `${at}.tool_call_id`);
-        return push("user", [{ type: "tool_result", callId: m.tool_call_id, content: textOf(m.content, `${at}.content`) }]);
+        if (typeof m.tool_call_id !== "string")
+          throw new TranslationError(`${at}.tool_call_id must be a string`, `${at}.tool_call_id`);
+        return push("user", [
+          { type: "tool_result", callId: m.tool_call_id, content: textOf(m.content, `${at}.content`) },
+        ]);
       }
       case "function":
-        throw new TranslationError("function messages (the legacy function calling) are not supported for this model; use tools and tool messages", `${at}.role`);
+        throw new TranslationError(
+          "function messages (the legacy function calling) are not supported for this model; use tools and tool messages",
+          `${at}.role`,
+        );
       default:
         throw new TranslationError(`${at}.role must be system, developer, user, assistant or tool`, `${at}.role`);
     }
   });
 
-  if (!messages.length) throw new TranslationError("messages must hold at least one non-empty user or assistant message", "messages");
-  const ir: IrRequest = { model: typeof body.model === "string" ? body.model : "", system, messages, tools: tools(body.tools), stream: body.stream === true };
+  if (!messages.length)
+    throw new TranslationError("messages must hold at least one non-empty user or assistant message", "messages");
+  const ir: IrRequest = {
+    model: typeof body.model === "string" ? body.model : "",
+    system,
+    messages,
+    tools: tools(body.tools),
+    stream: body.stream === true,
+  };
   const choice = toolChoice(body.tool_choice);
   if (choice) ir.toolChoice = choice;
   if (typeof body.parallel_tool_calls === "boolean") ir.parallelToolCalls = body.parallel_tool_calls;
   const max = body.max_completion_tokens ?? body.max_tokens;
   if (max != null) {
-    if (!Number.isSafeInteger(max) || max < 1) throw new TranslationError("max_completion_tokens must be a positive integer", body.max_completion_tokens != null ? "max_completion_tokens" : "max_tokens");
+    if (!Number.isSafeInteger(max) || max < 1)
+      throw new TranslationError(
+        "max_completion_tokens must be a positive integer",
+        body.max_completion_tokens != null ? "max_completion_tokens" : "max_tokens",
+      );
     ir.maxOutputTokens = max;
   }
-  for (const [field, key] of [["temperature", "temperature"], ["top_p", "topP"]] as const) {
+  for (const [field, key] of [
+    ["temperature", "temperature"],
+    ["top_p", "topP"],
+  ] as const) {
     if (body[field] == null) continue;
     if (typeof body[field] !== "number") throw new TranslationError(`${field} must be a number`, field);
     ir[key] = body[field];
   }
   if (body.stop != null) {
     const stop = typeof body.stop === "string" ? [body.stop] : body.stop;
-    if (!Array.isArray(stop) || !stop.every((s: unknown) => typeof s === "string")) throw new TranslationError("stop must be a string or an array of strings", "stop");
+    if (!Array.isArray(stop) || !stop.every((s: unknown) => typeof s === "string"))
+      throw new TranslationError("stop must be a string or an array of strings", "stop");
     if (stop.length) ir.stop = stop;
   }
   const effort = reasoningEffort(body.reasoning_effort);
@@ -93,7 +123,10 @@ function userParts(content: unknown, at: string): Part[] {
       return p.text ? [{ type: "text", text: p.text }] : [];
     }
     if (p?.type === "image_url") return [imagePart(p.image_url, pat)];
-    throw new TranslationError(`${pat}: content parts of type ${JSON.stringify(p?.type)} are not supported for this model`, pat);
+    throw new TranslationError(
+      `${pat}: content parts of type ${JSON.stringify(p?.type)} are not supported for this model`,
+      pat,
+    );
   });
 }
 
@@ -112,12 +145,19 @@ function assistantParts(m: Record<string, any>, at: string): Part[] {
     if (text) parts.push({ type: "text", text });
   }
   if (m.tool_calls != null) {
-    if (!Array.isArray(m.tool_calls)) throw new TranslationError(`${at}.tool_calls must be an array`, `${at}.tool_calls`);
+    if (!Array.isArray(m.tool_calls))
+      throw new TranslationError(`${at}.tool_calls must be an array`, `${at}.tool_calls`);
     m.tool_calls.forEach((c: any, k: number) => {
       const cat = `${at}.tool_calls[${k}]`;
-      if (typeof c?.id !== "string" || typeof c.function?.name !== "string") throw new TranslationError(`${cat} needs an id and function.name`, cat);
+      if (typeof c?.id !== "string" || typeof c.function?.name !== "string")
+        throw new TranslationError(`${cat} needs an id and function.name`, cat);
       const args = c.function.arguments;
-      parts.push({ type: "tool_call", id: c.id, name: c.function.name, arguments: typeof args === "string" ? args : args == null ? "" : JSON.stringify(args) });
+      parts.push({
+        type: "tool_call",
+        id: c.id,
+        name: c.function.name,
+        arguments: typeof args === "string" ? args : args == null ? "" : JSON.stringify(args),
+      });
     });
   }
   return parts;
@@ -128,10 +168,13 @@ function tools(list: unknown): IrTool[] {
   if (!Array.isArray(list)) throw new TranslationError("tools must be an array", "tools");
   return list.map((t: any, i: number) => {
     const at = `tools[${i}]`;
-    if (t?.type !== "function") throw new TranslationError(`${at}: only function tools are supported for this model`, at);
+    if (t?.type !== "function")
+      throw new TranslationError(`${at}: only function tools are supported for this model`, at);
     const f = t.function;
-    if (typeof f?.name !== "string" || !f.name) throw new TranslationError(`${at}.function.name must be a non-empty string`, `${at}.function.name`);
-    if (f.parameters != null && !isObject(f.parameters)) throw new TranslationError(`${at}.function.parameters must be a JSON schema object`, `${at}.function.parameters`);
+    if (typeof f?.name !== "string" || !f.name)
+      throw new TranslationError(`${at}.function.name must be a non-empty string`, `${at}.function.name`);
+    if (f.parameters != null && !isObject(f.parameters))
+      throw new TranslationError(`${at}.function.parameters must be a JSON schema object`, `${at}.function.parameters`);
     const tool: IrTool = { name: f.name, parameters: f.parameters ?? { type: "object", properties: {} } };
     if (typeof f.description === "string") tool.description = f.description;
     if (typeof f.strict === "boolean") tool.strict = f.strict;
@@ -142,15 +185,30 @@ function tools(list: unknown): IrTool[] {
 function toolChoice(c: unknown): IrToolChoice | undefined {
   if (c == null) return undefined;
   if (c === "auto" || c === "none" || c === "required") return { type: c };
-  if (isObject(c) && c.type === "function" && typeof c.function?.name === "string") return { type: "tool", name: c.function.name };
-  throw new TranslationError('tool_choice must be "auto", "none", "required" or {"type":"function","function":{"name":...}}', "tool_choice");
+  if (isObject(c) && c.type === "function" && typeof c.function?.name === "string")
+    return { type: "tool", name: c.function.name };
+  throw new TranslationError(
+    'tool_choice must be "auto", "none", "required" or {"type":"function","function":{"name":...}}',
+    "tool_choice",
+  );
 }
 
-const EFFORTS: Record<string, NonNullable<IrRequest["reasoning"]>["effort"] | null> = { none: null, minimal: "minimal", low: "low", medium: "medium", high: "high", xhigh: "high" };
+const EFFORTS: Record<string, NonNullable<IrRequest["reasoning"]>["effort"] | null> = {
+  none: null,
+  minimal: "minimal",
+  low: "low",
+  medium: "medium",
+  high: "high",
+  xhigh: "high",
+};
 
 function reasoningEffort(v: unknown): NonNullable<IrRequest["reasoning"]>["effort"] | undefined {
   if (v == null) return undefined;
-  if (typeof v !== "string" || !(v in EFFORTS)) throw new TranslationError("reasoning_effort must be none, minimal, low, medium, high or xhigh", "reasoning_effort");
+  if (typeof v !== "string" || !(v in EFFORTS))
+    throw new TranslationError(
+      "reasoning_effort must be none, minimal, low, medium, high or xhigh",
+      "reasoning_effort",
+    );
   return EFFORTS[v] ?? undefined;
 }
 
@@ -161,9 +219,17 @@ function responseFormat(f: unknown): IrRequest["responseFormat"] {
   if (f.type === "json_object") return { type: "json_object" };
   const s = f.json_schema;
   if (f.type === "json_schema" && isObject(s) && typeof s.name === "string") {
-    return { type: "json_schema", name: s.name, schema: isObject(s.schema) ? s.schema : {}, ...(typeof s.strict === "boolean" && { strict: s.strict }) };
+    return {
+      type: "json_schema",
+      name: s.name,
+      schema: isObject(s.schema) ? s.schema : {},
+      ...(typeof s.strict === "boolean" && { strict: s.strict }),
+    };
   }
-  throw new TranslationError('response_format must be {"type":"text"}, {"type":"json_object"} or {"type":"json_schema","json_schema":{"name",...}}', "response_format");
+  throw new TranslationError(
+    'response_format must be {"type":"text"}, {"type":"json_object"} or {"type":"json_schema","json_schema":{"name",...}}',
+    "response_format",
+  );
 }
 
 /** An IR answer as a chat.completion (only choice 0: n > 1 is refused). */
@@ -174,7 +240,8 @@ export function encodeAnswer(answer: IrAnswer, _request: Record<string, any>): R
   const calls: object[] = [];
   for (const p of answer.parts) {
     if (p.type === "text") content = (content ?? "") + p.text;
-    else if (p.type === "tool_call") calls.push({ id: p.id, type: "function", function: { name: p.name, arguments: p.arguments || "{}" } });
+    else if (p.type === "tool_call")
+      calls.push({ id: p.id, type: "function", function: { name: p.name, arguments: p.arguments || "{}" } });
     else {
       if (!p.redacted) reasoning += p.text;
       details.push(reasoningDetail(p, details.length));

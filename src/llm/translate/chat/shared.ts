@@ -1,7 +1,7 @@
 // What both sides of the chat codec share: stop reasons, usage, and the `reasoning_details` entries that carry a
 // reasoning part's sealed opaque value through a chat client.
 
-import { openOpaque, sealOpaque, type IrUsage, type ReasoningPart, type StopReason } from "../ir.ts";
+import { openOpaque, sealOpaque, type IrUsage, type ReasoningPart, type StopReason } from "../ir";
 
 export const FINISH_REASON: Record<StopReason, string> = {
   end_turn: "stop",
@@ -66,9 +66,14 @@ export function chatUsage(u: IrUsage): Record<string, unknown> {
  * only hand it back to the provider that made it; a part with an origin but no opaque (DeepSeek) is sealed with an
  * empty value so its origin survives too.
  */
-export function reasoningDetail(p: Pick<ReasoningPart, "text" | "origin" | "opaque" | "redacted" | "id">, index: number): Record<string, unknown> {
+export function reasoningDetail(
+  p: Pick<ReasoningPart, "text" | "origin" | "opaque" | "redacted" | "id">,
+  index: number,
+): Record<string, unknown> {
   const sealed = p.origin ? sealOpaque(p.origin, p.opaque ?? "") : p.opaque;
-  const entry: Record<string, unknown> = p.redacted ? { type: "reasoning.encrypted", data: sealed ?? "" } : { type: "reasoning.text", text: p.text };
+  const entry: Record<string, unknown> = p.redacted
+    ? { type: "reasoning.encrypted", data: sealed ?? "" }
+    : { type: "reasoning.text", text: p.text };
   if (!p.redacted && sealed !== undefined) entry.signature = sealed;
   if (p.id) entry.id = p.id;
   entry.index = index;
@@ -83,7 +88,11 @@ export function reasoningFromDetail(d: any): ReasoningPart | null {
   const text = d.type === "reasoning.text" ? d.text : d.type === "reasoning.summary" ? d.summary : "";
   if (typeof text !== "string" && typeof sealed !== "string") return null;
   const opened = typeof sealed === "string" ? openOpaque(sealed) : null;
-  const part: ReasoningPart = { type: "reasoning", text: typeof text === "string" ? text : "", origin: opened?.origin ?? null };
+  const part: ReasoningPart = {
+    type: "reasoning",
+    text: typeof text === "string" ? text : "",
+    origin: opened?.origin ?? null,
+  };
   // An unsealed value is no provider's we know: it travels with origin null, which every upstream encoder drops.
   const opaque = opened ? opened.value : typeof sealed === "string" ? sealed : "";
   if (opaque) part.opaque = opaque;

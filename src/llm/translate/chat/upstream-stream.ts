@@ -9,15 +9,26 @@
 //   gives no terminal event: the seam reports it as ended early.
 // - `{"error": {...}}` becomes an IR error; nothing after it is read.
 
-import { originOf, type IrEvent, type IrUsage, type StopReason, type TranslateTarget } from "../ir.ts";
-import { stopReasonOf, usageFromChat } from "./shared.ts";
-import { dialectOf, newCallId, reasoningOf, thoughtSignatureOf } from "./upstream.ts";
+import { originOf, type IrEvent, type IrUsage, type StopReason, type TranslateTarget } from "../ir";
+import { stopReasonOf, usageFromChat } from "./shared";
+import { dialectOf, newCallId, reasoningOf, thoughtSignatureOf } from "./upstream";
 
-type Open = { kind: "text" | "reasoning"; index: number } | { kind: "tool"; index: number; chatIndex: number; id: string };
+type Open =
+  | { kind: "text" | "reasoning"; index: number }
+  | { kind: "tool"; index: number; chatIndex: number; id: string };
 
-const STATUS_BY_TYPE: Record<string, number> = { rate_limit_error: 429, tokens: 429, invalid_request_error: 400, server_error: 500, overloaded_error: 529 };
+const STATUS_BY_TYPE: Record<string, number> = {
+  rate_limit_error: 429,
+  tokens: 429,
+  invalid_request_error: 400,
+  server_error: 500,
+  overloaded_error: 529,
+};
 
-export function streamDecoder(target: TranslateTarget): { feed(event: string | undefined, data: string): IrEvent[]; end(): IrEvent[] } {
+export function streamDecoder(target: TranslateTarget): {
+  feed(event: string | undefined, data: string): IrEvent[];
+  end(): IrEvent[];
+} {
   const d = dialectOf(target);
   let started = false;
   let ended = false;
@@ -38,7 +49,11 @@ export function streamDecoder(target: TranslateTarget): { feed(event: string | u
     if (open?.kind === kind) return open.index;
     close(out);
     open = { kind, index: next++ };
-    out.push({ type: "part_start", index: open.index, part: kind === "text" ? { type: "text" } : { type: "reasoning", origin: originOf(target) } });
+    out.push({
+      type: "part_start",
+      index: open.index,
+      part: kind === "text" ? { type: "text" } : { type: "reasoning", origin: originOf(target) },
+    });
     return open.index;
   };
   const finish = (out: IrEvent[]) => {
@@ -57,11 +72,19 @@ export function streamDecoder(target: TranslateTarget): { feed(event: string | u
       if (sig) {
         // Gemini's signature for this call: a reasoning part of its own just before it (chat/upstream.ts).
         const index = next++;
-        out.push({ type: "part_start", index, part: { type: "reasoning", origin: originOf(target) } }, { type: "delta", index, opaque: sig }, { type: "part_end", index });
+        out.push(
+          { type: "part_start", index, part: { type: "reasoning", origin: originOf(target) } },
+          { type: "delta", index, opaque: sig },
+          { type: "part_end", index },
+        );
       }
       open = { kind: "tool", index: next++, chatIndex, id: id ?? newCallId() };
       calledTools = true;
-      out.push({ type: "part_start", index: open.index, part: { type: "tool_call", id: open.id, name: String(tc?.function?.name ?? "") } });
+      out.push({
+        type: "part_start",
+        index: open.index,
+        part: { type: "tool_call", id: open.id, name: String(tc?.function?.name ?? "") },
+      });
     }
     const args = tc?.function?.arguments;
     if (typeof args === "string" && args) out.push({ type: "delta", index: open!.index, arguments: args });
@@ -72,7 +95,12 @@ export function streamDecoder(target: TranslateTarget): { feed(event: string | u
       const e = chunk.error;
       const status = typeof e.code === "number" ? e.code : (STATUS_BY_TYPE[e.type] ?? 500);
       ended = true;
-      out.push({ type: "error", status, code: typeof e.code === "string" ? e.code : typeof e.type === "string" ? e.type : "upstream_error", message: typeof e.message === "string" ? e.message : "The upstream failed." });
+      out.push({
+        type: "error",
+        status,
+        code: typeof e.code === "string" ? e.code : typeof e.type === "string" ? e.type : "upstream_error",
+        message: typeof e.message === "string" ? e.message : "The upstream failed.",
+      });
       return;
     }
     const u = usageFromChat(chunk?.usage);
@@ -82,7 +110,12 @@ export function streamDecoder(target: TranslateTarget): { feed(event: string | u
     // prompt_filter_results, with an empty id).
     if (!started && (choice || u)) {
       started = true;
-      out.push({ type: "start", id: typeof chunk?.id === "string" && chunk.id ? chunk.id : newCallId(), model: typeof chunk?.model === "string" ? chunk.model : "", usage: null });
+      out.push({
+        type: "start",
+        id: typeof chunk?.id === "string" && chunk.id ? chunk.id : newCallId(),
+        model: typeof chunk?.model === "string" ? chunk.model : "",
+        usage: null,
+      });
     }
     if (!choice) {
       if (stop !== null && u) finish(out); // the usage chunk after finish_reason
@@ -91,8 +124,10 @@ export function streamDecoder(target: TranslateTarget): { feed(event: string | u
     const delta = choice.delta ?? {};
     const reasoning = reasoningOf(delta, d);
     if (reasoning) out.push({ type: "delta", index: openText("reasoning", out), reasoning });
-    if (typeof delta.content === "string" && delta.content) out.push({ type: "delta", index: openText("text", out), text: delta.content });
-    if (typeof delta.refusal === "string" && delta.refusal) out.push({ type: "delta", index: openText("text", out), text: delta.refusal });
+    if (typeof delta.content === "string" && delta.content)
+      out.push({ type: "delta", index: openText("text", out), text: delta.content });
+    if (typeof delta.refusal === "string" && delta.refusal)
+      out.push({ type: "delta", index: openText("text", out), text: delta.refusal });
     if (Array.isArray(delta.tool_calls)) for (const tc of delta.tool_calls) onToolCall(tc, out);
     if (choice.finish_reason) {
       close(out);
@@ -115,7 +150,14 @@ export function streamDecoder(target: TranslateTarget): { feed(event: string | u
         chunk = JSON.parse(data);
       } catch {
         ended = true;
-        return [{ type: "error", status: 502, code: "upstream_bad_response", message: "The upstream sent a stream event that is not JSON." }];
+        return [
+          {
+            type: "error",
+            status: 502,
+            code: "upstream_bad_response",
+            message: "The upstream sent a stream event that is not JSON.",
+          },
+        ];
       }
       onChunk(chunk, out);
       return out;

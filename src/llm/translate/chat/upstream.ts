@@ -15,8 +15,17 @@
 //   `thoughtSignatures` dialect, an assistant turn whose first call has none (history made by another model) gets
 //   Gemini's documented placeholder that skips the check, rather than a 400.
 
-import { originOf, TranslationError, type ImagePart, type IrAnswer, type IrMessage, type IrRequest, type TextPart, type TranslateTarget } from "../ir.ts";
-import { stopReasonOf, usageFromChat } from "./shared.ts";
+import {
+  originOf,
+  TranslationError,
+  type ImagePart,
+  type IrAnswer,
+  type IrMessage,
+  type IrRequest,
+  type TextPart,
+  type TranslateTarget,
+} from "../ir";
+import { stopReasonOf, usageFromChat } from "./shared";
 
 type ChatMessage = Record<string, unknown>;
 
@@ -49,13 +58,20 @@ export function encodeRequest(req: IrRequest, target: TranslateTarget): Record<s
   const d = dialectOf(target);
   const messages: ChatMessage[] = [];
   if (req.system.length) messages.push({ role: "system", content: req.system.map((p) => p.text).join("\n\n") });
-  merged(req.messages).forEach((m, i) => (m.role === "user" ? userMessages(m, i, d, messages) : assistantMessage(m, originOf(target), d, messages)));
+  merged(req.messages).forEach((m, i) =>
+    m.role === "user" ? userMessages(m, i, d, messages) : assistantMessage(m, originOf(target), d, messages),
+  );
 
   const out: Record<string, unknown> = { model: req.model, messages };
   if (req.tools.length) {
     out.tools = req.tools.map((t) => ({
       type: "function",
-      function: { name: t.name, ...(t.description != null && { description: t.description }), parameters: t.parameters, ...(t.strict != null && { strict: t.strict }) },
+      function: {
+        name: t.name,
+        ...(t.description != null && { description: t.description }),
+        parameters: t.parameters,
+        ...(t.strict != null && { strict: t.strict }),
+      },
     }));
     const c = req.toolChoice;
     if (c) out.tool_choice = c.type === "tool" ? { type: "function", function: { name: c.name } } : c.type;
@@ -71,7 +87,11 @@ export function encodeRequest(req: IrRequest, target: TranslateTarget): Record<s
   if (effort && d.reasoningEffort) out.reasoning_effort = effort;
   const f = req.responseFormat;
   if (f?.type === "json_object") out.response_format = { type: "json_object" };
-  else if (f?.type === "json_schema") out.response_format = { type: "json_schema", json_schema: { name: f.name, schema: f.schema, ...(f.strict != null && { strict: f.strict }) } };
+  else if (f?.type === "json_schema")
+    out.response_format = {
+      type: "json_schema",
+      json_schema: { name: f.name, schema: f.schema, ...(f.strict != null && { strict: f.strict }) },
+    };
   if (req.stream) {
     out.stream = true;
     // Metering reads the upstream's own usage, which a chat stream carries only when asked.
@@ -120,11 +140,16 @@ function userMessages(m: IrMessage, i: number, d: ChatDialect, out: ChatMessage[
   if (!d.images) throw new TranslationError("this model does not take images", `messages[${i}].content`);
   out.push({
     role: "user",
-    content: content.map((p) => (p.type === "text" ? { type: "text", text: p.text } : { type: "image_url", image_url: { url: imageUrl(p), ...(p.detail && { detail: p.detail }) } })),
+    content: content.map((p) =>
+      p.type === "text"
+        ? { type: "text", text: p.text }
+        : { type: "image_url", image_url: { url: imageUrl(p), ...(p.detail && { detail: p.detail }) } },
+    ),
   });
 }
 
-const imageUrl = (p: ImagePart) => (p.source.kind === "url" ? p.source.url : `data:${p.source.mediaType};base64,${p.source.data}`);
+const imageUrl = (p: ImagePart) =>
+  p.source.kind === "url" ? p.source.url : `data:${p.source.mediaType};base64,${p.source.data}`;
 
 function assistantMessage(m: IrMessage, origin: string, d: ChatDialect, out: ChatMessage[]): void {
   let text = "";
@@ -134,7 +159,11 @@ function assistantMessage(m: IrMessage, origin: string, d: ChatDialect, out: Cha
   for (const p of m.parts) {
     if (p.type === "text") text += p.text;
     else if (p.type === "tool_call") {
-      const call: ChatMessage = { id: p.id, type: "function", function: { name: p.name, arguments: p.arguments || "{}" } };
+      const call: ChatMessage = {
+        id: p.id,
+        type: "function",
+        function: { name: p.name, arguments: p.arguments || "{}" },
+      };
       const sig = signature ?? (d.thoughtSignatures && !calls.length ? SKIP_SIGNATURE : undefined);
       if (sig) call.extra_content = { google: { thought_signature: sig } };
       signature = undefined;
@@ -171,7 +200,12 @@ export function decodeAnswer(json: any, target: TranslateTarget): IrAnswer {
     const sig = thoughtSignatureOf(c);
     if (sig) parts.push({ type: "reasoning", text: "", origin: originOf(target), opaque: sig });
     const args = c?.function?.arguments;
-    parts.push({ type: "tool_call", id: typeof c?.id === "string" && c.id ? c.id : newCallId(), name: String(c?.function?.name ?? ""), arguments: typeof args === "string" ? args : args == null ? "" : JSON.stringify(args) });
+    parts.push({
+      type: "tool_call",
+      id: typeof c?.id === "string" && c.id ? c.id : newCallId(),
+      name: String(c?.function?.name ?? ""),
+      arguments: typeof args === "string" ? args : args == null ? "" : JSON.stringify(args),
+    });
   }
   return {
     id: typeof json?.id === "string" ? json.id : newCallId(),

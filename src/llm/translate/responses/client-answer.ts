@@ -2,8 +2,21 @@
 // (summary text + encrypted_content = the sealed opaque value), message (output_text), function_call (or
 // custom_tool_call for the request's custom tools; under its namespace for a namespace tool's member).
 
-import type { IrAnswer } from "../ir.ts";
-import { answerContext, customInput, customToolCallItem, functionCallItem, itemId, messageItem, reasoningItem, responseObject, sealedReasoning, statusFor, toolRef, usageOut } from "./shape.ts";
+import type { IrAnswer } from "../ir";
+import {
+  answerContext,
+  customInput,
+  customToolCallItem,
+  functionCallItem,
+  itemId,
+  messageItem,
+  reasoningItem,
+  responseObject,
+  sealedReasoning,
+  statusFor,
+  toolRef,
+  usageOut,
+} from "./shape";
 
 export function encodeAnswer(answer: IrAnswer, request: Record<string, any>): Record<string, unknown> {
   const ctx = answerContext(request, answer.id, answer.model);
@@ -17,7 +30,13 @@ export function encodeAnswer(answer: IrAnswer, request: Record<string, any>): Re
         return messageItem(itemId(ctx, "msg", n), part.text, itemStatus);
       case "tool_call":
         return ctx.customTools.has(part.name)
-          ? customToolCallItem(itemId(ctx, "ctc", n), part.id, toolRef(ctx, part.name), customInput(part.arguments), itemStatus)
+          ? customToolCallItem(
+              itemId(ctx, "ctc", n),
+              part.id,
+              toolRef(ctx, part.name),
+              customInput(part.arguments),
+              itemStatus,
+            )
           : functionCallItem(itemId(ctx, "fc", n), part.id, toolRef(ctx, part.name), part.arguments, itemStatus);
     }
   });

@@ -21,15 +21,25 @@
 //   safety_identifier, other service tiers, truncation, max_tool_calls (hosted tools only), stream_options,
 //   text.verbosity and reasoning.summary (whatever reasoning text the model gives comes back as a summary).
 
-import { TranslationError, type ImagePart, type IrMessage, type IrRequest, type IrTool, type IrToolChoice, type Part, type TextPart } from "../ir.ts";
-import { checkEchoedDepth, CUSTOM_INPUT, NAMESPACE_JOIN, openReasoning } from "./shape.ts";
+import {
+  TranslationError,
+  type ImagePart,
+  type IrMessage,
+  type IrRequest,
+  type IrTool,
+  type IrToolChoice,
+  type Part,
+  type TextPart,
+} from "../ir";
+import { checkEchoedDepth, CUSTOM_INPUT, NAMESPACE_JOIN, openReasoning } from "./shape";
 
 const refuse = (message: string, param: string): never => {
   throw new TranslationError(message, param);
 };
 
 export function decodeRequest(body: Record<string, any>): IrRequest {
-  if (typeof body !== "object" || body === null || Array.isArray(body)) refuse("the request body must be a JSON object", "body");
+  if (typeof body !== "object" || body === null || Array.isArray(body))
+    refuse("the request body must be a JSON object", "body");
   checkEchoedDepth(body);
   refuseStateful(body);
 
@@ -44,15 +54,25 @@ export function decodeRequest(body: Record<string, any>): IrRequest {
   else refuse("input must be a string or an array of items", "input");
 
   const { tools, toolChoice, droppedTools } = decodeTools(body.tools, body.tool_choice);
-  const req: IrRequest = { model: typeof body.model === "string" ? body.model : "", system, messages, tools, stream: body.stream === true };
+  const req: IrRequest = {
+    model: typeof body.model === "string" ? body.model : "",
+    system,
+    messages,
+    tools,
+    stream: body.stream === true,
+  };
   if (toolChoice) req.toolChoice = toolChoice;
   if (droppedTools.length) req.droppedTools = droppedTools;
   if (typeof body.parallel_tool_calls === "boolean") req.parallelToolCalls = body.parallel_tool_calls;
   if (body.max_output_tokens != null) {
-    if (!Number.isSafeInteger(body.max_output_tokens) || body.max_output_tokens < 1) refuse("max_output_tokens must be a positive integer", "max_output_tokens");
+    if (!Number.isSafeInteger(body.max_output_tokens) || body.max_output_tokens < 1)
+      refuse("max_output_tokens must be a positive integer", "max_output_tokens");
     req.maxOutputTokens = body.max_output_tokens;
   }
-  for (const [field, key] of [["temperature", "temperature"], ["top_p", "topP"]] as const) {
+  for (const [field, key] of [
+    ["temperature", "temperature"],
+    ["top_p", "topP"],
+  ] as const) {
     if (body[field] == null) continue;
     if (typeof body[field] !== "number" || !Number.isFinite(body[field])) refuse(`${field} must be a number`, field);
     req[key] = body[field];
@@ -66,12 +86,22 @@ export function decodeRequest(body: Record<string, any>): IrRequest {
 }
 
 function refuseStateful(body: Record<string, any>): void {
-  if (body.previous_response_id != null) refuse("previous_response_id is not supported for this model (nothing is stored); send the full conversation in input", "previous_response_id");
-  if (body.conversation != null) refuse("conversation is not supported for this model (nothing is stored); send the full conversation in input", "conversation");
+  if (body.previous_response_id != null)
+    refuse(
+      "previous_response_id is not supported for this model (nothing is stored); send the full conversation in input",
+      "previous_response_id",
+    );
+  if (body.conversation != null)
+    refuse(
+      "conversation is not supported for this model (nothing is stored); send the full conversation in input",
+      "conversation",
+    );
   if (body.prompt != null) refuse("prompt (a stored prompt template) is not supported for this model", "prompt");
   if (body.background === true) refuse("background is not supported for this model", "background");
-  if (typeof body.top_logprobs === "number" && body.top_logprobs > 0) refuse("top_logprobs is not supported for this model", "top_logprobs");
-  if (Array.isArray(body.include) && body.include.includes("message.output_text.logprobs")) refuse("logprobs are not supported for this model", "include");
+  if (typeof body.top_logprobs === "number" && body.top_logprobs > 0)
+    refuse("top_logprobs is not supported for this model", "top_logprobs");
+  if (Array.isArray(body.include) && body.include.includes("message.output_text.logprobs"))
+    refuse("logprobs are not supported for this model", "include");
   if (body.service_tier === "priority") refuse("service_tier priority is not supported for this model", "service_tier");
 }
 
@@ -90,23 +120,39 @@ function decodeItems(items: unknown[], system: TextPart[], messages: IrMessage[]
       case "message": {
         const role = item.role;
         if (role === "system" || role === "developer") {
-          for (const p of contentParts(item.content, `${at}.content`)) if (p.type === "text") system.push(p);
-          else refuse(`${role} messages may hold only text`, `${at}.content`);
+          for (const p of contentParts(item.content, `${at}.content`))
+            if (p.type === "text") system.push(p);
+            else refuse(`${role} messages may hold only text`, `${at}.content`);
         } else if (role === "user" || role === "assistant") {
           for (const p of contentParts(item.content, `${at}.content`)) push(role, p);
         } else refuse(`${at}.role must be user, assistant, system or developer`, `${at}.role`);
         return;
       }
       case "function_call":
-        return push("assistant", { type: "tool_call", id: callId(item, at), name: calledName(item, at), arguments: typeof item.arguments === "string" ? item.arguments : "" });
+        return push("assistant", {
+          type: "tool_call",
+          id: callId(item, at),
+          name: calledName(item, at),
+          arguments: typeof item.arguments === "string" ? item.arguments : "",
+        });
       case "custom_tool_call":
-        return push("assistant", { type: "tool_call", id: callId(item, at), name: calledName(item, at), arguments: JSON.stringify({ [CUSTOM_INPUT]: typeof item.input === "string" ? item.input : "" }) });
+        return push("assistant", {
+          type: "tool_call",
+          id: callId(item, at),
+          name: calledName(item, at),
+          arguments: JSON.stringify({ [CUSTOM_INPUT]: typeof item.input === "string" ? item.input : "" }),
+        });
       case "function_call_output":
       case "custom_tool_call_output": {
         // Some Codex versions send a failure as {content, success: false}: an error result.
         const failed = typeof item.output?.content === "string" && !Array.isArray(item.output);
         const content = toolOutput(failed ? item.output.content : item.output, `${at}.output`);
-        return push("user", { type: "tool_result", callId: callId(item, at), content, ...(failed && item.output.success === false && { isError: true }) });
+        return push("user", {
+          type: "tool_result",
+          callId: callId(item, at),
+          content,
+          ...(failed && item.output.success === false && { isError: true }),
+        });
       }
       case "reasoning":
         return push("assistant", reasoningPart(item, at));
@@ -159,7 +205,8 @@ function contentParts(content: unknown, at: string): Array<TextPart | ImagePart>
 }
 
 function image(p: Record<string, any>, at: string): ImagePart {
-  if (typeof p.image_url !== "string" || !p.image_url) return refuse("input_image needs an image_url (file_id is not supported for this model)", at);
+  if (typeof p.image_url !== "string" || !p.image_url)
+    return refuse("input_image needs an image_url (file_id is not supported for this model)", at);
   const detail = typeof p.detail === "string" && p.detail !== "auto" ? { detail: p.detail } : {};
   const data = /^data:([^;,]+);base64,(.*)$/s.exec(p.image_url);
   if (data) return { type: "image", source: { kind: "base64", mediaType: data[1]!, data: data[2]! }, ...detail };
@@ -173,11 +220,14 @@ function toolOutput(output: unknown, at: string): string | Array<TextPart | Imag
 }
 
 function reasoningPart(item: Record<string, any>, at: string): Part {
-  const texts = (v: unknown) => (Array.isArray(v) ? v.map((p: any) => (typeof p?.text === "string" ? p.text : "")).filter(Boolean) : []);
+  const texts = (v: unknown) =>
+    Array.isArray(v) ? v.map((p: any) => (typeof p?.text === "string" ? p.text : "")).filter(Boolean) : [];
   const content = texts(item.content);
   const text = (content.length ? content : texts(item.summary)).join("\n\n");
-  if (item.encrypted_content != null && typeof item.encrypted_content !== "string") refuse(`${at}.encrypted_content must be a string`, `${at}.encrypted_content`);
-  const sealed = typeof item.encrypted_content === "string" && item.encrypted_content ? openReasoning(item.encrypted_content) : null;
+  if (item.encrypted_content != null && typeof item.encrypted_content !== "string")
+    refuse(`${at}.encrypted_content must be a string`, `${at}.encrypted_content`);
+  const sealed =
+    typeof item.encrypted_content === "string" && item.encrypted_content ? openReasoning(item.encrypted_content) : null;
   return {
     type: "reasoning",
     text,
@@ -198,7 +248,13 @@ function decodeEffort(reasoning: unknown): Effort {
   const effort = (reasoning as any).effort;
   if (effort == null || effort === "none") return undefined;
   const mapped = EFFORTS[effort as keyof typeof EFFORTS];
-  return mapped ?? refuse(`reasoning.effort ${JSON.stringify(effort)} is not one of none, minimal, low, medium, high, xhigh`, "reasoning.effort");
+  return (
+    mapped ??
+    refuse(
+      `reasoning.effort ${JSON.stringify(effort)} is not one of none, minimal, low, medium, high, xhigh`,
+      "reasoning.effort",
+    )
+  );
 }
 
 function decodeFormat(text: unknown): IrRequest["responseFormat"] {
@@ -206,8 +262,14 @@ function decodeFormat(text: unknown): IrRequest["responseFormat"] {
   if (format == null || format.type === "text") return undefined;
   if (format.type === "json_object") return { type: "json_object" };
   if (format.type === "json_schema") {
-    if (typeof format.schema !== "object" || format.schema === null) return refuse("text.format.schema must be an object", "text.format.schema");
-    return { type: "json_schema", name: typeof format.name === "string" ? format.name : "response", schema: format.schema, ...(typeof format.strict === "boolean" && { strict: format.strict }) };
+    if (typeof format.schema !== "object" || format.schema === null)
+      return refuse("text.format.schema must be an object", "text.format.schema");
+    return {
+      type: "json_schema",
+      name: typeof format.name === "string" ? format.name : "response",
+      schema: format.schema,
+      ...(typeof format.strict === "boolean" && { strict: format.strict }),
+    };
   }
   return refuse(`text.format type ${JSON.stringify(format.type)} is not supported`, "text.format");
 }
@@ -217,7 +279,10 @@ function decodeFormat(text: unknown): IrRequest["responseFormat"] {
  * OpenAI's side and the translated model has no equivalent: it is left out and named in `droppedTools` (the answer's
  * x-switchyard-dropped-tools header), since Codex offers web_search in every request; a tool_choice forcing one is a 400.
  */
-function decodeTools(raw: unknown, choice: any): { tools: IrTool[]; toolChoice?: IrToolChoice; droppedTools: string[] } {
+function decodeTools(
+  raw: unknown,
+  choice: any,
+): { tools: IrTool[]; toolChoice?: IrToolChoice; droppedTools: string[] } {
   if (raw != null && !Array.isArray(raw)) refuse("tools must be an array", "tools");
   let tools: IrTool[] = [];
   const droppedTools: string[] = [];
@@ -232,12 +297,17 @@ function decodeTools(raw: unknown, choice: any): { tools: IrTool[]; toolChoice?:
   if (choice == null || choice === "auto") return chosen(choice ? { type: "auto" } : undefined);
   if (choice === "none") return chosen({ type: "none" });
   if (choice === "required") {
-    if (!tools.length) refuse("tool_choice required forces a tool, and this model can run none of the tools offered", "tool_choice");
+    if (!tools.length)
+      refuse("tool_choice required forces a tool, and this model can run none of the tools offered", "tool_choice");
     return chosen({ type: "required" });
   }
   if ((choice?.type === "function" || choice?.type === "custom") && typeof choice.name === "string") {
-    const name = typeof choice.namespace === "string" && choice.namespace ? choice.namespace + NAMESPACE_JOIN + choice.name : choice.name;
-    if (!tools.some((t) => t.name === name)) refuse(`tool_choice names ${JSON.stringify(choice.name)}, which is not among the tools`, "tool_choice");
+    const name =
+      typeof choice.namespace === "string" && choice.namespace
+        ? choice.namespace + NAMESPACE_JOIN + choice.name
+        : choice.name;
+    if (!tools.some((t) => t.name === name))
+      refuse(`tool_choice names ${JSON.stringify(choice.name)}, which is not among the tools`, "tool_choice");
     return chosen({ type: "tool", name });
   }
   if (choice?.type === "allowed_tools" && Array.isArray(choice.tools)) {
@@ -245,14 +315,18 @@ function decodeTools(raw: unknown, choice: any): { tools: IrTool[]; toolChoice?:
     tools = tools.filter((t) => allowed.has(t.name));
     return chosen({ type: choice.mode === "required" ? "required" : "auto" });
   }
-  return refuse(`tool_choice ${JSON.stringify(choice?.type ?? choice)} forces a tool this model cannot run (hosted tools run on OpenAI's side; this model has no equivalent)`, "tool_choice");
+  return refuse(
+    `tool_choice ${JSON.stringify(choice?.type ?? choice)} forces a tool this model cannot run (hosted tools run on OpenAI's side; this model has no equivalent)`,
+    "tool_choice",
+  );
 }
 
 function functionTool(t: Record<string, any>, at: string): IrTool {
   return {
     name: str(t.name, `${at}.name`),
     ...(typeof t.description === "string" && { description: t.description }),
-    parameters: typeof t.parameters === "object" && t.parameters !== null ? t.parameters : { type: "object", properties: {} },
+    parameters:
+      typeof t.parameters === "object" && t.parameters !== null ? t.parameters : { type: "object", properties: {} },
     ...(typeof t.strict === "boolean" && { strict: t.strict }),
   };
 }
@@ -264,25 +338,39 @@ function namespaceMembers(t: Record<string, any>, i: number, droppedTools: strin
   const members: IrTool[] = [];
   t.tools.forEach((member: any, j: number) => {
     const at = `tools[${i}].tools[${j}]`;
-    if (member?.type !== "function" && member?.type !== "custom") return void droppedTools.push(hostedToolType(member?.type, `${at}.type`));
+    if (member?.type !== "function" && member?.type !== "custom")
+      return void droppedTools.push(hostedToolType(member?.type, `${at}.type`));
     const tool = member.type === "function" ? functionTool(member, at) : customTool(member, at);
     const context = typeof t.description === "string" && t.description ? `${t.description}\n\n` : "";
-    members.push({ ...tool, name: namespace + NAMESPACE_JOIN + tool.name, ...((context || tool.description) && { description: `${context}${tool.description ?? ""}`.trim() }) });
+    members.push({
+      ...tool,
+      name: namespace + NAMESPACE_JOIN + tool.name,
+      ...((context || tool.description) && { description: `${context}${tool.description ?? ""}`.trim() }),
+    });
   });
   return members;
 }
 
 /** A hosted tool's type, as it is named in the dropped-tools header; a tool without a type is the caller's mistake. */
 function hostedToolType(type: unknown, at: string): string {
-  if (typeof type !== "string" || !/^[a-z0-9_.-]{1,64}$/.test(type)) return refuse("each tool needs a type (function, custom, namespace or a hosted tool's type)", at);
+  if (typeof type !== "string" || !/^[a-z0-9_.-]{1,64}$/.test(type))
+    return refuse("each tool needs a type (function, custom, namespace or a hosted tool's type)", at);
   return type;
 }
 
 function customTool(t: Record<string, any>, at: string): IrTool {
-  const grammar = t.format?.type === "grammar" && typeof t.format.definition === "string" ? `\n\nThe input must follow this ${t.format.syntax ?? ""} grammar:\n${t.format.definition}` : "";
+  const grammar =
+    t.format?.type === "grammar" && typeof t.format.definition === "string"
+      ? `\n\nThe input must follow this ${t.format.syntax ?? ""} grammar:\n${t.format.definition}`
+      : "";
   return {
     name: str(t.name, `${at}.name`),
     description: `${typeof t.description === "string" ? t.description : ""}${grammar}`.trim(),
-    parameters: { type: "object", properties: { [CUSTOM_INPUT]: { type: "string", description: "the tool's freeform input" } }, required: [CUSTOM_INPUT], additionalProperties: false },
+    parameters: {
+      type: "object",
+      properties: { [CUSTOM_INPUT]: { type: "string", description: "the tool's freeform input" } },
+      required: [CUSTOM_INPUT],
+      additionalProperties: false,
+    },
   };
 }

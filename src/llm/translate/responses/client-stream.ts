@@ -7,8 +7,8 @@
 // itself summarised. A custom tool's freeform input is read out of the function arguments it travels in as they
 // stream (custom-input.ts).
 
-import type { IrEvent, IrUsage, StopReason } from "../ir.ts";
-import { customInputReader } from "./custom-input.ts";
+import type { IrEvent, IrUsage, StopReason } from "../ir";
+import { customInputReader } from "./custom-input";
 import {
   answerContext,
   customInput,
@@ -25,13 +25,31 @@ import {
   usageOut,
   type AnswerContext,
   type ToolRef,
-} from "./shape.ts";
+} from "./shape";
 
 type Open =
   | { kind: "message"; index: number; id: string; text: string }
-  | { kind: "reasoning"; index: number; id: string; text: string; summaryOpen: boolean; origin: string | null; opaque: string; redacted?: boolean }
+  | {
+      kind: "reasoning";
+      index: number;
+      id: string;
+      text: string;
+      summaryOpen: boolean;
+      origin: string | null;
+      opaque: string;
+      redacted?: boolean;
+    }
   | { kind: "function"; index: number; id: string; callId: string; tool: ToolRef; args: string }
-  | { kind: "custom"; index: number; id: string; callId: string; tool: ToolRef; args: string; reader: ReturnType<typeof customInputReader>; sent: string };
+  | {
+      kind: "custom";
+      index: number;
+      id: string;
+      callId: string;
+      tool: ToolRef;
+      args: string;
+      reader: ReturnType<typeof customInputReader>;
+      sent: string;
+    };
 
 export function streamEncoder(request: Record<string, any>): { write(e: IrEvent): string } {
   let ctx: AnswerContext | null = null;
@@ -60,18 +78,34 @@ export function streamEncoder(request: Record<string, any>): { write(e: IrEvent)
     if (part.type === "text") {
       const id = itemId(c, "msg", index);
       open = { kind: "message", index, id, text: "" };
-      emit("response.output_item.added", { output_index: index, item: { id, type: "message", status: "in_progress", content: [], role: "assistant" } });
+      emit("response.output_item.added", {
+        output_index: index,
+        item: { id, type: "message", status: "in_progress", content: [], role: "assistant" },
+      });
       emit("response.content_part.added", { item_id: id, output_index: index, content_index: 0, part: outputText("") });
     } else if (part.type === "reasoning") {
       const id = itemId(c, "rs", index);
-      open = { kind: "reasoning", index, id, text: "", summaryOpen: false, origin: part.origin, opaque: part.opaque ?? "", redacted: part.redacted };
+      open = {
+        kind: "reasoning",
+        index,
+        id,
+        text: "",
+        summaryOpen: false,
+        origin: part.origin,
+        opaque: part.opaque ?? "",
+        redacted: part.redacted,
+      };
       emit("response.output_item.added", { output_index: index, item: { id, type: "reasoning", summary: [] } });
     } else {
       const custom = c.customTools.has(part.name);
       const id = itemId(c, custom ? "ctc" : "fc", index);
       const tool = toolRef(c, part.name);
-      open = custom ? { kind: "custom", index, id, callId: part.id, tool, args: "", reader: customInputReader(), sent: "" } : { kind: "function", index, id, callId: part.id, tool, args: "" };
-      const item = custom ? customToolCallItem(id, part.id, tool, "", "in_progress") : functionCallItem(id, part.id, tool, "", "in_progress");
+      open = custom
+        ? { kind: "custom", index, id, callId: part.id, tool, args: "", reader: customInputReader(), sent: "" }
+        : { kind: "function", index, id, callId: part.id, tool, args: "" };
+      const item = custom
+        ? customToolCallItem(id, part.id, tool, "", "in_progress")
+        : functionCallItem(id, part.id, tool, "", "in_progress");
       emit("response.output_item.added", { output_index: index, item });
     }
   }
@@ -88,7 +122,11 @@ export function streamEncoder(request: Record<string, any>): { write(e: IrEvent)
       if (!e.reasoning) return;
       if (!o.summaryOpen) {
         o.summaryOpen = true;
-        emit("response.reasoning_summary_part.added", { ...at, summary_index: 0, part: { type: "summary_text", text: "" } });
+        emit("response.reasoning_summary_part.added", {
+          ...at,
+          summary_index: 0,
+          part: { type: "summary_text", text: "" },
+        });
       }
       o.text += e.reasoning;
       emit("response.reasoning_summary_text.delta", { ...at, summary_index: 0, delta: e.reasoning });
@@ -118,7 +156,11 @@ export function streamEncoder(request: Record<string, any>): { write(e: IrEvent)
     } else if (o.kind === "reasoning") {
       if (o.summaryOpen) {
         emit("response.reasoning_summary_text.done", { ...at, summary_index: 0, text: o.text });
-        emit("response.reasoning_summary_part.done", { ...at, summary_index: 0, part: { type: "summary_text", text: o.text } });
+        emit("response.reasoning_summary_part.done", {
+          ...at,
+          summary_index: 0,
+          part: { type: "summary_text", text: o.text },
+        });
       }
       item = reasoningItem(o.id, o.text, sealedReasoning(o.origin, o.opaque || undefined, o.redacted));
     } else if (o.kind === "function") {
@@ -127,7 +169,8 @@ export function streamEncoder(request: Record<string, any>): { write(e: IrEvent)
     } else {
       // what the reader could not stream (arguments of another shape) follows whole; done has the input in full
       const input = customInput(o.args);
-      if (input.startsWith(o.sent) && input.length > o.sent.length) emit("response.custom_tool_call_input.delta", { ...at, delta: input.slice(o.sent.length) });
+      if (input.startsWith(o.sent) && input.length > o.sent.length)
+        emit("response.custom_tool_call_input.delta", { ...at, delta: input.slice(o.sent.length) });
       emit("response.custom_tool_call_input.done", { ...at, input });
       item = customToolCallItem(o.id, o.callId, o.tool, input, status);
     }
@@ -149,7 +192,9 @@ export function streamEncoder(request: Record<string, any>): { write(e: IrEvent)
     const o = open;
     open = null;
     const partial = o ? [...output, partialItem(o)] : output;
-    emit("response.failed", { response: responseObject(c, "failed", partial, usageOut(usage), { error: { code, message } }) });
+    emit("response.failed", {
+      response: responseObject(c, "failed", partial, usageOut(usage), { error: { code, message } }),
+    });
   }
 
   return {

@@ -1,17 +1,29 @@
 // The Responses objects the client side writes (the response envelope, output items, usage) and the mappings both
 // sides share (stop reason ⇄ status, usage ⇄ IrUsage). JSON answers and streams build them here, so both agree.
 
-import { deeperThan, MAX_NESTING } from "../../protocols/common.ts";
-import { openOpaque, sealOpaque, TranslationError, type IrUsage, type StopReason } from "../ir.ts";
+import { deeperThan, MAX_NESTING } from "../../protocols/common";
+import { openOpaque, sealOpaque, TranslationError, type IrUsage, type StopReason } from "../ir";
 
 export type Status = "in_progress" | "completed" | "incomplete" | "failed";
 
 /** The request fields every answer repeats (responseObject); checked for depth before anything is sent upstream. */
-export const ECHOED = ["instructions", "max_output_tokens", "parallel_tool_calls", "reasoning", "temperature", "text", "tool_choice", "tools", "top_p", "metadata"] as const;
+export const ECHOED = [
+  "instructions",
+  "max_output_tokens",
+  "parallel_tool_calls",
+  "reasoning",
+  "temperature",
+  "text",
+  "tool_choice",
+  "tools",
+  "top_p",
+  "metadata",
+] as const;
 
 export function checkEchoedDepth(body: Record<string, any>): void {
   for (const field of ECHOED) {
-    if (deeperThan(body[field], MAX_NESTING)) throw new TranslationError(`${field} is nested more than ${MAX_NESTING} levels deep`, field);
+    if (deeperThan(body[field], MAX_NESTING))
+      throw new TranslationError(`${field} is nested more than ${MAX_NESTING} levels deep`, field);
   }
 }
 
@@ -49,7 +61,9 @@ export function answerContext(request: Record<string, any>, upstreamId: string, 
     }
   }
   return {
-    id: upstreamId.startsWith("resp_") ? upstreamId : `resp_${upstreamId.replace(/[^A-Za-z0-9_-]/g, "") || crypto.randomUUID().replaceAll("-", "")}`,
+    id: upstreamId.startsWith("resp_")
+      ? upstreamId
+      : `resp_${upstreamId.replace(/[^A-Za-z0-9_-]/g, "") || crypto.randomUUID().replaceAll("-", "")}`,
     createdAt: Math.floor(Date.now() / 1000),
     model: typeof request.model === "string" ? request.model : upstreamModel,
     request,
@@ -142,11 +156,27 @@ export function toolRef(ctx: AnswerContext, name: string): ToolRef {
 }
 
 export function functionCallItem(id: string, callId: string, tool: ToolRef, args: string, status: Status) {
-  return { id, type: "function_call", status, arguments: args, call_id: callId, name: tool.name, ...(tool.namespace !== undefined && { namespace: tool.namespace }) };
+  return {
+    id,
+    type: "function_call",
+    status,
+    arguments: args,
+    call_id: callId,
+    name: tool.name,
+    ...(tool.namespace !== undefined && { namespace: tool.namespace }),
+  };
 }
 
 export function customToolCallItem(id: string, callId: string, tool: ToolRef, input: string, status: Status) {
-  return { id, type: "custom_tool_call", status, call_id: callId, name: tool.name, ...(tool.namespace !== undefined && { namespace: tool.namespace }), input };
+  return {
+    id,
+    type: "custom_tool_call",
+    status,
+    call_id: callId,
+    name: tool.name,
+    ...(tool.namespace !== undefined && { namespace: tool.namespace }),
+    input,
+  };
 }
 
 /**
@@ -156,7 +186,11 @@ export function customToolCallItem(id: string, callId: string, tool: ToolRef, in
 const REDACTED = "redacted:";
 
 /** The encrypted_content a reasoning item carries: the opaque value sealed with its origin (none without both). */
-export function sealedReasoning(origin: string | null, opaque: string | undefined, redacted: boolean | undefined): string | undefined {
+export function sealedReasoning(
+  origin: string | null,
+  opaque: string | undefined,
+  redacted: boolean | undefined,
+): string | undefined {
   if (!origin || !opaque) return undefined;
   return sealOpaque(origin, redacted ? REDACTED + opaque : opaque);
 }
@@ -174,7 +208,12 @@ export function openReasoning(encrypted: string): { origin: string | null; opaqu
 }
 
 export function reasoningItem(id: string, text: string, encrypted: string | undefined) {
-  return { id, type: "reasoning", summary: text ? [{ type: "summary_text", text }] : [], ...(encrypted !== undefined && { encrypted_content: encrypted }) };
+  return {
+    id,
+    type: "reasoning",
+    summary: text ? [{ type: "summary_text", text }] : [],
+    ...(encrypted !== undefined && { encrypted_content: encrypted }),
+  };
 }
 
 /** A custom (freeform) tool call travels as a function call with one string argument under this name. */

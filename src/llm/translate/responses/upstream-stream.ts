@@ -5,8 +5,8 @@
 // A reasoning item is one IR part: its summary parts are joined with a blank line, and its encrypted_content (on
 // output_item.done only) becomes the part's opaque value.
 
-import { originOf, type IrEvent, type TranslateTarget } from "../ir.ts";
-import { reasoningText, stopOf, usageIn } from "./upstream.ts";
+import { originOf, type IrEvent, type TranslateTarget } from "../ir";
+import { reasoningText, stopOf, usageIn } from "./upstream";
 
 type Open = { kind: "text" | "reasoning" | "tool_call"; index: number; outputIndex: number; streamed: boolean };
 
@@ -22,7 +22,10 @@ const STATUS_OF_CODE: Record<string, number> = {
   slow_down: 503,
 };
 
-export function streamDecoder(target: TranslateTarget): { feed(event: string | undefined, data: string): IrEvent[]; end(): IrEvent[] } {
+export function streamDecoder(target: TranslateTarget): {
+  feed(event: string | undefined, data: string): IrEvent[];
+  end(): IrEvent[];
+} {
   let started = false;
   let ended = false;
   let next = 0; // the next IR part index
@@ -37,7 +40,11 @@ export function streamDecoder(target: TranslateTarget): { feed(event: string | u
     out.push({ type: "start", id: String(response?.id ?? ""), model: String(response?.model ?? ""), usage: null });
   }
 
-  function startPart(out: IrEvent[], outputIndex: number, part: Extract<IrEvent, { type: "part_start" }>["part"]): Open {
+  function startPart(
+    out: IrEvent[],
+    outputIndex: number,
+    part: Extract<IrEvent, { type: "part_start" }>["part"],
+  ): Open {
     begin(out, null); // a server that skipped response.created still gives the client a start
     close(out);
     const o: Open = { kind: part.type, index: next++, outputIndex, streamed: false };
@@ -52,7 +59,8 @@ export function streamDecoder(target: TranslateTarget): { feed(event: string | u
     open = null;
   }
 
-  const isOpen = (kind: Open["kind"], outputIndex: unknown): Open | null => (open && open.kind === kind && open.outputIndex === outputIndex ? open : null);
+  const isOpen = (kind: Open["kind"], outputIndex: unknown): Open | null =>
+    open && open.kind === kind && open.outputIndex === outputIndex ? open : null;
 
   function onItemAdded(out: IrEvent[], j: any): void {
     const item = j.item;
@@ -61,7 +69,11 @@ export function streamDecoder(target: TranslateTarget): { feed(event: string | u
       reasoningItem = { outputIndex: j.output_index, ...(typeof item.id === "string" && { id: item.id }) };
     } else if (item?.type === "function_call") {
       sawToolCall = true;
-      const o = startPart(out, j.output_index, { type: "tool_call", id: String(item.call_id ?? item.id ?? ""), name: String(item.name ?? "") });
+      const o = startPart(out, j.output_index, {
+        type: "tool_call",
+        id: String(item.call_id ?? item.id ?? ""),
+        name: String(item.name ?? ""),
+      });
       if (typeof item.arguments === "string" && item.arguments) {
         o.streamed = true;
         out.push({ type: "delta", index: o.index, arguments: item.arguments });
@@ -83,7 +95,8 @@ export function streamDecoder(target: TranslateTarget): { feed(event: string | u
     } else if (item?.type === "function_call") {
       const o = isOpen("tool_call", j.output_index);
       if (!o) return;
-      if (!o.streamed && typeof item.arguments === "string" && item.arguments) out.push({ type: "delta", index: o.index, arguments: item.arguments });
+      if (!o.streamed && typeof item.arguments === "string" && item.arguments)
+        out.push({ type: "delta", index: o.index, arguments: item.arguments });
       close(out);
     } else if (open?.outputIndex === j.output_index) close(out);
   }
@@ -93,7 +106,11 @@ export function streamDecoder(target: TranslateTarget): { feed(event: string | u
     if (!reasoningItem || reasoningItem.outputIndex !== outputIndex) return null;
     const id = reasoningItem.id;
     reasoningItem = null;
-    return startPart(out, outputIndex as number, { type: "reasoning", origin: originOf(target), ...(id !== undefined && { id }) });
+    return startPart(out, outputIndex as number, {
+      type: "reasoning",
+      origin: originOf(target),
+      ...(id !== undefined && { id }),
+    });
   }
 
   function text(out: IrEvent[], j: any, delta: unknown): void {
@@ -113,8 +130,14 @@ export function streamDecoder(target: TranslateTarget): { feed(event: string | u
 
   function fail(out: IrEvent[], e: any): void {
     ended = true;
-    const code = typeof e?.code === "string" && e.code ? e.code : typeof e?.type === "string" && e.type ? e.type : "server_error";
-    out.push({ type: "error", status: STATUS_OF_CODE[code] ?? 500, code, message: typeof e?.message === "string" ? e.message : "The upstream failed." });
+    const code =
+      typeof e?.code === "string" && e.code ? e.code : typeof e?.type === "string" && e.type ? e.type : "server_error";
+    out.push({
+      type: "error",
+      status: STATUS_OF_CODE[code] ?? 500,
+      code,
+      message: typeof e?.message === "string" ? e.message : "The upstream failed.",
+    });
   }
 
   function onEvent(out: IrEvent[], type: string, j: any): void {
@@ -132,7 +155,8 @@ export function streamDecoder(target: TranslateTarget): { feed(event: string | u
         return;
       case "response.content_part.done": {
         // a part whose text came only here (no deltas) is still delivered
-        const whole = j.part?.type === "output_text" ? j.part.text : j.part?.type === "refusal" ? j.part.refusal : undefined;
+        const whole =
+          j.part?.type === "output_text" ? j.part.text : j.part?.type === "refusal" ? j.part.refusal : undefined;
         if (!isOpen("text", j.output_index)) text(out, j, whole);
         if (isOpen("text", j.output_index)) close(out);
         return;
@@ -164,7 +188,11 @@ export function streamDecoder(target: TranslateTarget): { feed(event: string | u
         close(out);
         ended = true;
         const r = j.response;
-        out.push({ type: "finish", stop: stopOf(r?.status, r?.incomplete_details, sawToolCall, sawRefusal), usage: usageIn(r?.usage, target.dialect) });
+        out.push({
+          type: "finish",
+          stop: stopOf(r?.status, r?.incomplete_details, sawToolCall, sawRefusal),
+          usage: usageIn(r?.usage, target.dialect),
+        });
         return;
       }
       case "response.failed":

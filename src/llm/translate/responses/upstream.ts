@@ -22,7 +22,18 @@
 // sequences: a request with them is refused rather than answered past them. function_call_output has no error
 // flag, so an error result's text is prefixed "Error: " for the model to see. `user` is not sent (harmless).
 
-import { originOf, TranslationError, type ImagePart, type IrAnswer, type IrMessage, type IrRequest, type IrUsage, type StopReason, type TextPart, type TranslateTarget } from "../ir.ts";
+import {
+  originOf,
+  TranslationError,
+  type ImagePart,
+  type IrAnswer,
+  type IrMessage,
+  type IrRequest,
+  type IrUsage,
+  type StopReason,
+  type TextPart,
+  type TranslateTarget,
+} from "../ir";
 
 export function encodeRequest(ir: IrRequest, target: TranslateTarget): Record<string, unknown> {
   const d = target.dialect;
@@ -33,11 +44,20 @@ export function encodeRequest(ir: IrRequest, target: TranslateTarget): Record<st
   body.input = ir.messages.flatMap((m) => items(m, originOf(target)));
   // tool_choice and parallel_tool_calls only with tools: OpenAI refuses them alone.
   if (ir.tools.length) {
-    body.tools = ir.tools.map((t) => ({ type: "function", name: t.name, ...(t.description != null && { description: t.description }), parameters: t.parameters, strict: t.strict ?? false }));
-    if (ir.toolChoice) body.tool_choice = ir.toolChoice.type === "tool" ? { type: "function", name: ir.toolChoice.name } : ir.toolChoice.type;
+    body.tools = ir.tools.map((t) => ({
+      type: "function",
+      name: t.name,
+      ...(t.description != null && { description: t.description }),
+      parameters: t.parameters,
+      strict: t.strict ?? false,
+    }));
+    if (ir.toolChoice)
+      body.tool_choice =
+        ir.toolChoice.type === "tool" ? { type: "function", name: ir.toolChoice.name } : ir.toolChoice.type;
     if (ir.parallelToolCalls !== undefined) body.parallel_tool_calls = ir.parallelToolCalls;
   }
-  if (ir.maxOutputTokens !== undefined) body.max_output_tokens = Math.max(ir.maxOutputTokens, num(d.minOutputTokens, 16));
+  if (ir.maxOutputTokens !== undefined)
+    body.max_output_tokens = Math.max(ir.maxOutputTokens, num(d.minOutputTokens, 16));
   if (d.sampling !== false) {
     if (ir.temperature !== undefined) body.temperature = ir.temperature;
     if (ir.topP !== undefined) body.top_p = ir.topP;
@@ -51,7 +71,18 @@ export function encodeRequest(ir: IrRequest, target: TranslateTarget): Record<st
     body.include = ["reasoning.encrypted_content"];
   }
   const f = ir.responseFormat;
-  if (f) body.text = { format: f.type === "json_object" ? f : { type: "json_schema", name: f.name, schema: f.schema, ...(f.strict !== undefined && { strict: f.strict }) } };
+  if (f)
+    body.text = {
+      format:
+        f.type === "json_object"
+          ? f
+          : {
+              type: "json_schema",
+              name: f.name,
+              schema: f.schema,
+              ...(f.strict !== undefined && { strict: f.strict }),
+            },
+    };
   body.store = false;
   if (ir.stream) body.stream = true;
   return body;
@@ -76,7 +107,9 @@ function items(m: IrMessage, origin: string): object[] {
       content = [];
       out.push({ type: "message", role: m.role, content });
     }
-    content.push(p.type === "text" ? { type: m.role === "assistant" ? "output_text" : "input_text", text: p.text } : inputImage(p));
+    content.push(
+      p.type === "text" ? { type: m.role === "assistant" ? "output_text" : "input_text", text: p.text } : inputImage(p),
+    );
   };
   for (const p of m.parts) {
     if (p.type === "text" || p.type === "image") {
@@ -85,16 +118,24 @@ function items(m: IrMessage, origin: string): object[] {
       continue;
     }
     content = null;
-    if (p.type === "tool_call") out.push({ type: "function_call", call_id: p.id, name: p.name, arguments: p.arguments });
+    if (p.type === "tool_call")
+      out.push({ type: "function_call", call_id: p.id, name: p.name, arguments: p.arguments });
     else if (p.type === "tool_result") {
       const mark = p.isError ? "Error: " : "";
       const output =
         typeof p.content === "string"
           ? mark + p.content
-          : [...(mark ? [{ type: "input_text", text: mark }] : []), ...p.content.map((c) => (c.type === "text" ? { type: "input_text", text: c.text } : inputImage(c)))];
+          : [
+              ...(mark ? [{ type: "input_text", text: mark }] : []),
+              ...p.content.map((c) => (c.type === "text" ? { type: "input_text", text: c.text } : inputImage(c))),
+            ];
       out.push({ type: "function_call_output", call_id: p.callId, output });
     } else if (p.type === "reasoning" && p.origin === origin && p.opaque && !p.redacted) {
-      out.push({ type: "reasoning", summary: p.text ? [{ type: "summary_text", text: p.text }] : [], encrypted_content: p.opaque });
+      out.push({
+        type: "reasoning",
+        summary: p.text ? [{ type: "summary_text", text: p.text }] : [],
+        encrypted_content: p.opaque,
+      });
     }
   }
   return out;
@@ -134,8 +175,16 @@ export function decodeAnswer(json: any, target: TranslateTarget): IrAnswer {
   for (const item of Array.isArray(json?.output) ? json.output : []) {
     if (item?.type === "reasoning") {
       const text = reasoningText(item);
-      const opaque = typeof item.encrypted_content === "string" && item.encrypted_content ? item.encrypted_content : undefined;
-      if (text || opaque) parts.push({ type: "reasoning", text, origin: originOf(target), ...(opaque && { opaque }), ...(typeof item.id === "string" && { id: item.id }) });
+      const opaque =
+        typeof item.encrypted_content === "string" && item.encrypted_content ? item.encrypted_content : undefined;
+      if (text || opaque)
+        parts.push({
+          type: "reasoning",
+          text,
+          origin: originOf(target),
+          ...(opaque && { opaque }),
+          ...(typeof item.id === "string" && { id: item.id }),
+        });
     } else if (item?.type === "message") {
       for (const c of Array.isArray(item.content) ? item.content : []) {
         if (c?.type === "output_text" && typeof c.text === "string") parts.push({ type: "text", text: c.text });
@@ -145,7 +194,12 @@ export function decodeAnswer(json: any, target: TranslateTarget): IrAnswer {
         }
       }
     } else if (item?.type === "function_call") {
-      parts.push({ type: "tool_call", id: String(item.call_id ?? item.id ?? ""), name: String(item.name ?? ""), arguments: typeof item.arguments === "string" ? item.arguments : "" });
+      parts.push({
+        type: "tool_call",
+        id: String(item.call_id ?? item.id ?? ""),
+        name: String(item.name ?? ""),
+        arguments: typeof item.arguments === "string" ? item.arguments : "",
+      });
     }
   }
   const sawToolCall = parts.some((p) => p.type === "tool_call");
@@ -160,7 +214,8 @@ export function decodeAnswer(json: any, target: TranslateTarget): IrAnswer {
 
 /** A reasoning item's text: its raw content when present, else its summary parts, a blank line apart. */
 export function reasoningText(item: any): string {
-  const texts = (v: unknown) => (Array.isArray(v) ? v.map((p: any) => (typeof p?.text === "string" ? p.text : "")).filter(Boolean) : []);
+  const texts = (v: unknown) =>
+    Array.isArray(v) ? v.map((p: any) => (typeof p?.text === "string" ? p.text : "")).filter(Boolean) : [];
   const content = texts(item?.content);
   return (content.length ? content : texts(item?.summary)).join("\n\n");
 }
