@@ -1,7 +1,7 @@
 // The OpenAI Responses codec: the client side serves /v1/responses callers (Codex CLI, the openai SDK) from a model
 // of another protocol; the upstream side calls a model whose native protocol is Responses. The parts live in
-// ./responses/ (client-request, client-answer, client-stream, upstream, upstream-stream; shape holds the shared
-// objects). Dialect keys the upstream side reads are listed at the top of ./responses/upstream.ts.
+// ./responses/ (client-request, client-tools, client-answer, client-stream, upstream, upstream-stream; shape holds
+// the shared objects). Dialect keys the upstream side reads are listed at the top of ./responses/upstream.ts.
 
 import type { ClientCodec, UpstreamCodec } from "./ir";
 import { encodeAnswer } from "./responses/client-answer";

@@ -27,6 +27,16 @@ export function checkEchoedDepth(body: Record<string, any>): void {
   }
 }
 
+/** A request field that cannot be carried: the client's 400, naming it (the request decoders' one way to refuse). */
+export const refuse = (message: string, param: string): never => {
+  throw new TranslationError(message, param);
+};
+
+export function requiredString(v: unknown, param: string): string {
+  if (typeof v !== "string" || !v) refuse(`${param} must be a non-empty string`, param);
+  return v as string;
+}
+
 export interface AnswerContext {
   /** resp_… as the client is told it */
   id: string;
