@@ -27,7 +27,7 @@ import {
   type ToolRef,
 } from "./shape";
 
-type Open =
+type OpenItem =
   | { kind: "message"; index: number; id: string; text: string }
   | {
       kind: "reasoning";
@@ -51,178 +51,221 @@ type Open =
       sent: string;
     };
 
-export function streamEncoder(request: Record<string, any>): { write(e: IrEvent): string } {
-  let ctx: AnswerContext | null = null;
-  let seq = 0;
-  let out = "";
-  let open: Open | null = null;
-  let usage: IrUsage | null = null;
-  let ended = false;
-  const output: object[] = [];
+type Emit = (type: string, payload: object) => void;
+type Delta = Extract<IrEvent, { type: "delta" }>;
+type ItemStatus = "completed" | "incomplete";
 
-  const emit = (type: string, payload: object) => {
-    out += `event: ${type}\ndata: ${JSON.stringify({ type, ...payload, sequence_number: seq++ })}\n\n`;
+/** What each kind of output item writes as its deltas come, when it is done, and when a failure cuts it. */
+interface ItemKind<Item extends OpenItem> {
+  delta(item: Item, e: Delta, emit: Emit): void;
+  /** the item's closing events; returns the finished item for output_item.done and the final response */
+  done(item: Item, status: ItemStatus, emit: Emit): object;
+  /** the item as response.failed lists it */
+  partial(item: Item): object;
+}
+
+const at = (item: OpenItem) => ({ item_id: item.id, output_index: item.index });
+
+const ITEM_KINDS: { [Kind in OpenItem["kind"]]: ItemKind<Extract<OpenItem, { kind: Kind }>> } = {
+  message: {
+    delta(item, e, emit) {
+      if (!e.text) return;
+      item.text += e.text;
+      emit("response.output_text.delta", { ...at(item), content_index: 0, delta: e.text, logprobs: [] });
+    },
+    done(item, status, emit) {
+      emit("response.output_text.done", { ...at(item), content_index: 0, text: item.text, logprobs: [] });
+      emit("response.content_part.done", { ...at(item), content_index: 0, part: outputText(item.text) });
+      return messageItem(item.id, item.text, status);
+    },
+    partial: (item) => messageItem(item.id, item.text, "incomplete"),
+  },
+  reasoning: {
+    delta(item, e, emit) {
+      if (e.opaque) item.opaque += e.opaque;
+      if (!e.reasoning) return;
+      if (!item.summaryOpen) {
+        item.summaryOpen = true;
+        emit("response.reasoning_summary_part.added", {
+          ...at(item),
+          summary_index: 0,
+          part: { type: "summary_text", text: "" },
+        });
+      }
+      item.text += e.reasoning;
+      emit("response.reasoning_summary_text.delta", { ...at(item), summary_index: 0, delta: e.reasoning });
+    },
+    done(item, _status, emit) {
+      if (item.summaryOpen) {
+        emit("response.reasoning_summary_text.done", { ...at(item), summary_index: 0, text: item.text });
+        emit("response.reasoning_summary_part.done", {
+          ...at(item),
+          summary_index: 0,
+          part: { type: "summary_text", text: item.text },
+        });
+      }
+      return reasoningItem(item.id, item.text, sealedReasoning(item.origin, item.opaque || undefined, item.redacted));
+    },
+    partial: (item) => reasoningItem(item.id, item.text, undefined),
+  },
+  function: {
+    delta(item, e, emit) {
+      if (!e.arguments) return;
+      item.args += e.arguments;
+      emit("response.function_call_arguments.delta", { ...at(item), delta: e.arguments });
+    },
+    done(item, status, emit) {
+      emit("response.function_call_arguments.done", { ...at(item), name: item.tool.name, arguments: item.args });
+      return functionCallItem(item.id, item.callId, item.tool, item.args, status);
+    },
+    partial: (item) => functionCallItem(item.id, item.callId, item.tool, item.args, "incomplete"),
+  },
+  custom: {
+    delta(item, e, emit) {
+      if (!e.arguments) return;
+      item.args += e.arguments;
+      const text = item.reader.feed(e.arguments);
+      if (!text) return;
+      item.sent += text;
+      emit("response.custom_tool_call_input.delta", { ...at(item), delta: text });
+    },
+    done(item, status, emit) {
+      // what the reader could not stream (arguments of another shape) follows whole; done has the input in full
+      const input = customInput(item.args);
+      if (input.startsWith(item.sent) && input.length > item.sent.length)
+        emit("response.custom_tool_call_input.delta", { ...at(item), delta: input.slice(item.sent.length) });
+      emit("response.custom_tool_call_input.done", { ...at(item), input });
+      return customToolCallItem(item.id, item.callId, item.tool, input, status);
+    },
+    partial: (item) => customToolCallItem(item.id, item.callId, item.tool, customInput(item.args), "incomplete"),
+  },
+};
+
+/** The table's row for an item, typed for that item. */
+const kindOf = <Item extends OpenItem>(item: Item) => ITEM_KINDS[item.kind] as unknown as ItemKind<Item>;
+
+export function streamEncoder(request: Record<string, any>): { write(e: IrEvent): string } {
+  return new ResponsesStreamWriter(request);
+}
+
+/** One answer's stream: the response context, the item now open and the items done, each event numbered. */
+class ResponsesStreamWriter {
+  private ctx: AnswerContext | null = null;
+  private sequence = 0;
+  private out = "";
+  private open: OpenItem | null = null;
+  private usage: IrUsage | null = null;
+  private ended = false;
+  private readonly output: object[] = [];
+  private readonly emit: Emit = (type, payload) => {
+    this.out += `event: ${type}\ndata: ${JSON.stringify({ type, ...payload, sequence_number: this.sequence++ })}\n\n`;
   };
 
-  function begin(id: string, model: string): AnswerContext {
-    const c = answerContext(request, id, model);
-    const response = responseObject(c, "in_progress", [], null);
-    emit("response.created", { response });
-    emit("response.in_progress", { response });
-    return c;
+  constructor(private readonly request: Record<string, any>) {}
+
+  write(e: IrEvent): string {
+    if (this.ended) return "";
+    this.out = "";
+    if (e.type === "start") {
+      this.ctx ??= this.begin(e.id, e.model);
+      if (e.usage) this.usage = e.usage;
+      return this.out;
+    }
+    const ctx = (this.ctx ??= this.begin(
+      `resp_${crypto.randomUUID().replaceAll("-", "")}`,
+      String(this.request.model ?? ""),
+    ));
+    if (e.type === "part_start") this.startItem(ctx, e.part);
+    else if (e.type === "delta") {
+      if (this.open) kindOf(this.open).delta(this.open, e, this.emit);
+    } else if (e.type === "part_end") this.close("completed");
+    else {
+      this.ended = true;
+      if (e.type === "finish") this.finish(ctx, e.stop, e.usage);
+      else this.fail(ctx, e.code, e.message);
+    }
+    return this.out;
   }
 
-  function startPart(c: AnswerContext, part: Extract<IrEvent, { type: "part_start" }>["part"]): void {
-    close("completed");
-    const index = output.length;
+  private begin(id: string, model: string): AnswerContext {
+    const ctx = answerContext(this.request, id, model);
+    const response = responseObject(ctx, "in_progress", [], null);
+    this.emit("response.created", { response });
+    this.emit("response.in_progress", { response });
+    return ctx;
+  }
+
+  private startItem(ctx: AnswerContext, part: Extract<IrEvent, { type: "part_start" }>["part"]): void {
+    this.close("completed");
+    const index = this.output.length;
     if (part.type === "text") {
-      const id = itemId(c, "msg", index);
-      open = { kind: "message", index, id, text: "" };
-      emit("response.output_item.added", {
+      const id = itemId(ctx, "msg", index);
+      this.open = { kind: "message", index, id, text: "" };
+      this.emit("response.output_item.added", {
         output_index: index,
         item: { id, type: "message", status: "in_progress", content: [], role: "assistant" },
       });
-      emit("response.content_part.added", { item_id: id, output_index: index, content_index: 0, part: outputText("") });
+      this.emit("response.content_part.added", {
+        item_id: id,
+        output_index: index,
+        content_index: 0,
+        part: outputText(""),
+      });
     } else if (part.type === "reasoning") {
-      const id = itemId(c, "rs", index);
-      open = {
+      const id = itemId(ctx, "rs", index);
+      const { origin, redacted } = part;
+      this.open = {
         kind: "reasoning",
         index,
         id,
         text: "",
         summaryOpen: false,
-        origin: part.origin,
+        origin,
         opaque: part.opaque ?? "",
-        redacted: part.redacted,
+        redacted,
       };
-      emit("response.output_item.added", { output_index: index, item: { id, type: "reasoning", summary: [] } });
-    } else {
-      const custom = c.customTools.has(part.name);
-      const id = itemId(c, custom ? "ctc" : "fc", index);
-      const tool = toolRef(c, part.name);
-      open = custom
-        ? { kind: "custom", index, id, callId: part.id, tool, args: "", reader: customInputReader(), sent: "" }
-        : { kind: "function", index, id, callId: part.id, tool, args: "" };
-      const item = custom
-        ? customToolCallItem(id, part.id, tool, "", "in_progress")
-        : functionCallItem(id, part.id, tool, "", "in_progress");
-      emit("response.output_item.added", { output_index: index, item });
-    }
+      this.emit("response.output_item.added", { output_index: index, item: { id, type: "reasoning", summary: [] } });
+    } else this.startToolCall(ctx, index, part);
   }
 
-  function delta(e: Extract<IrEvent, { type: "delta" }>): void {
-    const o = open;
-    if (!o) return;
-    const at = { item_id: o.id, output_index: o.index };
-    if (o.kind === "message" && e.text) {
-      o.text += e.text;
-      emit("response.output_text.delta", { ...at, content_index: 0, delta: e.text, logprobs: [] });
-    } else if (o.kind === "reasoning") {
-      if (e.opaque) o.opaque += e.opaque;
-      if (!e.reasoning) return;
-      if (!o.summaryOpen) {
-        o.summaryOpen = true;
-        emit("response.reasoning_summary_part.added", {
-          ...at,
-          summary_index: 0,
-          part: { type: "summary_text", text: "" },
-        });
-      }
-      o.text += e.reasoning;
-      emit("response.reasoning_summary_text.delta", { ...at, summary_index: 0, delta: e.reasoning });
-    } else if ((o.kind === "function" || o.kind === "custom") && e.arguments) {
-      o.args += e.arguments;
-      if (o.kind === "function") emit("response.function_call_arguments.delta", { ...at, delta: e.arguments });
-      else {
-        const text = o.reader.feed(e.arguments);
-        if (text) {
-          o.sent += text;
-          emit("response.custom_tool_call_input.delta", { ...at, delta: text });
-        }
-      }
-    }
+  private startToolCall(ctx: AnswerContext, index: number, part: { id: string; name: string }): void {
+    const custom = ctx.customTools.has(part.name);
+    const id = itemId(ctx, custom ? "ctc" : "fc", index);
+    const tool = toolRef(ctx, part.name);
+    this.open = custom
+      ? { kind: "custom", index, id, callId: part.id, tool, args: "", reader: customInputReader(), sent: "" }
+      : { kind: "function", index, id, callId: part.id, tool, args: "" };
+    const item = custom
+      ? customToolCallItem(id, part.id, tool, "", "in_progress")
+      : functionCallItem(id, part.id, tool, "", "in_progress");
+    this.emit("response.output_item.added", { output_index: index, item });
   }
 
-  function close(status: "completed" | "incomplete"): void {
-    const o = open;
-    if (!o) return;
-    open = null;
-    const at = { item_id: o.id, output_index: o.index };
-    let item: object;
-    if (o.kind === "message") {
-      emit("response.output_text.done", { ...at, content_index: 0, text: o.text, logprobs: [] });
-      emit("response.content_part.done", { ...at, content_index: 0, part: outputText(o.text) });
-      item = messageItem(o.id, o.text, status);
-    } else if (o.kind === "reasoning") {
-      if (o.summaryOpen) {
-        emit("response.reasoning_summary_text.done", { ...at, summary_index: 0, text: o.text });
-        emit("response.reasoning_summary_part.done", {
-          ...at,
-          summary_index: 0,
-          part: { type: "summary_text", text: o.text },
-        });
-      }
-      item = reasoningItem(o.id, o.text, sealedReasoning(o.origin, o.opaque || undefined, o.redacted));
-    } else if (o.kind === "function") {
-      emit("response.function_call_arguments.done", { ...at, name: o.tool.name, arguments: o.args });
-      item = functionCallItem(o.id, o.callId, o.tool, o.args, status);
-    } else {
-      // what the reader could not stream (arguments of another shape) follows whole; done has the input in full
-      const input = customInput(o.args);
-      if (input.startsWith(o.sent) && input.length > o.sent.length)
-        emit("response.custom_tool_call_input.delta", { ...at, delta: input.slice(o.sent.length) });
-      emit("response.custom_tool_call_input.done", { ...at, input });
-      item = customToolCallItem(o.id, o.callId, o.tool, input, status);
-    }
-    emit("response.output_item.done", { output_index: o.index, item });
-    output.push(item);
+  private close(status: ItemStatus): void {
+    const open = this.open;
+    if (!open) return;
+    this.open = null;
+    const item = kindOf(open).done(open, status, this.emit);
+    this.emit("response.output_item.done", { output_index: open.index, item });
+    this.output.push(item);
   }
 
-  function finish(c: AnswerContext, stop: StopReason, final: IrUsage | null): void {
+  private finish(ctx: AnswerContext, stop: StopReason, final: IrUsage | null): void {
     const { status, incomplete_details } = statusFor(stop);
-    close(status === "incomplete" ? "incomplete" : "completed");
+    this.close(status === "incomplete" ? "incomplete" : "completed");
     // The item the limit cut was closed before the stop reason was known: the final response says it.
-    const last = output.at(-1) as { status?: string } | undefined;
+    const last = this.output.at(-1) as { status?: string } | undefined;
     if (status === "incomplete" && last?.status) last.status = "incomplete";
-    const response = responseObject(c, status, output, usageOut(final ?? usage), { incomplete_details });
-    emit(status === "incomplete" ? "response.incomplete" : "response.completed", { response });
+    const response = responseObject(ctx, status, this.output, usageOut(final ?? this.usage), { incomplete_details });
+    this.emit(status === "incomplete" ? "response.incomplete" : "response.completed", { response });
   }
 
-  function fail(c: AnswerContext, code: string, message: string): void {
-    const o = open;
-    open = null;
-    const partial = o ? [...output, partialItem(o)] : output;
-    emit("response.failed", {
-      response: responseObject(c, "failed", partial, usageOut(usage), { error: { code, message } }),
+  private fail(ctx: AnswerContext, code: string, message: string): void {
+    const open = this.open;
+    this.open = null;
+    const partial = open ? [...this.output, kindOf(open).partial(open)] : this.output;
+    this.emit("response.failed", {
+      response: responseObject(ctx, "failed", partial, usageOut(this.usage), { error: { code, message } }),
     });
   }
-
-  return {
-    write(e: IrEvent): string {
-      if (ended) return "";
-      out = "";
-      if (e.type === "start") {
-        ctx ??= begin(e.id, e.model);
-        if (e.usage) usage = e.usage;
-        return out;
-      }
-      const c = (ctx ??= begin(`resp_${crypto.randomUUID().replaceAll("-", "")}`, String(request.model ?? "")));
-      if (e.type === "part_start") startPart(c, e.part);
-      else if (e.type === "delta") delta(e);
-      else if (e.type === "part_end") close("completed");
-      else {
-        ended = true;
-        if (e.type === "finish") finish(c, e.stop, e.usage);
-        else fail(c, e.code, e.message);
-      }
-      return out;
-    },
-  };
-}
-
-function partialItem(o: Open): object {
-  if (o.kind === "message") return messageItem(o.id, o.text, "incomplete");
-  if (o.kind === "reasoning") return reasoningItem(o.id, o.text, undefined);
-  if (o.kind === "custom") return customToolCallItem(o.id, o.callId, o.tool, customInput(o.args), "incomplete");
-  return functionCallItem(o.id, o.callId, o.tool, o.args, "incomplete");
 }
