@@ -26,19 +26,11 @@ export function customInputReader(): { feed(piece: string): string } {
         i++;
         continue;
       }
-      const e = pending[i + 1];
-      if (e === undefined) break; // the escape continues in the next piece
-      if (e === "u") {
-        const hex = pending.slice(i + 2, i + 6);
-        if (hex.length < 4) break;
-        if (!/^[0-9a-fA-F]{4}$/.test(hex)) return stop(out);
-        out += String.fromCharCode(parseInt(hex, 16)); // a surrogate pair arrives as two halves, joined by the client
-        i += 6;
-        continue;
-      }
-      if (!(e in ESCAPES)) return stop(out);
-      out += ESCAPES[e];
-      i += 2;
+      const escaped = escapeAt(pending, i);
+      if (escaped === "more") break; // the escape continues in the next piece
+      if (escaped === null) return stop(out);
+      out += escaped.text;
+      i += escaped.length;
     }
     pending = pending.slice(i);
     return out;
@@ -67,4 +59,18 @@ export function customInputReader(): { feed(piece: string): string } {
       return readString();
     },
   };
+}
+
+/** The escape at text[i] (a backslash): its text and length; "more" when it is cut short, null when it is not JSON. */
+function escapeAt(text: string, i: number): { text: string; length: number } | "more" | null {
+  const letter = text[i + 1];
+  if (letter === undefined) return "more";
+  if (letter === "u") {
+    const hex = text.slice(i + 2, i + 6);
+    if (hex.length < 4) return "more";
+    if (!/^[0-9a-fA-F]{4}$/.test(hex)) return null;
+    // a surrogate pair arrives as two halves, joined by the client
+    return { text: String.fromCharCode(parseInt(hex, 16)), length: 6 };
+  }
+  return letter in ESCAPES ? { text: ESCAPES[letter]!, length: 2 } : null;
 }
