@@ -14,91 +14,113 @@ import { openAiErrorBody } from "../../protocols/common";
 import { FINISH_REASON, chatUsage, reasoningDetail } from "./shared";
 import { chatId } from "./client";
 
-type Open =
+type OpenPart =
   | { kind: "text" }
   | { kind: "tool"; index: number; args: boolean }
   | ({ kind: "reasoning" } & Omit<ReasoningPart, "type">);
 
+type EventOf<Type extends IrEvent["type"]> = Extract<IrEvent, { type: Type }>;
+
 export function streamEncoder(request: Record<string, any>): { write(e: IrEvent): string } {
-  const includeUsage = request?.stream_options?.include_usage === true;
-  let head = "";
-  let toolCalls = 0;
-  let reasoningParts = 0;
-  const open = new Map<number, Open>();
-  let done = false;
-  let startUsage: IrUsage | null = null; // what `start` knew, for a finish that knows nothing more
+  return new ChatStreamWriter(request?.stream_options?.include_usage === true);
+}
+
+/** One answer's chunks: the fixed head every chunk repeats, and the parts open by their IR index. */
+class ChatStreamWriter {
+  private head = "";
+  private toolCalls = 0;
+  private reasoningParts = 0;
+  private readonly open = new Map<number, OpenPart>();
+  private done = false;
+  /** what `start` knew, for a finish that knows nothing more */
+  private startUsage: IrUsage | null = null;
+
+  constructor(private readonly includeUsage: boolean) {}
+
+  write(e: IrEvent): string {
+    if (this.done) return "";
+    switch (e.type) {
+      case "start":
+        return this.start(e);
+      case "part_start":
+        return this.partStart(e);
+      case "delta":
+        return this.delta(e);
+      case "part_end":
+        return this.partEnd(e);
+      case "finish":
+        return this.finish(e);
+      case "error":
+        this.done = true;
+        return `data: ${JSON.stringify({ error: errorOf(e) })}\n\n`;
+    }
+  }
 
   // The fixed fields of every chunk are serialised once; only the choice varies.
-  const chunk = (choices: string, usage = "null") =>
-    `data: ${head}"choices":${choices}${includeUsage ? `,"usage":${usage}` : ""}}\n\n`;
-  const delta = (d: object, finish: string | null = null) =>
-    chunk(`[{"index":0,"delta":${JSON.stringify(d)},"logprobs":null,"finish_reason":${JSON.stringify(finish)}}]`);
+  private chunk(choices: string, usage = "null"): string {
+    return `data: ${this.head}"choices":${choices}${this.includeUsage ? `,"usage":${usage}` : ""}}\n\n`;
+  }
 
-  return {
-    write(e: IrEvent): string {
-      if (done) return "";
-      switch (e.type) {
-        case "start":
-          startUsage = e.usage ?? null;
-          head = `{"id":${JSON.stringify(chatId(e.id))},"object":"chat.completion.chunk","created":${Math.floor(Date.now() / 1000)},"model":${JSON.stringify(e.model)},`;
-          return delta({ role: "assistant", content: "" });
-        case "part_start": {
-          const p = e.part;
-          if (p.type === "text") open.set(e.index, { kind: "text" });
-          else if (p.type === "reasoning")
-            open.set(e.index, {
-              kind: "reasoning",
-              text: "",
-              origin: p.origin,
-              opaque: p.opaque,
-              redacted: p.redacted,
-              id: p.id,
-            });
-          else {
-            const index = toolCalls++;
-            open.set(e.index, { kind: "tool", index, args: false });
-            return delta({
-              tool_calls: [{ index, id: p.id, type: "function", function: { name: p.name, arguments: "" } }],
-            });
-          }
-          return "";
-        }
-        case "delta": {
-          const o = open.get(e.index);
-          if (!o) return "";
-          if (o.kind === "text") return e.text ? delta({ content: e.text }) : "";
-          if (o.kind === "tool") {
-            if (!e.arguments) return "";
-            o.args = true;
-            return delta({ tool_calls: [{ index: o.index, function: { arguments: e.arguments } }] });
-          }
-          if (e.opaque) o.opaque = (o.opaque ?? "") + e.opaque;
-          if (!e.reasoning) return "";
-          o.text += e.reasoning;
-          return delta({ reasoning_content: e.reasoning });
-        }
-        case "part_end": {
-          const o = open.get(e.index);
-          open.delete(e.index);
-          // A call with no arguments at all (a tool without parameters) says "{}", as OpenAI does: "" is not JSON.
-          if (o?.kind === "tool" && !o.args)
-            return delta({ tool_calls: [{ index: o.index, function: { arguments: "{}" } }] });
-          if (o?.kind !== "reasoning") return "";
-          return delta({ reasoning_details: [reasoningDetail(o, reasoningParts++)] });
-        }
-        case "finish": {
-          done = true;
-          let out = delta({}, FINISH_REASON[e.stop] ?? "stop");
-          const usage = e.usage ?? startUsage;
-          if (includeUsage && usage) out += chunk("[]", JSON.stringify(chatUsage(usage)));
-          return out + "data: [DONE]\n\n";
-        }
-        case "error":
-          done = true;
-          return `data: ${JSON.stringify({ error: errorOf(e) })}\n\n`;
-      }
-    },
-  };
+  private choiceDelta(fields: object, finishReason: string | null = null): string {
+    return this.chunk(
+      `[{"index":0,"delta":${JSON.stringify(fields)},"logprobs":null,"finish_reason":${JSON.stringify(finishReason)}}]`,
+    );
+  }
+
+  private start(e: EventOf<"start">): string {
+    this.startUsage = e.usage ?? null;
+    this.head = `{"id":${JSON.stringify(chatId(e.id))},"object":"chat.completion.chunk","created":${Math.floor(Date.now() / 1000)},"model":${JSON.stringify(e.model)},`;
+    return this.choiceDelta({ role: "assistant", content: "" });
+  }
+
+  private partStart(e: EventOf<"part_start">): string {
+    const part = e.part;
+    if (part.type === "text") this.open.set(e.index, { kind: "text" });
+    else if (part.type === "reasoning") {
+      const { origin, opaque, redacted, id } = part;
+      this.open.set(e.index, { kind: "reasoning", text: "", origin, opaque, redacted, id });
+    } else {
+      const index = this.toolCalls++;
+      this.open.set(e.index, { kind: "tool", index, args: false });
+      return this.choiceDelta({
+        tool_calls: [{ index, id: part.id, type: "function", function: { name: part.name, arguments: "" } }],
+      });
+    }
+    return "";
+  }
+
+  private delta(e: EventOf<"delta">): string {
+    const open = this.open.get(e.index);
+    if (!open) return "";
+    if (open.kind === "text") return e.text ? this.choiceDelta({ content: e.text }) : "";
+    if (open.kind === "tool") {
+      if (!e.arguments) return "";
+      open.args = true;
+      return this.choiceDelta({ tool_calls: [{ index: open.index, function: { arguments: e.arguments } }] });
+    }
+    if (e.opaque) open.opaque = (open.opaque ?? "") + e.opaque;
+    if (!e.reasoning) return "";
+    open.text += e.reasoning;
+    return this.choiceDelta({ reasoning_content: e.reasoning });
+  }
+
+  private partEnd(e: EventOf<"part_end">): string {
+    const open = this.open.get(e.index);
+    this.open.delete(e.index);
+    // A call with no arguments at all (a tool without parameters) says "{}", as OpenAI does: "" is not JSON.
+    if (open?.kind === "tool" && !open.args)
+      return this.choiceDelta({ tool_calls: [{ index: open.index, function: { arguments: "{}" } }] });
+    if (open?.kind !== "reasoning") return "";
+    return this.choiceDelta({ reasoning_details: [reasoningDetail(open, this.reasoningParts++)] });
+  }
+
+  private finish(e: EventOf<"finish">): string {
+    this.done = true;
+    let out = this.choiceDelta({}, FINISH_REASON[e.stop] ?? "stop");
+    const usage = e.usage ?? this.startUsage;
+    if (this.includeUsage && usage) out += this.chunk("[]", JSON.stringify(chatUsage(usage)));
+    return out + "data: [DONE]\n\n";
+  }
 }
 
 /** The error object of an OpenAI error body (its type follows the status), without the gateway's request id. */
