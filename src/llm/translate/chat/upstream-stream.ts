@@ -13,7 +13,7 @@ import { originOf, type IrEvent, type IrUsage, type StopReason, type TranslateTa
 import { stopReasonOf, usageFromChat } from "./shared";
 import { dialectOf, newCallId, reasoningOf, thoughtSignatureOf } from "./upstream";
 
-type Open =
+type OpenPart =
   | { kind: "text" | "reasoning"; index: number }
   | { kind: "tool"; index: number; chatIndex: number; id: string };
 
@@ -29,87 +29,96 @@ export function streamDecoder(target: TranslateTarget): {
   feed(event: string | undefined, data: string): IrEvent[];
   end(): IrEvent[];
 } {
-  const d = dialectOf(target);
-  let started = false;
-  let ended = false;
-  let open: Open | null = null;
-  let next = 0;
-  const closed = new Set<number>(); // chat indexes of calls already closed
-  let calledTools = false;
-  let stop: StopReason | null = null;
-  let usage: IrUsage | null = null;
+  return new ChatStreamReader(target);
+}
 
-  const close = (out: IrEvent[]) => {
-    if (!open) return;
-    out.push({ type: "part_end", index: open.index });
-    if (open.kind === "tool") closed.add(open.chatIndex);
-    open = null;
-  };
-  const openText = (kind: "text" | "reasoning", out: IrEvent[]): number => {
-    if (open?.kind === kind) return open.index;
-    close(out);
-    open = { kind, index: next++ };
-    out.push({
-      type: "part_start",
-      index: open.index,
-      part: kind === "text" ? { type: "text" } : { type: "reasoning", origin: originOf(target) },
-    });
-    return open.index;
-  };
-  const finish = (out: IrEvent[]) => {
-    ended = true;
-    out.push({ type: "finish", stop: stop ?? "end_turn", usage });
-  };
+/** One stream's state: the part open, the calls already closed, and the stop and usage its finish will carry. */
+class ChatStreamReader {
+  private readonly dialect: ReturnType<typeof dialectOf>;
+  private started = false;
+  private ended = false;
+  private open: OpenPart | null = null;
+  private nextIndex = 0;
+  /** chat indexes of calls already closed */
+  private readonly closed = new Set<number>();
+  private calledTools = false;
+  private stop: StopReason | null = null;
+  private usage: IrUsage | null = null;
 
-  function onToolCall(tc: any, out: IrEvent[]): void {
-    const chatIndex = typeof tc?.index === "number" ? tc.index : 0;
-    const id = typeof tc?.id === "string" && tc.id ? tc.id : undefined;
-    const same = open?.kind === "tool" && open.chatIndex === chatIndex && (id === undefined || id === open.id);
-    if (!same) {
-      if (id === undefined && closed.has(chatIndex)) return;
-      close(out);
-      const sig = thoughtSignatureOf(tc);
-      if (sig) {
-        // Gemini's signature for this call: a reasoning part of its own just before it (chat/upstream.ts).
-        const index = next++;
-        out.push(
-          { type: "part_start", index, part: { type: "reasoning", origin: originOf(target) } },
-          { type: "delta", index, opaque: sig },
-          { type: "part_end", index },
-        );
-      }
-      open = { kind: "tool", index: next++, chatIndex, id: id ?? newCallId() };
-      calledTools = true;
-      out.push({
-        type: "part_start",
-        index: open.index,
-        part: { type: "tool_call", id: open.id, name: String(tc?.function?.name ?? "") },
-      });
-    }
-    const args = tc?.function?.arguments;
-    if (typeof args === "string" && args) out.push({ type: "delta", index: open!.index, arguments: args });
+  constructor(private readonly target: TranslateTarget) {
+    this.dialect = dialectOf(target);
   }
 
-  function onChunk(chunk: any, out: IrEvent[]): void {
-    if (typeof chunk?.error === "object" && chunk.error !== null) {
-      const e = chunk.error;
-      const status = typeof e.code === "number" ? e.code : (STATUS_BY_TYPE[e.type] ?? 500);
-      ended = true;
-      out.push({
-        type: "error",
-        status,
-        code: typeof e.code === "string" ? e.code : typeof e.type === "string" ? e.type : "upstream_error",
-        message: typeof e.message === "string" ? e.message : "The upstream failed.",
-      });
-      return;
+  feed(_event: string | undefined, data: string): IrEvent[] {
+    if (this.ended) return [];
+    const out: IrEvent[] = [];
+    if (data === "[DONE]") {
+      if (this.stop !== null) this.finish(out);
+      else this.ended = true;
+      return out;
     }
-    const u = usageFromChat(chunk?.usage);
-    if (u) usage = u;
+    let chunk: unknown;
+    try {
+      chunk = JSON.parse(data);
+    } catch {
+      this.ended = true;
+      return [
+        {
+          type: "error",
+          status: 502,
+          code: "upstream_bad_response",
+          message: "The upstream sent a stream event that is not JSON.",
+        },
+      ];
+    }
+    this.onChunk(chunk, out);
+    return out;
+  }
+
+  end(): IrEvent[] {
+    if (this.ended) return [];
+    this.ended = true;
+    const out: IrEvent[] = [];
+    if (this.stop !== null) this.finish(out);
+    return out;
+  }
+
+  private close(out: IrEvent[]): void {
+    const open = this.open;
+    if (!open) return;
+    out.push({ type: "part_end", index: open.index });
+    if (open.kind === "tool") this.closed.add(open.chatIndex);
+    this.open = null;
+  }
+
+  /** The IR index of the open text or reasoning part, opening one (and closing another kind) as needed. */
+  private openText(kind: "text" | "reasoning", out: IrEvent[]): number {
+    if (this.open?.kind === kind) return this.open.index;
+    this.close(out);
+    const index = this.nextIndex++;
+    this.open = { kind, index };
+    out.push({
+      type: "part_start",
+      index,
+      part: kind === "text" ? { type: "text" } : { type: "reasoning", origin: originOf(this.target) },
+    });
+    return index;
+  }
+
+  private finish(out: IrEvent[]): void {
+    this.ended = true;
+    out.push({ type: "finish", stop: this.stop ?? "end_turn", usage: this.usage });
+  }
+
+  private onChunk(chunk: any, out: IrEvent[]): void {
+    if (typeof chunk?.error === "object" && chunk.error !== null) return this.onError(chunk.error, out);
+    const usage = usageFromChat(chunk?.usage);
+    if (usage) this.usage = usage;
     const choice = Array.isArray(chunk?.choices) ? chunk.choices.find((c: any) => (c?.index ?? 0) === 0) : undefined;
     // Started by the first chunk about the answer: some upstreams lead with a chunk of no choices (Azure's
     // prompt_filter_results, with an empty id).
-    if (!started && (choice || u)) {
-      started = true;
+    if (!this.started && (choice || usage)) {
+      this.started = true;
       out.push({
         type: "start",
         id: typeof chunk?.id === "string" && chunk.id ? chunk.id : newCallId(),
@@ -118,56 +127,73 @@ export function streamDecoder(target: TranslateTarget): {
       });
     }
     if (!choice) {
-      if (stop !== null && u) finish(out); // the usage chunk after finish_reason
+      if (this.stop !== null && usage) this.finish(out); // the usage chunk after finish_reason
       return;
     }
-    const delta = choice.delta ?? {};
-    const reasoning = reasoningOf(delta, d);
-    if (reasoning) out.push({ type: "delta", index: openText("reasoning", out), reasoning });
-    if (typeof delta.content === "string" && delta.content)
-      out.push({ type: "delta", index: openText("text", out), text: delta.content });
-    if (typeof delta.refusal === "string" && delta.refusal)
-      out.push({ type: "delta", index: openText("text", out), text: delta.refusal });
-    if (Array.isArray(delta.tool_calls)) for (const tc of delta.tool_calls) onToolCall(tc, out);
+    this.onDelta(choice.delta ?? {}, out);
     if (choice.finish_reason) {
-      close(out);
-      stop = stopReasonOf(choice.finish_reason, calledTools);
-      if (u) finish(out);
+      this.close(out);
+      this.stop = stopReasonOf(choice.finish_reason, this.calledTools);
+      if (usage) this.finish(out);
     }
   }
 
-  return {
-    feed(_event, data) {
-      if (ended) return [];
-      const out: IrEvent[] = [];
-      if (data === "[DONE]") {
-        if (stop !== null) finish(out);
-        else ended = true;
-        return out;
-      }
-      let chunk: unknown;
-      try {
-        chunk = JSON.parse(data);
-      } catch {
-        ended = true;
-        return [
-          {
-            type: "error",
-            status: 502,
-            code: "upstream_bad_response",
-            message: "The upstream sent a stream event that is not JSON.",
-          },
-        ];
-      }
-      onChunk(chunk, out);
-      return out;
-    },
-    end() {
-      if (ended) return [];
-      ended = true;
-      const out: IrEvent[] = [];
-      if (stop !== null) finish(out);
-      return out;
-    },
-  };
+  private onError(error: any, out: IrEvent[]): void {
+    this.ended = true;
+    out.push({
+      type: "error",
+      status: typeof error.code === "number" ? error.code : (STATUS_BY_TYPE[error.type] ?? 500),
+      code:
+        typeof error.code === "string" ? error.code : typeof error.type === "string" ? error.type : "upstream_error",
+      message: typeof error.message === "string" ? error.message : "The upstream failed.",
+    });
+  }
+
+  private onDelta(delta: any, out: IrEvent[]): void {
+    const reasoning = reasoningOf(delta, this.dialect);
+    if (reasoning) out.push({ type: "delta", index: this.openText("reasoning", out), reasoning });
+    if (typeof delta.content === "string" && delta.content)
+      out.push({ type: "delta", index: this.openText("text", out), text: delta.content });
+    if (typeof delta.refusal === "string" && delta.refusal)
+      out.push({ type: "delta", index: this.openText("text", out), text: delta.refusal });
+    if (Array.isArray(delta.tool_calls)) for (const call of delta.tool_calls) this.onToolCall(call, out);
+  }
+
+  private onToolCall(call: any, out: IrEvent[]): void {
+    const chatIndex = typeof call?.index === "number" ? call.index : 0;
+    const id = typeof call?.id === "string" && call.id ? call.id : undefined;
+    const open = this.open;
+    const same = open?.kind === "tool" && open.chatIndex === chatIndex && (id === undefined || id === open.id);
+    let index = open?.index;
+    if (!same) {
+      if (id === undefined && this.closed.has(chatIndex)) return;
+      index = this.startToolCall(call, chatIndex, id ?? newCallId(), out);
+    }
+    const args = call?.function?.arguments;
+    if (typeof args === "string" && args) out.push({ type: "delta", index: index!, arguments: args });
+  }
+
+  /** Opens the IR part of a call (after the part of its thought signature, if it has one); returns its index. */
+  private startToolCall(call: any, chatIndex: number, id: string, out: IrEvent[]): number {
+    this.close(out);
+    const signature = thoughtSignatureOf(call);
+    if (signature) {
+      // Gemini's signature for this call: a reasoning part of its own just before it (chat/upstream.ts).
+      const index = this.nextIndex++;
+      out.push(
+        { type: "part_start", index, part: { type: "reasoning", origin: originOf(this.target) } },
+        { type: "delta", index, opaque: signature },
+        { type: "part_end", index },
+      );
+    }
+    const index = this.nextIndex++;
+    this.open = { kind: "tool", index, chatIndex, id };
+    this.calledTools = true;
+    out.push({
+      type: "part_start",
+      index,
+      part: { type: "tool_call", id, name: String(call?.function?.name ?? "") },
+    });
+    return index;
+  }
 }
