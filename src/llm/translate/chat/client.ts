@@ -30,6 +30,30 @@ export function decodeRequest(body: Record<string, any>): IrRequest {
   if (!isObject(body)) throw new TranslationError("the request body must be a JSON object");
   refuseUnsupported(body);
   if (!Array.isArray(body.messages)) throw new TranslationError("messages must be an array of messages", "messages");
+  const { system, messages } = decodeMessages(body.messages);
+  if (!messages.length)
+    throw new TranslationError("messages must hold at least one non-empty user or assistant message", "messages");
+  const ir: IrRequest = {
+    model: typeof body.model === "string" ? body.model : "",
+    system,
+    messages,
+    tools: tools(body.tools),
+    stream: body.stream === true,
+  };
+  const choice = toolChoice(body.tool_choice);
+  if (choice) ir.toolChoice = choice;
+  if (typeof body.parallel_tool_calls === "boolean") ir.parallelToolCalls = body.parallel_tool_calls;
+  decodeSampling(body, ir);
+  const effort = reasoningEffort(body.reasoning_effort);
+  if (effort) ir.reasoning = { effort };
+  const format = responseFormat(body.response_format);
+  if (format) ir.responseFormat = format;
+  if (typeof body.user === "string") ir.user = body.user;
+  return ir;
+}
+
+/** The system prompt (every system and developer message, in order) and the user and assistant turns. */
+function decodeMessages(list: unknown[]): { system: TextPart[]; messages: IrMessage[] } {
   const system: TextPart[] = [];
   const messages: IrMessage[] = [];
   const push = (role: IrMessage["role"], parts: Part[]) => {
@@ -39,7 +63,7 @@ export function decodeRequest(body: Record<string, any>): IrRequest {
     if (last?.role === role) last.parts.push(...parts);
     else messages.push({ role, parts });
   };
-  body.messages.forEach((m: unknown, i: number) => {
+  list.forEach((m: unknown, i: number) => {
     const at = `messages[${i}]`;
     if (!isObject(m)) throw new TranslationError(`${at} must be an object`, at);
     switch (m.role) {
@@ -69,19 +93,11 @@ export function decodeRequest(body: Record<string, any>): IrRequest {
         throw new TranslationError(`${at}.role must be system, developer, user, assistant or tool`, `${at}.role`);
     }
   });
+  return { system, messages };
+}
 
-  if (!messages.length)
-    throw new TranslationError("messages must hold at least one non-empty user or assistant message", "messages");
-  const ir: IrRequest = {
-    model: typeof body.model === "string" ? body.model : "",
-    system,
-    messages,
-    tools: tools(body.tools),
-    stream: body.stream === true,
-  };
-  const choice = toolChoice(body.tool_choice);
-  if (choice) ir.toolChoice = choice;
-  if (typeof body.parallel_tool_calls === "boolean") ir.parallelToolCalls = body.parallel_tool_calls;
+/** The output limit, temperature, top_p and stop sequences, checked and set on `ir`. */
+function decodeSampling(body: Record<string, any>, ir: IrRequest): void {
   const max = body.max_completion_tokens ?? body.max_tokens;
   if (max != null) {
     if (!Number.isSafeInteger(max) || max < 1)
@@ -105,12 +121,6 @@ export function decodeRequest(body: Record<string, any>): IrRequest {
       throw new TranslationError("stop must be a string or an array of strings", "stop");
     if (stop.length) ir.stop = stop;
   }
-  const effort = reasoningEffort(body.reasoning_effort);
-  if (effort) ir.reasoning = { effort };
-  const format = responseFormat(body.response_format);
-  if (format) ir.responseFormat = format;
-  if (typeof body.user === "string") ir.user = body.user;
-  return ir;
 }
 
 function userParts(content: unknown, at: string): Part[] {
