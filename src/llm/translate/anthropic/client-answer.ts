@@ -73,121 +73,137 @@ type Open = {
  * SDKs take over message_start's.
  */
 export function streamEncoder(): { write(e: IrEvent): string } {
-  let next = 0;
-  let open: Open | null = null;
-  let ended = false;
+  return new MessagesStreamWriter();
+}
+
+type EventOf<Type extends IrEvent["type"]> = Extract<IrEvent, { type: Type }>;
+
+/** One answer's stream: the block now open and the next block index the client sees. */
+class MessagesStreamWriter {
+  private nextIndex = 0;
+  private open: Open | null = null;
+  private ended = false;
   // message_delta's counts replace message_start's in the SDKs: an end without usage must restate the start's.
-  let startUsage: IrUsage | null = null;
+  private startUsage: IrUsage | null = null;
 
-  const at = (o: Open, delta: object) =>
-    sse("content_block_delta", { type: "content_block_delta", index: o.index, delta });
-
-  function begin(o: Open): string {
-    if (o.index >= 0) return "";
-    o.index = next++;
-    return sse("content_block_start", { type: "content_block_start", index: o.index, content_block: o.block });
-  }
-
-  function close(): string {
-    const o = open;
-    open = null;
-    if (!o) return "";
-    let out = "";
-    if (o.kind === "tool_call" && !o.args) out += at(o, { type: "input_json_delta", partial_json: "{}" });
-    if (o.kind === "reasoning") {
-      const signature = signatureFor(o);
-      if (o.index < 0 && !signature) return "";
-      // Redacted reasoning has no deltas to show: its one block goes out whole once its value is known.
-      if (o.redacted) o.block = { type: "redacted_thinking", data: signature };
-      out += begin(o);
-      if (signature && !o.redacted) out += at(o, { type: "signature_delta", signature });
+  write(e: IrEvent): string {
+    if (this.ended) return "";
+    switch (e.type) {
+      case "start":
+        return this.messageStart(e);
+      case "part_start":
+        return this.startPart(e);
+      case "delta":
+        return this.delta(e);
+      case "part_end":
+        return this.close();
+      case "finish":
+        return this.finish(e);
+      case "error":
+        this.ended = true;
+        // No block is closed first: Anthropic itself sends the error in the middle of a block.
+        this.open = null;
+        return sse("error", { type: "error", error: { type: anthropicErrorType(e.status), message: e.message } });
     }
-    if (o.index < 0) return out;
-    return out + sse("content_block_stop", { type: "content_block_stop", index: o.index });
   }
 
-  function start(e: Extract<IrEvent, { type: "part_start" }>): string {
-    const out = close();
-    const p = e.part;
-    const o: Open = {
+  private messageStart(e: EventOf<"start">): string {
+    this.startUsage = e.usage ?? null;
+    const usage = usageToAnthropic(this.startUsage ?? ZERO);
+    const message = {
+      id: messageId(e.id),
+      type: "message",
+      role: "assistant",
+      model: e.model,
+      content: [],
+      stop_reason: null,
+      stop_sequence: null,
+      usage,
+    };
+    return sse("message_start", { type: "message_start", message });
+  }
+
+  private finish(e: EventOf<"finish">): string {
+    this.ended = true;
+    const usage = usageToAnthropic(e.usage ?? this.startUsage ?? ZERO);
+    const end = sse("message_delta", {
+      type: "message_delta",
+      delta: { stop_reason: e.stop, stop_sequence: e.stopSequence ?? null },
+      usage,
+    });
+    return this.close() + end + sse("message_stop", { type: "message_stop" });
+  }
+
+  /** The block's content_block_start, the first time its block has something to show. */
+  private begin(block: Open): string {
+    if (block.index >= 0) return "";
+    block.index = this.nextIndex++;
+    return sse("content_block_start", { type: "content_block_start", index: block.index, content_block: block.block });
+  }
+
+  private close(): string {
+    const block = this.open;
+    this.open = null;
+    if (!block) return "";
+    let out = "";
+    if (block.kind === "tool_call" && !block.args)
+      out += blockDelta(block, { type: "input_json_delta", partial_json: "{}" });
+    if (block.kind === "reasoning") {
+      const signature = signatureFor(block);
+      if (block.index < 0 && !signature) return "";
+      // Redacted reasoning has no deltas to show: its one block goes out whole once its value is known.
+      if (block.redacted) block.block = { type: "redacted_thinking", data: signature };
+      out += this.begin(block);
+      if (signature && !block.redacted) out += blockDelta(block, { type: "signature_delta", signature });
+    }
+    if (block.index < 0) return out;
+    return out + sse("content_block_stop", { type: "content_block_stop", index: block.index });
+  }
+
+  private startPart(e: EventOf<"part_start">): string {
+    const out = this.close();
+    const part = e.part;
+    const block: Open = {
       index: -1,
       block: { type: "text", text: "" },
-      kind: p.type,
+      kind: part.type,
       args: false,
       origin: null,
       opaque: "",
       redacted: false,
     };
-    open = o;
-    if (p.type === "tool_call") {
-      o.block = { type: "tool_use", id: p.id, name: p.name, input: {} };
-      return out + begin(o);
+    this.open = block;
+    if (part.type === "tool_call") {
+      block.block = { type: "tool_use", id: part.id, name: part.name, input: {} };
+      return out + this.begin(block);
     }
-    if (p.type === "reasoning")
-      Object.assign(o, {
+    if (part.type === "reasoning")
+      Object.assign(block, {
         block: { type: "thinking", thinking: "", signature: "" },
-        origin: p.origin,
-        opaque: p.opaque ?? "",
-        redacted: p.redacted === true,
-        id: p.id,
+        origin: part.origin,
+        opaque: part.opaque ?? "",
+        redacted: part.redacted === true,
+        id: part.id,
       });
     return out;
   }
 
-  function delta(e: Extract<IrEvent, { type: "delta" }>): string {
-    const o = open;
-    if (!o) return "";
-    if (o.kind === "reasoning") {
-      if (e.opaque) o.opaque += e.opaque;
-      return e.reasoning && !o.redacted ? begin(o) + at(o, { type: "thinking_delta", thinking: e.reasoning }) : "";
+  private delta(e: EventOf<"delta">): string {
+    const block = this.open;
+    if (!block) return "";
+    if (block.kind === "reasoning") {
+      if (e.opaque) block.opaque += e.opaque;
+      return e.reasoning && !block.redacted
+        ? this.begin(block) + blockDelta(block, { type: "thinking_delta", thinking: e.reasoning })
+        : "";
     }
-    if (o.kind === "text") return e.text ? begin(o) + at(o, { type: "text_delta", text: e.text }) : "";
+    if (block.kind === "text")
+      return e.text ? this.begin(block) + blockDelta(block, { type: "text_delta", text: e.text }) : "";
     if (!e.arguments) return "";
-    o.args = true;
-    return at(o, { type: "input_json_delta", partial_json: e.arguments });
+    block.args = true;
+    return blockDelta(block, { type: "input_json_delta", partial_json: e.arguments });
   }
-  return {
-    write(e: IrEvent): string {
-      if (ended) return "";
-      switch (e.type) {
-        case "start": {
-          startUsage = e.usage ?? null;
-          const usage = usageToAnthropic(startUsage ?? ZERO);
-          const message = {
-            id: messageId(e.id),
-            type: "message",
-            role: "assistant",
-            model: e.model,
-            content: [],
-            stop_reason: null,
-            stop_sequence: null,
-            usage,
-          };
-          return sse("message_start", { type: "message_start", message });
-        }
-        case "part_start":
-          return start(e);
-        case "delta":
-          return delta(e);
-        case "part_end":
-          return close();
-        case "finish": {
-          ended = true;
-          const usage = usageToAnthropic(e.usage ?? startUsage ?? ZERO);
-          const end = sse("message_delta", {
-            type: "message_delta",
-            delta: { stop_reason: e.stop, stop_sequence: e.stopSequence ?? null },
-            usage,
-          });
-          return close() + end + sse("message_stop", { type: "message_stop" });
-        }
-        case "error": {
-          ended = true;
-          // No block is closed first: Anthropic itself sends the error in the middle of a block.
-          open = null;
-          return sse("error", { type: "error", error: { type: anthropicErrorType(e.status), message: e.message } });
-        }
-      }
-    },
-  };
 }
+
+const blockDelta = (block: Open, delta: object) =>
+  sse("content_block_delta", { type: "content_block_delta", index: block.index, delta });
