@@ -64,65 +64,61 @@ export function streamDecoder(target: TranslateTarget): {
   feed(event: string | undefined, data: string): IrEvent[];
   end(): IrEvent[];
 } {
-  let next = 0;
-  // Anthropic's block index → the IR index, for the blocks kept; skipped blocks are absent.
-  const kept = new Map<number, number>();
-  let usage: Record<string, any> | null = null;
-  let stop: StopReason = "end_turn";
-  let stopSequence: string | null = null;
-  let done = false;
-  let started = false;
+  return new MessagesStreamReader(target);
+}
 
-  function blockStart(ev: any): IrEvent[] {
-    const b = ev.content_block;
-    const index = next;
-    const out: IrEvent[] = [];
-    if (b?.type === "text") {
-      out.push({ type: "part_start", index, part: { type: "text" } });
-      if (b.text) out.push({ type: "delta", index, text: String(b.text) });
-    } else if (b?.type === "thinking") {
-      out.push({ type: "part_start", index, part: { type: "reasoning", origin: originOf(target) } });
-      if (b.thinking) out.push({ type: "delta", index, reasoning: String(b.thinking) });
-      if (b.signature) out.push({ type: "delta", index, opaque: String(b.signature) });
-    } else if (b?.type === "redacted_thinking") {
-      out.push({
-        type: "part_start",
-        index,
-        part: { type: "reasoning", origin: originOf(target), redacted: true, opaque: String(b.data ?? "") },
-      });
-    } else if (b?.type === "tool_use") {
-      out.push({
-        type: "part_start",
-        index,
-        part: { type: "tool_call", id: fromAnthropicToolId(String(b.id)), name: String(b.name) },
-      });
-      if (b.input && typeof b.input === "object" && Object.keys(b.input).length)
-        out.push({ type: "delta", index, arguments: JSON.stringify(b.input) });
-    } else return out;
-    kept.set(ev.index, index);
-    next++;
-    return out;
-  }
+type BlockStart = (block: any, index: number, target: TranslateTarget) => IrEvent[];
 
-  function blockDelta(ev: any): IrEvent[] {
-    const index = kept.get(ev.index);
-    const d = ev.delta;
-    if (index === undefined || !d) return [];
-    if (d.type === "text_delta" && d.text) return [{ type: "delta", index, text: String(d.text) }];
-    if (d.type === "thinking_delta" && d.thinking) return [{ type: "delta", index, reasoning: String(d.thinking) }];
-    if (d.type === "signature_delta" && d.signature) return [{ type: "delta", index, opaque: String(d.signature) }];
-    if (d.type === "input_json_delta" && d.partial_json)
-      return [{ type: "delta", index, arguments: String(d.partial_json) }];
-    return [];
-  }
+/** The IR events a content block starts with, by block type; other types (server tool blocks) are skipped. */
+const BLOCK_STARTS: Record<string, BlockStart> = {
+  text: (block, index) => [
+    { type: "part_start", index, part: { type: "text" } },
+    ...(block.text ? [{ type: "delta", index, text: String(block.text) } as const] : []),
+  ],
+  thinking: (block, index, target) => [
+    { type: "part_start", index, part: { type: "reasoning", origin: originOf(target) } },
+    ...(block.thinking ? [{ type: "delta", index, reasoning: String(block.thinking) } as const] : []),
+    ...(block.signature ? [{ type: "delta", index, opaque: String(block.signature) } as const] : []),
+  ],
+  redacted_thinking: (block, index, target) => [
+    {
+      type: "part_start",
+      index,
+      part: { type: "reasoning", origin: originOf(target), redacted: true, opaque: String(block.data ?? "") },
+    },
+  ],
+  tool_use: (block, index) => [
+    {
+      type: "part_start",
+      index,
+      part: { type: "tool_call", id: fromAnthropicToolId(String(block.id)), name: String(block.name) },
+    },
+    ...(block.input && typeof block.input === "object" && Object.keys(block.input).length
+      ? [{ type: "delta", index, arguments: JSON.stringify(block.input) } as const]
+      : []),
+  ],
+};
 
-  function feed(event: string | undefined, data: string): IrEvent[] {
-    if (done) return [];
+/** One stream's state: which Anthropic blocks were kept (under which IR index), and what message_delta said. */
+class MessagesStreamReader {
+  private nextIndex = 0;
+  /** Anthropic's block index → the IR index, for the blocks kept; skipped blocks are absent. */
+  private readonly kept = new Map<number, number>();
+  private usage: Record<string, any> | null = null;
+  private stop: StopReason = "end_turn";
+  private stopSequence: string | null = null;
+  private done = false;
+  private started = false;
+
+  constructor(private readonly target: TranslateTarget) {}
+
+  feed(event: string | undefined, data: string): IrEvent[] {
+    if (this.done) return [];
     let ev: any;
     try {
       ev = JSON.parse(data);
     } catch {
-      done = true;
+      this.done = true;
       return [
         {
           type: "error",
@@ -135,57 +131,97 @@ export function streamDecoder(target: TranslateTarget): {
     const type = event ?? ev?.type;
     // The IR starts with `start`: a server that skipped message_start still gives the client one (the chat
     // encoder writes its chunks' id and model from it).
-    if (!started && type !== "message_start" && type !== "error" && type !== "ping") {
-      started = true;
-      return [{ type: "start", id: "", model: "", usage: null }, ...feed(event, data)];
+    if (!this.started && type !== "message_start" && type !== "error" && type !== "ping") {
+      this.started = true;
+      return [{ type: "start", id: "", model: "", usage: null }, ...this.feed(event, data)];
     }
+    return this.read(type, ev);
+  }
+
+  // A stream that closes before message_stop ended early: no terminal event, the seam reports it.
+  end(): IrEvent[] {
+    return [];
+  }
+
+  private read(type: unknown, ev: any): IrEvent[] {
     switch (type) {
-      case "message_start": {
-        const m = ev.message ?? {};
-        // A late message_start (after a start given for it) is not a second answer: its counts sit under later ones.
-        if (started) {
-          usage = mergeUsage(mergeUsage(null, m.usage), usage);
-          return [];
-        }
-        started = true;
-        usage = mergeUsage(null, m.usage);
-        return [
-          { type: "start", id: String(m.id ?? ""), model: String(m.model ?? ""), usage: usageFromAnthropic(usage) },
-        ];
-      }
+      case "message_start":
+        return this.messageStart(ev.message ?? {});
       case "content_block_start":
-        return blockStart(ev);
+        return this.blockStart(ev);
       case "content_block_delta":
-        return blockDelta(ev);
+        return this.blockDelta(ev);
       case "content_block_stop": {
-        const index = kept.get(ev.index);
+        const index = this.kept.get(ev.index);
         return index === undefined ? [] : [{ type: "part_end", index }];
       }
       case "message_delta":
-        if (ev.delta?.stop_reason) stop = stopFromAnthropic(ev.delta.stop_reason);
-        if (typeof ev.delta?.stop_sequence === "string") stopSequence = ev.delta.stop_sequence;
-        usage = mergeUsage(usage, ev.usage);
+        if (ev.delta?.stop_reason) this.stop = stopFromAnthropic(ev.delta.stop_reason);
+        if (typeof ev.delta?.stop_sequence === "string") this.stopSequence = ev.delta.stop_sequence;
+        this.usage = mergeUsage(this.usage, ev.usage);
         return [];
       case "message_stop":
-        done = true;
-        return [{ type: "finish", stop, stopSequence, usage: usageFromAnthropic(usage) }];
-      case "error": {
-        done = true;
-        const type = typeof ev.error?.type === "string" ? ev.error.type : "api_error";
+        this.done = true;
         return [
-          {
-            type: "error",
-            status: statusOfErrorType(type),
-            code: type,
-            message: String(ev.error?.message ?? "upstream error"),
-          },
+          { type: "finish", stop: this.stop, stopSequence: this.stopSequence, usage: usageFromAnthropic(this.usage) },
         ];
-      }
+      case "error":
+        return this.error(ev.error);
       default:
         return []; // ping, and event types added later
     }
   }
 
-  // A stream that closes before message_stop ended early: no terminal event, the seam reports it.
-  return { feed, end: () => [] };
+  private messageStart(message: any): IrEvent[] {
+    // A late message_start (after a start given for it) is not a second answer: its counts sit under later ones.
+    if (this.started) {
+      this.usage = mergeUsage(mergeUsage(null, message.usage), this.usage);
+      return [];
+    }
+    this.started = true;
+    this.usage = mergeUsage(null, message.usage);
+    return [
+      {
+        type: "start",
+        id: String(message.id ?? ""),
+        model: String(message.model ?? ""),
+        usage: usageFromAnthropic(this.usage),
+      },
+    ];
+  }
+
+  private blockStart(ev: any): IrEvent[] {
+    const blockType = ev.content_block?.type;
+    if (typeof blockType !== "string" || !Object.hasOwn(BLOCK_STARTS, blockType)) return [];
+    const index = this.nextIndex++;
+    this.kept.set(ev.index, index);
+    return BLOCK_STARTS[blockType]!(ev.content_block, index, this.target);
+  }
+
+  private blockDelta(ev: any): IrEvent[] {
+    const index = this.kept.get(ev.index);
+    const delta = ev.delta;
+    if (index === undefined || !delta) return [];
+    if (delta.type === "text_delta" && delta.text) return [{ type: "delta", index, text: String(delta.text) }];
+    if (delta.type === "thinking_delta" && delta.thinking)
+      return [{ type: "delta", index, reasoning: String(delta.thinking) }];
+    if (delta.type === "signature_delta" && delta.signature)
+      return [{ type: "delta", index, opaque: String(delta.signature) }];
+    if (delta.type === "input_json_delta" && delta.partial_json)
+      return [{ type: "delta", index, arguments: String(delta.partial_json) }];
+    return [];
+  }
+
+  private error(error: any): IrEvent[] {
+    this.done = true;
+    const type = typeof error?.type === "string" ? error.type : "api_error";
+    return [
+      {
+        type: "error",
+        status: statusOfErrorType(type),
+        code: type,
+        message: String(error?.message ?? "upstream error"),
+      },
+    ];
+  }
 }
