@@ -1,12 +1,9 @@
 // The translated call path: a client calling an LLM on a protocol its provider does not speak (providers.ts says
-// which it speaks). The client's request is decoded into the internal form (translate/ir.ts) and encoded for the
-// upstream before anything is held; the answer comes back the same way, JSON whole, a stream event by event.
-//
-// Metering never reads the translation: it reads the upstream's own usage with the native protocol's tap or usage
-// reader, so the charge is the native formula on the provider's numbers, with the native path's hold, max_credits,
-// settlement and disconnect rules (proxy.ts). One rule is the translation's own: a call whose translation told the
-// client it failed (an upstream event or answer that could not be translated, a stream that ended without its
-// terminal event) is recorded as failed and charged only the usage the upstream stated before then, if any.
+// which). The request is decoded into the IR (translate/ir.ts) and encoded for the upstream before anything is
+// held; the answer comes back whole (translated-answer.ts) or event by event (translated-stream.ts). Metering reads
+// the upstream's own usage with the native protocol's tap or usage reader, under the native path's rules (proxy.ts);
+// a call whose translation told the client it failed (an answer or event it could not translate, a stream without
+// its terminal event) is recorded as failed and charged only the usage the upstream stated before then, if any.
 
 import { ApiError } from "../http/errors";
 import type { LlmModel } from "../catalog/model";
@@ -15,17 +12,16 @@ import { reserialised } from "./protocols/common";
 import { dialectFor, type Provider } from "./providers";
 import { codecs } from "./translate/codecs";
 import { TranslationError, type ClientCodec, type TranslateTarget, type UpstreamCodec } from "./translate/ir";
-import { answerVerdict, callVerdict, endCall, type Call } from "./call";
-import { answerHeaders, answerUnread, throwIfGatewaySide, unusableAnswer, upstreamFailed } from "./call-failures";
+import { endCall, type Call } from "./call";
+import { answerHeaders, throwIfGatewaySide, unusableAnswer, upstreamFailed } from "./call-failures";
 import { callUpstream, upstreamHeaders } from "./upstream";
-import { FALLBACK_MAX_OUTPUT, usageVerdict, streamVerdict, type Verdict } from "./meter";
-import { pump, type PumpEnd } from "./pump";
-import { headOf, readHead, type Head } from "./answer-head";
+import { FALLBACK_MAX_OUTPUT } from "./meter";
+import { readHead } from "./answer-head";
 import { answerTypeMisfit, textOf } from "./body";
 import { liftIdleTimeout } from "./timeouts";
-import { createStreamTranslator } from "./translated-stream";
-import { restoreAnswerToolNames, shortenToolNames, type ToolNames } from "./translate/tool-names";
-import type { TokenUsage } from "./usage";
+import { translatedAnswer } from "./translated-answer";
+import { translatedStream } from "./translated-stream";
+import { shortenToolNames, type ToolNames } from "./translate/tool-names";
 
 export interface Translation {
   client: ClientCodec;
@@ -135,146 +131,6 @@ export async function forwardTranslated(call: Call): Promise<Response> {
   const misfit = answerTypeMisfit(t.stream, sse, contentType);
   if (misfit) unusableAnswer(call, res.status, contentType, misfit, () => res.body!.cancel());
   return sse ? translatedStream(call, t, res) : translatedAnswer(call, t, res);
-}
-
-/**
- * The most of a translated JSON answer read: it is translated whole, so it is held whole, and an endless or runaway
- * body must not take the process's memory (a native answer over 64 KiB is pumped, keeping only its tail). Far above
- * any real answer: 128k output tokens are about 1 MB of JSON.
- */
-export const TRANSLATED_ANSWER_BYTES = 16 * 1024 * 1024;
-
-/** A whole JSON answer: it must all be in before its other form exists. */
-async function translatedAnswer(call: Call, t: Translation, res: Response): Promise<Response> {
-  const status = res.status;
-  let head: Head;
-  let json: any;
-  try {
-    // Read whole (a translation needs all of it), under the same silence limit as a native answer.
-    head = await readHead(res, TRANSLATED_ANSWER_BYTES, call.deps.timeouts.silenceMs);
-  } catch (e) {
-    return answerUnread(call, e, status);
-  }
-  if (!head.ended)
-    unusableAnswer(
-      call,
-      status,
-      res.headers.get("content-type") ?? "",
-      `answer over ${TRANSLATED_ANSWER_BYTES} bytes`,
-      () => head.reader!.cancel(),
-    );
-  const text = textOf(head.chunks);
-  try {
-    json = JSON.parse(text);
-  } catch {
-    unusableAnswer(call, status, res.headers.get("content-type") ?? "", "not JSON", null);
-  }
-  const verdict = callVerdict(call, () => answerVerdict(call, t.native, text));
-  if (verdict.outcome === "upstream_bad_response") {
-    // Not a whole JSON object (answerVerdict): released, as on the native path.
-    endCall(call, verdict, status, performance.now());
-    throw new ApiError(
-      502,
-      "upstream_bad_response",
-      "The upstream's answer was not a usable response; nothing was charged. Retry the request.",
-    );
-  }
-  let out: Record<string, unknown>;
-  try {
-    out = t.client.encodeAnswer(
-      restoreAnswerToolNames(t.toolNames, t.upstream.decodeAnswer(json, t.target)),
-      t.request,
-    );
-  } catch (e) {
-    const why = `upstream answer not translatable: ${(e as Error)?.message ?? e}`;
-    // Through meter, as every charge: max_credits caps it.
-    endCall(
-      call,
-      callVerdict(call, () => failedTranslation(call, verdict.outcome === "ok" ? verdict.usage : null, why)),
-      status,
-      performance.now(),
-    );
-    call.deps.ctx.log.warn("translated answer not readable", {
-      request_id: call.requestId,
-      model: call.model.id,
-      error: why,
-    });
-    throw new ApiError(
-      502,
-      "upstream_bad_response",
-      "The upstream's answer could not be translated into this protocol. Retry the request.",
-    );
-  }
-  endCall(call, verdict, status, performance.now());
-  const headers = translatedHeaders(res, call, t);
-  headers["content-type"] = "application/json";
-  return new Response(JSON.stringify(out), { status, headers });
-}
-
-/** The answer's headers; `x-switchyard-dropped-tools` names the hosted tools left out of the upstream request. */
-function translatedHeaders(res: Response, call: Call, t: Translation): Record<string, string> {
-  const headers = answerHeaders(res, call.baseHeaders);
-  if (t.droppedTools) headers["x-switchyard-dropped-tools"] = t.droppedTools.join(", ");
-  return headers;
-}
-
-function translatedStream(call: Call, t: Translation, res: Response): Response {
-  const status = res.status;
-  const tap = t.native.createStreamTap({ stripUsageChunk: false });
-  const tr = createStreamTranslator(t, (msg, f) =>
-    call.deps.ctx.log.warn(msg, { ...f, request_id: call.requestId, model: call.model.id }),
-  );
-  let firstByteAt: number | null = null;
-  let tail: Uint8Array | null = null;
-  // No dropNotice: the translator writes the client protocol's error event itself, whatever the upstream left cut.
-  const upstreamBytes = pump(headOf(res.body!), call.request.signal, {
-    tap,
-    collect: null,
-    silenceMs: call.deps.timeouts.silenceMs,
-    onFirstByte: () => (firstByteAt = performance.now()),
-    onEnd(how: PumpEnd) {
-      tail = tr.end(how);
-      const verdict = callVerdict(call, (): Verdict => {
-        const r = tap.end();
-        const v = streamVerdict(r, how, call.model, call.plan);
-        // Told it failed, never charged as a success: the usage stated so far, if any (issue 20, point 1).
-        if (tr.failure && (v.outcome === "ok" || v.outcome === "estimated" || v.outcome === "client_abort"))
-          return failedTranslation(call, r.usage, tr.failure);
-        return v;
-      });
-      endCall(call, verdict, status, firstByteAt);
-    },
-  });
-  const headers = translatedHeaders(res, call, t);
-  headers["content-type"] = "text/event-stream; charset=utf-8";
-  headers["cache-control"] = "no-cache";
-  return new Response(clientStream(upstreamBytes, tr, () => tail) as any, { status, headers });
-}
-
-/** The client's bytes: each upstream chunk translated as it arrives; after an error event, the upstream is let go. */
-async function* clientStream(
-  upstream: AsyncGenerator<Uint8Array>,
-  tr: ReturnType<typeof createStreamTranslator>,
-  tail: () => Uint8Array | null,
-): AsyncGenerator<Uint8Array> {
-  try {
-    for await (const chunk of upstream) {
-      const out = tr.feed(chunk);
-      if (out) yield out;
-      // Ending the loop ends the pump as a client abort would: the upstream stops generating what nobody reads.
-      if (tr.over && tr.failure) break;
-    }
-  } catch {
-    // The pump cut the stream (a drop, the shutdown): its onEnd has run and left the client's last bytes in `tail`.
-  }
-  const last = tail();
-  if (last) yield last;
-}
-
-/** A call the translation told the client had failed: charged the usage the upstream stated, if any, never as ok. */
-function failedTranslation(call: Pick<Call, "model" | "plan">, usage: TokenUsage | null, error: string): Verdict {
-  if (!usage) return { outcome: "failed", charge: null, usage: null, error };
-  return { ...usageVerdict(usage, call.model, call.plan), outcome: "failed", error };
 }
 
 /**

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import Anthropic from "@anthropic-ai/sdk";
 import OpenAI from "openai";
 import { expectReleased, ledgerOf, startEnv, stopEnv, type Env } from "../support";
-import { TRANSLATED_ANSWER_BYTES } from "../../../src/llm/translated";
+import { TRANSLATED_ANSWER_BYTES } from "../../../src/llm/translated-answer";
 import { LLMS } from "./clients";
 
 let e: Env;
