@@ -138,6 +138,9 @@ export type IrEvent =
   | { type: "finish"; stop: StopReason; stopSequence?: string | null; usage: IrUsage | null }
   | { type: "error"; status: number; code: string; message: string };
 
+/** The IrEvent of one type, for the handler of that type. */
+export type IrEventOf<Type extends IrEvent["type"]> = Extract<IrEvent, { type: Type }>;
+
 /** A request field that cannot be carried to the target without changing the answer asked for: a 400 naming it. */
 export class TranslationError extends Error {
   constructor(

@@ -8,7 +8,7 @@
 // that parse the accumulated text (Claude Code) get an empty object, not an error.
 
 import { anthropicErrorType } from "../../protocols/anthropic";
-import type { IrAnswer, IrEvent, IrUsage } from "../ir";
+import type { IrAnswer, IrEvent, IrEventOf, IrUsage } from "../ir";
 import { inputObject, signatureFor, usageToAnthropic } from "./shared";
 
 const ZERO: IrUsage = { input: 0, cacheRead: 0, cacheWrite: 0, output: 0, reasoning: 0 };
@@ -76,8 +76,6 @@ export function streamEncoder(): { write(e: IrEvent): string } {
   return new MessagesStreamWriter();
 }
 
-type EventOf<Type extends IrEvent["type"]> = Extract<IrEvent, { type: Type }>;
-
 /** One answer's stream: the block now open and the next block index the client sees. */
 class MessagesStreamWriter {
   private nextIndex = 0;
@@ -107,7 +105,7 @@ class MessagesStreamWriter {
     }
   }
 
-  private messageStart(e: EventOf<"start">): string {
+  private messageStart(e: IrEventOf<"start">): string {
     this.startUsage = e.usage ?? null;
     const usage = usageToAnthropic(this.startUsage ?? ZERO);
     const message = {
@@ -123,7 +121,7 @@ class MessagesStreamWriter {
     return sse("message_start", { type: "message_start", message });
   }
 
-  private finish(e: EventOf<"finish">): string {
+  private finish(e: IrEventOf<"finish">): string {
     this.ended = true;
     const usage = usageToAnthropic(e.usage ?? this.startUsage ?? ZERO);
     const end = sse("message_delta", {
@@ -160,7 +158,7 @@ class MessagesStreamWriter {
     return out + sse("content_block_stop", { type: "content_block_stop", index: block.index });
   }
 
-  private startPart(e: EventOf<"part_start">): string {
+  private startPart(e: IrEventOf<"part_start">): string {
     const out = this.close();
     const part = e.part;
     const block: Open = {
@@ -188,7 +186,7 @@ class MessagesStreamWriter {
     return out;
   }
 
-  private delta(e: EventOf<"delta">): string {
+  private delta(e: IrEventOf<"delta">): string {
     const block = this.open;
     if (!block) return "";
     if (block.kind === "reasoning") {

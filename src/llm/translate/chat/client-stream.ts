@@ -9,7 +9,7 @@
 // carries the whole part with its sealed opaque value (chat/shared.ts), so a client that keeps reasoning_details
 // can hand a Claude thinking signature back on the next turn.
 
-import type { IrEvent, IrUsage, ReasoningPart } from "../ir";
+import type { IrEvent, IrEventOf, IrUsage, ReasoningPart } from "../ir";
 import { openAiErrorBody } from "../../protocols/common";
 import { FINISH_REASON, chatUsage, reasoningDetail } from "./shared";
 import { chatId } from "./client";
@@ -18,8 +18,6 @@ type OpenPart =
   | { kind: "text" }
   | { kind: "tool"; index: number; args: boolean }
   | ({ kind: "reasoning" } & Omit<ReasoningPart, "type">);
-
-type EventOf<Type extends IrEvent["type"]> = Extract<IrEvent, { type: Type }>;
 
 export function streamEncoder(request: Record<string, any>): { write(e: IrEvent): string } {
   return new ChatStreamWriter(request?.stream_options?.include_usage === true);
@@ -67,13 +65,13 @@ class ChatStreamWriter {
     );
   }
 
-  private start(e: EventOf<"start">): string {
+  private start(e: IrEventOf<"start">): string {
     this.startUsage = e.usage ?? null;
     this.head = `{"id":${JSON.stringify(chatId(e.id))},"object":"chat.completion.chunk","created":${Math.floor(Date.now() / 1000)},"model":${JSON.stringify(e.model)},`;
     return this.choiceDelta({ role: "assistant", content: "" });
   }
 
-  private partStart(e: EventOf<"part_start">): string {
+  private partStart(e: IrEventOf<"part_start">): string {
     const part = e.part;
     if (part.type === "text") this.open.set(e.index, { kind: "text" });
     else if (part.type === "reasoning") {
@@ -89,7 +87,7 @@ class ChatStreamWriter {
     return "";
   }
 
-  private delta(e: EventOf<"delta">): string {
+  private delta(e: IrEventOf<"delta">): string {
     const open = this.open.get(e.index);
     if (!open) return "";
     if (open.kind === "text") return e.text ? this.choiceDelta({ content: e.text }) : "";
@@ -104,7 +102,7 @@ class ChatStreamWriter {
     return this.choiceDelta({ reasoning_content: e.reasoning });
   }
 
-  private partEnd(e: EventOf<"part_end">): string {
+  private partEnd(e: IrEventOf<"part_end">): string {
     const open = this.open.get(e.index);
     this.open.delete(e.index);
     // A call with no arguments at all (a tool without parameters) says "{}", as OpenAI does: "" is not JSON.
@@ -114,7 +112,7 @@ class ChatStreamWriter {
     return this.choiceDelta({ reasoning_details: [reasoningDetail(open, this.reasoningParts++)] });
   }
 
-  private finish(e: EventOf<"finish">): string {
+  private finish(e: IrEventOf<"finish">): string {
     this.done = true;
     let out = this.choiceDelta({}, FINISH_REASON[e.stop] ?? "stop");
     const usage = e.usage ?? this.startUsage;
@@ -124,7 +122,7 @@ class ChatStreamWriter {
 }
 
 /** The error object of an OpenAI error body (its type follows the status), without the gateway's request id. */
-function errorOf(e: Extract<IrEvent, { type: "error" }>): unknown {
+function errorOf(e: IrEventOf<"error">): unknown {
   return (openAiErrorBody({ status: e.status, code: e.code, message: e.message, requestId: "" }) as { error: unknown })
     .error;
 }

@@ -7,7 +7,7 @@
 // itself summarised. A custom tool's freeform input is read out of the function arguments it travels in as they
 // stream (custom-input.ts).
 
-import type { IrEvent, IrUsage, StopReason } from "../ir";
+import type { IrEvent, IrEventOf, IrUsage, StopReason } from "../ir";
 import { customInputReader } from "./custom-input";
 import {
   answerContext,
@@ -52,12 +52,11 @@ type OpenItem =
     };
 
 type Emit = (type: string, payload: object) => void;
-type Delta = Extract<IrEvent, { type: "delta" }>;
 type ItemStatus = "completed" | "incomplete";
 
 /** What each kind of output item writes as its deltas come, when it is done, and when a failure cuts it. */
 interface ItemKind<Item extends OpenItem> {
-  delta(item: Item, e: Delta, emit: Emit): void;
+  delta(item: Item, e: IrEventOf<"delta">, emit: Emit): void;
   /** the item's closing events; returns the finished item for output_item.done and the final response */
   done(item: Item, status: ItemStatus, emit: Emit): object;
   /** the item as response.failed lists it */
@@ -195,7 +194,7 @@ class ResponsesStreamWriter {
     return ctx;
   }
 
-  private startItem(ctx: AnswerContext, part: Extract<IrEvent, { type: "part_start" }>["part"]): void {
+  private startItem(ctx: AnswerContext, part: IrEventOf<"part_start">["part"]): void {
     this.close("completed");
     const index = this.output.length;
     if (part.type === "text") {

@@ -5,7 +5,7 @@
 // A reasoning item is one IR part: its summary parts are joined with a blank line, and its encrypted_content (on
 // output_item.done only) becomes the part's opaque value.
 
-import { originOf, type IrEvent, type TranslateTarget } from "../ir";
+import { originOf, type IrEvent, type IrEventOf, type TranslateTarget } from "../ir";
 import { reasoningText, stopOf, usageIn } from "./upstream";
 
 type OpenPart = { kind: "text" | "reasoning" | "tool_call"; index: number; outputIndex: number; streamed: boolean };
@@ -71,7 +71,7 @@ class ResponsesStreamReader {
     out.push({ type: "start", id: String(response?.id ?? ""), model: String(response?.model ?? ""), usage: null });
   }
 
-  startPart(out: IrEvent[], outputIndex: number, part: Extract<IrEvent, { type: "part_start" }>["part"]): OpenPart {
+  startPart(out: IrEvent[], outputIndex: number, part: IrEventOf<"part_start">["part"]): OpenPart {
     this.begin(out, null); // a server that skipped response.created still gives the client a start
     this.close(out);
     const opened: OpenPart = { kind: part.type, index: this.nextIndex++, outputIndex, streamed: false };
