@@ -54,7 +54,7 @@ export function encodeAnswer(answer: IrAnswer): Record<string, unknown> {
 const sse = (event: string, data: object): string => `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
 
 /** A part being written; `index` is -1 until its block has started (text and thinking start at their first content). */
-type Open = {
+type OpenBlock = {
   index: number;
   block: Record<string, unknown>;
   kind: "text" | "tool_call" | "reasoning";
@@ -79,7 +79,7 @@ export function streamEncoder(): { write(e: IrEvent): string } {
 /** One answer's stream: the block now open and the next block index the client sees. */
 class MessagesStreamWriter {
   private nextIndex = 0;
-  private open: Open | null = null;
+  private open: OpenBlock | null = null;
   private ended = false;
   // message_delta's counts replace message_start's in the SDKs: an end without usage must restate the start's.
   private startUsage: IrUsage | null = null;
@@ -133,7 +133,7 @@ class MessagesStreamWriter {
   }
 
   /** The block's content_block_start, the first time its block has something to show. */
-  private begin(block: Open): string {
+  private begin(block: OpenBlock): string {
     if (block.index >= 0) return "";
     block.index = this.nextIndex++;
     return sse("content_block_start", { type: "content_block_start", index: block.index, content_block: block.block });
@@ -161,7 +161,7 @@ class MessagesStreamWriter {
   private startPart(e: IrEventOf<"part_start">): string {
     const out = this.close();
     const part = e.part;
-    const block: Open = {
+    const block: OpenBlock = {
       index: -1,
       block: { type: "text", text: "" },
       kind: part.type,
@@ -203,5 +203,5 @@ class MessagesStreamWriter {
   }
 }
 
-const blockDelta = (block: Open, delta: object) =>
+const blockDelta = (block: OpenBlock, delta: object) =>
   sse("content_block_delta", { type: "content_block_delta", index: block.index, delta });
