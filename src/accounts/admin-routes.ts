@@ -38,10 +38,28 @@ const policyReadFirst = ({ body }: { body: unknown }) => {
 /** The routes under /accounts/:id answer 404 for an unknown account (a new object per route: Elysia merges into it). */
 const unknownAccount = () => errorCodes({ 404: ["not_found"] });
 
+/** The operator's API is one Elysia instance per resource, composed; each declares the admin guard itself. */
 export function adminRoutes(ctx: AppContext) {
-  const { accounts, ledger } = ctx;
-  return new Elysia({ name: "admin", prefix: "/admin/v1", detail: { tags: ["Admin"], security: [{ adminToken: [] }] } })
-    .use(routeGuards(ctx))
+  return new Elysia({ name: "admin" })
+    .use(accountRoutes(ctx))
+    .use(keyRoutes(ctx))
+    .use(creditRoutes(ctx))
+    .use(webhookKeyRoutes(ctx))
+    .use(ledgerCheckRoutes(ctx));
+}
+
+/** One resource's instance under /admin/v1 (fresh options each: Elysia merges route details into them). */
+function adminInstance(ctx: AppContext, name: string) {
+  return new Elysia({
+    name,
+    prefix: "/admin/v1",
+    detail: { tags: ["Admin"], security: [{ adminToken: [] }] },
+  }).use(routeGuards(ctx));
+}
+
+function accountRoutes(ctx: AppContext) {
+  const { accounts } = ctx;
+  return adminInstance(ctx, "admin-accounts")
     .post(
       "/accounts",
       async ({ body, set }) => {
@@ -65,7 +83,12 @@ export function adminRoutes(ctx: AppContext) {
       admin: true,
       response: AccountView,
       detail: { ...unknownAccount(), summary: "Read an account: balance, pending holds, ledger entries and keys" },
-    })
+    });
+}
+
+function keyRoutes(ctx: AppContext) {
+  const { accounts } = ctx;
+  return adminInstance(ctx, "admin-keys")
     .post(
       "/accounts/:id/keys",
       async ({ params, body, set }) => {
@@ -112,65 +135,74 @@ export function adminRoutes(ctx: AppContext) {
       admin: true,
       response: KeyView,
       detail: { ...unknownAccount(), summary: "Revoke a key" },
-    })
-    .post(
-      "/accounts/:id/credits",
-      async ({ params, body }) => {
-        const kind = body.kind ?? "topup";
-        const micros = toMicros(body.credits, "credits", kind === "correction");
-        if (micros === 0) throw new ApiError(422, "invalid_request", "credits must not be zero.", { param: "credits" });
-        // Calls just answered first: their charges are queued (the balance returned includes them). A correction that
-        // does not fit what is available gets the account's idle LLM float back first, as a media task's hold does.
-        await ctx.llmLedger.committedFor(params.id);
-        const wallet = await withIdleFloatBack(ctx, params.id, "correction_exceeds_available", () =>
-          ledger.credit(params.id, micros, kind, body.reason ?? kind),
-        );
-        return {
-          account_id: params.id,
-          credits: microsToCredits(wallet.available),
-          held_credits: microsToCredits(wallet.held),
-          balance_credits: microsToCredits(wallet.balance),
-        };
+    });
+}
+
+function creditRoutes(ctx: AppContext) {
+  return adminInstance(ctx, "admin-credits").post(
+    "/accounts/:id/credits",
+    async ({ params, body }) => {
+      const kind = body.kind ?? "topup";
+      const micros = toMicros(body.credits, "credits", kind === "correction");
+      if (micros === 0) throw new ApiError(422, "invalid_request", "credits must not be zero.", { param: "credits" });
+      // Calls just answered first: their charges are queued (the balance returned includes them). A correction that
+      // does not fit what is available gets the account's idle LLM float back first, as a media task's hold does.
+      await ctx.llmLedger.committedFor(params.id);
+      const wallet = await withIdleFloatBack(ctx, params.id, "correction_exceeds_available", () =>
+        ctx.ledger.credit(params.id, micros, kind, body.reason ?? kind),
+      );
+      return {
+        account_id: params.id,
+        credits: microsToCredits(wallet.available),
+        held_credits: microsToCredits(wallet.held),
+        balance_credits: microsToCredits(wallet.balance),
+      };
+    },
+    {
+      admin: true,
+      body: CreditsBody,
+      response: CreditsResult,
+      detail: {
+        ...errorCodes({
+          404: ["not_found", "account_not_found"],
+          409: ["correction_exceeds_available"],
+          422: ["balance_too_large"],
+        }),
+        summary: "Top up credits, or correct them (kind=correction may be negative)",
       },
-      {
-        admin: true,
-        body: CreditsBody,
-        response: CreditsResult,
-        detail: {
-          ...errorCodes({
-            404: ["not_found", "account_not_found"],
-            409: ["correction_exceeds_available"],
-            422: ["balance_too_large"],
-          }),
-          summary: "Top up credits, or correct them (kind=correction may be negative)",
-        },
-      },
-    )
-    .post(
-      "/accounts/:id/webhook-key",
-      async ({ params, set }) => {
-        set.status = 201;
-        return accounts.rotateWebhookKey(params.id);
-      },
-      {
-        admin: true,
-        response: { 201: WebhookKey },
-        detail: { ...unknownAccount(), summary: "Generate or rotate the account's webhook signing key (shown once)" },
-      },
-    )
-    .get(
-      "/ledger/check",
-      async ({ query }) => {
-        const mismatches = await ledger.check(query.account_id);
-        return { ok: mismatches.length === 0, mismatches };
-      },
-      {
-        admin: true,
-        query: t.Object({ account_id: t.Optional(t.String()) }),
-        response: LedgerCheck,
-        detail: { summary: "Recompute every wallet from its entries and pending holds" },
-      },
-    );
+    },
+  );
+}
+
+function webhookKeyRoutes(ctx: AppContext) {
+  return adminInstance(ctx, "admin-webhook-key").post(
+    "/accounts/:id/webhook-key",
+    async ({ params, set }) => {
+      set.status = 201;
+      return ctx.accounts.rotateWebhookKey(params.id);
+    },
+    {
+      admin: true,
+      response: { 201: WebhookKey },
+      detail: { ...unknownAccount(), summary: "Generate or rotate the account's webhook signing key (shown once)" },
+    },
+  );
+}
+
+function ledgerCheckRoutes(ctx: AppContext) {
+  return adminInstance(ctx, "admin-ledger-check").get(
+    "/ledger/check",
+    async ({ query }) => {
+      const mismatches = await ctx.ledger.check(query.account_id);
+      return { ok: mismatches.length === 0, mismatches };
+    },
+    {
+      admin: true,
+      query: t.Object({ account_id: t.Optional(t.String()) }),
+      response: LedgerCheck,
+      detail: { summary: "Recompute every wallet from its entries and pending holds" },
+    },
+  );
 }
 
 function toMicros(credits: number, param: string, allowNegative = false): number {

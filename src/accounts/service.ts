@@ -3,11 +3,11 @@ import type { Db } from "../db/client";
 import { newId, randomToken, sha256Hex } from "../db/ids";
 import { ApiError, notFound } from "../http/errors";
 import type { Ledger } from "../ledger/service";
-import { microsToCredits } from "../ledger/units";
 import { SEALED_PREFIX, SecretBox, sealedKeyId } from "./secret-box";
 import { KEY_LIMITS } from "./model";
 import { startBudgets } from "./key-budgets";
 import { BUDGET_PERIODS, type Budget, type BudgetPeriod, type KeyPolicyChange } from "./policy";
+import { BUDGET_COLUMNS, keyRules, keyView, policySets } from "./key-rows";
 
 // Accounts, API keys and webhook signing keys. An API key is shown once at creation and stored only as a SHA-256 hash
 // (keys are 256-bit random, so a fast hash is the right tool; password hashing is for low-entropy secrets).
@@ -261,62 +261,4 @@ export class Accounts {
       )
       .catch(() => this.lastUseWritten.delete(keyId));
   }
-}
-
-function iso(ms: number | null): string | null {
-  return ms == null ? null : new Date(ms).toISOString();
-}
-
-const BUDGET_COLUMNS: Record<BudgetPeriod, string> = {
-  day: "budget_day",
-  week: "budget_week",
-  month: "budget_month",
-  lifetime: "budget_lifetime",
-};
-
-function keyRules(row: any): KeyRules {
-  const budget: Budget = {};
-  for (const period of BUDGET_PERIODS)
-    if (row[BUDGET_COLUMNS[period]] != null) budget[period] = Number(row[BUDGET_COLUMNS[period]]);
-  return {
-    models: row.models == null ? null : JSON.parse(row.models),
-    expiresAt: row.expires_at == null ? null : Number(row.expires_at),
-    budget,
-  };
-}
-
-/** The `column = value` pieces of an update for the fields a change sets. */
-function policySets(change: KeyPolicyChange): ReturnType<typeof sql>[] {
-  const sets: ReturnType<typeof sql>[] = [];
-  const set = (column: string, value: unknown) => sets.push(sql`${sql.identifier(column)} = ${value}`);
-  if (change.name !== undefined) set("name", change.name);
-  if (change.rateLimit !== undefined) {
-    set("rate_requests", change.rateLimit?.requests ?? null);
-    set("rate_window_seconds", change.rateLimit?.windowSeconds ?? null);
-  }
-  if (change.maxConcurrentTasks !== undefined) set("max_concurrent_tasks", change.maxConcurrentTasks);
-  if (change.models !== undefined) set("models", change.models === null ? null : JSON.stringify(change.models));
-  if (change.expiresAt !== undefined) set("expires_at", change.expiresAt);
-  for (const period of BUDGET_PERIODS)
-    if (change.budget?.[period] !== undefined) set(BUDGET_COLUMNS[period], change.budget[period]);
-  return sets;
-}
-
-function keyView(row: any): KeyView {
-  const rules = keyRules(row);
-  return {
-    id: row.id,
-    name: row.name,
-    prefix: row.prefix,
-    rate_limit: row.rate_requests ? { requests: row.rate_requests, window_seconds: row.rate_window_seconds } : null,
-    max_concurrent_tasks: row.max_concurrent_tasks,
-    models: rules.models,
-    expires_at: iso(rules.expiresAt),
-    budget: Object.fromEntries(
-      Object.entries(rules.budget).map(([period, micros]) => [period, microsToCredits(micros)]),
-    ),
-    created_at: iso(row.created_at)!,
-    revoked_at: iso(row.revoked_at),
-    last_used_at: iso(row.last_used_at),
-  };
 }

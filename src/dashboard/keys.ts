@@ -85,6 +85,7 @@ ${keys.map(
 }
 
 const FLASH = "sy_new_key";
+const KEYS_PATH = "/dashboard/settings/api-keys";
 
 /** An optional whole number within the same bounds the admin API's schema enforces (KEY_LIMITS). */
 function limitField(v: string | undefined, name: string, bounds: { min: number; max: number }): number | undefined {
@@ -126,71 +127,19 @@ export function refuseLooserThanDefault(
 }
 
 export function keysRoutes(ctx: AppContext, users: Users) {
-  const path = "/dashboard/settings/api-keys";
   return new Elysia({ name: "dashboard-keys", detail: { hide: true } })
     .use(sessionGuard(ctx, users))
-    .get(
-      path,
-      ({ request }) =>
-        withSession(users, request, async (signedIn) => {
-          const keys = await ctx.accounts.listKeys(signedIn.session.accountId);
-          const flashed = cookieValue(request, FLASH);
-          if (!flashed) return keysPage(ctx, signedIn, keys, {});
-          const createdId = await liveKeyIdOf(ctx, signedIn.session.accountId, flashed);
-          const view = createdId && keys.find((k) => k.id === createdId);
-          const page = keysPage(ctx, signedIn, keys, { created: view ? { ...view, key: flashed } : undefined });
-          page.headers.set("set-cookie", flashCookie(ctx, FLASH, "", path, 0));
-          return page;
-        }),
-      { session: true },
-    )
+    .get(KEYS_PATH, ({ request }) => withSession(users, request, (signedIn) => keysWithFlash(ctx, signedIn, request)), {
+      session: true,
+    })
     .post(
-      path,
+      KEYS_PATH,
       ({ request, body }) =>
-        withForm(ctx, users, request, body, async (signedIn, form) => {
-          const accountId = signedIn.session.accountId;
-          try {
-            const name = (form.name ?? "").trim();
-            if (!name || name.length > 200)
-              throw new ApiError(422, "invalid_request", "Give the key a name (up to 200 characters).");
-            const rateRequests = limitField(form.requests, "Requests", KEY_LIMITS.rateRequests);
-            const rateWindowSeconds = limitField(form.window_seconds, "Seconds", KEY_LIMITS.rateWindowSeconds);
-            const maxConcurrentTasks = limitField(
-              form.max_concurrent_tasks,
-              "Concurrent media tasks",
-              KEY_LIMITS.maxConcurrentTasks,
-            );
-            if ((rateRequests === undefined) !== (rateWindowSeconds === undefined))
-              throw new ApiError(
-                422,
-                "invalid_request",
-                "Give both the number of requests and the window in seconds, or neither.",
-              );
-            refuseLooserThanDefault(ctx, rateRequests, rateWindowSeconds, maxConcurrentTasks);
-            const created = await ctx.accounts.createKey(accountId, {
-              name,
-              rateRequests,
-              rateWindowSeconds,
-              maxConcurrentTasks,
-            });
-            ctx.log.info("dashboard key created", {
-              account_id: accountId,
-              key_id: created.id,
-              user_id: signedIn.session.userId,
-            });
-            return redirect(path, { "set-cookie": flashCookie(ctx, FLASH, created.key, path) });
-          } catch (e) {
-            if (!(e instanceof ApiError)) throw e;
-            return keysPage(ctx, signedIn, await ctx.accounts.listKeys(accountId), {
-              error: e.message,
-              status: e.status,
-            });
-          }
-        }),
+        withForm(ctx, users, request, body, (signedIn, form) => createKeyFromForm(ctx, signedIn, form)),
       { session: true },
     )
     .post(
-      `${path}/:keyId/revoke`,
+      `${KEYS_PATH}/:keyId/revoke`,
       ({ request, body, params }) =>
         withForm(ctx, users, request, body, async (signedIn) => {
           // revokeKey is scoped by account: a key id from another account is simply not found.
@@ -205,8 +154,62 @@ export function keysRoutes(ctx: AppContext, users: Users) {
             key_id: params.keyId,
             user_id: signedIn.session.userId,
           });
-          return redirect(path);
+          return redirect(KEYS_PATH);
         }),
       { session: true },
     );
+}
+
+/** The keys page; a key just created (in the flash cookie) is shown once if it is a live key of this account. */
+async function keysWithFlash(ctx: AppContext, signedIn: PageContext, request: Request) {
+  const keys = await ctx.accounts.listKeys(signedIn.session.accountId);
+  const flashed = cookieValue(request, FLASH);
+  if (!flashed) return keysPage(ctx, signedIn, keys, {});
+  const createdId = await liveKeyIdOf(ctx, signedIn.session.accountId, flashed);
+  const view = createdId && keys.find((k) => k.id === createdId);
+  const page = keysPage(ctx, signedIn, keys, { created: view ? { ...view, key: flashed } : undefined });
+  page.headers.set("set-cookie", flashCookie(ctx, FLASH, "", KEYS_PATH, 0));
+  return page;
+}
+
+/** Creates a key from the form and redirects to the page that shows it; a refused form gets the page with why. */
+async function createKeyFromForm(ctx: AppContext, signedIn: PageContext, form: Record<string, string>) {
+  const accountId = signedIn.session.accountId;
+  try {
+    const created = await ctx.accounts.createKey(accountId, keyFields(ctx, form));
+    ctx.log.info("dashboard key created", {
+      account_id: accountId,
+      key_id: created.id,
+      user_id: signedIn.session.userId,
+    });
+    return redirect(KEYS_PATH, { "set-cookie": flashCookie(ctx, FLASH, created.key, KEYS_PATH) });
+  } catch (e) {
+    if (!(e instanceof ApiError)) throw e;
+    return keysPage(ctx, signedIn, await ctx.accounts.listKeys(accountId), {
+      error: e.message,
+      status: e.status,
+    });
+  }
+}
+
+/** The new key's name and limits from the form, or a 422 saying what is wrong. */
+function keyFields(ctx: AppContext, form: Record<string, string>) {
+  const name = (form.name ?? "").trim();
+  if (!name || name.length > 200)
+    throw new ApiError(422, "invalid_request", "Give the key a name (up to 200 characters).");
+  const rateRequests = limitField(form.requests, "Requests", KEY_LIMITS.rateRequests);
+  const rateWindowSeconds = limitField(form.window_seconds, "Seconds", KEY_LIMITS.rateWindowSeconds);
+  const maxConcurrentTasks = limitField(
+    form.max_concurrent_tasks,
+    "Concurrent media tasks",
+    KEY_LIMITS.maxConcurrentTasks,
+  );
+  if ((rateRequests === undefined) !== (rateWindowSeconds === undefined))
+    throw new ApiError(
+      422,
+      "invalid_request",
+      "Give both the number of requests and the window in seconds, or neither.",
+    );
+  refuseLooserThanDefault(ctx, rateRequests, rateWindowSeconds, maxConcurrentTasks);
+  return { name, rateRequests, rateWindowSeconds, maxConcurrentTasks };
 }

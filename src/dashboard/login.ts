@@ -58,29 +58,39 @@ function safeNext(next: unknown): string {
 }
 
 export function loginRoutes(ctx: AppContext, users: Users) {
-  const { perEmail, perAddress, sessionTtlHours: ttlHours } = dashboardSettingsOf(ctx.config);
+  const { sessionTtlHours } = dashboardSettingsOf(ctx.config);
+  const limits = signInLimits(ctx, users);
+  const formBody = smallBodyParser(ctx);
+
+  // Sign-in names its parse hooks (the address limit before the body); the instance has none, since they would
+  // run before a route's own.
+  return new Elysia({ name: "dashboard-login", detail: { hide: true } })
+    .use(sessionGuard(ctx, users))
+    .get("/dashboard/login", ({ query }) => loginPage({ next: safeNext(query.next) }))
+    .post(
+      "/dashboard/login",
+      ({ request, body, server }) => signIn(ctx, users, limits, sessionTtlHours, { request, server }, body),
+      { parse: [limits.signInWorthReading, formBody] },
+    )
+    .post(
+      "/dashboard/logout",
+      async ({ request, body }) => {
+        if (!sameOrigin(ctx, request)) return errorPage(403, "Refused", "This form was sent from another site.");
+        const session = await sessionOf(users, request);
+        if (session && csrfMatches(session, formFields(body)._csrf)) await users.closeSession(session.id);
+        return redirect("/dashboard/login", { "set-cookie": clearedCookie(ctx) });
+      },
+      { session: true },
+    );
+}
+
+type SignInLimits = ReturnType<typeof signInLimits>;
+
+/** The three limits above, counted per app: each gateway (and each test gateway) has its own. */
+function signInLimits(ctx: AppContext, users: Users) {
+  const { perEmail, perAddress } = dashboardSettingsOf(ctx.config);
   const trustedHops = ctx.config.trustedProxyHops;
-  let checksRunning = 0; // per app: each gateway (and each test gateway) has its own
-
-  const tooMany = (form: Record<string, string>, email: string, wait: number) => {
-    const page = loginPage({
-      email,
-      next: safeNext(form.next),
-      status: 429,
-      error: `Too many sign-in attempts. Try again in ${wait} second${wait === 1 ? "" : "s"}.`,
-    });
-    page.headers.set("retry-after", String(wait));
-    return page;
-  };
-  const countedVerify = async (email: string, password: string) => {
-    checksRunning++;
-    try {
-      return await users.verify(email, password);
-    } finally {
-      checksRunning--;
-    }
-  };
-
+  let checksRunning = 0;
   const addressOf = ({ request, server }: Caller) =>
     clientAddress(request, server?.requestIP(request)?.address, trustedHops);
   // Counted once per attempt: asked first by the parse hook, then by the handler.
@@ -99,51 +109,61 @@ export function loginRoutes(ctx: AppContext, users: Users) {
       );
     return r;
   };
-  const signInWorthReading = async ({ request, server }: Caller) =>
-    sameOrigin(ctx, request) && (await addressLimit({ request, server })).success ? undefined : {};
-  const formBody = smallBodyParser(ctx);
+  return {
+    addressOf,
+    addressLimit,
+    /** The parse hook: a cross-site post, or one from an address over its limit, is not worth reading. */
+    signInWorthReading: async ({ request, server }: Caller) =>
+      sameOrigin(ctx, request) && (await addressLimit({ request, server })).success ? undefined : {},
+    emailLimit: (email: string, ip: string) =>
+      ctx.limiter.limit(`login:${normalizeEmail(email)}|${limitKeyOf(ip)}`, perEmail.requests, perEmail.windowSeconds),
+    checksFull: () => checksRunning >= MAX_PASSWORD_CHECKS,
+    countedVerify: async (email: string, password: string) => {
+      checksRunning++;
+      try {
+        return await users.verify(email, password);
+      } finally {
+        checksRunning--;
+      }
+    },
+  };
+}
 
-  // Sign-in names its parse hooks (the address limit before the body); the instance has none, since they would
-  // run before a route's own.
-  return new Elysia({ name: "dashboard-login", detail: { hide: true } })
-    .use(sessionGuard(ctx, users))
-    .get("/dashboard/login", ({ query }) => loginPage({ next: safeNext(query.next) }))
-    .post(
-      "/dashboard/login",
-      async ({ request, body, server }) => {
-        if (!sameOrigin(ctx, request)) return errorPage(403, "Refused", "This form was sent from another site.");
-        const form = formFields(body);
-        const email = form.email ?? "";
-        const password = form.password ?? "";
-        const ip = addressOf({ request, server });
-        const byAddress = await addressLimit({ request, server });
-        if (!byAddress.success) return tooMany(form, email, retryAfterSeconds(byAddress.reset));
-        const forEmail = await ctx.limiter.limit(
-          `login:${normalizeEmail(email)}|${limitKeyOf(ip)}`,
-          perEmail.requests,
-          perEmail.windowSeconds,
-        );
-        if (!forEmail.success) return tooMany(form, email, retryAfterSeconds(forEmail.reset));
-        if (email && password && checksRunning >= MAX_PASSWORD_CHECKS) return tooMany(form, email, 1);
-        const user = email && password ? await countedVerify(email, password) : null;
-        if (!user) {
-          ctx.log.info("dashboard sign-in refused", { ip }); // never the email or password
-          return loginPage({ email, next: safeNext(form.next), status: 401, error: "Wrong email or password." });
-        }
-        const { token } = await users.openSession(user.id, ttlHours * 3_600_000);
-        ctx.log.info("dashboard sign-in", { user_id: user.id, account_id: user.accountId });
-        return redirect(safeNext(form.next), { "set-cookie": sessionCookie(ctx, token, ttlHours * 3600) });
-      },
-      { parse: [signInWorthReading, formBody] },
-    )
-    .post(
-      "/dashboard/logout",
-      async ({ request, body }) => {
-        if (!sameOrigin(ctx, request)) return errorPage(403, "Refused", "This form was sent from another site.");
-        const session = await sessionOf(users, request);
-        if (session && csrfMatches(session, formFields(body)._csrf)) await users.closeSession(session.id);
-        return redirect("/dashboard/login", { "set-cookie": clearedCookie(ctx) });
-      },
-      { session: true },
-    );
+async function signIn(
+  ctx: AppContext,
+  users: Users,
+  limits: SignInLimits,
+  ttlHours: number,
+  caller: Caller,
+  body: unknown,
+) {
+  if (!sameOrigin(ctx, caller.request)) return errorPage(403, "Refused", "This form was sent from another site.");
+  const form = formFields(body);
+  const email = form.email ?? "";
+  const password = form.password ?? "";
+  const ip = limits.addressOf(caller);
+  const byAddress = await limits.addressLimit(caller);
+  if (!byAddress.success) return tooMany(form, email, retryAfterSeconds(byAddress.reset));
+  const forEmail = await limits.emailLimit(email, ip);
+  if (!forEmail.success) return tooMany(form, email, retryAfterSeconds(forEmail.reset));
+  if (email && password && limits.checksFull()) return tooMany(form, email, 1);
+  const user = email && password ? await limits.countedVerify(email, password) : null;
+  if (!user) {
+    ctx.log.info("dashboard sign-in refused", { ip }); // never the email or password
+    return loginPage({ email, next: safeNext(form.next), status: 401, error: "Wrong email or password." });
+  }
+  const { token } = await users.openSession(user.id, ttlHours * 3_600_000);
+  ctx.log.info("dashboard sign-in", { user_id: user.id, account_id: user.accountId });
+  return redirect(safeNext(form.next), { "set-cookie": sessionCookie(ctx, token, ttlHours * 3600) });
+}
+
+function tooMany(form: Record<string, string>, email: string, wait: number) {
+  const page = loginPage({
+    email,
+    next: safeNext(form.next),
+    status: 429,
+    error: `Too many sign-in attempts. Try again in ${wait} second${wait === 1 ? "" : "s"}.`,
+  });
+  page.headers.set("retry-after", String(wait));
+  return page;
 }

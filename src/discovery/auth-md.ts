@@ -8,7 +8,11 @@ export function renderAuthMd(baseUrl: string): string {
 
 Base URL: \`${baseUrl}\`
 
-## API keys
+${apiKeysSection(baseUrl)}${webhookSection()}${verifyExample()}${moreSection(baseUrl)}`;
+}
+
+function apiKeysSection(baseUrl: string): string {
+  return `## API keys
 
 Every protected request carries one API key, in either header:
 
@@ -35,7 +39,11 @@ Failures: a missing, unknown or revoked key answers **401** (\`invalid_api_key\`
 \`retry-after\` (seconds). Errors on \`/v1/messages\` use the Anthropic error shape, on \`/api/v1/jobs/*\` the
 \`{code, msg, data}\` envelope, everywhere else \`{"error": {"message", "type", "code", "param"}, "request_id"}\`.
 
-## Webhook signatures (task callbacks)
+`;
+}
+
+function webhookSection(): string {
+  return `## Webhook signatures (task callbacks)
 
 When a media task created with \`callBackUrl\` (or \`callback_url\`) reaches \`success\` or \`fail\`, the gateway POSTs
 the task record to that URL. When your account has a **webhook signing key** (dashboard **Settings → Webhooks**,
@@ -50,7 +58,11 @@ shown once when generated or rotated; operators: \`POST /admin/v1/accounts/{id}/
 refuse timestamps more than ${WEBHOOK_TOLERANCE_SECONDS / 60} minutes from your clock (that stops replays of old callbacks).
 The signing key, like an API key, stays on your server.
 
-\`\`\`ts
+`;
+}
+
+function verifyExample(): string {
+  return `\`\`\`ts
 import { timingSafeEqual } from "node:crypto";
 
 const TOLERANCE_SECONDS = ${WEBHOOK_TOLERANCE_SECONDS};
@@ -79,7 +91,11 @@ export async function verifySwitchyardWebhook(
 //   if (!ok) return new Response("bad signature", { status: 401 });
 \`\`\`
 
-## More
+`;
+}
+
+function moreSection(baseUrl: string): string {
+  return `## More
 
 - OpenAPI 3.1 description: ${baseUrl}/openapi.json (security schemes \`bearer\`, \`apiKey\`, \`adminToken\`)
 - API reference: ${baseUrl}/docs

@@ -37,54 +37,14 @@ export function opsRoutes(ctx: AppContext) {
   const metricsToken = ctx.config.metricsToken;
 
   return new Elysia({ name: "ops", detail: { tags: ["Operations"] } })
-    .onAfterResponse({ as: "global" }, (c: any) => {
-      const mark = requestMarkOf(c.request); // set by http/base.ts when the request arrived
-      const seconds = mark === undefined ? 0 : (performance.now() - mark.startedAt) / 1000;
-      const status = statusOf(c.response, c.set.status);
-      // Label by the matched pattern (`/v1/models/*`), never the raw path: raw paths would explode the series.
-      const route = c.route || "unmatched";
-      const method = c.request.method;
-      observeRequest(method, route, status, seconds);
-      // At LOG_LEVEL=warn and above there is no access log: its line is not even put together (docs/architecture.md,
-      // "Where the time goes", has what that was measured to save).
-      if (!ctx.log.enabled("info")) return;
-      // Only these fields: headers (keys, cookies), bodies and query strings never reach the log.
-      ctx.log.info("request", {
-        request_id: mark?.id,
-        method,
-        route,
-        path: loggedPath(c.path),
-        status,
-        duration_ms: Math.round(seconds * 1000 * 10) / 10,
-      });
+    .onAfterResponse({ as: "global" }, accessLogAndMetrics(ctx))
+    .get("/readyz", async ({ set }) => readiness(ctx, set), {
+      response: { 200: ReadyResponse, 503: ReadyResponse },
+      detail: {
+        summary:
+          "Ready to serve: 200 when the database answers (`degraded` naming Redis when only Redis does not); 503 names what failed",
+      },
     })
-    .get(
-      "/readyz",
-      async ({ set }) => {
-        const checks: Record<string, string> = {};
-        checks.database = await probe(() => ctx.db.ping(), "database", ctx);
-        // ping() also starts a reconnect when Redis is down, so readiness comes back as soon as Redis does.
-        checks.redis = ctx.redis ? await probe(() => ctx.redis!.ping(), "redis", ctx) : "not configured";
-        // Without its database an instance cannot serve: 503. Without Redis it serves with limits counted in process
-        // (README, Limits): still ready, so that an outage of the shared Redis does not take every instance out of
-        // the load balancer at once; `degraded` names it, and the fallback metric counts it.
-        const failed = Object.keys(checks).filter((k) => checks[k] === "error");
-        const fatal = failed.filter((k) => k !== "redis");
-        if (fatal.length) {
-          set.status = 503;
-          return { status: "unavailable" as const, checks, failed };
-        }
-        if (failed.length) return { status: "degraded" as const, checks, degraded: failed };
-        return { status: "ok" as const, checks };
-      },
-      {
-        response: { 200: ReadyResponse, 503: ReadyResponse },
-        detail: {
-          summary:
-            "Ready to serve: 200 when the database answers (`degraded` naming Redis when only Redis does not); 503 names what failed",
-        },
-      },
-    )
     .get(
       "/metrics",
       async ({ request }) => {
@@ -103,6 +63,49 @@ export function opsRoutes(ctx: AppContext) {
         },
       },
     );
+}
+
+/** After every answer of the app: the request metrics, then the access log line. */
+function accessLogAndMetrics(ctx: AppContext) {
+  return (c: any) => {
+    const mark = requestMarkOf(c.request); // set by http/base.ts when the request arrived
+    const seconds = mark === undefined ? 0 : (performance.now() - mark.startedAt) / 1000;
+    const status = statusOf(c.response, c.set.status);
+    // Label by the matched pattern (`/v1/models/*`), never the raw path: raw paths would explode the series.
+    const route = c.route || "unmatched";
+    const method = c.request.method;
+    observeRequest(method, route, status, seconds);
+    // At LOG_LEVEL=warn and above there is no access log: its line is not even put together (docs/architecture.md,
+    // "Where the time goes", has what that was measured to save).
+    if (!ctx.log.enabled("info")) return;
+    // Only these fields: headers (keys, cookies), bodies and query strings never reach the log.
+    ctx.log.info("request", {
+      request_id: mark?.id,
+      method,
+      route,
+      path: loggedPath(c.path),
+      status,
+      duration_ms: Math.round(seconds * 1000 * 10) / 10,
+    });
+  };
+}
+
+async function readiness(ctx: AppContext, set: { status?: number | string }) {
+  const checks: Record<string, string> = {};
+  checks.database = await probe(() => ctx.db.ping(), "database", ctx);
+  // ping() also starts a reconnect when Redis is down, so readiness comes back as soon as Redis does.
+  checks.redis = ctx.redis ? await probe(() => ctx.redis!.ping(), "redis", ctx) : "not configured";
+  // Without its database an instance cannot serve: 503. Without Redis it serves with limits counted in process
+  // (README, Limits): still ready, so that an outage of the shared Redis does not take every instance out of
+  // the load balancer at once; `degraded` names it, and the fallback metric counts it.
+  const failed = Object.keys(checks).filter((k) => checks[k] === "error");
+  const fatal = failed.filter((k) => k !== "redis");
+  if (fatal.length) {
+    set.status = 503;
+    return { status: "unavailable" as const, checks, failed };
+  }
+  if (failed.length) return { status: "degraded" as const, checks, degraded: failed };
+  return { status: "ok" as const, checks };
 }
 
 /** The path as logged: a result file's token is a credential (whoever has the URL has the file), so it is masked. */

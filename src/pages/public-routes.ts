@@ -14,39 +14,26 @@ import { etagMatches, PricingPage } from "./pricing";
 
 // Public pages (no key): /pricing, /models/{id}, /llms.txt. All are rendered from the in-memory catalog, which does
 // not change while the process runs, so each page is built once and revalidated by an ETag from catalog.version.
+
+const cacheControl = "public, max-age=300";
+
 export function publicPageRoutes(ctx: AppContext) {
   const base = ctx.config.publicBaseUrl;
   const pricing = new PricingPage(ctx.catalog);
-  const cards = cardsFor(ctx.catalog, base);
-  const cardSettings = { resultRetentionDays: mediaSettingsOf(ctx.config).retentionDays };
-  const cardHtml = new Map<string, string>();
   const llms = renderLlmsTxt(ctx.catalog, base);
-  const cacheControl = "public, max-age=300";
-  const landing = { html: renderLanding(base), json: JSON.stringify(landingJson(base, pkg.version)) };
+  const landing = landingPage(base);
+  const card = modelCardPages(ctx, base);
 
   // Listed in /openapi.json like every public route (bodyType: the body is not JSON).
   return (
     new Elysia({ name: "public-pages", detail: { tags: ["Pages"] } })
-      // A browser gets the page; a client asking for JSON (Accept: application/json) the same links as data.
-      .get(
-        "/",
-        ({ request }) => {
-          const wantsJson =
-            /application\/json/.test(request.headers.get("accept") ?? "") &&
-            !/text\/html/.test(request.headers.get("accept") ?? "");
-          const headers = { "cache-control": cacheControl, vary: "accept" };
-          return wantsJson
-            ? new Response(landing.json, { headers: { ...headers, "content-type": "application/json" } })
-            : htmlResponse(landing.html, { headers });
+      .get("/", ({ request }) => landing(request), {
+        detail: {
+          summary:
+            "Start page: links to the docs, pricing, dashboard and machine-readable documents (HTML, or JSON for Accept: application/json)",
+          ...bodyType("text/html"),
         },
-        {
-          detail: {
-            summary:
-              "Start page: links to the docs, pricing, dashboard and machine-readable documents (HTML, or JSON for Accept: application/json)",
-            ...bodyType("text/html"),
-          },
-        },
-      )
+      })
       .get("/pricing", ({ query, request }) => pricing.respond(query, request.headers.get("if-none-match")), {
         detail: {
           summary: "Models and prices for people (HTML; filters as query parameters)",
@@ -54,30 +41,13 @@ export function publicPageRoutes(ctx: AppContext) {
         },
       })
       // Ids contain slashes (google/nano-banana), hence the wildcard.
-      .get(
-        "/models/*",
-        ({ params, request }) => {
-          const id = percentDecoded(params["*"]);
-          const facts = id === null ? undefined : cards.get(id);
-          if (!facts || id === null) return htmlResponse(renderNotFound(id ?? params["*"]), { status: 404 });
-          // An alias (claude-haiku-4-5-20251001) has no card of its own: send the reader to the model's.
-          if (facts.id !== id) return new Response(null, { status: 301, headers: { location: cardPath(facts.id) } });
-          const etag = `"${ctx.catalog.version}-${Bun.hash(facts.id).toString(36)}"`;
-          const headers = { etag, "cache-control": cacheControl };
-          if (etagMatches(request.headers.get("if-none-match"), etag))
-            return new Response(null, { status: 304, headers });
-          let page = cardHtml.get(facts.id);
-          if (!page) cardHtml.set(facts.id, (page = renderCard(facts, base, cardSettings)));
-          return htmlResponse(page, { headers });
+      .get("/models/*", ({ params, request }) => card(params["*"], request), {
+        detail: {
+          summary: "A model's card (HTML); ids may contain slashes, e.g. /models/google/nano-banana",
+          ...bodyType("text/html"),
+          ...pathName("model_id", "A model id; may contain `/`."),
         },
-        {
-          detail: {
-            summary: "A model's card (HTML); ids may contain slashes, e.g. /models/google/nano-banana",
-            ...bodyType("text/html"),
-            ...pathName("model_id", "A model id; may contain `/`."),
-          },
-        },
-      )
+      })
       .get(
         "/llms.txt",
         () =>
@@ -89,4 +59,38 @@ export function publicPageRoutes(ctx: AppContext) {
         },
       )
   );
+}
+
+/** A browser gets the page; a client asking for JSON (Accept: application/json) the same links as data. */
+function landingPage(base: string) {
+  const landing = { html: renderLanding(base), json: JSON.stringify(landingJson(base, pkg.version)) };
+  return (request: Request) => {
+    const wantsJson =
+      /application\/json/.test(request.headers.get("accept") ?? "") &&
+      !/text\/html/.test(request.headers.get("accept") ?? "");
+    const headers = { "cache-control": cacheControl, vary: "accept" };
+    return wantsJson
+      ? new Response(landing.json, { headers: { ...headers, "content-type": "application/json" } })
+      : htmlResponse(landing.html, { headers });
+  };
+}
+
+/** A model's card by its id as the path has it (percent-encoded); each card rendered on first request. */
+function modelCardPages(ctx: AppContext, base: string) {
+  const cards = cardsFor(ctx.catalog, base);
+  const cardSettings = { resultRetentionDays: mediaSettingsOf(ctx.config).retentionDays };
+  const cardHtml = new Map<string, string>();
+  return (path: string, request: Request) => {
+    const id = percentDecoded(path);
+    const facts = id === null ? undefined : cards.get(id);
+    if (!facts || id === null) return htmlResponse(renderNotFound(id ?? path), { status: 404 });
+    // An alias (claude-haiku-4-5-20251001) has no card of its own: send the reader to the model's.
+    if (facts.id !== id) return new Response(null, { status: 301, headers: { location: cardPath(facts.id) } });
+    const etag = `"${ctx.catalog.version}-${Bun.hash(facts.id).toString(36)}"`;
+    const headers = { etag, "cache-control": cacheControl };
+    if (etagMatches(request.headers.get("if-none-match"), etag)) return new Response(null, { status: 304, headers });
+    let page = cardHtml.get(facts.id);
+    if (!page) cardHtml.set(facts.id, (page = renderCard(facts, base, cardSettings)));
+    return htmlResponse(page, { headers });
+  };
 }

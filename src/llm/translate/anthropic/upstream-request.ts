@@ -1,18 +1,7 @@
-// An IrRequest written as a Messages body for a Claude model (an OpenAI-protocol client calling Claude).
-//
-// Decisions:
-// - max_tokens is required: the IR's maxOutputTokens (the seam puts the model's maximum there when the client gave
-//   none), else dialect.defaultMaxTokens.
-// - Reasoning becomes `thinking: {type: "enabled", budget_tokens}`: the IR's budget, else one per effort, kept at
-//   least 1024 (Anthropic's minimum) and below max_tokens; with max_tokens too small for that, no thinking. Thinking
-//   is also left out where Anthropic would refuse it: with a forced tool choice, and when the turn answers tool
-//   calls whose assistant message carries no thinking block (another model's reasoning was dropped there).
-// - temperature is clamped to Anthropic's 0–1 (OpenAI's runs to 2: a client's 1.3 still asks for "more varied").
-//   Newer Claude models refuse temperature and top_p together, so top_p goes only without temperature; neither goes
-//   with thinking on (Anthropic allows only the defaults there).
-// - Reasoning parts go back only when this model made them (origin = originOf(target)) and carry their signature.
-// - Consecutive same-role messages are merged, empty text blocks dropped, and tool results put first in their user
-//   message, as Anthropic requires.
+// An IrRequest written as a Messages body for a Claude model (an OpenAI-protocol client calling Claude). Anthropic
+// is strict where OpenAI is lenient (max_tokens required, thinking budgets, temperature's range, role order), so
+// each request is made into one it accepts rather than one it refuses; the choices, one by one:
+// docs/translation.md, "Anthropic: request to a Claude model".
 
 import {
   originOf,

@@ -1,13 +1,8 @@
-// IR events → chat.completion.chunk SSE, each written as soon as it comes, as the openai SDK and LangChain /
-// the AI SDK read it: a role delta first; content, reasoning_content and tool_calls deltas (a call's index, id and
-// name in its first delta, then its arguments in pieces); finish_reason on the last choice chunk; the usage chunk
-// (`choices: []`) only when the client asked stream_options.include_usage (every other chunk then says
-// `"usage": null`, as OpenAI does); then `data: [DONE]`. An error becomes a `data: {"error": {...}}` chunk, which
-// the openai SDK raises as an APIError, and nothing follows it.
-//
-// Reasoning text streams as `reasoning_content` deltas; when a reasoning part ends, one `reasoning_details` delta
-// carries the whole part with its sealed opaque value (chat/shared.ts), so a client that keeps reasoning_details
-// can hand a Claude thinking signature back on the next turn.
+// IR events → chat.completion.chunk SSE, each written as soon as it comes, in the order the openai SDK, LangChain
+// and the AI SDK read it (role delta, content and tool-call deltas, finish_reason, usage only when asked, [DONE]).
+// A finished reasoning part also goes out whole in `reasoning_details` with its sealed opaque value, so a client
+// that keeps them can hand a Claude thinking signature back. The details: docs/translation.md, "Chat: stream to a
+// chat client".
 
 import type { IrEvent, IrEventOf, IrUsage, ReasoningPart } from "../ir";
 import { openAiErrorBody } from "../../protocols/common";

@@ -1,17 +1,7 @@
-// The chat client side: a Chat Completions request into the IR, and an IR answer back as a chat.completion.
-//
-// Decisions (a chat client reaches this only for a model whose native protocol is Anthropic or Responses, so a
-// field those cannot honour is refused here rather than dropped):
-// - Every system/developer message joins the IR system prompt, in order, wherever it stands: Anthropic and
-//   Responses have one instructions slot, and a late system message kept as a user turn would turn the operator's
-//   instructions into the user's words.
-// - Refused (the answer would differ): n > 1, logprobs, top_logprobs, audio output, web_search_options, prediction,
-//   service_tier "priority", non-zero frequency/presence penalties, a non-empty logit_bias, the legacy
-//   functions/function_call, non-function tools, audio and file content parts.
-// - Dropped (harmless): seed (determinism is best-effort even natively), user name fields, metadata, store,
-//   prompt_cache_key, safety_identifier, stream_options (read by the stream encoder), verbosity, other service tiers.
-// - Reasoning coming back on an assistant message: `reasoning_details` entries when present (they carry the sealed
-//   opaque value, chat-shared.ts), else `reasoning_content` text with no origin (an upstream encoder drops it).
+// The chat client side: a Chat Completions request into the IR, and an IR answer back as a chat.completion. A chat
+// client reaches this only for a model whose native protocol is Anthropic or Responses, so a field those cannot
+// honour is refused here rather than dropped. What is refused, dropped or carried: docs/translation.md, "Chat: a
+// chat client's request".
 
 import {
   TranslationError,

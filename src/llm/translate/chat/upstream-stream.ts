@@ -1,13 +1,7 @@
-// A chat upstream's SSE (chat.completion.chunk events) → IR events, each as its chunk arrives.
-// - The first chunk with a choice (or usage) gives `start`. Reasoning (reasoning_content / reasoning), text and
-//   each tool call are parts; a new kind, or a tool call with another index (or another id: some upstreams send
-//   every call at index 0), closes the open part first, so parts never interleave. A delta for a call already
-//   closed cannot be reopened without interleaving; no known upstream sends one, and it is dropped.
-// - finish_reason closes the open part. The terminal `finish` waits for the usage chunk (`choices: []`) that
-//   follows when usage was asked for; a finishing chunk that carries usage itself (DeepSeek) finishes at once, and
-//   [DONE] or the end of the stream finishes with whatever usage came. A stream that ends before any finish_reason
-//   gives no terminal event: the seam reports it as ended early.
-// - `{"error": {...}}` becomes an IR error; nothing after it is read.
+// A chat upstream's SSE (chat.completion.chunk events) → IR events, each as its chunk arrives. Parts never
+// interleave (a new kind or another tool call closes the open one), the terminal `finish` waits for the usage
+// chunk when usage was asked for, and a stream that ends before any finish_reason gives no terminal event (the
+// seam reports it as ended early). The details: docs/translation.md, "Chat: a chat-native model's stream".
 
 import { originOf, type IrEvent, type IrUsage, type StopReason, type TranslateTarget } from "../ir";
 import { stopReasonOf, usageFromChat } from "./shared";

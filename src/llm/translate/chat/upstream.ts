@@ -1,19 +1,7 @@
 // The chat upstream side: an IR request written as a Chat Completions body for an OpenAI-compatible provider, and
-// its JSON answer read back. Dialect keys: see translate/chat.ts.
-//
-// Decisions:
-// - The system prompt is one system message, its parts joined by a blank line; text-only user content is one
-//   string joined the same way (what every OpenAI-compatible upstream accepts).
-// - Tool results become `tool` messages right after the assistant turn that called them (chat requires it); a
-//   user turn's other content follows them as one user message, with any images the tool results held (a tool
-//   message takes only text). An error result's text starts with "Error: " (chat has no is_error).
-// - Reasoning goes back only when the dialect names its field and the part came from this provider; cache hints
-//   and `user` are dropped.
-// - Gemini's thought signatures (extra_content.google.thought_signature on a tool call, which Gemini 3 requires
-//   back on the current turn's calls) travel as a reasoning part with no text and the signature as its opaque
-//   value, just before the call: every client protocol already carries such a part back to its origin. With the
-//   `thoughtSignatures` dialect, an assistant turn whose first call has none (history made by another model) gets
-//   Gemini's documented placeholder that skips the check, rather than a 400.
+// its JSON answer read back, in the shape every OpenAI-compatible upstream accepts (one system message, tool
+// results as `tool` messages, Gemini's thought signatures carried as reasoning parts). Dialect keys and the
+// choices: docs/translation.md, "Chat: request to a chat-native model".
 
 import {
   originOf,

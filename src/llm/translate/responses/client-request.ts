@@ -1,25 +1,7 @@
 // A Responses request (Codex CLI, the openai SDK's `responses`) → IrRequest, for a model whose native protocol is
-// another one. Every field is carried, dropped as harmless, or refused with a TranslationError naming it.
-//
-// Decisions:
-// - system / developer messages in `input` join `instructions` in the IR system prompt, in order.
-// - Hosted tools (web_search, file_search, code_interpreter, image_generation, mcp, local_shell, computer use...)
-//   run on OpenAI's side and have no equivalent on a translated model: a request offering one is refused naming
-//   its type, never sent without it (the model would act as if it could not search, unannounced). Codex offers
-//   web_search in every request; `web_search = "disabled"` in its config.toml turns it off. Their result items in
-//   the history (web_search_call...) are skipped.
-// - `custom` (freeform) tools become function tools with one string argument, `input` (the grammar, if any, is
-//   appended to the description); the answer side writes calls to them back as custom_tool_call items.
-// - `namespace` tools (a group of function/custom tools) become their members, named namespace + "__" + name
-//   (shape.ts NAMESPACE_JOIN); a history call with a `namespace` is read under that joined name.
-// - Reasoning items: encrypted_content we sealed goes back to its origin; an unsealed one came from a server we
-//   cannot name (Codex talks to one model at a time, and a native OpenAI or xAI answer never passes here), so its
-//   origin is null and no upstream is sent it. Text is the raw content when present, else the summary.
-// - Nothing is stored: previous_response_id, conversation, item_reference, prompt and background are refused.
-//   So are top_logprobs, logprobs through `include`, and service_tier priority (it changes the price).
-// - Dropped as harmless: store, include (other values), metadata, prompt_cache_key, prompt_cache_retention,
-//   safety_identifier, other service tiers, truncation, max_tool_calls (hosted tools only), stream_options,
-//   text.verbosity and reasoning.summary (whatever reasoning text the model gives comes back as a summary).
+// another one. Every field is carried, dropped as harmless, or refused with a TranslationError naming it: what the
+// answer would not honour is refused, what a translated model cannot run (hosted tools) is left out and named.
+// The field-by-field choices: docs/translation.md, "Responses: a Responses client's request".
 
 import type { ImagePart, IrMessage, IrRequest, Part, TextPart } from "../ir";
 import { decodeTools } from "./client-tools";

@@ -1,26 +1,8 @@
 // IrRequest → a Responses request for a model whose native protocol is Responses (GPT, Codex and Grok models
-// called from an Anthropic or chat client), and a Responses JSON answer → IrAnswer.
-//
-// Dialect keys (the provider table row's `dialect`), with defaults:
-// - minOutputTokens (16): OpenAI refuses max_output_tokens below 16; smaller asks (Claude Code's max_tokens: 1
-//   probe) are raised to it. 0 turns this off.
-// - sampling (true): false leaves temperature and top_p out (reasoning models refuse them).
-// - reasoningEffort (true): false leaves reasoning.effort out (models that reason at a fixed effort refuse it,
-//   as xAI's grok-4 does).
-// - reasoning (true): false for a model that does not reason (GPT-4.x refuses `reasoning` and its encrypted
-//   content): nothing about reasoning is sent.
-// - reasoningSummary ("auto"): the reasoning.summary asked for when reasoning is asked, so its text comes back;
-//   null leaves it out.
-// - outputExcludesReasoning (false): true when the provider's output_tokens leave reasoning_tokens out (they are
-//   added, so IrUsage.output includes reasoning as everywhere else).
-//
-// Decisions: `store: false` always (the gateway keeps no state), so reasoning round-trips through
-// encrypted_content: it is asked for with `include` whenever reasoning is, and reasoning parts go back only when
-// their origin is this provider and they carry that value (without their item id, as Codex CLI sends them: with
-// store false an id names nothing stored). Function tools are sent with `strict: false` unless the
-// IR says otherwise (Responses defaults to strict, which rejects ordinary schemas). Responses has no stop
-// sequences: a request with them is refused rather than answered past them. function_call_output has no error
-// flag, so an error result's text is prefixed "Error: " for the model to see. `user` is not sent (harmless).
+// called from an Anthropic or chat client), and a Responses JSON answer → IrAnswer. The gateway keeps no state
+// (`store: false`), so reasoning round-trips through encrypted_content and goes back only to the model that made it.
+// Dialect keys and the other choices: docs/translation.md, "Responses, upstream side" and "Responses: request to a
+// Responses-native model".
 
 import {
   originOf,
