@@ -147,6 +147,8 @@ const byFolder = folders.map((folder) => {
     lines: mine.reduce((sum, file) => sum + file.lines, 0),
     longFiles: mine.filter((file) => file.lines > longFileLines),
     longFunctions: mine.flatMap((file) => file.longFunctions.map((fn) => ({ path: file.path, ...fn }))),
+    // A test file's describe(…) body is a group of tests, not a function a reader has to hold in mind at once.
+    longTestGroups: mine.flatMap((file) => file.longFunctions.filter((fn) => /^\(argument of describe/.test(fn.name))),
     commentLines: mine.reduce((sum, file) => sum + file.commentLines, 0),
     oldNames: [...new Set(mine.flatMap((file) => file.oldNames))].sort(),
   };
@@ -156,13 +158,13 @@ if (json) {
   console.log(JSON.stringify({ byFolder, typeErrors: errors }, null, 2));
 } else {
   console.log(
-    `folder   files   lines  files>${longFileLines}  functions>${longFunctionLines}  comment lines  old names`,
+    `folder   files   lines  files>${longFileLines}  functions>${longFunctionLines}  comment lines  old names  (of which describe bodies)`,
   );
   for (const row of byFolder) {
     const cells = [row.files, row.lines, row.longFiles.length, row.longFunctions.length, row.commentLines];
     console.log(
       `${row.folder.padEnd(7)} ${cells.map((cell, i) => String(cell).padStart([6, 7, 10, 14, 14][i])).join(" ")}` +
-        `  ${String(row.oldNames.length).padStart(9)}`,
+        `  ${String(row.oldNames.length).padStart(9)}  ${String(row.longTestGroups.length).padStart(10)}`,
     );
   }
   if (errors) {
