@@ -147,8 +147,8 @@ const byFolder = folders.map((folder) => {
     lines: mine.reduce((sum, file) => sum + file.lines, 0),
     longFiles: mine.filter((file) => file.lines > longFileLines),
     longFunctions: mine.flatMap((file) => file.longFunctions.map((fn) => ({ path: file.path, ...fn }))),
-    // A test file's describe(…) body is a group of tests, not a function a reader has to hold in mind at once.
-    longTestGroups: mine.flatMap((file) => file.longFunctions.filter((fn) => /^\(argument of describe/.test(fn.name))),
+    // A test file's describe(…) or eachDatabase(…) body is a group of tests, not a function a reader has to hold in mind at once.
+    longTestGroups: mine.flatMap((file) => file.longFunctions.filter((fn) => /^\(argument of (describe|eachDatabase)\b/.test(fn.name))),
     commentLines: mine.reduce((sum, file) => sum + file.commentLines, 0),
     oldNames: [...new Set(mine.flatMap((file) => file.oldNames))].sort(),
   };
