@@ -148,7 +148,9 @@ const byFolder = folders.map((folder) => {
     longFiles: mine.filter((file) => file.lines > longFileLines),
     longFunctions: mine.flatMap((file) => file.longFunctions.map((fn) => ({ path: file.path, ...fn }))),
     // A test file's describe(…) or eachDatabase(…) body is a group of tests, not a function a reader has to hold in mind at once.
-    longTestGroups: mine.flatMap((file) => file.longFunctions.filter((fn) => /^\(argument of (describe|eachDatabase)\b/.test(fn.name))),
+    longTestGroups: mine.flatMap((file) =>
+      file.longFunctions.filter((fn) => /^\(argument of (describe|eachDatabase)\b/.test(fn.name)),
+    ),
     commentLines: mine.reduce((sum, file) => sum + file.commentLines, 0),
     oldNames: [...new Set(mine.flatMap((file) => file.oldNames))].sort(),
   };
@@ -158,7 +160,7 @@ if (json) {
   console.log(JSON.stringify({ byFolder, typeErrors: errors }, null, 2));
 } else {
   console.log(
-    `folder   files   lines  files>${longFileLines}  functions>${longFunctionLines}  comment lines  old names  (of which describe bodies)`,
+    `folder   files   lines  files>${longFileLines}  functions>${longFunctionLines}  comment lines  old names  (of which test groups)`,
   );
   for (const row of byFolder) {
     const cells = [row.files, row.lines, row.longFiles.length, row.longFunctions.length, row.commentLines];
