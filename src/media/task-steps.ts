@@ -9,7 +9,8 @@ import type { Adapter } from "./adapters/index";
 import type { Done, Failed, SubmitResult } from "./adapters/types";
 import type { Lease } from "./lease";
 import type { MediaModel, MediaProvider, MediaRoute } from "./model";
-import { completeTask, failTask, type OutcomeDeps, ResultRefused } from "./task-outcome";
+import { ResultRefused } from "./result-files";
+import { completeTask, failTask, type OutcomeDeps } from "./task-outcome";
 import { everyRouteRefusedMessage, maskSecrets, upstreamFailedMessage } from "./upstream-errors";
 import type { TaskRow } from "./views";
 
