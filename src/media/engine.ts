@@ -10,7 +10,7 @@ import { createAdapters } from "./adapters/index";
 import { deliverDue, type CallbackDeps } from "./callbacks";
 import { keepLease } from "./lease";
 import { sweepExpiredResults } from "./retention";
-import { tokenTtlMs } from "./service";
+import { tokenTtlMs } from "./settings";
 import { type StepDeps, TaskSteps } from "./task-steps";
 import { maskSecrets } from "./upstream-errors";
 import type { TaskRow } from "./views";

@@ -16,7 +16,8 @@ import {
   EstimateResponse,
   TaskRecord,
 } from "./schemas";
-import { findResultFile, pollSoon, requireModel, TaskService, type CallingKey, type CreateRequest } from "./service";
+import { findResultFile, pollSoon, TaskService } from "./service";
+import { requireModel, type CallingKey, type CreateRequest } from "./task-requests";
 import { ALIAS_PATH } from "../catalog/endpoints";
 import type { MediaType } from "./model";
 import { mediaSettingsOf } from "./settings";
