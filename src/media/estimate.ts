@@ -7,7 +7,7 @@ import { ApiError } from "../http/errors";
 import { MICROS_PER_CREDIT, MICROS_PER_USD, microsToCredits } from "../ledger/units";
 import { requestedFacts } from "./pricing";
 import type { MediaModel, PropertyDef } from "./model";
-import { budgetOf, prepareInput, requireModel } from "./service";
+import { budgetOf, prepareInput, requireModel } from "./task-requests";
 
 const NOT_INPUT = new Set(["model", "modality", "input_mode", "max_credits", "input", "callback_url", "callBackUrl"]);
 const MODALITIES: Record<string, string> = {

@@ -3,18 +3,17 @@
 import { checkInputSchema, toJsonSchema, validateInput, type InputSchema, type PropertyDef } from "./input-schema";
 import {
   actualCost,
-  compilePricing,
   describePricing,
   estimateCost,
   UnpricedInputError,
-  type CompiledPricing,
   type CostFacts,
   type PriceRow,
-  type PricingRule,
 } from "./pricing";
+import { compilePricing, type CompiledPricing, type PricingRule } from "./pricing-rules";
 
 export type { InputSchema, PropertyDef } from "./input-schema";
-export type { PricingRule, CostFacts, PriceRow } from "./pricing";
+export type { CostFacts, PriceRow } from "./pricing";
+export type { PricingRule } from "./pricing-rules";
 
 export type MediaType = "image" | "video" | "audio";
 export type MediaKind =
@@ -102,6 +101,20 @@ export function compileMediaModel(entry: unknown): MediaModel {
   const fail = (m: string): never => {
     throw new Error(`${where}: ${m}`);
   };
+  checkEntry(e, fail);
+  checkRoutes(e, fail);
+  let pricing: CompiledPricing;
+  try {
+    pricing = compilePricing(e.pricing);
+    checkPricingAgainstInput(e.pricing, e.input);
+  } catch (err) {
+    return fail((err as Error).message);
+  }
+  return Object.freeze(modelOf(e, pricing));
+}
+
+/** The entry's own fields: id, known keys, a kind that matches its type and output, texts, deadline, input. */
+function checkEntry(e: MediaModelEntry, fail: (m: string) => never): void {
   if (typeof e.id !== "string" || !/^[A-Za-z0-9][A-Za-z0-9._/-]*$/.test(e.id)) fail("id must be a model id");
   for (const k of Object.keys(e)) if (!ENTRY_KEYS.has(k)) fail(`unknown key "${k}"`);
   if (!(e.kind in KIND_TYPE)) fail(`kind must be one of ${Object.keys(KIND_TYPE).join(", ")}`);
@@ -116,6 +129,10 @@ export function compileMediaModel(entry: unknown): MediaModel {
   } catch (err) {
     fail((err as Error).message);
   }
+}
+
+/** At least one route, each to a known provider, none twice; wire templates only for fields of the input. */
+function checkRoutes(e: MediaModelEntry, fail: (m: string) => never): void {
   const props = e.input.properties;
   if (!Array.isArray(e.routes) || e.routes.length === 0) fail("routes must list at least one upstream");
   const seen = new Set<string>();
@@ -131,14 +148,11 @@ export function compileMediaModel(entry: unknown): MediaModel {
       if (typeof t !== "string" || !t.includes("{}")) fail(`route wire for "${f}" must be a template with {}`);
     }
   }
-  let pricing: CompiledPricing;
-  try {
-    pricing = compilePricing(e.pricing);
-    checkPricingAgainstInput(e.pricing, e.input);
-  } catch (err) {
-    return fail((err as Error).message);
-  }
-  const model: MediaModel = {
+}
+
+/** The checked entry with what the request path needs precomputed. */
+function modelOf(e: MediaModelEntry, pricing: CompiledPricing): MediaModel {
+  return {
     id: e.id,
     type: e.type,
     kind: e.kind,
@@ -165,7 +179,6 @@ export function compileMediaModel(entry: unknown): MediaModel {
     estimate: (value) => estimateCost(pricing, value),
     actual: (value, facts) => actualCost(pricing, value, facts),
   };
-  return Object.freeze(model);
 }
 
 /** The rule may only refer to fields the input has, with types and values that can actually occur. */

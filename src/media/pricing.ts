@@ -1,50 +1,15 @@
-// Price rules of media models, as data in the catalog (format: docs/media-catalog-format.md). USD as the upstream
-// publishes it becomes integer µcr once, when a rule is compiled, so every computation after that is exact. Tasks
-// bill in whole credits, and the actual cost never exceeds the estimate: the estimate is what was held and what the
-// caller agreed to (max_credits), and a pending transfer can only be posted for less.
-import { ceilToWholeCredit, decimalToInteger, usdToMicros } from "../ledger/units";
-
-export type PriceUnit = "image" | "megapixel" | "second" | "clip" | "1k_chars" | "request";
-export type Usd = number | string;
-export interface PriceTable {
-  [key: string]: Usd | PriceTable;
-}
-
-export interface PricingRule {
-  unit: PriceUnit;
-  usd?: Usd;
-  by?: string[];
-  usd_by?: PriceTable;
-  count_field?: string;
-  images?: number;
-  images_per_unit?: number;
-  megapixels?: Usd;
-  megapixels_by?: { field: string; values: Record<string, Usd> };
-  seconds_field?: string;
-  seconds?: number;
-  estimate_seconds?: number;
-  base_seconds?: number;
-  extra_usd_per_second?: Usd;
-  text_field?: string;
-  settle?: "upstream_cost";
-}
+// The cost of a media task from its compiled price rule (pricing-rules.ts): the estimate from the validated input,
+// the actual cost from what was produced, and the rule as rows for a pricing page. Tasks bill in whole credits, and
+// the actual cost never exceeds the estimate: the estimate is what was held and what the caller agreed to
+// (max_credits), and a pending transfer can only be posted for less.
+import { ceilToWholeCredit, usdToMicros } from "../ledger/units";
+import { type CompiledPricing, compilePricing, type PricingRule } from "./pricing-rules";
 
 export interface CostFacts {
   images?: number;
   seconds?: number;
   characters?: number;
   upstreamCostUsd?: number;
-}
-
-/** A rule with its USD converted to µcr; built once per model. */
-export interface CompiledPricing {
-  readonly compiled: true;
-  readonly rule: PricingRule;
-  readonly flat?: number;
-  readonly table?: Map<string, number>; // key: the `by` values joined with "|"
-  readonly mpFixed?: number; // megapixels in millionths
-  readonly mpBy?: Map<string, number>;
-  readonly extraPerSecond?: number;
 }
 
 /** The input asks for something the upstream has no price for (e.g. 1080P at 10 s): a 422 naming the field. */
@@ -56,111 +21,6 @@ export class UnpricedInputError extends Error {
     super(message);
     this.name = "UnpricedInputError";
   }
-}
-
-const UNITS: PriceUnit[] = ["image", "megapixel", "second", "clip", "1k_chars", "request"];
-// Keys that only make sense for some units (a "seconds_field" on an image rule is a mistake, not a no-op).
-const UNIT_KEYS: Record<string, PriceUnit[]> = {
-  count_field: ["image", "megapixel"],
-  images: ["image", "megapixel"],
-  images_per_unit: ["image"],
-  megapixels: ["megapixel"],
-  megapixels_by: ["megapixel"],
-  seconds_field: ["second", "clip"],
-  seconds: ["second", "clip"],
-  estimate_seconds: ["second"],
-  base_seconds: ["clip"],
-  extra_usd_per_second: ["clip"],
-  text_field: ["1k_chars"],
-};
-const RULE_KEYS = new Set(["unit", "usd", "by", "usd_by", "settle", ...Object.keys(UNIT_KEYS)]);
-
-export function checkPricingRule(rule: unknown): asserts rule is PricingRule {
-  compilePricing(rule);
-}
-
-/** Validate a rule and convert its prices to µcr. Throws a clear error on anything malformed. */
-export function compilePricing(rule: unknown): CompiledPricing {
-  const fail = (m: string): never => {
-    throw new Error(`pricing: ${m}`);
-  };
-  if (typeof rule !== "object" || rule === null || Array.isArray(rule)) return fail("must be an object");
-  const r = rule as PricingRule;
-  for (const k of Object.keys(r)) if (!RULE_KEYS.has(k)) fail(`unknown key "${k}"`);
-  if (!UNITS.includes(r.unit)) fail(`unit must be one of ${UNITS.join(", ")}`);
-  for (const [k, units] of Object.entries(UNIT_KEYS)) {
-    if ((r as unknown as Record<string, unknown>)[k] !== undefined && !units.includes(r.unit))
-      fail(`"${k}" does not apply to unit ${r.unit}`);
-  }
-  const micros = (v: unknown, what: string): number => {
-    if (typeof v !== "number" && typeof v !== "string") return fail(`${what} must be a USD amount`);
-    const m = usdToMicros(v);
-    if (m < 0) fail(`${what} must not be negative`);
-    return m;
-  };
-  let flat: number | undefined;
-  let table: Map<string, number> | undefined;
-  if ((r.usd === undefined) === (r.usd_by === undefined)) fail("give exactly one of usd or usd_by");
-  if (r.usd !== undefined) flat = r.by !== undefined ? fail("by needs usd_by, not usd") : micros(r.usd, "usd");
-  else {
-    if (!Array.isArray(r.by) || r.by.length === 0 || !r.by.every((f) => typeof f === "string"))
-      fail("usd_by needs by: [field, ...]");
-    table = new Map();
-    flattenTable(r.usd_by, r.by!.length, [], table, micros, fail);
-  }
-  for (const k of ["images", "images_per_unit", "seconds", "estimate_seconds", "base_seconds"] as const) {
-    const v = r[k];
-    if (v !== undefined && (typeof v !== "number" || !(v > 0))) fail(`${k} must be a positive number`);
-  }
-  for (const k of ["count_field", "seconds_field", "text_field"] as const) {
-    if (r[k] !== undefined && typeof r[k] !== "string") fail(`${k} must be a field name`);
-  }
-  if (r.unit === "1k_chars" && !r.text_field) fail("unit 1k_chars needs text_field");
-  if (r.unit === "second" && !r.seconds_field && !r.seconds && !r.estimate_seconds)
-    fail("unit second needs seconds_field, seconds or estimate_seconds");
-  if ((r.base_seconds === undefined) !== (r.extra_usd_per_second === undefined))
-    fail("base_seconds and extra_usd_per_second go together");
-  if (r.base_seconds !== undefined && !r.seconds_field && r.seconds === undefined)
-    fail("base_seconds needs seconds_field");
-  if (r.unit === "megapixel" && (r.megapixels === undefined) === (r.megapixels_by === undefined))
-    fail("unit megapixel needs one of megapixels, megapixels_by");
-  const mp = (v: unknown) =>
-    typeof v === "number" || typeof v === "string"
-      ? decimalToInteger(v, 6, "megapixels")
-      : fail("megapixels must be a decimal");
-  let mpBy: Map<string, number> | undefined;
-  if (r.megapixels_by !== undefined) {
-    const { field, values } = r.megapixels_by;
-    if (typeof field !== "string" || typeof values !== "object" || values === null)
-      fail("megapixels_by is {field, values}");
-    mpBy = new Map(Object.entries(values).map(([k, v]) => [k, mp(v)]));
-  }
-  if (r.settle !== undefined && r.settle !== "upstream_cost") fail(`settle must be "upstream_cost"`);
-  return Object.freeze({
-    compiled: true as const,
-    rule: r,
-    flat,
-    table,
-    mpFixed: r.megapixels !== undefined ? mp(r.megapixels) : undefined,
-    mpBy,
-    extraPerSecond:
-      r.extra_usd_per_second !== undefined ? micros(r.extra_usd_per_second, "extra_usd_per_second") : undefined,
-  });
-}
-
-function flattenTable(
-  node: unknown,
-  depth: number,
-  path: string[],
-  out: Map<string, number>,
-  micros: (v: unknown, what: string) => number,
-  fail: (m: string) => never,
-): void {
-  if (depth === 0) return void out.set(path.join("|"), micros(node, `usd_by[${path.join("][")}]`));
-  if (typeof node !== "object" || node === null || Object.keys(node).length === 0) {
-    fail(`usd_by${path.length ? `[${path.join("][")}]` : ""} must be a non-empty table ${depth} level(s) deep`);
-  }
-  for (const [k, v] of Object.entries(node as object)) flattenTable(v, depth - 1, [...path, k], out, micros, fail);
 }
 
 const cache = new WeakMap<object, CompiledPricing>();

@@ -117,3 +117,8 @@ export function mediaSettingsOf(
     { publicBaseUrl, databaseUrl, redisUrl, catalogPath, logLevel, defaultMaxConcurrentTasks },
   );
 }
+
+/** Tokens outlive three housekeeping rounds, so a live task's token is always refreshed before it lapses. */
+export function tokenTtlMs(settings: MediaSettings): number {
+  return Math.max(3 * settings.housekeepingMs, 30_000);
+}

@@ -4,14 +4,13 @@ import { LIFECYCLE_KEYS } from "../../src/catalog/lifecycle";
 import { compileMediaCatalog, compileMediaModel, type MediaModel } from "../../src/media/model";
 import {
   actualCost,
-  checkPricingRule,
   describePricing,
   estimateCost,
   formatUsd,
   UnpricedInputError,
   type CostFacts,
-  type PricingRule,
 } from "../../src/media/pricing";
+import { checkPricingRule, type PricingRule } from "../../src/media/pricing-rules";
 
 // Status, source and the other lifecycle fields belong to the catalog, not to the media model: the catalog's loader
 // splits them off (catalog/service.ts) before compiling the rest.
