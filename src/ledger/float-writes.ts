@@ -74,8 +74,8 @@ function byWallet(batch: FloatBatch): Array<[string, WalletWork]> {
 
 /**
  * Wallets are visited in sorted order (on Postgres, two processes' batches then lock them in the same order and
- * cannot deadlock); per wallet: the calls that ended (one `usage` entry for their charges, one update of each float
- * and of the wallet), floats going back, expiry refreshes, then growth for calls waiting on it.
+ * cannot deadlock); per wallet: the calls that ended (postChargesIn), floats going back, expiry refreshes, then
+ * growth for calls waiting on it.
  */
 export function* writeFloatBatchIn(
   q: TxQueries,
@@ -90,50 +90,7 @@ export function* writeFloatBatchIn(
   const live = (float: Float) => !float.closed && !gone.has(float);
 
   for (const [account, mine] of byWallet(batch)) {
-    let charged = 0;
-    let calls = 0;
-    let unheld = 0;
-    const consumed = new Map<Float, number>();
-    for (const { hold, charge } of mine.ends) {
-      if (!charge) continue;
-      charged += charge;
-      calls++;
-      consumed.set(hold.float, (consumed.get(hold.float) ?? 0) + Math.min(charge, hold.amount));
-    }
-    // A trim leaves the float and `held` as a charge's share does, and charges nothing.
-    for (const trim of mine.trims) consumed.set(trim.float, (consumed.get(trim.float) ?? 0) + trim.amount);
-    if (charged) {
-      const id = newId("ent");
-      result.entries.set(account, id);
-      yield* q.run(INSERT_ENTRY, {
-        id,
-        account,
-        hold: null,
-        kind: "usage",
-        amount: -charged,
-        reason: `llm usage: ${calls} call${calls === 1 ? "" : "s"}`,
-        now,
-      });
-    }
-    for (const [float, amount] of consumed) {
-      if (!float.holdId) continue; // Float.none: nothing was reserved
-      // A float swept under us (only after its expiry) already gave its amount back: the charge is then taken from
-      // the balance alone.
-      if (yield* q.run(CONSUME_FLOAT, { amount, expires, id: float.holdId })) unheld += amount;
-      else gone.add(float);
-    }
-    for (const float of mine.answers) yield* q.run(ANSWER_ASK, { id: float.holdId });
-    // A hold set back to its float's size: the hold row first (locked by the refresh), then the wallet, as above.
-    for (const { float, amount } of mine.holdResets) {
-      if (!live(float) || !(yield* q.run(REFRESH_FLOAT, { expires, id: float.holdId }))) {
-        gone.add(float);
-        continue;
-      }
-      const excess = Number((yield* q.get<{ amount: number }>(HOLD_AMOUNT, { id: float.holdId }))!.amount) - amount;
-      if (excess > 0 && (yield* q.run(CONSUME_FLOAT, { amount: excess, expires, id: float.holdId }))) unheld += excess;
-    }
-    if (charged || unheld) yield* q.run(POST_WALLET, { actual: charged, amount: unheld, now, account });
-
+    yield* postChargesIn(q, account, mine, result, live, now, expires);
     for (const float of mine.voids) {
       if (float.unconfirmed) yield* q.run(TAKE_HOLD_ID, { id: float.holdId, account, now });
       yield* ledger.voidIn(q, float.holdId);
@@ -147,6 +104,65 @@ export function* writeFloatBatchIn(
     if (wallet) result.available.set(account, Number(wallet.balance) - Number(wallet.held));
   }
   return result;
+}
+
+/**
+ * One wallet's calls that ended: one `usage` entry for their charges, one update of each float, the floats' answers
+ * to asks and hold resets, then one update of the wallet for all of it.
+ */
+function* postChargesIn(
+  q: TxQueries,
+  account: string,
+  mine: WalletWork,
+  result: FloatBatchResult,
+  live: (float: Float) => boolean,
+  now: number,
+  expires: number,
+) {
+  const { gone } = result;
+  let charged = 0;
+  let calls = 0;
+  let unheld = 0;
+  const consumed = new Map<Float, number>();
+  for (const { hold, charge } of mine.ends) {
+    if (!charge) continue;
+    charged += charge;
+    calls++;
+    consumed.set(hold.float, (consumed.get(hold.float) ?? 0) + Math.min(charge, hold.amount));
+  }
+  // A trim leaves the float and `held` as a charge's share does, and charges nothing.
+  for (const trim of mine.trims) consumed.set(trim.float, (consumed.get(trim.float) ?? 0) + trim.amount);
+  if (charged) {
+    const id = newId("ent");
+    result.entries.set(account, id);
+    yield* q.run(INSERT_ENTRY, {
+      id,
+      account,
+      hold: null,
+      kind: "usage",
+      amount: -charged,
+      reason: `llm usage: ${calls} call${calls === 1 ? "" : "s"}`,
+      now,
+    });
+  }
+  for (const [float, amount] of consumed) {
+    if (!float.holdId) continue; // Float.none: nothing was reserved
+    // A float swept under us (only after its expiry) already gave its amount back: the charge is then taken from
+    // the balance alone.
+    if (yield* q.run(CONSUME_FLOAT, { amount, expires, id: float.holdId })) unheld += amount;
+    else gone.add(float);
+  }
+  for (const float of mine.answers) yield* q.run(ANSWER_ASK, { id: float.holdId });
+  // A hold set back to its float's size: the hold row first (locked by the refresh), then the wallet, as above.
+  for (const { float, amount } of mine.holdResets) {
+    if (!live(float) || !(yield* q.run(REFRESH_FLOAT, { expires, id: float.holdId }))) {
+      gone.add(float);
+      continue;
+    }
+    const excess = Number((yield* q.get<{ amount: number }>(HOLD_AMOUNT, { id: float.holdId }))!.amount) - amount;
+    if (excess > 0 && (yield* q.run(CONSUME_FLOAT, { amount: excess, expires, id: float.holdId }))) unheld += excess;
+  }
+  if (charged || unheld) yield* q.run(POST_WALLET, { actual: charged, amount: unheld, now, account });
 }
 
 /** Grows a wallet's float for its waiters (or tops it up), within what the wallet has; a new hold when it has none. */

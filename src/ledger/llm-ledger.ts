@@ -8,14 +8,14 @@
 import { ApiError } from "../http/errors";
 import { metrics } from "../ops/metrics";
 import { within } from "../ops/shutdown";
-import { Float, emptyFloatBatch, type CallEnd, type FloatBatch, type GrowOutcome, type Reservation } from "./float";
+import { Float, type CallEnd, type FloatBatch, type GrowOutcome, type Reservation } from "./float";
 import { FloatAsks } from "./float-asks";
 import { FloatBook } from "./float-book";
 import { writeFloatBatchIn, type FloatBatchResult } from "./float-writes";
 import { GroupCommit } from "./group-commit";
 import type { LlmLedgerDeps } from "./model";
 import { Shortfalls, type Waiter } from "./shortfalls";
-import { describeCallEnd, WriteRetries, type RetriedWrite } from "./write-retries";
+import { WriteRetries, type RetriedWrite } from "./write-retries";
 
 const MAX_BATCH = 512;
 
@@ -31,7 +31,7 @@ export class LlmLedger<E extends CallEnd = CallEnd> {
   private readonly shortfalls: Shortfalls;
   private readonly maintenanceTimer: Timer;
   private closing = false;
-  /** set once close() has logged what it could not write (see logUnwritten) */
+  /** set once close() has logged what it could not write (WriteRetries.logUnwritten) */
   private closed = false;
   private readonly now: () => number;
 
@@ -175,25 +175,10 @@ export class LlmLedger<E extends CallEnd = CallEnd> {
       if (!(await waited(this.retries.runDue(last, by), by))) break;
       if (unfinished()) await Bun.sleep(20);
     }
-    this.logUnwritten();
-  }
-
-  /** At shutdown, the calls whose charges are not known to be written: one line each, for the operator. */
-  private logUnwritten() {
-    const logged = new Set(this.retries.abandonAll().map((write) => write.end)); // refused, not attempted again in time
-    const log = (end: E, maybe: boolean) => {
-      if (logged.has(end)) return;
-      logged.add(end);
-      this.deps.log.error("llm ledger write abandoned at shutdown", {
-        ...describeCallEnd(end),
-        ...(maybe ? { may_have_been_written: true } : { never_attempted: true }),
-      });
-    };
-    // In a commit or an attempt still under way: the operator checks for the usage record before charging by hand.
-    for (const end of this.committing) log(end, true);
-    for (const write of this.retries.attempting) if (write.end) log(write.end, true);
-    for (const end of this.ends) log(end, false);
-    this.closed = true; // a commit still under way ends without retrying or logging again
+    // Whatever is still not known to be written is logged call by call; a commit still under way then ends without
+    // retrying or logging again.
+    this.retries.logUnwritten(this.committing, this.ends);
+    this.closed = true;
     this.commits.stop();
   }
 
@@ -259,7 +244,7 @@ export class LlmLedger<E extends CallEnd = CallEnd> {
    */
   private async commitFailed(batch: FloatBatch, waiters: Waiter[], ends: E[], error: unknown): Promise<void> {
     const unconfirmed = this.book.failed(batch);
-    // After shutdown logged its calls (logUnwritten), nothing is logged or retried on a database closing under it.
+    // After shutdown logged its calls (close), nothing is logged or retried on a database closing under it.
     if (!this.closed)
       this.deps.log.error("llm ledger batch failed", {
         error: String(error),
@@ -275,13 +260,7 @@ export class LlmLedger<E extends CallEnd = CallEnd> {
       },
     );
     for (const waiter of waiters) waiter.reject(unavailable);
-    if (this.closed) return;
-    // A new float's hold, if the commit made one, is voided by its id: one write for all of them.
-    if (unconfirmed.length)
-      await this.retries.attempt({ batch: { ...emptyFloatBatch(), voids: unconfirmed }, end: null });
-    for (const end of ends) await this.retries.attempt({ batch: { ...emptyFloatBatch(), ends: [end] }, end });
-    for (const float of batch.voids)
-      await this.retries.attempt({ batch: { ...emptyFloatBatch(), voids: [float] }, end: null });
+    if (!this.closed) await this.retries.attemptEach(unconfirmed, ends, batch.voids);
   }
 
   /** Ends now in the ledger: counted in the settled-credits metric, and no longer keeping their floats. */

@@ -6,7 +6,7 @@
 
 import { isUniqueViolation } from "../db/client";
 import type { Logger } from "../log";
-import type { CallEnd, FloatBatch } from "./float";
+import { emptyFloatBatch, type CallEnd, type Float, type FloatBatch } from "./float";
 
 /** One write of a failed commit: a call's end (with its line), or floats going back (`end` null). */
 export interface RetriedWrite<E extends CallEnd = CallEnd> {
@@ -105,6 +105,17 @@ export class WriteRetries<E extends CallEnd = CallEnd> {
     }
   }
 
+  /**
+   * A failed commit's writes, each on its own so that a single bad one cannot keep the others from the ledger: the
+   * holds of floats the commit may have made (`unconfirmed`, voided by their ids: one write for all of them), each
+   * call's end, each float going back.
+   */
+  async attemptEach(unconfirmed: Float[], ends: E[], voids: Float[]): Promise<void> {
+    if (unconfirmed.length) await this.attempt({ batch: { ...emptyFloatBatch(), voids: unconfirmed }, end: null });
+    for (const end of ends) await this.attempt({ batch: { ...emptyFloatBatch(), ends: [end] }, end });
+    for (const float of voids) await this.attempt({ batch: { ...emptyFloatBatch(), voids: [float] }, end: null });
+  }
+
   /** At shutdown: no attempt starts after `at`, in a pass under way or a later one. */
   stopBy(at: number): void {
     this.stopAt = at;
@@ -149,8 +160,28 @@ export class WriteRetries<E extends CallEnd = CallEnd> {
     }
   }
 
-  /** At shutdown, after a last attempt: what is still refused is logged, one line each, and dropped. Returns it. */
-  abandonAll(): RetriedWrite<E>[] {
+  /**
+   * At shutdown, after a last attempt: every call whose charge is not known to be written, one line each, for the
+   * operator. Those in a commit (`committing`) or an attempt still under way may have been written: the operator
+   * checks for the usage record before charging by hand. `queued`: ends no commit has taken yet.
+   */
+  logUnwritten(committing: E[], queued: E[]): void {
+    const logged = new Set(this.abandonAll().map((write) => write.end)); // refused, not attempted again in time
+    const log = (end: E, maybe: boolean) => {
+      if (logged.has(end)) return;
+      logged.add(end);
+      this.deps.log.error("llm ledger write abandoned at shutdown", {
+        ...describeCallEnd(end),
+        ...(maybe ? { may_have_been_written: true } : { never_attempted: true }),
+      });
+    };
+    for (const end of committing) log(end, true);
+    for (const write of this.attempting) if (write.end) log(write.end, true);
+    for (const end of queued) log(end, false);
+  }
+
+  /** What is still refused is logged, one line each, and dropped. Returns it. */
+  private abandonAll(): RetriedWrite<E>[] {
     this.closed = true;
     const left = [...this.queue.splice(0), ...this.taken.splice(0)];
     for (const queued of left)

@@ -211,3 +211,10 @@ export function throwIfGatewaySide(ctx: AppContext, provider: string, res: Respo
     },
   );
 }
+
+/** A call an error the gateway did not expect left open: voided, so its reservation does not stay held. */
+export function voidLeftOpen(call: Call, error: unknown): void {
+  if (call.ended) return;
+  const message = `gateway error; released: ${(error as Error)?.message ?? error}`;
+  endCall(call, { outcome: "failed", charge: null, usage: null, error: message }, null, null);
+}

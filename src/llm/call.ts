@@ -1,4 +1,4 @@
-// One metered LLM call, shared by the plain proxy (proxy.ts) and the translating one (translated.ts): what it
+// One metered LLM call, shared by the native path (native.ts) and the translated one (translated.ts): what it
 // needs, its verdict (meter.ts decides; a defect there voids the reservation), and its end, which queues the
 // reservation's post or void and the usage record (records.ts commits them in groups).
 

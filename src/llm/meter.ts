@@ -15,7 +15,7 @@
 //   settle  = priceUsage(actual usage)  (the exact formula, see usage.ts); never above max_credits when
 //             the request states it (the caller's own ceiling), even should the upstream bill more than was held
 //   release = upstream error status, a failure event inside the stream, a dropped upstream connection, a stream
-//             closed before its final event, a 200 answer that is not the protocol's (isWholeAnswer, proxy.ts),
+//             closed before its final event, a 200 answer that is not the protocol's (isWholeAnswer, call.ts),
 //             an upstream that timed out (timeouts.ts)
 //   client abort mid-answer = input (stated by the stream, else the estimate above) + output so far
 //             (ceil(characters streamed / 4)), never more than the hold.

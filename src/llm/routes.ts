@@ -31,6 +31,58 @@ interface LlmRouteContext {
   server: IdleTimeouts | null;
 }
 
+/** One LLM endpoint: its protocol and path, and its entry in the API reference. */
+interface LlmEndpoint {
+  proto: LlmProtocol;
+  path: string;
+  summary: string;
+  description: string;
+  doc: object;
+}
+
+/** The LLM endpoints, in the order the API reference lists them. */
+const LLM_ENDPOINTS: LlmEndpoint[] = [
+  {
+    proto: protocols.anthropic,
+    path: "/v1/messages",
+    summary: "Anthropic Messages",
+    description:
+      "Anthropic's Messages API for every LLM: passed through (streaming or not) for Claude, with `?beta=true` and the `anthropic-version` / `anthropic-beta` headers forwarded; translated for every other model. Metered from the provider's own usage; `max_credits` (credits) caps the hold.",
+    doc: llmDoc("AnthropicMessagesRequest", "AnthropicMessage", "AnthropicStreamEvent"),
+  },
+  {
+    proto: protocols.anthropic,
+    path: "/v1/messages/count_tokens",
+    summary: "Count tokens (free)",
+    description:
+      "Anthropic's token counter for Claude, passed through; for any other LLM the gateway's estimate (the hold's input estimate). Not metered.",
+    doc: llmDoc("CountTokensRequest", "CountTokensResponse"),
+  },
+  {
+    proto: protocols.responses,
+    path: "/v1/responses",
+    summary: "OpenAI Responses",
+    description:
+      "OpenAI's Responses API for every LLM: passed through for GPT and Grok models, translated for the others. Metered from the provider's own usage.",
+    doc: llmDoc("ResponsesRequest", "OpenAIResponse", "ResponsesStreamEvent"),
+  },
+  {
+    proto: protocols.chat,
+    path: "/v1/chat/completions",
+    summary: "OpenAI Chat Completions",
+    description:
+      "Chat Completions for every LLM: passed through for GPT-5.2, Gemini and DeepSeek (streams get `stream_options.include_usage` upstream; the extra usage chunk is removed again when the client did not ask for it), translated for the others.",
+    doc: llmDoc("ChatCompletionRequest", "ChatCompletion", "ChatCompletionChunk"),
+  },
+  {
+    proto: protocols.embeddings,
+    path: "/v1/embeddings",
+    summary: "Embeddings",
+    description: "OpenAI-style embeddings (float or base64), metered at prompt_tokens × the input price.",
+    doc: llmDoc("EmbeddingsRequest", "EmbeddingsResponse"),
+  },
+];
+
 /**
  * One LLM endpoint as Elysia's `.post` arguments. `parse: "none"`: the handler reads the body itself, once; it goes
  * upstream as it came.
@@ -38,10 +90,9 @@ interface LlmRouteContext {
 function llmRoute(
   deps: LlmDeps,
   idem: Idempotency,
-  proto: LlmProtocol,
-  path: string,
-  docs: { summary: string; description: string; doc: object },
+  endpoint: LlmEndpoint,
 ): [string, (context: LlmRouteContext) => Promise<Response>, LlmRouteHook] {
+  const { proto, path, summary, description, doc } = endpoint;
   const handler = async ({ request, auth, set, server }: LlmRouteContext): Promise<Response> => {
     const baseHeaders = set.headers as Record<string, string>; // the hooks before set strings only
     if (request.headers.has(IDEMPOTENCY_HEADER))
@@ -60,122 +111,82 @@ function llmRoute(
     set.headers = {};
     return answer;
   };
-  const { summary, description, doc } = docs;
   return [path, handler, { parse: "none", detail: { tags: ["LLM"], summary, description, security, ...doc } }];
 }
 
 // Once per process: streams still open when the shutdown grace period ends get their protocol's error event.
 onGraceOver(() => cutStreams(), "LLM streams");
 
-export function llmRoutes(ctx: AppContext) {
+/** The LLM calls, behind the key guard, and the probes Claude Code sends first. */
+function llmCallRoutes(ctx: AppContext, deps: LlmDeps) {
+  const idem = new Idempotency(ctx.db);
+  const routes = new Elysia({ name: "llm-calls" })
+    // Claude Code probes the base URL with HEAD / (or /api/hello) before its first call. Not an API: not documented.
+    .head("/", () => new Response(null, { status: 200 }), { detail: { hide: true } })
+    .head("/api/hello", () => new Response(null, { status: 200 }), { detail: { hide: true } })
+    .use(protect(ctx));
+  for (const endpoint of LLM_ENDPOINTS) routes.post(...llmRoute(deps, idem, endpoint));
+  return routes;
+}
+
+/** The caller's usage records, read once the calls just answered are committed (they may still be queued). */
+function usageRoutes(ctx: AppContext) {
   const ledger = ctx.llmLedger;
+  return new Elysia({ name: "llm-usage" })
+    .use(protect(ctx))
+    .get(
+      "/v1/usage",
+      async ({ auth, query, request }) => {
+        await ledger.committedFor(auth.accountId);
+        const list = await listUsage(ctx, auth.accountId, query);
+        // The CSV is a Response, which Elysia sends as it is (the response schema describes the JSON).
+        return request.headers.get("accept")?.includes("text/csv") ? (usageCsv(list) as unknown as typeof list) : list;
+      },
+      {
+        query: UsageQuery,
+        response: UsageList,
+        detail: {
+          tags: ["LLM"],
+          summary: "Your usage records",
+          description:
+            "One record per LLM or embeddings call: tokens by kind, credits charged, upstream status, latency and time to first byte. Newest first. With `Accept: text/csv`, the same records as CSV.",
+          security,
+        },
+      },
+    )
+    .get(
+      "/v1/usage/summary",
+      async ({ auth, query }) => {
+        await ledger.committedFor(auth.accountId);
+        return usageSummary(ctx, auth.accountId, query);
+      },
+      {
+        query: UsageSummaryQuery,
+        response: UsageSummary,
+        detail: {
+          tags: ["LLM"],
+          summary: "Your spend grouped by model, key or day",
+          description:
+            "Credits and tokens of LLM calls and finished media tasks, grouped by `group_by` (model, key or UTC day) within `from`/`to`.",
+          security,
+        },
+      },
+    );
+}
+
+export function llmRoutes(ctx: AppContext) {
   const budgets = new KeyBudgets(ctx.db, (e) =>
     ctx.log.error("key budget settle failed; the hold stays counted until the period resets", {
       error: (e as Error)?.message ?? String(e),
     }),
   );
   ctx.keyBudgets = budgets;
-  const idem = new Idempotency(ctx.db);
   const deps: LlmDeps = {
     ctx,
     providers: buildProviders(ctx.config.raw),
-    ledger,
+    ledger: ctx.llmLedger,
     budgets,
     timeouts: llmTimeoutsOf(ctx.config.raw),
   };
-  const llm = (proto: LlmProtocol, path: string, summary: string, description: string, doc: object) =>
-    llmRoute(deps, idem, proto, path, { summary, description, doc });
-
-  return (
-    new Elysia({ name: "llm" })
-      // Claude Code probes the base URL with HEAD / (or /api/hello) before its first call. Not an API: not documented.
-      .head("/", () => new Response(null, { status: 200 }), { detail: { hide: true } })
-      .head("/api/hello", () => new Response(null, { status: 200 }), { detail: { hide: true } })
-      .use(protect(ctx))
-      .post(
-        ...llm(
-          protocols.anthropic,
-          "/v1/messages",
-          "Anthropic Messages",
-          "Anthropic's Messages API for every LLM: passed through (streaming or not) for Claude, with `?beta=true` and the `anthropic-version` / `anthropic-beta` headers forwarded; translated for every other model. Metered from the provider's own usage; `max_credits` (credits) caps the hold.",
-          llmDoc("AnthropicMessagesRequest", "AnthropicMessage", "AnthropicStreamEvent"),
-        ),
-      )
-      .post(
-        ...llm(
-          protocols.anthropic,
-          "/v1/messages/count_tokens",
-          "Count tokens (free)",
-          "Anthropic's token counter for Claude, passed through; for any other LLM the gateway's estimate (the hold's input estimate). Not metered.",
-          llmDoc("CountTokensRequest", "CountTokensResponse"),
-        ),
-      )
-      .post(
-        ...llm(
-          protocols.responses,
-          "/v1/responses",
-          "OpenAI Responses",
-          "OpenAI's Responses API for every LLM: passed through for GPT and Grok models, translated for the others. Metered from the provider's own usage.",
-          llmDoc("ResponsesRequest", "OpenAIResponse", "ResponsesStreamEvent"),
-        ),
-      )
-      .post(
-        ...llm(
-          protocols.chat,
-          "/v1/chat/completions",
-          "OpenAI Chat Completions",
-          "Chat Completions for every LLM: passed through for GPT-5.2, Gemini and DeepSeek (streams get `stream_options.include_usage` upstream; the extra usage chunk is removed again when the client did not ask for it), translated for the others.",
-          llmDoc("ChatCompletionRequest", "ChatCompletion", "ChatCompletionChunk"),
-        ),
-      )
-      .post(
-        ...llm(
-          protocols.embeddings,
-          "/v1/embeddings",
-          "Embeddings",
-          "OpenAI-style embeddings (float or base64), metered at prompt_tokens × the input price.",
-          llmDoc("EmbeddingsRequest", "EmbeddingsResponse"),
-        ),
-      )
-      .get(
-        "/v1/usage",
-        async ({ auth, query, request }) => {
-          await ledger.committedFor(auth.accountId); // records of answers that just ended may still be queued
-          const list = await listUsage(ctx, auth.accountId, query);
-          // The CSV is a Response, which Elysia sends as it is (the response schema describes the JSON).
-          return request.headers.get("accept")?.includes("text/csv")
-            ? (usageCsv(list) as unknown as typeof list)
-            : list;
-        },
-        {
-          query: UsageQuery,
-          response: UsageList,
-          detail: {
-            tags: ["LLM"],
-            summary: "Your usage records",
-            description:
-              "One record per LLM or embeddings call: tokens by kind, credits charged, upstream status, latency and time to first byte. Newest first. With `Accept: text/csv`, the same records as CSV.",
-            security,
-          },
-        },
-      )
-      .get(
-        "/v1/usage/summary",
-        async ({ auth, query }) => {
-          await ledger.committedFor(auth.accountId);
-          return usageSummary(ctx, auth.accountId, query);
-        },
-        {
-          query: UsageSummaryQuery,
-          response: UsageSummary,
-          detail: {
-            tags: ["LLM"],
-            summary: "Your spend grouped by model, key or day",
-            description:
-              "Credits and tokens of LLM calls and finished media tasks, grouped by `group_by` (model, key or UTC day) within `from`/`to`.",
-            security,
-          },
-        },
-      )
-  );
+  return new Elysia({ name: "llm" }).use(llmCallRoutes(ctx, deps)).use(usageRoutes(ctx));
 }

@@ -24,6 +24,12 @@ export function upstreamHeaders(client: Headers, provider: string): Record<strin
   return headers;
 }
 
+/** The client's query string (`?beta=true`), which goes upstream with the call. */
+export function queryOf(request: Request): string {
+  const i = request.url.indexOf("?");
+  return i === -1 ? "" : request.url.slice(i);
+}
+
 /** Worth the next key: rate limits and server errors, and refusals of this key itself (revoked, no access). */
 export function isRetryableStatus(status: number): boolean {
   return status === 429 || status >= 500 || status === 401 || status === 403;
@@ -64,7 +70,7 @@ export async function callUpstream(
         res = await fetch(url, { method: "POST", headers, body, signal: upstream.signal, redirect: "manual" });
       } catch (e) {
         if (signal.aborted) throw e;
-        // counted by the caller's record (proxy.ts finish), as every timeout is
+        // counted by the caller's record (call.ts endCall), as every timeout is
         if (upstream.signal.reason instanceof UpstreamTimeout) throw upstreamTimeoutError(provider.name);
         lastError = e;
         continue;
