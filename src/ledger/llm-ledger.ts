@@ -270,7 +270,7 @@ export class LlmLedger<E extends CallEnd = CallEnd> {
       if (end.charge) total += end.charge;
       end.hold.float.written();
     }
-    metrics.creditsSettled(total, "llm");
+    metrics.creditsPosted(total, "llm");
   }
 
   private tryReserve(waiter: Waiter): boolean {

@@ -50,7 +50,7 @@ export async function handleLlm(
   const started = performance.now();
   const bytes = withoutBom(await bodyBytes(request, deps.ctx.config.body));
   const body = requestBodyOf(bytes);
-  const unmetered = proto.freePaths.includes(path);
+  const unmetered = proto.unmeteredPaths.includes(path);
   const model = lookupModel(deps, body, path, unmetered);
   refuseModelNotAllowed(auth.models, body.model, model.id);
   const provider = deps.providers.get(model.provider);

@@ -1,7 +1,7 @@
 // The translated call path: a client calling an LLM on a protocol its provider does not speak (providers.ts says
 // which). The request is decoded into the IR (translate/ir.ts) and encoded for the upstream before anything is
 // held; the answer comes back whole (translated-answer.ts) or event by event (translated-stream.ts). Metering reads
-// the upstream's own usage with the native protocol's tap or usage reader, under the native path's rules (proxy.ts);
+// the upstream's own usage with the native protocol's tap or usage reader, under the native path's rules (native.ts);
 // a call whose translation told the client it failed (an answer or event it could not translate, a stream without
 // its terminal event) is recorded as failed and charged only the usage the upstream stated before then, if any.
 

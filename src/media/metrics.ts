@@ -5,7 +5,7 @@ import { metrics } from "../ops/metrics";
 
 export interface MediaMetrics {
   callback(outcome: "delivered" | "retry" | "failed"): void;
-  creditsSettled(micros: number): void;
+  creditsPosted(micros: number): void;
   upstreamError(provider: string, kind: string): void;
 }
 
@@ -15,14 +15,14 @@ export type MetricEvent = {
 
 export const directMetrics: MediaMetrics = {
   callback: (outcome) => metrics.callback(outcome),
-  creditsSettled: (micros) => metrics.creditsSettled(micros, "task"),
+  creditsPosted: (micros) => metrics.creditsPosted(micros, "task"),
   upstreamError: (provider, kind) => metrics.upstreamError(provider, kind),
 };
 
 export function postingMetrics(post: (e: MetricEvent) => void): MediaMetrics {
   return {
     callback: (...args) => post({ type: "metric", name: "callback", args }),
-    creditsSettled: (...args) => post({ type: "metric", name: "creditsSettled", args }),
+    creditsPosted: (...args) => post({ type: "metric", name: "creditsPosted", args }),
     upstreamError: (...args) => post({ type: "metric", name: "upstreamError", args }),
   };
 }

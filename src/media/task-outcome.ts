@@ -91,7 +91,7 @@ export async function completeTask(
     deps.log.warn("task taken over before completion; result discarded", { task_id: task.id });
     return false;
   }
-  deps.metrics.creditsSettled(cost);
+  deps.metrics.creditsPosted(cost);
   deps.log.info("task succeeded", {
     task_id: task.id,
     model: task.model,

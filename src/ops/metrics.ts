@@ -16,7 +16,7 @@ const upstreamErrors = new Counter({
   registers: [registry],
 });
 
-const creditsSettled = new Counter({
+const creditsPosted = new Counter({
   name: "switchyard_credits_settled_micro_credits_total",
   help: "Micro-credits charged by settled holds (1 credit = 1e6), by hold kind.",
   labelNames: ["kind"] as const,
@@ -62,8 +62,8 @@ export const metrics = {
     upstreamErrors.inc({ provider, kind });
   },
   /** A hold was posted for `micros` micro-credits (call after a settle that applied). */
-  creditsSettled(micros: number, kind: "llm" | "task" = "llm") {
-    if (micros > 0) creditsSettled.inc({ kind }, micros);
+  creditsPosted(micros: number, kind: "llm" | "task" = "llm") {
+    if (micros > 0) creditsPosted.inc({ kind }, micros);
   },
   /** A callback delivery attempt ended: e.g. "delivered", "failed", "retry", "gave_up". */
   callback(outcome: string) {

@@ -31,7 +31,7 @@ function sender(allowPrivate: boolean, network: CallbackNetwork): CallbackDeps {
     CALLBACK_ALLOW_PRIVATE: String(allowPrivate),
     CALLBACK_MAX_ATTEMPTS: "3",
   });
-  const metrics = { callback() {}, creditsSettled() {}, upstreamError() {} };
+  const metrics = { callback() {}, creditsPosted() {}, upstreamError() {} };
   return {
     db: gw.ctx.db,
     settings,

@@ -121,7 +121,7 @@ describe("/metrics", () => {
     const before = (await scrape()).samples;
     metrics.upstreamError("openai", "status_5xx");
     metrics.upstreamError("openai", "status_5xx");
-    metrics.creditsSettled(1_500_000, "llm");
+    metrics.creditsPosted(1_500_000, "llm");
     metrics.callback("delivered");
     metrics.callback("failed");
     const after = (await scrape()).samples;

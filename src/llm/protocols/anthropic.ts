@@ -103,7 +103,7 @@ const paidTools: PaidToolRules = {
 export const anthropic: LlmProtocol = {
   name: "anthropic",
   usageBearingPaths: ["/v1/messages"],
-  freePaths: ["/v1/messages/count_tokens"],
+  unmeteredPaths: ["/v1/messages/count_tokens"],
   requestIdHeader: "request-id",
   isStream: (body) => body?.stream === true,
   maxOutputTokens: (body) => positiveInt(body?.max_tokens),

@@ -90,7 +90,7 @@ const paidTools: PaidToolRules = {
 export const chat: LlmProtocol = {
   name: "chat",
   usageBearingPaths: ["/v1/chat/completions"],
-  freePaths: [],
+  unmeteredPaths: [],
   requestIdHeader: "x-request-id",
   isStream: (body) => body?.stream === true,
   // max_completion_tokens is current, max_tokens deprecated; both are per choice, so n choices may produce n×.

@@ -16,7 +16,7 @@ const idleTap = (): StreamTap => ({
 export const embeddings: LlmProtocol = {
   name: "embeddings",
   usageBearingPaths: ["/v1/embeddings"],
-  freePaths: [],
+  unmeteredPaths: [],
   requestIdHeader: "x-request-id",
   isStream: () => false,
   // Zero, not undefined: "absent" would make the caller hold the model's maximum output.

@@ -15,7 +15,7 @@ export const protocols: Record<ProtocolName, LlmProtocol> = { anthropic, chat, r
 
 const byPath = new Map<string, LlmProtocol>();
 for (const p of Object.values(protocols))
-  for (const path of [...p.usageBearingPaths, ...p.freePaths]) byPath.set(path, p);
+  for (const path of [...p.usageBearingPaths, ...p.unmeteredPaths]) byPath.set(path, p);
 
 /** The protocol serving a client-facing path (query string excluded), or undefined. */
 export function protocolForPath(pathname: string): LlmProtocol | undefined {

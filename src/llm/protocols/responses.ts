@@ -79,7 +79,7 @@ const paidTools: PaidToolRules = {
 export const responses: LlmProtocol = {
   name: "responses",
   usageBearingPaths: ["/v1/responses"],
-  freePaths: [],
+  unmeteredPaths: [],
   requestIdHeader: "x-request-id",
   isStream: (body) => body?.stream === true,
   // max_output_tokens includes reasoning tokens, as the output price does.

@@ -87,7 +87,7 @@ export interface LlmProtocol {
   /** client-facing paths whose answers carry usage and are metered */
   usageBearingPaths: readonly string[];
   /** other client-facing paths in this protocol's shape that are not metered (Anthropic count_tokens) */
-  freePaths: readonly string[];
+  unmeteredPaths: readonly string[];
   /** the response header this protocol's SDK reads the request id from */
   requestIdHeader: string;
   /** whether the client asked for a stream (embeddings never stream) */
