@@ -13,6 +13,8 @@ const root = rootFlag > 0 ? resolve(process.argv[rootFlag + 1]) : join(import.me
 const folders = ["src", "bench", "test", "scripts"];
 const longFileLines = 300;
 const longFunctionLines = 60;
+/** A file header says why in a few lines; formats and history belong in docs and commits. */
+const longHeaderLines = 6;
 
 // Identifier fragments the vocabulary of issue 26 retires (settle/release became post/void, and so on); the
 // exceptions are other people's names (Promise.allSettled, a stream reader's releaseLock, a model's release date).
@@ -33,6 +35,8 @@ type FileMetrics = {
   path: string;
   lines: number;
   commentLines: number;
+  /** comment-only lines before the file's first line of code (its header) */
+  headerLines: number;
   longFunctions: { name: string; line: number; lines: number }[];
   oldNames: string[];
 };
@@ -111,7 +115,16 @@ function measure(path: string): FileMetrics {
   visit(source);
   markTrivia(source.endOfFileToken.getFullStart());
   const commentLines = [...commentedLines].filter((line) => !codeLines.has(line)).length;
-  return { path: relative(root, path), lines: lineCount, commentLines, longFunctions, oldNames: [...oldNames] };
+  const firstCode = Math.min(...codeLines);
+  const headerLines = [...commentedLines].filter((line) => line < firstCode).length;
+  return {
+    path: relative(root, path),
+    lines: lineCount,
+    commentLines,
+    headerLines,
+    longFunctions,
+    oldNames: [...oldNames],
+  };
 }
 
 // One tsc run over every folder with a throwaway tsconfig (extending the real one), errors counted per folder.
@@ -152,6 +165,7 @@ const byFolder = folders.map((folder) => {
       file.longFunctions.filter((fn) => /^\(argument of (describe|eachDatabase)\b/.test(fn.name)),
     ),
     commentLines: mine.reduce((sum, file) => sum + file.commentLines, 0),
+    longHeaders: mine.filter((file) => file.headerLines > longHeaderLines),
     oldNames: [...new Set(mine.flatMap((file) => file.oldNames))].sort(),
   };
 });
@@ -160,13 +174,13 @@ if (json) {
   console.log(JSON.stringify({ byFolder, typeErrors: errors }, null, 2));
 } else {
   console.log(
-    `folder   files   lines  files>${longFileLines}  functions>${longFunctionLines}  comment lines  old names  (of which test groups)`,
+    `folder   files   lines  files>${longFileLines}  functions>${longFunctionLines}  comment lines  old names  (of which test groups)  headers>${longHeaderLines}`,
   );
   for (const row of byFolder) {
     const cells = [row.files, row.lines, row.longFiles.length, row.longFunctions.length, row.commentLines];
     console.log(
       `${row.folder.padEnd(7)} ${cells.map((cell, i) => String(cell).padStart([6, 7, 10, 14, 14][i])).join(" ")}` +
-        `  ${String(row.oldNames.length).padStart(9)}  ${String(row.longTestGroups.length).padStart(10)}`,
+        `  ${String(row.oldNames.length).padStart(9)}  ${String(row.longTestGroups.length).padStart(10)}  ${String(row.longHeaders.length).padStart(19)}`,
     );
   }
   if (errors) {
@@ -175,6 +189,7 @@ if (json) {
   if (list) {
     for (const row of byFolder) {
       for (const file of row.longFiles) console.log(`long file      ${file.path}: ${file.lines} lines`);
+      for (const file of row.longHeaders) console.log(`long header    ${file.path}: ${file.headerLines} lines`);
       for (const fn of row.longFunctions)
         console.log(`long function  ${fn.path}:${fn.line} ${fn.name}: ${fn.lines} lines`);
       if (row.oldNames.length) console.log(`old names in ${row.folder}: ${row.oldNames.join(", ")}`);
