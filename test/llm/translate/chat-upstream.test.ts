@@ -2,7 +2,7 @@
 // answers read back, and Gemini's thought signatures both ways, are in chat-upstream-answer.test.ts.
 import { describe, expect, test } from "bun:test";
 import { chatCodec } from "../../../src/llm/translate/chat";
-import { TranslationError, type TranslateTarget } from "../../../src/llm/translate/ir";
+import { TranslationError, type IrRequest, type TranslateTarget } from "../../../src/llm/translate/ir";
 import { irRequest } from "../../support/codecs";
 
 const { encodeRequest } = chatCodec.upstream;
