@@ -34,30 +34,37 @@ export function useLlmFloat(name: "sqlite" | "pg", use: (t: LedgerDatabase) => v
   };
   /** A request id of its own for each call: the reservation's id, which keys the call's usage record. */
   const rid = (label: string) => `req_${label}_${Bun.randomUUIDv7()}`;
-  const record = (accountId: string, cost: number, requestId: string): UsageRecord => ({
-    requestId,
-    accountId,
-    keyId: "key_t",
-    model: "m",
-    endpoint: "/v1/chat/completions",
-    provider: "openai",
-    status: "ok",
-    upstreamStatus: 200,
-    usage: null,
-    cost,
-    latencyMs: 1,
-    ttfbMs: 1,
-    error: null,
-  });
   const finish = (b: LlmLedger<Finish>, r: Reservation, charge: number | null) =>
     b.postOrVoid({ hold: r, charge, record: record(r.accountId, charge ?? 0, r.id) });
+  return { processOf, rid, finish, ...floatReads(() => db) };
+}
+
+/** A call's usage record as the LLM path writes it, charged `cost`. */
+const record = (accountId: string, cost: number, requestId: string): UsageRecord => ({
+  requestId,
+  accountId,
+  keyId: "key_t",
+  model: "m",
+  endpoint: "/v1/chat/completions",
+  provider: "openai",
+  status: "ok",
+  upstreamStatus: 200,
+  usage: null,
+  cost,
+  latencyMs: 1,
+  ttfbMs: 1,
+  error: null,
+});
+
+/** What the float left in the database: a wallet, its holds of a kind, the calls' lines, the usage entries. */
+function floatReads(database: () => Db) {
   const wallet = async (id: string) => {
-    const w = (await db.get<any>(sql`select balance, held from wallets where account_id = ${id}`))!;
+    const w = (await database().get<any>(sql`select balance, held from wallets where account_id = ${id}`))!;
     return { balance: Number(w.balance), held: Number(w.held) };
   };
   const holdsOf = async (id: string, kind: string) =>
     (
-      await db.all<any>(
+      await database().all<any>(
         sql`select id, amount, status, settled from holds where account_id = ${id} and kind = ${kind} order by created_at, id`,
       )
     ).map((h) => ({
@@ -69,7 +76,7 @@ export function useLlmFloat(name: "sqlite" | "pg", use: (t: LedgerDatabase) => v
   /** The calls' lines: their usage records, with what each reserved and was charged and the entry charging it. */
   const linesOf = async (id: string) =>
     (
-      await db.all<any>(
+      await database().all<any>(
         sql`select id, held, cost, entry_id from usage_records where account_id = ${id} order by created_at, id`,
       )
     ).map((l) => ({
@@ -80,12 +87,12 @@ export function useLlmFloat(name: "sqlite" | "pg", use: (t: LedgerDatabase) => v
     }));
   const usageEntriesOf = async (id: string) =>
     (
-      await db.all<any>(
+      await database().all<any>(
         sql`select id, amount from entries where account_id = ${id} and kind = 'usage' order by created_at, id`,
       )
     ).map((e) => ({ id: e.id, amount: Number(e.amount) }));
   const idle = async (id: string) => {
     for (let i = 0; i < 200 && (await wallet(id)).held !== 0; i++) await Bun.sleep(10);
   };
-  return { processOf, rid, finish, wallet, holdsOf, linesOf, usageEntriesOf, idle };
+  return { wallet, holdsOf, linesOf, usageEntriesOf, idle };
 }
