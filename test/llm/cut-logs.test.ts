@@ -5,7 +5,7 @@ import { afterAll, expect, test } from "bun:test";
 import { startFakeLlmUpstream } from "../fakes/llm-upstream";
 import { providerEnv } from "./support";
 import { ADMIN_TOKEN } from "../support/gateway";
-import { spawnGateway } from "../support/process";
+import { accountOn, spawnGateway } from "../support/process";
 import { tempSqlitePath } from "../support/services";
 
 const fake = startFakeLlmUpstream();
@@ -53,16 +53,9 @@ test("an upstream dropped mid-event: the client's connection is cut, the log has
   if (streamed.id) expect(streamedLines[0].request_id).toBe(streamed.id);
 }, 30_000);
 
-/** A new account's key on the gateway at `url`, and a POST of a JSON body with it. */
+/** A POST of a JSON body to the gateway at `url` with a new account's key. */
 async function callerOf(url: string) {
-  const admin = (p: string, body: unknown) =>
-    fetch(url + p, {
-      method: "POST",
-      headers: { authorization: `Bearer ${ADMIN_TOKEN}`, "content-type": "application/json" },
-      body: JSON.stringify(body),
-    }).then((r) => r.json() as any);
-  const account = await admin("/admin/v1/accounts", { name: "cut", credits: 100 });
-  const { key } = await admin(`/admin/v1/accounts/${account.id}/keys`, { name: "k" });
+  const { key } = await accountOn(url, "cut", 100);
   return (path: string, body: unknown) =>
     fetch(url + path, {
       method: "POST",
