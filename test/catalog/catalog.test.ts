@@ -138,96 +138,71 @@ describe("catalog data", () => {
   });
 
   test("CATALOG_PATH overrides a price and adds a model; a bad entry stops loading with its id named", () => {
-    const dir = tmpdir();
-    const good = join(dir, `catalog-${Date.now()}.json`);
-    writeFileSync(
-      good,
-      JSON.stringify([
-        {
-          id: "claude-sonnet-4-5",
-          type: "llm",
-          name: "Sonnet (house price)",
-          description: "x",
-          endpoint: "/v1/messages",
-          provider: "anthropic",
-          upstream_model: "claude-sonnet-4-5-20250929",
-          capabilities: [],
-          pricing: { input: 3.3, output: 16.5 },
-        },
-        {
-          id: "my-local-model",
-          type: "llm",
-          name: "Local",
-          description: "x",
-          endpoint: "/v1/chat/completions",
-          provider: "openai",
-          upstream_model: "local",
-          capabilities: [],
-          pricing: { input: 0.001, output: 0.002 },
-        },
-      ]),
-    );
+    const good = catalogFile("", [
+      llmEntry({
+        id: "claude-sonnet-4-5",
+        name: "Sonnet (house price)",
+        endpoint: "/v1/messages",
+        provider: "anthropic",
+        upstream_model: "claude-sonnet-4-5-20250929",
+        pricing: { input: 3.3, output: 16.5 },
+      }),
+      llmEntry({
+        id: "my-local-model",
+        name: "Local",
+        endpoint: "/v1/chat/completions",
+        provider: "openai",
+        upstream_model: "local",
+        pricing: { input: 0.001, output: 0.002 },
+      }),
+    ]);
     const c = loadCatalog(good);
     expect(c.llm.get("claude-sonnet-4-5")!.prices.input).toBe(3300);
     expect(c.llm.get("my-local-model")!.prices).toMatchObject({ input: 1, output: 2 });
-    const bad = join(dir, `catalog-bad-${Date.now()}.json`);
-    writeFileSync(
-      bad,
-      JSON.stringify([
-        {
-          id: "typo-model",
-          type: "llm",
-          name: "x",
-          description: "x",
-          endpoint: "/v1/messages",
-          provider: "anthropic",
-          upstream_model: "x",
-          capabilities: [],
-          pricing: { input: 0.0001, output: 1 },
-        },
-      ]),
-    );
+    const bad = catalogFile("bad-", [
+      llmEntry({ id: "typo-model", ...anthropicUpstream, pricing: { input: 0.0001, output: 1 } }),
+    ]);
     expect(() => loadCatalog(bad)).toThrow(/typo-model.*more than 3 decimals/);
-    const notJson = join(dir, `catalog-nj-${Date.now()}.json`);
-    writeFileSync(notJson, "{");
+    const notJson = catalogFile("nj-", "{");
     expect(() => loadCatalog(notJson)).toThrow(/CATALOG_PATH/);
     // An alias that is another model's id would silently take the name over: refused, naming both.
-    const shadow = join(dir, `catalog-shadow-${Date.now()}.json`);
-    writeFileSync(
-      shadow,
-      JSON.stringify([
-        {
-          id: "house-model",
-          aliases: ["gpt-5.2"],
-          type: "llm",
-          name: "x",
-          description: "x",
-          endpoint: "/v1/chat/completions",
-          provider: "openai",
-          upstream_model: "x",
-          capabilities: [],
-          pricing: { input: 1, output: 1 },
-        },
-      ]),
-    );
+    const shadow = catalogFile("shadow-", [
+      llmEntry({
+        id: "house-model",
+        aliases: ["gpt-5.2"],
+        endpoint: "/v1/chat/completions",
+        provider: "openai",
+        upstream_model: "x",
+        pricing: { input: 1, output: 1 },
+      }),
+    ]);
     expect(() => loadCatalog(shadow)).toThrow(/house-model.*"gpt-5.2" already names gpt-5.2|gpt-5.2.*already names/);
-    const badLong = join(dir, `catalog-long-${Date.now()}.json`);
-    writeFileSync(
-      badLong,
-      JSON.stringify([
-        {
-          id: "long-model",
-          type: "llm",
-          name: "x",
-          description: "x",
-          endpoint: "/v1/messages",
-          provider: "anthropic",
-          upstream_model: "x",
-          capabilities: [],
-          pricing: { input: 1, output: 1, long_context: { above_input_tokens: 0, input: 2 } },
-        },
-      ]),
-    );
+    const badLong = catalogFile("long-", [
+      llmEntry({
+        id: "long-model",
+        ...anthropicUpstream,
+        pricing: { input: 1, output: 1, long_context: { above_input_tokens: 0, input: 2 } },
+      }),
+    ]);
     expect(() => loadCatalog(badLong)).toThrow(/long-model.*above_input_tokens must be a positive integer/);
   });
 });
+
+/** A CATALOG_PATH file in the temporary directory holding `entries` (as JSON) or `text` as it is. */
+function catalogFile(label: string, entries: object[] | string): string {
+  const path = join(tmpdir(), `catalog-${label}${Date.now()}.json`);
+  writeFileSync(path, typeof entries === "string" ? entries : JSON.stringify(entries));
+  return path;
+}
+
+/** An LLM catalog entry: `fields`, over a placeholder name and description and no capabilities. */
+const llmEntry = (fields: Record<string, unknown>) => ({
+  type: "llm",
+  name: "x",
+  description: "x",
+  capabilities: [],
+  ...fields,
+});
+
+/** An entry served by Anthropic's Messages API under a placeholder upstream model. */
+const anthropicUpstream = { endpoint: "/v1/messages", provider: "anthropic", upstream_model: "x" };

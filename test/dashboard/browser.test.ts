@@ -43,38 +43,9 @@ describe.skipIf(!chromiumPresent)("dashboard in Chromium", () => {
   test("sign in, create a key, use it with the openai SDK, see it on Usage, revoke it and see it refused", async () => {
     const { email } = await dashboardUser(gw, 500);
 
-    // Sign in (a wrong password first: the page says so and stays on sign-in).
-    await page.goto(gw.url + "/dashboard/settings/api-keys");
-    expect(new URL(page.url()).pathname).toBe("/dashboard/login");
-    await page.fill('input[name="email"]', email);
-    await page.fill('input[name="password"]', "not the password");
-    // Waiting on the answer itself, and no `expect(...).resolves`: should this step fail again (it timed out twice in
-    // full runs on a loaded machine, never alone), Playwright's own error says what it waited for.
-    const [wrongPassword] = await Promise.all([
-      page.waitForResponse((r) => r.request().method() === "POST" && new URL(r.url()).pathname === "/dashboard/login"),
-      page.click('button[type="submit"]'),
-    ]);
-    expect(wrongPassword.status()).toBe(401);
-    expect(await page.textContent('[role="alert"]')).toContain("Wrong email or password");
-    await shot("01-sign-in");
-    await page.fill('input[name="password"]', PASSWORD);
-    await Promise.all([page.waitForURL("**/dashboard/settings/api-keys"), page.click('button[type="submit"]')]);
+    await signIn(email);
 
-    // Create a key with its own limits; it is shown once, with a copy button.
-    await page.fill('input[name="name"]', "browser test");
-    await page.fill('input[name="requests"]', "50");
-    await page.fill('input[name="window_seconds"]', "10");
-    await page.fill('input[name="max_concurrent_tasks"]', "3");
-    await page.click('form[action="/dashboard/settings/api-keys"] button[type="submit"]');
-    const key = (await page.textContent("#new-key"))!.trim();
-    expect(key).toStartWith("sk-sy-");
-    expect(await page.isVisible('button[data-copy="new-key"]')).toBe(true);
-    const row = page.locator("tr", { hasText: "browser test" });
-    expect(await row.textContent()).toContain("50 / 10 s, 3 concurrent tasks");
-    expect(await row.textContent()).not.toContain(key); // the list shows the prefix only
-    await shot("02-api-keys-created");
-    await page.reload(); // a reload re-submits nothing and shows no key
-    expect(await page.locator("#new-key").count()).toBe(0);
+    const key = await createKey("browser test");
 
     // Use the key with the openai SDK against the running gateway.
     const client = new OpenAI({ apiKey: key, baseURL: `${gw.url}/v1`, maxRetries: 0 });
@@ -91,19 +62,7 @@ describe.skipIf(!chromiumPresent)("dashboard in Chromium", () => {
     expect(await page.locator("svg[role=img]").count()).toBe(2);
     await shot("03-usage");
 
-    // The other pages.
-    await page.goto(gw.url + "/dashboard");
-    const available = (await page.textContent("#available"))!;
-    expect(Number.parseFloat(available)).toBeLessThan(500); // the completion was charged
-    await shot("04-wallet");
-    await page.goto(gw.url + "/dashboard/tasks");
-    await shot("05-tasks");
-    await page.goto(gw.url + "/dashboard/settings/webhooks");
-    await page.click('form[action="/dashboard/settings/webhooks/key"] button');
-    expect((await page.textContent("#new-webhook-key"))!.trim()).toStartWith("whsec_");
-    await shot("06-webhooks");
-    await page.goto(gw.url + "/docs");
-    await shot("07-docs", false);
+    await visitTheOtherPages();
 
     // Revoke on the page; the SDK is refused.
     await page.goto(gw.url + "/dashboard/settings/api-keys");
@@ -125,3 +84,57 @@ describe.skipIf(!chromiumPresent)("dashboard in Chromium", () => {
     expect((error as InstanceType<typeof OpenAI.AuthenticationError>).status).toBe(401);
   }, 60_000);
 });
+
+/** Signs in on the dashboard, after a wrong password first: the page says so and stays on sign-in. */
+async function signIn(email: string) {
+  await page.goto(gw.url + "/dashboard/settings/api-keys");
+  expect(new URL(page.url()).pathname).toBe("/dashboard/login");
+  await page.fill('input[name="email"]', email);
+  await page.fill('input[name="password"]', "not the password");
+  // Waiting on the answer itself, and no `expect(...).resolves`: should this step fail again (it timed out twice in
+  // full runs on a loaded machine, never alone), Playwright's own error says what it waited for.
+  const [wrongPassword] = await Promise.all([
+    page.waitForResponse((r) => r.request().method() === "POST" && new URL(r.url()).pathname === "/dashboard/login"),
+    page.click('button[type="submit"]'),
+  ]);
+  expect(wrongPassword.status()).toBe(401);
+  expect(await page.textContent('[role="alert"]')).toContain("Wrong email or password");
+  await shot("01-sign-in");
+  await page.fill('input[name="password"]', PASSWORD);
+  await Promise.all([page.waitForURL("**/dashboard/settings/api-keys"), page.click('button[type="submit"]')]);
+}
+
+/** Creates a key named `name` with its own limits; it is shown once, with a copy button. Its secret. */
+async function createKey(name: string): Promise<string> {
+  await page.fill('input[name="name"]', name);
+  await page.fill('input[name="requests"]', "50");
+  await page.fill('input[name="window_seconds"]', "10");
+  await page.fill('input[name="max_concurrent_tasks"]', "3");
+  await page.click('form[action="/dashboard/settings/api-keys"] button[type="submit"]');
+  const key = (await page.textContent("#new-key"))!.trim();
+  expect(key).toStartWith("sk-sy-");
+  expect(await page.isVisible('button[data-copy="new-key"]')).toBe(true);
+  const row = page.locator("tr", { hasText: name });
+  expect(await row.textContent()).toContain("50 / 10 s, 3 concurrent tasks");
+  expect(await row.textContent()).not.toContain(key); // the list shows the prefix only
+  await shot("02-api-keys-created");
+  await page.reload(); // a reload re-submits nothing and shows no key
+  expect(await page.locator("#new-key").count()).toBe(0);
+  return key;
+}
+
+/** The wallet, tasks, webhooks and docs pages, each with its screenshot. */
+async function visitTheOtherPages() {
+  await page.goto(gw.url + "/dashboard");
+  const available = (await page.textContent("#available"))!;
+  expect(Number.parseFloat(available)).toBeLessThan(500); // the completion was charged
+  await shot("04-wallet");
+  await page.goto(gw.url + "/dashboard/tasks");
+  await shot("05-tasks");
+  await page.goto(gw.url + "/dashboard/settings/webhooks");
+  await page.click('form[action="/dashboard/settings/webhooks/key"] button');
+  expect((await page.textContent("#new-webhook-key"))!.trim()).toStartWith("whsec_");
+  await shot("06-webhooks");
+  await page.goto(gw.url + "/docs");
+  await shot("07-docs", false);
+}

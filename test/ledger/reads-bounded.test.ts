@@ -29,21 +29,6 @@ describe.skipIf(!pgAvailable)("a wallet row locked elsewhere (Postgres)", () => 
     const a = await gw.account(100);
     const b = await gw.account(100);
     const ledger = gw.ctx.llmLedger;
-    const record = (requestId: string, cost: number): UsageRecord => ({
-      requestId,
-      accountId: b.accountId,
-      keyId: b.keyId,
-      model: "gpt-5.2",
-      endpoint: "/v1/chat/completions",
-      provider: "openai",
-      status: "ok",
-      upstreamStatus: 200,
-      usage: null,
-      cost,
-      latencyMs: 1,
-      ttfbMs: 1,
-      error: null,
-    });
     const hold = await ledger.hold(b.accountId, C, "req_locked_b");
     let release!: () => void;
     const released = new Promise<void>((r) => (release = r));
@@ -52,21 +37,9 @@ describe.skipIf(!pgAvailable)("a wallet row locked elsewhere (Postgres)", () => 
       await released;
     });
     await Bun.sleep(200);
-    ledger.postOrVoid({ hold, charge: C / 2, record: record("req_locked_b", C / 2) }); // its commit waits for the lock
+    ledger.postOrVoid({ hold, charge: C / 2, record: usageRecordOf(b, "req_locked_b", C / 2) }); // its commit waits for the lock
     await Bun.sleep(50);
     try {
-      const timed = async (send: () => Promise<Response>) => {
-        const t0 = performance.now();
-        const status = await send().then(
-          (r) => r.status,
-          (e) => String(e),
-        );
-        return { status, fast: performance.now() - t0 < 1000 };
-      };
-      const opts = (key: string) => ({
-        headers: { authorization: `Bearer ${key}` },
-        signal: AbortSignal.timeout(3000),
-      });
       expect(await timed(() => fetch(gw.url + "/v1/credits", opts(a.key)))).toEqual({ status: 200, fast: true });
       expect(await timed(() => fetch(gw.url + "/v1/usage", opts(a.key)))).toEqual({ status: 200, fast: true });
       expect(
@@ -144,4 +117,37 @@ describe.skipIf(!pgAvailable)("a wallet row locked elsewhere (Postgres)", () => 
     }
     await ledger.drain();
   }, 20_000);
+});
+
+/** A call's usage record on `key`'s account, charged `cost`. */
+const usageRecordOf = (key: { accountId: string; keyId: string }, requestId: string, cost: number): UsageRecord => ({
+  requestId,
+  accountId: key.accountId,
+  keyId: key.keyId,
+  model: "gpt-5.2",
+  endpoint: "/v1/chat/completions",
+  provider: "openai",
+  status: "ok",
+  upstreamStatus: 200,
+  usage: null,
+  cost,
+  latencyMs: 1,
+  ttfbMs: 1,
+  error: null,
+});
+
+/** The answer's status (or the error it failed with), and whether it came within a second. */
+async function timed(send: () => Promise<Response>) {
+  const t0 = performance.now();
+  const status = await send().then(
+    (r) => r.status,
+    (e) => String(e),
+  );
+  return { status, fast: performance.now() - t0 < 1000 };
+}
+
+/** A customer's GET with `key`, given up after 3 s (a read that waits on a lock must not hang the test). */
+const opts = (key: string) => ({
+  headers: { authorization: `Bearer ${key}` },
+  signal: AbortSignal.timeout(3000),
 });

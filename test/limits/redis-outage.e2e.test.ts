@@ -96,26 +96,7 @@ async function expectServedWithoutRedis(gws: TestGateway[], a: { accountId: stri
   expect(chat.value.status).toBe(200);
   expect(chat.ms).toBeLessThan(PROMPT_MS);
 
-  // Media task creation: a clean 503 in each front door's shape, with retry-after; nothing created or held.
-  const native = await timed(() => client(g1, a.key).createTask("z-image", { prompt: "a fox" }));
-  expect(native.ms).toBeLessThan(PROMPT_MS);
-  expect(native.value.status).toBe(503);
-  expect(native.value.json).toMatchObject({ code: 503, error_code: "limits_unavailable", data: null });
-  expect(Number(native.value.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
-  const alias = await timed(() =>
-    client(g2, a.key).call("POST", "/v1/images/generations", { model: "z-image", prompt: "a fox" }),
-  );
-  expect(alias.ms).toBeLessThan(PROMPT_MS);
-  expect(alias.value.status).toBe(503);
-  expect(alias.value.json.error.code).toBe("limits_unavailable");
-  const tasks = await g1.ctx.db.get<{ n: number }>(
-    sql`select count(*) as n from tasks where account_id = ${a.accountId}`,
-  );
-  expect(Number(tasks!.n)).toBe(0);
-  const held = await g1.ctx.db.get<{ n: number }>(
-    sql`select count(*) as n from holds where account_id = ${a.accountId} and kind = ${"task"}`,
-  );
-  expect(Number(held!.n)).toBe(0);
+  await expectMediaRefusedCleanly(gws, a);
 
   // Dashboard sign-in still answers (a wrong password is a 401, not a 500).
   const login = await fetch(g1.url + "/dashboard/login", {
@@ -138,6 +119,30 @@ async function expectServedWithoutRedis(gws: TestGateway[], a: { accountId: stri
   const scraped = await (await fetch(g1.url + "/metrics")).text();
   for (const kind of ["rate_limit", "task_tokens"])
     expect(scraped).toMatch(new RegExp(`switchyard_redis_fallbacks_total\\{kind="${kind}"\\} [1-9]`));
+}
+
+/** Media task creation: a clean 503 in each front door's shape, with retry-after; nothing created or held. */
+async function expectMediaRefusedCleanly(gws: TestGateway[], a: { accountId: string; key: string }) {
+  const [g1, g2] = gws as [TestGateway, TestGateway];
+  const native = await timed(() => client(g1, a.key).createTask("z-image", { prompt: "a fox" }));
+  expect(native.ms).toBeLessThan(PROMPT_MS);
+  expect(native.value.status).toBe(503);
+  expect(native.value.json).toMatchObject({ code: 503, error_code: "limits_unavailable", data: null });
+  expect(Number(native.value.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
+  const alias = await timed(() =>
+    client(g2, a.key).call("POST", "/v1/images/generations", { model: "z-image", prompt: "a fox" }),
+  );
+  expect(alias.ms).toBeLessThan(PROMPT_MS);
+  expect(alias.value.status).toBe(503);
+  expect(alias.value.json.error.code).toBe("limits_unavailable");
+  const tasks = await g1.ctx.db.get<{ n: number }>(
+    sql`select count(*) as n from tasks where account_id = ${a.accountId}`,
+  );
+  expect(Number(tasks!.n)).toBe(0);
+  const held = await g1.ctx.db.get<{ n: number }>(
+    sql`select count(*) as n from holds where account_id = ${a.accountId} and kind = ${"task"}`,
+  );
+  expect(Number(held!.n)).toBe(0);
 }
 
 async function expectRedisInUse(gws: TestGateway[], tight: () => Promise<string>, a: { key: string }) {

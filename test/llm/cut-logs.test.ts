@@ -5,7 +5,7 @@ import { afterAll, expect, test } from "bun:test";
 import { startFakeLlmUpstream } from "../fakes/llm-upstream";
 import { providerEnv } from "./support";
 import { ADMIN_TOKEN } from "../support/gateway";
-import { spawnGateway } from "../support/process";
+import { accountOn, spawnGateway } from "../support/process";
 import { tempSqlitePath } from "../support/services";
 
 const fake = startFakeLlmUpstream();
@@ -13,21 +13,7 @@ afterAll(() => fake.stop());
 
 test("an upstream dropped mid-event: the client's connection is cut, the log has one JSON line with the request id, stderr stays empty", async () => {
   const gw = await spawnGateway({ ...providerEnv(fake.url), DATABASE_URL: tempSqlitePath(), ADMIN_TOKEN });
-  const admin = (p: string, body: unknown) =>
-    fetch(gw.url + p, {
-      method: "POST",
-      headers: { authorization: `Bearer ${ADMIN_TOKEN}`, "content-type": "application/json" },
-      body: JSON.stringify(body),
-    }).then((r) => r.json() as any);
-  const account = await admin("/admin/v1/accounts", { name: "cut", credits: 100 });
-  const { key } = await admin(`/admin/v1/accounts/${account.id}/keys`, { name: "k" });
-
-  const call = (path: string, body: unknown) =>
-    fetch(gw.url + path, {
-      method: "POST",
-      headers: { "x-api-key": key, "content-type": "application/json" },
-      body: JSON.stringify(body),
-    });
+  const call = await callerOf(gw.url);
   fake.enqueue({ kind: "drop", dropAfterBytes: 450 }); // inside the stream's second event
   // Cut after its 200 went out, or (when the drop is read before Bun has written the head) before it: cut either way.
   const streamed = await call("/v1/messages", {
@@ -60,15 +46,28 @@ test("an upstream dropped mid-event: the client's connection is cut, the log has
   await Bun.sleep(100);
   await gw.stop();
   expect(await new Response(gw.proc.stderr).text()).toBe("");
-  const lines = gw
-    .stdout()
-    .trim()
-    .split("\n")
-    .filter((l) => l.startsWith('{"'))
-    .map((l) => JSON.parse(l));
-  const ended = lines.filter((l) => l.msg === "llm upstream answer ended early; released");
+  const ended = jsonLines(gw.stdout()).filter((l) => l.msg === "llm upstream answer ended early; released");
   expect(ended.filter((l) => l.request_id === wholeId)).toHaveLength(1);
   const streamedLines = ended.filter((l) => l.request_id !== wholeId);
   expect(streamedLines).toHaveLength(1);
   if (streamed.id) expect(streamedLines[0].request_id).toBe(streamed.id);
 }, 30_000);
+
+/** A POST of a JSON body to the gateway at `url` with a new account's key. */
+async function callerOf(url: string) {
+  const { key } = await accountOn(url, "cut", 100);
+  return (path: string, body: unknown) =>
+    fetch(url + path, {
+      method: "POST",
+      headers: { "x-api-key": key, "content-type": "application/json" },
+      body: JSON.stringify(body),
+    });
+}
+
+/** The log's JSON lines, parsed (anything else written to stdout left out). */
+const jsonLines = (stdout: string): any[] =>
+  stdout
+    .trim()
+    .split("\n")
+    .filter((l) => l.startsWith('{"'))
+    .map((l) => JSON.parse(l));

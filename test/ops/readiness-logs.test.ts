@@ -5,6 +5,7 @@ import { loadConfig } from "../../src/config";
 import { createLogger } from "../../src/log";
 import { REDIS_URL, redisAvailable, skipNote, tempSqlitePath } from "../support/services";
 import { ADMIN_TOKEN, startGateway } from "../support/gateway";
+import { accountOn } from "../support/process";
 
 const stops: Array<() => Promise<void>> = [];
 afterAll(async () => {
@@ -62,38 +63,11 @@ describe("/readyz", () => {
 describe("structured access logs", () => {
   test("one JSON line per request with the request id; never a key, password, cookie, session or admin token", async () => {
     const lines: string[] = [];
-    const config = loadConfig({
-      DATABASE_URL: tempSqlitePath(),
-      ADMIN_TOKEN,
-      PORT: "0",
-      DEFAULT_RATE_LIMIT: "1000/10s",
-      LOG_LEVEL: "debug",
-    });
-    const ctx = await createContext(
-      config,
-      createLogger("debug", (l) => lines.push(l)),
-    );
-    const app = buildApp(ctx).listen({ port: 0, hostname: "127.0.0.1" });
-    stops.push(async () => {
-      await app.stop(true);
-      await closeContext(ctx);
-    });
-    const url = `http://127.0.0.1:${app.server!.port}`;
+    const url = await gatewayLoggingTo(lines);
     const admin = { authorization: `Bearer ${ADMIN_TOKEN}`, "content-type": "application/json" };
-
-    const acct: any = await (
-      await fetch(url + "/admin/v1/accounts", {
-        method: "POST",
-        headers: admin,
-        body: JSON.stringify({ name: "logs", credits: 5 }),
-      })
-    ).json();
-    const created: any = await (
-      await fetch(url + `/admin/v1/accounts/${acct.id}/keys`, { method: "POST", headers: admin, body: "{}" })
-    ).json();
-    const key: string = created.key;
+    const { accountId, key } = await accountOn(url, "logs", 5);
     const password = "a-password-that-must-not-leak";
-    await fetch(url + `/admin/v1/accounts/${acct.id}/users`, {
+    await fetch(url + `/admin/v1/accounts/${accountId}/users`, {
       method: "POST",
       headers: admin,
       body: JSON.stringify({ email: "log@example.com", password }),
@@ -113,7 +87,7 @@ describe("structured access logs", () => {
     const session = /sy_session=([^;]+)/.exec(login.headers.get("set-cookie")!)![1]!;
     await fetch(url + "/dashboard/settings/api-keys", { headers: { cookie: `sy_session=${session}` } });
     const webhook: any = await (
-      await fetch(url + `/admin/v1/accounts/${acct.id}/webhook-key`, { method: "POST", headers: admin })
+      await fetch(url + `/admin/v1/accounts/${accountId}/webhook-key`, { method: "POST", headers: admin })
     ).json();
     const fileToken = "t0ken-of-a-result-file-9f8e7d";
     expect((await fetch(url + `/files/${fileToken}/image-1.png`)).status).toBe(404); // a result file URL is a credential
@@ -140,3 +114,24 @@ describe("structured access logs", () => {
     expect(access.some((e) => e.path === "/files/***/image-1.png" && e.status === 404)).toBe(true);
   });
 });
+
+/** A gateway in this process whose debug log lines go to `lines`; stopped after the file. Its URL. */
+async function gatewayLoggingTo(lines: string[]): Promise<string> {
+  const config = loadConfig({
+    DATABASE_URL: tempSqlitePath(),
+    ADMIN_TOKEN,
+    PORT: "0",
+    DEFAULT_RATE_LIMIT: "1000/10s",
+    LOG_LEVEL: "debug",
+  });
+  const ctx = await createContext(
+    config,
+    createLogger("debug", (l) => lines.push(l)),
+  );
+  const app = buildApp(ctx).listen({ port: 0, hostname: "127.0.0.1" });
+  stops.push(async () => {
+    await app.stop(true);
+    await closeContext(ctx);
+  });
+  return `http://127.0.0.1:${app.server!.port}`;
+}

@@ -11,7 +11,7 @@ import { Ledger } from "../../src/ledger/service";
 import { startFakeLlmUpstream } from "../fakes/llm-upstream";
 import { providerEnv } from "../llm/support";
 import { ADMIN_TOKEN } from "../support/gateway";
-import { spawnGateway } from "../support/process";
+import { accountOn, spawnGateway } from "../support/process";
 import { tempSqlitePath } from "../support/services";
 
 const fake = startFakeLlmUpstream({
@@ -27,14 +27,7 @@ test("streams open at the end of the grace period get the protocol's error event
     ADMIN_TOKEN,
     SHUTDOWN_GRACE_SECONDS: "1",
   });
-  const admin = (p: string, body: unknown) =>
-    fetch(gw.url + p, {
-      method: "POST",
-      headers: { authorization: `Bearer ${ADMIN_TOKEN}`, "content-type": "application/json" },
-      body: JSON.stringify(body),
-    }).then((r) => r.json() as any);
-  const account = await admin("/admin/v1/accounts", { name: "deploy", credits: 100 });
-  const { key } = await admin(`/admin/v1/accounts/${account.id}/keys`, { name: "k" });
+  const { accountId, key } = await accountOn(gw.url, "deploy", 100);
 
   const openai = new OpenAI({ apiKey: key, baseURL: `${gw.url}/v1`, maxRetries: 0 });
   const chat = await openai.chat.completions.create({
@@ -56,9 +49,6 @@ test("streams open at the end of the grace period get the protocol's error event
   await messagesIt.next();
 
   gw.proc.kill("SIGTERM");
-  const drain = async (it: AsyncIterator<unknown>) => {
-    for (;;) if ((await it.next()).done) return null;
-  };
   const [chatError, messagesError] = await Promise.all([
     drain(chatIt).catch((e) => e),
     drain(messagesIt).catch((e) => e),
@@ -73,13 +63,18 @@ test("streams open at the end of the grace period get the protocol's error event
   const db = await openDatabase(path);
   try {
     const records = await db.all<{ status: string; cost: number; error: string | null }>(
-      sql`select status, cost, error from usage_records where account_id = ${account.id}`,
+      sql`select status, cost, error from usage_records where account_id = ${accountId}`,
     );
     expect(records.map((r) => r.status)).toEqual(["shutdown", "shutdown"]);
     for (const r of records) expect(Number(r.cost)).toBeGreaterThan(0); // the input and the output sent
-    expect(await new Ledger(db).check(account.id)).toEqual([]);
-    expect(await db.all(sql`select id from holds where account_id = ${account.id} and status = 'pending'`)).toEqual([]);
+    expect(await new Ledger(db).check(accountId)).toEqual([]);
+    expect(await db.all(sql`select id from holds where account_id = ${accountId} and status = 'pending'`)).toEqual([]);
   } finally {
     await db.close();
   }
 }, 30_000);
+
+/** Reads a stream to its end: null, or the error it ends in. */
+async function drain(it: AsyncIterator<unknown>) {
+  for (;;) if ((await it.next()).done) return null;
+}

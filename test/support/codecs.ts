@@ -98,3 +98,15 @@ export function codecFetch(
   };
   return { fetch, calls };
 }
+
+/** A one-message IR request for a model "m-1", with the fields of `over`. */
+export function irRequest(over: Partial<IrRequest> = {}): IrRequest {
+  return {
+    model: "m-1",
+    system: [],
+    messages: [{ role: "user", parts: [{ type: "text", text: "hi" }] }],
+    tools: [],
+    stream: false,
+    ...over,
+  };
+}

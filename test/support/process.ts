@@ -1,4 +1,5 @@
 import type { Subprocess } from "bun";
+import { ADMIN_TOKEN } from "./gateway";
 import { tempSqlitePath } from "./services";
 
 // Starts the real gateway as a separate process (as an operator would) and waits for its "listening" log line.
@@ -98,4 +99,21 @@ export async function untilServing(port: number, ms = 10_000): Promise<void> {
     ))
   )
     await Bun.sleep(20);
+}
+
+/** A new account with `credits` on a gateway process (started with ADMIN_TOKEN), made through the admin API. */
+export async function accountOn(
+  url: string,
+  name: string,
+  credits: number,
+): Promise<{ accountId: string; key: string }> {
+  const admin = (path: string, body: unknown) =>
+    fetch(url + path, {
+      method: "POST",
+      headers: { authorization: `Bearer ${ADMIN_TOKEN}`, "content-type": "application/json" },
+      body: JSON.stringify(body),
+    }).then((r) => r.json() as any);
+  const account = await admin("/admin/v1/accounts", { name, credits });
+  const { key } = await admin(`/admin/v1/accounts/${account.id}/keys`, { name: "k" });
+  return { accountId: account.id, key };
 }

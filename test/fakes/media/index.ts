@@ -56,20 +56,7 @@ export function startFakeMediaUpstreams(
   const control = new Control();
   const files = new FileStore();
   const requests: RecordedRequest[] = [];
-  const routes: Record<string, { provider: string; key: string; handler: Handler }> = {
-    kie: { provider: "kie", key: keys.kie, handler: kieHandler },
-    fal: { provider: "fal", key: keys.fal, handler: falHandler },
-    replicate: { provider: "replicate", key: keys.replicate, handler: replicateHandler(options.preferWaitCapMs) },
-    openai: { provider: "openai-images", key: keys.openai, handler: openaiImagesHandler },
-    veo: { provider: "veo", key: keys.veo, handler: veoHandler },
-    // A storage host that serves result files to anyone with the URL (where Veo's downloads redirect).
-    cdn: {
-      provider: "cdn",
-      key: "",
-      handler: (_req, path, _body, ctx) =>
-        (path.startsWith("/files/") && ctx.files.response(path.slice(7))) || new Response("not found", { status: 404 }),
-    },
-  };
+  const routes = routesOf(keys, options.preferWaitCapMs);
   const server = Bun.serve({
     port: 0,
     hostname: "127.0.0.1",
@@ -106,25 +93,50 @@ export function startFakeMediaUpstreams(
     url: origin,
     urls,
     keys,
-    env: {
-      KIE_API_KEY: keys.kie,
-      KIE_BASE_URL: urls.kie,
-      FAL_KEY: keys.fal,
-      FAL_BASE_URL: urls.fal,
-      REPLICATE_API_TOKEN: keys.replicate,
-      REPLICATE_BASE_URL: urls.replicate,
-      OPENAI_API_KEY: keys.openai,
-      OPENAI_BASE_URL: urls.openai,
-      GEMINI_API_KEY: keys.veo,
-      GEMINI_BASE_URL: urls.veo,
-      // The fakes (and the result files they hand out) live on 127.0.0.1: the gateway must be told to fetch there.
-      UPSTREAM_URLS_ALLOW_PRIVATE: "true",
-    },
+    env: envOf(keys, urls),
     requests,
     control,
     async stop() {
       control.stop();
       await server.stop(true);
     },
+  };
+}
+
+type Route = { provider: string; key: string; handler: Handler };
+
+/** The fakes by the first segment of their path, each with the key it expects. */
+function routesOf(keys: FakeKeys, preferWaitCapMs: number | undefined): Record<string, Route> {
+  return {
+    kie: { provider: "kie", key: keys.kie, handler: kieHandler },
+    fal: { provider: "fal", key: keys.fal, handler: falHandler },
+    replicate: { provider: "replicate", key: keys.replicate, handler: replicateHandler(preferWaitCapMs) },
+    openai: { provider: "openai-images", key: keys.openai, handler: openaiImagesHandler },
+    veo: { provider: "veo", key: keys.veo, handler: veoHandler },
+    // A storage host that serves result files to anyone with the URL (where Veo's downloads redirect).
+    cdn: {
+      provider: "cdn",
+      key: "",
+      handler: (_req, path, _body, ctx) =>
+        (path.startsWith("/files/") && ctx.files.response(path.slice(7))) || new Response("not found", { status: 404 }),
+    },
+  };
+}
+
+/** What a gateway is configured with to use these fakes. */
+function envOf(keys: FakeKeys, urls: Record<"kie" | "fal" | "replicate" | "openai" | "veo", string>) {
+  return {
+    KIE_API_KEY: keys.kie,
+    KIE_BASE_URL: urls.kie,
+    FAL_KEY: keys.fal,
+    FAL_BASE_URL: urls.fal,
+    REPLICATE_API_TOKEN: keys.replicate,
+    REPLICATE_BASE_URL: urls.replicate,
+    OPENAI_API_KEY: keys.openai,
+    OPENAI_BASE_URL: urls.openai,
+    GEMINI_API_KEY: keys.veo,
+    GEMINI_BASE_URL: urls.veo,
+    // The fakes (and the result files they hand out) live on 127.0.0.1: the gateway must be told to fetch there.
+    UPSTREAM_URLS_ALLOW_PRIVATE: "true",
   };
 }

@@ -3,6 +3,7 @@
 // (GPT image models always return base64). Behaviour: delayMs = time to answer; never = hang until the client gives
 // up; refuse = an HTTP error before any work; fail = a generation error (400 moderation_blocked unless code is a status).
 import { pngBytes } from "./files";
+import type { Behavior } from "./control";
 import { isObject, json, newId, sleep, type Handler } from "./http";
 
 const error = (status: number, message: string, type: string, code: string | null, param: string | null = null) =>
@@ -34,16 +35,7 @@ export const openaiImagesHandler: Handler = async (req, path, body, ctx) => {
     );
   const model = typeof body.model === "string" ? body.model : "dall-e-2";
   const behavior = ctx.control.behaviorFor("openai-images", model);
-  if (behavior.refuse) {
-    const r = behavior.refuse;
-    const status = r.status ?? (typeof r.code === "number" ? r.code : 429);
-    return error(
-      status,
-      r.message ?? "Rate limit reached for images",
-      status === 429 ? "requests" : "invalid_request_error",
-      typeof r.code === "string" ? r.code : status === 429 ? "rate_limit_exceeded" : null,
-    );
-  }
+  if (behavior.refuse) return refusal(behavior.refuse);
   const t = ctx.control.add({ id: newId("img_"), provider: "openai-images", model, input: body, body, behavior });
   if (behavior.never) {
     await new Promise<void>((resolve) => req.signal.addEventListener("abort", () => resolve(), { once: true }));
@@ -52,17 +44,35 @@ export const openaiImagesHandler: Handler = async (req, path, body, ctx) => {
   if (behavior.delayMs) await sleep(behavior.delayMs);
   t.polls = behavior.polls ?? 1; // synchronous: this answer is the final state (recorded on the task)
   ctx.control.peek(t);
-  if (behavior.fail) {
-    const f = behavior.fail;
-    if (typeof f.code === "number")
-      return error(f.code, f.message ?? "The server had an error processing your request.", "server_error", null);
-    return error(
-      400,
-      f.message ?? "Your request was rejected by the safety system.",
-      "image_generation_user_error",
-      typeof f.code === "string" ? f.code : "moderation_blocked",
-    );
-  }
+  if (behavior.fail) return failure(behavior.fail);
+  return generated(body, behavior);
+};
+
+/** An HTTP error before any work: a 429 rate limit unless the behaviour names another status or code. */
+function refusal(r: NonNullable<Behavior["refuse"]>): Response {
+  const status = r.status ?? (typeof r.code === "number" ? r.code : 429);
+  return error(
+    status,
+    r.message ?? "Rate limit reached for images",
+    status === 429 ? "requests" : "invalid_request_error",
+    typeof r.code === "string" ? r.code : status === 429 ? "rate_limit_exceeded" : null,
+  );
+}
+
+/** A generation error: 400 moderation_blocked, or a server error when the code is a status. */
+function failure(f: NonNullable<Behavior["fail"]>): Response {
+  if (typeof f.code === "number")
+    return error(f.code, f.message ?? "The server had an error processing your request.", "server_error", null);
+  return error(
+    400,
+    f.message ?? "Your request was rejected by the safety system.",
+    "image_generation_user_error",
+    typeof f.code === "string" ? f.code : "moderation_blocked",
+  );
+}
+
+/** The images asked for, base64, with usage counted as gpt-image-1 counts it (or the behaviour's own). */
+function generated(body: Record<string, any>, behavior: Behavior): Response {
   const n = behavior.count ?? (typeof body.n === "number" ? body.n : 1);
   const quality = typeof body.quality === "string" ? body.quality : "auto";
   const size = typeof body.size === "string" ? body.size : "1024x1024";
@@ -83,4 +93,4 @@ export const openaiImagesHandler: Handler = async (req, path, body, ctx) => {
       total_tokens: inputTokens + perImage * n,
     },
   });
-};
+}

@@ -1,9 +1,8 @@
-// The client side of the Anthropic codec: a Messages request (Claude Code, the Anthropic SDKs) read into IR,
-// what it refuses, and the answers it writes back read again on the next turn.
+// The client side of the Anthropic codec, request direction: a Messages request (Claude Code, the Anthropic SDKs)
+// read into IR, and what it refuses. The answers it writes, read again on the next turn: anthropic-client-answer.test.ts.
 import { describe, expect, test } from "bun:test";
 import { anthropicCodec } from "../../../src/llm/translate/anthropic";
-import { TranslationError, type IrAnswer, type IrEvent } from "../../../src/llm/translate/ir";
-import { sseEvents } from "../../support/codecs";
+import { TranslationError } from "../../../src/llm/translate/ir";
 
 const { client } = anthropicCodec;
 const base = { model: "gpt-5.2", max_tokens: 2048, messages: [{ role: "user", content: "Hi" }] };
@@ -18,55 +17,58 @@ function refusal(body: Record<string, any>): TranslationError {
   throw new Error("the request was accepted");
 }
 
+/** A Claude Code turn: cached system blocks, a tool use and its results (one an error), and fields IR does not carry. */
+const claudeCodeTurn = {
+  model: "gpt-5.2",
+  max_tokens: 32000,
+  stream: true,
+  system: [
+    { type: "text", text: "You are Claude Code." },
+    { type: "text", text: "Project notes", cache_control: { type: "ephemeral", ttl: "1h" } },
+  ],
+  messages: [
+    { role: "user", content: [{ type: "text", text: "Read a.txt" }] },
+    { role: "user", content: "and be quick" },
+    {
+      role: "assistant",
+      content: [
+        { type: "text", text: "Reading." },
+        { type: "tool_use", id: "call_1", name: "Read", input: { path: "a.txt" } },
+      ],
+    },
+    {
+      role: "user",
+      content: [
+        { type: "tool_result", tool_use_id: "call_1", content: "hello", cache_control: { type: "ephemeral" } },
+        {
+          type: "tool_result",
+          tool_use_id: "call_2",
+          is_error: true,
+          content: [{ type: "text", text: "no such file" }],
+        },
+      ],
+    },
+  ],
+  tools: [
+    {
+      name: "Read",
+      description: "Reads a file",
+      input_schema: { type: "object", properties: { path: { type: "string" } } },
+      cache_control: { type: "ephemeral" },
+    },
+  ],
+  tool_choice: { type: "auto", disable_parallel_tool_use: true },
+  metadata: { user_id: "user_abc_session_1" },
+  stop_sequences: ["###"],
+  temperature: 0.3,
+  top_k: 5,
+  service_tier: "auto",
+  context_management: { edits: [] },
+};
+
 describe("Messages request → IR", () => {
   test("a Claude Code turn: system blocks with cache_control, history with tool use and results, in order", () => {
-    const ir = client.decodeRequest({
-      model: "gpt-5.2",
-      max_tokens: 32000,
-      stream: true,
-      system: [
-        { type: "text", text: "You are Claude Code." },
-        { type: "text", text: "Project notes", cache_control: { type: "ephemeral", ttl: "1h" } },
-      ],
-      messages: [
-        { role: "user", content: [{ type: "text", text: "Read a.txt" }] },
-        { role: "user", content: "and be quick" },
-        {
-          role: "assistant",
-          content: [
-            { type: "text", text: "Reading." },
-            { type: "tool_use", id: "call_1", name: "Read", input: { path: "a.txt" } },
-          ],
-        },
-        {
-          role: "user",
-          content: [
-            { type: "tool_result", tool_use_id: "call_1", content: "hello", cache_control: { type: "ephemeral" } },
-            {
-              type: "tool_result",
-              tool_use_id: "call_2",
-              is_error: true,
-              content: [{ type: "text", text: "no such file" }],
-            },
-          ],
-        },
-      ],
-      tools: [
-        {
-          name: "Read",
-          description: "Reads a file",
-          input_schema: { type: "object", properties: { path: { type: "string" } } },
-          cache_control: { type: "ephemeral" },
-        },
-      ],
-      tool_choice: { type: "auto", disable_parallel_tool_use: true },
-      metadata: { user_id: "user_abc_session_1" },
-      stop_sequences: ["###"],
-      temperature: 0.3,
-      top_k: 5,
-      service_tier: "auto",
-      context_management: { edits: [] },
-    });
+    const ir = client.decodeRequest(claudeCodeTurn);
     expect(ir.system).toEqual([
       { type: "text", text: "You are Claude Code." },
       { type: "text", text: "Project notes", cache: { type: "ephemeral", ttl: "1h" } },
@@ -269,106 +271,6 @@ describe("Messages request → IR", () => {
   });
 });
 
-describe("what the client is given comes back on its next turn", () => {
-  const answer: IrAnswer = {
-    id: "resp_1",
-    model: "gpt-5.2",
-    parts: [
-      { type: "reasoning", text: "Plan.", origin: "openai", opaque: "gAAAAenc", id: "rs_1" },
-      { type: "reasoning", text: "", origin: "openai", opaque: "gAAAAred", redacted: true },
-      { type: "tool_call", id: "call_1", name: "Read", arguments: '{"path":"a.txt"}' },
-    ],
-    stop: "tool_use",
-    usage: null,
-  };
-
-  test("JSON: reasoning keeps its origin, value and id; tool call ids stay the same string", () => {
-    const json = client.encodeAnswer(answer, base) as any;
-    const next = client.decodeRequest({
-      ...base,
-      messages: [
-        { role: "user", content: "go" },
-        { role: "assistant", content: json.content },
-      ],
-    });
-    expect(next.messages[1]!.parts).toEqual([
-      { type: "reasoning", text: "Plan.", origin: "openai", opaque: "gAAAAenc", id: "rs_1" },
-      { type: "reasoning", text: "", redacted: true, origin: "openai", opaque: "gAAAAred" },
-      { type: "tool_call", id: "call_1", name: "Read", arguments: '{"path":"a.txt"}' },
-    ]);
-  });
-
-  test("stream: a redacted part goes out as one redacted_thinking block carrying its value", () => {
-    const enc = client.streamEncoder(base);
-    const events: IrEvent[] = [
-      { type: "start", id: "r", model: "m" },
-      { type: "part_start", index: 0, part: { type: "reasoning", origin: "openai", redacted: true } },
-      { type: "delta", index: 0, opaque: "gAAAAred" },
-      { type: "part_end", index: 0 },
-      { type: "finish", stop: "end_turn", usage: null },
-    ];
-    const sse = sseEvents(events.map((e) => enc.write(e)).join(""));
-    const start = sse.find((e) => e.event === "content_block_start")!;
-    expect(JSON.parse(start.data).content_block).toEqual({ type: "redacted_thinking", data: "sy1.openai.gAAAAred" });
-    expect(sse.map((e) => e.event)).toEqual([
-      "message_start",
-      "content_block_start",
-      "content_block_stop",
-      "message_delta",
-      "message_stop",
-    ]);
-  });
-});
-
-// Chat upstreams often open an empty text part before tool calls; Claude Code sends every block back, and
-// Anthropic refuses empty text blocks, so a later turn on a Claude model would fail.
-describe("empty parts send no blocks", () => {
-  const events: IrEvent[] = [
-    { type: "start", id: "c", model: "m" },
-    { type: "part_start", index: 0, part: { type: "reasoning", origin: null } },
-    { type: "part_end", index: 0 },
-    { type: "part_start", index: 1, part: { type: "text" } },
-    { type: "delta", index: 1, text: "" },
-    { type: "part_end", index: 1 },
-    { type: "part_start", index: 2, part: { type: "tool_call", id: "call_1", name: "Read" } },
-    { type: "delta", index: 2, arguments: "{}" },
-    { type: "part_end", index: 2 },
-    { type: "finish", stop: "tool_use", usage: null },
-  ];
-
-  test("stream: the tool call is block 0, no empty text or thinking block before it", () => {
-    const enc = client.streamEncoder(base);
-    const sse = sseEvents(events.map((e) => enc.write(e)).join(""));
-    const starts = sse.filter((e) => e.event === "content_block_start").map((e) => JSON.parse(e.data));
-    expect(starts).toEqual([
-      {
-        type: "content_block_start",
-        index: 0,
-        content_block: { type: "tool_use", id: "call_1", name: "Read", input: {} },
-      },
-    ]);
-    expect(sse.filter((e) => e.event === "content_block_stop").map((e) => JSON.parse(e.data).index)).toEqual([0]);
-  });
-
-  test("JSON: empty text and unsigned empty reasoning are left out", () => {
-    const json = client.encodeAnswer(
-      {
-        id: "c",
-        model: "m",
-        parts: [
-          { type: "reasoning", text: "", origin: null },
-          { type: "text", text: "" },
-          { type: "tool_call", id: "call_1", name: "Read", arguments: "{}" },
-        ],
-        stop: "tool_use",
-        usage: null,
-      },
-      base,
-    ) as any;
-    expect(json.content).toEqual([{ type: "tool_use", id: "call_1", name: "Read", input: {} }]);
-  });
-});
-
 test("metadata.user_id longer than OpenAI's 64-character user becomes a stable 64-character digest", () => {
   const long = "user_" + "a".repeat(64) + "_account_1234_session_abcd";
   const a = client.decodeRequest({ ...base, metadata: { user_id: long } }).user!;
@@ -376,68 +278,4 @@ test("metadata.user_id longer than OpenAI's 64-character user becomes a stable 6
   expect(client.decodeRequest({ ...base, metadata: { user_id: long } }).user).toBe(a);
   expect(client.decodeRequest({ ...base, metadata: { user_id: long + "x" } }).user).not.toBe(a);
   expect(client.decodeRequest({ ...base, metadata: { user_id: "u1" } }).user).toBe("u1");
-});
-
-describe("a later turn on a Claude model (the native path) goes without the thinking blocks written here", () => {
-  test("sealed and unsigned thinking is removed, Claude's own kept; an assistant message left empty goes", async () => {
-    const { dropForeignThinking, FOREIGN_THINKING_MARKS } = await import("../../../src/llm/translate/anthropic");
-    // The blocks as this codec wrote them on the GPT turns, read back as Claude Code would send them.
-    const gpt = client.encodeAnswer(
-      {
-        id: "r",
-        model: "gpt-5.2",
-        parts: [
-          { type: "reasoning", text: "plan", origin: "openai", opaque: "enc" },
-          { type: "text", text: "Done." },
-        ],
-        stop: "end_turn",
-        usage: null,
-      },
-      base,
-    ) as any;
-    const onlyThinking = client.encodeAnswer(
-      {
-        id: "r2",
-        model: "m",
-        parts: [{ type: "reasoning", text: "x", origin: "deepseek" }],
-        stop: "end_turn",
-        usage: null,
-      },
-      base,
-    ) as any;
-    const body = {
-      model: "claude-sonnet-4-5",
-      max_tokens: 1000,
-      messages: [
-        { role: "user", content: "a" },
-        { role: "assistant", content: gpt.content },
-        { role: "user", content: "b" },
-        { role: "assistant", content: onlyThinking.content },
-        { role: "user", content: "c" },
-        {
-          role: "assistant",
-          content: [
-            { type: "thinking", thinking: "claude", signature: "EqQBsig" },
-            { type: "text", text: "ok" },
-          ],
-        },
-        { role: "user", content: "d" },
-      ],
-    };
-    const raw = JSON.stringify(body);
-    expect(FOREIGN_THINKING_MARKS.some((m) => raw.includes(m))).toBe(true);
-    expect(dropForeignThinking(body)).toBe(true);
-    expect(body.messages.map((m: any) => m.content)).toEqual([
-      "a",
-      [{ type: "text", text: "Done." }],
-      "b",
-      "c",
-      [
-        { type: "thinking", thinking: "claude", signature: "EqQBsig" },
-        { type: "text", text: "ok" },
-      ],
-      "d",
-    ]);
-    expect(dropForeignThinking(body)).toBe(false);
-  });
 });

@@ -68,38 +68,39 @@ describe("chat request → IR", () => {
     ]);
   });
 
+  /** Two calls (one with arguments that are not JSON), both results and the user's next message. */
+  const toolRoundTrip = body({
+    messages: [
+      { role: "user", content: "read a" },
+      {
+        role: "assistant",
+        content: null,
+        tool_calls: [
+          { id: "call_abc", type: "function", function: { name: "read", arguments: '{"path":"a"}' } },
+          { id: "call_def", type: "function", function: { name: "read", arguments: "{bad json" } },
+        ],
+      },
+      { role: "tool", tool_call_id: "call_abc", content: "alpha" },
+      { role: "tool", tool_call_id: "call_def", content: [{ type: "text", text: "beta" }] },
+      { role: "user", content: "thanks" },
+    ],
+    tools: [
+      {
+        type: "function",
+        function: {
+          name: "read",
+          description: "Read a file",
+          parameters: { type: "object", properties: { path: { type: "string" } } },
+          strict: true,
+        },
+      },
+    ],
+    tool_choice: { type: "function", function: { name: "read" } },
+    parallel_tool_calls: false,
+  });
+
   test("a tool round trip: calls keep their ids, tool messages and the next user message become one user turn", () => {
-    const ir = decodeRequest(
-      body({
-        messages: [
-          { role: "user", content: "read a" },
-          {
-            role: "assistant",
-            content: null,
-            tool_calls: [
-              { id: "call_abc", type: "function", function: { name: "read", arguments: '{"path":"a"}' } },
-              { id: "call_def", type: "function", function: { name: "read", arguments: "{bad json" } },
-            ],
-          },
-          { role: "tool", tool_call_id: "call_abc", content: "alpha" },
-          { role: "tool", tool_call_id: "call_def", content: [{ type: "text", text: "beta" }] },
-          { role: "user", content: "thanks" },
-        ],
-        tools: [
-          {
-            type: "function",
-            function: {
-              name: "read",
-              description: "Read a file",
-              parameters: { type: "object", properties: { path: { type: "string" } } },
-              strict: true,
-            },
-          },
-        ],
-        tool_choice: { type: "function", function: { name: "read" } },
-        parallel_tool_calls: false,
-      }),
-    );
+    const ir = decodeRequest(toolRoundTrip);
     expect(ir.messages).toEqual([
       { role: "user", parts: [{ type: "text", text: "read a" }] },
       {
