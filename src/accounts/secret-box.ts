@@ -1,12 +1,7 @@
-// Secrets the gateway must read back, sealed at rest. A webhook signing key cannot be stored hashed like an API
-// key (signing a callback needs the key itself), so with SECRETS_KEY set it is stored encrypted: AES-256-GCM from
-// WebCrypto, a fresh 96-bit nonce per value, the row's account id as additional data (a sealed value copied onto
-// another account does not open). A database dump or backup then holds no usable signing key.
-//
-// Stored form: `sy1.<key id>.<base64 of nonce ‖ ciphertext ‖ tag>`. The key id (the first 8 hex digits of the
-// key's SHA-256) names the key that sealed it, so SECRETS_KEY may list several keys, newest first: the first seals,
-// every one opens. Rotation: put the new key first, run `secrets:reseal`, then drop the old one. A value without the
-// prefix is plaintext (written before SECRETS_KEY was set) and is read as it is until resealed.
+// Secrets the gateway must read back, sealed at rest. A webhook signing key cannot be stored hashed like an API key
+// (signing needs the key itself), so with SECRETS_KEY set it is stored encrypted (AES-256-GCM, a fresh nonce per
+// value, the row's account id as additional data, so a value copied onto another account does not open), and a
+// database dump holds no usable signing key. A value without SEALED_PREFIX is plaintext and is read as it is.
 
 /** What every sealed value starts with (a plaintext one never does: signing keys start `whsec_`). */
 export const SEALED_PREFIX = "sy1.";
@@ -19,6 +14,9 @@ interface BoxKey {
   key: CryptoKey;
 }
 
+// Stored form: `sy1.<key id>.<base64 of nonce ‖ ciphertext ‖ tag>`; the key id (first 8 hex digits of the key's
+// SHA-256) names the sealing key, so SECRETS_KEY may list several, newest first: the first seals, every one opens.
+// Rotation: put the new key first, run `secrets:reseal`, then drop the old one.
 export class SecretBox {
   private constructor(private readonly keys: BoxKey[]) {}
 

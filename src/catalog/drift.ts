@@ -1,11 +1,7 @@
-// catalog:check — the catalog against each configured provider's own list of models: what the provider serves that
-// the catalog does not sell, what the catalog sells that the provider no longer serves, and, where the provider's
-// list states prices (xAI) or token limits (Gemini, Anthropic), what differs. An operator runs it from cron; any
-// finding makes the exit status 1.
-//
-// Each provider is a row of LISTERS: where its list is, how to authenticate, how to read a page, and which of its
-// ids are models this gateway could sell (OpenAI also lists speech, image and moderation models, sold elsewhere or
-// not at all, which are not "missing").
+// catalog:check — the catalog against each configured provider's own list of models: models served but not sold,
+// sold but no longer served, and differing prices or token limits where the list states them. Run from cron; any
+// finding makes the exit status 1. Each provider is a row of LISTERS (where its list is, how to authenticate, how
+// to read a page, which ids this gateway could sell).
 
 import type { Catalog } from "./service";
 import type { LlmModel } from "./model";

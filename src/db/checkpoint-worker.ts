@@ -1,11 +1,8 @@
-// Entry of the WAL checkpoint worker (checkpointer.ts; an extra entrypoint of `bun run build`). One connection to
-// the SQLite file that does nothing but PASSIVE checkpoints, and a last one when told to stop.
-//
-// Why it loops while the WAL keeps growing: SQLite starts the WAL over only when a writer begins a transaction
-// and finds every frame already copied back. Under sustained load the gateway commits again while a PASSIVE
-// checkpoint runs, so a slow timer never catches up and the -wal file grows without end (the kernel zeroing new file
-// space then costs real CPU: docs/architecture.md, "Where the time goes"). Checkpointing again at once keeps each
-// checkpoint short, and one soon finishes between two commits. A writer that never leaves a gap could still outrun it.
+// Entry of the WAL checkpoint worker (checkpointer.ts; an extra entrypoint of `bun run build`): one connection to the
+// SQLite file that does nothing but PASSIVE checkpoints, and a last one when told to stop. It loops while the WAL
+// keeps growing because SQLite starts the WAL over only when a writer finds every frame copied back: under sustained
+// load a slow timer never catches up and the -wal file grows without end, while checkpointing again at once keeps
+// each checkpoint short, so one soon finishes between two commits (docs/architecture.md, "Where the time goes").
 
 import { Database } from "bun:sqlite";
 

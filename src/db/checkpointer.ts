@@ -1,12 +1,8 @@
-// SQLite WAL checkpoints off the event loop.
-//
-// In WAL mode every commit appends to the -wal file, and by default the connection whose commit takes the WAL past
-// 1000 pages copies it back into the database file right then, inside that commit: a pause of the gateway's event
-// loop every few thousand LLM calls, seen in its tail latency. Instead a small Bun Worker with a connection of its own runs a
-// PASSIVE checkpoint every CHECKPOINT_EVERY_MS, and back to back while the WAL keeps growing (checkpoint-worker.ts
-// says why). PASSIVE never waits for or blocks writers; the next writer after a complete checkpoint starts the WAL
-// over, so it stays bounded. The gateway's own connection checkpoints only as a backstop, past BACKSTOP_PAGES, and
-// goes back to SQLite's default should the worker die.
+// SQLite WAL checkpoints off the event loop. By default the connection whose commit takes the WAL past 1000 pages
+// copies it back inside that commit, pausing the gateway's event loop. Instead a small Bun Worker with its own
+// connection runs a PASSIVE checkpoint every CHECKPOINT_EVERY_MS (never waiting for or blocking writers), back to
+// back while the WAL grows (checkpoint-worker.ts says why). The gateway's connection checkpoints only as a backstop
+// past BACKSTOP_PAGES, and goes back to SQLite's default should the worker die.
 
 import type { Database } from "bun:sqlite";
 import type { FromCheckpointer, ToCheckpointer } from "./checkpoint-worker";

@@ -1,10 +1,7 @@
-// Waiting for another connection's write lock on a SQLite file without blocking the event loop.
-//
-// SQLite's own busy handler (PRAGMA busy_timeout) sleeps inside the call: on the gateway's main thread that froze
-// every request and stream, for up to the whole timeout, whenever another connection held the write lock (a media
-// worker's commit, another instance on the same file, an operator's `sqlite3` session, a backup), and for at
-// least a millisecond on any contention. The serving connection therefore has busy_timeout 0 and waits here
-// instead, awaiting between attempts, for as long as the busy handler did.
+// Waiting for another connection's write lock on a SQLite file without blocking the event loop. SQLite's own busy
+// handler (PRAGMA busy_timeout) sleeps inside the call, which on the gateway's main thread freezes every request and
+// stream while another connection (a media worker, another instance, an operator's sqlite3, a backup) holds the
+// lock. So the serving connection has busy_timeout 0 and waits here instead, awaiting between attempts.
 
 /** As long as PRAGMA busy_timeout waited before. */
 export const BUSY_WAIT_MS = 5000;

@@ -1,10 +1,7 @@
-// Generic repairs of what @elysiajs/openapi generates, so that a code generator can use the document:
-// - Elysia's t.Integer / t.Numeric are unions (a number, or a string of digits, as query strings arrive): the
-//   document says what a client sends and receives, a number;
-// - `nullable` is OpenAPI 3.0; 3.1 says null with the type list; a record's `patternProperties` `^(.*)$` is
-//   `additionalProperties`;
-// - a route that reads its own body (a custom `parse`) gets an empty `content`: its `body` schema is put back;
-// - a wildcard route names its parameter in its detail (`...pathName("model_id", "…")`), not `{wildcard}`.
+// Generic repairs of what @elysiajs/openapi generates, so that a code generator can use the document: numbers
+// stated as numbers (not Elysia's number-or-digit-string unions), 3.1's null in the type list instead of 3.0's
+// `nullable`, records as `additionalProperties`, a self-parsing route's `body` schema put back, and a wildcard
+// route's parameter named as its detail says (`...pathName(...)`), not `{wildcard}`.
 
 type Json = Record<string, any>;
 

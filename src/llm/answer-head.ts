@@ -1,14 +1,6 @@
-// The first read of an upstream's answer, before anything is sent to the client.
-//
-// A stream is first read by readArrived: the chunks that are already in (each read settles within a microtask;
-// nothing waits on the network). A stream whose end is already in, as a fast upstream's whole stream usually is
-// under load, is answered in one piece; otherwise the pump (pump.ts) goes on from the read in flight, so a slow
-// stream's bytes still go out one by one as they arrive.
-//
-// A non-streaming (JSON) answer is first read by readHead: one that ends within WHOLE_ANSWER_BYTES is answered in
-// one piece, with a content-length, the moment its last byte is in (no stream machinery, one write instead of
-// chunked framing). Its bytes are the upstream's, and a JSON body is of no use to a client before its last byte
-// anyway. A larger answer (embeddings of many inputs) goes on through the pump, so memory stays bounded.
+// The first read of an upstream's answer, before anything is sent to the client: a stream or a small JSON answer
+// that is already whole is answered in one piece (one write, no chunked framing); anything else goes on through the
+// pump (pump.ts), so a slow stream's bytes still go out as they arrive and memory stays bounded.
 
 import { SilenceTimer, UpstreamTimeout } from "./timeouts";
 import { abortUpstream } from "./upstream";
@@ -19,6 +11,8 @@ export interface ByteReader {
   cancel(reason?: unknown): Promise<void>;
 }
 
+// A JSON body is of no use to a client before its last byte, so holding one of this size until it is whole delays
+// nothing; a larger one (embeddings of many inputs) goes through the pump.
 /** Non-streaming answers up to this size are read whole and answered in one piece (see the header). */
 export const WHOLE_ANSWER_BYTES = 64 * 1024;
 

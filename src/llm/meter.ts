@@ -1,24 +1,7 @@
-// Metering rules of the LLM routes, in one place (the README's "Metering" section describes the same):
-//
-//   hold    = input estimate × max(input, cache_write price) + max output × output price
-//             input estimate: ceil(body bytes (UTF-8) / 3) tokens. English runs at about 4 characters per token
-//             and the JSON around the text adds more, so /3 over-reserves; CJK text runs near one token per
-//             character, three bytes each. A hold only has to cover the charge, and the unused part goes back at
-//             settle. Input the body does not show (protocols/unseen-input.ts): a document or file by reference,
-//             state stored upstream (Responses' previous_response_id), an MCP server or web_fetch hold the model's
-//             whole context window instead; an image by reference IMAGE_INPUT_TOKENS, a held web search
-//             SEARCH_INPUT_TOKENS (its results are input).
-//             max output: the request's limit (max_tokens, max_output_tokens, max_completion_tokens), capped at
-//             the model's maximum (the model's maximum when absent), × n.
-//             plus, for a request offering a priced web-search tool, its search limit (else 5) × the search price
-//   refused = tools and tiers billed in ways the gateway cannot meter (protocols/paid-tools.ts), before the hold
-//   settle  = priceUsage(actual usage)  (the issue's exact formula, see usage.ts); never above max_credits when
-//             the request states it (the caller's own ceiling), even should the upstream bill more than was held
-//   release = upstream error status, a failure event inside the stream, a dropped upstream connection, a stream
-//             closed before its final event, a 200 answer that is not the protocol's (isWholeAnswer, call.ts),
-//             an upstream that timed out (timeouts.ts)
-//   client abort mid-answer = input (stated by the stream, else the estimate above) + output so far
-//             (ceil(characters streamed / 4)), never more than the hold.
+// Metering rules of the LLM routes, in one place (the README's "Metering" section describes the same): the hold
+// (input estimate plus the most output the request allows), what is refused before it (protocols/paid-tools.ts),
+// the settle (priceUsage of the stated usage, never above the request's max_credits), the release (upstream errors,
+// failures, drops, early ends, timeouts), and a client abort (input plus output so far, never above the hold).
 
 import { ApiError } from "../http/errors";
 import { maxCreditsToMicros, microsToCredits } from "../ledger/units";
@@ -29,6 +12,9 @@ import type { PaidToolUse } from "./protocols/paid-tools";
 import type { PumpEnd } from "./pump";
 import { IMAGE_INPUT_TOKENS, SEARCH_INPUT_TOKENS } from "./protocols/unseen-input";
 
+// Input estimate: ceil(body bytes / 3) tokens. English runs near 4 characters per token and JSON adds more, so /3
+// over-reserves; CJK runs near one token per 3-byte character. A hold only has to cover the charge: the unused part
+// goes back at settle. Input the body does not show holds more (protocols/unseen-input.ts).
 export const INPUT_BYTES_PER_TOKEN = 3;
 /** Output to hold for a model that states no maximum (none in the built-in catalog does so for chat models). */
 export const FALLBACK_MAX_OUTPUT = 4096;
@@ -52,6 +38,8 @@ export interface HoldPlan {
   cap?: number;
 }
 
+// Max output: the request's limit (max_tokens, max_output_tokens, max_completion_tokens) capped at the model's
+// maximum (the maximum when absent), × n; plus, for a priced web-search tool, its search limit (else 5) × price.
 /** `bodyBytes`: the request body's size in bytes (UTF-8, as it came), the input estimate's basis. */
 export function planHold(
   proto: LlmProtocol,

@@ -1,17 +1,6 @@
 // The upstream table: for each provider, how a call is forwarded there and how to authenticate. Built once at
-// startup from the settings (src/settings.ts), so the hot path only does Map lookups and picks a key.
-//
-// How a call is forwarded (forwardingOf): a provider speaks one protocol upstream for a model, the model's catalog
-// `endpoint` unless its row says `speaks` (DeepSeek speaks only Chat Completions). A call on that protocol's path
-// passes through as bytes; a call on either other LLM path is translated (llm/translated.ts), client protocol →
-// the internal form (translate/ir.ts) → the protocol the provider speaks, with the row's codec `dialect` options.
-//
-// Base URLs follow each vendor SDK's convention:
-//   anthropic  ANTHROPIC_BASE_URL has no /v1; the path (/v1/messages, /v1/messages/count_tokens) is appended
-//   openai     OPENAI_BASE_URL ends in /v1; /v1/X → {base}/X
-//   gemini     GEMINI_BASE_URL is the API root; its OpenAI-compatible API lives at {root}/v1beta/openai/X
-//   xai        XAI_BASE_URL ends in /v1; /v1/X → {base}/X
-//   deepseek   DEEPSEEK_BASE_URL has no /v1; chat completions at {base}/chat/completions
+// startup from the settings (src/settings.ts), so the hot path only does Map lookups and picks a key. A call on the
+// protocol a provider speaks for a model passes through as bytes; any other is translated (llm/translated.ts).
 
 import type { LlmEndpoint, LlmModel } from "../catalog/model";
 
@@ -41,6 +30,9 @@ interface ProviderSpec {
   dialect?: Record<string, unknown>;
 }
 
+// Base URLs follow each vendor SDK's convention: ANTHROPIC_BASE_URL and DEEPSEEK_BASE_URL have no /v1 (the path is
+// appended; DeepSeek's chat completions at {base}/chat/completions); OPENAI_BASE_URL and XAI_BASE_URL end in /v1
+// (/v1/X → {base}/X); GEMINI_BASE_URL is the API root, its OpenAI-compatible API at {root}/v1beta/openai/X.
 const openAiStyle = (base: string, path: string) => base + path.slice("/v1".length);
 
 const SPECS: Record<string, ProviderSpec> = {

@@ -1,27 +1,17 @@
-// The byte pump between the upstream body and the client: every chunk is forwarded as it arrives (the same
-// Uint8Array, untouched), and the tap watches on the side. Only the chat usage-chunk strip may replace bytes
-// (the tap says so by returning them), and a stream whose upstream drops before its end gets the protocol's
-// error event added (PumpRun.ending). Its first chunks were read by answer-head.ts.
-//
-// It is an async generator used directly as the Response body: Bun drives it with far less machinery than a
-// pull-based ReadableStream. The upstream fetch runs with the client request's own AbortSignal, which Bun fires the
-// moment the client disconnects, so the upstream is aborted at once even while the pump waits for the next chunk.
-// The caller learns how it ended, once:
-//   end           the upstream finished its body
-//   ended_early   a stream's upstream finished its body cleanly before the protocol's own end event (the tap never
-//                 saw it): the client gets the protocol's error event, as for a drop
-//   dropped       reading the upstream failed (connection reset, truncated chunked body)
-//   timeout       the upstream sent nothing for `silenceMs` (timeouts.ts): its request is cancelled, and a stream
-//                 gets the protocol's error event, as for a drop
-//   client_abort  the client went away (the signal fired, or Bun stopped the generator at a yield)
-//   shutdown      the gateway's shutdown grace period ended with it still open (cutStreams): a stream gets the
-//                 protocol's error event saying so, as for a drop, rather than a connection closed without a word
+// The byte pump between the upstream body and the client: every chunk is forwarded as it arrives, untouched, and
+// the tap watches on the side (only the chat usage-chunk strip may replace bytes). It is an async generator used
+// directly as the Response body, which Bun drives with less machinery than a pull-based ReadableStream. The upstream
+// fetch shares the client request's AbortSignal, so a client's disconnect aborts it at once, even mid-wait.
 
 import type { StreamTap } from "./protocols/index";
 import { joined } from "./bytes";
 import { SilenceTimer } from "./timeouts";
 import type { ByteReader, Head } from "./answer-head";
 
+// How the pump ended, told to the caller once: `end` (the upstream finished its body), `client_abort` (the signal
+// fired, or Bun stopped the generator at a yield), or a StreamCut: `ended_early` (a clean end before the protocol's
+// own end event), `dropped` (reading failed), `timeout` (silent for `silenceMs`, timeouts.ts), `shutdown` (still
+// open when the grace period ended, cutStreams). A cut stream gets the protocol's error event, never a bare close.
 export type PumpEnd = "end" | StreamCut | "client_abort";
 
 /** How a stream can end before its answer is whole, each with the protocol's error event (dropNotice). */

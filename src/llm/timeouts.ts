@@ -1,11 +1,8 @@
 // How long the gateway waits on an upstream: for its response headers (LLM_FIRST_BYTE_TIMEOUT_SECONDS; a
-// non-streaming reasoning call may think for many minutes before it answers at all), and between two chunks of its
-// body (LLM_SILENCE_TIMEOUT_SECONDS). Both are the gateway's own timers, so Bun's server idle timeout (at most
-// 255 s) is lifted for the connection while a call waits on its upstream and restored when the call ends: a
-// healthy stream is governed by these settings, never cut by Bun.
-//
-// What fires ends the call as `upstream_timeout`: the upstream request is aborted, the hold released, and the client
-// gets a 504 before the first byte of the answer, the protocol's in-stream error event after it (pump.ts).
+// non-streaming reasoning call may think for minutes) and between two chunks of its body
+// (LLM_SILENCE_TIMEOUT_SECONDS). Both are the gateway's own timers, so Bun's idle timeout is lifted while a call waits
+// on its upstream: a healthy stream is governed by these settings, never cut by Bun. What fires ends the call as
+// `upstream_timeout`: a 504 before the answer's first byte, the protocol's in-stream error event after it.
 
 import { ApiError } from "../http/errors";
 

@@ -1,12 +1,7 @@
-// A translated stream, event by event: the upstream's SSE bytes → eventsource-parser → the upstream protocol's
-// stream decoder (IR events) → the client protocol's stream encoder → bytes for the client. Each upstream chunk is
-// translated as it arrives; nothing waits for the end.
-//
-// It also decides what the client is told when things go wrong, always in the client protocol's in-stream error
-// event: an upstream event the decoder cannot read (the stream stops there), a stream that ended without its
-// terminal event, a dropped connection, the gateway's shutdown. `failure` says when the translation itself told the
-// client the call failed, so translatedStream, which pumps the bytes and meters them with the native tap, never
-// charges such a call as a success.
+// A translated stream, event by event: upstream SSE bytes → eventsource-parser → the upstream protocol's decoder (IR
+// events) → the client protocol's encoder → bytes for the client, each chunk as it arrives. It also decides what the
+// client is told when things go wrong (an unreadable event, a missing terminal event, a drop, shutdown), always in
+// the client protocol's in-stream error event; `failure` records that, so such a call is never charged as a success.
 
 import { createParser, type EventSourceParser } from "eventsource-parser";
 import type { IrEvent } from "./translate/ir";

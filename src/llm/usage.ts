@@ -1,12 +1,7 @@
 // Token usage in one shape for every protocol, and its price in integer micro-credits (µcr, see ledger/units.ts).
-//
-// `input` is the UNCACHED input: the tokens billed at the input price. Each protocol reports cached tokens
-// differently (Anthropic beside input, OpenAI inside it), so the normalisers below are the one place that
-// knows; everything after them only ever computes
-//   input×inputPrice + cacheRead×cacheReadPrice + cacheWrite×cacheWritePrice + output×outputPrice
-// plus, where an answer states them, the parts the issue's formula leaves out and an upstream bills on top: cache
-// writes with a one-hour lifetime at their own price (Anthropic, 2× input instead of 1.25×) and web searches the
-// upstream ran, per search (protocols/paid-tools.ts). Absent, they add nothing and the formula is the issue's.
+// `input` is the UNCACHED input: each protocol reports cached tokens differently (Anthropic beside input, OpenAI
+// inside it), so the normalisers below are the one place that knows, and everything after them only prices the
+// four token counts, plus one-hour cache writes and web searches where an answer states them.
 
 import type { LlmModel, TokenPriceSet } from "../catalog/model";
 
@@ -72,6 +67,9 @@ export function chargeUsage(usage: TokenUsage, prices: LlmModel["prices"]): numb
   return total;
 }
 
+// input×inputPrice + cacheRead×cacheReadPrice + cacheWrite×cacheWritePrice + output×outputPrice, plus what an
+// upstream bills on top when the answer states it: one-hour cache writes at their own price (Anthropic, 2× input)
+// and web searches at the per-search price (protocols/paid-tools.ts). Absent, they add nothing.
 /** Exact charge in µcr. Throws on non-integer inputs rather than letting a float into the ledger. */
 export function priceUsage(usage: TokenUsage, prices: TokenPrices): number {
   const cacheRead = prices.cacheRead ?? prices.input;

@@ -1,15 +1,8 @@
-// Callback delivery from the outbox table callback_deliveries: one row per attempt. A due `pending` row is claimed
-// (compare-and-set on next_attempt_at, so two workers never send the same attempt), the task record is POSTed, and
-// the row ends `delivered` or `failed` with its status, error and duration. A failed attempt queues the next one
-// with a doubling wait until CALLBACK_MAX_ATTEMPTS; any pending row that is due is sent, so an operator's
-// "redeliver" is simply a new pending row.
-//
-// Signature (when the account has a webhook signing key): X-Webhook-Timestamp = Unix seconds, X-Webhook-Signature =
-// base64(HMAC-SHA256(key, `${taskId}.${timestamp}`)).
-//
-// The URL is re-checked before each attempt and the request goes to the very addresses that check approved
-// (ssrf.ts, pinned-fetch.ts), never to a second DNS answer. A DNS failure or timeout fails the attempt like a
-// receiver error does (retried); a URL that now resolves to a non-public address is refused for good.
+// Callback delivery from the outbox table callback_deliveries, one row per attempt. A due `pending` row is claimed by
+// compare-and-set on next_attempt_at (two workers never send the same attempt), POSTed, and ends `delivered` or
+// `failed`; a failure queues the next attempt with a doubling wait up to CALLBACK_MAX_ATTEMPTS. Any due pending row is
+// sent, so an operator's "redeliver" is simply a new pending row.
+
 import { sql } from "drizzle-orm";
 import { SealedSecretError } from "../accounts/secret-box";
 import { signCallback } from "./callback-signing";
@@ -66,6 +59,10 @@ export async function deliverDue(deps: CallbackDeps, limit = 20): Promise<Promis
   );
 }
 
+// Signed (when the account has a webhook signing key) with X-Webhook-Timestamp = Unix seconds and X-Webhook-Signature
+// = base64(HMAC-SHA256(key, `${taskId}.${timestamp}`)). The URL is re-checked before each attempt and the request
+// goes to the very addresses that check approved (ssrf.ts, pinned-fetch.ts). A DNS failure or timeout is retried
+// like a receiver error; a URL that now resolves to a non-public address is refused for good.
 /** One signed POST of the task's record: [the receiver's status, the attempt's error or null]. */
 async function send(
   deps: CallbackDeps,

@@ -1,14 +1,7 @@
 // Fees an upstream bills on top of tokens, decided from the request before anything is held or sent: tools the
-// upstream runs on its own side and bills per use, and service tiers billed above the list price.
-//
-// The gateway prices web search: the model's catalog price per search (`web_search_per_1k_calls`), the count
-// coming back in the answer (Anthropic's usage.server_tool_use, a Responses answer's web_search_call items).
-// Codex CLI offers the web_search tool in every request, so refusing it would refuse Codex. Every other tool with
-// a fee of its own (code execution by container time, file search per call, image generation at image rates) is
-// refused with a clear 400 rather than run at the operator's expense; so is a request for web search on a model
-// the catalog gives no search price.
-//
-// Each protocol states its rules as data (PaidToolRules); paidToolUse applies them.
+// upstream runs and bills per use, and service tiers above the list price. Web search is priced (Codex CLI offers it
+// in every request, so refusing it would refuse Codex); every other fee the gateway cannot meter is refused with a
+// clear 400 rather than run at the operator's expense. Each protocol states its rules as data (PaidToolRules).
 
 import { ApiError } from "../../http/errors";
 import { mentions } from "../request-fields";
@@ -37,6 +30,8 @@ export const DEFAULT_HELD_SEARCHES = 5;
 export const NO_PAID_TOOLS: Readonly<PaidToolUse> = Object.freeze({ webSearch: false, heldSearches: 0 });
 
 /** What the request will be billed beyond tokens; throws a 400 for what cannot be metered. */
+// Web search costs the model's catalog price per search (`web_search_per_1k_calls`), counted from the answer;
+// a request for web search on a model the catalog gives no search price is refused.
 export function paidToolUse(
   rules: PaidToolRules,
   body: Record<string, any>,

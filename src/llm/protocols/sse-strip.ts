@@ -1,11 +1,7 @@
-// Removing exactly one SSE event from a byte stream while every other byte passes through unchanged.
-//
-// Used for the chat usage chunk the gateway asked for on the client's behalf. eventsource-parser gives events,
-// not byte offsets, so this finds event boundaries (a blank line: LF LF, CRLF CRLF, CR CR and mixes) itself,
-// with a small state machine that survives chunk splits. Complete events are forwarded at once; the bytes of
-// the event still in progress are held until its blank line arrives — a client's SSE parser cannot act on an
-// incomplete event anyway, so holding them delays no event. After the one event has been removed the
-// stripper steps aside and every later chunk passes untouched.
+// Removing exactly one SSE event (the chat usage chunk the gateway asked for on the client's behalf) from a byte
+// stream while every other byte passes through unchanged. eventsource-parser gives events, not byte offsets, so
+// this finds event boundaries itself, with a state machine that survives chunk splits; once the event is gone the
+// stripper steps aside.
 
 import { joined } from "../bytes";
 
@@ -23,6 +19,8 @@ export function createEventStripper(isTarget: (eventText: string) => boolean): E
   return new Stripper(isTarget);
 }
 
+// An event ends at a blank line (LF LF, CRLF CRLF, CR CR and mixes). The bytes of the event in progress are held
+// until its blank line arrives: a client's SSE parser cannot act on an incomplete event, so this delays no event.
 class Stripper implements EventStripper {
   private held: Uint8Array = EMPTY; // start of the event in progress
   private atLineStart = true; // the previous byte ended a line (or nothing came yet)

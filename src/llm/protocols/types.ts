@@ -1,20 +1,5 @@
-// The questions the proxy asks a wire protocol. The proxy is one piece of code; everything that differs between
-// Anthropic Messages, Chat Completions, Responses and Embeddings lives behind this interface, so adding a protocol
-// never touches the proxy.
-//
-// How the proxy is expected to use it (issue 3):
-//   body = JSON.parse(raw)                        // once, for `model` and the token limit
-//   hold  = min(maxOutputTokens(body) ?? model max, model max) × choices(body)   // plus an input estimate
-//   { body: upstreamBody, stripUsageChunk } = prepareUpstreamBody(body, bytes)
-//   upstream answers 2xx:
-//     stream (content-type text/event-stream): tap = createStreamTap({ stripUsageChunk });
-//        per chunk: out = tap.feed(chunk); forward out ?? chunk (skip empty arrays);
-//        upstream ended cleanly: forward tap.flush() if not null, then r = tap.end()
-//        client went away: r = tap.end() (no flush needed; nobody is listening)
-//        r.failed → release; r.completed && r.usage → settle usage; client abort → partialUsage(r, inputEstimate)
-//        upstream ended without r.completed (dropped) → release
-//     json: usage = usageFromBody(JSON.parse(text)); none stated → estimate from outputCharsOfBody(text)
-//   errors the gateway raises itself: errorBody({...}) with header requestIdHeader.
+// The questions the proxy asks a wire protocol. Everything that differs between Anthropic Messages, Chat
+// Completions, Responses and Embeddings lives behind this interface, so adding a protocol never touches the proxy.
 
 import type { TokenUsage } from "../usage";
 import type { PaidToolRules } from "./paid-tools";
@@ -82,6 +67,10 @@ export interface ErrorInfo {
   param?: string;
 }
 
+// How the proxy uses it: parse the body once (model, token limit) → hold → prepareUpstreamBody. A 2xx stream goes
+// through createStreamTap({ stripUsageChunk }) chunk by chunk (forward feed()'s bytes ?? the chunk, flush() at a
+// clean end, then end()); r.failed or no r.completed → release, r.usage → settle, client abort → partialUsage.
+// A JSON answer: usageFromBody, else an estimate from outputCharsOfBody. Own errors: errorBody + requestIdHeader.
 export interface LlmProtocol {
   name: ProtocolName;
   /** client-facing paths whose answers carry usage and are metered */

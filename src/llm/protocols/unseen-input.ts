@@ -1,20 +1,7 @@
-// Input the upstream bills that the request body does not show, for the hold. The hold's input estimate comes from
-// the body's size; content the upstream fetches itself (an image or a PDF by URL or file id, a remote MCP server's
-// tool results, Anthropic's web_fetch) would otherwise be charged far above what was held (a 2 KB body naming a
-// 300-page PDF). So:
-//   - a document or file, by reference or inline (a PDF's pages are billed as text and as images: a 10 KB base64
-//     PDF of 100 pages sharing one content stream bills some 150,000 tokens), a remote MCP server, web_fetch: the
-//     input part of the hold is the model's whole context window (as for input stored upstream, Responses'
-//     previous_response_id); an Anthropic document whose source is plain text or content blocks is in the body;
-//   - an image by reference: IMAGE_INPUT_TOKENS each (vendors resize images; Anthropic bills at most ~1,600 tokens
-//     for one, OpenAI's larger models ~1,100 at high detail, Gemini 258 per tile);
-//   - each web search held (paid-tools.ts) brings its results in as input: SEARCH_INPUT_TOKENS each.
-// Allowances, not bounds: a call can still cost more than its hold (the charge is what the upstream states), but
-// not by a whole document.
-//
-// Cost: the body's bytes are searched first for the part types that could count (request-fields.ts mentions): a
-// body with none of them is not walked, so its conversation is never parsed. Otherwise the parsed body is walked
-// (its message parts, three levels deep), cheap however long the texts in it.
+// Input the upstream bills that the request body does not show, for the hold: content the upstream fetches itself
+// (an image or PDF by URL or file id, a remote MCP server's results, web_fetch) would otherwise be charged far above
+// a hold estimated from the body's size. Allowances, not bounds: a call can still cost more than its hold, but not
+// by a whole document. The body's bytes are searched for the part types that could count before anything is parsed.
 
 import { mentions } from "../request-fields";
 
@@ -27,6 +14,10 @@ export interface UnseenInput {
 
 const NONE: Readonly<UnseenInput> = Object.freeze({ images: 0, unbounded: false });
 
+// A document or file (by reference or inline: a PDF's pages bill as text and as images), a remote MCP server or
+// web_fetch holds the model's whole context window. An image by reference holds IMAGE_INPUT_TOKENS (vendors
+// resize images, and bill at most a few thousand tokens for one); each held web search (paid-tools.ts) brings
+// its results in as input, SEARCH_INPUT_TOKENS.
 export const IMAGE_INPUT_TOKENS = 8_000;
 export const SEARCH_INPUT_TOKENS = 10_000;
 

@@ -1,11 +1,7 @@
-// The internal form a translated call passes through. A call from a client speaking protocol C to a model whose
-// native protocol is U runs: C's codec decodes the client's request into an IrRequest → U's codec encodes it for the
-// upstream → U's codec decodes the answer (JSON, or SSE event by event) into IrAnswer / IrEvents → C's codec encodes
-// them back. So each protocol has one codec file with a client side and an upstream side, and every pair of
-// protocols works without a translator per pair. Native calls never come here: they pass through as bytes.
-//
-// Metering never reads this form: it reads the upstream's own usage with the native protocol's tap, before
-// translation. IrUsage is only what the client is told.
+// The internal form a translated call passes through: client protocol → IrRequest → upstream protocol, and the
+// upstream's answer → IrAnswer / IrEvents → client protocol. Each protocol has one codec with a client side and an
+// upstream side, so every pair of protocols works without a translator per pair; native calls never come here.
+// Metering never reads this form (it taps the upstream's native usage): IrUsage is only what the client is told.
 
 /** The stop reasons every protocol can say (Anthropic's words; codecs map them to finish_reason / status). */
 export type StopReason = "end_turn" | "tool_use" | "max_tokens" | "stop_sequence" | "refusal" | "pause_turn";

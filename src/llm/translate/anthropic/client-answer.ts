@@ -1,11 +1,8 @@
 // Answers written back to an Anthropic client: the Messages JSON answer and the Messages SSE stream.
 //
-// Reasoning from another provider becomes a thinking block whose `signature` is sealed with its origin (an
-// unsigned one gets "": the SDK types want a string). Claude Code sends thinking blocks back on the next turn, and
-// client-request.ts reads the seal to route the reasoning back to the provider that made it, and only there.
-// A tool call's arguments that are not a JSON object become `input: {}` (Anthropic's input must be an object); in a
-// stream the argument text is forwarded as it comes, and a call that streamed no arguments gets "{}" so clients
-// that parse the accumulated text (Claude Code) get an empty object, not an error.
+// Reasoning from another provider becomes a thinking block whose `signature` is sealed with its origin, so that
+// when Claude Code sends it back client-request.ts can route it to the provider that made it, and only there.
+// Tool arguments that are not a JSON object become `input: {}`: Anthropic's input must be an object.
 
 import { anthropicErrorType } from "../../protocols/anthropic";
 import type { IrAnswer, IrEvent, IrEventOf, IrUsage } from "../ir";
@@ -18,6 +15,8 @@ export function messageId(id: string): string {
   return id.startsWith("msg_") ? id : `msg_${id.replace(/[^A-Za-z0-9_-]/g, "")}`;
 }
 
+// An unsigned thinking block gets signature "" (the SDK types want a string); a streamed tool call with no
+// arguments gets "{}" so clients that parse the accumulated text (Claude Code) get an empty object, not an error.
 /** Text with no text, or reasoning with neither text nor a value to send back: nothing the client could use. */
 function isEmpty(p: IrAnswer["parts"][number]): boolean {
   if (p.type === "text") return p.text === "";

@@ -1,11 +1,7 @@
-// IrEvents → the Responses SSE the openai SDK's responses.stream() and Codex CLI read, each event written as it
-// comes: response.created, response.in_progress, then per item output_item.added, its content events,
-// output_item.done, and response.completed / response.incomplete with the whole output and usage (or
-// response.failed for an error). Every event has an `event:` line and a sequence_number counting from 0.
-//
-// Reasoning is written as a summary (reasoning_summary_*): Codex shows summaries, and Claude's thinking text is
-// itself summarised. A custom tool's freeform input is read out of the function arguments it travels in as they
-// stream (custom-input.ts).
+// IrEvents → the Responses SSE that the openai SDK's responses.stream() and Codex CLI read, each event written as it
+// comes, in the order they expect (created, in_progress, per item added / content / done, then completed,
+// incomplete or failed), each with an `event:` line and a sequence_number from 0. Reasoning is written as a summary:
+// Codex shows summaries. A custom tool's freeform input is read out of its streaming arguments (custom-input.ts).
 
 import type { IrEvent, IrEventOf, IrUsage, StopReason } from "../ir";
 import { customInputReader } from "./custom-input";
