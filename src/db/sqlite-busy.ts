@@ -3,7 +3,7 @@
 // stream while another connection (a media worker, another instance, an operator's sqlite3, a backup) holds the
 // lock. So the serving connection has busy_timeout 0 and waits here instead, awaiting between attempts.
 
-/** As long as PRAGMA busy_timeout waited before. */
+/** As long as a PRAGMA busy_timeout of 5 s would wait: the longest a write waits for another connection. */
 export const BUSY_WAIT_MS = 5000;
 const MAX_DELAY_MS = 20;
 

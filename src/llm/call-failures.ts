@@ -131,7 +131,7 @@ export function clientGoneBeforeUpstream(call: Call): Response {
   return new Response(null, { status: 499 });
 }
 
-/** No answer from the upstream: the client left first (settle the input estimate) or it could not be reached. */
+/** No answer from the upstream: the client left first (post the input estimate) or it could not be reached. */
 export function upstreamFailed(call: Call, error: unknown): Response {
   if (call.request.signal.aborted) {
     // The upstream may already have read the prompt: input estimate, no output, never above the hold.

@@ -61,7 +61,7 @@ export const metrics = {
   upstreamError(provider: string, kind = "error") {
     upstreamErrors.inc({ provider, kind });
   },
-  /** A hold was posted for `micros` micro-credits (call after a settle that applied). */
+  /** A hold was posted for `micros` micro-credits (call after a post that applied). */
   creditsPosted(micros: number, kind: "llm" | "task" = "llm") {
     if (micros > 0) creditsPosted.inc({ kind }, micros);
   },

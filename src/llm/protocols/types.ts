@@ -69,7 +69,7 @@ export interface ErrorInfo {
 
 // How the proxy uses it: parse the body once (model, token limit) → hold → prepareUpstreamBody. A 2xx stream goes
 // through createStreamTap({ stripUsageChunk }) chunk by chunk (forward feed()'s bytes ?? the chunk, flush() at a
-// clean end, then end()); r.failed or no r.completed → release, r.usage → settle, client abort → partialUsage.
+// clean end, then end()); r.failed or no r.completed → void, r.usage → post, client abort → partialUsage.
 // A JSON answer: usageFromBody, else an estimate from outputCharsOfBody. Own errors: errorBody + requestIdHeader.
 export interface LlmProtocol {
   name: ProtocolName;
