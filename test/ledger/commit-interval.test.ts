@@ -10,8 +10,8 @@ import type { Reservation } from "../../src/ledger/float";
 import type { Ledger } from "../../src/ledger/service";
 import { MICROS_PER_CREDIT as C } from "../../src/ledger/units";
 import type { LlmLedger } from "../../src/ledger/llm-ledger";
-import { fromFloat, newLlmLedger } from "../support/llm-ledger";
-import type { Finish, UsageRecord } from "../../src/llm/records";
+import { fromFloat, newLlmLedger, usageRecord } from "../support/llm-ledger";
+import type { Finish } from "../../src/llm/records";
 import { closeBatches, dialects, skipNote, useLedgerDatabase } from "../support/services";
 
 const LONG = 60_000;
@@ -34,23 +34,8 @@ for (const d of dialects) {
       batches.push(b);
       return b;
     };
-    const record = (accountId: string, requestId: string, cost: number): UsageRecord => ({
-      requestId,
-      accountId,
-      keyId: "key_t",
-      model: "m",
-      endpoint: "/v1/chat/completions",
-      provider: "openai",
-      status: "ok",
-      upstreamStatus: 200,
-      usage: null,
-      cost,
-      latencyMs: 1,
-      ttfbMs: 1,
-      error: null,
-    });
     const finish = (b: LlmLedger<Finish>, r: Reservation, charge: number | null = 7) =>
-      b.postOrVoid({ hold: r, charge, record: record(r.accountId, r.id, charge ?? 0) });
+      b.postOrVoid({ hold: r, charge, record: usageRecord(r.accountId, r.id, charge ?? 0) });
     const rid = () => `req_${Bun.randomUUIDv7()}`;
     const linesOf = async (id: string) =>
       Number((await db.get<any>(sql`select count(*) as n from usage_records where account_id = ${id}`))!.n);

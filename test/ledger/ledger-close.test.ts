@@ -10,26 +10,9 @@ import { openDatabase, type Db } from "../../src/db/client";
 import { Ledger } from "../../src/ledger/service";
 import { MICROS_PER_CREDIT as C } from "../../src/ledger/units";
 import { silentLogger } from "../../src/log";
-import { fromFloat, newLlmLedger } from "../support/llm-ledger";
-import type { UsageRecord } from "../../src/llm/records";
+import { fromFloat, newLlmLedger, usageRecord } from "../support/llm-ledger";
 import { CLOSE_DEADLINE_MS, LEDGER_CLOSE_MS } from "../../src/ops/shutdown";
 import { freshPostgres, pgAvailable, skipNote, tempSqlitePath } from "../support/services";
-
-const record = (accountId: string, requestId: string, cost: number): UsageRecord => ({
-  requestId,
-  accountId,
-  keyId: "key_t",
-  model: "m",
-  endpoint: "/v1/chat/completions",
-  provider: "openai",
-  status: "ok",
-  upstreamStatus: 200,
-  usage: null,
-  cost,
-  latencyMs: 1,
-  ttfbMs: 1,
-  error: null,
-});
 
 function processOf(db: Db, ledger: Ledger) {
   const logged: Array<{ msg: string; fields: any }> = [];
@@ -76,7 +59,7 @@ describe("shutdown against a database that does not answer", () => {
     );
     cleanups.push(() => holder.kill());
     await holder.stdout.getReader().read();
-    b.postOrVoid({ hold: r, charge: 1234, record: record(a.id, r.id, 1234) });
+    b.postOrVoid({ hold: r, charge: 1234, record: usageRecord(a.id, r.id, 1234) });
     const closing = b.close(LEDGER_CLOSE_MS);
     expect(await closesInTime(closing)).toBe(true);
     expect(abandoned(logged)).toContainEqual(
@@ -106,7 +89,7 @@ describe("shutdown against a database that does not answer", () => {
         await Bun.sleep(CLOSE_DEADLINE_MS + 3000);
       });
       await Bun.sleep(200);
-      b.postOrVoid({ hold: r, charge: 1234, record: record(a.id, r.id, 1234) });
+      b.postOrVoid({ hold: r, charge: 1234, record: usageRecord(a.id, r.id, 1234) });
       const closing = b.close(LEDGER_CLOSE_MS);
       expect(await closesInTime(closing)).toBe(true);
       expect(abandoned(logged)).toContainEqual(
@@ -157,7 +140,7 @@ describe("shutdown while the database is slow (helper-29)", () => {
     ];
     state.down = true;
     for (const [i, r] of calls.entries())
-      b.postOrVoid({ hold: r, charge: 1000 + i, record: record(a.id, r.id, 1000 + i) });
+      b.postOrVoid({ hold: r, charge: 1000 + i, record: usageRecord(a.id, r.id, 1000 + i) });
     await b.drain(); // three pieces queued for a retry
     state.down = false;
     state.stallMs = 3000; // the database takes each write, after 3 s
@@ -174,7 +157,7 @@ describe("shutdown while the database is slow (helper-29)", () => {
     const { b, logged, state } = slowProcess();
     const r = await b.hold(a.id, C, "req_close_after");
     state.stallMs = 1500;
-    b.postOrVoid({ hold: r, charge: 1234, record: record(a.id, r.id, 1234) });
+    b.postOrVoid({ hold: r, charge: 1234, record: usageRecord(a.id, r.id, 1234) });
     await b.close(1000);
     state.down = true; // the database closes under the commit still waiting
     await Bun.sleep(2500);
@@ -191,7 +174,7 @@ test("a call logged never_attempted at shutdown is not written afterwards (a zer
     const a = await new Accounts(db, ledger).createAccount("close-none", 100 * C);
     const { b, logged } = processOf(db, ledger);
     const r = await b.hold(a.id, 0, "req_close_none"); // a model priced at zero reserves nothing
-    b.postOrVoid({ hold: r, charge: 500, record: record(a.id, r.id, 500) });
+    b.postOrVoid({ hold: r, charge: 500, record: usageRecord(a.id, r.id, 500) });
     await b.close(2000);
     await Bun.sleep(100);
     const neverAttempted = abandoned(logged).some((f) => f.request_id === r.id && f.never_attempted);

@@ -10,10 +10,9 @@ import type { Db } from "../../src/db/client";
 import type { Float, Reservation } from "../../src/ledger/float";
 import type { Ledger } from "../../src/ledger/service";
 import { MICROS_PER_CREDIT as C } from "../../src/ledger/units";
-import { newLlmLedger } from "../support/llm-ledger";
+import { newLlmLedger, usageRecord } from "../support/llm-ledger";
 import type { LlmLedger } from "../../src/ledger/llm-ledger";
 import type { Finish } from "../../src/llm/records";
-import type { UsageRecord } from "../../src/llm/records";
 import { dialects, skipNote, useLedgerDatabase } from "../support/services";
 
 const FIRST_SEED = Number(process.env.SEED ?? 1);
@@ -61,7 +60,7 @@ for (const d of dialects) {
           const cost = Math.floor(r.amount / 2);
           run.charged += cost;
           run.finished++;
-          processes[0]!.postOrVoid({ hold: r, charge: cost, record: record(a.id, r.id, cost) });
+          processes[0]!.postOrVoid({ hold: r, charge: cost, record: usageRecord(a.id, r.id, cost) });
         }
         for (const id of run.media) await ledger.void(id); // no late commit runs any more: no deadlock now
         await closeAll(processes);
@@ -101,22 +100,6 @@ interface Run {
   charged: number;
   finished: number;
 }
-
-const record = (accountId: string, requestId: string, cost: number): UsageRecord => ({
-  requestId,
-  accountId,
-  keyId: "key_t",
-  model: "m",
-  endpoint: "/v1/chat/completions",
-  provider: "openai",
-  status: "ok",
-  upstreamStatus: 200,
-  usage: null,
-  cost,
-  latencyMs: 1,
-  ttfbMs: 1,
-  error: null,
-});
 
 /** `db` whose transactions fail as `faults` says at the time of each. */
 function flakyDb(db: Db, faults: Faults, dialect: string): Db {
@@ -188,7 +171,7 @@ async function callOrFaultStep(rand: () => number, b: LlmLedger<Finish>, run: Ru
     const cost = rand() < 0.2 ? null : Math.floor(rand() * r.amount);
     if (cost) run.charged += cost;
     run.finished++;
-    b.postOrVoid({ hold: r, charge: cost, record: record(run.accountId, r.id, cost ?? 0) });
+    b.postOrVoid({ hold: r, charge: cost, record: usageRecord(run.accountId, r.id, cost ?? 0) });
   } else if (x < 0.76) faults.ghosts = 1;
   else if (x < 0.8) faults.down = !faults.down;
   else if (x < 0.84) faults.late = true;

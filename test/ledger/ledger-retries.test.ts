@@ -10,8 +10,8 @@ import type { Ledger } from "../../src/ledger/service";
 import { MICROS_PER_CREDIT as C } from "../../src/ledger/units";
 import { silentLogger } from "../../src/log";
 import type { LlmLedger } from "../../src/ledger/llm-ledger";
-import { fromFloat, newLlmLedger } from "../support/llm-ledger";
-import type { Finish, UsageRecord } from "../../src/llm/records";
+import { fromFloat, newLlmLedger, usageRecord } from "../support/llm-ledger";
+import type { Finish } from "../../src/llm/records";
 import { dialects, skipNote, useLedgerDatabase } from "../support/services";
 
 for (const d of dialects) {
@@ -41,23 +41,8 @@ for (const d of dialects) {
       return { b: newLlmLedger(flaky, ledger, {}, log), state, logged };
     };
     const rid = () => `req_${Bun.randomUUIDv7()}`;
-    const record = (accountId: string, requestId: string, cost: number): UsageRecord => ({
-      requestId,
-      accountId,
-      keyId: "key_t",
-      model: "m",
-      endpoint: "/v1/chat/completions",
-      provider: "openai",
-      status: "ok",
-      upstreamStatus: 200,
-      usage: null,
-      cost,
-      latencyMs: 1,
-      ttfbMs: 1,
-      error: null,
-    });
     const charge = (b: LlmLedger<Finish>, r: Reservation, cost: number) =>
-      b.postOrVoid({ hold: r, charge: cost, record: record(r.accountId, r.id, cost) });
+      b.postOrVoid({ hold: r, charge: cost, record: usageRecord(r.accountId, r.id, cost) });
     const lines = async (id: string) =>
       Number((await db.get<any>(sql`select count(*) as n from usage_records where account_id = ${id}`))!.n);
     const balance = async (id: string) =>

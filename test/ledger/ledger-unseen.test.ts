@@ -13,8 +13,8 @@ import { HOLD_WALLET, POST_WALLET, type Ledger } from "../../src/ledger/service"
 import { MICROS_PER_CREDIT as C } from "../../src/ledger/units";
 import { silentLogger } from "../../src/log";
 import type { LlmLedger } from "../../src/ledger/llm-ledger";
-import { fromFloat, newLlmLedger } from "../support/llm-ledger";
-import type { Finish, UsageRecord } from "../../src/llm/records";
+import { fromFloat, newLlmLedger, usageRecord } from "../support/llm-ledger";
+import type { Finish } from "../../src/llm/records";
 import { closeBatches, dialects, skipNote, useLedgerDatabase } from "../support/services";
 
 for (const d of dialects) {
@@ -80,23 +80,8 @@ for (const d of dialects) {
       return r.value;
     }
     const rid = () => `req_${Bun.randomUUIDv7()}`;
-    const record = (accountId: string, requestId: string, cost: number): UsageRecord => ({
-      requestId,
-      accountId,
-      keyId: "key_t",
-      model: "m",
-      endpoint: "/v1/chat/completions",
-      provider: "openai",
-      status: "ok",
-      upstreamStatus: 200,
-      usage: null,
-      cost,
-      latencyMs: 1,
-      ttfbMs: 1,
-      error: null,
-    });
     const charge = (b: LlmLedger<Finish>, r: Reservation, cost: number | null) =>
-      b.postOrVoid({ hold: r, charge: cost, record: record(r.accountId, r.id, cost ?? 0) });
+      b.postOrVoid({ hold: r, charge: cost, record: usageRecord(r.accountId, r.id, cost ?? 0) });
     const pendingHolds = async (id: string) =>
       (await db.all<any>(sql`select id, amount from holds where account_id = ${id} and status = 'pending'`)).map(
         (h) => ({ id: h.id as string, amount: Number(h.amount) }),

@@ -3,7 +3,7 @@ import { LlmLedger } from "../../src/ledger/llm-ledger";
 import type { LlmLedgerSettings } from "../../src/ledger/model";
 import type { Reservation } from "../../src/ledger/float";
 import type { Ledger } from "../../src/ledger/service";
-import { insertRecordsIn, type Finish } from "../../src/llm/records";
+import { insertRecordsIn, type Finish, type UsageRecord } from "../../src/llm/records";
 import { silentLogger, type Logger } from "../../src/log";
 
 /** A process's LLM ledger over `db` as bootstrap builds it, with the settings a test states (long idle, 10 ms commits). */
@@ -31,4 +31,23 @@ export function fromFloat(
 ): Promise<Reservation> {
   if (!ledger.isFreePath(accountId, amount)) throw new Error(`the float should cover ${amount} µcr on ${accountId}`);
   return ledger.hold(accountId, amount, ref);
+}
+
+/** A plain successful call's usage record charged `cost` µcr, as the ledger tests post them. */
+export function usageRecord(accountId: string, requestId: string, cost: number): UsageRecord {
+  return {
+    requestId,
+    accountId,
+    keyId: "key_t",
+    model: "m",
+    endpoint: "/v1/chat/completions",
+    provider: "openai",
+    status: "ok",
+    upstreamStatus: 200,
+    usage: null,
+    cost,
+    latencyMs: 1,
+    ttfbMs: 1,
+    error: null,
+  };
 }
