@@ -4,7 +4,8 @@
 // (1 s), far longer than the reads take: what they show was committed because they asked for it.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import type { LlmLedger } from "../../src/ledger/llm-ledger";
-import type { Finish, UsageRecord } from "../../src/llm/records";
+import { usageRecord } from "../support/llm-ledger";
+import type { Finish } from "../../src/llm/records";
 import { MICROS_PER_CREDIT as C } from "../../src/ledger/units";
 import { startGateway, type TestGateway } from "../support/gateway";
 import { dashboardUser, signIn } from "../support/dashboard";
@@ -30,21 +31,8 @@ beforeAll(async () => {
 });
 afterAll(() => gw.stop());
 
-const record = (requestId: string, cost: number): UsageRecord => ({
-  requestId,
-  accountId: user.accountId,
-  keyId: user.keyId,
-  model: "gpt-5.2",
-  endpoint: "/v1/chat/completions",
-  provider: "openai",
-  status: "ok",
-  upstreamStatus: 200,
-  usage: null,
-  cost,
-  latencyMs: 1,
-  ttfbMs: 1,
-  error: null,
-});
+const record = (requestId: string, cost: number) =>
+  usageRecord(user.accountId, requestId, cost, { keyId: user.keyId, model: "gpt-5.2" });
 
 /** A call answered just now and charged `credits`: its charge and record are queued, not yet committed. */
 async function answered(requestId: string, credits: number) {

@@ -3,7 +3,7 @@
 // not hold up every account's GET /v1/credits, GET /v1/usage or top-up; they hung behind it (helper-29).
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { SQL } from "bun";
-import type { UsageRecord } from "../../src/llm/records";
+import { usageRecord } from "../support/llm-ledger";
 import { MICROS_PER_CREDIT as C } from "../../src/ledger/units";
 import { startGateway, type TestGateway } from "../support/gateway";
 import { freshPostgres, pgAvailable, skipNote } from "../support/services";
@@ -65,23 +65,12 @@ describe.skipIf(!pgAvailable)("a wallet row locked elsewhere (Postgres)", () => 
     const a = await gw.account(100);
     const b = await gw.account(100);
     const ledger = gw.ctx.llmLedger;
-    const recordOf = (accountId: string, keyId: string, requestId: string, cost: number): UsageRecord => ({
-      requestId,
-      accountId,
-      keyId,
-      model: "gpt-5.2",
-      endpoint: "/v1/chat/completions",
-      provider: "openai",
-      status: "ok",
-      upstreamStatus: 200,
-      usage: null,
-      cost,
-      latencyMs: 1,
-      ttfbMs: 1,
-      error: null,
-    });
     const ha = await ledger.hold(a.accountId, 10 * C, "req_a_idle");
-    ledger.postOrVoid({ hold: ha, charge: C, record: recordOf(a.accountId, a.keyId, "req_a_idle", C) });
+    ledger.postOrVoid({
+      hold: ha,
+      charge: C,
+      record: usageRecord(a.accountId, "req_a_idle", C, { keyId: a.keyId, model: "gpt-5.2" }),
+    });
     await ledger.drain();
     const before = (await gw.ctx.ledger.balance(a.accountId))!;
     expect(before.held).toBeGreaterThan(0); // the idle float
@@ -93,7 +82,11 @@ describe.skipIf(!pgAvailable)("a wallet row locked elsewhere (Postgres)", () => 
       await released;
     });
     await Bun.sleep(200);
-    ledger.postOrVoid({ hold: hb, charge: C / 2, record: recordOf(b.accountId, b.keyId, "req_b_locked", C / 2) });
+    ledger.postOrVoid({
+      hold: hb,
+      charge: C / 2,
+      record: usageRecord(b.accountId, "req_b_locked", C / 2, { keyId: b.keyId, model: "gpt-5.2" }),
+    });
     await Bun.sleep(50);
     try {
       const t0 = performance.now();
@@ -120,21 +113,8 @@ describe.skipIf(!pgAvailable)("a wallet row locked elsewhere (Postgres)", () => 
 });
 
 /** A call's usage record on `key`'s account, charged `cost`. */
-const usageRecordOf = (key: { accountId: string; keyId: string }, requestId: string, cost: number): UsageRecord => ({
-  requestId,
-  accountId: key.accountId,
-  keyId: key.keyId,
-  model: "gpt-5.2",
-  endpoint: "/v1/chat/completions",
-  provider: "openai",
-  status: "ok",
-  upstreamStatus: 200,
-  usage: null,
-  cost,
-  latencyMs: 1,
-  ttfbMs: 1,
-  error: null,
-});
+const usageRecordOf = (key: { accountId: string; keyId: string }, requestId: string, cost: number) =>
+  usageRecord(key.accountId, requestId, cost, { keyId: key.keyId, model: "gpt-5.2" });
 
 /** The answer's status (or the error it failed with), and whether it came within a second. */
 async function timed(send: () => Promise<Response>) {

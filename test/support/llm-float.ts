@@ -5,8 +5,8 @@ import type { Db } from "../../src/db/client";
 import type { Reservation } from "../../src/ledger/float";
 import type { Ledger } from "../../src/ledger/service";
 import type { LlmLedger } from "../../src/ledger/llm-ledger";
-import type { Finish, UsageRecord } from "../../src/llm/records";
-import { newLlmLedger } from "./llm-ledger";
+import type { Finish } from "../../src/llm/records";
+import { newLlmLedger, usageRecord } from "./llm-ledger";
 import { closeBatches, useLedgerDatabase, type LedgerDatabase } from "./services";
 
 /** Makes the block's database (handed to `use`, as useLedgerDatabase does) and the helpers reading it. */
@@ -35,26 +35,9 @@ export function useLlmFloat(name: "sqlite" | "pg", use: (t: LedgerDatabase) => v
   /** A request id of its own for each call: the reservation's id, which keys the call's usage record. */
   const rid = (label: string) => `req_${label}_${Bun.randomUUIDv7()}`;
   const finish = (b: LlmLedger<Finish>, r: Reservation, charge: number | null) =>
-    b.postOrVoid({ hold: r, charge, record: record(r.accountId, charge ?? 0, r.id) });
+    b.postOrVoid({ hold: r, charge, record: usageRecord(r.accountId, r.id, charge ?? 0) });
   return { processOf, rid, finish, ...floatReads(() => db) };
 }
-
-/** A call's usage record as the LLM path writes it, charged `cost`. */
-const record = (accountId: string, cost: number, requestId: string): UsageRecord => ({
-  requestId,
-  accountId,
-  keyId: "key_t",
-  model: "m",
-  endpoint: "/v1/chat/completions",
-  provider: "openai",
-  status: "ok",
-  upstreamStatus: 200,
-  usage: null,
-  cost,
-  latencyMs: 1,
-  ttfbMs: 1,
-  error: null,
-});
 
 /** What the float left in the database: a wallet, its holds of a kind, the calls' lines, the usage entries. */
 function floatReads(database: () => Db) {

@@ -33,8 +33,13 @@ export function fromFloat(
   return ledger.hold(accountId, amount, ref);
 }
 
-/** A plain successful call's usage record charged `cost` µcr, as the ledger tests post them. */
-export function usageRecord(accountId: string, requestId: string, cost: number): UsageRecord {
+/** A plain successful call's usage record charged `cost` µcr, as the ledger tests post them; `fields` override. */
+export function usageRecord(
+  accountId: string,
+  requestId: string,
+  cost: number,
+  fields: Partial<UsageRecord> = {},
+): UsageRecord {
   return {
     requestId,
     accountId,
@@ -49,5 +54,6 @@ export function usageRecord(accountId: string, requestId: string, cost: number):
     latencyMs: 1,
     ttfbMs: 1,
     error: null,
+    ...fields,
   };
 }
