@@ -153,11 +153,8 @@ export function upstreamFailed(call: Call, error: unknown): Response {
   throw error;
 }
 
-/**
- * An upstream error status: passed through as it came (body, content-type, retry hints); nothing charged. Except
- * the statuses about the gateway's side: its account with the provider, a redirecting base URL (throwIfGatewaySide).
- */
-export function upstreamError(call: Call, res: Response): Response {
+/** A call the upstream answered with an error status ends charged nothing; the gateway's own side throws a 502. */
+export function endUpstreamError(call: Call, res: Response): void {
   endCall(
     call,
     { outcome: "upstream_error", charge: null, usage: null, error: `upstream answered ${res.status}` },
@@ -165,6 +162,14 @@ export function upstreamError(call: Call, res: Response): Response {
     performance.now(),
   );
   throwIfGatewaySide(call.deps.ctx, call.provider.name, res, call.requestId);
+}
+
+/**
+ * An upstream error status: passed through as it came (body, content-type, retry hints); nothing charged. Except
+ * the statuses about the gateway's side: its account with the provider, a redirecting base URL (throwIfGatewaySide).
+ */
+export function upstreamError(call: Call, res: Response): Response {
+  endUpstreamError(call, res);
   return new Response(res.body, { status: res.status, headers: answerHeaders(res, call.baseHeaders) });
 }
 

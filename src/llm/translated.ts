@@ -12,8 +12,8 @@ import { reserialised } from "./protocols/common";
 import { dialectFor, type Provider } from "./providers";
 import { codecs } from "./translate/codecs";
 import { TranslationError, type ClientCodec, type TranslateTarget, type UpstreamCodec } from "./translate/ir";
-import { endCall, type Call } from "./call";
-import { answerHeaders, throwIfGatewaySide, unusableAnswer, upstreamFailed } from "./call-failures";
+import type { Call } from "./call";
+import { answerHeaders, endUpstreamError, unusableAnswer, upstreamFailed } from "./call-failures";
 import { callUpstream, upstreamHeaders } from "./upstream";
 import { FALLBACK_MAX_OUTPUT } from "./meter";
 import { readHead } from "./answer-head";
@@ -139,13 +139,7 @@ export async function forwardTranslated(call: Call): Promise<Response> {
  * (throwIfGatewaySide).
  */
 async function translatedError(call: Call, res: Response): Promise<Response> {
-  endCall(
-    call,
-    { outcome: "upstream_error", charge: null, usage: null, error: `upstream answered ${res.status}` },
-    res.status,
-    performance.now(),
-  );
-  throwIfGatewaySide(call.deps.ctx, call.provider.name, res, call.requestId);
+  endUpstreamError(call, res);
   let err: any = null;
   try {
     // Read as an answer is, under the silence limit and a size bound: a stalled or endless error body must not keep
