@@ -6,7 +6,7 @@ import type { Accounts } from "../../src/accounts/service";
 import type { Db } from "../../src/db/client";
 import type { Ledger } from "../../src/ledger/service";
 import { MICROS_PER_CREDIT as C } from "../../src/ledger/units";
-import { newLlmLedger } from "../support/llm-ledger";
+import { newLlmLedger, usageRecord } from "../support/llm-ledger";
 import { dialects, skipNote, useLedgerDatabase } from "../support/services";
 
 for (const d of dialects) {
@@ -36,21 +36,7 @@ for (const d of dialects) {
         }) as Db["tx"],
       };
       const b = newLlmLedger(rolling, ledger);
-      const record = (requestId: string, cost: number) => ({
-        requestId,
-        accountId: a.id,
-        keyId: "key_t",
-        model: "m",
-        endpoint: "/v1/chat/completions",
-        provider: "openai",
-        status: "ok",
-        upstreamStatus: 200,
-        usage: null,
-        cost,
-        latencyMs: 1,
-        ttfbMs: 1,
-        error: null,
-      });
+      const record = (requestId: string, cost: number) => usageRecord(a.id, requestId, cost);
       const first = await b.hold(a.id, C, "req_first"); // grows the float
       rollBack = true;
       b.postOrVoid({ hold: first, charge: 1000, record: record("req_first", 1000) });
