@@ -40,20 +40,19 @@ export interface MediaSettings {
 }
 
 type Raw = Record<string, string | undefined>;
+/** What the media settings take from the gateway's parsed Config besides the raw table. */
+interface MediaBase {
+  publicBaseUrl: string;
+  databaseUrl: string;
+  redisUrl?: string;
+  catalogPath?: string;
+  logLevel: MediaSettings["logLevel"];
+  defaultMaxConcurrentTasks: number;
+}
 
 const trim = (u: string) => u.replace(/\/+$/, "");
 
-export function mediaSettings(
-  raw: Raw,
-  base: {
-    publicBaseUrl: string;
-    databaseUrl: string;
-    redisUrl?: string;
-    catalogPath?: string;
-    logLevel: MediaSettings["logLevel"];
-    defaultMaxConcurrentTasks: number;
-  },
-): MediaSettings {
+export function mediaSettings(raw: Raw, base: MediaBase): MediaSettings {
   // `raw` comes from loadConfig, which has applied every default of the settings table (src/settings.ts).
   const num = (name: string) => Number(raw[name]);
   return {
@@ -99,18 +98,7 @@ export function mediaSettings(
 }
 
 /** The settings of a running gateway (config.ts's Config). */
-export function mediaSettingsOf(
-  config: {
-    raw: Raw;
-    publicBaseUrl: string;
-    databaseUrl: string;
-    redisUrl?: string;
-    catalogPath?: string;
-    logLevel: MediaSettings["logLevel"];
-    defaultMaxConcurrentTasks: number;
-  },
-  overrides: Raw = {},
-): MediaSettings {
+export function mediaSettingsOf(config: MediaBase & { raw: Raw }, overrides: Raw = {}): MediaSettings {
   const { raw, publicBaseUrl, databaseUrl, redisUrl, catalogPath, logLevel, defaultMaxConcurrentTasks } = config;
   return mediaSettings(
     { ...raw, ...overrides },
