@@ -85,7 +85,6 @@ const NOT_RECHECKED = [
   "veo-3.1-generate-preview",
   "veo-3.1-fast-generate-preview",
   "fal-ai/veo3.1/fast",
-  "fal-ai/sora-2/text-to-video/pro",
   "fal-ai/kling-video/v2.5-turbo/pro/text-to-video",
   "fal-ai/minimax/hailuo-02/pro/text-to-video",
   "fal-ai/minimax/hailuo-02/standard/text-to-video",
