@@ -192,6 +192,28 @@ describe("built-in media catalog sources", () => {
     });
   });
 
+  test("fal's older generations are legacy in every mode, as their re-checked image-to-video siblings are", () => {
+    // fal sells a newer generation of each family (Kling 3.0 Turbo, LTX-2.3, Seedance 2.0, Hailuo 2.3): an older
+    // text-to-video endpoint stays on sale but is listed after the current ones, like its image-to-video sibling.
+    const c = loadCatalog();
+    const families: [string, string[]][] = [
+      ["fal-ai/kling-video/v2.5-turbo/pro/image-to-video", ["fal-ai/kling-video/v2.5-turbo/pro/text-to-video"]],
+      ["fal-ai/ltx-2/image-to-video", ["fal-ai/ltx-2/text-to-video", "fal-ai/ltx-2/text-to-video/fast"]],
+      [
+        "fal-ai/bytedance/seedance/v1/pro/image-to-video",
+        ["fal-ai/bytedance/seedance/v1/pro/text-to-video", "fal-ai/bytedance/seedance/v1/lite/text-to-video"],
+      ],
+      [
+        "fal-ai/minimax/hailuo-2.3/pro/text-to-video",
+        ["fal-ai/minimax/hailuo-02/pro/text-to-video", "fal-ai/minimax/hailuo-02/standard/text-to-video"],
+      ],
+    ];
+    for (const [sibling, older] of families) {
+      expect(c.lifecycle.get(sibling)!.status).not.toBe("retired");
+      for (const id of older) expect(`${id} ${c.lifecycle.get(id)!.status}`).toBe(`${id} legacy`);
+    }
+  });
+
   test("every media type has a re-checked current model", () => {
     const c = loadCatalog();
     const current = c.mediaList.filter(
