@@ -20,12 +20,7 @@ const PROVIDER_HOSTS: Record<string, string[]> = {
  * day (docs/catalog-sources.md says why for each). This list may only shrink.
  */
 const NOT_RECHECKED = [
-  "gpt-5.1",
   "gpt-5",
-  "gpt-5-mini",
-  "gpt-5-nano",
-  "gpt-5.1-codex",
-  "gpt-5-codex",
   "gpt-4.1",
   "gpt-4o",
   "gpt-4o-mini",
@@ -97,6 +92,27 @@ describe("built-in catalog sources", () => {
     });
   });
 
+  test("the Codex models OpenAI shut down on 2026-07-23 are retired and name a model on sale", () => {
+    const c = loadCatalog();
+    // OpenAI's API reference marks gpt-5.1-codex and gpt-5-codex deprecated with that shutdown date; the
+    // gpt-5-codex model page says "Shut down". The successor is GPT-5.1 (same prices): the Codex CLI sends a web-search
+    // tool on every request, and the GPT-6 models have no web-search price here, so they would refuse it.
+    for (const id of ["gpt-5.1-codex", "gpt-5-codex"]) {
+      expect(c.lifecycle.get(id)).toMatchObject({
+        status: "retired",
+        retires_after: "2026-07-23",
+        successor: "gpt-5.1",
+      });
+    }
+  });
+
+  test("Opus 4.6-4.8 carry Anthropic's context and output limits (shown on their cards and in /v1/models)", () => {
+    const c = loadCatalog();
+    for (const id of ["claude-opus-4-8", "claude-opus-4-7", "claude-opus-4-6"]) {
+      expect(c.llm.get(id)).toMatchObject({ context_window: 1_000_000, max_output_tokens: 128_000 });
+    }
+  });
+
   test("models whose shutdown the provider has announced carry the date and the model to move to", () => {
     const c = loadCatalog();
     // OpenAI's deprecations page: gpt-5, gpt-5-mini and gpt-5-nano shut down on 2026-12-11.
@@ -115,6 +131,14 @@ describe("built-in catalog sources", () => {
       status: "legacy",
       retires_after: "2026-12-11",
       successor: "gpt-6-luna",
+    });
+    // Anthropic's Sonnet 4.5 overview: deprecated, retires on 2026-11-30, recommended replacement Sonnet 5.5 (not sold
+    // here: its cache-read price could not be confirmed).
+    expect(c.lifecycle.get("claude-sonnet-4-5")).toMatchObject({
+      status: "legacy",
+      retires_after: "2026-11-30",
+      successor: "claude-sonnet-5",
+      provider_successor: "claude-sonnet-5-5",
     });
   });
 });

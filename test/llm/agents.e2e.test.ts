@@ -65,7 +65,7 @@ test.skipIf(!haveCodex)(
   async () => {
     const { accountId, key } = await e.gw.account(100_000);
     const home = mkdtempSync(join(tmpdir(), "sy-codex-"));
-    configureCodex(home, e.gw.url, "gpt-5.1-codex");
+    configureCodex(home, e.gw.url, "gpt-5.1");
     e.fake.reset();
     const r = await runAgent(
       ["codex", "exec", "--skip-git-repo-check", "Say hello"],
@@ -78,7 +78,7 @@ test.skipIf(!haveCodex)(
     const calls = e.fake.requests.filter((q) => q.path === "/v1/responses");
     expect(calls.length).toBeGreaterThan(0);
     expect(calls.every((q) => q.headers.authorization === "Bearer sk-openai-upstream-secret")).toBe(true);
-    // C_stream.sse: 1320 input of which 1152 cached, 8 output, at GPT-5.1 Codex prices (1.25 / 0.125 / 10 USD per M).
+    // C_stream.sse: 1320 input of which 1152 cached, 8 output, at GPT-5.1 prices (1.25 / 0.125 / 10 USD per M).
     const lines = (await ledgerOf(e.gw, accountId)).calls;
     expect(lines.length).toBe(calls.length);
     for (const c of lines) expect(c.cost).toBe((1320 - 1152) * 1250 + 1152 * 125 + 8 * 10000);

@@ -67,7 +67,8 @@ describe("/pricing", () => {
         .sort();
     expect(await ids("type=embedding")).toEqual(where((e) => e.type === "embedding"));
     expect(await ids("provider=anthropic")).toEqual(where((e) => e.provider === "anthropic"));
-    expect(await ids("type=llm&provider=openai&q=codex")).toEqual(["gpt-5-codex", "gpt-5.1-codex"]);
+    expect(await ids("type=llm&provider=openai&q=mini")).toEqual(["gpt-4o-mini", "gpt-5-mini"]);
+    expect(await ids("q=codex")).toEqual([]); // gpt-5-codex and gpt-5.1-codex are retired: not on sale
     // Terms all have to match, in any case, in id, name or description.
     expect(await ids("q=CLAUDE%20haiku")).toEqual(["claude-haiku-4-5", "claude-haiku-5-5"]); // claude-3-5-haiku is retired: not on sale
     // Unknown values are dropped rather than refused.
