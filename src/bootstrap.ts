@@ -24,7 +24,7 @@ export async function createContext(
   log: Logger = createLogger(config.logLevel),
   opts: { redis?: boolean; poolSize?: number } = {},
 ): Promise<AppContext> {
-  const catalog = loadCatalog(config.catalogPath);
+  const catalog = loadCatalog(config.catalogPath, config.catalogDay);
   const db = await openDatabase(config.databaseUrl, {
     poolSize: opts.poolSize ?? config.databasePoolSize,
     backgroundCheckpoints: { onError: (message) => log.error("sqlite checkpoints", { error: message }) },

@@ -117,7 +117,7 @@ function policyFlags(o: Record<string, any>): Record<string, unknown> {
 // Commands that need no database (and so run where only the provider keys are set).
 const standalone: Record<string, (config: ReturnType<typeof loadConfig>) => Promise<unknown>> = {
   "catalog:check": async (config) => {
-    const report = await checkCatalog(loadCatalog(config.catalogPath), config.raw);
+    const report = await checkCatalog(loadCatalog(config.catalogPath, config.catalogDay), config.raw);
     if (!report.ok) process.exitCode = 1;
     return report;
   },

@@ -13,6 +13,8 @@ export interface Config {
   adminToken?: string;
   publicBaseUrl: string;
   catalogPath?: string;
+  /** CATALOG_DAY: the day model lifecycles are judged on (unset: today) */
+  catalogDay?: string;
   defaultRateLimit: { requests: number; windowSeconds: number };
   defaultMaxConcurrentTasks: number;
   /** DATABASE_POOL_SIZE: Postgres connections of this process */
@@ -71,6 +73,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     adminToken: raw.ADMIN_TOKEN,
     publicBaseUrl: (raw.PUBLIC_BASE_URL ?? `http://localhost:${port}`).replace(/\/+$/, ""),
     catalogPath: raw.CATALOG_PATH,
+    catalogDay: raw.CATALOG_DAY,
     defaultRateLimit: parseRateSpec(raw.DEFAULT_RATE_LIMIT!),
     defaultMaxConcurrentTasks: Number(raw.DEFAULT_MAX_CONCURRENT_TASKS),
     databasePoolSize: Number(raw.DATABASE_POOL_SIZE),

@@ -93,6 +93,13 @@ export const settings: Setting[] = [
     doc: "Optional JSON file of model entries that extend or override the built-in catalog (matched by `id`).",
   },
   {
+    name: "CATALOG_DAY",
+    kind: "string",
+    doc: "Judge the catalog's model lifecycles as of this UTC day (`YYYY-MM-DD`) instead of today: a model past its `retires_after` answers 410 from the next day. For tests and for replaying a day; leave unset in production.",
+    check: (v) =>
+      /^\d{4}-\d{2}-\d{2}$/.test(v) && !Number.isNaN(Date.parse(v)) ? undefined : "must be a date written YYYY-MM-DD",
+  },
+  {
     name: "DEFAULT_RATE_LIMIT",
     kind: "string",
     default: "5/10s",

@@ -143,6 +143,7 @@ export async function checkCatalog(
   raw: Record<string, string | undefined>,
   fetchImpl: typeof fetch = fetch,
 ): Promise<DriftReport> {
+  catalog.retireExpired();
   const report: DriftReport = { ok: true, providers: {}, skipped: [] };
   for (const [name, lister] of Object.entries(LISTERS)) {
     const key = splitKeys(raw[lister.keyVar])[0];

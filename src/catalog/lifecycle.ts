@@ -66,10 +66,20 @@ export function lifecycleOf(e: Record<string, unknown>): Lifecycle & { status: M
   }
   if (status === "retired" && e.successor === undefined)
     throw new FieldError("successor", "is required for a retired model (the id callers are told to use instead)");
+  // A model with a last day of service is retired the day after (Catalog.retireExpired): callers are then sent on.
+  if (e.retires_after !== undefined && e.successor === undefined)
+    throw new FieldError("successor", "is required with retires_after (the id callers are sent to after that day)");
   const life: Lifecycle & { status: ModelStatus } = { status };
   for (const k of LIFECYCLE_KEYS) if (e[k] !== undefined && k !== "status") (life as any)[k] = e[k];
   return life;
 }
+
+/** The UTC day (YYYY-MM-DD) a moment falls on; lifecycles are judged by whole days. */
+export const utcDay = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+
+/** A model served until its provider's last day of service is retired from the next UTC day on. */
+export const pastLastDay = (life: Lifecycle, day: string) =>
+  life.retires_after !== undefined && day > life.retires_after;
 
 /** Every successor names a model callers can use: one in the catalog that is not retired itself. */
 export function checkSuccessors(

@@ -9,11 +9,15 @@ import { ModelCard, ModelList, type PublicModel } from "./schemas";
 
 // Public (no key): prices are public anyway, and agents discover models before they hold a key.
 export function catalogRoutes(ctx: AppContext) {
-  const list = { object: "list" as const, data: ctx.catalog.publicList() as Array<typeof PublicModel.static> }; // built once: the catalog is immutable at runtime
+  // Built once, and again when a model reaches its last day of service (Catalog.retireExpired).
+  const list = ctx.catalog.derived(() => ({
+    object: "list" as const,
+    data: ctx.catalog.publicList() as Array<typeof PublicModel.static>,
+  }));
   // One model = the same facts as its model card (price rows, worked example, example requests, input JSON Schema).
-  const cards = cardsFor(ctx.catalog, ctx.config.publicBaseUrl);
+  const cards = ctx.catalog.derived(() => cardsFor(ctx.catalog, ctx.config.publicBaseUrl));
   return new Elysia({ name: "catalog", detail: { tags: ["Models"] } })
-    .get("/v1/models", () => list, {
+    .get("/v1/models", () => list(), {
       response: ModelList,
       detail: { summary: "Every model with its endpoint, capabilities and USD pricing" },
     })
@@ -21,7 +25,7 @@ export function catalogRoutes(ctx: AppContext) {
       "/v1/models/*",
       ({ params }) => {
         const id = percentDecoded(params["*"]);
-        const card = id === null ? undefined : cards.get(id);
+        const card = id === null ? undefined : cards().get(id);
         if (!card) throw notFound(`Model ${id ?? params["*"]}`);
         return card.json as typeof ModelCard.static;
       },

@@ -10,7 +10,9 @@ import {
   FieldError,
   LIFECYCLE_KEYS,
   lifecycleOf,
+  pastLastDay,
   retiredError,
+  utcDay,
   type Lifecycle,
   type ModelStatus,
 } from "./lifecycle";
@@ -30,8 +32,16 @@ export class Catalog {
   readonly media = new Map<string, MediaModel>();
   readonly llmList: LlmModel[] = [];
   readonly mediaList: MediaModel[] = [];
-  /** A fingerprint of the loaded data (for ETags of pages rendered from it). */
-  readonly version: string;
+  /** A fingerprint of the loaded data and of the models retired since (for ETags of pages rendered from it). */
+  get version(): string {
+    this.retireExpired();
+    return this.retiredSince ? `${this.dataVersion}.${this.retiredSince}` : this.dataVersion;
+  }
+  private readonly dataVersion: string;
+  /** models retired by `retireExpired` since loading */
+  private retiredSince = 0;
+  /** when the next UTC day starts: until then `retireExpired` has nothing to do */
+  private nextDayAt = 0;
 
   /** status, dates, successor and source of every model, by id */
   readonly lifecycle = new Map<string, Lifecycle & { status: ModelStatus }>();
@@ -42,6 +52,8 @@ export class Catalog {
     mediaEntries: unknown[],
     compileMedia: MediaCompiler,
     originOf: (entry: unknown) => string = () => "built-in catalog",
+    /** the clock lifecycles are judged by (CATALOG_DAY pins it) */
+    private readonly now: () => number = Date.now,
   ) {
     const fail = (entry: unknown, e: Error): never => {
       const field = e instanceof FieldError ? `, field ${e.field}` : "";
@@ -86,7 +98,7 @@ export class Catalog {
       byId.set(m!.id, e);
     }
     checkSuccessors(this.lifecycle, (id, err) => fail(byId.get(id), err));
-    this.version = new Bun.CryptoHasher("sha1")
+    this.dataVersion = new Bun.CryptoHasher("sha1")
       .update(JSON.stringify([llmEntries, mediaEntries]))
       .digest("hex")
       .slice(0, 16);
@@ -103,6 +115,7 @@ export class Catalog {
 
   /** The model list of GET /v1/models (OpenAI list shape plus our fields). */
   publicList(): object[] {
+    this.retireExpired();
     const life = (id: string) => this.lifecycle.get(id)!;
     return [
       ...this.llmList.map((m) => publicLlm(m, life(m.id))),
@@ -111,6 +124,7 @@ export class Catalog {
   }
 
   publicModel(id: string): object | undefined {
+    this.retireExpired();
     const l = this.llm.get(id);
     if (l) return publicLlm(l, this.lifecycle.get(l.id)!);
     const m = this.media.get(id);
@@ -119,8 +133,47 @@ export class Catalog {
 
   /** Refuses a model its provider retired (410 model_retired naming the successor); call it wherever a request picks a model. */
   servable(model: { id: string }): void {
+    this.retireExpired();
     const life = this.lifecycle.get(model.id);
-    if (life?.status === "retired") throw retiredError(model.id, life);
+    if (life?.status === "retired") throw retiredError(model.id, { ...life, successor: this.liveSuccessor(life) });
+  }
+
+  /** The first model down the successor chain still served (a successor may have been retired since loading). */
+  private liveSuccessor(life: Lifecycle): string | undefined {
+    const seen = new Set<string>();
+    for (let id = life.successor; id && !seen.has(id); id = this.lifecycle.get(id)?.successor) {
+      seen.add(id);
+      if (this.lifecycle.get(id)?.status !== "retired") return id;
+    }
+    return life.successor;
+  }
+
+  /** A value built from the catalog (a page, a list), built again once the catalog has changed since (`version`). */
+  derived<T>(build: () => T): () => T {
+    let builtFor: string | undefined;
+    let value: T;
+    return () => {
+      const now = this.version;
+      if (now !== builtFor) [value, builtFor] = [build(), now];
+      return value;
+    };
+  }
+
+  /**
+   * Retires each model whose provider's last day of service (`retires_after`) has passed, so a gateway that runs
+   * past that day answers 410 naming the successor instead of forwarding to an upstream id that no longer exists.
+   * One comparison until the next UTC midnight.
+   */
+  retireExpired(): void {
+    const now = this.now();
+    if (now < this.nextDayAt) return;
+    const day = utcDay(now);
+    this.nextDayAt = Date.parse(day) + 86_400_000;
+    for (const life of this.lifecycle.values()) {
+      if (life.status === "retired" || !pastLastDay(life, day)) continue;
+      life.status = "retired";
+      this.retiredSince++;
+    }
   }
 }
 
@@ -212,7 +265,11 @@ function tokenPrices(
  * replaces the built-in one, and an entry of only an id and lifecycle fields amends the built-in one in place, so
  * `{"id": "gpt-4o", "status": "retired", "successor": "gpt-5.1"}` retires a model without restating it.
  */
-export function buildCatalog(overridePath: string | undefined, compileMedia: MediaCompiler): Catalog {
+export function buildCatalog(
+  overridePath: string | undefined,
+  compileMedia: MediaCompiler,
+  now: () => number = Date.now,
+): Catalog {
   const origin = new WeakMap<object, string>();
   const builtin = (entries: any[], file: string) =>
     entries.map((e) => (origin.set(e, file), [e.id, e] as [string, any]));
@@ -249,5 +306,6 @@ export function buildCatalog(overridePath: string | undefined, compileMedia: Med
     [...media.values()],
     compileMedia,
     (e) => (typeof e === "object" && e !== null && origin.get(e)) || "catalog",
+    now,
   );
 }

@@ -12,17 +12,17 @@ import { renderCard, renderNotFound } from "./model-card";
 import { cardPath, cardsFor } from "./model-card-facts";
 import { etagMatches, PricingPage } from "./pricing";
 
-// Public pages (no key): /pricing, /models/{id}, /llms.txt. All are rendered from the in-memory catalog, which does
-// not change while the process runs, so each page is built once and revalidated by an ETag from catalog.version.
+// Public pages (no key): /pricing, /models/{id}, /llms.txt. All are rendered from the in-memory catalog, so each page
+// is built once (again when a model reaches its last day of service) and revalidated by an ETag from catalog.version.
 
 const cacheControl = "public, max-age=300";
 
 export function publicPageRoutes(ctx: AppContext) {
   const base = ctx.config.publicBaseUrl;
-  const pricing = new PricingPage(ctx.catalog);
-  const llms = renderLlmsTxt(ctx.catalog, base);
+  const pricing = ctx.catalog.derived(() => new PricingPage(ctx.catalog));
+  const llms = ctx.catalog.derived(() => renderLlmsTxt(ctx.catalog, base));
   const landing = landingPage(base);
-  const card = modelCardPages(ctx, base);
+  const card = ctx.catalog.derived(() => modelCardPages(ctx, base));
 
   // Listed in /openapi.json like every public route (bodyType: the body is not JSON).
   return (
@@ -34,14 +34,14 @@ export function publicPageRoutes(ctx: AppContext) {
           ...bodyType("text/html"),
         },
       })
-      .get("/pricing", ({ query, request }) => pricing.respond(query, request.headers.get("if-none-match")), {
+      .get("/pricing", ({ query, request }) => pricing().respond(query, request.headers.get("if-none-match")), {
         detail: {
           summary: "Models and prices for people (HTML; filters as query parameters)",
           ...bodyType("text/html"),
         },
       })
       // Ids contain slashes (google/nano-banana), hence the wildcard.
-      .get("/models/*", ({ params, request }) => card(params["*"], request), {
+      .get("/models/*", ({ params, request }) => card()(params["*"], request), {
         detail: {
           summary: "A model's card (HTML); ids may contain slashes, e.g. /models/google/nano-banana",
           ...bodyType("text/html"),
@@ -51,7 +51,7 @@ export function publicPageRoutes(ctx: AppContext) {
       .get(
         "/llms.txt",
         () =>
-          new Response(llms, {
+          new Response(llms(), {
             headers: { "content-type": "text/markdown; charset=utf-8", "cache-control": cacheControl },
           }),
         {

@@ -55,6 +55,7 @@ export async function startGateway(env: Record<string, string> = {}, log: Logger
     PORT: "0",
     DEFAULT_RATE_LIMIT: "1000/10s",
     LEDGER_FLOAT_IDLE_MS: "20",
+    CATALOG_DAY: process.env.CATALOG_DAY!, // test/support/preload.ts
     ...env,
   });
   const ctx = await createContext(config, log);
