@@ -22,7 +22,8 @@ export interface LlmEntry {
    * requests offering the model a web-search tool are refused). cache_write_1h: cache writes with a one-hour
    * lifetime (absent: priced as cache_write). long_context: the prices of every token of a call whose prompt
    * (input, cached or not) is longer than `above_input_tokens`, as Gemini Pro (200k), Claude Sonnet with its 1M
-   * context (200k) and Grok (128k) bill; a kind it leaves out keeps its ordinary price.
+   * context (200k) and Grok 4.20 (199,999: xAI's tier starts at a prompt of 200k) bill; a kind it leaves out keeps
+   * its ordinary price.
    */
   pricing: {
     input: number;

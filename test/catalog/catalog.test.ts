@@ -59,7 +59,7 @@ describe("GET /v1/models", () => {
     });
     expect(data.find((m) => m.id === "gpt-6.2-sol")!.endpoint).toBe("/v1/responses");
     expect(data.find((m) => m.id === "claude-opus-5-5")!.endpoint).toBe("/v1/messages");
-    expect(data.find((m) => m.id === "grok-4")!.endpoint).toBe("/v1/responses");
+    expect(data.find((m) => m.id === "grok-4.20")!.endpoint).toBe("/v1/responses");
   });
 
   test("`endpoints`: every LLM on the three LLM endpoints, its native `endpoint` first; embeddings only their own", async () => {

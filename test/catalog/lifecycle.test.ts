@@ -92,6 +92,16 @@ describe("a retired model answers 410 model_retired naming its successor", () =>
     });
   }
 
+  test("xAI's retired grok-4 (built-in catalog) on its native Responses door names grok-4.20 and xAI's own grok-4.3", async () => {
+    const r = await post("/v1/responses", { model: "grok-4", input: "hi" });
+    expect(r.status).toBe(410);
+    const { error } = await errorOf(r);
+    expect(error).toMatchObject({ code: "model_retired", param: "model" });
+    expect(error.message).toContain("grok-4.20");
+    expect(error.message).toContain("grok-4.3");
+    expect(error.message).toContain("2026-05-15");
+  });
+
   test("media: the task API envelope, the OpenAI-style alias and the public estimate", async () => {
     const input = { prompt: "a cat" };
     const native = await post("/api/v1/jobs/createTask", { model: "google/nano-banana", input });

@@ -28,9 +28,6 @@ const NOT_RECHECKED = [
   "gemini-2.5-pro",
   "gemini-2.5-flash",
   "gemini-2.5-flash-lite",
-  "grok-4",
-  "grok-4-fast",
-  "grok-code-fast-1",
   "gemini-embedding-001",
 ];
 
@@ -62,7 +59,7 @@ describe("built-in catalog sources", () => {
 
   test("each provider with a re-checked lineup has a current model, and every retired model names a servable successor", () => {
     const c = loadCatalog();
-    for (const provider of ["anthropic", "openai"]) {
+    for (const provider of ["anthropic", "openai", "xai"]) {
       expect(c.llmList.some((m) => m.provider === provider && c.lifecycle.get(m.id)!.status === "current")).toBe(true);
     }
     for (const [id, life] of c.lifecycle) {
@@ -82,6 +79,16 @@ describe("built-in catalog sources", () => {
         retires_after: "2026-07-24",
         successor: "gpt-6-luna",
         provider_successor: "deepseek-flash",
+      });
+    }
+    // xAI retired grok-4-0709, grok-4-fast and grok-code-fast-1 on 2026-05-15 (its migration guide), naming grok-4.3,
+    // which is not sold here: the 410 names grok-4.20, xAI's current model of the same price class.
+    for (const id of ["grok-4", "grok-4-fast", "grok-code-fast-1"]) {
+      expect(c.lifecycle.get(id)).toMatchObject({
+        status: "retired",
+        retires_after: "2026-05-15",
+        successor: "grok-4.20",
+        provider_successor: "grok-4.3",
       });
     }
     // Google shut gemini-3-pro-preview down on 2026-03-09 (its deprecations page); its replacement is not sold here.

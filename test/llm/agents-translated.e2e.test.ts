@@ -134,13 +134,13 @@ const steps = (c: Case, read: ToolCall, edit: ToolCall): AgentStep[] => {
 const CLAUDE_CODE: Case[] = [
   { model: "gpt-5.1" },
   { model: "gemini-2.5-flash" },
-  { model: "grok-code-fast-1" },
+  { model: "grok-4.20" },
   { model: "deepseek-test" },
   { model: "gpt-5.1", reasoning: "opaque" }, // Responses reasoning items with encrypted_content
   { model: "deepseek-test-reasoner", reasoning: "text" }, // reasoning_content, wanted back on tool turns
   { model: "gemini-2.5-pro", reasoning: "signature" }, // Gemini 3 refuses a tool turn without its signature
   { model: "gemini-2.5-flash-lite", alias: "haiku" }, // through ANTHROPIC_DEFAULT_HAIKU_MODEL
-  { model: "grok-4-fast", alias: "sonnet" }, // through ANTHROPIC_DEFAULT_SONNET_MODEL
+  { model: "grok-4.20", alias: "sonnet" }, // through ANTHROPIC_DEFAULT_SONNET_MODEL
   { model: "gemini-2.5-flash", editFailsOnce: true }, // a chat 500 becomes Anthropic's api_error, which it retries
 ];
 

@@ -133,7 +133,7 @@ test("Gemini and xAI models go to their providers' paths with their keys", async
   const g = await post(e.gw.url, key, "/v1/chat/completions", { ...chatAsk, model: "gemini-2.5-flash" });
   expect(g.status).toBe(200);
   await g.text();
-  const x = await post(e.gw.url, key, "/v1/responses", { model: "grok-4-fast", max_output_tokens: 100, input: "hi" });
+  const x = await post(e.gw.url, key, "/v1/responses", { model: "grok-4.20", max_output_tokens: 100, input: "hi" });
   expect(x.status).toBe(200);
   await x.text();
   const [gq, xq] = e.fake.requests;
@@ -141,7 +141,7 @@ test("Gemini and xAI models go to their providers' paths with their keys", async
   expect(gq!.headers.authorization).toBe("Bearer gemini-upstream-secret");
   expect(xq!.path).toBe("/v1/responses");
   expect(xq!.headers.authorization).toBe("Bearer xai-upstream-secret");
-  expect(JSON.parse(xq!.body).model).toBe("grok-4-fast-reasoning");
+  expect(JSON.parse(xq!.body).model).toBe("grok-4.20-0309-reasoning");
 });
 
 test("a provider without a key answers 503 in the caller's shape, and an unreachable upstream 502; nothing charged; logged as warnings", async () => {

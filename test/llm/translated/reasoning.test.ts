@@ -157,7 +157,7 @@ test("a history with Claude's thinking sent to another provider goes without it 
     },
     { role: "user" as const, content: "And tomorrow?" },
   ];
-  for (const id of ["gpt-4.1", "gemini-2.5-flash", "deepseek-test-reasoner", "grok-4"]) {
+  for (const id of ["gpt-4.1", "gemini-2.5-flash", "deepseek-test-reasoner", "grok-4.20"]) {
     e.fake.enqueue("ok");
     await anthropic(key).messages.create({ model: id, max_tokens: 200, messages: history });
     const sent = e.fake.requests.at(-1)!.body;
