@@ -1,5 +1,7 @@
 // Types of the model catalog (data in models.json and media-models.json; operators extend it with CATALOG_PATH).
 
+import type { PeakPrices } from "./peak";
+
 export type ModelType = "llm" | "embedding" | "image" | "video" | "audio";
 export type LlmEndpoint = "/v1/messages" | "/v1/responses" | "/v1/chat/completions" | "/v1/embeddings";
 export const TASK_ENDPOINT = "/api/v1/jobs/createTask";
@@ -22,7 +24,9 @@ export interface LlmEntry {
    * requests offering the model a web-search tool are refused). cache_write_1h: cache writes with a one-hour
    * lifetime (absent: priced as cache_write). long_context: the prices of every token of a call whose prompt
    * (input, cached or not) is longer than `above_input_tokens`, as Gemini Pro (200k), Claude Sonnet with its 1M
-   * context (200k) and Grok (128k) bill; a kind it leaves out keeps its ordinary price.
+   * context (200k) and Grok (128k) bill; a kind it leaves out keeps its ordinary price. peak: prices in set hours
+   * of the week (catalog/peak.ts), the ordinary prices being the off-peak ones; a kind it leaves out keeps its
+   * ordinary price.
    */
   pricing: {
     input: number;
@@ -33,6 +37,18 @@ export interface LlmEntry {
     web_search_per_1k_calls?: number;
     long_context?: {
       above_input_tokens: number;
+      input: number;
+      output?: number;
+      cache_read?: number;
+      cache_write?: number;
+      cache_write_1h?: number;
+    };
+    peak?: {
+      utc_offset: string;
+      days: string[];
+      windows: [string, string][];
+      holidays?: string[];
+      holidays_through?: string;
       input: number;
       output?: number;
       cache_read?: number;
@@ -57,6 +73,8 @@ export interface LlmModel extends LlmEntry {
     webSearch?: number;
     /** the prices of a call whose prompt is longer than `aboveInputTokens` (pricing.long_context) */
     longContext?: TokenPriceSet & { aboveInputTokens: number };
+    /** the prices in peak hours and their schedule (pricing.peak); the others are then the off-peak prices */
+    peak?: PeakPrices;
   };
 }
 

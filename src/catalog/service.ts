@@ -5,6 +5,7 @@ import builtinMedia from "./media-models.json";
 import type { LlmEntry, LlmModel, TokenPriceSet } from "./model";
 import type { MediaModel } from "../media/model";
 import { checkLlmFields } from "./entry-check";
+import { peakSchedule, type PeakPrices } from "./peak";
 import {
   checkSuccessors,
   FieldError,
@@ -153,6 +154,7 @@ function compileLlm(e: LlmEntry): LlmModel {
       ...tokenPrices(long, prices, "pricing.long_context."),
     };
   }
+  if (e.pricing.peak != null) prices.peak = peakPrices(e.pricing.peak, prices);
   const {
     status: _s,
     released: _r,
@@ -164,6 +166,27 @@ function compileLlm(e: LlmEntry): LlmModel {
     ...entry
   } = e as LlmEntry & Lifecycle;
   return { ...entry, capabilities: e.capabilities ?? [], prices };
+}
+
+/**
+ * The prices of a peak block and its schedule (catalog/peak.ts). A peak price below its off-peak one is refused: the
+ * hold is sized at the peak prices, so it must be the most a call can cost.
+ */
+function peakPrices(peak: NonNullable<LlmEntry["pricing"]["peak"]>, offPeak: TokenPriceSet): PeakPrices {
+  if (peak.input == null) throw new FieldError("pricing.peak.input", "peak needs input (USD per million tokens)");
+  const schedule = peakSchedule(peak);
+  const inPeak = tokenPrices(peak, offPeak, "pricing.peak.");
+  const keys = {
+    input: "input",
+    output: "output",
+    cacheRead: "cache_read",
+    cacheWrite: "cache_write",
+    cacheWrite1h: "cache_write_1h",
+  } as const;
+  for (const [kind, key] of Object.entries(keys) as [keyof TokenPriceSet, string][])
+    if (inPeak[kind] < offPeak[kind])
+      throw new FieldError(`pricing.peak.${key}`, "is below the off-peak price: the peak price must be the higher one");
+  return { ...inPeak, schedule };
 }
 
 /** A price conversion whose error (too many decimals) names the field. */

@@ -79,15 +79,14 @@ describe("built-in catalog sources", () => {
   test("the models the issue names as retired upstream are marked retired", () => {
     const c = loadCatalog();
     expect(c.lifecycle.get("claude-3-5-haiku")).toMatchObject({ status: "retired", successor: "claude-haiku-4-5" });
-    // DeepSeek names deepseek-flash as the successor of both aliases; its price varies by time of day, which the
-    // catalog cannot express, so the 410 names a current model of the same price class and says so.
+    // DeepSeek names deepseek-flash as the successor of both aliases; it is sold here (priced by time of day).
     for (const id of ["deepseek-chat", "deepseek-reasoner"]) {
       expect(c.lifecycle.get(id)).toMatchObject({
         status: "retired",
         retires_after: "2026-07-24",
-        successor: "gpt-6-luna",
-        provider_successor: "deepseek-flash",
+        successor: "deepseek-flash",
       });
+      expect(c.lifecycle.get(id)!.provider_successor).toBeUndefined();
     }
     // Google shut gemini-3-pro-preview down on 2026-03-09 (its deprecations page); its replacement is not sold here.
     expect(c.lifecycle.get("gemini-3-pro-preview")).toMatchObject({
