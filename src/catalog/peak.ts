@@ -99,7 +99,7 @@ export function modelAt(model: LlmModel, ms: number): LlmModel {
   if (!peak) return model;
   if (!isPeakAt(peak.schedule, ms)) return { ...model, prices: offPeak };
   const { schedule: _s, ...inPeak } = peak;
-  return { ...model, prices: { ...inPeak, webSearch: offPeak.webSearch } };
+  return { ...model, prices: offPeak.webSearch === undefined ? inPeak : { ...inPeak, webSearch: offPeak.webSearch } };
 }
 
 /** The schedule in words, for the pricing page and the model card. */

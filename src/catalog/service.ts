@@ -154,7 +154,7 @@ function compileLlm(e: LlmEntry): LlmModel {
       ...tokenPrices(long, prices, "pricing.long_context."),
     };
   }
-  if (e.pricing.peak != null) prices.peak = peakPrices(e.pricing.peak, prices);
+  if (e.pricing.peak != null) prices.peak = peakPrices(e.pricing.peak, e.pricing, prices);
   const {
     status: _s,
     released: _r,
@@ -169,13 +169,16 @@ function compileLlm(e: LlmEntry): LlmModel {
 }
 
 /**
- * The prices of a peak block and its schedule (catalog/peak.ts). A peak price below its off-peak one is refused: the
- * hold is sized at the peak prices, so it must be the most a call can cost.
+ * The prices of a peak block and its schedule (catalog/peak.ts). The block names every kind the off-peak prices
+ * name (a kind both leave out defaults as the ordinary block's does, from the peak input price), and none below its
+ * off-peak price: the hold is sized at the peak prices, so they must be the most a call can cost.
  */
-function peakPrices(peak: NonNullable<LlmEntry["pricing"]["peak"]>, offPeak: TokenPriceSet): PeakPrices {
-  if (peak.input == null) throw new FieldError("pricing.peak.input", "peak needs input (USD per million tokens)");
+function peakPrices(
+  peak: NonNullable<LlmEntry["pricing"]["peak"]>,
+  pricing: LlmEntry["pricing"],
+  offPeak: TokenPriceSet,
+): PeakPrices {
   const schedule = peakSchedule(peak);
-  const inPeak = tokenPrices(peak, offPeak, "pricing.peak.");
   const keys = {
     input: "input",
     output: "output",
@@ -183,6 +186,10 @@ function peakPrices(peak: NonNullable<LlmEntry["pricing"]["peak"]>, offPeak: Tok
     cacheWrite: "cache_write",
     cacheWrite1h: "cache_write_1h",
   } as const;
+  for (const key of Object.values(keys))
+    if (pricing[key] != null && peak[key] == null)
+      throw new FieldError(`pricing.peak.${key}`, "is required: the off-peak prices name it");
+  const inPeak = tokenPrices(peak, null, "pricing.peak.");
   for (const [kind, key] of Object.entries(keys) as [keyof TokenPriceSet, string][])
     if (inPeak[kind] < offPeak[kind])
       throw new FieldError(`pricing.peak.${key}`, "is below the off-peak price: the peak price must be the higher one");

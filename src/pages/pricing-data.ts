@@ -81,12 +81,9 @@ export function llmListing(m: LlmModel): Listing {
     const at = ", peak hours";
     rows.push(perMillion("input" + at, peak.input));
     if (m.type === "llm") rows.push(perMillion("output" + at, peak.output));
-    if (m.pricing.cache_read != null || m.pricing.peak?.cache_read != null)
-      rows.push(perMillion("cache read" + at, peak.cacheRead));
-    if (m.pricing.cache_write != null || m.pricing.peak?.cache_write != null)
-      rows.push(perMillion("cache write" + at, peak.cacheWrite));
-    if (m.pricing.cache_write_1h != null || m.pricing.peak?.cache_write_1h != null)
-      rows.push(perMillion("cache write, 1 hour" + at, peak.cacheWrite1h));
+    if (m.pricing.peak?.cache_read != null) rows.push(perMillion("cache read" + at, peak.cacheRead));
+    if (m.pricing.peak?.cache_write != null) rows.push(perMillion("cache write" + at, peak.cacheWrite));
+    if (m.pricing.peak?.cache_write_1h != null) rows.push(perMillion("cache write, 1 hour" + at, peak.cacheWrite1h));
   }
   if (m.prices.webSearch !== undefined) rows.push(row("web search", m.prices.webSearch * 1000, "per 1,000 searches"));
   return {
