@@ -102,6 +102,22 @@ export function modelAt(model: LlmModel, ms: number): LlmModel {
   return { ...model, prices: offPeak.webSearch === undefined ? inPeak : { ...inPeak, webSearch: offPeak.webSearch } };
 }
 
+/**
+ * The models whose holiday list ended before `today` (YYYY-MM-DD): a weekday holiday after it bills at the peak
+ * price until the operator lists the new year's dates (logged at startup, bootstrap.ts).
+ */
+export function holidayListsEnded(
+  models: LlmModel[],
+  today: string,
+): Array<{ model: string; holidays_through: string }> {
+  const ended = [];
+  for (const m of models) {
+    const through = m.prices.peak?.schedule.holidaysThrough;
+    if (through !== undefined && through < today) ended.push({ model: m.id, holidays_through: through });
+  }
+  return ended;
+}
+
 /** The schedule in words, for the pricing page and the model card. */
 export function describeSchedule(s: PeakSchedule): string {
   const clock = (m: number) => `${pad(Math.floor(m / 60))}:${pad(m % 60)}`;

@@ -5,7 +5,9 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { tmpdir } from "node:os";
 import { loadCatalog } from "../../src/catalog-loader";
-import { isPeakAt, modelAt, peakSchedule } from "../../src/catalog/peak";
+import { holidayListsEnded, isPeakAt, modelAt, peakSchedule } from "../../src/catalog/peak";
+import { createLogger } from "../../src/log";
+import { startGateway } from "../support/gateway";
 import { pricesFor } from "../../src/llm/usage";
 
 const DEEPSEEK = {
@@ -158,5 +160,29 @@ describe("a bad schedule stops startup naming the entry and the field", () => {
     const path = join(tmpdir(), `catalog-peak-long-${Date.now()}.json`);
     writeFileSync(path, JSON.stringify([entry({}, { long_context: { above_input_tokens: 1000, input: 3 } })]));
     expect(() => loadCatalog(path)).toThrow(/entry "tod-model", field pricing\.peak: cannot be combined/);
+  });
+});
+
+describe("a holiday list that has ended", () => {
+  test("is named at startup, so the operator lists the new year's holidays", async () => {
+    const flash = loadCatalog().llm.get("deepseek-flash")!;
+    expect(holidayListsEnded([flash], "2026-12-31")).toEqual([]);
+    expect(holidayListsEnded([flash], "2027-01-01")).toEqual([
+      { model: "deepseek-flash", holidays_through: "2026-12-31" },
+    ]);
+    const path = join(tmpdir(), `catalog-peak-ended-${Date.now()}.json`);
+    const old = { ...DEEPSEEK, holidays: ["2020-01-01"], holidays_through: "2020-12-31", input: 2, output: 4 };
+    const entry = { id: "old-schedule", type: "llm", name: "Old", description: "test", endpoint: "/v1/responses" };
+    const upstream = { provider: "deepseek", upstream_model: "old", capabilities: [] };
+    writeFileSync(path, JSON.stringify([{ ...entry, ...upstream, pricing: { input: 1, output: 2, peak: old } }]));
+    const lines: any[] = [];
+    const gw = await startGateway(
+      { CATALOG_PATH: path },
+      createLogger("info", (l) => void lines.push(JSON.parse(l))),
+    );
+    await gw.stop();
+    expect(lines.filter((l) => l.model === "old-schedule")).toMatchObject([
+      { level: "warn", holidays_through: "2020-12-31", msg: expect.stringContaining("holiday list has ended") },
+    ]);
   });
 });

@@ -55,6 +55,13 @@ describe("built-in catalog sources", () => {
     }
   });
 
+  test("a time-of-day schedule's holiday list reaches past the catalog's release (until then no holiday bills as peak)", () => {
+    const timed = entries.filter((e) => e.pricing?.peak);
+    expect(timed.map((e) => e.id).sort()).toEqual(["deepseek-flash", "deepseek-v4-pro"]);
+    for (const e of timed)
+      expect(`${e.id}: ${e.pricing.peak.holidays_through > CATALOG_RELEASED}`).toBe(`${e.id}: true`);
+  });
+
   test("the entries not re-checked carry no source or check date (the pages say so) and are never current", () => {
     for (const id of NOT_RECHECKED) {
       const e = entries.find((x) => x.id === id);
