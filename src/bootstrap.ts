@@ -1,6 +1,7 @@
 import { SecretBox } from "./accounts/secret-box";
 import { Accounts } from "./accounts/service";
 import { loadCatalog } from "./catalog-loader";
+import { holidayListsEnded } from "./catalog/peak";
 import { ConfigError, type Config } from "./config";
 import type { AppContext } from "./context";
 import { openDatabase } from "./db/client";
@@ -25,6 +26,8 @@ export async function createContext(
   opts: { redis?: boolean; poolSize?: number } = {},
 ): Promise<AppContext> {
   const catalog = loadCatalog(config.catalogPath, config.catalogDay);
+  for (const ended of holidayListsEnded(catalog.llmList, config.catalogDay ?? new Date().toISOString().slice(0, 10)))
+    log.warn("a time-of-day price schedule's holiday list has ended: weekday holidays bill at the peak price", ended);
   const db = await openDatabase(config.databaseUrl, {
     poolSize: opts.poolSize ?? config.databasePoolSize,
     backgroundCheckpoints: { onError: (message) => log.error("sqlite checkpoints", { error: message }) },

@@ -33,6 +33,8 @@ export interface AppContext {
    * (withIdleFloatBack), rather than refuse credits the wallet has.
    */
   llmLedger: LlmLedger<Finish>;
+  /** The wall clock time-of-day prices are read by (catalog/peak.ts); absent: Date.now. Tests set it. */
+  clock?: () => number;
   /** This process's key budgets on the LLM path (set by the LLM routes; accounts/key-budgets.ts). */
   keyBudgets?: { committedFor(keyId: string): Promise<void> };
 }

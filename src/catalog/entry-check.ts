@@ -4,6 +4,7 @@
 
 import { LIFECYCLE_KEYS, FieldError } from "./lifecycle";
 import { LLM_ENDPOINTS } from "./model";
+import { PEAK_SCHEDULE_KEYS } from "./peak";
 
 const ENTRY_KEYS = new Set<string>([
   "id",
@@ -25,8 +26,9 @@ const DATED = /-\d{8}$/;
 const TOKEN_PRICE_KEYS = ["input", "output", "cache_read", "cache_write", "cache_write_1h"];
 /** per-call fees beside the token prices (USD per 1,000 calls) */
 export const CALL_FEE_KEYS = ["web_search_per_1k_calls"];
-const PRICING_KEYS = new Set([...TOKEN_PRICE_KEYS, ...CALL_FEE_KEYS, "long_context"]);
+const PRICING_KEYS = new Set([...TOKEN_PRICE_KEYS, ...CALL_FEE_KEYS, "long_context", "peak"]);
 const LONG_CONTEXT_KEYS = new Set(["above_input_tokens", ...TOKEN_PRICE_KEYS]);
+const PEAK_KEYS = new Set([...PEAK_SCHEDULE_KEYS, ...TOKEN_PRICE_KEYS]);
 
 export function checkLlmFields(e: Record<string, any>): void {
   unknownKeys(e, ENTRY_KEYS, "");
@@ -54,12 +56,19 @@ export function checkLlmFields(e: Record<string, any>): void {
     throw new FieldError("pricing", "must be an object of USD prices");
   unknownKeys(p, PRICING_KEYS, "pricing.");
   for (const k of [...TOKEN_PRICE_KEYS, ...CALL_FEE_KEYS]) price(p[k], `pricing.${k}`);
-  const long = p.long_context;
-  if (long === undefined) return;
-  if (typeof long !== "object" || long === null || Array.isArray(long))
-    throw new FieldError("pricing.long_context", "must be an object of USD prices");
-  unknownKeys(long, LONG_CONTEXT_KEYS, "pricing.long_context.");
-  for (const k of TOKEN_PRICE_KEYS) price(long[k], `pricing.long_context.${k}`);
+  priceBlock(p.long_context, LONG_CONTEXT_KEYS, "pricing.long_context");
+  priceBlock(p.peak, PEAK_KEYS, "pricing.peak");
+  // Which tier a call of both would fall in has no provider behind it yet: refused rather than guessed.
+  if (p.long_context !== undefined && p.peak !== undefined)
+    throw new FieldError("pricing.peak", "cannot be combined with pricing.long_context");
+}
+
+function priceBlock(block: unknown, known: Set<string>, field: string): void {
+  if (block === undefined) return;
+  if (typeof block !== "object" || block === null || Array.isArray(block))
+    throw new FieldError(field, "must be an object of USD prices");
+  unknownKeys(block as Record<string, unknown>, known, field + ".");
+  for (const k of TOKEN_PRICE_KEYS) price((block as Record<string, unknown>)[k], `${field}.${k}`);
 }
 
 function unknownKeys(o: Record<string, unknown>, known: Set<string>, prefix: string): void {

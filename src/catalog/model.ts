@@ -1,5 +1,7 @@
 // Types of the model catalog (data in models.json and media-models.json; operators extend it with CATALOG_PATH).
 
+import type { PeakPrices } from "./peak";
+
 export type ModelType = "llm" | "embedding" | "image" | "video" | "audio";
 export type LlmEndpoint = "/v1/messages" | "/v1/responses" | "/v1/chat/completions" | "/v1/embeddings";
 export const TASK_ENDPOINT = "/api/v1/jobs/createTask";
@@ -23,7 +25,8 @@ export interface LlmEntry {
    * lifetime (absent: priced as cache_write). long_context: the prices of every token of a call whose prompt
    * (input, cached or not) is longer than `above_input_tokens`, as Gemini Pro (200k), Claude Sonnet with its 1M
    * context (200k) and Grok 4.20 (199,999: xAI's tier starts at a prompt of 200k) bill; a kind it leaves out keeps
-   * its ordinary price.
+   * its ordinary price. peak: prices in set hours of the week (catalog/peak.ts), the ordinary prices being the
+   * off-peak ones.
    */
   pricing: {
     input: number;
@@ -34,6 +37,18 @@ export interface LlmEntry {
     web_search_per_1k_calls?: number;
     long_context?: {
       above_input_tokens: number;
+      input: number;
+      output?: number;
+      cache_read?: number;
+      cache_write?: number;
+      cache_write_1h?: number;
+    };
+    peak?: {
+      utc_offset: string;
+      days: string[];
+      windows: [string, string][];
+      holidays?: string[];
+      holidays_through?: string;
       input: number;
       output?: number;
       cache_read?: number;
@@ -58,6 +73,8 @@ export interface LlmModel extends LlmEntry {
     webSearch?: number;
     /** the prices of a call whose prompt is longer than `aboveInputTokens` (pricing.long_context) */
     longContext?: TokenPriceSet & { aboveInputTokens: number };
+    /** the prices in peak hours and their schedule (pricing.peak); the others are then the off-peak prices */
+    peak?: PeakPrices;
   };
 }
 

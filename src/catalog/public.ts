@@ -26,7 +26,13 @@ export function publicLlm(m: LlmModel, life: Lifecycle & { status: ModelStatus }
     context_window: m.context_window ?? null,
     max_output_tokens: m.max_output_tokens ?? null,
     capabilities: m.capabilities,
-    pricing: { currency: "USD", unit: "per_million_tokens", ...pricing, ...(long && { long_context: long }) },
+    pricing: {
+      currency: "USD",
+      unit: "per_million_tokens",
+      ...pricing,
+      ...(long && { long_context: long }),
+      ...(m.pricing.peak && { peak: m.pricing.peak }),
+    },
   };
 }
 

@@ -5,6 +5,7 @@ import builtinMedia from "./media-models.json";
 import type { LlmEntry, LlmModel, TokenPriceSet } from "./model";
 import type { MediaModel } from "../media/model";
 import { checkLlmFields } from "./entry-check";
+import { peakSchedule, type PeakPrices } from "./peak";
 import {
   checkSuccessors,
   FieldError,
@@ -206,6 +207,7 @@ function compileLlm(e: LlmEntry): LlmModel {
       ...tokenPrices(long, prices, "pricing.long_context."),
     };
   }
+  if (e.pricing.peak != null) prices.peak = peakPrices(e.pricing.peak, e.pricing, prices);
   const {
     status: _s,
     released: _r,
@@ -217,6 +219,34 @@ function compileLlm(e: LlmEntry): LlmModel {
     ...entry
   } = e as LlmEntry & Lifecycle;
   return { ...entry, capabilities: e.capabilities ?? [], prices };
+}
+
+/**
+ * The prices of a peak block and its schedule (catalog/peak.ts). The block names every kind the off-peak prices
+ * name (a kind both leave out defaults as the ordinary block's does, from the peak input price), and none below its
+ * off-peak price: the hold is sized at the peak prices, so they must be the most a call can cost.
+ */
+function peakPrices(
+  peak: NonNullable<LlmEntry["pricing"]["peak"]>,
+  pricing: LlmEntry["pricing"],
+  offPeak: TokenPriceSet,
+): PeakPrices {
+  const schedule = peakSchedule(peak);
+  const keys = {
+    input: "input",
+    output: "output",
+    cacheRead: "cache_read",
+    cacheWrite: "cache_write",
+    cacheWrite1h: "cache_write_1h",
+  } as const;
+  for (const key of Object.values(keys))
+    if (pricing[key] != null && peak[key] == null)
+      throw new FieldError(`pricing.peak.${key}`, "is required: the off-peak prices name it");
+  const inPeak = tokenPrices(peak, null, "pricing.peak.");
+  for (const [kind, key] of Object.entries(keys) as [keyof TokenPriceSet, string][])
+    if (inPeak[kind] < offPeak[kind])
+      throw new FieldError(`pricing.peak.${key}`, "is below the off-peak price: the peak price must be the higher one");
+  return { ...inPeak, schedule };
 }
 
 /** A price conversion whose error (too many decimals) names the field. */

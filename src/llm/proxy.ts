@@ -9,6 +9,7 @@ import { refuseModelNotAllowed } from "../accounts/policy";
 import { withCreditHint } from "./credit-hint";
 import type { Reservation } from "../ledger/float";
 import type { LlmModel } from "../catalog/model";
+import { modelAt } from "../catalog/peak";
 import type { LlmProtocol, UpstreamBody } from "./protocols/index";
 import { NO_PAID_TOOLS, paidToolUse } from "./protocols/paid-tools";
 import { spokenPath, type Provider } from "./providers";
@@ -132,7 +133,8 @@ async function reserve(
     body,
     upstream,
     translation,
-    model,
+    // Held at the peak price; billed at the price of the period it goes upstream in, which is now.
+    model: modelAt(model, (deps.ctx.clock ?? Date.now)()),
     provider,
     url,
     plan,

@@ -47,9 +47,12 @@ export function promptTokens(usage: TokenUsage): number {
 
 /**
  * The prices of a call whose prompt is `prompt` tokens long: the model's long-context prices above their threshold
- * (every token of the call, as the upstreams bill), else its ordinary ones.
+ * (every token of the call, as the upstreams bill), else its ordinary ones. A model with time-of-day prices not yet
+ * stamped with the moment its call went upstream (catalog/peak.ts modelAt) is priced at its peak, the higher, prices:
+ * what its hold is sized at.
  */
 export function pricesFor(prices: LlmModel["prices"], prompt: number): TokenPriceSet & { webSearch?: number } {
+  if (prices.peak) return { ...prices.peak, webSearch: prices.webSearch };
   const long = prices.longContext;
   return long && prompt > long.aboveInputTokens ? { ...long, webSearch: prices.webSearch } : prices;
 }

@@ -67,12 +67,17 @@ export function llmWorkedExample(m: LlmModel): WorkedExample {
   const output = m.type === "llm" ? 500 : undefined;
   const micros = input * m.prices.input + (output ?? 0) * m.prices.output;
   const what = output === undefined ? "1,000 input tokens" : "1,000 input + 500 output tokens";
+  // Prices that change by the hour: the example is the off-peak price, and says what the same call costs in peak.
+  const peak = m.prices.peak;
+  const inPeak = peak && input * peak.input + (output ?? 0) * peak.output;
+  const when =
+    inPeak === undefined ? "" : ` off-peak; ${creditsText(inPeak)} credits (${usdText(inPeak)} USD) in peak hours`;
   return {
     tokens: output === undefined ? { input } : { input, output },
     micros,
     credits: creditsNumber(micros),
     usd: usdText(micros),
-    text: `${what} = ${creditsText(micros)} credits (${usdText(micros)} USD)`,
+    text: `${what} = ${creditsText(micros)} credits (${usdText(micros)} USD)${when}`,
   };
 }
 

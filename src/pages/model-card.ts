@@ -81,6 +81,7 @@ function priceTable(f: CardFacts): Raw {
   return html`<table class="prices"><thead><tr><th>Price for</th><th>USD</th><th>Credits</th><th>Unit</th></tr></thead><tbody>
 ${f.listing.rows.map((r) => html`<tr class="price" data-label="${r.label}"><td>${r.label}</td><td class="usd">$${r.usd}</td><td class="credits">${r.credits}</td><td class="unit">${r.unit}</td></tr>`)}
 </tbody></table>
+${f.listing.note ? html`<p class="peak-note">${f.listing.note}</p>` : ""}
 <p class="muted">1 credit = 0.001 USD.</p>`;
 }
 

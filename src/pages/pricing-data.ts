@@ -1,3 +1,4 @@
+import { describeSchedule } from "../catalog/peak";
 import type { Catalog } from "../catalog/service";
 import { endpointsOf, TASK_ENDPOINT, type LlmModel, type ModelType } from "../catalog/model";
 import { ceilToWholeCredit, MICROS_PER_CREDIT, usdToMicros } from "../ledger/units";
@@ -30,6 +31,8 @@ export interface Listing {
   endpoints: string[];
   description: string;
   rows: PriceRow[];
+  /** when the rows apply, for prices that change by the hour (catalog/peak.ts describeSchedule) */
+  note?: string;
   /** where the model stands with its provider (catalog/lifecycle.ts); set by allListings */
   status?: ModelStatus;
 }
@@ -72,6 +75,16 @@ export function llmListing(m: LlmModel): Listing {
     if (m.pricing.long_context?.cache_write_1h != null)
       rows.push(perMillion("cache write, 1 hour" + over, long.cacheWrite1h));
   }
+  const peak = m.prices.peak;
+  if (peak) {
+    // The rows above are then the off-peak prices; these bill in the schedule's hours (note).
+    const at = ", peak hours";
+    rows.push(perMillion("input" + at, peak.input));
+    if (m.type === "llm") rows.push(perMillion("output" + at, peak.output));
+    if (m.pricing.peak?.cache_read != null) rows.push(perMillion("cache read" + at, peak.cacheRead));
+    if (m.pricing.peak?.cache_write != null) rows.push(perMillion("cache write" + at, peak.cacheWrite));
+    if (m.pricing.peak?.cache_write_1h != null) rows.push(perMillion("cache write, 1 hour" + at, peak.cacheWrite1h));
+  }
   if (m.prices.webSearch !== undefined) rows.push(row("web search", m.prices.webSearch * 1000, "per 1,000 searches"));
   return {
     id: m.id,
@@ -82,6 +95,7 @@ export function llmListing(m: LlmModel): Listing {
     endpoints: endpointsOf(m),
     description: m.description,
     rows,
+    ...(peak && { note: describeSchedule(peak.schedule) }),
   };
 }
 

@@ -129,7 +129,7 @@ describe("a retired model answers 410 model_retired naming its successor", () =>
     expect(r.status).toBe(410);
     const text = JSON.stringify(await r.json());
     expect(text).toContain("model_retired");
-    expect(text).toContain("gpt-6-luna");
+    expect(text).toContain("deepseek-flash");
     expect(text).not.toContain("/v1/responses");
     const task = await post("/api/v1/jobs/createTask", { model: "deepseek-chat", input: { prompt: "a cat" } });
     expect(task.status).toBe(410);

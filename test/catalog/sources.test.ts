@@ -47,6 +47,13 @@ describe("built-in catalog sources", () => {
     }
   });
 
+  test("a time-of-day schedule's holiday list reaches past the catalog's release (until then no holiday bills as peak)", () => {
+    const timed = entries.filter((e) => e.pricing?.peak);
+    expect(timed.map((e) => e.id).sort()).toEqual(["deepseek-flash", "deepseek-v4-pro"]);
+    for (const e of timed)
+      expect(`${e.id}: ${e.pricing.peak.holidays_through > CATALOG_RELEASED}`).toBe(`${e.id}: true`);
+  });
+
   test("the entries not re-checked carry no source or check date (the pages say so) and are never current", () => {
     for (const id of NOT_RECHECKED) {
       const e = entries.find((x) => x.id === id);
@@ -71,15 +78,14 @@ describe("built-in catalog sources", () => {
   test("the models the issue names as retired upstream are marked retired", () => {
     const c = loadCatalog();
     expect(c.lifecycle.get("claude-3-5-haiku")).toMatchObject({ status: "retired", successor: "claude-haiku-4-5" });
-    // DeepSeek names deepseek-flash as the successor of both aliases; its price varies by time of day, which the
-    // catalog cannot express, so the 410 names a current model of the same price class and says so.
+    // DeepSeek names deepseek-flash as the successor of both aliases; it is sold here (priced by time of day).
     for (const id of ["deepseek-chat", "deepseek-reasoner"]) {
       expect(c.lifecycle.get(id)).toMatchObject({
         status: "retired",
         retires_after: "2026-07-24",
-        successor: "gpt-6-luna",
-        provider_successor: "deepseek-flash",
+        successor: "deepseek-flash",
       });
+      expect(c.lifecycle.get(id)!.provider_successor).toBeUndefined();
     }
     // xAI retired grok-4-0709, grok-4-fast and grok-code-fast-1 on 2026-05-15 (its migration guide), naming grok-4.3,
     // which is not sold here: the 410 names grok-4.20, xAI's current model of the same price class.

@@ -38,6 +38,15 @@ export function expectedLlmRows(e: any): ExpectedRow[] {
     if (long.cache_write != null) rows.push(row("cache write" + over, long.cache_write));
     if (long.cache_write_1h != null) rows.push(row("cache write, 1 hour" + over, long.cache_write_1h));
   }
+  const peak = e.pricing.peak;
+  if (peak) {
+    const at = ", peak hours";
+    rows.push(row("input" + at, peak.input));
+    if (e.type === "llm") rows.push(row("output" + at, peak.output));
+    if (peak.cache_read != null) rows.push(row("cache read" + at, peak.cache_read));
+    if (peak.cache_write != null) rows.push(row("cache write" + at, peak.cache_write));
+    if (peak.cache_write_1h != null) rows.push(row("cache write, 1 hour" + at, peak.cache_write_1h));
+  }
   // per 1,000 searches: the credits shown are the USD amount in µcr
   if (e.pricing.web_search_per_1k_calls != null)
     rows.push({

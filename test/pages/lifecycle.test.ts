@@ -97,21 +97,26 @@ describe("model cards", () => {
   });
 
   test("a retired model whose provider names a replacement not sold here says so, on the card and in the 410", async () => {
-    const html = await text("/models/deepseek-chat");
+    const html = await text("/models/gemini-3-pro-preview");
     const said = html.match(/<p class="retired-notice">([\s\S]*?)<\/p>/)![1];
-    expect(said).toContain('<a href="/models/gpt-6-luna"><code>gpt-6-luna</code></a>');
-    expect(said).toContain("<code>deepseek-flash</code>, is not sold here");
+    expect(said).toContain('<a href="/models/gpt-6.2-sol"><code>gpt-6.2-sol</code></a>');
+    expect(said).toContain("<code>gemini-3.1-pro-preview</code>, is not sold here");
     const { key } = await gw.account(10);
     const r = await fetch(gw.url + "/v1/chat/completions", {
       method: "POST",
       headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
-      body: JSON.stringify({ model: "deepseek-chat", messages: [{ role: "user", content: "hi" }] }),
+      body: JSON.stringify({ model: "gemini-3-pro-preview", messages: [{ role: "user", content: "hi" }] }),
     });
     expect(r.status).toBe(410);
     const { error } = await errorOf(r);
     expect(error.message).toContain(
-      "Use gpt-6-luna instead (the provider's own replacement, deepseek-flash, is not sold here).",
+      "Use gpt-6.2-sol instead (the provider's own replacement, gemini-3.1-pro-preview, is not sold here).",
     );
+    // DeepSeek's own replacement is sold here: the 410 names it, with nothing to add.
+    const deepseek = await text("/models/deepseek-chat");
+    const notice = deepseek.match(/<p class="retired-notice">([\s\S]*?)<\/p>/)![1];
+    expect(notice).toContain('<a href="/models/deepseek-flash"><code>deepseek-flash</code></a>');
+    expect(notice).not.toContain("is not sold here");
   });
 
   test("GET /v1/models lists status, released, retires_after and successor for every model", async () => {
@@ -121,8 +126,8 @@ describe("model cards", () => {
         expect(k in m).toBe(true);
     expect(data.find((m: any) => m.id === "deepseek-chat")).toMatchObject({
       status: "retired",
-      successor: "gpt-6-luna",
-      provider_successor: "deepseek-flash",
+      successor: "deepseek-flash",
+      provider_successor: null,
       retires_after: "2026-07-24",
     });
   });

@@ -22,6 +22,40 @@ const json = async (id: string): Promise<any> => {
 };
 
 describe("LLM and embedding cards", () => {
+  test("a card of time-of-day prices shows both prices, the peak hours and which moment decides; its JSON the schedule", async () => {
+    const page = await card("deepseek-flash");
+    const rows = await cardRows(page);
+    const usd = (label: string) => num(rows.find((r) => r.label === label)!.usd);
+    expect([usd("input"), usd("output"), usd("cache read")]).toEqual([0.15, 0.6, 0.003]);
+    expect([usd("input, peak hours"), usd("output, peak hours"), usd("cache read, peak hours")]).toEqual([
+      0.3, 1.2, 0.006,
+    ]);
+    const note = (await texts(page, "p.peak-note"))[0]!;
+    expect(note).toContain("Peak hours: 09:00–12:00 and 14:00–18:00 UTC+08:00 on mon, tue, wed, thu, fri");
+    expect(note).toContain("the period in which the gateway sent it upstream");
+    expect(note).toContain("held at the peak price");
+    // 1,000 input + 500 output tokens: 150,000 + 300,000 µcr off-peak, twice that in peak hours
+    const worked = (await texts(page, "p.worked strong"))[0]!;
+    expect(worked).toBe(
+      "1,000 input + 500 output tokens = 0.45 credits (0.00045 USD) off-peak; 0.9 credits (0.0009 USD) in peak hours",
+    );
+    const m = await json("deepseek-flash");
+    expect(m.pricing).toMatchObject({ input: 0.15, output: 0.6, cache_read: 0.003 });
+    expect(m.pricing.peak).toMatchObject({
+      utc_offset: "+08:00",
+      days: ["mon", "tue", "wed", "thu", "fri"],
+      windows: [
+        ["09:00", "12:00"],
+        ["14:00", "18:00"],
+      ],
+      input: 0.3,
+      output: 1.2,
+      cache_read: 0.006,
+    });
+    expect(m.price_rows.map((r: { label: string }) => r.label)).toContain("output, peak hours");
+    expect((await card("gpt-6-luna")).includes("peak-note")).toBe(false);
+  });
+
   test("an LLM card names the endpoints it is translated on and that they cost the same; an embedding card none", async () => {
     const page = await card("gemini-2.5-pro");
     expect(page).toContain("POST /v1/chat/completions");
