@@ -127,6 +127,8 @@ describe("GET /v1/key", () => {
     const c = client(gw, key);
     const task = await c.createTask("google/nano-banana", { prompt: "a fox" });
     await c.waitRecord(task.json.data.taskId);
+    // The call's charge written first: the route waits 250 ms at most for it, less than a busy machine may take.
+    await ledgerOf(gw, accountId, 10_000);
     const r = await fetch(gw.url + "/v1/key", { headers: { authorization: `Bearer ${key}` } });
     expect(r.status).toBe(200);
     const status = (await r.json()) as any;
