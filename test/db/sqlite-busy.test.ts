@@ -1,13 +1,17 @@
 // Another connection holding a SQLite file's write lock (a media worker's commit, another instance on the same
 // file, an operator's sqlite3 session or backup) is waited for by awaiting (src/db/sqlite-busy.ts): the gateway's
 // event loop goes on serving meanwhile. SQLite's own busy handler slept inside the call and froze it.
-import { afterAll, expect, test } from "bun:test";
+import { afterAll, expect, setDefaultTimeout, test } from "bun:test";
 import { sql } from "drizzle-orm";
 import { openDatabase } from "../../src/db/client";
 import { BUSY_WAIT_MS } from "../../src/db/sqlite-busy";
 import { ADMIN_TOKEN } from "../support/gateway";
 import { spawnGateway } from "../support/process";
 import { tempSqlitePath } from "../support/services";
+
+// These tests start processes and wait out locks (seconds on a busy machine); the preload's setDefaultTimeout
+// reaches only the first file of a full run (oven-sh/bun#43787), so the file sets it again.
+setDefaultTimeout(30_000);
 
 const cleanups: Array<() => Promise<unknown> | unknown> = [];
 afterAll(async () => {

@@ -1,7 +1,7 @@
 // A group commit the database refuses (src/ledger/write-retries.ts): the finished calls in it are still charged, once,
 // when the database takes them again; one that committed although the driver reported an error is not charged twice;
 // what is still refused at shutdown is logged, call by call, for the operator.
-import { describe, expect, test } from "bun:test";
+import { describe, expect, setDefaultTimeout, test } from "bun:test";
 import { sql } from "drizzle-orm";
 import type { Accounts } from "../../src/accounts/service";
 import type { Db } from "../../src/db/client";
@@ -13,6 +13,10 @@ import type { LlmLedger } from "../../src/ledger/llm-ledger";
 import { fromFloat, newLlmLedger, usageRecord } from "../support/llm-ledger";
 import type { Finish } from "../../src/llm/records";
 import { dialects, skipNote, useLedgerDatabase } from "../support/services";
+
+// These tests wait out retry backoffs and shutdown deadlines (seconds on a busy machine); the preload's
+// setDefaultTimeout reaches only the first file of a full run (oven-sh/bun#43787), so the file sets it again.
+setDefaultTimeout(30_000);
 
 for (const d of dialects) {
   skipNote("Postgres", d.available, "LLM ledger retries on Postgres");

@@ -156,8 +156,9 @@ export function countingFetch() {
 
 /**
  * A fetch for clients (SDKs too) that cuts the fake's held drop (`cutWhenTold`) once `seen` is true of the answer
- * the client has read so far (its text and length in bytes): the gateway forwarded, so had read, every byte sent before the cut. A timed cut
- * is not enough on a busy machine: Bun's fetch loses the bytes that reach it together with the reset.
+ * the client has read so far (its text and length in bytes): the gateway forwarded, so had read, every byte sent
+ * before the cut. A timed cut is not enough on a busy machine: Bun's fetch loses the bytes that reach it together
+ * with the reset.
  */
 export function cutOnceSeen(fake: FakeLlmUpstream, seen: (text: string, bytes: number) => boolean): typeof fetch {
   return (async (input: any, init?: any) => {
