@@ -60,7 +60,7 @@ export interface FakeLlmUpstream {
   /** cuts the connections of drops held with `cutWhenTold` */
   cut(): void;
   enqueue(...s: Scenario[]): void;
-  /** clears requests, aborts, the queue, and the default scenario back to the constructor's */
+  /** clears requests, aborts, the queue, held drops (cut), and the default scenario back to the constructor's */
   reset(): void;
   stop(): Promise<void>;
 }
@@ -140,6 +140,7 @@ export function startFakeLlmUpstream(opts: FakeLlmUpstreamOptions = {}): FakeLlm
       state.queue.length = 0;
       state.aborts = 0;
       state.fallback = state.initial;
+      for (const go of state.held.splice(0)) go(); // a held drop of an earlier test is cut now
     },
     async stop() {
       await server.stop(true);
