@@ -24,8 +24,9 @@ export interface Session {
   expiresAt: number;
 }
 
-// Verified against when the email is unknown, so a wrong email costs as much time as a wrong password.
-const dummyHash = Bun.password.hash("not-a-real-password-" + randomToken(8));
+// Verified against when the email is unknown, so a wrong email costs as much time as a wrong password. Made at the
+// first sign-in, not at import: every CLI command imports this file, and would wait for an argon2 hash to exit.
+let dummyHash: Promise<string> | null = null;
 
 export function normalizeEmail(email: string): string {
   return email.trim().toLowerCase();
@@ -63,10 +64,12 @@ export class Users {
 
   /** The user for a correct email + password, else null (same work either way). */
   async verify(email: string, password: string): Promise<{ id: string; accountId: string } | null> {
+    // Awaited whether the email is known or not: the first sign-in pays for it either way.
+    const dummy = await (dummyHash ??= Bun.password.hash("not-a-real-password-" + randomToken(8)));
     const row = await this.db.get<{ id: string; account_id: string; password_hash: string }>(
       sql`select id, account_id, password_hash from users where email = ${normalizeEmail(email)}`,
     );
-    const ok = await Bun.password.verify(password, row?.password_hash ?? (await dummyHash));
+    const ok = await Bun.password.verify(password, row?.password_hash ?? dummy);
     return row && ok ? { id: row.id, accountId: row.account_id } : null;
   }
 

@@ -57,7 +57,10 @@ export async function startCheckpointer(
       stopping = true;
       const done = new Promise<void>((r) => (stopped = r));
       worker.postMessage({ type: "stop" } satisfies ToCheckpointer);
-      await Promise.race([done, Bun.sleep(2000)]);
+      // A plain Bun.sleep would stay scheduled after the worker answered, keeping a CLI process alive 2 s more.
+      let timer: Timer | undefined;
+      await Promise.race([done, new Promise<void>((r) => (timer = setTimeout(r, 2000)))]);
+      clearTimeout(timer);
       worker.terminate();
       raw.exec(`PRAGMA wal_autocheckpoint = ${AUTOCHECKPOINT_PAGES}`);
     },

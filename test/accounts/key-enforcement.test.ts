@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { sql } from "drizzle-orm";
 import { periodReset, periodStart } from "../../src/accounts/budget-periods";
 import { startFakeLlmUpstream } from "../fakes/llm-upstream";
-import { providerEnv } from "../llm/support";
+import { ledgerOf, providerEnv } from "../llm/support";
 import { client, startMediaGateway, type MediaGateway } from "../media/support";
 
 const fake = startFakeLlmUpstream();
@@ -94,8 +94,11 @@ describe("expiry", () => {
   test("past its expiry a key is 401 key_expired on every door, before anything is held", async () => {
     const { accountId, keyId, key } = await keyWith({ expiresAt: Date.now() + 3_600_000 });
     expect((await post(key, "/v1/chat/completions", chat)).status).toBe(200);
-    await gw.ctx.llmLedger.committedFor(accountId);
+    // Its charge written and its float back in the wallet (LEDGER_FLOAT_IDLE_MS after the call): what is held
+    // from here on would be the refused calls'.
+    await ledgerOf(gw, accountId, 10_000);
     const spent = (await gw.ctx.ledger.balance(accountId))!;
+    expect(spent.held).toBe(0);
     // The hour passes: the stored expiry is moved into the past (a PATCH refuses a past expiry, by design).
     await gw.ctx.db.run(sql`update api_keys set expires_at = ${Date.now() - 1} where id = ${keyId}`);
     await gw.ctx.accounts.updateKey(accountId, keyId, {}); // this process's cache, as another process's would lapse
@@ -124,6 +127,8 @@ describe("GET /v1/key", () => {
     const c = client(gw, key);
     const task = await c.createTask("google/nano-banana", { prompt: "a fox" });
     await c.waitRecord(task.json.data.taskId);
+    // The call's charge written first: the route waits 250 ms at most for it, less than a busy machine may take.
+    await ledgerOf(gw, accountId, 10_000);
     const r = await fetch(gw.url + "/v1/key", { headers: { authorization: `Bearer ${key}` } });
     expect(r.status).toBe(200);
     const status = (await r.json()) as any;

@@ -1,7 +1,7 @@
 // Webhook signing keys sealed at rest with SECRETS_KEY (src/accounts/secret-box.ts): what a database dump shows,
 // what opens and what does not, the rotation of SECRETS_KEY with `secrets:reseal`, and a gateway refusing to start
 // without a key its database still needs.
-import { describe, expect, test } from "bun:test";
+import { describe, expect, setDefaultTimeout, test } from "bun:test";
 import { sql } from "drizzle-orm";
 import { SealedSecretError, SecretBox, checkSecretsKey, sealedKeyId } from "../../src/accounts/secret-box";
 import { Accounts } from "../../src/accounts/service";
@@ -11,6 +11,10 @@ import { openDatabase } from "../../src/db/client";
 import { Ledger } from "../../src/ledger/service";
 import { silentLogger } from "../../src/log";
 import { tempSqlitePath } from "../support/services";
+
+// The CLI tests start processes (seconds on a busy machine); the preload's setDefaultTimeout reaches only the first
+// file of a full run (oven-sh/bun#43787), so the file sets it again.
+setDefaultTimeout(30_000);
 
 const OLD = Buffer.alloc(32, 1).toString("base64");
 const NEW = Buffer.alloc(32, 2).toString("base64");

@@ -1,4 +1,4 @@
-import { afterEach, expect, test } from "bun:test";
+import { afterEach, expect, setDefaultTimeout, test } from "bun:test";
 import { Database } from "bun:sqlite";
 import { closeSync, openSync, readSync, statSync } from "node:fs";
 import { BACKSTOP_PAGES, startCheckpointer, type Checkpointer } from "../../src/db/checkpointer";
@@ -8,6 +8,10 @@ import { tempSqlitePath } from "../support/services";
 // The gateway's SQLite connection leaves WAL checkpoints to a worker (src/db/checkpointer.ts), so its commits
 // never pause to copy the WAL back. What a user would notice if this broke: an ever-growing -wal file (no one
 // checkpoints), or the pauses coming back (the connection still checkpoints itself).
+
+// Several tests write for seconds and wait for the worker's 200 ms turns (15 s seen under load); the preload's
+// setDefaultTimeout reaches only the first file of a full run (oven-sh/bun#43787), so the file sets it again.
+setDefaultTimeout(30_000);
 
 const cleanup: Array<() => Promise<void> | void> = [];
 afterEach(async () => {
@@ -142,3 +146,16 @@ test("the gateway's database opens with it and closing stops it cleanly", async 
   expect(autocheckpoint(plain.raw)).toBe(1000);
   await plain.close();
 });
+
+test("once the database is closed nothing of the checkpointer keeps a process (the CLI, say) alive", async () => {
+  // An unref'd timer fires only while something else keeps the event loop alive: here, 1.5 s after the close.
+  const script = `
+    import { openDatabase } from ${JSON.stringify(new URL("../../src/db/client", import.meta.url).pathname)};
+    const db = await openDatabase(${JSON.stringify(tempSqlitePath())}, { backgroundCheckpoints: { onError() {} } });
+    await db.close();
+    setTimeout(() => console.log("still alive"), 1500).unref();
+  `;
+  const p = Bun.spawn(["bun", "-e", script], { stdout: "pipe", stderr: "inherit" });
+  expect(await p.exited).toBe(0);
+  expect(await new Response(p.stdout).text()).not.toContain("still alive");
+}, 15_000);

@@ -45,6 +45,9 @@ export interface ScenarioSpec {
   dropAfterBytes?: number;
   /** drop: cut right after this many whole SSE events instead (a stream that breaks between two events) */
   dropAfterEvents?: number;
+  /** drop: hold the connection open after those bytes until the test calls `cut()` (it has seen them arrive): a busy
+   * gateway's HTTP client loses the bytes that reach it together with the reset, so a timed cut may land earlier */
+  cutWhenTold?: boolean;
   /** streams: end the body cleanly (no reset) right after this many whole SSE events, before the stream's own end */
   endAfterEvents?: number;
   /** send this many bytes of the body (0: headers only), then nothing more until the client goes away (a hung

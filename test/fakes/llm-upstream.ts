@@ -57,8 +57,10 @@ export interface FakeLlmUpstream {
   /** upstream requests whose client went away before the end */
   readonly aborts: number;
   setScenario(s: Scenario): void;
+  /** cuts the connections of drops held with `cutWhenTold` */
+  cut(): void;
   enqueue(...s: Scenario[]): void;
-  /** clears requests, aborts, the queue, and the default scenario back to the constructor's */
+  /** clears requests, aborts, the queue, held drops (cut), and the default scenario back to the constructor's */
   reset(): void;
   stop(): Promise<void>;
 }
@@ -81,11 +83,14 @@ interface FakeState {
   requests: RecordedRequest[];
   aborts: number;
   record: boolean;
+  /** the drops held until the test's `cut()` */
+  held: (() => void)[];
   wire: Omit<Wire, "fast">;
 }
 
 export function startFakeLlmUpstream(opts: FakeLlmUpstreamOptions = {}): FakeLlmUpstream {
   const initial = toSpec(opts.defaultScenario ?? (opts.fast ? "fast" : "ok"));
+  const held: (() => void)[] = [];
   const state: FakeState = {
     initial,
     fallback: initial,
@@ -93,7 +98,9 @@ export function startFakeLlmUpstream(opts: FakeLlmUpstreamOptions = {}): FakeLlm
     requests: [],
     aborts: 0,
     record: opts.record !== false,
+    held,
     wire: {
+      told: () => new Promise((resolve) => held.push(resolve)),
       next: rng(opts.seed ?? 1),
       // Bun reports a client that went away through req.signal and by cancelling the body stream; either counts once.
       markAborted: (rec: RecordedRequest) => {
@@ -122,6 +129,9 @@ export function startFakeLlmUpstream(opts: FakeLlmUpstreamOptions = {}): FakeLlm
     setScenario(s) {
       state.fallback = toSpec(s);
     },
+    cut() {
+      for (const go of state.held.splice(0)) go();
+    },
     enqueue(...s) {
       state.queue.push(...s.map(toSpec));
     },
@@ -130,6 +140,7 @@ export function startFakeLlmUpstream(opts: FakeLlmUpstreamOptions = {}): FakeLlm
       state.queue.length = 0;
       state.aborts = 0;
       state.fallback = state.initial;
+      for (const go of state.held.splice(0)) go(); // a held drop of an earlier test is cut now
     },
     async stop() {
       await server.stop(true);

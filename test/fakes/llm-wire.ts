@@ -11,6 +11,8 @@ export interface Wire {
   fast: boolean;
   next: () => number;
   markAborted: (rec: RecordedRequest) => void;
+  /** resolves at the test's next `cut()` (drops with `cutWhenTold`) */
+  told: () => Promise<void>;
 }
 
 /** Sends `answer` as `spec` asks. */
@@ -43,7 +45,7 @@ export async function send(rec: RecordedRequest, answer: Answer, spec: ScenarioS
       );
     return done(rec, json(answer.status, answer.body, { "content-type": answer.contentType, ...answer.headers }));
   }
-  return new Response(writeStream(rec, answer.body, spec, fast, wire.next, wire.markAborted), {
+  return new Response(writeStream(rec, answer.body, spec, wire), {
     status: answer.status,
     headers: { "content-type": answer.contentType, "cache-control": "no-cache", ...answer.headers },
   });
@@ -63,14 +65,10 @@ export function json(status: number, body: Uint8Array | string, headers: Record<
  * slow; one piece per event and no waiting when fast). `drop` cuts the connection after some bytes:
  * controller.error(undefined) makes Bun reset the socket without a terminating chunk (and without logging).
  */
-function writeStream(
-  rec: RecordedRequest,
-  bytes: Uint8Array,
-  spec: ScenarioSpec,
-  fast: boolean,
-  next: () => number,
-  markAborted: (rec: RecordedRequest) => void,
-) {
+function writeStream(rec: RecordedRequest, bytes: Uint8Array, spec: ScenarioSpec, wire: Wire) {
+  const { fast, next, markAborted } = wire;
+  // Asked for before the first byte: the test may see the last bytes, and cut, before the loop below has ended.
+  const told = spec.cutWhenTold ? wire.told() : null;
   const cutAt =
     spec.kind === "drop"
       ? Math.min(
@@ -98,8 +96,10 @@ function writeStream(
         if (rec.aborted) return;
         if (stallAt >= 0) return void (await sleepUnlessAborted(rec, 30_000)); // then left open: hung
         if (cutAt >= 0) {
-          // Let the bytes already written reach the client before the cut, as they would on a real network.
-          await Bun.sleep(20);
+          // Let the bytes already written reach the client before the cut, as they would on a real network; the
+          // wait is only a guess on a busy machine, where a test that needs those bytes tells the cut itself.
+          await (told ? Promise.race([told, sleepUnlessAborted(rec, 10_000)]) : Bun.sleep(20));
+          if (rec.aborted) return;
           rec.finishedAt = performance.now(); // from here on a closing client is not an abort
           c.error(undefined);
           return;

@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import Anthropic from "@anthropic-ai/sdk";
 import OpenAI from "openai";
-import { expectReleased, ledgerOf, startEnv, stopEnv, type Env } from "./support";
+import { cutOnceSeen, eventCount, expectReleased, ledgerOf, startEnv, stopEnv, type Env } from "./support";
 
 let e: Env;
 beforeAll(async () => {
@@ -13,7 +13,13 @@ beforeAll(async () => {
 afterAll(() => stopEnv(e));
 
 const NOTHING_CHARGED = "nothing was charged";
-const openai = (key: string) => new OpenAI({ apiKey: key, baseURL: e.gw.url + "/v1", maxRetries: 0 });
+const openai = (key: string, f?: typeof fetch) =>
+  new OpenAI({ apiKey: key, baseURL: e.gw.url + "/v1", maxRetries: 0, fetch: f });
+/** Drops after `n` whole events, once the client has them all (cutOnceSeen): returns the client's fetch. */
+function dropAfterEvents(n: number): typeof fetch {
+  e.fake.enqueue({ kind: "drop", dropAfterEvents: n, cutWhenTold: true });
+  return cutOnceSeen(e.fake, (text) => eventCount(text) >= n);
+}
 const chatAsk = {
   model: "gpt-5.2",
   max_completion_tokens: 100,
@@ -22,8 +28,8 @@ const chatAsk = {
 };
 const responsesAsk = { model: "gpt-4.1", max_output_tokens: 100, input: "Hi" };
 
-async function raw(key: string, path: string, body: object): Promise<string> {
-  const r = await fetch(e.gw.url + path, {
+async function raw(key: string, path: string, body: object, f: typeof fetch): Promise<string> {
+  const r = await f(e.gw.url + path, {
     method: "POST",
     headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
     body: JSON.stringify(body),
@@ -52,8 +58,7 @@ async function deepSeekDropped(drop: { kind: "drop"; dropAfterEvents?: number; d
 describe("dropped between two events: the protocol's error event, then a clean end", () => {
   test("Anthropic: `event: error` (api_error); the SDK's stream rejects with an APIError", async () => {
     const { accountId, key } = await e.gw.account(100);
-    e.fake.enqueue({ kind: "drop", dropAfterEvents: 3 });
-    const client = new Anthropic({ apiKey: key, baseURL: e.gw.url, maxRetries: 0 });
+    const client = new Anthropic({ apiKey: key, baseURL: e.gw.url, maxRetries: 0, fetch: dropAfterEvents(3) });
     const stream = client.messages.stream({
       model: "claude-opus-4-5",
       max_tokens: 100,
@@ -67,10 +72,8 @@ describe("dropped between two events: the protocol's error event, then a clean e
     expect(String(err.message)).toContain(NOTHING_CHARGED);
     await expectReleased(e.gw, accountId, 100);
 
-    e.fake.enqueue({ kind: "drop", dropAfterEvents: 3 });
-    const last = events(
-      await raw(key, "/v1/messages", { model: "claude-opus-4-5", max_tokens: 100, stream: true, messages: [] }),
-    ).at(-1)!;
+    const ask = { model: "claude-opus-4-5", max_tokens: 100, stream: true, messages: [] };
+    const last = events(await raw(key, "/v1/messages", ask, dropAfterEvents(3))).at(-1)!;
     expect(last.split("\n")[0]).toBe("event: error");
     expect(JSON.parse(last.split("\n")[1]!.slice(6))).toMatchObject({
       type: "error",
@@ -80,10 +83,10 @@ describe("dropped between two events: the protocol's error event, then a clean e
 
   test("Chat Completions: an error chunk; the SDK's iterator throws an APIError", async () => {
     const { accountId, key } = await e.gw.account(100);
-    e.fake.enqueue({ kind: "drop", dropAfterEvents: 2 });
+    const f = dropAfterEvents(2);
     let chunks = 0;
     const err = await (async () => {
-      for await (const _ of await openai(key).chat.completions.create(chatAsk)) chunks++;
+      for await (const _ of await openai(key, f).chat.completions.create(chatAsk)) chunks++;
     })().then(
       () => null,
       (x) => x,
@@ -97,8 +100,7 @@ describe("dropped between two events: the protocol's error event, then a clean e
 
   test("Responses: an `error` event numbered after the last one sent; responses.stream rejects with an APIError", async () => {
     const { accountId, key } = await e.gw.account(100);
-    e.fake.enqueue({ kind: "drop", dropAfterEvents: 4 });
-    const err = await openai(key)
+    const err = await openai(key, dropAfterEvents(4))
       .responses.stream(responsesAsk)
       .finalResponse()
       .then(
@@ -109,8 +111,8 @@ describe("dropped between two events: the protocol's error event, then a clean e
     expect(err.message).toContain(NOTHING_CHARGED);
     await expectReleased(e.gw, accountId, 100);
 
-    e.fake.enqueue({ kind: "drop", dropAfterEvents: 4 });
-    const sent = events(await raw(key, "/v1/responses", { ...responsesAsk, stream: true })).map((ev) =>
+    const text = await raw(key, "/v1/responses", { ...responsesAsk, stream: true }, dropAfterEvents(4));
+    const sent = events(text).map((ev) =>
       JSON.parse(
         ev
           .split("\n")
@@ -138,8 +140,13 @@ test("dropped after the stream's own end: the whole answer, a clean end, no erro
     ["/v1/responses", { ...responsesAsk, stream: true }, "event: response.completed"],
   ] as const) {
     const { accountId, key } = await e.gw.account(100);
-    e.fake.enqueue({ kind: "drop", dropAfterEvents: 999 }); // every event sent, then the connection cut
-    const text = await raw(key, path, body);
+    e.fake.enqueue({ kind: "drop", dropAfterEvents: 999, cutWhenTold: true }); // every event sent, then the cut
+    const text = await raw(
+      key,
+      path,
+      body,
+      cutOnceSeen(e.fake, (sent) => sent.includes(last) && sent.endsWith("\n\n")),
+    );
     expect(events(text).at(-1)!.split("\n")[0]).toBe(last);
     expect(text).not.toContain("nothing was charged");
     const { calls } = await ledgerOf(e.gw, accountId);
@@ -150,13 +157,15 @@ test("dropped after the stream's own end: the whole answer, a clean end, no erro
 
 test("dropped in the middle of an event: the client's connection is cut (no event could follow), not an API error", async () => {
   const { accountId, key } = await e.gw.account(100);
-  e.fake.enqueue({ kind: "drop", dropAfterBytes: 450 }); // inside the second event of B_stream.sse (bytes 330–631)
+  // Cut inside the second event of B_stream.sse (bytes 330–631).
+  e.fake.enqueue({ kind: "drop", dropAfterBytes: 450, cutWhenTold: true });
   let chunks = 0;
   // With include_usage asked by the client: nothing is held back (without it, the gateway holds each event until it
   // is whole, to cut its own usage chunk out, so the client's bytes always end between events).
   const ask = { ...chatAsk, stream_options: { include_usage: true } };
   const err = await (async () => {
-    for await (const _ of await openai(key).chat.completions.create(ask)) chunks++;
+    const f = cutOnceSeen(e.fake, (_, bytes) => bytes >= 450);
+    for await (const _ of await openai(key, f).chat.completions.create(ask)) chunks++;
   })().then(
     () => null,
     (x) => x,

@@ -96,6 +96,26 @@ describe("scenarios", () => {
     expect(fake.aborts).toBe(0);
   });
 
+  test("drop told: the bytes before the cut, then the connection held open until cut()", async () => {
+    fake.enqueue({ kind: "drop", dropAfterBytes: 500, cutWhenTold: true });
+    const res = await post("/v1/messages", { model: "m", max_tokens: 1, stream: true, messages: [] });
+    const reader = res.body!.getReader();
+    const got: Uint8Array[] = [];
+    while (joined(got).length < 500) got.push((await reader.read()).value!);
+    const next = reader.read();
+    await Bun.sleep(100);
+    expect(fake.requests.at(-1)!.finishedAt).toBeUndefined(); // not cut yet
+    fake.cut();
+    expect(
+      await next.then(
+        () => "more",
+        () => "cut",
+      ),
+    ).toBe("cut");
+    expect(joined(got)).toEqual(Buffer.from(fixtureBytes("A_stream_text.sse").subarray(0, 500)));
+    expect(fake.aborts).toBe(0);
+  });
+
   test("slow + client abort: the fake notices within 100 ms and counts it", async () => {
     fake.enqueue({ kind: "slow", firstByteMs: 20, chunkDelayMs: 40 });
     const ac = new AbortController();

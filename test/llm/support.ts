@@ -153,3 +153,39 @@ export function countingFetch() {
   }) as typeof fetch;
   return { fetch: f, calls };
 }
+
+/**
+ * A fetch for clients (SDKs too) that cuts the fake's held drop (`cutWhenTold`) once `seen` is true of the answer
+ * the client has read so far (its text and length in bytes): the gateway forwarded, so had read, every byte sent
+ * before the cut. A timed cut is not enough on a busy machine: Bun's fetch loses the bytes that reach it together
+ * with the reset.
+ */
+export function cutOnceSeen(fake: FakeLlmUpstream, seen: (text: string, bytes: number) => boolean): typeof fetch {
+  return (async (input: any, init?: any) => {
+    const r = await fetch(input, init);
+    if (!r.body) return r;
+    const decoder = new TextDecoder();
+    let text = "";
+    let bytes = 0;
+    let cut = false;
+    const watched = new TransformStream<Uint8Array, Uint8Array>({
+      transform(chunk, c) {
+        c.enqueue(chunk);
+        text += decoder.decode(chunk, { stream: true });
+        bytes += chunk.byteLength;
+        if (!cut && seen(text, bytes)) {
+          cut = true;
+          fake.cut();
+        }
+      },
+    });
+    return new Response(r.body.pipeThrough(watched), {
+      status: r.status,
+      statusText: r.statusText,
+      headers: r.headers,
+    });
+  }) as typeof fetch;
+}
+
+/** How many whole SSE events `text` holds (each ends with a blank line). */
+export const eventCount = (text: string) => text.split("\n\n").length - 1;
