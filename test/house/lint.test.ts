@@ -1,4 +1,4 @@
-// CI runs only `bun test`, so the formatter/linter check and the type-check run here: `biome ci` (format and lint,
+// CI runs only `bun test --timeout 30000`, so the formatter/linter check and the type-check run here: `biome ci` (format and lint,
 // configured in biome.json) and `tsc --noEmit` over tsconfig.json's folders. A failure prints the tool's output.
 import { describe, expect, setDefaultTimeout, test } from "bun:test";
 import { join } from "node:path";
