@@ -2,7 +2,7 @@
 // The record is also the call's line in the ledger (db/tables.ts): its id is the call's request id, `held` what the
 // call reserved, `cost` what it was charged, `entry_id` the wallet's usage entry of the batch that charged it.
 
-import { sql } from "drizzle-orm";
+import { type SQL, sql } from "drizzle-orm";
 import { storableText, type TxQueries } from "../db/client";
 import type { Reservation } from "../ledger/float";
 import type { TokenUsage } from "./usage";
@@ -33,6 +33,7 @@ export interface Finish {
 }
 
 const p = sql.placeholder;
+// The columns of a record, in the order recordValues gives their values.
 const COLUMNS = [
   "id",
   "request_id",
@@ -57,43 +58,66 @@ const COLUMNS = [
   "error",
   "created_at",
 ];
-/** Compiled once (db/client.ts): it runs for every LLM call. */
-const INSERT_RECORD = sql`insert into usage_records (${sql.raw(COLUMNS.join(", "))}) values (${sql.join(
-  COLUMNS.map((c) => p(c)),
-  sql`, `,
-)})`;
+/** Records per multi-row insert: a batch's records go this many to a statement, the rest one by one. */
+export const RECORDS_PER_INSERT = 32;
+const insertOf = (rows: number) => {
+  const row = sql`(${sql.join(
+    COLUMNS.map((c) => p(c)),
+    sql`, `,
+  )})`;
+  const values = sql.join(new Array<SQL>(rows).fill(row), sql`, `);
+  return sql`insert into usage_records (${sql.raw(COLUMNS.join(", "))}) values ${values}`;
+};
+/** Compiled once (db/client.ts): they run for every LLM call; values given in order (recordValues). */
+const INSERT_RECORD = insertOf(1);
+const INSERT_RECORDS = insertOf(RECORDS_PER_INSERT);
 
-/** `entries`: the usage entry of each wallet the batch charged (ledger/float-writes.ts). */
-function* insertRecord(q: TxQueries, end: Finish, entries: ReadonlyMap<string, string>) {
+/** Appends one record's values to `out`, in COLUMNS' order. `entries`: the usage entry of each wallet charged. */
+function recordValues(out: unknown[], end: Finish, entries: ReadonlyMap<string, string>): void {
   const record = end.record;
   const usage = record.usage;
-  yield* q.run(INSERT_RECORD, {
-    id: record.requestId,
-    held: end.hold.amount,
-    entry_id: end.charge ? entries.get(end.hold.accountId)! : null,
-    request_id: record.requestId,
-    account_id: record.accountId,
-    key_id: record.keyId,
-    model: record.model,
-    endpoint: record.endpoint,
-    provider: record.provider,
-    status: record.status,
-    upstream_status: record.upstreamStatus,
-    input_tokens: usage?.input ?? 0,
-    output_tokens: usage?.output ?? 0,
-    cache_read_tokens: usage?.cacheRead ?? 0,
-    cache_write_tokens: usage?.cacheWrite ?? 0,
-    cache_write_1h_tokens: usage?.cacheWrite1h ?? 0,
-    web_search_calls: usage?.webSearches ?? 0,
-    cost: record.cost,
-    latency_ms: record.latencyMs,
-    ttfb_ms: record.ttfbMs,
-    error: record.error && storableText(record.error),
-    created_at: record.endedAt ?? Date.now(),
-  });
+  out.push(
+    record.requestId, // id
+    record.requestId,
+    record.accountId,
+    record.keyId,
+    record.model,
+    record.endpoint,
+    record.provider,
+    record.status,
+    record.upstreamStatus,
+    usage?.input ?? 0,
+    usage?.output ?? 0,
+    usage?.cacheRead ?? 0,
+    usage?.cacheWrite ?? 0,
+    usage?.cacheWrite1h ?? 0,
+    usage?.webSearches ?? 0,
+    record.cost,
+    end.hold.amount, // held
+    end.charge ? entries.get(end.hold.accountId)! : null, // entry_id
+    record.latencyMs,
+    record.ttfbMs,
+    record.error && storableText(record.error),
+    record.endedAt ?? Date.now(), // created_at
+  );
 }
 
-/** The calls' lines, in the ledger's group commit transaction (ledger/llm-ledger.ts), after the floats' writes. */
+/**
+ * The calls' lines, in the ledger's group commit transaction (ledger/llm-ledger.ts), after the floats' writes. One
+ * statement per RECORDS_PER_INSERT records costs SQLite less per row than a statement each; the remainder goes one
+ * by one, so only two statements are ever prepared. A record already written fails its statement, and with it the
+ * transaction, as it would alone.
+ */
 export function* insertRecordsIn(q: TxQueries, ends: Finish[], entries: ReadonlyMap<string, string>) {
-  for (const end of ends) yield* insertRecord(q, end, entries);
+  let i = 0;
+  for (; i + RECORDS_PER_INSERT <= ends.length; i += RECORDS_PER_INSERT) {
+    const values: unknown[] = [];
+    for (let j = i; j < i + RECORDS_PER_INSERT; j++) recordValues(values, ends[j]!, entries);
+    yield* q.run(INSERT_RECORDS, values);
+  }
+  for (; i < ends.length; i++) {
+    const values: unknown[] = [];
+    recordValues(values, ends[i]!, entries);
+    yield* q.run(INSERT_RECORD, values);
+  }
 }

@@ -60,6 +60,24 @@ for (const d of dialects) {
       ).rejects.toThrow('no value for placeholder "now"');
       expect((await db.get<any>(WALLET, { account: "acct_a", min: 0 }))!.balance).toBe(15);
     });
+
+    test("values in order bind a statement of placeholders only; any other is an error, and nothing is written", async () => {
+      const SET = sql`update wallets set balance = ${p("balance")}, updated_at = ${p("now")} where account_id = ${p("account")}`;
+      expect(await db.run(SET, [16, 4, "acct_a"])).toBe(1);
+      expect(await db.run(SET, [14, 4, "acct_b"])).toBe(1);
+      // A statement with a fixed value, or too few values: which value is which would be a guess.
+      await expect(db.run(TOUCH, [1, 5, "acct_a"])).rejects.toThrow("3 values in order for 4 parameters");
+      await expect(
+        db.tx(function* (q) {
+          yield* q.run(SET, [100, 5, "acct_a"]);
+          yield* q.run(SET, [100, "acct_b"]);
+        }),
+      ).rejects.toThrow("2 values in order for 3 parameters");
+      expect(await db.all(sql`select account_id, balance from wallets order by account_id`)).toEqual([
+        { account_id: "acct_a", balance: 16 },
+        { account_id: "acct_b", balance: 14 },
+      ]);
+    });
   });
 }
 
