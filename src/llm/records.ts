@@ -72,34 +72,37 @@ const insertOf = (rows: number) => {
 const INSERT_RECORD = insertOf(1);
 const INSERT_RECORDS = insertOf(RECORDS_PER_INSERT);
 
-/** Appends one record's values to `out`, in COLUMNS' order. `entries`: the usage entry of each wallet charged. */
-function recordValues(out: unknown[], end: Finish, entries: ReadonlyMap<string, string>): void {
+/**
+ * Writes one record's values into `out` from `at`, in COLUMNS' order; returns where the next record's go. By index
+ * into an array of the statement's size: pushing 22 values at a time cost twice as much. `entries`: the usage
+ * entry of each wallet charged.
+ */
+function recordValues(out: unknown[], at: number, end: Finish, entries: ReadonlyMap<string, string>): number {
   const record = end.record;
   const usage = record.usage;
-  out.push(
-    record.requestId, // id
-    record.requestId,
-    record.accountId,
-    record.keyId,
-    record.model,
-    record.endpoint,
-    record.provider,
-    record.status,
-    record.upstreamStatus,
-    usage?.input ?? 0,
-    usage?.output ?? 0,
-    usage?.cacheRead ?? 0,
-    usage?.cacheWrite ?? 0,
-    usage?.cacheWrite1h ?? 0,
-    usage?.webSearches ?? 0,
-    record.cost,
-    end.hold.amount, // held
-    end.charge ? entries.get(end.hold.accountId)! : null, // entry_id
-    record.latencyMs,
-    record.ttfbMs,
-    record.error && storableText(record.error),
-    record.endedAt ?? Date.now(), // created_at
-  );
+  out[at++] = record.requestId; // id
+  out[at++] = record.requestId;
+  out[at++] = record.accountId;
+  out[at++] = record.keyId;
+  out[at++] = record.model;
+  out[at++] = record.endpoint;
+  out[at++] = record.provider;
+  out[at++] = record.status;
+  out[at++] = record.upstreamStatus;
+  out[at++] = usage?.input ?? 0;
+  out[at++] = usage?.output ?? 0;
+  out[at++] = usage?.cacheRead ?? 0;
+  out[at++] = usage?.cacheWrite ?? 0;
+  out[at++] = usage?.cacheWrite1h ?? 0;
+  out[at++] = usage?.webSearches ?? 0;
+  out[at++] = record.cost;
+  out[at++] = end.hold.amount; // held
+  out[at++] = end.charge ? entries.get(end.hold.accountId)! : null; // entry_id
+  out[at++] = record.latencyMs;
+  out[at++] = record.ttfbMs;
+  out[at++] = record.error && storableText(record.error);
+  out[at++] = record.endedAt ?? Date.now(); // created_at
+  return at;
 }
 
 /**
@@ -111,13 +114,13 @@ function recordValues(out: unknown[], end: Finish, entries: ReadonlyMap<string, 
 export function* insertRecordsIn(q: TxQueries, ends: Finish[], entries: ReadonlyMap<string, string>) {
   let i = 0;
   for (; i + RECORDS_PER_INSERT <= ends.length; i += RECORDS_PER_INSERT) {
-    const values: unknown[] = [];
-    for (let j = i; j < i + RECORDS_PER_INSERT; j++) recordValues(values, ends[j]!, entries);
+    const values = new Array<unknown>(RECORDS_PER_INSERT * COLUMNS.length);
+    for (let j = i, at = 0; j < i + RECORDS_PER_INSERT; j++) at = recordValues(values, at, ends[j]!, entries);
     yield* q.run(INSERT_RECORDS, values);
   }
   for (; i < ends.length; i++) {
-    const values: unknown[] = [];
-    recordValues(values, ends[i]!, entries);
+    const values = new Array<unknown>(COLUMNS.length);
+    recordValues(values, 0, ends[i]!, entries);
     yield* q.run(INSERT_RECORD, values);
   }
 }
