@@ -58,8 +58,11 @@ const COLUMNS = [
   "error",
   "created_at",
 ];
-/** Records per multi-row insert: a batch's records go this many to a statement, the rest one by one. */
-export const RECORDS_PER_INSERT = 32;
+/**
+ * Records per insert: as many of the largest as fit, then the next size for the rest, so a commit of n records runs
+ * at most n / 32 + 5 statements (on Postgres each one is a round trip).
+ */
+export const RECORDS_PER_INSERT = [32, 16, 8, 4, 2, 1];
 const insertOf = (rows: number) => {
   const row = sql`(${sql.join(
     COLUMNS.map((c) => p(c)),
@@ -69,8 +72,7 @@ const insertOf = (rows: number) => {
   return sql`insert into usage_records (${sql.raw(COLUMNS.join(", "))}) values ${values}`;
 };
 /** Compiled once (db/client.ts): they run for every LLM call; values given in order (recordValues). */
-const INSERT_RECORD = insertOf(1);
-const INSERT_RECORDS = insertOf(RECORDS_PER_INSERT);
+const INSERTS = RECORDS_PER_INSERT.map((rows) => ({ rows, statement: insertOf(rows) }));
 
 /**
  * Writes one record's values into `out` from `at`, in COLUMNS' order; returns where the next record's go. By index
@@ -106,21 +108,17 @@ function recordValues(out: unknown[], at: number, end: Finish, entries: Readonly
 }
 
 /**
- * The calls' lines, in the ledger's group commit transaction (ledger/llm-ledger.ts), after the floats' writes. One
- * statement per RECORDS_PER_INSERT records costs SQLite less per row than a statement each; the remainder goes one
- * by one, so only two statements are ever prepared. A record already written fails its statement, and with it the
- * transaction, as it would alone.
+ * The calls' lines, in the ledger's group commit transaction (ledger/llm-ledger.ts), after the floats' writes, a
+ * multi-row insert at a time (RECORDS_PER_INSERT): fewer statements cost SQLite less per row and Postgres fewer
+ * round trips. A record already written fails its statement, and with it the transaction, as it would alone.
  */
 export function* insertRecordsIn(q: TxQueries, ends: Finish[], entries: ReadonlyMap<string, string>) {
   let i = 0;
-  for (; i + RECORDS_PER_INSERT <= ends.length; i += RECORDS_PER_INSERT) {
-    const values = new Array<unknown>(RECORDS_PER_INSERT * COLUMNS.length);
-    for (let j = i, at = 0; j < i + RECORDS_PER_INSERT; j++) at = recordValues(values, at, ends[j]!, entries);
-    yield* q.run(INSERT_RECORDS, values);
-  }
-  for (; i < ends.length; i++) {
-    const values = new Array<unknown>(COLUMNS.length);
-    recordValues(values, 0, ends[i]!, entries);
-    yield* q.run(INSERT_RECORD, values);
+  for (const { rows, statement } of INSERTS) {
+    for (; i + rows <= ends.length; i += rows) {
+      const values = new Array<unknown>(rows * COLUMNS.length);
+      for (let j = i, at = 0; j < i + rows; j++) at = recordValues(values, at, ends[j]!, entries);
+      yield* q.run(statement, values);
+    }
   }
 }

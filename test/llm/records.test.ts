@@ -1,6 +1,6 @@
-// The calls' usage records as the group commit writes them (src/llm/records.ts): RECORDS_PER_INSERT to a statement
-// and the rest one by one. Every record must come back with its own values, in every column, whichever statement
-// wrote it; and a commit reported failed although it went through must still charge each call once.
+// The calls' usage records as the group commit writes them (src/llm/records.ts): several to a statement, of each size
+// in RECORDS_PER_INSERT. Every record must come back with its own values, in every column, whichever statement wrote
+// it; and a commit reported failed although it went through must still charge each call once.
 import { describe, expect, test } from "bun:test";
 import { sql } from "drizzle-orm";
 import type { Accounts } from "../../src/accounts/service";
@@ -14,8 +14,8 @@ import { RECORDS_PER_INSERT, type Finish, type UsageRecord } from "../../src/llm
 import { newLlmLedger, usageRecord } from "../support/llm-ledger";
 import { closeBatches, dialects, skipNote, useLedgerDatabase } from "../support/services";
 
-/** Two full multi-row inserts and a remainder written one by one. */
-const CALLS = 2 * RECORDS_PER_INSERT + 6;
+/** Two of the largest inserts, then one of each other size. */
+const CALLS = RECORDS_PER_INSERT[0]! + RECORDS_PER_INSERT.reduce((sum, rows) => sum + rows, 0);
 
 /** The i-th call's record, every column different from its neighbours'; every seventh call is voided. */
 function recordOf(accountId: string, requestId: string, i: number): { charge: number | null; record: UsageRecord } {
