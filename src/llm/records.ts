@@ -76,7 +76,7 @@ const INSERTS = RECORDS_PER_INSERT.map((rows) => ({ rows, statement: insertOf(ro
 
 /**
  * Writes one record's values into `out` from `at`, in COLUMNS' order; returns where the next record's go. By index
- * into an array of the statement's size: pushing 22 values at a time cost twice as much. `entries`: the usage
+ * into an array of the statement's size, which is cheaper than pushing 22 values at a time. `entries`: the usage
  * entry of each wallet charged.
  */
 function recordValues(out: unknown[], at: number, end: Finish, entries: ReadonlyMap<string, string>): number {
