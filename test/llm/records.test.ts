@@ -41,6 +41,62 @@ function recordOf(accountId: string, requestId: string, i: number): { charge: nu
   };
 }
 
+/** The i-th call's usage record as a row should read back (`entryId`: its wallet's usage entry in the commit). */
+function rowOf(account: string, id: string, i: number, entryId: string) {
+  const { charge, record } = recordOf(account, id, i);
+  const usage = record.usage;
+  return {
+    id,
+    request_id: id,
+    account_id: account,
+    key_id: record.keyId,
+    model: record.model,
+    endpoint: record.endpoint,
+    provider: record.provider,
+    status: record.status,
+    upstream_status: record.upstreamStatus,
+    input_tokens: usage?.input ?? 0,
+    output_tokens: usage?.output ?? 0,
+    cache_read_tokens: usage?.cacheRead ?? 0,
+    cache_write_tokens: usage?.cacheWrite ?? 0,
+    cache_write_1h_tokens: usage?.cacheWrite1h ?? 0,
+    web_search_calls: usage?.webSearches ?? 0,
+    cost: charge ?? 0,
+    held: C,
+    entry_id: charge === null ? null : entryId,
+    latency_ms: record.latencyMs,
+    ttfb_ms: record.ttfbMs,
+    error: record.error,
+    created_at: record.endedAt,
+  };
+}
+
+/** What the CALLS calls charge in all. */
+const chargedInAll = () =>
+  Array.from({ length: CALLS }, (_, i) => recordOf("", "", i).charge ?? 0).reduce((a, b) => a + b);
+
+/** `db` whose next `ghosts` transactions commit and are then reported failed (a connection lost after COMMIT). */
+function ghostly(db: Db) {
+  const state = { ghosts: 0 };
+  const tx = (async (body) => {
+    const r = await db.tx(body);
+    if (state.ghosts > 0 && state.ghosts--) throw new Error("connection reset after COMMIT was sent");
+    return r;
+  }) as Db["tx"];
+  return { db: { ...db, tx }, state };
+}
+
+/** CALLS reservations of 1 credit each on a fresh account, held before any of them ends. */
+async function reserved(b: LlmLedger<Finish>, accounts: Accounts, name: string) {
+  const a = await accounts.createAccount(name, 1000 * C);
+  const ids = Array.from({ length: CALLS }, (_, i) => `req_${Bun.randomUUIDv7()}_${i}`);
+  return { account: a.id, holds: await Promise.all(ids.map((id) => b.hold(a.id, C, id))) };
+}
+
+/** The i-th call ends, charged or voided as recordOf says. */
+const end = (b: LlmLedger<Finish>, r: Reservation, i: number) =>
+  b.postOrVoid({ hold: r, ...recordOf(r.accountId, r.id, i) });
+
 for (const d of dialects) {
   skipNote("Postgres", d.available, `usage records on ${d.name}`);
   describe.skipIf(!d.available)(`usage records on ${d.name}`, () => {
@@ -53,24 +109,13 @@ for (const d of dialects) {
       (t) => ({ db, ledger, accounts } = t),
       () => closeBatches(batches),
     );
-    const rid = (i: number) => `req_${Bun.randomUUIDv7()}_${i}`;
     const balance = async (id: string) =>
       Number((await db.get<any>(sql`select balance from wallets where account_id = ${id}`))!.balance);
-
-    /** CALLS reservations of 1 credit each on a fresh account, held before any of them ends. */
-    async function reserved(b: LlmLedger<Finish>, name: string) {
-      const a = await accounts.createAccount(name, 1000 * C);
-      const ids = Array.from({ length: CALLS }, (_, i) => rid(i));
-      const holds = await Promise.all(ids.map((id) => b.hold(a.id, C, id)));
-      return { account: a.id, holds };
-    }
-    const end = (b: LlmLedger<Finish>, r: Reservation, i: number) =>
-      b.postOrVoid({ hold: r, ...recordOf(r.accountId, r.id, i) });
 
     test(`${CALLS} calls in one commit: each record has its own values, the books balance`, async () => {
       const b = newLlmLedger(db, ledger, { commitIntervalMs: 60_000 });
       batches.push(b);
-      const { account, holds } = await reserved(b, "records-many");
+      const { account, holds } = await reserved(b, accounts, "records-many");
       const before = await balance(account);
       holds.forEach((r, i) => end(b, r, i));
       await b.drain();
@@ -79,64 +124,29 @@ for (const d of dialects) {
         sql`select id, amount from entries where account_id = ${account} and kind = ${"usage"}`,
       );
       expect(entries).toHaveLength(1); // one commit wrote them all
-      const charged = holds.reduce((sum, _, i) => sum + (recordOf(account, "", i).charge ?? 0), 0);
+      const charged = chargedInAll();
       expect(Number(entries[0]!.amount)).toBe(-charged);
       expect(await balance(account)).toBe(before - charged);
 
       const rows = await db.all<any>(sql`select * from usage_records where account_id = ${account}`);
       const byId = new Map(rows.map((row) => [row.id, row]));
       expect(byId.size).toBe(CALLS);
-      holds.forEach((r, i) => {
-        const { charge, record } = recordOf(account, r.id, i);
-        const usage = record.usage;
-        expect(byId.get(r.id)).toEqual({
-          id: r.id,
-          request_id: r.id,
-          account_id: account,
-          key_id: record.keyId,
-          model: record.model,
-          endpoint: record.endpoint,
-          provider: record.provider,
-          status: record.status,
-          upstream_status: record.upstreamStatus,
-          input_tokens: usage?.input ?? 0,
-          output_tokens: usage?.output ?? 0,
-          cache_read_tokens: usage?.cacheRead ?? 0,
-          cache_write_tokens: usage?.cacheWrite ?? 0,
-          cache_write_1h_tokens: usage?.cacheWrite1h ?? 0,
-          web_search_calls: usage?.webSearches ?? 0,
-          cost: charge ?? 0,
-          held: C,
-          entry_id: charge === null ? null : entries[0]!.id,
-          latency_ms: record.latencyMs,
-          ttfb_ms: record.ttfbMs,
-          error: record.error,
-          created_at: record.endedAt,
-        });
-      });
+      holds.forEach((r, i) => expect(byId.get(r.id)).toEqual(rowOf(account, r.id, i, entries[0]!.id)));
       expect(await ledger.check(account)).toEqual([]);
     });
 
     test(`a commit of ${CALLS} calls reported failed although it went through charges each call once`, async () => {
-      let ghosts = 0;
+      const flaky = ghostly(db);
       const logged: string[] = [];
-      const flaky = {
-        ...db,
-        tx: (async (body) => {
-          const r = await db.tx(body);
-          if (ghosts > 0 && ghosts--) throw new Error("connection reset after COMMIT was sent");
-          return r;
-        }) as Db["tx"],
-      };
       const log = { ...silentLogger, error: (msg: string) => void logged.push(msg) };
-      const b = newLlmLedger(flaky, ledger, { commitIntervalMs: 60_000 }, log);
+      const b = newLlmLedger(flaky.db, ledger, { commitIntervalMs: 60_000 }, log);
       batches.push(b);
-      const { account, holds } = await reserved(b, "records-ghost");
+      const { account, holds } = await reserved(b, accounts, "records-ghost");
       const before = await balance(account);
-      ghosts = 1;
+      flaky.state.ghosts = 1;
       holds.forEach((r, i) => end(b, r, i));
       await b.committedFor(account, 5000); // the commit, then each call's retry, which finds its record written
-      const charged = holds.reduce((sum, _, i) => sum + (recordOf(account, "", i).charge ?? 0), 0);
+      const charged = chargedInAll();
       const count = await db.get<any>(sql`select count(*) as n from usage_records where account_id = ${account}`);
       expect(Number(count!.n)).toBe(CALLS);
       expect(await balance(account)).toBe(before - charged);
