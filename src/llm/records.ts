@@ -109,8 +109,8 @@ function recordValues(out: unknown[], at: number, end: Finish, entries: Readonly
 
 /**
  * The calls' lines, in the ledger's group commit transaction (ledger/llm-ledger.ts), after the floats' writes, a
- * multi-row insert at a time (RECORDS_PER_INSERT): fewer statements cost SQLite less per row and Postgres fewer
- * round trips. A record already written fails its statement, and with it the transaction, as it would alone.
+ * multi-row insert at a time (RECORDS_PER_INSERT): on Postgres each statement is a round trip (SQLite costs about
+ * the same either way). A record already written fails its statement, and with it the transaction, as it would alone.
  */
 export function* insertRecordsIn(q: TxQueries, ends: Finish[], entries: ReadonlyMap<string, string>) {
   let i = 0;
