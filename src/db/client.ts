@@ -23,8 +23,12 @@ import { isBusy, whenUnlocked } from "./sqlite-busy";
 export type Row = Record<string, any>;
 export type Dialect = "sqlite" | "pg";
 
-/** Values for a statement's named placeholders (`sql.placeholder(name)`). */
-export type Values = Record<string, unknown>;
+/**
+ * Values for a statement's named placeholders (`sql.placeholder(name)`); or, for a statement whose every parameter
+ * is a placeholder, their values in the order they appear (a multi-row insert, where naming each would cost more).
+ */
+export type Values = NamedValues | readonly unknown[];
+export type NamedValues = Record<string, unknown>;
 /** A statement yielded from a transaction body. Use the helpers `q.all`, `q.get`, `q.run` with `yield*`. */
 export type Step = { sql: SQL; mode: "all" | "run"; values?: Values };
 export type TxBody<T> = (q: TxQueries) => Generator<Step, T, any>;
@@ -64,6 +68,8 @@ const txQueries: TxQueries = {
 interface Compiled<S> {
   text: string;
   params: Array<{ name: string } | { value: unknown }>;
+  /** every parameter is a placeholder: values may come as an array, in order */
+  positional: boolean;
   prepared: S;
 }
 
@@ -82,18 +88,21 @@ function compiler<S>(toQuery: (s: SQL) => { sql: string; params: unknown[] }, pr
     let c = cache.get(s);
     if (!c) {
       const q = toQuery(s);
-      c = {
-        text: q.sql,
-        params: q.params.map((p) => (is(p, Placeholder) ? { name: p.name as string } : { value: p })),
-        prepared: prepare(q.sql),
-      };
+      const params = q.params.map((p) => (is(p, Placeholder) ? { name: p.name as string } : { value: p }));
+      c = { text: q.sql, params, positional: params.every((p) => "name" in p), prepared: prepare(q.sql) };
       cache.set(s, c);
     }
+    if (Array.isArray(values)) {
+      if (!c.positional || values.length !== c.params.length)
+        throw new Error(`${values.length} values in order for ${c.params.length} parameters of: ${c.text}`);
+      return { text: c.text, params: values as unknown[], prepared: c.prepared };
+    }
+    const named = values as NamedValues;
     const params = new Array(c.params.length);
     for (let i = 0; i < params.length; i++) {
       const p = c.params[i]!;
       if ("value" in p) params[i] = p.value;
-      else if (p.name in values) params[i] = values[p.name];
+      else if (p.name in named) params[i] = named[p.name];
       else throw new Error(`no value for placeholder "${p.name}" of: ${c.text}`);
     }
     return { text: c.text, params, prepared: c.prepared };

@@ -108,12 +108,14 @@ export function trims(
  * written is in it, their hold after it should be exactly their size now.
  */
 export function holdResets(floats: Map<string, Float>, ends: ReservationEnd[]): FloatTrim[] {
-  const inBatch = new Map<Float, number>();
-  for (const { hold } of ends) inBatch.set(hold.float, (inBatch.get(hold.float) ?? 0) + 1);
-  const out: FloatTrim[] = [];
-  for (const float of floats.values()) {
-    if (float.holdMayExceedSize && !float.closed && float.unwritten === (inBatch.get(float) ?? 0))
-      out.push({ float, amount: float.size });
+  const candidates = new Map<Float, number>();
+  for (const float of floats.values()) if (float.holdMayExceedSize && !float.closed) candidates.set(float, 0);
+  if (candidates.size === 0) return []; // the usual case: no commit has failed, and the ends need not be counted
+  for (const { hold } of ends) {
+    const inBatch = candidates.get(hold.float);
+    if (inBatch !== undefined) candidates.set(hold.float, inBatch + 1);
   }
+  const out: FloatTrim[] = [];
+  for (const [float, inBatch] of candidates) if (float.unwritten === inBatch) out.push({ float, amount: float.size });
   return out;
 }

@@ -2,7 +2,7 @@
 // The record is also the call's line in the ledger (db/tables.ts): its id is the call's request id, `held` what the
 // call reserved, `cost` what it was charged, `entry_id` the wallet's usage entry of the batch that charged it.
 
-import { sql } from "drizzle-orm";
+import { type SQL, sql } from "drizzle-orm";
 import { storableText, type TxQueries } from "../db/client";
 import type { Reservation } from "../ledger/float";
 import type { TokenUsage } from "./usage";
@@ -33,6 +33,7 @@ export interface Finish {
 }
 
 const p = sql.placeholder;
+// The columns of a record, in the order recordValues gives their values.
 const COLUMNS = [
   "id",
   "request_id",
@@ -57,43 +58,67 @@ const COLUMNS = [
   "error",
   "created_at",
 ];
-/** Compiled once (db/client.ts): it runs for every LLM call. */
-const INSERT_RECORD = sql`insert into usage_records (${sql.raw(COLUMNS.join(", "))}) values (${sql.join(
-  COLUMNS.map((c) => p(c)),
-  sql`, `,
-)})`;
+/**
+ * Records per insert: as many of the largest as fit, then the next size for the rest, so a commit of n records runs
+ * at most n / 32 + 5 statements (on Postgres each one is a round trip).
+ */
+export const RECORDS_PER_INSERT = [32, 16, 8, 4, 2, 1];
+const insertOf = (rows: number) => {
+  const row = sql`(${sql.join(
+    COLUMNS.map((c) => p(c)),
+    sql`, `,
+  )})`;
+  const values = sql.join(new Array<SQL>(rows).fill(row), sql`, `);
+  return sql`insert into usage_records (${sql.raw(COLUMNS.join(", "))}) values ${values}`;
+};
+/** Compiled once (db/client.ts): they run for every LLM call; values given in order (recordValues). */
+const INSERTS = RECORDS_PER_INSERT.map((rows) => ({ rows, statement: insertOf(rows) }));
 
-/** `entries`: the usage entry of each wallet the batch charged (ledger/float-writes.ts). */
-function* insertRecord(q: TxQueries, end: Finish, entries: ReadonlyMap<string, string>) {
+/**
+ * Writes one record's values into `out` from `at`, in COLUMNS' order; returns where the next record's go. By index
+ * into an array of the statement's size, which is cheaper than pushing 22 values at a time. `entries`: the usage
+ * entry of each wallet charged.
+ */
+function recordValues(out: unknown[], at: number, end: Finish, entries: ReadonlyMap<string, string>): number {
   const record = end.record;
   const usage = record.usage;
-  yield* q.run(INSERT_RECORD, {
-    id: record.requestId,
-    held: end.hold.amount,
-    entry_id: end.charge ? entries.get(end.hold.accountId)! : null,
-    request_id: record.requestId,
-    account_id: record.accountId,
-    key_id: record.keyId,
-    model: record.model,
-    endpoint: record.endpoint,
-    provider: record.provider,
-    status: record.status,
-    upstream_status: record.upstreamStatus,
-    input_tokens: usage?.input ?? 0,
-    output_tokens: usage?.output ?? 0,
-    cache_read_tokens: usage?.cacheRead ?? 0,
-    cache_write_tokens: usage?.cacheWrite ?? 0,
-    cache_write_1h_tokens: usage?.cacheWrite1h ?? 0,
-    web_search_calls: usage?.webSearches ?? 0,
-    cost: record.cost,
-    latency_ms: record.latencyMs,
-    ttfb_ms: record.ttfbMs,
-    error: record.error && storableText(record.error),
-    created_at: record.endedAt ?? Date.now(),
-  });
+  out[at++] = record.requestId; // id
+  out[at++] = record.requestId;
+  out[at++] = record.accountId;
+  out[at++] = record.keyId;
+  out[at++] = record.model;
+  out[at++] = record.endpoint;
+  out[at++] = record.provider;
+  out[at++] = record.status;
+  out[at++] = record.upstreamStatus;
+  out[at++] = usage?.input ?? 0;
+  out[at++] = usage?.output ?? 0;
+  out[at++] = usage?.cacheRead ?? 0;
+  out[at++] = usage?.cacheWrite ?? 0;
+  out[at++] = usage?.cacheWrite1h ?? 0;
+  out[at++] = usage?.webSearches ?? 0;
+  out[at++] = record.cost;
+  out[at++] = end.hold.amount; // held
+  out[at++] = end.charge ? entries.get(end.hold.accountId)! : null; // entry_id
+  out[at++] = record.latencyMs;
+  out[at++] = record.ttfbMs;
+  out[at++] = record.error && storableText(record.error);
+  out[at++] = record.endedAt ?? Date.now(); // created_at
+  return at;
 }
 
-/** The calls' lines, in the ledger's group commit transaction (ledger/llm-ledger.ts), after the floats' writes. */
+/**
+ * The calls' lines, in the ledger's group commit transaction (ledger/llm-ledger.ts), after the floats' writes, a
+ * multi-row insert at a time (RECORDS_PER_INSERT): on Postgres each statement is a round trip (SQLite costs about
+ * the same either way). A record already written fails its statement, and with it the transaction, as it would alone.
+ */
 export function* insertRecordsIn(q: TxQueries, ends: Finish[], entries: ReadonlyMap<string, string>) {
-  for (const end of ends) yield* insertRecord(q, end, entries);
+  let i = 0;
+  for (const { rows, statement } of INSERTS) {
+    for (; i + rows <= ends.length; i += rows) {
+      const values = new Array<unknown>(rows * COLUMNS.length);
+      for (let j = i, at = 0; j < i + rows; j++) at = recordValues(values, at, ends[j]!, entries);
+      yield* q.run(statement, values);
+    }
+  }
 }

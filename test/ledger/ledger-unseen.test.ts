@@ -7,7 +7,7 @@
 import { describe, expect, test } from "bun:test";
 import { sql } from "drizzle-orm";
 import type { Accounts } from "../../src/accounts/service";
-import type { Db, Step } from "../../src/db/client";
+import type { Db, NamedValues, Step } from "../../src/db/client";
 import type { Reservation } from "../../src/ledger/float";
 import { HOLD_WALLET, POST_WALLET, type Ledger } from "../../src/ledger/service";
 import { MICROS_PER_CREDIT as C } from "../../src/ledger/units";
@@ -69,8 +69,8 @@ for (const d of dialects) {
       let r = it.next();
       while (!r.done) {
         const [before = [], after = []] = [
-          extra(r.value).filter((s) => s.values?.when === "before"),
-          extra(r.value).filter((s) => s.values?.when !== "before"),
+          extra(r.value).filter((s) => (s.values as NamedValues | undefined)?.when === "before"),
+          extra(r.value).filter((s) => (s.values as NamedValues | undefined)?.when !== "before"),
         ];
         for (const s of before) yield { ...s, values: undefined };
         const res = yield r.value;
