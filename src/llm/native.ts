@@ -58,6 +58,8 @@ export async function forwardNative(call: Call): Promise<Response> {
     unusableAnswer(call, status, contentType, "not a JSON object", () => head.reader!.cancel());
   const tap = sse ? proto.createStreamTap({ stripUsageChunk: call.upstream!.stripUsageChunk }) : null;
   if (sse) answer.headers["cache-control"] = "no-cache";
+  const dropped = call.upstream!.droppedTools;
+  if (dropped) answer.headers["x-switchyard-dropped-tools"] = dropped.join(", ");
   if (tap) head.chunks = throughTap(tap, head.chunks, head.ended);
   // All of it is in already: answered in one piece (pump.ts says why); a stream that ended before its own end goes
   // through the pump, which adds the protocol's error event.

@@ -11,7 +11,7 @@ import type { Reservation } from "../ledger/float";
 import type { LlmModel } from "../catalog/model";
 import { modelAt } from "../catalog/peak";
 import type { LlmProtocol, UpstreamBody } from "./protocols/index";
-import { NO_PAID_TOOLS, paidToolUse } from "./protocols/paid-tools";
+import { NO_PAID_TOOLS, paidToolUse, type PaidToolUse, withoutUnpricedTools } from "./protocols/paid-tools";
 import { spokenPath, type Provider } from "./providers";
 import { requestBodyOf, withoutBom, withUpstreamModel } from "./body";
 import { checkMaxCredits, planHold, type HoldPlan } from "./meter";
@@ -111,8 +111,10 @@ async function reserve(
       : prepareTranslation(path, spoken, body, model, provider, (msg, fields) =>
           deps.ctx.log.warn(msg, { ...fields, request_id: requestId }),
         );
-  const plan = holdPlanOf(proto, body, bytes, model, translation);
-  const upstream = translation ? null : upstreamRequestOf(proto, body, bytes, model);
+  // A translated call's hosted tools never reach the upstream (the codecs leave them out): no fees.
+  const paid = translation || !proto.paidTools ? NO_PAID_TOOLS : paidToolUse(proto.paidTools, body, model);
+  const plan = holdPlanOf(proto, body, bytes, model, translation, paid);
+  const upstream = translation ? null : upstreamRequestOf(proto, body, bytes, model, paid);
   const budgetPending = deps.budgets.hold(auth, plan.amount);
   const budgetHold = budgetPending && (await budgetPending);
   let hold: Reservation;
@@ -153,9 +155,8 @@ function holdPlanOf(
   bytes: Uint8Array,
   model: LlmModel,
   translation: Translation | null,
+  paid: PaidToolUse,
 ): HoldPlan {
-  // A translated call's hosted tools never reach the upstream (the codecs refuse them): no fees.
-  const paid = translation || !proto.paidTools ? NO_PAID_TOOLS : paidToolUse(proto.paidTools, body, model);
   // The input estimate takes the larger of the client's bytes and the translated ones.
   const inputBytes = translation ? Math.max(bytes.byteLength, Buffer.byteLength(translation.text)) : bytes.byteLength;
   const plan = planHold(proto, body, inputBytes, model, paid);
@@ -174,16 +175,16 @@ function upstreamRequestOf(
   body: Record<string, any>,
   bytes: Uint8Array,
   model: LlmModel,
+  paid: PaidToolUse = NO_PAID_TOOLS,
 ): UpstreamBody {
-  const own = withoutForeignReasoning(proto.name, body, model.provider, model.upstream_model);
+  let own = withoutForeignReasoning(proto.name, body, model.provider, model.upstream_model);
+  if (paid.unpriced) own = withoutUnpricedTools(own ?? body, paid);
   if (own) {
     body = own;
     bytes = Buffer.from(reserialised(own));
   }
   const prepared = proto.prepareUpstreamBody(body, bytes);
+  if (paid.unpriced) prepared.droppedTools = paid.unpriced;
   if (body.model === model.upstream_model) return prepared;
-  return {
-    body: withUpstreamModel(prepared.body, body.model, model.upstream_model),
-    stripUsageChunk: prepared.stripUsageChunk,
-  };
+  return { ...prepared, body: withUpstreamModel(prepared.body, body.model, model.upstream_model) };
 }

@@ -108,8 +108,8 @@ describe("built-in catalog sources", () => {
   test("the Codex models OpenAI shut down on 2026-07-23 are retired and name a model on sale", () => {
     const c = loadCatalog();
     // OpenAI's API reference marks gpt-5.1-codex and gpt-5-codex deprecated with that shutdown date; the
-    // gpt-5-codex model page says "Shut down". The successor is GPT-5.1 (same prices): the Codex CLI sends a web-search
-    // tool on every request, and the GPT-6 models have no web-search price here, so they would refuse it.
+    // gpt-5-codex model page says "Shut down". The successor is GPT-5.1 (same prices, and a web-search price: on the
+    // GPT-6 models, which have none here, the web_search tool Codex sends is left out).
     for (const id of ["gpt-5.1-codex", "gpt-5-codex"]) {
       expect(c.lifecycle.get(id)).toMatchObject({
         status: "retired",

@@ -65,7 +65,7 @@ test.skipIf(!haveCodex)(
   async () => {
     const { accountId, key } = await e.gw.account(100_000);
     const home = mkdtempSync(join(tmpdir(), "sy-codex-"));
-    configureCodex(home, e.gw.url, "gpt-5.1");
+    configureCodex(home, e.gw.url, "gpt-6.2-sol");
     e.fake.reset();
     const r = await runAgent(
       ["codex", "exec", "--skip-git-repo-check", "Say hello"],
@@ -78,10 +78,13 @@ test.skipIf(!haveCodex)(
     const calls = e.fake.requests.filter((q) => q.path === "/v1/responses");
     expect(calls.length).toBeGreaterThan(0);
     expect(calls.every((q) => q.headers.authorization === "Bearer sk-openai-upstream-secret")).toBe(true);
-    // C_stream.sse: 1320 input of which 1152 cached, 8 output, at GPT-5.1 prices (1.25 / 0.125 / 10 USD per M).
+    // Codex offers web_search in every request; GPT-6.2 Sol has no web-search price here, so it is left out.
+    const toolTypes = calls.flatMap((q) => (JSON.parse(q.body).tools ?? []).map((t: { type: string }) => t.type));
+    expect(toolTypes).not.toContain("web_search");
+    // C_stream.sse: 1320 input of which 1152 cached, 8 output, at GPT-6.2 Sol prices (2 / 0.10 / 10 USD per M).
     const lines = (await ledgerOf(e.gw, accountId)).calls;
     expect(lines.length).toBe(calls.length);
-    for (const c of lines) expect(c.cost).toBe((1320 - 1152) * 1250 + 1152 * 125 + 8 * 10000);
+    for (const c of lines) expect(c.cost).toBe((1320 - 1152) * 2000 + 1152 * 100 + 8 * 10000);
   },
   120_000,
 );

@@ -6,7 +6,12 @@ import { loadCatalog } from "../../src/catalog-loader";
 import { ApiError } from "../../src/http/errors";
 import { streamVerdict, planHold } from "../../src/llm/meter";
 import { protocols } from "../../src/llm/protocols/index";
-import { DEFAULT_HELD_SEARCHES, NO_PAID_TOOLS, paidToolUse } from "../../src/llm/protocols/paid-tools";
+import {
+  DEFAULT_HELD_SEARCHES,
+  NO_PAID_TOOLS,
+  paidToolUse,
+  withoutUnpricedTools,
+} from "../../src/llm/protocols/paid-tools";
 import { fromAnthropicUsage, fromResponsesUsage, priceUsage } from "../../src/llm/usage";
 import { fixtureBytes, fixtureJson } from "../fakes/fixtures";
 
@@ -200,9 +205,35 @@ describe("refused before anything is held", () => {
       expect(paidToolUse(protocols.chat.paidTools!, { service_tier: tier }, gpt51)).toEqual(NO_PAID_TOOLS);
   });
 
-  test("web search on a model the catalog gives no search price", () => {
+  describe("web search on a model the catalog gives no search price", () => {
     const unpriced = { ...gpt51, id: "gpt-unpriced", prices: { ...gpt51.prices, webSearch: undefined } };
-    const e = refusal(() => paidToolUse(protocols.responses.paidTools!, { tools: [{ type: "web_search" }] }, unpriced));
-    expect(e.message).toContain("gpt-unpriced has no web-search price");
+    const rules = protocols.responses.paidTools!;
+    const fn = { type: "function", name: "read_file", parameters: {} };
+
+    test("is left out, not billed: nothing held for searches", () => {
+      const use = paidToolUse(rules, { tools: [{ type: "web_search" }, fn] }, unpriced);
+      expect(use).toEqual({ webSearch: false, heldSearches: 0, unpriced: ["web_search"] });
+      expect(withoutUnpricedTools({ model: "m", tools: [{ type: "web_search" }, fn] }, use)).toEqual({
+        model: "m",
+        tools: [fn],
+      });
+    });
+
+    test("the only tool left out takes tool_choice with it", () => {
+      const body = { model: "m", tools: [{ type: "web_search_preview" }], tool_choice: "auto" };
+      expect(withoutUnpricedTools(body, paidToolUse(rules, body, unpriced))).toEqual({ model: "m" });
+    });
+
+    test("a tool_choice forcing it is refused", () => {
+      for (const tool_choice of [{ type: "web_search" }, "required"]) {
+        const e = refusal(() => paidToolUse(rules, { tools: [{ type: "web_search" }], tool_choice }, unpriced));
+        expect(e).toMatchObject({ status: 400, param: "tool_choice" });
+        expect(e.message).toContain("gpt-unpriced has no web-search price");
+      }
+      // "required" with another tool offered still has a tool to call
+      expect(
+        paidToolUse(rules, { tools: [{ type: "web_search" }, fn], tool_choice: "required" }, unpriced).unpriced,
+      ).toEqual(["web_search"]);
+    });
   });
 });

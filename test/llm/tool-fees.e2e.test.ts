@@ -131,6 +131,32 @@ describe("web searches and one-hour cache writes are charged", () => {
     expect(calls[0]!.cost).toBeGreaterThan(0);
     expect(calls[0]!.cost).toBeLessThan(SEARCH);
   });
+  test("GPT-6.2 Sol (no web-search price here): Codex's web_search is left out upstream, named in a header, not billed", async () => {
+    const { accountId, key } = await e.gw.account(1000);
+    e.fake.reset();
+    const readFile = { type: "function" as const, name: "read_file", parameters: {}, strict: false };
+    const { data, response } = await openai(key)
+      .responses.create({
+        model: "gpt-6.2-sol",
+        input: "Hi",
+        max_output_tokens: 100,
+        tools: [{ type: "web_search" }, readFile],
+      })
+      .withResponse();
+    expect(data.status).toBe("completed");
+    expect(response.headers.get("x-switchyard-dropped-tools")).toBe("web_search");
+    expect(JSON.parse(e.fake.requests.at(-1)!.body).tools).toEqual([readFile]);
+    const { calls } = await ledgerOf(e.gw, accountId);
+    expect(calls.map((c) => c.status)).toEqual(["ok"]);
+    expect(calls[0]!.cost).toBeLessThan(SEARCH);
+
+    const forced: any = await openai(key)
+      .responses.create({ model: "gpt-6.2-sol", input: "Hi", tools: [{ type: "web_search" }], tool_choice: "required" })
+      .catch((x) => x);
+    expect(forced).toBeInstanceOf(OpenAI.BadRequestError);
+    expect(forced.param).toBe("tool_choice");
+    expect(e.fake.requests).toHaveLength(1);
+  });
 });
 
 describe("refused before anything is held or sent", () => {

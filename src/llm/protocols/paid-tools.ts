@@ -22,6 +22,8 @@ export interface PaidToolUse {
   webSearch: boolean;
   /** searches to hold for: the request's own limit, else DEFAULT_HELD_SEARCHES */
   heldSearches: number;
+  /** web-search tool types offered to a model with no search price here: left out upstream, named to the client */
+  unpriced?: string[];
 }
 
 /** Searches held for when the request states no limit. More are still charged (an overrun, ledger/service.ts). */
@@ -30,8 +32,10 @@ export const DEFAULT_HELD_SEARCHES = 5;
 export const NO_PAID_TOOLS: Readonly<PaidToolUse> = Object.freeze({ webSearch: false, heldSearches: 0 });
 
 /** What the request will be billed beyond tokens; throws a 400 for what cannot be metered. */
-// Web search costs the model's catalog price per search (`web_search_per_1k_calls`), counted from the answer;
-// a request for web search on a model the catalog gives no search price is refused.
+// Web search costs the model's catalog price per search (`web_search_per_1k_calls`), counted from the answer. On a
+// model the catalog gives no search price, an offered search tool is left out of the upstream request and named in
+// the answer's x-switchyard-dropped-tools header, as translated calls do (Codex CLI offers web_search in every
+// request: refusing would refuse Codex); a request that forces it is refused.
 export function paidToolUse(
   rules: PaidToolRules,
   body: Record<string, any>,
@@ -51,12 +55,10 @@ export function paidToolUse(
     if (typeof tool !== "object" || tool === null || typeof tool.type !== "string") continue;
     if (rules.webSearchType !== null && tool.type.startsWith(rules.webSearchType)) {
       if (model.prices.webSearch === undefined) {
-        refuse(
-          "tools",
-          `Model ${model.id} has no web-search price on this gateway, so its \`${tool.type}\` tool cannot be billed. Send the request without it, or use a model that lists web_search_per_1k_calls in GET /v1/models.`,
-        );
+        use = { ...use, unpriced: [...(use.unpriced ?? []), tool.type] };
+        continue;
       }
-      use = { webSearch: true, heldSearches: rules.searchLimit(body, tool) ?? DEFAULT_HELD_SEARCHES };
+      use = { ...use, webSearch: true, heldSearches: rules.searchLimit(body, tool) ?? DEFAULT_HELD_SEARCHES };
       continue;
     }
     for (const [prefix, billed] of rules.refusedTools) {
@@ -67,7 +69,30 @@ export function paidToolUse(
         );
     }
   }
+  if (use.unpriced && forcesUnpriced(body.tool_choice, use.unpriced, tools.length))
+    refuse(
+      "tool_choice",
+      `Model ${model.id} has no web-search price on this gateway, so its \`${use.unpriced[0]}\` tool cannot be billed and is left out; \`tool_choice\` forces it. Send the request without it, or use a model that lists web_search_per_1k_calls in GET /v1/models.`,
+    );
   return use;
+}
+
+/** Whether `tool_choice` makes the model call a tool left out: by its type, or "required" when no other is left. */
+function forcesUnpriced(choice: unknown, unpriced: string[], offered: number): boolean {
+  if (typeof choice === "object" && choice !== null) return unpriced.includes((choice as { type?: any }).type);
+  return choice === "required" && unpriced.length === offered;
+}
+
+/**
+ * The request without the tools `paid.unpriced` names; with none left, without `tools` and `tool_choice` (a request
+ * that forced one of them was refused in paidToolUse).
+ */
+export function withoutUnpricedTools(body: Record<string, any>, paid: PaidToolUse): Record<string, any> {
+  const dropped = new Set(paid.unpriced);
+  const tools = (body.tools as any[]).filter((t) => !dropped.has(t?.type));
+  if (tools.length) return { ...body, tools };
+  const { tools: _tools, tool_choice: _choice, ...rest } = body;
+  return rest;
 }
 
 const toolTypes = new WeakMap<PaidToolRules, string[]>();

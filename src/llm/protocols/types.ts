@@ -12,6 +12,8 @@ export interface UpstreamBody {
   body: string | Uint8Array;
   /** chat streams only: the gateway asked for usage the client did not ask for, so the tap must remove it */
   stripUsageChunk: boolean;
+  /** hosted tools left out of the request (protocols/paid-tools.ts), named in the answer's headers */
+  droppedTools?: string[];
 }
 
 export interface TapError {
