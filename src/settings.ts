@@ -218,7 +218,7 @@ export const settings: Setting[] = [
     name: "MEDIA_WORKERS",
     kind: "int",
     default: "1",
-    doc: "Bun Workers that poll upstreams, store results and send callbacks. `0` runs that work on the main thread (also used for `:memory:` databases).",
+    doc: "Bun Workers that poll upstreams, store results and send callbacks; each loads its engine only once there is media work. `0` runs that work on the main thread (also used for `:memory:` databases).",
   },
   {
     name: "MEDIA_LEASE_SECONDS",

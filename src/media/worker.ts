@@ -1,18 +1,13 @@
 // Entry of a media Bun Worker (listed as an extra entrypoint of `bun run build`, so the compiled binary has it).
-// It opens its own database connection (and Redis, when configured) and runs the engine until told to stop. With
-// in-process concurrency tokens the tokens live on the main thread, so token changes are sent there as messages.
-import { SecretBox } from "../accounts/secret-box";
-import { Accounts } from "../accounts/service";
-import { loadCatalog } from "../catalog-loader";
-import { openDatabase } from "../db/client";
-import { Ledger } from "../ledger/service";
-import { connectRedis } from "../limits/redis";
-import { RedisTaskTokens, type TaskTokens } from "../limits/task-tokens";
-import { createLogger } from "../log";
-import { Engine } from "./engine";
-import { postingMetrics, type MetricEvent } from "./metrics";
+// It opens its own database connection and says it has started; the engine itself (worker-engine.ts: catalog,
+// adapters, Redis) is loaded only once the database holds media work (pending-work.ts), looked for as often as the
+// engine looks for due tasks, and then runs until told to stop. A gateway that never serves a media task so keeps
+// one small heap here instead of the engine's (docs/architecture.md, "Where the time goes").
+import { openDatabase, type Db } from "../db/client";
+import { createLogger, type Logger } from "../log";
+import type { MetricEvent } from "./metrics";
+import { mediaWorkPending } from "./pending-work";
 import type { MediaSettings } from "./settings";
-import { createStorage } from "./storage";
 
 declare const self: Worker;
 
@@ -20,27 +15,13 @@ export type ToWorker = { type: "start"; settings: MediaSettings; owner: string }
 export type FromWorker =
   | { type: "started" }
   | { type: "stopped" }
+  /** the engine has started (there was media work) */
+  | { type: "engine" }
   | { type: "tokens"; op: "release" | "refresh"; keyId: string; taskId: string; ttlMs: number }
   | MetricEvent;
 
-/** Tokens held by the main thread: this worker only ever refreshes and releases them. */
-class ParentTaskTokens implements TaskTokens {
-  async acquire(): Promise<never> {
-    throw new Error("tokens are acquired on the main thread");
-  }
-  async refresh(keyId: string, taskId: string, ttlMs: number) {
-    self.postMessage({ type: "tokens", op: "refresh", keyId, taskId, ttlMs } satisfies FromWorker);
-  }
-  async release(keyId: string, taskId: string) {
-    self.postMessage({ type: "tokens", op: "release", keyId, taskId, ttlMs: 0 } satisfies FromWorker);
-  }
-  async holders(): Promise<never[]> {
-    return [];
-  }
-  async count(): Promise<number> {
-    return 0;
-  }
-}
+/** How often an idle worker looks for media work: as often as a running engine looks for due tasks. */
+const PROBE_MS = 200;
 
 let stop: (() => Promise<void>) | undefined;
 
@@ -54,26 +35,51 @@ self.onmessage = async (e: MessageEvent<ToWorker>) => {
   const log = createLogger(settings.logLevel);
   // A small pool: every gateway process runs MEDIA_WORKERS of these next to its own pool of 20.
   const db = await openDatabase(settings.databaseUrl, { poolSize: 4 });
-  const ledger = new Ledger(db);
-  const accounts = new Accounts(db, ledger, await SecretBox.fromSetting(settings.secretsKey));
-  const redis = settings.redisUrl ? await connectRedis(settings.redisUrl) : undefined;
-  const engine = new Engine({
-    db,
-    ledger,
-    log,
-    owner,
-    settings,
-    catalog: loadCatalog(settings.catalogPath),
-    storage: createStorage(settings.storage),
-    tokens: redis ? new RedisTaskTokens(redis) : new ParentTaskTokens(),
-    webhookSecret: (id) => accounts.webhookSecret(id),
-    metrics: postingMetrics((m) => self.postMessage(m)),
-  });
-  engine.start();
+  const engine = engineWhenNeeded(db, log, settings, owner);
   stop = async () => {
     await engine.stop();
-    redis?.close();
     await db.close();
   };
   self.postMessage({ type: "started" } satisfies FromWorker);
 };
+
+/** Looks for media work every PROBE_MS and starts the engine at the first found; stop() ends either. */
+function engineWhenNeeded(db: Db, log: Logger, settings: MediaSettings, owner: string) {
+  let running = true;
+  let timer: Timer | undefined;
+  let round: Promise<void> = Promise.resolve();
+  let stopEngine: (() => Promise<void>) | undefined;
+  let resultsLookedAt = 0;
+  const next = (ms: number) => {
+    if (running) timer = setTimeout(() => (round = look()), ms);
+  };
+  async function look(): Promise<void> {
+    let wait = PROBE_MS;
+    try {
+      const now = Date.now();
+      const results = now - resultsLookedAt >= settings.housekeepingMs;
+      if (results) resultsLookedAt = now;
+      if (await mediaWorkPending(db, { results, now })) {
+        const { startEngine } = await import("./worker-engine");
+        if (!running) return;
+        stopEngine = await startEngine({ db, log, settings, owner, post: (m) => self.postMessage(m) });
+        log.info("media engine started: the database holds media work");
+        self.postMessage({ type: "engine" } satisfies FromWorker);
+        return;
+      }
+    } catch (e) {
+      log.error("media engine could not start; trying again", { error: String((e as Error)?.message ?? e) });
+      wait = settings.housekeepingMs;
+    }
+    next(wait);
+  }
+  round = look();
+  return {
+    async stop() {
+      running = false;
+      clearTimeout(timer);
+      await round;
+      await stopEngine?.();
+    },
+  };
+}

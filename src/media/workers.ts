@@ -15,6 +15,8 @@ export interface MediaRuntime {
   mode: "workers" | "in-process";
   /** The main-thread engine (in-process mode only): tests may drive it with tick(). */
   engine?: Engine;
+  /** How many engines run: a worker starts its own only once there is media work (worker.ts). */
+  engines(): number;
   stop(): Promise<void>;
 }
 
@@ -39,7 +41,7 @@ export async function startMedia(
       metrics: directMetrics,
     });
     if (opts.autostart !== false) engine.start();
-    return { mode: "in-process", engine, stop: () => engine.stop() };
+    return { mode: "in-process", engine, engines: () => 1, stop: () => engine.stop() };
   }
   // All of them or none: one that cannot start stops those that did (left running, they would go on taking tasks
   // with nothing left to stop them, until the process exits mid-step).
@@ -52,7 +54,10 @@ export async function startMedia(
   );
   const retrying = setInterval(() => void releases.retry(), settings.housekeepingMs);
   retrying.unref();
-  const spawned = Array.from({ length: settings.workers }, () => spawn(ctx, settings, owner(), releases));
+  let engines = 0;
+  const spawned = Array.from({ length: settings.workers }, () =>
+    spawn(ctx, settings, owner(), releases, () => engines++),
+  );
   const up = new Set<Worker>();
   for (const s of spawned)
     void s.started.then(
@@ -70,6 +75,7 @@ export async function startMedia(
   const workers = spawned.map((s) => s.worker);
   return {
     mode: "workers",
+    engines: () => engines,
     async stop() {
       await Promise.all(workers.map((w) => stopWorker(w)));
       clearInterval(retrying);
@@ -83,6 +89,7 @@ function spawn(
   settings: MediaSettings,
   owner: string,
   releases: PendingReleases,
+  engineStarted: () => void,
 ): { worker: Worker; started: Promise<void> } {
   const worker = new Worker(WORKER_URL);
   const started = new Promise<void>((resolve, reject) => {
@@ -96,6 +103,7 @@ function spawn(
   worker.addEventListener("message", (e: MessageEvent<FromWorker>) => {
     const m = e.data;
     if (m.type === "metric") return applyMetric(m);
+    if (m.type === "engine") return engineStarted();
     if (m.type !== "tokens") return;
     if (m.op === "release") return void releases.release(m.keyId, m.taskId);
     ctx.taskTokens
