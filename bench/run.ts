@@ -2,7 +2,8 @@
 // (throughput in interleaved rounds, latency under load, sequential latency), then Switchyard holding 1,000 slow
 // streams open; writes BENCHMARKS.md with a verdict per target (BENCHMARKS.md's Method says how each is measured).
 // `bun run bench --soak [--soak-minutes N] [--soak-rate R]`: the soak alone, written into the same file.
-// Options: --quick (a 1–2 minute look, nothing written), --no-portkey, --streams N (0: none), --sequential N.
+// Options: --quick (a 1–2 minute look, nothing written), --no-portkey, --streams N (0: none), --sequential N,
+// --only-streams (the open-streams section alone, printed and not written: memory work needs no throughput run).
 
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -106,6 +107,11 @@ function write(update: (r: BenchRecord) => void, save: boolean) {
   else console.log("(a quick or short run: BENCHMARKS.md left as it was)");
 }
 
+async function onlyStreams() {
+  const streams = await measureOpenStreams({ streams: STREAMS, events: quick ? 10 : 20, gapMs: quick ? 300 : 500 });
+  console.log(JSON.stringify({ idleRssMb: streams.idleRssMb, ...streams.result, ledger: streams.ledger }, null, 1));
+}
+
 async function main() {
   if (!haveWrk()) {
     console.error("bench needs wrk (Debian: apt-get install wrk)");
@@ -149,4 +155,8 @@ async function soakMain() {
   write((r) => (r.soak = { ...measuredOn, ...run }), minutes >= 10);
 }
 
-await (args.includes("--soak") || args.includes("--soak-minutes") ? soakMain() : main());
+await (args.includes("--soak") || args.includes("--soak-minutes")
+  ? soakMain()
+  : args.includes("--only-streams")
+    ? onlyStreams()
+    : main());
