@@ -1,11 +1,11 @@
-// The media engine of one Bun Worker (worker.ts), loaded only once there is media work (pending-work.ts): the
-// ledger, accounts (webhook signing keys), the catalog, storage, Redis when configured, and the engine on the
-// worker's database connection. With in-process concurrency tokens the tokens live on the main thread, so token
+// The media engine of one Bun Worker (worker.ts), loaded only once there is media work (pending-work.ts): its own
+// database connection, the ledger, accounts (webhook signing keys), the catalog, storage, Redis when configured, and
+// the engine. With in-process concurrency tokens the tokens live on the main thread, so token
 // changes are sent there as messages.
 import { SecretBox } from "../accounts/secret-box";
 import { Accounts } from "../accounts/service";
 import { loadCatalog } from "../catalog-loader";
-import type { Db } from "../db/client";
+import { openDatabase } from "../db/client";
 import { Ledger } from "../ledger/service";
 import { connectRedis } from "../limits/redis";
 import { RedisTaskTokens, type TaskTokens } from "../limits/task-tokens";
@@ -36,17 +36,25 @@ class ParentTaskTokens implements TaskTokens {
   }
 }
 
-/** Starts the engine; the returned stop lets its steps in progress finish and closes Redis (not the database). */
+/** Starts the engine; the returned stop lets its steps in progress finish and closes Redis and the database. */
 export async function startEngine(deps: {
-  db: Db;
   log: Logger;
   settings: MediaSettings;
   owner: string;
   post: (m: FromWorker) => void;
 }): Promise<() => Promise<void>> {
-  const { db, log, settings, post } = deps;
+  const { log, settings, post } = deps;
+  // A small pool: every gateway process runs MEDIA_WORKERS of these next to its own pool of 20.
+  const db = await openDatabase(settings.databaseUrl, { poolSize: 4 });
+  let secrets: SecretBox;
+  try {
+    secrets = await SecretBox.fromSetting(settings.secretsKey);
+  } catch (e) {
+    await db.close(); // the worker tries again later, with a connection of its own again
+    throw e;
+  }
   const ledger = new Ledger(db);
-  const accounts = new Accounts(db, ledger, await SecretBox.fromSetting(settings.secretsKey));
+  const accounts = new Accounts(db, ledger, secrets);
   const redis = settings.redisUrl ? await connectRedis(settings.redisUrl) : undefined;
   const engine = new Engine({
     db,
@@ -64,5 +72,6 @@ export async function startEngine(deps: {
   return async () => {
     await engine.stop();
     redis?.close();
+    await db.close();
   };
 }

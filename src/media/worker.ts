@@ -1,12 +1,12 @@
 // Entry of a media Bun Worker (listed as an extra entrypoint of `bun run build`, so the compiled binary has it).
-// It opens its own database connection and says it has started; the engine itself (worker-engine.ts: catalog,
-// adapters, Redis) is loaded only once the database holds media work (pending-work.ts), looked for as often as the
-// engine looks for due tasks, and then runs until told to stop. A gateway that never serves a media task so keeps
-// one small heap here instead of the engine's (docs/architecture.md, "Where the time goes").
-import { openDatabase, type Db } from "../db/client";
+// It connects to the database and says it has started; the engine itself (worker-engine.ts: its own connection
+// through db/client.ts, catalog, adapters, Redis) is loaded only once the database holds media work
+// (pending-work.ts), looked for as often as the engine looks for due tasks, and then runs until told to stop. A
+// gateway that never serves a media task so keeps one small heap here instead of the engine's (docs/architecture.md,
+// "Where the time goes").
 import { createLogger, type Logger } from "../log";
 import type { MetricEvent } from "./metrics";
-import { mediaWorkPending } from "./pending-work";
+import { mediaWorkPending, probeConnection } from "./pending-work";
 import type { MediaSettings } from "./settings";
 
 declare const self: Worker;
@@ -33,36 +33,43 @@ self.onmessage = async (e: MessageEvent<ToWorker>) => {
   }
   const { settings, owner } = e.data;
   const log = createLogger(settings.logLevel);
-  // A small pool: every gateway process runs MEDIA_WORKERS of these next to its own pool of 20.
-  const db = await openDatabase(settings.databaseUrl, { poolSize: 4 });
-  const engine = engineWhenNeeded(db, log, settings, owner);
-  stop = async () => {
-    await engine.stop();
-    await db.close();
-  };
+  const probe = probeConnection(settings.databaseUrl);
+  // The first look is made before "started": a database this worker cannot read fails its start.
+  const pending = await mediaWorkPending(probe.exists, { results: false });
+  const engine = engineWhenNeeded(probe, pending, log, settings, owner);
+  stop = () => engine.stop();
   self.postMessage({ type: "started" } satisfies FromWorker);
 };
 
 /** Looks for media work every PROBE_MS and starts the engine at the first found; stop() ends either. */
-function engineWhenNeeded(db: Db, log: Logger, settings: MediaSettings, owner: string) {
+function engineWhenNeeded(
+  probe: ReturnType<typeof probeConnection>,
+  pendingAtStart: boolean,
+  log: Logger,
+  settings: MediaSettings,
+  owner: string,
+) {
   let running = true;
   let timer: Timer | undefined;
   let round: Promise<void> = Promise.resolve();
   let stopEngine: (() => Promise<void>) | undefined;
+  let probing = true;
   let resultsLookedAt = 0;
   const next = (ms: number) => {
-    if (running) timer = setTimeout(() => (round = look()), ms);
+    if (running) timer = setTimeout(() => (round = look(false)), ms);
   };
-  async function look(): Promise<void> {
+  async function look(pending: boolean): Promise<void> {
     let wait = PROBE_MS;
     try {
       const now = Date.now();
       const results = now - resultsLookedAt >= settings.housekeepingMs;
       if (results) resultsLookedAt = now;
-      if (await mediaWorkPending(db, { results, now })) {
+      if (pending || (await mediaWorkPending(probe.exists, { results, now }))) {
         const { startEngine } = await import("./worker-engine");
         if (!running) return;
-        stopEngine = await startEngine({ db, log, settings, owner, post: (m) => self.postMessage(m) });
+        stopEngine = await startEngine({ log, settings, owner, post: (m) => self.postMessage(m) });
+        probing = false;
+        await probe.close();
         log.info("media engine started: the database holds media work");
         self.postMessage({ type: "engine" } satisfies FromWorker);
         return;
@@ -73,13 +80,14 @@ function engineWhenNeeded(db: Db, log: Logger, settings: MediaSettings, owner: s
     }
     next(wait);
   }
-  round = look();
+  round = look(pendingAtStart);
   return {
     async stop() {
       running = false;
       clearTimeout(timer);
       await round;
       await stopEngine?.();
+      if (probing) await probe.close();
     },
   };
 }

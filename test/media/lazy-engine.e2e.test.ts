@@ -4,7 +4,8 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { sql } from "drizzle-orm";
 import { openDatabase } from "../../src/db/client";
-import { mediaWorkPending } from "../../src/media/pending-work";
+import { mediaWorkPending, probeConnection } from "../../src/media/pending-work";
+import { freshPostgres, pgAvailable, skipNote, tempSqlitePath } from "../support/services";
 import { client, startMediaGateway } from "./support";
 
 describe("a gateway with media workers", async () => {
@@ -32,14 +33,19 @@ test("media workers whose engine never started stop at once", async () => {
   expect(performance.now() - t0).toBeLessThan(2000);
 }, 20_000);
 
-describe("media work pending", async () => {
-  const db = await openDatabase(":memory:");
-  afterAll(() => db.close());
+describe("media work pending, asked on the worker's bare connection", async () => {
+  const path = tempSqlitePath();
+  const db = await openDatabase(path); // the gateway's connection: migrations applied, rows written
+  const probe = probeConnection(path);
+  afterAll(async () => {
+    await probe.close();
+    await db.close();
+  });
   const now = 1_800_000_000_000;
   const task = (id: string, state: string) =>
     db.run(sql`insert into tasks (id, account_id, key_id, model, state, param, input, estimate, route_index, attempts, next_poll_at, deadline_at, created_at, updated_at, results_expired)
       values (${id}, ${"acct"}, ${"key"}, ${"m"}, ${state}, ${"{}"}, ${"{}"}, ${1}, ${0}, ${0}, ${now + 3_600_000}, ${now}, ${now}, ${now}, ${0})`);
-  const pending = (results = true) => mediaWorkPending(db, { results, now });
+  const pending = (results = true) => mediaWorkPending(probe.exists, { results, now });
 
   test("ended tasks are no work; a task not yet ended is, even one not due yet", async () => {
     await task("t_done", "success");
@@ -73,4 +79,22 @@ describe("media work pending", async () => {
     expect(await pending()).toBe(true);
     expect(await pending(false)).toBe(false);
   });
+});
+
+skipNote("Postgres", pgAvailable, "media work pending on Postgres");
+test.skipIf(!pgAvailable)("the bare connection asks the same on Postgres", async () => {
+  const pg = await freshPostgres();
+  const db = await openDatabase(pg.url);
+  const probe = probeConnection(pg.url);
+  try {
+    expect(await mediaWorkPending(probe.exists, { results: true })).toBe(false);
+    const now = Date.now();
+    await db.run(sql`insert into callback_deliveries (id, task_id, account_id, url, attempt, state, created_at, next_attempt_at)
+      values (${"cb1"}, ${"t"}, ${"acct"}, ${"https://example.com/h"}, ${1}, ${"pending"}, ${now}, ${now})`);
+    expect(await mediaWorkPending(probe.exists, { results: false })).toBe(true);
+  } finally {
+    await probe.close();
+    await db.close();
+    await pg.drop();
+  }
 });
