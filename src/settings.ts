@@ -95,7 +95,7 @@ export const settings: Setting[] = [
   {
     name: "CATALOG_DAY",
     kind: "string",
-    doc: "Judge the catalog's model lifecycles as of this UTC day (`YYYY-MM-DD`) instead of today: a model past its `retires_after` answers 410 from the next day. For tests and for replaying a day; leave unset in production.",
+    doc: "Judge the catalog's model lifecycles as of this UTC day (`YYYY-MM-DD`) instead of today: a legacy model past its `retires_after` answers 410 from the next day. For tests and for replaying a day; leave unset in production.",
     check: (v) =>
       /^\d{4}-\d{2}-\d{2}$/.test(v) && !Number.isNaN(Date.parse(v)) ? undefined : "must be a date written YYYY-MM-DD",
   },

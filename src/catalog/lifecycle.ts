@@ -77,7 +77,7 @@ export function lifecycleOf(e: Record<string, unknown>): Lifecycle & { status: M
 /** The UTC day (YYYY-MM-DD) a moment falls on; lifecycles are judged by whole days. */
 export const utcDay = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 
-/** A model served until its provider's last day of service is retired from the next UTC day on. */
+/** Whether the provider's last day of service is before `day` (Catalog.retireExpired retires such a legacy model). */
 export const pastLastDay = (life: Lifecycle, day: string) =>
   life.retires_after !== undefined && day > life.retires_after;
 

@@ -161,7 +161,7 @@ export class Catalog {
   }
 
   /**
-   * Retires each model whose provider's last day of service (`retires_after`) has passed, so a gateway that runs
+   * Retires each legacy model whose provider's last day of service (`retires_after`) has passed, so a gateway that runs
    * past that day answers 410 naming the successor instead of forwarding to an upstream id that no longer exists.
    * One comparison until the next UTC midnight.
    */
@@ -171,7 +171,7 @@ export class Catalog {
     const day = utcDay(now);
     this.nextDayAt = Date.parse(day) + 86_400_000;
     for (const life of this.lifecycle.values()) {
-      if (life.status === "retired" || !pastLastDay(life, day)) continue;
+      if (life.status !== "legacy" || !pastLastDay(life, day)) continue; // an operator's "current" keeps it served
       life.status = "retired";
       this.retiredSince++;
     }

@@ -63,6 +63,12 @@ test("a successor retired since is skipped: the 410 names the first model down t
   expect(() => catalog.servable({ id: "claude-sonnet-4-5" })).toThrow("Use claude-opus-5-5 instead");
 });
 
+test("an operator's entry marking it current keeps it served past the day", () => {
+  const path = catalogFile([{ id: "claude-sonnet-4-5", status: "current" }]);
+  const catalog = buildCatalog(path, compileMediaModel, () => Date.parse("2026-12-05T08:00:00Z"));
+  expect(() => catalog.servable({ id: "claude-sonnet-4-5" })).not.toThrow();
+});
+
 describe("bad input stops startup naming the entry and the field", () => {
   test("a last day of service without a successor", () => {
     const path = catalogFile([{ id: "claude-opus-5", retires_after: "2027-07-24" }]);
