@@ -15,7 +15,9 @@ import { publicPageRoutes } from "./pages/public-routes";
 
 /** Composes the feature plugins. Nothing else lives here. */
 export function buildApp(ctx: AppContext) {
-  const app = new Elysia()
+  const llm = llmRoutes(ctx);
+  // Bun's router takes the LLM calls first (http/bun-routes.ts); everything else goes to Elysia.
+  const app = new Elysia({ serve: { routes: llm.bunRoutes } })
     .use(basePlugin(ctx.log))
     .use(opsRoutes(ctx))
     .get("/healthz", () => ({ status: "ok" as const }), {
@@ -31,7 +33,7 @@ export function buildApp(ctx: AppContext) {
     .use(dashboardAdminRoutes(ctx))
     .use(dashboardRoutes(ctx))
     .use(discoveryRoutes(ctx))
-    .use(llmRoutes(ctx));
+    .use(llm.routes);
   setRouteMethods(app.routes);
   return app;
 }

@@ -15,7 +15,7 @@ export function requestIdOf(set: { headers: Record<string, any> }): string {
 // What is known of a request from its first moment, kept by request for the access log and request metrics
 // (ops/routes.ts): its id (a handler that puts the headers on its own Response empties `set.headers`, llm/routes.ts
 // says why, and Bun has taken a sent Response's headers by the time it is logged) and when it arrived.
-interface RequestMark {
+export interface RequestMark {
   id: string;
   startedAt: number;
 }
@@ -99,42 +99,71 @@ function wrongBaseUrl(path: string, method: string): ApiError | undefined {
 export function basePlugin(log: Logger) {
   return new Elysia({ name: "base" })
     .onRequest(({ request, set }) => {
-      const id = "req_" + Bun.randomUUIDv7().replaceAll("-", "");
-      marks.set(request, { id, startedAt: performance.now() });
-      set.headers["x-request-id"] = id;
-      set.headers["request-id"] = id;
-      // A path or query parameter holding U+0000 failed its lookup on Postgres with a 500 (errors.ts nulRefused).
-      if (request.url.includes("%00")) throw nulRefused();
+      const mark = newRequestMark();
+      marks.set(request, mark);
+      set.headers["x-request-id"] = mark.id;
+      set.headers["request-id"] = mark.id;
+      refuseNul(request);
     })
     .onError({ as: "global" }, ({ code, error: thrown, set, request, path }) => {
       const requestPath = path ?? new URL(request.url).pathname;
-      const error = unwrapParse(code, thrown);
-      const answer =
-        (code === "NOT_FOUND" &&
-          (methodNotAllowed(requestPath, request.method) || wrongBaseUrl(requestPath, request.method))) ||
-        clientClosed(request, error) ||
-        toApiError(code, error);
+      const answer = errorAnswer(log, code, thrown, request, requestPath, requestIdOf(set));
       set.status = answer.status; // so the access log and metrics (onAfterResponse) see the status actually sent
-      // An ApiError is an answer the gateway chose (an upstream refused or unreachable: 502/503/504): a warning with
-      // its code. Anything else is a defect: an error with its stack.
-      if (error instanceof ApiError) {
-        if (answer.status >= 500)
-          log.warn("request failed", {
-            path: requestPath,
-            request_id: requestIdOf(set),
-            status: answer.status,
-            code: answer.code,
-            error: answer.message,
-          });
-      } else if (answer.status >= 500) {
-        log.error("unhandled error", {
-          path: requestPath,
-          request_id: requestIdOf(set),
-          error: String((error as Error)?.stack ?? error),
-        });
-      }
       return errorResponse(requestPath, answer, requestIdOf(set), set.headers);
     });
+}
+
+/** A request's id and arrival, at its first moment. */
+export function newRequestMark(): RequestMark {
+  return { id: "req_" + Bun.randomUUIDv7().replaceAll("-", ""), startedAt: performance.now() };
+}
+
+/** A path or query parameter holding U+0000 failed its lookup on Postgres with a 500 (errors.ts nulRefused). */
+export function refuseNul(request: Request): void {
+  if (request.url.includes("%00")) throw nulRefused();
+}
+
+/** Elysia's name for what a handler threw: its own `code`, else UNKNOWN (an ApiError's code is its own). */
+export function errorCodeOf(error: unknown): string | number {
+  return (error as { code?: string | number } | null)?.code ?? "UNKNOWN";
+}
+
+/**
+ * Every error as the ApiError the caller gets, `code` being Elysia's name for it. An ApiError is an answer the
+ * gateway chose (an upstream refused or unreachable: 502/503/504): a warning with its code. Anything else is a
+ * defect: an error with its stack.
+ */
+export function errorAnswer(
+  log: Logger,
+  code: string | number,
+  thrown: unknown,
+  request: Request,
+  requestPath: string,
+  requestId: string,
+): ApiError {
+  const error = unwrapParse(code, thrown);
+  const answer =
+    (code === "NOT_FOUND" &&
+      (methodNotAllowed(requestPath, request.method) || wrongBaseUrl(requestPath, request.method))) ||
+    clientClosed(request, error) ||
+    toApiError(code, error);
+  if (error instanceof ApiError) {
+    if (answer.status >= 500)
+      log.warn("request failed", {
+        path: requestPath,
+        request_id: requestId,
+        status: answer.status,
+        code: answer.code,
+        error: answer.message,
+      });
+  } else if (answer.status >= 500) {
+    log.error("unhandled error", {
+      path: requestPath,
+      request_id: requestId,
+      error: String((error as Error)?.stack ?? error),
+    });
+  }
+  return answer;
 }
 
 /**

@@ -56,14 +56,54 @@ export async function readArrived(body: ReadableStream<Uint8Array>): Promise<Hea
 
 /**
  * Reads a non-streaming answer until it ends or passes `limit` bytes. A body whose plain length the upstream
- * stated is read natively in one call (cheaper than chunk by chunk: docs/architecture.md); a compressed or chunked
- * one chunk by chunk, so a large one stops at the limit. Throws as reading the body does (dropped, aborted).
+ * stated is read natively in one call (cheaper than chunk by chunk: docs/architecture.md), and when it came in with
+ * its headers (the usual JSON answer: that read has settled already) it is taken at once, with no promise to await
+ * (callers check); a compressed or chunked one chunk by chunk, so a large one stops at the limit. Throws as reading
+ * the body does (dropped, aborted).
  */
-export async function readHead(res: Response, limit: number, silenceMs = 0): Promise<Head> {
-  // The silence timer starts only when a read has to wait for the network: the usual answer, in with its headers,
-  // costs none. An upstream silent for `silenceMs` has its request aborted, which fails the read under way.
+export function readHead(res: Response, limit: number, silenceMs = 0): Head | Promise<Head> {
+  const length = res.headers.get("content-length");
+  if (length === null || !(Number(length) <= limit) || res.headers.has("content-encoding"))
+    return readChunks(res, limit, silenceMs);
+  const read = res.bytes();
+  if (Bun.peek.status(read) === "fulfilled") return wholeHead(Bun.peek(read) as Uint8Array);
+  return readWhole(res, read, silenceMs);
+}
+
+function wholeHead(bytes: Uint8Array): Head {
+  return { reader: null, chunks: [bytes], ended: true, firstByteAt: performance.now() };
+}
+
+async function readWhole(res: Response, read: Promise<Uint8Array>, silenceMs: number): Promise<Head> {
+  return wholeHead(await watchedRead(res, silenceMs, (arrived) => arrived(read)));
+}
+
+async function readChunks(res: Response, limit: number, silenceMs: number): Promise<Head> {
+  return watchedRead(res, silenceMs, async (arrived) => {
+    const head = headOf(res.body!);
+    let size = 0;
+    while (size <= limit) {
+      const chunk = await arrived(head.reader!.read());
+      if (chunk.done) return { ...head, ended: true };
+      head.firstByteAt ??= performance.now();
+      head.chunks.push(chunk.value!);
+      size += chunk.value!.byteLength;
+    }
+    return head;
+  });
+}
+
+/**
+ * `reading`, given the wait for each of its reads: the silence timer starts only when a read has to wait for the
+ * network. An upstream silent for `silenceMs` has its request aborted, which fails the read under way.
+ */
+async function watchedRead<T>(
+  res: Response,
+  silenceMs: number,
+  reading: (arrived: <R>(read: Promise<R>) => Promise<R>) => Promise<T>,
+): Promise<T> {
   let silence = null as SilenceTimer | null; // set inside `arrived`, which TypeScript does not follow
-  const arrived = async <T>(read: Promise<T>): Promise<T> => {
+  const arrived = async <R>(read: Promise<R>): Promise<R> => {
     if (silenceMs > 0 && silence === null) {
       await null;
       if (Bun.peek.status(read) === "pending")
@@ -76,21 +116,7 @@ export async function readHead(res: Response, limit: number, silenceMs = 0): Pro
     return result;
   };
   try {
-    const length = res.headers.get("content-length");
-    if (length !== null && Number(length) <= limit && !res.headers.has("content-encoding")) {
-      const bytes = await arrived(res.bytes());
-      return { reader: null, chunks: [bytes], ended: true, firstByteAt: performance.now() };
-    }
-    const head = headOf(res.body!);
-    let size = 0;
-    while (size <= limit) {
-      const chunk = await arrived(head.reader!.read());
-      if (chunk.done) return { ...head, ended: true };
-      head.firstByteAt ??= performance.now();
-      head.chunks.push(chunk.value!);
-      size += chunk.value!.byteLength;
-    }
-    return head;
+    return await reading(arrived);
   } catch (e) {
     throw silence?.fired ? new UpstreamTimeout("LLM_SILENCE_TIMEOUT_SECONDS") : e;
   } finally {

@@ -14,8 +14,8 @@ export async function idempotentLlm(
   idem: Idempotency,
   request: Request,
   auth: AuthContext,
+  headers: Record<string, string>,
   run: (request: Request) => Promise<Response>,
-  set: { headers: Record<string, unknown> },
 ): Promise<Response> {
   idempotencyKeyOf(request.headers); // a malformed key is refused before the body is read
   const bytes = await bodyBytes(request, ctx.config.body);
@@ -38,9 +38,8 @@ export async function idempotentLlm(
     storedAnswer,
     (e) => ctx.log.error("idempotent answer not stored", { error: (e as Error)?.message ?? String(e) }),
   );
-  // An answer that ran carries the request's headers already (llm/routes.ts says why they are cleared); a replay
-  // gets them from Elysia.
-  if (ran) set.headers = {};
+  // An answer that ran carries the request's headers already; a replay gets them here.
+  if (!ran) for (const [name, value] of Object.entries(headers)) answer.headers.set(name, value);
   return answer;
 }
 

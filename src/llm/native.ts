@@ -48,7 +48,8 @@ export async function forwardNative(call: Call): Promise<Response> {
   const status = res.status;
   let head: Head;
   try {
-    head = sse ? await readArrived(res.body) : await readHead(res, WHOLE_ANSWER_BYTES, call.deps.timeouts.silenceMs);
+    const reading = sse ? readArrived(res.body) : readHead(res, WHOLE_ANSWER_BYTES, call.deps.timeouts.silenceMs);
+    head = reading instanceof Promise ? await reading : reading; // a JSON answer already in: no wait
   } catch (e) {
     return answerUnread(call, e, status);
   }

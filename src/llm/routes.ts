@@ -18,6 +18,7 @@ import { usageSummary, UsageSummary, UsageSummaryQuery } from "./usage-summary";
 import { llmTimeoutsOf, type IdleTimeouts } from "./timeouts";
 import type { AuthContext } from "../accounts/service";
 import { llmDoc } from "./openapi-schemas";
+import { keyedRoute, type BunRoute, type KeyedWork } from "../http/bun-routes";
 
 const security: Array<Record<string, string[]>> = [{ bearer: [] }, { apiKey: [] }];
 
@@ -83,31 +84,30 @@ const LLM_ENDPOINTS: LlmEndpoint[] = [
   },
 ];
 
+/** One endpoint's call, once the caller is known: its answer carries `headers` (request ids, rate-limit state). */
+function llmCall(deps: LlmDeps, idem: Idempotency, endpoint: LlmEndpoint): KeyedWork {
+  const { proto, path } = endpoint;
+  return (request, auth, headers, server) =>
+    request.headers.has(IDEMPOTENCY_HEADER)
+      ? idempotentLlm(deps.ctx, idem, request, auth, headers, (again) =>
+          handleLlm(deps, proto, path, again, auth, headers, server),
+        )
+      : handleLlm(deps, proto, path, request, auth, headers, server);
+}
+
 /**
- * One LLM endpoint as Elysia's `.post` arguments. `parse: "none"`: the handler reads the body itself, once; it goes
- * upstream as it came.
+ * One LLM endpoint as Elysia's `.post` arguments, for the API reference and for whatever Bun's router passes on to
+ * Elysia (http/bun-routes.ts). `parse: "none"`: the handler reads the body itself, once; it goes upstream as it came.
  */
 function llmRoute(
-  deps: LlmDeps,
-  idem: Idempotency,
+  call: KeyedWork,
   endpoint: LlmEndpoint,
 ): [string, (context: LlmRouteContext) => Promise<Response>, LlmRouteHook] {
-  const { proto, path, summary, description, doc } = endpoint;
+  const { path, summary, description, doc } = endpoint;
   const handler = async ({ request, auth, set, server }: LlmRouteContext): Promise<Response> => {
-    const baseHeaders = set.headers as Record<string, string>; // the hooks before set strings only
-    if (request.headers.has(IDEMPOTENCY_HEADER))
-      return idempotentLlm(
-        deps.ctx,
-        idem,
-        request,
-        auth,
-        (again) => handleLlm(deps, proto, path, again, auth, baseHeaders, server),
-        set,
-      );
-    const answer = await handleLlm(deps, proto, path, request, auth, baseHeaders, server);
-    // The answer already carries `set.headers` (request ids, rate-limit state). Left there, Elysia would merge them
-    // into it again by rebuilding the Response: a copy of every header and the body re-wrapped as a stream. An
-    // error thrown above still finds them.
+    const answer = await call(request, auth, set.headers as Record<string, string>, server); // strings only so far
+    // The answer already carries `set.headers`. Left there, Elysia would merge them into it again by rebuilding the
+    // Response: a copy of every header and the body re-wrapped as a stream. An error thrown above still finds them.
     set.headers = {};
     return answer;
   };
@@ -118,14 +118,13 @@ function llmRoute(
 onGraceOver(() => cutStreams(), "LLM streams");
 
 /** The LLM calls, behind the key guard, and the probes Claude Code sends first. */
-function llmCallRoutes(ctx: AppContext, deps: LlmDeps) {
-  const idem = new Idempotency(ctx.db);
+function llmCallRoutes(ctx: AppContext, calls: Map<LlmEndpoint, KeyedWork>) {
   const routes = new Elysia({ name: "llm-calls" })
     // Claude Code probes the base URL with HEAD / (or /api/hello) before its first call. Not an API: not documented.
     .head("/", () => new Response(null, { status: 200 }), { detail: { hide: true } })
     .head("/api/hello", () => new Response(null, { status: 200 }), { detail: { hide: true } })
     .use(protect(ctx));
-  for (const endpoint of LLM_ENDPOINTS) routes.post(...llmRoute(deps, idem, endpoint));
+  for (const [endpoint, call] of calls) routes.post(...llmRoute(call, endpoint));
   return routes;
 }
 
@@ -174,6 +173,10 @@ function usageRoutes(ctx: AppContext) {
     );
 }
 
+/**
+ * The LLM routes: Elysia's (the API reference, the usage records) and, for the calls, Bun's own (`bunRoutes`, given
+ * to Bun's router ahead of Elysia's: http/bun-routes.ts says why).
+ */
 export function llmRoutes(ctx: AppContext) {
   const budgets = new KeyBudgets(ctx.db, (e) =>
     ctx.log.error("key budget settle failed; the hold stays counted until the period resets", {
@@ -188,5 +191,10 @@ export function llmRoutes(ctx: AppContext) {
     budgets,
     timeouts: llmTimeoutsOf(ctx.config.raw),
   };
-  return new Elysia({ name: "llm" }).use(llmCallRoutes(ctx, deps)).use(usageRoutes(ctx));
+  const idem = new Idempotency(ctx.db);
+  const calls = new Map(LLM_ENDPOINTS.map((endpoint) => [endpoint, llmCall(deps, idem, endpoint)]));
+  const bunRoutes: Record<string, { POST: BunRoute }> = {};
+  for (const [endpoint, call] of calls) bunRoutes[endpoint.path] = { POST: keyedRoute(ctx, endpoint.path, call) };
+  const routes = new Elysia({ name: "llm" }).use(llmCallRoutes(ctx, calls)).use(usageRoutes(ctx));
+  return { routes, bunRoutes };
 }

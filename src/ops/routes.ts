@@ -2,7 +2,7 @@ import { Elysia, StatusMap, t } from "elysia";
 import { bearerToken, safeEqual } from "../http/tokens";
 import type { AppContext } from "../context";
 import { ApiError } from "../http/errors";
-import { requestMarkOf } from "../http/base";
+import { requestMarkOf, type RequestMark } from "../http/base";
 import { metricsContentType, observeRequest, scrape } from "./metrics";
 
 // What an operator runs the gateway with: an access log line and request metrics for every answer, readiness
@@ -67,27 +67,44 @@ export function opsRoutes(ctx: AppContext) {
 
 /** After every answer of the app: the request metrics, then the access log line. */
 function accessLogAndMetrics(ctx: AppContext) {
-  return (c: any) => {
-    const mark = requestMarkOf(c.request); // set by http/base.ts when the request arrived
-    const seconds = mark === undefined ? 0 : (performance.now() - mark.startedAt) / 1000;
-    const status = statusOf(c.response, c.set.status);
+  return (c: any) =>
     // Label by the matched pattern (`/v1/models/*`), never the raw path: raw paths would explode the series.
-    const route = c.route || "unmatched";
-    const method = c.request.method;
-    observeRequest(method, route, status, seconds);
-    // At LOG_LEVEL=warn and above there is no access log: its line is not even put together (docs/architecture.md,
-    // "Where the time goes", has what that was measured to save).
-    if (!ctx.log.enabled("info")) return;
-    // Only these fields: headers (keys, cookies), bodies and query strings never reach the log.
-    ctx.log.info("request", {
-      request_id: mark?.id,
-      method,
-      route,
-      path: loggedPath(c.path),
-      status,
-      duration_ms: Math.round(seconds * 1000 * 10) / 10,
-    });
-  };
+    logRequest(
+      ctx,
+      requestMarkOf(c.request),
+      c.request.method,
+      c.route || "unmatched",
+      c.path,
+      statusOf(c.response, c.set.status),
+    );
+}
+
+/**
+ * One answer's request metrics and access log line; `mark` is the request's id and arrival (http/base.ts), `route`
+ * the matched pattern.
+ */
+export function logRequest(
+  ctx: AppContext,
+  mark: RequestMark | undefined,
+  method: string,
+  route: string,
+  path: string,
+  status: number,
+): void {
+  const seconds = mark === undefined ? 0 : (performance.now() - mark.startedAt) / 1000;
+  observeRequest(method, route, status, seconds);
+  // At LOG_LEVEL=warn and above there is no access log: its line is not even put together (docs/architecture.md,
+  // "Where the time goes", has what that was measured to save).
+  if (!ctx.log.enabled("info")) return;
+  // Only these fields: headers (keys, cookies), bodies and query strings never reach the log.
+  ctx.log.info("request", {
+    request_id: mark?.id,
+    method,
+    route,
+    path: loggedPath(path),
+    status,
+    duration_ms: Math.round(seconds * 1000 * 10) / 10,
+  });
 }
 
 async function readiness(ctx: AppContext, set: { status?: number | string }) {
