@@ -57,14 +57,24 @@ export async function forwardNative(call: Call): Promise<Response> {
   // A JSON answer too large to be read whole is forwarded before its end is seen: its first bytes at least.
   if (!sse && !head.ended && firstNonSpace(head.chunks) !== 0x7b /* { */)
     unusableAnswer(call, status, contentType, "not a JSON object", () => head.reader!.cancel());
-  const tap = sse ? proto.createStreamTap({ stripUsageChunk: call.upstream!.stripUsageChunk }) : null;
   if (sse) answer.headers["cache-control"] = "no-cache";
   const dropped = call.upstream!.droppedTools;
   if (dropped) answer.headers["x-switchyard-dropped-tools"] = dropped.join(", ");
+  const strip = { stripUsageChunk: call.upstream!.stripUsageChunk };
+  // A whole stream whose bytes show its usage plainly needs no tap (sse-whole.ts); any other goes through it.
+  const whole = sse && head.ended ? proto.wholeStream?.(joined(head.chunks), strip) : null;
+  if (whole) {
+    head.chunks = [whole.bytes];
+    return answerWhole(call, answer, () => streamVerdict(whole.tapped, "end", call.model, call.plan));
+  }
+  const tap = sse ? proto.createStreamTap(strip) : null;
   if (tap) head.chunks = throughTap(tap, head.chunks, head.ended);
   // All of it is in already: answered in one piece (pump.ts says why); a stream that ended before its own end goes
   // through the pump, which adds the protocol's error event.
-  if (head.ended && (!tap || tap.sawEnd())) return answerWhole(call, answer, tap);
+  if (head.ended && (!tap || tap.sawEnd()))
+    return answerWhole(call, answer, () =>
+      tap ? streamVerdict(tap.end(), "end", call.model, call.plan) : answerVerdict(call, proto, textOf(head.chunks)),
+    );
   return answerPumped(call, answer, tap);
 }
 
@@ -79,12 +89,10 @@ interface Answer {
 
 type Tap = ReturnType<LlmProtocol["createStreamTap"]>;
 
-/** The whole answer is in: metered now, and answered in one piece with a content-length. */
-function answerWhole(call: Call, answer: Answer, tap: Tap | null): Response {
+/** The whole answer is in: metered now (`judge`), and answered in one piece with a content-length. */
+function answerWhole(call: Call, answer: Answer, judge: () => Verdict): Response {
   const { head, status } = answer;
-  const verdict = callVerdict(call, () =>
-    tap ? streamVerdict(tap.end(), "end", call.model, call.plan) : answerVerdict(call, call.proto, textOf(head.chunks)),
-  );
+  const verdict = callVerdict(call, judge);
   if (verdict.outcome === "upstream_bad_response")
     unusableAnswer(call, status, answer.contentType, verdict.error!, null);
   endCall(call, verdict, status, head.firstByteAt);

@@ -16,6 +16,7 @@ import {
 import { findValue, hasObjectValue, sumStringValues } from "./json-scan";
 import { createEventStripper } from "./sse-strip";
 import { createSseTap, toTapError, type TapState } from "./sse-tap";
+import { wholeChatStream } from "./sse-whole";
 import { priorityTier, type PaidToolRules } from "./paid-tools";
 import type { LlmProtocol, UpstreamBody } from "./types";
 import { chatUnseenInput } from "./unseen-input";
@@ -104,6 +105,7 @@ export const chat: LlmProtocol = {
   outputCharsOfBody: (text) => CONTENT_KEYS.reduce((n, k) => n + sumStringValues(text, k), 0),
   createStreamTap: ({ stripUsageChunk }) =>
     createSseTap(onEvent, stripUsageChunk ? createEventStripper(isUsageOnlyEvent) : undefined),
+  wholeStream: (bytes, { stripUsageChunk }) => wholeChatStream(bytes, stripUsageChunk ? isUsageOnlyEvent : null),
   errorBody: openAiErrorBody,
   // A chunk that is an error body, as OpenAI sends one mid-stream (fixtures/B_stream_midstream_error.sse).
   droppedStreamEvent: (e) => `data: ${JSON.stringify(openAiErrorBody(e))}\n\n`,

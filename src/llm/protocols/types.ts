@@ -4,6 +4,7 @@
 import type { TokenUsage } from "../usage";
 import type { PaidToolRules } from "./paid-tools";
 import type { UnseenInput } from "./unseen-input";
+import type { WholeStream } from "./sse-whole";
 
 export type ProtocolName = "anthropic" | "chat" | "responses" | "embeddings";
 
@@ -106,6 +107,9 @@ export interface LlmProtocol {
    *  basis when the answer states no usage */
   outputCharsOfBody(text: string): number;
   createStreamTap(opts: { stripUsageChunk: boolean }): StreamTap;
+  /** a stream whose whole body is in, without the tap where its bytes allow (sse-whole.ts): what the client gets
+   *  and what the tap would have found, or null to go through the tap; absent: always the tap */
+  wholeStream?(bytes: Uint8Array, opts: { stripUsageChunk: boolean }): WholeStream | null;
   /** the JSON token each web search leaves in a non-streaming answer's output, where the answer's usage object does
    *  not count them (Responses' `web_search_call` items): counted as a long answer passes, since only its tail is
    *  kept; absent: searches are stated in the usage object, or never priced */
