@@ -2,23 +2,16 @@
 // path, on SQLite and on Postgres: mid-stream upstream errors, drops, a stream ended early, a client that leaves, and
 // (issue 20, point 1) a stream the translation tells the client failed: recorded as failed and charged only the usage
 // the upstream stated, never as ok.
-import { afterAll, beforeAll, beforeEach, expect, test } from "bun:test";
+import { expect, test } from "bun:test";
 import Anthropic from "@anthropic-ai/sdk";
 import OpenAI from "openai";
-import { expectCharged, ledgerOf, startEnv, stopEnv, type Env } from "../support";
+import { expectCharged, ledgerOf } from "../support";
 import { eachDatabase } from "../databases";
 import { chargeOf } from "./clients";
-import { failingCallHelpers, fixture, hi, model, rejection } from "./failing-calls";
+import { fixture, hi, model, rejection, useFailingEnv } from "./failing-calls";
 
 eachDatabase("translated calls that fail", (databaseUrl) => {
-  let e: Env;
-  beforeAll(async () => {
-    e = await startEnv({ env: { DATABASE_URL: databaseUrl() } });
-  });
-  afterAll(() => stopEnv(e));
-  // A test that fails before its upstream call must not leave its scenario to the next one.
-  beforeEach(() => e.fake.reset());
-  const { anthropic, openai, expectReleasedAs } = failingCallHelpers(() => e);
+  const { e, anthropic, openai, expectReleasedAs } = useFailingEnv(databaseUrl);
 
   test("an upstream error event mid-stream becomes each client protocol's own error; released", async () => {
     let { accountId, key } = await e.gw.account(100);

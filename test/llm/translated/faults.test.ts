@@ -5,21 +5,14 @@
 // Streams that fail are in faults-streams.test.ts.
 import Anthropic from "@anthropic-ai/sdk";
 import OpenAI from "openai";
-import { afterAll, beforeAll, beforeEach, expect, test } from "bun:test";
-import { expectCharged, expectReleased, startEnv, stopEnv, type Env } from "../support";
+import { expect, test } from "bun:test";
+import { expectCharged, expectReleased } from "../support";
 import { eachDatabase } from "../databases";
 import { chargeOf } from "./clients";
-import { failingCallHelpers, fixture, hi, model, rejection } from "./failing-calls";
+import { fixture, hi, model, rejection, useFailingEnv } from "./failing-calls";
 
 eachDatabase("translated calls that fail", (databaseUrl) => {
-  let e: Env;
-  beforeAll(async () => {
-    e = await startEnv({ env: { DATABASE_URL: databaseUrl() } });
-  });
-  afterAll(() => stopEnv(e));
-  // A test that fails before its upstream call must not leave its scenario to the next one.
-  beforeEach(() => e.fake.reset());
-  const { anthropic, openai, expectReleasedAs } = failingCallHelpers(() => e);
+  const { e, anthropic, openai, expectReleasedAs } = useFailingEnv(databaseUrl);
 
   test("an upstream 429 on a chat model reaches an Anthropic client as Anthropic's rate_limit_error, retry-after kept; released", async () => {
     const { accountId, key } = await e.gw.account(100);
