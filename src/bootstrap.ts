@@ -1,6 +1,7 @@
 import { SecretBox } from "./accounts/secret-box";
 import { Accounts } from "./accounts/service";
 import { loadCatalog } from "./catalog-loader";
+import { utcDay } from "./catalog/lifecycle";
 import { holidayListsEnded } from "./catalog/peak";
 import { ConfigError, type Config } from "./config";
 import type { AppContext } from "./context";
@@ -26,7 +27,7 @@ export async function createContext(
   opts: { redis?: boolean; poolSize?: number } = {},
 ): Promise<AppContext> {
   const catalog = loadCatalog(config.catalogPath, config.catalogDay);
-  for (const ended of holidayListsEnded(catalog.llmList, config.catalogDay ?? new Date().toISOString().slice(0, 10)))
+  for (const ended of holidayListsEnded(catalog.llmList, config.catalogDay ?? utcDay(Date.now())))
     log.warn("a time-of-day price schedule's holiday list has ended: weekday holidays bill at the peak price", ended);
   const db = await openDatabase(config.databaseUrl, {
     poolSize: opts.poolSize ?? config.databasePoolSize,
