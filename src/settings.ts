@@ -3,6 +3,7 @@
 // A feature adds its settings here (one row each) rather than reading process.env itself.
 
 import { checkSecretsKey } from "./accounts/secret-box";
+import { isDay } from "./catalog/lifecycle";
 
 export type SettingKind = "int" | "string" | "url" | "bool" | "secret" | "list";
 
@@ -96,8 +97,7 @@ export const settings: Setting[] = [
     name: "CATALOG_DAY",
     kind: "string",
     doc: "Judge the catalog's model lifecycles as of this UTC day (`YYYY-MM-DD`) instead of today: a legacy model past its `retires_after` answers 410 from the next day. For tests and for replaying a day; leave unset in production.",
-    check: (v) =>
-      /^\d{4}-\d{2}-\d{2}$/.test(v) && !Number.isNaN(Date.parse(v)) ? undefined : "must be a date written YYYY-MM-DD",
+    check: (v) => (isDay(v) ? undefined : "must be a date written YYYY-MM-DD"),
   },
   {
     name: "DEFAULT_RATE_LIMIT",

@@ -50,14 +50,17 @@ export class FieldError extends Error {
 
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
 
+/** A real day written YYYY-MM-DD (Date.parse alone takes 2026-02-30 as March 2). */
+export const isDay = (v: unknown): v is string =>
+  typeof v === "string" && DATE.test(v) && new Date(`${v}T00:00:00Z`).toISOString().startsWith(v);
+
 /** The entry's lifecycle, checked (successors are checked once every entry is known: `checkSuccessors`). */
 export function lifecycleOf(e: Record<string, unknown>): Lifecycle & { status: ModelStatus } {
   const status = (e.status ?? "current") as ModelStatus;
   if (!MODEL_STATUSES.includes(status)) throw new FieldError("status", `must be one of ${MODEL_STATUSES.join(", ")}`);
   for (const k of ["released", "retires_after", "checked"] as const) {
     const v = e[k];
-    if (v !== undefined && (typeof v !== "string" || !DATE.test(v) || Number.isNaN(Date.parse(v))))
-      throw new FieldError(k, "must be a date written YYYY-MM-DD");
+    if (v !== undefined && !isDay(v)) throw new FieldError(k, "must be a date written YYYY-MM-DD");
   }
   if (e.source !== undefined && (typeof e.source !== "string" || !/^https:\/\/\S+$/.test(e.source)))
     throw new FieldError("source", "must be an https:// URL");

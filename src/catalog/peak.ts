@@ -4,7 +4,7 @@
 // the peak price (it is not yet known when the upstream will be reached) and posted at the price of the period in
 // which the gateway sent it upstream (proxy.ts openCall stamps it with modelAt).
 
-import { FieldError } from "./lifecycle";
+import { FieldError, isDay } from "./lifecycle";
 import type { LlmModel, TokenPriceSet } from "./model";
 
 /** The schedule of a peak block, compiled: every time in minutes, every date in the schedule's own clock. */
@@ -27,7 +27,6 @@ export const PEAK_SCHEDULE_KEYS = ["utc_offset", "days", "windows", "holidays", 
 export const DAY_NAMES = ["sun", "mon", "tue", "wed", "thu", "fri", "sat"];
 const OFFSET = /^([+-])(\d\d):(\d\d)$/;
 const TIME = /^(\d\d):(\d\d)$/;
-const DATE = /^\d{4}-\d{2}-\d{2}$/;
 
 /** The schedule of `peak` (the entry's `pricing.peak`), or a FieldError naming the field that is wrong. */
 export function peakSchedule(peak: Record<string, any>): PeakSchedule {
@@ -64,12 +63,12 @@ export function peakSchedule(peak: Record<string, any>): PeakSchedule {
   const holidays = peak.holidays ?? [];
   if (!Array.isArray(holidays)) throw new FieldError(f("holidays"), "must be a list of YYYY-MM-DD dates");
   const through = peak.holidays_through;
-  if (through !== undefined && !isDate(through))
+  if (through !== undefined && !isDay(through))
     throw new FieldError(f("holidays_through"), `must be a YYYY-MM-DD date, not ${show(through)}`);
   if (holidays.length && through === undefined)
     throw new FieldError(f("holidays_through"), "is required with holidays: the last date the list covers");
   holidays.forEach((d: unknown, i: number) => {
-    if (!isDate(d)) throw new FieldError(`${f("holidays")}[${i}]`, `must be a YYYY-MM-DD date, not ${show(d)}`);
+    if (!isDay(d)) throw new FieldError(`${f("holidays")}[${i}]`, `must be a YYYY-MM-DD date, not ${show(d)}`);
     if (d > through) throw new FieldError(`${f("holidays")}[${i}]`, `${d} is after holidays_through (${through})`);
   });
   return {
@@ -136,10 +135,6 @@ function minutes(v: unknown, field: string): number {
   if (!m || Number(m[2]) > 59 || total > 24 * 60)
     throw new FieldError(field, `${show(v)} is not a time of day "HH:MM" (00:00 to 24:00)`);
   return total;
-}
-
-function isDate(v: unknown): v is string {
-  return typeof v === "string" && DATE.test(v) && new Date(v + "T00:00:00Z").toISOString().startsWith(v);
 }
 
 const pad = (n: number) => String(n).padStart(2, "0");
