@@ -38,7 +38,7 @@ export function numbersAreNumbers<T>(node: T): T {
 }
 
 /** Spread into a wildcard route's `detail`: the name its `*` has in the document. */
-export function pathName(name: string, description: string): {} {
+export function pathName(name: string, description: string): Record<string, unknown> {
   return { "x-path-name": { name, description } };
 }
 

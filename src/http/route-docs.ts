@@ -3,11 +3,11 @@
 // module that renders the document.
 
 /** Spread into a route's `detail` when its success body is not JSON: `detail: { summary, ...bodyType("text/html") }`. */
-export function bodyType(contentType: string): {} {
+export function bodyType(contentType: string): Record<string, unknown> {
   return { "x-content-type": contentType };
 }
 
 /** Spread into a route's `detail`: the error codes it can answer, by status (401/429/422 of the guards are added). */
-export function errorCodes(byStatus: Record<number, string[]>): {} {
+export function errorCodes(byStatus: Record<number, string[]>): Record<string, unknown> {
   return { "x-errors": byStatus };
 }

@@ -106,7 +106,7 @@ for (const d of dialects) {
       const a = await accounts.createAccount("interval-refill", 1000 * C);
       const b = processOf(10);
       const r1 = await b.hold(a.id, 10 * C, rid()); // a float of 20 C: the call's 10 and as much spare
-      const r2 = await fromFloat(b, a.id, 10 * C, rid()); // the spare room, in memory
+      await fromFloat(b, a.id, 10 * C, rid()); // the spare room, in memory
       finish(b, r1, C); // its charge comes off the float: 19 C, 9 C free
       await b.drain();
       // Less spare room (9 C) than the calls in flight hold (10 C): the commit topped it up by 10 C.

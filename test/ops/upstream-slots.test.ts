@@ -42,7 +42,9 @@ test("a value Bun cannot take stops startup naming the setting", async () => {
 
 test("bun start, bun run dev and the Docker image lift the limit", () => {
   const scripts = JSON.parse(readFileSync(root + "package.json", "utf8")).scripts;
-  expect(scripts.start).toContain("BUN_CONFIG_MAX_HTTP_REQUESTS=${BUN_CONFIG_MAX_HTTP_REQUESTS:-16384}");
-  expect(scripts.dev).toContain("BUN_CONFIG_MAX_HTTP_REQUESTS=${BUN_CONFIG_MAX_HTTP_REQUESTS:-16384}");
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: the shell's default-value expansion, as package.json has it
+  const lifted = "BUN_CONFIG_MAX_HTTP_REQUESTS=${BUN_CONFIG_MAX_HTTP_REQUESTS:-16384}";
+  expect(scripts.start).toContain(lifted);
+  expect(scripts.dev).toContain(lifted);
   expect(readFileSync(root + "Dockerfile", "utf8")).toMatch(/^ENV .*BUN_CONFIG_MAX_HTTP_REQUESTS=16384/m);
 });

@@ -124,7 +124,7 @@ export class Control {
     const merged = this.rules
       .filter((r) => matches(r.scope))
       .sort((a, b) => rank(a.scope) - rank(b.scope))
-      .reduce<Behavior>((acc, r) => ({ ...acc, ...r.behavior }), {});
+      .reduce<Behavior>((acc, r) => Object.assign(acc, r.behavior), {});
     const i = this.onceQueue.findIndex((r) => matches(r.scope));
     return i < 0 ? merged : { ...merged, ...this.onceQueue.splice(i, 1)[0]!.behavior };
   }
