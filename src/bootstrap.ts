@@ -2,7 +2,7 @@ import { SecretBox } from "./accounts/secret-box";
 import { Accounts } from "./accounts/service";
 import { loadCatalog } from "./catalog-loader";
 import { utcDay } from "./catalog/lifecycle";
-import { holidayListsEnded } from "./catalog/peak";
+import { HOLIDAY_NOTICE_DAYS, holidayListsEnding } from "./catalog/peak";
 import { ConfigError, type Config } from "./config";
 import type { AppContext } from "./context";
 import { openDatabase } from "./db/client";
@@ -27,8 +27,13 @@ export async function createContext(
   opts: { redis?: boolean; poolSize?: number } = {},
 ): Promise<AppContext> {
   const catalog = loadCatalog(config.catalogPath, config.catalogDay);
-  for (const ended of holidayListsEnded(catalog.llmList, config.catalogDay ?? utcDay(Date.now())))
-    log.warn("a time-of-day price schedule's holiday list has ended: weekday holidays bill at the peak price", ended);
+  for (const ending of holidayListsEnding(catalog.llmList, utcDay(catalog.now())))
+    log.warn(
+      ending.days_left < 0
+        ? "a time-of-day price schedule's holiday list has ended: weekday holidays bill at the peak price"
+        : `a time-of-day price schedule's holiday list ends within ${HOLIDAY_NOTICE_DAYS} days: list the next year's holidays (pricing.peak.holidays, CATALOG_PATH)`,
+      ending,
+    );
   const db = await openDatabase(config.databaseUrl, {
     poolSize: opts.poolSize ?? config.databasePoolSize,
     backgroundCheckpoints: { onError: (message) => log.error("sqlite checkpoints", { error: message }) },

@@ -1,10 +1,13 @@
 // catalog:check — the catalog against each configured provider's own list of models: models served but not sold,
 // sold but no longer served, and differing prices or token limits where the list states them. Run from cron; any
-// finding makes the exit status 1. Each provider is a row of LISTERS (where its list is, how to authenticate, how
+// finding makes the exit status 1, as does a time-of-day schedule whose holiday list ends within 30 days (the
+// operator must list the next year's holidays before weekday holidays bill at peak). Each provider is a row of LISTERS (where its list is, how to authenticate, how
 // to read a page, which ids this gateway could sell).
 
 import type { Catalog } from "./service";
 import type { LlmModel } from "./model";
+import { utcDay } from "./lifecycle";
+import { holidayListsEnding } from "./peak";
 import { splitKeys } from "../llm/providers";
 
 /** One model as a provider's list states it; prices in USD per million tokens. */
@@ -126,6 +129,8 @@ export interface ProviderFindings {
   not_served: string[];
   /** a price or limit the provider's list states differently */
   differs: Array<{ model: string; field: string; catalog: number | null; provider: number }>;
+  /** sold models whose peak schedule's holiday list ends within 30 days or has ended (present only when some do) */
+  holiday_lists_ending?: ReturnType<typeof holidayListsEnding>;
   error?: string;
 }
 
@@ -152,21 +157,25 @@ export async function checkCatalog(
       continue;
     }
     const base = (raw[lister.baseVar] ?? "").replace(/\/+$/, "");
-    let listed: ListedModel[];
+    let listed: ListedModel[] | undefined;
+    let error: string | undefined;
     try {
       listed = await listAll(lister, base, key, fetchImpl);
     } catch (e) {
-      report.providers[name] = { missing: [], not_served: [], differs: [], error: (e as Error).message };
-      report.ok = false;
-      continue;
+      error = (e as Error).message;
     }
-    const findings = compare(
-      catalog,
-      name,
-      listed.filter((m) => lister.sells(m.id)),
-    );
+    const findings: ProviderFindings = listed
+      ? compare(
+          catalog,
+          name,
+          listed.filter((m) => lister.sells(m.id)),
+        )
+      : { missing: [], not_served: [], differs: [], error };
+    const ending = holidayListsEnding(servedBy(catalog, name), utcDay(catalog.now()));
+    if (ending.length) findings.holiday_lists_ending = ending;
     report.providers[name] = findings;
-    if (findings.missing.length || findings.not_served.length || findings.differs.length) report.ok = false;
+    const found = [findings.missing, findings.not_served, findings.differs, ending].some((list) => list.length);
+    if (found || findings.error) report.ok = false;
   }
   return report;
 }
@@ -187,6 +196,10 @@ async function listAll(lister: Lister, base: string, key: string, fetchImpl: typ
 
 /** A dated or versioned snapshot names the model it snapshots ("gpt-5-2025-08-07", "gemini-2.0-flash-001"). */
 const SNAPSHOT = /-(\d{4}-\d{2}-\d{2}|\d{8}|\d{3,4}|latest)$/;
+
+/** The provider's models the gateway still sells (a retired one is refused with 410 anyway). */
+const servedBy = (catalog: Catalog, provider: string) =>
+  catalog.llmList.filter((m) => m.provider === provider && catalog.lifecycle.get(m.id)?.status !== "retired");
 
 function compare(catalog: Catalog, provider: string, listed: ListedModel[]): ProviderFindings {
   const sold = catalog.llmList.filter((m) => m.provider === provider);

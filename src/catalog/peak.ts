@@ -101,20 +101,27 @@ export function modelAt(model: LlmModel, ms: number): LlmModel {
   return { ...model, prices: offPeak.webSearch === undefined ? inPeak : { ...inPeak, webSearch: offPeak.webSearch } };
 }
 
+/** How many days before a holiday list ends the operator is told to list the next year's dates. */
+export const HOLIDAY_NOTICE_DAYS = 30;
+
 /**
- * The models whose holiday list ended before `today` (YYYY-MM-DD): a weekday holiday after it bills at the peak
- * price until the operator lists the new year's dates (logged at startup, bootstrap.ts).
+ * The models whose holiday list ends within HOLIDAY_NOTICE_DAYS of `today` (YYYY-MM-DD) or has ended: after it, a
+ * weekday holiday bills at the peak price until the operator lists the new year's dates (the State Council publishes
+ * them late in the year before). `days_left`: days the list still covers after today (negative: ended).
+ * Named at startup (bootstrap.ts) and by `catalog:check` (drift.ts).
  */
-export function holidayListsEnded(
+export function holidayListsEnding(
   models: LlmModel[],
   today: string,
-): Array<{ model: string; holidays_through: string }> {
-  const ended = [];
+): Array<{ model: string; holidays_through: string; days_left: number }> {
+  const ending = [];
   for (const m of models) {
     const through = m.prices.peak?.schedule.holidaysThrough;
-    if (through !== undefined && through < today) ended.push({ model: m.id, holidays_through: through });
+    if (through === undefined) continue;
+    const daysLeft = (Date.parse(through) - Date.parse(today)) / 86_400_000;
+    if (daysLeft < HOLIDAY_NOTICE_DAYS) ending.push({ model: m.id, holidays_through: through, days_left: daysLeft });
   }
-  return ended;
+  return ending;
 }
 
 /** The schedule in words, for the pricing page and the model card. */

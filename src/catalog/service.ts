@@ -53,8 +53,8 @@ export class Catalog {
     mediaEntries: unknown[],
     compileMedia: MediaCompiler,
     originOf: (entry: unknown) => string = () => "built-in catalog",
-    /** the clock lifecycles are judged by (CATALOG_DAY pins it) */
-    private readonly now: () => number = Date.now,
+    /** the clock lifecycles and holiday lists are judged by (CATALOG_DAY pins it) */
+    readonly now: () => number = Date.now,
   ) {
     const fail = (entry: unknown, e: Error): never => {
       const field = e instanceof FieldError ? `, field ${e.field}` : "";

@@ -1,5 +1,6 @@
 // `cli catalog:check` against fake providers' own list-models endpoints, shaped as each provider documents them:
 // a missing, a no-longer-served and a mispriced model are reported with exit status 1; lists that match give 0.
+// A peak schedule whose holiday list ends within 30 days is reported (exit 1) under its provider.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { loadCatalog } from "../../src/catalog-loader";
 
@@ -178,4 +179,23 @@ test("a provider without a key is skipped; one whose list fails is an error (sta
   expect(report.skipped).toEqual(["xai"]);
   expect(report.providers.deepseek.error).toMatch(/answered HTTP 404$/);
   expect(report.providers.anthropic).toEqual({ missing: [], not_served: [], differs: [] });
+}, 30_000);
+
+test("a holiday list ending within 30 days is reported under its provider, exit 1; 30 days ahead it is not", async () => {
+  lists = matchingLists();
+  const soon = await check({ CATALOG_DAY: "2026-12-02" });
+  expect(soon.code).toBe(1);
+  expect(soon.report.providers.deepseek).toEqual({
+    missing: [],
+    not_served: [],
+    differs: [],
+    holiday_lists_ending: sold("deepseek")
+      .filter((m) => m.prices.peak)
+      .map((m) => ({ model: m.id, holidays_through: "2026-12-31", days_left: 29 })),
+  });
+  expect(soon.report.providers.deepseek.holiday_lists_ending.length).toBeGreaterThan(0);
+  expect(soon.report.providers.anthropic).toEqual({ missing: [], not_served: [], differs: [] });
+  const ahead = await check({ CATALOG_DAY: "2026-12-01" });
+  expect(ahead.report.providers.deepseek).toEqual({ missing: [], not_served: [], differs: [] });
+  expect(ahead.code).toBe(0);
 }, 30_000);

@@ -5,7 +5,7 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { tmpdir } from "node:os";
 import { loadCatalog } from "../../src/catalog-loader";
-import { holidayListsEnded, isPeakAt, modelAt, peakSchedule } from "../../src/catalog/peak";
+import { holidayListsEnding, isPeakAt, modelAt, peakSchedule } from "../../src/catalog/peak";
 import { createLogger } from "../../src/log";
 import { startGateway } from "../support/gateway";
 import { pricesFor } from "../../src/llm/usage";
@@ -163,13 +163,19 @@ describe("a bad schedule stops startup naming the entry and the field", () => {
   });
 });
 
-describe("a holiday list that has ended", () => {
-  test("is named at startup, so the operator lists the new year's holidays", async () => {
+describe("a holiday list that ends within 30 days or has ended", () => {
+  test("is named from 30 days before its last day, with the days it still covers", () => {
     const flash = loadCatalog().llm.get("deepseek-flash")!;
-    expect(holidayListsEnded([flash], "2026-12-31")).toEqual([]);
-    expect(holidayListsEnded([flash], "2027-01-01")).toEqual([
-      { model: "deepseek-flash", holidays_through: "2026-12-31" },
+    expect(holidayListsEnding([flash], "2026-12-01")).toEqual([]); // covers 30 more days
+    expect(holidayListsEnding([flash], "2026-12-02")).toEqual([
+      { model: "deepseek-flash", holidays_through: "2026-12-31", days_left: 29 },
     ]);
+    expect(holidayListsEnding([flash], "2027-01-01")).toEqual([
+      { model: "deepseek-flash", holidays_through: "2026-12-31", days_left: -1 },
+    ]);
+  });
+
+  test("is named at startup: ending soon, the operator is told to list next year's; ended, that it bills peak", async () => {
     const path = join(tmpdir(), `catalog-peak-ended-${Date.now()}.json`);
     const old = { ...DEEPSEEK, holidays: ["2020-01-01"], holidays_through: "2020-12-31", input: 2, output: 4 };
     const entry = { id: "old-schedule", type: "llm", name: "Old", description: "test", endpoint: "/v1/responses" };
@@ -177,12 +183,21 @@ describe("a holiday list that has ended", () => {
     writeFileSync(path, JSON.stringify([{ ...entry, ...upstream, pricing: { input: 1, output: 2, peak: old } }]));
     const lines: any[] = [];
     const gw = await startGateway(
-      { CATALOG_PATH: path },
+      { CATALOG_PATH: path, CATALOG_DAY: "2026-12-10" },
       createLogger("info", (l) => void lines.push(JSON.parse(l))),
     );
     await gw.stop();
     expect(lines.filter((l) => l.model === "old-schedule")).toMatchObject([
       { level: "warn", holidays_through: "2020-12-31", msg: expect.stringContaining("holiday list has ended") },
+    ]);
+    // the built-in DeepSeek entries' list runs through 2026-12-31: 21 days left on 2026-12-10
+    expect(lines.filter((l) => l.model === "deepseek-flash")).toMatchObject([
+      {
+        level: "warn",
+        holidays_through: "2026-12-31",
+        days_left: 21,
+        msg: expect.stringContaining("list the next year's holidays"),
+      },
     ]);
   });
 });
