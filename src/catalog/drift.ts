@@ -1,8 +1,8 @@
 // catalog:check — the catalog against each configured provider's own list of models: models served but not sold,
 // sold but no longer served, and differing prices or token limits where the list states them. Run from cron; any
 // finding makes the exit status 1, as does a time-of-day schedule whose holiday list ends within 30 days (the
-// operator must list the next year's holidays before weekday holidays bill at peak). Each provider is a row of LISTERS (where its list is, how to authenticate, how
-// to read a page, which ids this gateway could sell).
+// operator must list the next year's holidays before weekday holidays bill at peak). Each provider is a row of
+// LISTERS (where its list is, how to authenticate, how to read a page, which ids this gateway could sell).
 
 import type { Catalog } from "./service";
 import type { LlmModel } from "./model";
