@@ -57,8 +57,8 @@ type Edit = readonly [at: number, removed: number, insert: Uint8Array];
 
 /**
  * The client's bytes with a few short edits (chat's include_usage, the upstream's name for the model), put together
- * only when handed to fetch (sendable). A 200 KB copy made for every call, and collected after it, cost an agent
- * turn ~12% of its CPU (docs/architecture.md, "Where the time goes"); writing into one buffer already in use costs
+ * only when handed to fetch (sendable). A 180 KB copy made for every call, and collected after it, cost an agent
+ * turn 9–14% of its CPU (docs/architecture.md, "Where the time goes"); writing into one buffer already in use costs
  * a memcpy. Safe to reuse because fetch copies a buffer it is given before it returns (the Fetch standard's
  * "extract a body"; test/llm/spliced-body.test.ts holds Bun to it).
  */
