@@ -2,7 +2,7 @@
 
 import { ApiError } from "../http/errors";
 import { findValue, objectEnd } from "./protocols/json-scan";
-import { reserialised, splicedBytes } from "./protocols/common";
+import { reserialised, SplicedBody } from "./protocols/common";
 import { joined } from "./bytes";
 import { fieldsOf } from "./request-fields";
 import type { LlmProtocol } from "./protocols/index";
@@ -45,12 +45,15 @@ export function requestBodyOf(bytes: Uint8Array, wholeParseBytes?: number): Reco
  * `model` to every parser, `acme\/gpt` is `acme/gpt`): the one literal occurrence may then be a nested field's.
  */
 export function withUpstreamModel(
-  body: string | Uint8Array,
+  body: string | Uint8Array | SplicedBody,
   clientModel: string,
   upstreamModel: string,
-): string | Uint8Array {
+): string | Uint8Array | SplicedBody {
   if (typeof body === "string") return reserialised({ ...JSON.parse(body), model: upstreamModel }); // already re-serialised once
-  const bytes = Buffer.from(body.buffer, body.byteOffset, body.byteLength);
+  // A body already spliced (chat's include_usage) is searched in the client's bytes it edits: the edit holds no model.
+  const spliced = body instanceof SplicedBody ? body : new SplicedBody(body, []);
+  const client = spliced.bytes;
+  const bytes = Buffer.from(client.buffer, client.byteOffset, client.byteLength);
   const needle = Buffer.from(JSON.stringify(clientModel));
   let at = -1;
   let count = 0;
@@ -62,8 +65,9 @@ export function withUpstreamModel(
   }
   // Any escape that can spell the same name another way (`\u`, or `\/` for a `/`) could hide the top-level value.
   const escaped = bytes.indexOf("\\u") !== -1 || (clientModel.includes("/") && bytes.indexOf("\\/") !== -1);
-  if (count === 1 && !escaped) return splicedBytes(body, at, needle.length, JSON.stringify(upstreamModel));
-  return reserialised({ ...JSON.parse(decoder.decode(body)), model: upstreamModel });
+  if (count === 1 && !escaped) return spliced.with(at, needle.length, JSON.stringify(upstreamModel));
+  const edited = spliced.edits.length ? spliced.toBytes() : client;
+  return reserialised({ ...JSON.parse(decoder.decode(edited)), model: upstreamModel });
 }
 
 const MODEL_KEY = Buffer.from('"model"');

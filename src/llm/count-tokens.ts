@@ -8,6 +8,7 @@ import type { LlmModel } from "../catalog/model";
 import type { AppContext } from "../context";
 import type { LlmProtocol } from "./protocols/index";
 import { NO_PAID_TOOLS } from "./protocols/paid-tools";
+import type { SplicedBody } from "./protocols/common";
 import { planHold } from "./meter";
 import type { Provider } from "./providers";
 import { callUpstream, queryOf, upstreamHeaders } from "./upstream";
@@ -33,7 +34,7 @@ export async function forwardCountTokens(
   request: Request,
   url: string,
   provider: Provider,
-  body: string | Uint8Array,
+  body: string | Uint8Array | SplicedBody,
   baseHeaders: Record<string, string>,
 ) {
   let res: Response;

@@ -7,9 +7,11 @@
 
 import { openOpaque, originOf, providerOf } from "./translate/ir";
 import { dropForeignThinking } from "./translate/anthropic";
-import { mentions } from "./request-fields";
+import { jsonTokens, mentions } from "./request-fields";
 
 const SEALED = "sy1.";
+const THINKING = jsonTokens('"thinking"', '"redacted_thinking"');
+const SEAL = jsonTokens(`"${SEALED}`);
 
 type Fix = (body: Record<string, any>, provider: string, upstreamModel?: string) => Record<string, any> | null;
 
@@ -18,7 +20,7 @@ type Fix = (body: Record<string, any>, provider: string, upstreamModel?: string)
  * the Anthropic codec writes another model's reasoning), removed by the codec's own dropForeignThinking.
  */
 const anthropic: Fix = (body) => {
-  if (!mentions(body, ['"thinking"', '"redacted_thinking"'])) return null;
+  if (!mentions(body, "messages", THINKING)) return null;
   const messages = body.messages;
   if (!Array.isArray(messages) || !anyOf(messages, unsignedTurn)) return null;
   const copy = { ...body };
@@ -44,7 +46,7 @@ function anyOf(list: any[], test: (x: any) => boolean): boolean {
 
 /** Responses: reasoning input items (`encrypted_content`). */
 const responses: Fix = (body, provider, upstreamModel) => {
-  if (!mentions(body, [`"${SEALED}`])) return null;
+  if (!mentions(body, "input", SEAL)) return null;
   const input = body.input;
   const sealedItem = (i: any) =>
     i?.type === "reasoning" && typeof i.encrypted_content === "string" && i.encrypted_content.startsWith(SEALED);

@@ -170,6 +170,7 @@ function parseSpan(buf: Uint8Array, [start, end]: Span): unknown {
 const SOURCE = Symbol("request bytes");
 interface Source {
   buf: Buffer;
+  members: Map<string, Span>;
   spells?: boolean;
 }
 
@@ -207,30 +208,44 @@ export function fieldsOf(bytes: Uint8Array, wholeParseBytes = WHOLE_PARSE_BYTES)
       },
     });
   }
-  const source: Source = { buf: Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength) };
+  const source: Source = { buf: Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength), members };
   Object.defineProperty(body, SOURCE, { value: source, enumerable: false });
   return body;
 }
 
+/** JSON strings (or their openings) a walk looks for, as the bytes to search for (jsonTokens). */
+export type JsonTokens = readonly Buffer[];
+
+/** `"image"`, `"web_fetch`…: made once, so that no search encodes its needle again. */
+export function jsonTokens(...tokens: string[]): JsonTokens {
+  return Object.freeze(tokens.map((t) => Buffer.from(t)));
+}
+
 /**
- * Whether the body's JSON may hold one of `tokens` (JSON strings, or their openings: `"image"`, `"web_fetch`), so
- * that a walk looking for them is worth its parse. A string value can be spelled only literally or with `\u`
- * escapes; a body with an escape of a printable ASCII character is taken to mention everything. A body not read by
- * fieldsOf (a test's object, a translated one) mentions everything.
+ * Whether the body's top-level `field` may hold one of `tokens` (JSON strings, or their openings: `"image"`,
+ * `"web_fetch`), so that a walk of that field looking for them is worth its parse. Exact when it says no: a string
+ * value can be spelled only literally or with `\u` escapes, and a body with an escape of a printable ASCII character
+ * is taken to mention everything. A field the body does not have mentions nothing (the walk finds nothing in
+ * `undefined`); a body not read by fieldsOf (a test's object, a translated one) mentions everything.
  */
-export function mentions(body: object, tokens: readonly string[]): boolean {
+export function mentions(body: object, field: string, tokens: JsonTokens): boolean {
   if (tokens.length === 0) return false;
   const source = (body as { [SOURCE]?: Source })[SOURCE];
   if (!source) return true;
+  const span = source.members.get(field);
+  if (span === undefined) return false;
   source.spells ??= spellsAscii(source.buf);
   if (source.spells) return true;
-  for (const token of tokens) if (source.buf.indexOf(token) !== -1) return true;
+  const value = source.buf.subarray(span[0], span[1]);
+  for (const token of tokens) if (value.indexOf(token) !== -1) return true;
   return false;
 }
 
+const ESCAPE = Buffer.from("\\u00");
+
 /** Whether the bytes hold a `\u00XX` escape of a printable ASCII character (one that could spell a key or type). */
 function spellsAscii(buf: Buffer): boolean {
-  for (let i = buf.indexOf("\\u00"); i !== -1; i = buf.indexOf("\\u00", i + 4)) {
+  for (let i = buf.indexOf(ESCAPE); i !== -1; i = buf.indexOf(ESCAPE, i + 4)) {
     const high = buf[i + 4];
     if (high !== undefined && high >= 0x32 && high <= 0x37) return true; // \u0020–\u007f
   }

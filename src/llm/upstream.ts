@@ -6,6 +6,7 @@ import { metrics } from "../ops/metrics";
 import { ApiError } from "../http/errors";
 import { nextAuth, type Provider } from "./providers";
 import { upstreamTimeoutError, UpstreamTimeout } from "./timeouts";
+import { sendable, type SplicedBody } from "./protocols/common";
 
 // Client headers that carry protocol meaning and go upstream as sent. Everything else stays here: in particular
 // the client's authorization / x-api-key (our key, never the vendor's).
@@ -49,7 +50,7 @@ export async function callUpstream(
   provider: Provider,
   url: string,
   headers: Record<string, string>,
-  body: string | Uint8Array,
+  body: string | Uint8Array | SplicedBody,
   signal: AbortSignal,
   timeouts?: { firstByteMs: number },
 ): Promise<Response> {
@@ -67,7 +68,14 @@ export async function callUpstream(
       headers[name] = value;
       let res: Response;
       try {
-        res = await fetch(url, { method: "POST", headers, body, signal: upstream.signal, redirect: "manual" });
+        // sendable: a spliced body is written into a shared buffer, so it goes straight into fetch (which copies it)
+        res = await fetch(url, {
+          method: "POST",
+          headers,
+          body: sendable(body),
+          signal: upstream.signal,
+          redirect: "manual",
+        });
       } catch (e) {
         if (signal.aborted) throw e;
         // counted by the caller's record (call.ts endCall), as every timeout is

@@ -3,9 +3,11 @@ import { describe, expect, test } from "bun:test";
 import { anthropic, chat, embeddings, protocolForPath, protocols, responses } from "../../src/llm/protocols/index";
 import { fixtureJson } from "../fakes/fixtures";
 import { withoutBom, withUpstreamModel } from "../../src/llm/body";
+import { SplicedBody } from "../../src/llm/protocols/common";
 
 const bytesOf = (s: string) => new TextEncoder().encode(s);
-const textOf = (b: string | Uint8Array) => (typeof b === "string" ? b : new TextDecoder().decode(b));
+const textOf = (b: string | Uint8Array | SplicedBody) =>
+  typeof b === "string" ? b : new TextDecoder().decode(b instanceof SplicedBody ? b.toBytes() : b);
 /** What goes upstream for `raw`, as text; `same`: the client's very bytes came back. */
 const prep = (p: typeof chat, raw: string) => {
   const bytes = bytesOf(raw);

@@ -4,7 +4,7 @@
 // they look for (the hold, the tool fees and the reasoning dropped come out as from a whole parse).
 import { describe, expect, test } from "bun:test";
 import { requestBodyOf } from "../../src/llm/body";
-import { fieldsOf, mentions, topLevelMembers } from "../../src/llm/request-fields";
+import { fieldsOf, jsonTokens, mentions, topLevelMembers } from "../../src/llm/request-fields";
 import { ApiError } from "../../src/http/errors";
 import { loadCatalog } from "../../src/catalog-loader";
 import { withoutForeignReasoning } from "../../src/llm/foreign-reasoning";
@@ -165,22 +165,34 @@ describe("cases by hand", () => {
   });
 });
 
-describe("mentions: whether a walk for some JSON strings may find them", () => {
+describe("mentions: whether a walk of a field for some JSON strings may find them", () => {
   const long = "x".repeat(1000);
-  test("a body that does not hold the string literally, nor any escape spelling ASCII, mentions nothing", () => {
+  const IMAGE = jsonTokens('"image"');
+  test("a field that does not hold the string literally, nor any escape spelling ASCII, mentions nothing", () => {
     expect(
-      mentions(scanned(bytesOf(`{"messages":[{"type":"text","text":"${long} \\u00e9 \\u001b[0m"}]}`)), ['"image"']),
+      mentions(
+        scanned(bytesOf(`{"messages":[{"type":"text","text":"${long} \\u00e9 \\u001b[0m"}]}`)),
+        "messages",
+        IMAGE,
+      ),
     ).toBe(false);
   });
   test("the string literally, or any escape that could spell it, is a mention", () => {
-    expect(mentions(scanned(bytesOf(`{"messages":[{"type":"image","text":"${long}"}]}`)), ['"image"'])).toBe(true);
-    expect(mentions(scanned(bytesOf(`{"messages":[{"type":"imag\\u0065","text":"${long}"}]}`)), ['"image"'])).toBe(
-      true,
-    );
+    const body = (text: string) => scanned(bytesOf(`{"messages":[{"type":${text},"text":"${long}"}]}`));
+    expect(mentions(body('"image"'), "messages", IMAGE)).toBe(true);
+    expect(mentions(body('"imag\\u0065"'), "messages", IMAGE)).toBe(true);
+  });
+  test("only the field's own value counts; a field the body lacks mentions nothing", () => {
+    const body = scanned(bytesOf(`{"tools":[{"type":"image"}],"messages":[{"type":"text","text":"${long}"}]}`));
+    expect(mentions(body, "messages", IMAGE)).toBe(false);
+    expect(mentions(body, "tools", IMAGE)).toBe(true);
+    expect(mentions(body, "input", IMAGE)).toBe(false);
   });
   test("an object the gateway did not read from bytes, or a short body parsed whole, mentions everything", () => {
-    expect(mentions({ messages: [] }, ['"image"'])).toBe(true);
-    expect(mentions(requestBodyOf(bytesOf('{"messages":[{"type":"text","text":"hi"}]}')), ['"image"'])).toBe(true);
+    expect(mentions({ messages: [] }, "messages", IMAGE)).toBe(true);
+    expect(mentions(requestBodyOf(bytesOf('{"messages":[{"type":"text","text":"hi"}]}')), "messages", IMAGE)).toBe(
+      true,
+    );
   });
 });
 

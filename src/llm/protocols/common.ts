@@ -52,14 +52,75 @@ export function passthroughBody(body: any, bytes: Uint8Array): UpstreamBody {
   return { body: reserialised(withoutMaxCredits(body)), stripUsageChunk: false };
 }
 
-/** `bytes` with `removed` bytes at `at` replaced by `insert` (a short text, UTF-8): one copy of the rest. */
-export function splicedBytes(bytes: Uint8Array, at: number, removed: number, insert: string): Uint8Array {
-  const middle = Buffer.from(insert);
-  const out = new Uint8Array(bytes.length - removed + middle.length);
-  out.set(bytes.subarray(0, at), 0);
-  out.set(middle, at);
-  out.set(bytes.subarray(at + removed), at + middle.length);
-  return out;
+/** At `at`, `removed` of the client's bytes replaced by `insert` (UTF-8). */
+type Edit = readonly [at: number, removed: number, insert: Uint8Array];
+
+/**
+ * The client's bytes with a few short edits (chat's include_usage, the upstream's name for the model), put together
+ * only when handed to fetch (sendable). A 180 KB copy made for every call, and collected after it, cost an agent
+ * turn 9–14% of its CPU (docs/architecture.md, "Where the time goes"); writing into one buffer already in use costs
+ * a memcpy. Safe to reuse because fetch copies a buffer it is given before it returns (the Fetch standard's
+ * "extract a body"; test/llm/spliced-body.test.ts holds Bun to it).
+ */
+export class SplicedBody {
+  readonly byteLength: number;
+  constructor(
+    readonly bytes: Uint8Array,
+    readonly edits: readonly Edit[],
+  ) {
+    this.byteLength = edits.reduce((n, [, removed, insert]) => n - removed + insert.length, bytes.length);
+  }
+
+  /** The same with one more edit, which must not overlap the others. */
+  with(at: number, removed: number, insert: string): SplicedBody {
+    const edit: Edit = [at, removed, Buffer.from(insert)];
+    return new SplicedBody(
+      this.bytes,
+      [...this.edits, edit].sort((a, b) => a[0] - b[0]),
+    );
+  }
+
+  /** Writes the edited bytes into `out` (at least byteLength long). */
+  writeTo(out: Uint8Array): void {
+    let from = 0;
+    let to = 0;
+    for (const [at, removed, insert] of this.edits) {
+      out.set(this.bytes.subarray(from, at), to);
+      to += at - from;
+      out.set(insert, to);
+      to += insert.length;
+      from = at + removed;
+    }
+    out.set(this.bytes.subarray(from), to);
+  }
+
+  /** A copy of its own, for whatever keeps the bytes. */
+  toBytes(): Uint8Array {
+    const out = new Uint8Array(this.byteLength);
+    this.writeTo(out);
+    return out;
+  }
+}
+
+/** The client's bytes with `removed` bytes at `at` replaced by `insert`. */
+export function splicedBytes(bytes: Uint8Array, at: number, removed: number, insert: string): SplicedBody {
+  return new SplicedBody(bytes, []).with(at, removed, insert);
+}
+
+/** Bodies up to this size are put together in the shared buffer (which keeps the largest size it has held). */
+const SHARED_MAX_BYTES = 1024 * 1024;
+let shared = new Uint8Array(0);
+
+/**
+ * A body as fetch takes it. A SplicedBody is written into the shared buffer, so the result must go straight into a
+ * fetch call (which copies it) and be kept nowhere: the next call writes over it.
+ */
+export function sendable(body: string | Uint8Array | SplicedBody): string | Uint8Array {
+  if (!(body instanceof SplicedBody)) return body;
+  if (body.byteLength > SHARED_MAX_BYTES) return body.toBytes();
+  if (shared.length < body.byteLength) shared = new Uint8Array(Math.min(SHARED_MAX_BYTES, body.byteLength * 2));
+  body.writeTo(shared);
+  return shared.subarray(0, body.byteLength);
 }
 
 const OPENAI_TYPE_BY_STATUS: Record<number, string> = {

@@ -4,7 +4,7 @@
 // clear 400 rather than run at the operator's expense. Each protocol states its rules as data (PaidToolRules).
 
 import { ApiError } from "../../http/errors";
-import { mentions } from "../request-fields";
+import { jsonTokens, type JsonTokens, mentions } from "../request-fields";
 
 export interface PaidToolRules {
   /** how the type of a `tools[]` entry that is a web search the upstream runs begins; null: none is */
@@ -47,7 +47,7 @@ export function paidToolUse(
     if (why) refuse(field, `\`${field}\`: ${why}, which this gateway does not meter. Send the request without it.`);
   }
   // The tool schemas are parsed only when the body's bytes mention a type these rules look for.
-  if (!mentions(body, toolTypesOf(rules))) return NO_PAID_TOOLS;
+  if (!mentions(body, "tools", toolTypesOf(rules))) return NO_PAID_TOOLS;
   const tools = body.tools;
   if (!Array.isArray(tools)) return NO_PAID_TOOLS;
   let use: PaidToolUse = NO_PAID_TOOLS;
@@ -95,17 +95,17 @@ export function withoutUnpricedTools(body: Record<string, any>, paid: PaidToolUs
   return rest;
 }
 
-const toolTypes = new WeakMap<PaidToolRules, string[]>();
+const toolTypes = new WeakMap<PaidToolRules, JsonTokens>();
 
 /** The openings of the tool types `rules` look for, as they begin in JSON (`"web_search_`). */
-function toolTypesOf(rules: PaidToolRules): string[] {
+function toolTypesOf(rules: PaidToolRules): JsonTokens {
   let types = toolTypes.get(rules);
   if (!types) {
     const prefixes = [
       ...(rules.webSearchType === null ? [] : [rules.webSearchType]),
       ...rules.refusedTools.map(([prefix]) => prefix),
     ];
-    types = prefixes.map((prefix) => `"${prefix}`);
+    types = jsonTokens(...prefixes.map((prefix) => `"${prefix}`));
     toolTypes.set(rules, types);
   }
   return types;

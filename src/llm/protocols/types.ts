@@ -5,12 +5,14 @@ import type { TokenUsage } from "../usage";
 import type { PaidToolRules } from "./paid-tools";
 import type { UnseenInput } from "./unseen-input";
 import type { WholeStream } from "./sse-whole";
+import type { SplicedBody } from "./common";
 
 export type ProtocolName = "anthropic" | "chat" | "responses" | "embeddings";
 
 export interface UpstreamBody {
-  /** what to send upstream: the client's bytes, untouched (the very same array), unless something had to change */
-  body: string | Uint8Array;
+  /** what to send upstream: the client's bytes, untouched (the very same array), unless something had to change:
+   *  then the same bytes with a few edits (common.ts SplicedBody), or the body serialised again */
+  body: string | Uint8Array | SplicedBody;
   /** chat streams only: the gateway asked for usage the client did not ask for, so the tap must remove it */
   stripUsageChunk: boolean;
   /** hosted tools left out of the request (protocols/paid-tools.ts), named in the answer's headers */

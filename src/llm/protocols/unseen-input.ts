@@ -3,7 +3,7 @@
 // a hold estimated from the body's size. Allowances, not bounds: a call can still cost more than its hold, but not
 // by a whole document. The body's bytes are searched for the part types that could count before anything is parsed.
 
-import { mentions } from "../request-fields";
+import { jsonTokens, mentions } from "../request-fields";
 
 export interface UnseenInput {
   /** images the upstream fetches by URL or file id */
@@ -46,20 +46,25 @@ function overParts(
   return u;
 }
 
+const ANTHROPIC_PARTS = jsonTokens('"image"', '"document"');
+const WEB_FETCH = jsonTokens('"web_fetch');
+
 /** Anthropic Messages: images by URL or Files API id; documents (but plain-text ones); web_fetch; mcp_servers. */
 export function anthropicUnseenInput(body: any): UnseenInput {
-  if (!mentions(body, ['"image"', '"document"', '"mcp_servers"', '"web_fetch'])) return { ...NONE };
-  const u = overParts(
-    body?.messages,
-    (p) => p.content,
-    (p, u) => {
-      const kind = p.source?.type;
-      if (p.type === "image" && (kind === "url" || kind === "file")) u.images++;
-      else if (p.type === "document" && kind !== "text" && kind !== "content") u.unbounded = true;
-    },
-  );
+  const u = !mentions(body, "messages", ANTHROPIC_PARTS)
+    ? { ...NONE }
+    : overParts(
+        body?.messages,
+        (p) => p.content,
+        (p, u) => {
+          const kind = p.source?.type;
+          if (p.type === "image" && (kind === "url" || kind === "file")) u.images++;
+          else if (p.type === "document" && kind !== "text" && kind !== "content") u.unbounded = true;
+        },
+      );
   if (Array.isArray(body?.mcp_servers) && body.mcp_servers.length) u.unbounded = true;
   if (
+    mentions(body, "tools", WEB_FETCH) &&
     Array.isArray(body?.tools) &&
     body.tools.some((t: any) => typeof t?.type === "string" && t.type.startsWith("web_fetch"))
   ) {
@@ -68,28 +73,35 @@ export function anthropicUnseenInput(body: any): UnseenInput {
   return u;
 }
 
+const RESPONSES_PARTS = jsonTokens('"input_image"', '"input_file"', '"item_reference"');
+const MCP = jsonTokens('"mcp"');
+
 /**
  * OpenAI Responses: input_image parts by URL or file id, input_file parts however given (also inside function
  * outputs); an item_reference (an item stored upstream, like previous_response_id); mcp tools.
  */
 export function responsesUnseenInput(body: any): UnseenInput {
-  if (!mentions(body, ['"input_image"', '"input_file"', '"item_reference"', '"mcp"'])) return { ...NONE };
-  const u = overParts(
-    body?.input,
-    (p) => p.content ?? p.output,
-    (p, u) => {
-      if (p.type === "input_image" && (p.file_id != null || fetched(p.image_url))) u.images++;
-      else if (p.type === "input_file") u.unbounded = true;
-      else if (p.type === "item_reference") u.unbounded = true;
-    },
-  );
-  if (Array.isArray(body?.tools) && body.tools.some((t: any) => t?.type === "mcp")) u.unbounded = true;
+  const u = !mentions(body, "input", RESPONSES_PARTS)
+    ? { ...NONE }
+    : overParts(
+        body?.input,
+        (p) => p.content ?? p.output,
+        (p, u) => {
+          if (p.type === "input_image" && (p.file_id != null || fetched(p.image_url))) u.images++;
+          else if (p.type === "input_file") u.unbounded = true;
+          else if (p.type === "item_reference") u.unbounded = true;
+        },
+      );
+  if (mentions(body, "tools", MCP) && Array.isArray(body?.tools) && body.tools.some((t: any) => t?.type === "mcp"))
+    u.unbounded = true;
   return u;
 }
 
+const CHAT_PARTS = jsonTokens('"image_url"', '"file"');
+
 /** Chat Completions: image_url parts with a URL (not a data: URL), file parts (by file id or inline). */
 export function chatUnseenInput(body: any): UnseenInput {
-  if (!mentions(body, ['"image_url"', '"file"'])) return { ...NONE };
+  if (!mentions(body, "messages", CHAT_PARTS)) return { ...NONE };
   return overParts(
     body?.messages,
     (p) => p.content,
