@@ -97,6 +97,9 @@ describe("a whole chat stream without the tap", () => {
       'data: {"x":"\\"choices\\":[]","choices":[{"index":0}],"usage":{"prompt_tokens":1,"completion_tokens":3,"total_tokens":4}}\n\n',
       'data: {"choices":[],"usage":{"prompt_tokens":4,"completion_tokens":1,"total_tokens":5},"choices":[1]}\n\n',
       'data: {"choices":\n\n',
+      // the event's bounds: a usage key split over two lines, a field after the usage line
+      'data: {"usage"\n:{"prompt_tokens":1,"completion_tokens":1,"total_tokens":2}}\n\n',
+      'data: {"choices":[],"usage":{"prompt_tokens":6,"completion_tokens":1,"total_tokens":7}}\nid: 9\n\n',
       "id: 7\n",
       "\n\n\n",
     ];
