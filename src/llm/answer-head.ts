@@ -35,12 +35,15 @@ export function headOf(body: ReadableStream<Uint8Array>): Head {
 /**
  * Reads a stream's chunks while they are already in: stops at the body's end (`ended`) or at the first read that
  * would wait for the network, which is kept as `pending` for the pump. Adds no wait of its own: a read of a chunk
- * the runtime already holds settles within one microtask. Throws as reading the body does (dropped, aborted).
+ * the runtime already holds settles within one microtask. A stream that closed with the chunk just read (its
+ * reader's `closed` has settled) has ended: no read is asked only to be told so (~1 µs of a sequential call).
+ * Throws as reading the body does (dropped, aborted).
  */
 export async function readArrived(body: ReadableStream<Uint8Array>): Promise<Head> {
   const head: Head = headOf(body);
+  const reader = head.reader as ReadableStreamDefaultReader<Uint8Array>;
   for (;;) {
-    const read = head.reader!.read();
+    const read = reader.read();
     await null;
     if (Bun.peek.status(read) === "pending") {
       read.catch(() => {}); // a client gone before the pump starts must not leave an unhandled rejection
@@ -51,6 +54,7 @@ export async function readArrived(body: ReadableStream<Uint8Array>): Promise<Hea
     if (chunk.done) return { ...head, ended: true };
     head.firstByteAt ??= performance.now();
     head.chunks.push(chunk.value!);
+    if (Bun.peek.status(reader.closed) === "fulfilled") return { ...head, ended: true };
   }
 }
 

@@ -42,6 +42,23 @@ test("a stream whose end is already in is read whole: every chunk in order, ende
   expect(head.pending).toBeUndefined();
 });
 
+test("a stream that closed with its last chunk is not read again only to be told it ended", async () => {
+  const up = handFed();
+  let reads = 0;
+  const getReader = up.body.getReader.bind(up.body);
+  up.body.getReader = (() => {
+    const reader = getReader();
+    const read = reader.read.bind(reader);
+    reader.read = () => (reads++, read());
+    return reader;
+  }) as typeof up.body.getReader;
+  up.push("data: a\n\n");
+  up.push("data: b\n\n");
+  up.close();
+  const head = await readArrived(up.body);
+  expect([head.ended, text(head.chunks), reads]).toEqual([true, "data: a\n\ndata: b\n\n", 2]);
+});
+
 test("a stream still open: what is in is taken, the read in flight goes to the pump, which forwards the rest as it comes", async () => {
   const up = handFed();
   up.push("data: a\n\n");

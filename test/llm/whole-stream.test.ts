@@ -17,7 +17,7 @@ function viaTap(bytes: Uint8Array, stripUsageChunk: boolean) {
 
 /** Asserts the fast path agrees with the tap when it answers; returns whether it answered. */
 function agrees(bytes: Uint8Array, stripUsageChunk: boolean): boolean {
-  const whole = chat.wholeStream!(bytes, { stripUsageChunk });
+  const whole = chat.wholeStream!(bytes.slice(), { stripUsageChunk }); // a cut is made in place
   if (whole === null) return false;
   const want = viaTap(bytes, stripUsageChunk);
   expect(whole.bytes).toEqual(want.bytes);
@@ -43,8 +43,8 @@ describe("a whole chat stream without the tap", () => {
       });
 
   test("the usage-only event is what goes, and only when the gateway asked for it", () => {
-    const bytes = fixtureBytes("B_stream.sse");
-    const stripped = chat.wholeStream!(bytes, { stripUsageChunk: true })!;
+    const bytes = fixtureBytes("B_stream.sse").slice(); // the cache's copy stays whole
+    const stripped = chat.wholeStream!(bytes.slice(), { stripUsageChunk: true })!;
     expect(new TextDecoder().decode(stripped.bytes)).not.toContain('"usage":{');
     expect(stripped.tapped.usage).toEqual({ input: 19, cacheRead: 0, cacheWrite: 0, output: 7 });
     expect(chat.wholeStream!(bytes, { stripUsageChunk: false })!.bytes).toBe(bytes);
@@ -91,6 +91,15 @@ describe("a whole chat stream without the tap", () => {
       'data: {"choices":[{"delta":{"content":"é✓"}}],"usage":{"prompt_tokens":1,"completion_tokens":1,"total_tokens":2}}\n\n',
       "data: [DONE]\n\n",
       'data: {"usage":{}}\n\n',
+      // the usage-only test, read from the bytes: spaces, a tab, a key in a string, a choice, choices after usage
+      'data: {"usage":{"prompt_tokens":2,"completion_tokens":1,"total_tokens":3},"choices": [ ]}\n\n',
+      'data: {"choices" :[\t],"usage":{"prompt_tokens":2,"completion_tokens":2,"total_tokens":4}}\n\n',
+      'data: {"x":"\\"choices\\":[]","choices":[{"index":0}],"usage":{"prompt_tokens":1,"completion_tokens":3,"total_tokens":4}}\n\n',
+      'data: {"choices":[],"usage":{"prompt_tokens":4,"completion_tokens":1,"total_tokens":5},"choices":[1]}\n\n',
+      'data: {"choices":\n\n',
+      // the event's bounds: a usage key split over two lines, a field after the usage line
+      'data: {"usage"\n:{"prompt_tokens":1,"completion_tokens":1,"total_tokens":2}}\n\n',
+      'data: {"choices":[],"usage":{"prompt_tokens":6,"completion_tokens":1,"total_tokens":7}}\nid: 9\n\n',
       "id: 7\n",
       "\n\n\n",
     ];

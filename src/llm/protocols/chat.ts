@@ -105,7 +105,7 @@ export const chat: LlmProtocol = {
   outputCharsOfBody: (text) => CONTENT_KEYS.reduce((n, k) => n + sumStringValues(text, k), 0),
   createStreamTap: ({ stripUsageChunk }) =>
     createSseTap(onEvent, stripUsageChunk ? createEventStripper(isUsageOnlyEvent) : undefined),
-  wholeStream: (bytes, { stripUsageChunk }) => wholeChatStream(bytes, stripUsageChunk ? isUsageOnlyEvent : null),
+  wholeStream: (bytes, { stripUsageChunk }) => wholeChatStream(bytes, stripUsageChunk),
   errorBody: openAiErrorBody,
   // A chunk that is an error body, as OpenAI sends one mid-stream (fixtures/B_stream_midstream_error.sse).
   droppedStreamEvent: (e) => `data: ${JSON.stringify(openAiErrorBody(e))}\n\n`,
