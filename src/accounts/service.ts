@@ -221,6 +221,14 @@ export class Accounts {
 
   /** Resolves a presented key to its account, or null for unknown and revoked keys. */
   async authenticate(presented: string): Promise<AuthContext | null> {
+    return this.authenticateNow(presented);
+  }
+
+  /**
+   * authenticate(), answered at once (no promise) when the key is in the cache: the LLM routes' guard takes a cached
+   * key without a turn of the microtask queue (http/protect.ts).
+   */
+  authenticateNow(presented: string): AuthContext | null | Promise<AuthContext | null> {
     const hash = sha256Hex(presented);
     const now = Date.now();
     const hit = this.cache.get(hash);
@@ -228,6 +236,10 @@ export class Accounts {
       if (hit.ctx) this.noteUse(hit.ctx.keyId, now);
       return hit.ctx;
     }
+    return this.lookUp(hash, now);
+  }
+
+  private async lookUp(hash: string, now: number): Promise<AuthContext | null> {
     const row =
       await this.db.get<any>(sql`select id, account_id, name, rate_requests, rate_window_seconds, max_concurrent_tasks, revoked_at,
       models, expires_at, budget_day, budget_week, budget_month, budget_lifetime from api_keys where key_hash = ${hash}`);

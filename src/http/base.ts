@@ -113,9 +113,9 @@ export function basePlugin(log: Logger) {
     });
 }
 
-/** A request's id and arrival, at its first moment. */
+/** A request's id and arrival, at its first moment. The id: a UUIDv7's 32 hex digits (its bytes in hex, no dashes to remove). */
 export function newRequestMark(): RequestMark {
-  return { id: "req_" + Bun.randomUUIDv7().replaceAll("-", ""), startedAt: performance.now() };
+  return { id: "req_" + Bun.randomUUIDv7("buffer").toString("hex"), startedAt: performance.now() };
 }
 
 /** A path or query parameter holding U+0000 failed its lookup on Postgres with a 500 (errors.ts nulRefused). */

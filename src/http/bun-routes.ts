@@ -34,7 +34,8 @@ export function keyedRoute(ctx: AppContext, route: string, work: KeyedWork): Bun
     let answer: Response;
     try {
       refuseNul(request);
-      const auth = await keyWithinLimit(ctx, request, headers);
+      const checked = keyWithinLimit(ctx, request, headers);
+      const auth = checked instanceof Promise ? await checked : checked; // a cached key: no wait (protect.ts)
       answer = await work(request, auth, headers, server);
     } catch (e) {
       const error = errorAnswer(ctx.log, errorCodeOf(e), e, request, route, mark.id);

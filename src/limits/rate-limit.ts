@@ -19,6 +19,8 @@ export interface LimitResult {
 }
 export interface RateLimiter {
   limit(identifier: string, requests: number, windowSeconds: number): Promise<LimitResult>;
+  /** limit(), answered at once by a limiter that counts in this process (no I/O): no promise to wait for */
+  limitNow?(identifier: string, requests: number, windowSeconds: number): LimitResult;
 }
 
 export class MemoryRateLimiter implements RateLimiter {
@@ -26,6 +28,10 @@ export class MemoryRateLimiter implements RateLimiter {
   private lastPrune = 0;
 
   async limit(identifier: string, requests: number, windowSeconds: number): Promise<LimitResult> {
+    return this.limitSync(identifier, requests, windowSeconds, Date.now());
+  }
+
+  limitNow(identifier: string, requests: number, windowSeconds: number): LimitResult {
     return this.limitSync(identifier, requests, windowSeconds, Date.now());
   }
 

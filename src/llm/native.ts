@@ -3,7 +3,7 @@
 // piece; one still arriving is pumped (pump.ts). Either way it is metered once it ends (call.ts endCall).
 
 import type { LlmProtocol } from "./protocols/index";
-import { callUpstream, queryOf, upstreamHeaders } from "./upstream";
+import { callUpstream, queryOf, successWithoutBody, upstreamHeaders } from "./upstream";
 import { answerTypeMisfit, firstNonSpace, textOf } from "./body";
 import { estimateVerdict, NOTHING_SEEN, streamVerdict, UPSTREAM_SILENT, type Verdict } from "./meter";
 import { pump, throughTap, type PumpEnd } from "./pump";
@@ -40,7 +40,7 @@ export async function forwardNative(call: Call): Promise<Response> {
   } catch (e) {
     return upstreamFailed(call, e);
   }
-  if (!res.ok || !res.body) return upstreamError(call, res);
+  if (!res.ok || successWithoutBody(res)) return upstreamError(call, res);
   const contentType = res.headers.get("content-type") ?? "";
   const sse = contentType.startsWith("text/event-stream");
   const misfit = answerTypeMisfit(proto.isStream(call.body), sse, contentType);
@@ -48,7 +48,7 @@ export async function forwardNative(call: Call): Promise<Response> {
   const status = res.status;
   let head: Head;
   try {
-    const reading = sse ? readArrived(res.body) : readHead(res, WHOLE_ANSWER_BYTES, call.deps.timeouts.silenceMs);
+    const reading = sse ? readArrived(res.body!) : readHead(res, WHOLE_ANSWER_BYTES, call.deps.timeouts.silenceMs);
     head = reading instanceof Promise ? await reading : reading; // a JSON answer already in: no wait
   } catch (e) {
     return answerUnread(call, e, status);

@@ -22,6 +22,7 @@ import { withoutForeignReasoning } from "./foreign-reasoning";
 import { reserialised } from "./protocols/common";
 import type { IdleTimeouts } from "./timeouts";
 import type { Call, LlmDeps } from "./call";
+import type { BudgetHold } from "../accounts/key-budgets";
 import { clientGoneBeforeUpstream, voidLeftOpen } from "./call-failures";
 import { lookupModel, reachable } from "./model-lookup";
 import { forwardNative } from "./native";
@@ -64,7 +65,7 @@ export async function handleLlm(
     const upstreamBody = upstreamRequestOf(proto, body, bytes, model).body;
     return forwardCountTokens(deps.ctx, request, url, provider!, upstreamBody, baseHeaders);
   }
-  const call = await reserve(
+  const reserving = reserve(
     deps,
     proto,
     path,
@@ -75,6 +76,7 @@ export async function handleLlm(
     started,
     server,
   );
+  const call = reserving instanceof Promise ? await reserving : reserving; // the free path: no wait (reserve)
   // The reservation may have waited for a commit; a client gone meanwhile is voided here, before either path sends.
   if (request.signal.aborted) return clientGoneBeforeUpstream(call);
   try {
@@ -89,8 +91,10 @@ export async function handleLlm(
 /**
  * Everything decided before anything goes upstream (a refusal here holds nothing and sends nothing), then the
  * key's budget (402 key_budget_exceeded) and the wallet's reservation; a wallet that refuses gives the budget back.
+ * A call on the free path (no key budget, the wallet's float covers it: llm-ledger.ts) is reserved at once, with no
+ * promise to wait for: each is a turn of the microtask queue on every call's way (docs/architecture.md).
  */
-async function reserve(
+function reserve(
   deps: LlmDeps,
   proto: LlmProtocol,
   path: string,
@@ -100,7 +104,7 @@ async function reserve(
   routed: Routed,
   started: number,
   server?: IdleTimeouts | null,
-): Promise<Call> {
+): Call | Promise<Call> {
   const { body, bytes, model, provider, url, spoken } = routed;
   const requestId = baseHeaders["x-request-id"]!;
   proto.refuseUnmeterable?.(body);
@@ -115,16 +119,7 @@ async function reserve(
   const paid = translation || !proto.paidTools ? NO_PAID_TOOLS : paidToolUse(proto.paidTools, body, model);
   const plan = holdPlanOf(proto, body, bytes, model, translation, paid);
   const upstream = translation ? null : upstreamRequestOf(proto, body, bytes, model, paid);
-  const budgetPending = deps.budgets.hold(auth, plan.amount);
-  const budgetHold = budgetPending && (await budgetPending);
-  let hold: Reservation;
-  try {
-    hold = await deps.ledger.hold(auth.accountId, plan.amount, requestId);
-  } catch (e) {
-    if (budgetHold) deps.budgets.post(budgetHold, 0);
-    throw withCreditHint(e, proto.name, body, plan, proto.maxOutputTokens(body));
-  }
-  return {
+  const callOf = (hold: Reservation, budgetHold: BudgetHold | null): Call => ({
     deps,
     proto,
     path,
@@ -145,7 +140,20 @@ async function reserve(
     started,
     ended: false,
     server,
+  });
+  const held = (budgetHold: BudgetHold | null): Call | Promise<Call> => {
+    const holding = deps.ledger.hold(auth.accountId, plan.amount, requestId);
+    if (Bun.peek.status(holding) === "fulfilled") return callOf(Bun.peek(holding) as Reservation, budgetHold);
+    return holding.then(
+      (hold) => callOf(hold, budgetHold),
+      (e) => {
+        if (budgetHold) deps.budgets.post(budgetHold, 0);
+        throw withCreditHint(e, proto.name, body, plan, proto.maxOutputTokens(body));
+      },
+    );
   };
+  const budgetPending = deps.budgets.hold(auth, plan.amount);
+  return budgetPending ? budgetPending.then(held) : held(null);
 }
 
 /** The reservation's size (meter.ts planHold), capped by the request's max_credits. */

@@ -101,6 +101,15 @@ export async function callUpstream(
   }
 }
 
+/**
+ * An upstream success with no body: 204 and 205 are the only 2xx statuses whose fetch Response has a null body (the
+ * Fetch standard's null-body statuses; Bun's too). Asked by status because reading `res.body` makes Bun build a
+ * ReadableStream that a JSON answer read whole (answer-head.ts readHead) never uses: ~0.9 µs per call.
+ */
+export function successWithoutBody(res: Response): boolean {
+  return res.status === 204 || res.status === 205;
+}
+
 /** Aborts the request behind `res` (from callUpstream): its body's reads fail at once. */
 export function abortUpstream(res: Response, reason: unknown): void {
   const upstream = aborts.get(res);

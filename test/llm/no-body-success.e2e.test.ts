@@ -1,0 +1,39 @@
+// An upstream success with no body (204, 205) on the native path is passed on as it came, and nothing is charged:
+// the proxy tells such an answer by its status (upstream.ts successWithoutBody), not by reading `res.body`.
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { startGateway, type TestGateway } from "../support/gateway";
+import { expectReleased, providerEnv } from "./support";
+
+let upstream: ReturnType<typeof Bun.serve>;
+let gw: TestGateway;
+beforeAll(async () => {
+  upstream = Bun.serve({
+    port: 0,
+    hostname: "127.0.0.1",
+    fetch: (req) => new Response(null, { status: Number(new URL(req.url).searchParams.get("status") ?? 204) }),
+  });
+  gw = await startGateway(providerEnv(`http://127.0.0.1:${upstream.port}`));
+});
+afterAll(async () => {
+  await gw.stop();
+  upstream.stop(true);
+});
+
+for (const status of [204, 205]) {
+  test(`an upstream ${status}: the client gets ${status} with no body and the gateway's headers; nothing is charged`, async () => {
+    const { key, accountId } = await gw.account(100);
+    const r = await fetch(`${gw.url}/v1/chat/completions?status=${status}`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+      body: JSON.stringify({
+        model: "gpt-5.2",
+        max_completion_tokens: 10,
+        messages: [{ role: "user", content: "Hi" }],
+      }),
+    });
+    expect(r.status).toBe(status);
+    expect(await r.text()).toBe("");
+    expect(r.headers.get("x-request-id")).toMatch(/^req_[0-9a-f]{32}$/);
+    await expectReleased(gw, accountId, 100);
+  });
+}
