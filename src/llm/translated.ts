@@ -14,7 +14,7 @@ import { codecs } from "./translate/codecs";
 import { TranslationError, type ClientCodec, type TranslateTarget, type UpstreamCodec } from "./translate/ir";
 import type { Call } from "./call";
 import { answerHeaders, endUpstreamError, unusableAnswer, upstreamFailed } from "./call-failures";
-import { callUpstream, upstreamHeaders } from "./upstream";
+import { callUpstream, successWithoutBody, upstreamHeaders } from "./upstream";
 import { FALLBACK_MAX_OUTPUT } from "./meter";
 import { readHead } from "./answer-head";
 import { answerTypeMisfit, textOf } from "./body";
@@ -124,7 +124,7 @@ export async function forwardTranslated(call: Call): Promise<Response> {
   } catch (e) {
     return upstreamFailed(call, e);
   }
-  if (!res.ok || !res.body) return translatedError(call, res);
+  if (!res.ok || successWithoutBody(res)) return translatedError(call, res);
   const contentType = res.headers.get("content-type") ?? "";
   const sse = contentType.startsWith("text/event-stream");
   // A 200 that cannot be the answer asked for: released, as on the native path.

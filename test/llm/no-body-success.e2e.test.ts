@@ -1,4 +1,4 @@
-// An upstream success with no body (204, 205) on the native path is passed on as it came, and nothing is charged:
+// An upstream success with no body (204, 205) is passed on as it came, and nothing is charged:
 // the proxy tells such an answer by its status (upstream.ts successWithoutBody), not by reading `res.body`.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { startGateway, type TestGateway } from "../support/gateway";
@@ -37,3 +37,15 @@ for (const status of [204, 205]) {
     await expectReleased(gw, accountId, 100);
   });
 }
+
+test("a translated call whose upstream answers 204: passed on as the native path does (no body, no 500); nothing is charged", async () => {
+  const { key, accountId } = await gw.account(100);
+  const r = await fetch(`${gw.url}/v1/messages`, {
+    method: "POST",
+    headers: { "x-api-key": key, "content-type": "application/json", "anthropic-version": "2023-06-01" },
+    body: JSON.stringify({ model: "gpt-5.2", max_tokens: 10, messages: [{ role: "user", content: "Hi" }] }),
+  });
+  expect(r.status).toBe(204);
+  expect(await r.text()).toBe("");
+  await expectReleased(gw, accountId, 100);
+});
