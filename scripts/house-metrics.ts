@@ -42,6 +42,8 @@ const notOldWords = new Map([
   ["releaseTokenIf", "a task token's release at a task's final state"],
   ["releaseEndedSinceRead", "the task tokens of tasks that ended since the engine read them"],
   ["finish", "the IR's finish event (the protocols' finish_reason) and the codecs' handlers of it"],
+  ["succeedWhileReleasesRefused", "a media test's task token releases refused (Redis away)"],
+  ["turn", "a conversation's turn (the bench's agent body, the tests' requests)"],
 ]);
 
 type FileMetrics = {

@@ -2,7 +2,7 @@
 // the proxy tells such an answer by its status (upstream.ts successWithoutBody), not by reading `res.body`.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { startGateway, type TestGateway } from "../support/gateway";
-import { expectReleased, providerEnv } from "./support";
+import { expectVoided, providerEnv } from "./support";
 
 let upstream: ReturnType<typeof Bun.serve>;
 let gw: TestGateway;
@@ -34,7 +34,7 @@ for (const status of [204, 205]) {
     expect(r.status).toBe(status);
     expect(await r.text()).toBe("");
     expect(r.headers.get("x-request-id")).toMatch(/^req_[0-9a-f]{32}$/);
-    await expectReleased(gw, accountId, 100);
+    await expectVoided(gw, accountId, 100);
   });
 }
 
@@ -47,5 +47,5 @@ test("a translated call whose upstream answers 204: passed on as the native path
   });
   expect(r.status).toBe(204);
   expect(await r.text()).toBe("");
-  await expectReleased(gw, accountId, 100);
+  await expectVoided(gw, accountId, 100);
 });
