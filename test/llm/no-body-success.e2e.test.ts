@@ -22,14 +22,10 @@ afterAll(async () => {
 for (const status of [204, 205]) {
   test(`an upstream ${status}: the client gets ${status} with no body and the gateway's headers; nothing is charged`, async () => {
     const { key, accountId } = await gw.account(100);
-    const r = await fetch(`${gw.url}/v1/chat/completions?status=${status}`, {
-      method: "POST",
-      headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
-      body: JSON.stringify({
-        model: "gpt-5.2",
-        max_completion_tokens: 10,
-        messages: [{ role: "user", content: "Hi" }],
-      }),
+    const r = await gw.post(key, `/v1/chat/completions?status=${status}`, {
+      model: "gpt-5.2",
+      max_completion_tokens: 10,
+      messages: [{ role: "user", content: "Hi" }],
     });
     expect(r.status).toBe(status);
     expect(await r.text()).toBe("");
