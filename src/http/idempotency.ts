@@ -25,7 +25,7 @@ export interface Answer {
 }
 
 export type Begun =
-  | { run: true; finish(a: Answer): Promise<void>; abandon(): Promise<void> }
+  | { run: true; remember(a: Answer): Promise<void>; abandon(): Promise<void> }
   | { run: false; replay: Response };
 
 /** The request's Idempotency-Key, undefined without one; 422 naming the header when empty or too long. */
@@ -105,7 +105,7 @@ export class Idempotency {
     const where = sql`account_id = ${accountId} and key = ${key} and fingerprint = ${fp} and state = ${"running"}`;
     return {
       run: true,
-      finish: async (a) => {
+      remember: async (a) => {
         await this.db.run(
           sql`update idempotency_keys set state = ${"done"}, status = ${a.status}, content_type = ${a.contentType}, body = ${a.body} where ${where}`,
         );
@@ -147,7 +147,7 @@ export async function idempotent<T>(
     await begun.abandon();
     throw e;
   }
-  const store = (a: Answer | null) => (a ? begun.finish(a) : begun.abandon());
+  const store = (a: Answer | null) => (a ? begun.remember(a) : begun.abandon());
   const answer = answerOf(result);
   if (answer instanceof Promise) void answer.then(store, () => begun.abandon()).catch(onError);
   else await store(answer);

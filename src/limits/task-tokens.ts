@@ -42,8 +42,8 @@ export interface TaskTokens {
  * replace the error the caller is owed (a 402 turned into a 500), nor leave the token taken until it expires: the
  * engine retries at every round, the task service before its next acquire.
  */
-export class PendingReleases {
-  private pending = new Map<string, string>(); // task id → key id
+export class TokenReleases {
+  private failed = new Map<string, string>(); // task id → key id
 
   constructor(
     private tokens: TaskTokens,
@@ -54,21 +54,21 @@ export class PendingReleases {
   async release(keyId: string, taskId: string): Promise<boolean> {
     try {
       await this.tokens.release(keyId, taskId);
-      this.pending.delete(taskId);
+      this.failed.delete(taskId);
       return true;
     } catch (e) {
-      if (!this.pending.has(taskId)) this.onFirstFailure(taskId, e);
-      this.pending.set(taskId, keyId);
+      if (!this.failed.has(taskId)) this.onFirstFailure(taskId, e);
+      this.failed.set(taskId, keyId);
       return false;
     }
   }
 
   async retry(): Promise<void> {
-    for (const [taskId, keyId] of [...this.pending]) await this.release(keyId, taskId);
+    for (const [taskId, keyId] of [...this.failed]) await this.release(keyId, taskId);
   }
 
   get size(): number {
-    return this.pending.size;
+    return this.failed.size;
   }
 }
 

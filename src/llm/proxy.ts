@@ -89,10 +89,8 @@ export async function handleLlm(
 }
 
 /**
- * Everything decided before anything goes upstream (a refusal here holds nothing and sends nothing), then the
- * key's budget (402 key_budget_exceeded) and the wallet's reservation; a wallet that refuses gives the budget back.
- * A call on the free path (no key budget, the wallet's float covers it: llm-ledger.ts) is reserved at once, with no
- * promise to wait for: each is a turn of the microtask queue on every call's way (docs/architecture.md).
+ * Everything decided before anything goes upstream (`prepare`), then the money held (`holdFunds`); the call is built
+ * when the hold is granted, at the prices of that moment.
  */
 function reserve(
   deps: LlmDeps,
@@ -105,20 +103,9 @@ function reserve(
   started: number,
   server?: IdleTimeouts | null,
 ): Call | Promise<Call> {
-  const { body, bytes, model, provider, url, spoken } = routed;
+  const { body, model, provider, url } = routed;
   const requestId = baseHeaders["x-request-id"]!;
-  proto.refuseUnmeterable?.(body);
-  // Decoded and encoded before the reservation: a request that cannot be translated is refused at once.
-  const translation =
-    spoken === path
-      ? null
-      : prepareTranslation(path, spoken, body, model, provider, (msg, fields) =>
-          deps.ctx.log.warn(msg, { ...fields, request_id: requestId }),
-        );
-  // A translated call's hosted tools never reach the upstream (the codecs leave them out): no fees.
-  const paid = translation || !proto.paidTools ? NO_PAID_TOOLS : paidToolUse(proto.paidTools, body, model);
-  const plan = holdPlanOf(proto, body, bytes, model, translation, paid);
-  const upstream = translation ? null : upstreamRequestOf(proto, body, bytes, model, paid);
+  const { translation, plan, upstream } = prepare(deps, proto, path, routed, requestId);
   const callOf = (hold: Reservation, budgetHold: BudgetHold | null): Call => ({
     deps,
     proto,
@@ -141,19 +128,61 @@ function reserve(
     ended: false,
     server,
   });
-  const held = (budgetHold: BudgetHold | null): Call | Promise<Call> => {
+  const refused = (e: unknown) => withCreditHint(e, proto.name, body, plan, proto.maxOutputTokens(body));
+  return holdFunds(deps, auth, plan, requestId, callOf, refused);
+}
+
+/** What a call will send and the most it may cost, worked out before any hold: a refusal here holds nothing. */
+function prepare(
+  deps: LlmDeps,
+  proto: LlmProtocol,
+  path: string,
+  routed: Routed,
+  requestId: string,
+): { translation: Translation | null; plan: HoldPlan; upstream: UpstreamBody | null } {
+  const { body, bytes, model, provider, spoken } = routed;
+  proto.refuseUnmeterable?.(body);
+  // Decoded and encoded before the reservation: a request that cannot be translated is refused at once.
+  const translation =
+    spoken === path
+      ? null
+      : prepareTranslation(path, spoken, body, model, provider, (msg, fields) =>
+          deps.ctx.log.warn(msg, { ...fields, request_id: requestId }),
+        );
+  // A translated call's hosted tools never reach the upstream (the codecs leave them out): no fees.
+  const paid = translation || !proto.paidTools ? NO_PAID_TOOLS : paidToolUse(proto.paidTools, body, model);
+  const plan = holdPlanOf(proto, body, bytes, model, translation, paid);
+  const upstream = translation ? null : upstreamRequestOf(proto, body, bytes, model, paid);
+  return { translation, plan, upstream };
+}
+
+/**
+ * The key's budget (402 key_budget_exceeded), then the wallet's reservation; a wallet that refuses gives the budget
+ * back and its error goes through `refused`. A call on the free path (no key budget, the wallet's float covers it:
+ * llm-ledger.ts) is held at once, with no promise to wait for: each is a turn of the microtask queue on every call's
+ * way (docs/architecture.md).
+ */
+function holdFunds(
+  deps: LlmDeps,
+  auth: AuthContext,
+  plan: HoldPlan,
+  requestId: string,
+  callOf: (hold: Reservation, budgetHold: BudgetHold | null) => Call,
+  refused: (e: unknown) => unknown,
+): Call | Promise<Call> {
+  const holdWallet = (budgetHold: BudgetHold | null): Call | Promise<Call> => {
     const holding = deps.ledger.hold(auth.accountId, plan.amount, requestId);
     if (Bun.peek.status(holding) === "fulfilled") return callOf(Bun.peek(holding) as Reservation, budgetHold);
     return holding.then(
       (hold) => callOf(hold, budgetHold),
       (e) => {
         if (budgetHold) deps.budgets.post(budgetHold, 0);
-        throw withCreditHint(e, proto.name, body, plan, proto.maxOutputTokens(body));
+        throw refused(e);
       },
     );
   };
   const budgetPending = deps.budgets.hold(auth, plan.amount);
-  return budgetPending ? budgetPending.then(held) : held(null);
+  return budgetPending ? budgetPending.then(holdWallet) : holdWallet(null);
 }
 
 /** The reservation's size (meter.ts planHold), capped by the request's max_credits. */

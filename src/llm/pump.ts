@@ -196,7 +196,7 @@ class PumpRun {
   }
 
   /** The upstream finished its body: the tap's held bytes, then a clean end, or an ending when it is not whole. */
-  *finish(): Generator<Uint8Array> {
+  *bodyEnded(): Generator<Uint8Array> {
     const tail = this.hooks.tap?.flush();
     if (tail?.length) yield this.sent(tail);
     // A clean close before the stream's own end must not pass for a whole answer (an SDK would return it).
@@ -248,7 +248,7 @@ async function* steps(
       const next = await run.next(clientSignal);
       if (next === "client_abort") return void (run.how = "client_abort");
       if (typeof next === "string") return yield* run.ending(next);
-      if (next === null) return yield* run.finish();
+      if (next === null) return yield* run.bodyEnded();
       const out = run.take(next);
       if (out) yield run.sent(out);
     }

@@ -5,7 +5,7 @@ import { sql } from "drizzle-orm";
 import type { AppContext } from "../context";
 import { ApiError } from "../http/errors";
 import { reportRedisFallback } from "../limits/redis-fallbacks";
-import { PendingReleases, TaskTokensUnavailableError } from "../limits/task-tokens";
+import { TokenReleases, TaskTokensUnavailableError } from "../limits/task-tokens";
 import { type MediaSettings, tokenTtlMs } from "./settings";
 import type { CallingKey } from "./task-requests";
 
@@ -17,7 +17,7 @@ const CREATION_GRACE_MS = 10_000;
 
 export class CreationTokens {
   /** Tokens of refused creations that could not be given back yet (Redis away): retried before the next acquire. */
-  private unreleased: PendingReleases;
+  private tokenReleases: TokenReleases;
   /**
    * Tasks this process is creating (their token taken or being taken, their row not yet committed): their tokens are
    * never phantoms, however long the creation waits (on Redis, the database, other processes' floats).
@@ -28,7 +28,7 @@ export class CreationTokens {
     private ctx: AppContext,
     private settings: MediaSettings,
   ) {
-    this.unreleased = new PendingReleases(ctx.taskTokens, (taskId, e) =>
+    this.tokenReleases = new TokenReleases(ctx.taskTokens, (taskId, e) =>
       ctx.log.warn("concurrency token not given back yet; retrying", {
         task_id: taskId,
         error: String((e as Error)?.message ?? e),
@@ -38,7 +38,7 @@ export class CreationTokens {
 
   /** `create` run under a token of the caller's key for task `taskId` (429 when the key runs its limit already). */
   async holding<T>(caller: CallingKey, taskId: string, create: () => Promise<T>): Promise<T> {
-    await this.unreleased.retry();
+    await this.tokenReleases.retry();
     // From before its token is taken until its row is committed (or it is refused), its token is not a phantom's.
     this.creating.add(taskId);
     try {
@@ -49,7 +49,7 @@ export class CreationTokens {
       try {
         return await create();
       } catch (e) {
-        await this.unreleased.release(caller.keyId, taskId);
+        await this.tokenReleases.release(caller.keyId, taskId);
         throw e;
       }
     } finally {
@@ -111,7 +111,7 @@ export class CreationTokens {
       if (state === undefined) return !this.creating.has(h.taskId) && h.expiresAt - tokenTtlMs(settings) < takenBefore;
       return state !== "waiting" && state !== "generating";
     });
-    for (const h of dead) await this.unreleased.release(keyId, h.taskId);
+    for (const h of dead) await this.tokenReleases.release(keyId, h.taskId);
     if (dead.length)
       ctx.log.warn("concurrency tokens of ended or unknown tasks dropped", {
         key_id: keyId,

@@ -5,7 +5,7 @@
 // compare-and-set), every later write is guarded by `lease_owner = me`, and the engine never claims a task it has a
 // step in flight for: the owner string is the engine's, so `lease_owner = me` alone could not tell two steps apart.
 import { sql } from "drizzle-orm";
-import { PendingReleases, type TaskTokens } from "../limits/task-tokens";
+import { TokenReleases, type TaskTokens } from "../limits/task-tokens";
 import { createAdapters } from "./adapters/index";
 import { deliverDue, type CallbackDeps } from "./callbacks";
 import { keepLease } from "./lease";
@@ -29,7 +29,7 @@ export class Engine {
   private running = false;
   private loop?: Promise<void>;
   private lastHousekeeping = 0;
-  private wake?: () => void;
+  private endIdleWait?: () => void;
   private inflight = new Set<Promise<unknown>>();
   /** Ids of the tasks with a step in flight: never claimed again by this engine until that step has ended. */
   private stepping = new Set<string>();
@@ -37,10 +37,10 @@ export class Engine {
    * Gives tokens back; one refused (Redis away) is tried again at every round until it goes through. It never throws:
    * a throw would fail an ended task's step (rescheduling it for nothing) and leave the token taken until it expired.
    */
-  private unreleased: PendingReleases;
+  private tokenReleases: TokenReleases;
 
   constructor(private deps: EngineDeps) {
-    this.unreleased = new PendingReleases(deps.tokens, (taskId, e) =>
+    this.tokenReleases = new TokenReleases(deps.tokens, (taskId, e) =>
       deps.log.warn("concurrency token not given back yet; retrying", {
         task_id: taskId,
         error: String((e as Error)?.message ?? e),
@@ -49,7 +49,7 @@ export class Engine {
     this.steps = new TaskSteps(
       deps,
       createAdapters(deps.settings.upstreams, deps.settings.upstreamUrls),
-      this.unreleased,
+      this.tokenReleases,
     );
   }
 
@@ -62,7 +62,7 @@ export class Engine {
     const sends = room > 0 ? await deliverDue(this.deps, room) : [];
     for (const s of sends) this.track(s);
     if (Date.now() - this.lastHousekeeping >= this.deps.settings.housekeepingMs) await this.housekeeping();
-    await this.unreleased.retry();
+    await this.tokenReleases.retry();
     return tasks.length + sends.length;
   }
 
@@ -87,7 +87,7 @@ export class Engine {
         } catch (e) {
           this.deps.log.error("media engine round failed", { error: String(e) });
         }
-        if (!started && this.running) await new Promise<void>((r) => ((this.wake = r), setTimeout(r, IDLE_MS)));
+        if (!started && this.running) await new Promise<void>((r) => ((this.endIdleWait = r), setTimeout(r, IDLE_MS)));
       }
     })();
   }
@@ -95,7 +95,7 @@ export class Engine {
   /** Stop claiming; let the steps and sends in progress finish (their leases would otherwise hold tasks back). */
   async stop(): Promise<void> {
     this.running = false;
-    this.wake?.();
+    this.endIdleWait?.();
     await this.loop;
     await this.drain();
   }
@@ -126,7 +126,7 @@ export class Engine {
       );
       const ended = await this.deps.db.all<{ id: string; key_id: string }>(sql`select id, key_id from tasks
         where id in (${ids}) and state not in (${"waiting"}, ${"generating"})`);
-      for (const t of ended) await this.unreleased.release(t.key_id, t.id);
+      for (const t of ended) await this.tokenReleases.release(t.key_id, t.id);
     }
   }
 

@@ -4,7 +4,7 @@
 import { sql } from "drizzle-orm";
 import type { Catalog } from "../catalog/service";
 import { storableText } from "../db/client";
-import type { PendingReleases } from "../limits/task-tokens";
+import type { TokenReleases } from "../limits/task-tokens";
 import type { Adapter } from "./adapters/index";
 import type { Done, Failed, SubmitResult } from "./adapters/types";
 import type { Lease } from "./lease";
@@ -30,7 +30,7 @@ export class TaskSteps {
     private deps: StepDeps,
     private adapters: Record<MediaProvider, Adapter>,
     /** Gives tokens back, retried at every round while refused (the engine owns it). */
-    private unreleased: PendingReleases,
+    private tokenReleases: TokenReleases,
   ) {}
 
   async step(task: TaskRow, lease: Lease): Promise<void> {
@@ -240,7 +240,7 @@ export class TaskSteps {
 
   /** Every final state gives the key's concurrency token back at once (else the key's next task gets 429 until it expires). */
   private async releaseTokenIf(ended: boolean, task: TaskRow): Promise<void> {
-    if (ended) await this.unreleased.release(task.key_id, task.id);
+    if (ended) await this.tokenReleases.release(task.key_id, task.id);
   }
 
   private async reschedule(task: TaskRow, adapter: Adapter): Promise<void> {

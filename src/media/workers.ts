@@ -1,7 +1,7 @@
 // Starts the media engine for a gateway: MEDIA_WORKERS Bun Workers (each with its own database connection), or the
 // engine on the main thread when MEDIA_WORKERS=0 or the database is `:memory:` (a worker could not see it).
 import type { AppContext } from "../context";
-import { PendingReleases } from "../limits/task-tokens";
+import { TokenReleases } from "../limits/task-tokens";
 import { Engine } from "./engine";
 import { applyMetric, directMetrics } from "./metrics";
 import { mediaSettingsOf, type MediaSettings } from "./settings";
@@ -46,17 +46,17 @@ export async function startMedia(
   // All of them or none: one that cannot start stops those that did (left running, they would go on taking tasks
   // with nothing left to stop them, until the process exits mid-step).
   // The workers' token releases are carried out here; one refused (Redis away) is retried every housekeeping round.
-  const releases = new PendingReleases(ctx.taskTokens, (taskId, e) =>
+  const tokenReleases = new TokenReleases(ctx.taskTokens, (taskId, e) =>
     ctx.log.warn("concurrency token not given back yet; retrying", {
       task_id: taskId,
       error: String((e as Error)?.message ?? e),
     }),
   );
-  const retrying = setInterval(() => void releases.retry(), settings.housekeepingMs);
+  const retrying = setInterval(() => void tokenReleases.retry(), settings.housekeepingMs);
   retrying.unref();
   let engines = 0;
   const spawned = Array.from({ length: settings.workers }, () =>
-    spawn(ctx, settings, owner(), releases, () => engines++),
+    spawn(ctx, settings, owner(), tokenReleases, () => engines++),
   );
   const up = new Set<Worker>();
   for (const s of spawned)
@@ -88,7 +88,7 @@ function spawn(
   ctx: AppContext,
   settings: MediaSettings,
   owner: string,
-  releases: PendingReleases,
+  tokenReleases: TokenReleases,
   engineStarted: () => void,
 ): { worker: Worker; started: Promise<void> } {
   const worker = new Worker(WORKER_URL);
@@ -105,7 +105,7 @@ function spawn(
     if (m.type === "metric") return applyMetric(m);
     if (m.type === "engine") return engineStarted();
     if (m.type !== "tokens") return;
-    if (m.op === "release") return void releases.release(m.keyId, m.taskId);
+    if (m.op === "release") return void tokenReleases.release(m.keyId, m.taskId);
     ctx.taskTokens
       .refresh(m.keyId, m.taskId, m.ttlMs)
       .catch((err) => ctx.log.error("task token update failed", { error: String(err) }));

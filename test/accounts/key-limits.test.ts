@@ -7,18 +7,8 @@ import { Accounts } from "../../src/accounts/service";
 import { openDatabase } from "../../src/db/client";
 import { Ledger } from "../../src/ledger/service";
 import { startGateway, type TestGateway } from "../support/gateway";
+import { runCli as cli } from "../support/process";
 import { tempSqlitePath } from "../support/services";
-
-const root = new URL("../..", import.meta.url).pathname;
-const cli = (url: string, ...args: string[]) => {
-  const r = Bun.spawnSync(["bun", "src/cli.ts", ...args], {
-    cwd: root,
-    env: { ...process.env, DATABASE_URL: url },
-    stdout: "pipe",
-    stderr: "pipe",
-  });
-  return { code: r.exitCode, out: r.stdout.toString() + r.stderr.toString() };
-};
 
 describe("the CLI", () => {
   const url = tempSqlitePath();
@@ -36,7 +26,7 @@ describe("the CLI", () => {
     ]) {
       const r = cli(url, "key:create", accountId, "--name", "half", ...args);
       expect([args, r.code]).toEqual([args, 1]);
-      expect(r.out).toContain("needs both the number of requests and the window in seconds");
+      expect(r.err).toContain("needs both the number of requests and the window in seconds");
     }
     expect(JSON.parse(cli(url, "account:show", accountId).out).keys).toEqual([]);
   }, 30_000);
@@ -44,7 +34,7 @@ describe("the CLI", () => {
   test("a window beyond a day is refused; a large request count is the operator's to give", () => {
     const r = cli(url, "key:create", accountId, "--requests", "10", "--window", "999999999");
     expect(r.code).toBe(1);
-    expect(r.out).toContain("window must be from 1 to 86400 seconds");
+    expect(r.err).toContain("window must be from 1 to 86400 seconds");
     const ok = cli(url, "key:create", accountId, "--name", "bench", "--requests", "1000000000", "--window", "1");
     expect(ok.code).toBe(0);
     expect(JSON.parse(ok.out)).toMatchObject({ rate_limit: { requests: 1_000_000_000, window_seconds: 1 } });
@@ -53,7 +43,7 @@ describe("the CLI", () => {
   test("ledger:check of an unknown account: not found, exit 1 (not a clean bill of health)", () => {
     const r = cli(url, "ledger:check", "acct_nope");
     expect(r.code).toBe(1);
-    expect(r.out).toContain("No account acct_nope.");
+    expect(r.err).toContain("No account acct_nope.");
     expect(cli(url, "ledger:check", accountId).code).toBe(0);
   }, 30_000);
 });

@@ -3,21 +3,11 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { sql } from "drizzle-orm";
 import { startGateway, ADMIN_TOKEN, type TestGateway } from "../support/gateway";
-import { spawnGateway, type GatewayProcess } from "../support/process";
+import { runCli as cli, spawnGateway, type GatewayProcess } from "../support/process";
 import { tempSqlitePath } from "../support/services";
 
 setDefaultTimeout(30_000);
 
-const root = new URL("../..", import.meta.url).pathname;
-const cli = (url: string, ...args: string[]) => {
-  const r = Bun.spawnSync(["bun", "src/cli.ts", ...args], {
-    cwd: root,
-    env: { ...process.env, DATABASE_URL: url },
-    stdout: "pipe",
-    stderr: "pipe",
-  });
-  return { code: r.exitCode, out: r.stdout.toString(), err: r.stderr.toString() };
-};
 const patch = (body: unknown) => ({ method: "PATCH", body: JSON.stringify(body) });
 const future = new Date(Date.now() + 30 * 86_400_000).toISOString().slice(0, 19) + "Z";
 

@@ -46,12 +46,7 @@ beforeAll(async () => {
 });
 afterAll(() => gw.stop());
 
-const post = (path: string, body: unknown, headers: Record<string, string> = {}) =>
-  fetch(gw.url + path, {
-    method: "POST",
-    headers: { authorization: `Bearer ${key}`, "content-type": "application/json", ...headers },
-    body: JSON.stringify(body),
-  });
+const post = (path: string, body: unknown, headers: Record<string, string> = {}) => gw.post(key, path, body, headers);
 
 describe("a retired model answers 410 model_retired naming its successor", () => {
   test("Messages: Anthropic's error shape", async () => {

@@ -17,12 +17,7 @@ beforeAll(async () => {
 });
 afterAll(() => gw.stop());
 
-const post = (path: string, body: unknown) =>
-  fetch(gw.url + path, {
-    method: "POST",
-    headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
-    body: JSON.stringify(body),
-  });
+const post = (path: string, body: unknown) => gw.post(key, path, body);
 
 function namesTheWayOut(message: string) {
   expect(message).toContain("gpt-image-2-text-to-image");

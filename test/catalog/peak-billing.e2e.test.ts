@@ -143,10 +143,10 @@ for (const dialect of dialects) {
       const { key } = await gateway.gw.account(100);
       const calls = { n: 0 };
       onCall = () => calls.n++;
-      const r = await fetch(gateway.gw.url + "/v1/responses", {
-        method: "POST",
-        headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
-        body: JSON.stringify({ model: "deepseek-flash", input: "hi", max_output_tokens: 100_000 }),
+      const r = await gateway.gw.post(key, "/v1/responses", {
+        model: "deepseek-flash",
+        input: "hi",
+        max_output_tokens: 100_000,
       });
       expect(r.status).toBe(402);
       expect(calls.n).toBe(0);

@@ -90,12 +90,7 @@ describe("CATALOG_DAY past a model's last day, on every door", () => {
     ({ key } = await gw.account(100));
   });
   afterAll(() => gw.stop());
-  const post = (path: string, body: unknown) =>
-    fetch(gw.url + path, {
-      method: "POST",
-      headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
-      body: JSON.stringify(body),
-    });
+  const post = (path: string, body: unknown) => gw.post(key, path, body);
   const chat = { model: "claude-sonnet-4-5", max_tokens: 10, messages: [{ role: "user", content: "hi" }] };
 
   test("Messages, Chat Completions and Responses answer 410 in their own shapes; nothing is held", async () => {

@@ -10,9 +10,9 @@ import type { Reservation } from "../../src/ledger/float";
 import type { Ledger } from "../../src/ledger/service";
 import { MICROS_PER_CREDIT as C } from "../../src/ledger/units";
 import type { LlmLedger } from "../../src/ledger/llm-ledger";
-import { fromFloat, newLlmLedger, usageRecord } from "../support/llm-ledger";
+import { fromFloat, newLlmLedger, usageRecord, useLlmLedgerDatabase } from "../support/llm-ledger";
 import type { Finish } from "../../src/llm/records";
-import { closeBatches, dialects, skipNote, useLedgerDatabase } from "../support/services";
+import { dialects, skipNote } from "../support/services";
 
 const LONG = 60_000;
 
@@ -22,12 +22,7 @@ for (const d of dialects) {
     let db: Db;
     let ledger: Ledger;
     let accounts: Accounts;
-    const batches: LlmLedger<Finish>[] = [];
-    useLedgerDatabase(
-      d.name,
-      (t) => ({ db, ledger, accounts } = t),
-      () => closeBatches(batches),
-    );
+    const batches = useLlmLedgerDatabase(d.name, (t) => ({ db, ledger, accounts } = t));
 
     const processOf = (intervalMs: number) => {
       const b = newLlmLedger(db, ledger, { floatIdleMs: LONG, commitIntervalMs: intervalMs });

@@ -13,9 +13,9 @@ import { HOLD_WALLET, POST_WALLET, type Ledger } from "../../src/ledger/service"
 import { MICROS_PER_CREDIT as C } from "../../src/ledger/units";
 import { silentLogger } from "../../src/log";
 import type { LlmLedger } from "../../src/ledger/llm-ledger";
-import { fromFloat, newLlmLedger, usageRecord } from "../support/llm-ledger";
+import { fromFloat, newLlmLedger, usageRecord, useLlmLedgerDatabase } from "../support/llm-ledger";
 import type { Finish } from "../../src/llm/records";
-import { closeBatches, dialects, skipNote, useLedgerDatabase } from "../support/services";
+import { dialects, skipNote } from "../support/services";
 
 for (const d of dialects) {
   skipNote("Postgres", d.available, "LLM commits reported failed on Postgres");
@@ -23,12 +23,7 @@ for (const d of dialects) {
     let db: Db;
     let ledger: Ledger;
     let accounts: Accounts;
-    const batches: LlmLedger<Finish>[] = [];
-    useLedgerDatabase(
-      d.name,
-      (t) => ({ db, ledger, accounts } = t),
-      () => closeBatches(batches),
-    );
+    const batches = useLlmLedgerDatabase(d.name, (t) => ({ db, ledger, accounts } = t));
 
     /**
      * A process whose next commits can be refused (`down`), reported failed after going through (`ghosts`), made to

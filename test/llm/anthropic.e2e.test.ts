@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import Anthropic1 from "@anthropic-ai/sdk";
 import Anthropic0 from "anthropic-sdk-0";
-import { countingFetch, expectCharged, expectReleased, PRICES, startEnv, stopEnv, type Env } from "./support";
+import { countingFetch, expectCharged, expectVoided, PRICES, startEnv, stopEnv, type Env } from "./support";
 import { clearOfWindowEdge } from "../support/rate-windows";
 import { errorOf } from "../support/json";
 
@@ -97,7 +97,7 @@ for (const [version, client] of sdks) {
       });
       expect(r.status).toBe(400);
       expect((await errorOf(r)).error.message).toContain("/v1/embeddings");
-      await expectReleased(e.gw, accountId, 100, 0);
+      await expectVoided(e.gw, accountId, 100, 0);
     });
 
     test("upstream 500 reaches the SDK in Anthropic's shape; the hold is released", async () => {
@@ -108,7 +108,7 @@ for (const [version, client] of sdks) {
         .catch((x) => x);
       expect(err.status).toBe(500);
       expect(err.error).toMatchObject({ type: "error", error: { type: "api_error" } });
-      await expectReleased(e.gw, accountId, 100);
+      await expectVoided(e.gw, accountId, 100);
     });
 
     test("402 from the wallet is billing_error and not retried", async () => {
@@ -126,7 +126,7 @@ for (const [version, client] of sdks) {
       expect(err.error.error.message).toMatch(/needs up to [\d.]+ credits/);
       expect(counter.calls.length).toBe(1);
       expect(e.fake.requests.length).toBe(upstreamBefore); // nothing went upstream
-      await expectReleased(e.gw, accountId, 0.5, 0);
+      await expectVoided(e.gw, accountId, 0.5, 0);
     });
   });
 }
@@ -155,7 +155,7 @@ test("count_tokens is passed through and free; ?beta=true and anthropic-beta rea
   const c = new Anthropic1({ apiKey: key, baseURL: e.gw.url, maxRetries: 0 });
   const n = await c.messages.countTokens({ model: "claude-opus-4-5", messages: ask.messages });
   expect(n.input_tokens).toBe(2151);
-  await expectReleased(e.gw, accountId, 100, 0);
+  await expectVoided(e.gw, accountId, 100, 0);
 
   e.fake.reset();
   const r = await fetch(e.gw.url + "/v1/messages?beta=true", {

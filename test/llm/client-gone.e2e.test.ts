@@ -1,7 +1,7 @@
 // A client that leaves before its request went upstream (here: while its hold waits for the ledger's commit, as a
 // wallet's first call after an idle spell does) is charged nothing, and nothing reaches the upstream.
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { expectReleased, startEnv, stopEnv, type Env } from "./support";
+import { expectVoided, startEnv, stopEnv, type Env } from "./support";
 
 let e: Env;
 beforeAll(async () => {
@@ -42,5 +42,5 @@ test("the client leaves while its hold waits for a commit: released, nothing cha
     db.tx = tx;
   }
   expect(e.fake.requests.length).toBe(upstreamBefore);
-  await expectReleased(e.gw, accountId, 100);
+  await expectVoided(e.gw, accountId, 100);
 });

@@ -79,7 +79,7 @@ for (const d of dialects) {
       expect(records.map((r: any) => [r.status, Number(r.cost)])).toEqual(Array(ok).fill(["ok", B_STREAM]));
     }, 60_000);
 
-    test("settled credits and upstream errors move /metrics", async () => {
+    test("posted credits and upstream errors move /metrics", async () => {
       const sample = async (name: string, labels: string) => {
         const text = await (await fetch(e.gw.url + "/metrics")).text();
         const line = text.split("\n").find((l) => l.startsWith(`${name}{${labels}}`));
@@ -87,7 +87,7 @@ for (const d of dialects) {
       };
       const { key } = await e.gw.account(100);
       const client = new OpenAI({ apiKey: key, baseURL: e.gw.url + "/v1", maxRetries: 0 });
-      const settledBefore = await sample("switchyard_credits_settled_micro_credits_total", 'kind="llm"');
+      const postedBefore = await sample("switchyard_credits_settled_micro_credits_total", 'kind="llm"');
       await client.chat.completions.create({
         model: "gpt-5.2",
         max_completion_tokens: 64,
@@ -95,10 +95,10 @@ for (const d of dialects) {
       });
       // Counted once committed, which may be just after the answer (a Postgres commit awaits the network).
       const charged = (1543 - 1408) * C.input + 1408 * C.cacheRead + 10 * C.output;
-      let settled = 0;
-      for (let i = 0; i < 100 && settled !== charged; i++, await Bun.sleep(10))
-        settled = (await sample("switchyard_credits_settled_micro_credits_total", 'kind="llm"')) - settledBefore;
-      expect(settled).toBe(charged);
+      let posted = 0;
+      for (let i = 0; i < 100 && posted !== charged; i++, await Bun.sleep(10))
+        posted = (await sample("switchyard_credits_settled_micro_credits_total", 'kind="llm"')) - postedBefore;
+      expect(posted).toBe(charged);
       const errorsBefore = await sample("switchyard_upstream_errors_total", 'provider="openai",kind="status_5xx"');
       e.fake.enqueue({ kind: "error", status: 500 });
       await client.chat.completions

@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import Anthropic from "@anthropic-ai/sdk";
 import OpenAI from "openai";
-import { cutOnceSeen, eventCount, expectReleased, ledgerOf, startEnv, stopEnv, type Env } from "./support";
+import { cutOnceSeen, eventCount, expectVoided, ledgerOf, startEnv, stopEnv, type Env } from "./support";
 
 let e: Env;
 beforeAll(async () => {
@@ -51,7 +51,7 @@ async function deepSeekDropped(drop: { kind: "drop"; dropAfterEvents?: number; d
   const outcome = await stream.finalResponse();
   expect(outcome.status).toBe("failed");
   expect(failed.error).toMatchObject({ code: "upstream_bad_response" });
-  await expectReleased(e.gw, accountId, 100);
+  await expectVoided(e.gw, accountId, 100);
   return failed;
 }
 
@@ -70,7 +70,7 @@ describe("dropped between two events: the protocol's error event, then a clean e
     );
     expect(err).toBeInstanceOf(Anthropic.APIError);
     expect(String(err.message)).toContain(NOTHING_CHARGED);
-    await expectReleased(e.gw, accountId, 100);
+    await expectVoided(e.gw, accountId, 100);
 
     const ask = { model: "claude-opus-4-5", max_tokens: 100, stream: true, messages: [] };
     const last = events(await raw(key, "/v1/messages", ask, dropAfterEvents(3))).at(-1)!;
@@ -95,7 +95,7 @@ describe("dropped between two events: the protocol's error event, then a clean e
     expect(err).toBeInstanceOf(OpenAI.APIError);
     expect(err.message).toContain(NOTHING_CHARGED);
     expect(err.code).toBe("upstream_bad_response");
-    await expectReleased(e.gw, accountId, 100);
+    await expectVoided(e.gw, accountId, 100);
   });
 
   test("Responses: an `error` event numbered after the last one sent; responses.stream rejects with an APIError", async () => {
@@ -109,7 +109,7 @@ describe("dropped between two events: the protocol's error event, then a clean e
       );
     expect(err).toBeInstanceOf(OpenAI.APIError);
     expect(err.message).toContain(NOTHING_CHARGED);
-    await expectReleased(e.gw, accountId, 100);
+    await expectVoided(e.gw, accountId, 100);
 
     const text = await raw(key, "/v1/responses", { ...responsesAsk, stream: true }, dropAfterEvents(4));
     const sent = events(text).map((ev) =>
@@ -173,7 +173,7 @@ test("dropped in the middle of an event: the client's connection is cut (no even
   expect(chunks).toBe(1);
   expect(err).not.toBeNull();
   expect(err).not.toBeInstanceOf(OpenAI.APIError);
-  await expectReleased(e.gw, accountId, 100);
+  await expectVoided(e.gw, accountId, 100);
 });
 
 test("DeepSeek on /v1/responses (translated), dropped in the middle of a chat event: still response.failed, nothing charged", async () => {

@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import Anthropic from "@anthropic-ai/sdk";
 import OpenAI from "openai";
-import { expectReleased, ledgerOf, startEnv, stopEnv, type Env } from "./support";
+import { expectVoided, ledgerOf, startEnv, stopEnv, type Env } from "./support";
 import { eachDatabase } from "./databases";
 
 const ENDED_EARLY = "ended its stream before the answer was complete";
@@ -26,7 +26,7 @@ eachDatabase("a stream ended early", (databaseUrl) => {
 
   /** Released, and the record says why (read from the database the gateway wrote). */
   async function expectEndedEarly(accountId: string) {
-    await expectReleased(e.gw, accountId, 100);
+    await expectVoided(e.gw, accountId, 100);
     const { calls } = await ledgerOf(e.gw, accountId);
     expect(calls[0]!.status).toBe("dropped");
     expect(calls[0]!.error).toContain("ended before its final event");

@@ -1,15 +1,10 @@
 // The fake upstream's scenarios: a queue of answers, HTTP errors and mid-stream failures in each protocol's shape,
 // dropped connections, and slow answers whose client aborts are noticed and counted.
-import { afterAll, beforeEach, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { fixtureBytes, fixtureText } from "../fakes/fixtures";
-import { startFakeLlmUpstream } from "../fakes/llm-upstream";
-import { chunks, joined, postJson } from "../support/fake-http";
+import { chunks, joined, useFakeLlmUpstream } from "../support/fake-http";
 
-const fake = startFakeLlmUpstream({ seed: 42 });
-afterAll(() => fake.stop());
-beforeEach(() => fake.reset());
-
-const post = (path: string, body: unknown, init: RequestInit = {}) => postJson(fake.url + path, body, init);
+const { fake, post } = useFakeLlmUpstream();
 
 describe("scenarios", () => {
   test("queue first, then the default; tool and cache variants", async () => {

@@ -1,16 +1,11 @@
 // The fake upstream must answer as the recorded fixtures do, fail on demand, and be parseable by the real SDKs.
 import Anthropic from "@anthropic-ai/sdk";
-import { afterAll, beforeEach, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import OpenAI from "openai";
 import { fixtureBytes, fixtureText, RECORDED, sharedFixtureBytes } from "../fakes/fixtures";
-import { startFakeLlmUpstream } from "../fakes/llm-upstream";
-import { chunks, joined, postJson } from "../support/fake-http";
+import { chunks, joined, useFakeLlmUpstream } from "../support/fake-http";
 
-const fake = startFakeLlmUpstream({ seed: 42 });
-afterAll(() => fake.stop());
-beforeEach(() => fake.reset());
-
-const post = (path: string, body: unknown, init: RequestInit = {}) => postJson(fake.url + path, body, init);
+const { fake, post } = useFakeLlmUpstream();
 
 test("the repo's fixture copies are byte-identical to shared/ (when shared/ is beside the repo)", () => {
   for (const name of RECORDED) {

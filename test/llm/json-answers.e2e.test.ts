@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { sql } from "drizzle-orm";
 import { WHOLE_ANSWER_BYTES } from "../../src/llm/answer-head";
 import { fixtureBytes } from "../fakes/fixtures";
-import { expectCharged, expectReleased, leaveAfter, ledgerOf, startEnv, stopEnv, PRICES, type Env } from "./support";
+import { expectCharged, expectVoided, leaveAfter, ledgerOf, startEnv, stopEnv, PRICES, type Env } from "./support";
 import { errorOf, jsonOf } from "../support/json";
 
 let e: Env;
@@ -76,7 +76,7 @@ test("the upstream connection breaks mid-answer: a 502 in the caller's protocol,
   const a = await post(anthropic.key, "/v1/messages", message);
   expect(a.status).toBe(502);
   expect(await a.json()).toMatchObject({ type: "error", error: { type: "api_error" } });
-  await expectReleased(e.gw, anthropic.accountId, 100);
+  await expectVoided(e.gw, anthropic.accountId, 100);
 
   const openai = await e.gw.account(100);
   e.fake.enqueue({ kind: "drop", dropAfterBytes: 200 });
@@ -89,7 +89,7 @@ test("the upstream connection breaks mid-answer: a 502 in the caller's protocol,
   const body = await errorOf(c);
   expect(body.error).toMatchObject({ code: "upstream_bad_response" });
   expect(body.error.message).toContain("nothing was charged");
-  await expectReleased(e.gw, openai.accountId, 100);
+  await expectVoided(e.gw, openai.accountId, 100);
 });
 
 test("the upstream connection breaks after part of a large answer was forwarded: the client's body ends in error, nothing charged", async () => {
@@ -112,7 +112,7 @@ test("the upstream connection breaks after part of a large answer was forwarded:
       () => "broken",
     ),
   ).toBe("broken");
-  await expectReleased(e.gw, accountId, 100);
+  await expectVoided(e.gw, accountId, 100);
 });
 
 test("the client leaves while a JSON answer is being read: the upstream stops within 100 ms, the input estimate at most", async () => {

@@ -2,7 +2,7 @@
 // the proxy tells such an answer by its status (upstream.ts successWithoutBody), not by reading `res.body`.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { startGateway, type TestGateway } from "../support/gateway";
-import { expectReleased, providerEnv } from "./support";
+import { expectVoided, providerEnv } from "./support";
 
 let upstream: ReturnType<typeof Bun.serve>;
 let gw: TestGateway;
@@ -22,19 +22,15 @@ afterAll(async () => {
 for (const status of [204, 205]) {
   test(`an upstream ${status}: the client gets ${status} with no body and the gateway's headers; nothing is charged`, async () => {
     const { key, accountId } = await gw.account(100);
-    const r = await fetch(`${gw.url}/v1/chat/completions?status=${status}`, {
-      method: "POST",
-      headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
-      body: JSON.stringify({
-        model: "gpt-5.2",
-        max_completion_tokens: 10,
-        messages: [{ role: "user", content: "Hi" }],
-      }),
+    const r = await gw.post(key, `/v1/chat/completions?status=${status}`, {
+      model: "gpt-5.2",
+      max_completion_tokens: 10,
+      messages: [{ role: "user", content: "Hi" }],
     });
     expect(r.status).toBe(status);
     expect(await r.text()).toBe("");
     expect(r.headers.get("x-request-id")).toMatch(/^req_[0-9a-f]{32}$/);
-    await expectReleased(gw, accountId, 100);
+    await expectVoided(gw, accountId, 100);
   });
 }
 
@@ -47,5 +43,5 @@ test("a translated call whose upstream answers 204: passed on as the native path
   });
   expect(r.status).toBe(204);
   expect(await r.text()).toBe("");
-  await expectReleased(gw, accountId, 100);
+  await expectVoided(gw, accountId, 100);
 });

@@ -2,7 +2,7 @@
 // fake upstream. Each charge is checked in the ledger against the fixture's usage × catalog prices.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import OpenAI from "openai";
-import { countingFetch, expectCharged, expectReleased, PRICES, startEnv, stopEnv, type Env } from "./support";
+import { countingFetch, expectCharged, expectVoided, PRICES, startEnv, stopEnv, type Env } from "./support";
 import { clearOfWindowEdge } from "../support/rate-windows";
 import { errorOf } from "../support/json";
 
@@ -184,7 +184,7 @@ describe("errors in the OpenAI shape", () => {
       .chat.completions.create({ ...chatAsk, model: "kling-3.0/video" })
       .catch((x) => x);
     expect(v.message).toContain("POST /v1/videos");
-    await expectReleased(e.gw, accountId, 100, 0);
+    await expectVoided(e.gw, accountId, 100, 0);
   });
 
   test("upstream 429 is passed through with its body and retry-after; the hold is released", async () => {
@@ -198,7 +198,7 @@ describe("errors in the OpenAI shape", () => {
     expect(r.status).toBe(429);
     expect(r.headers.get("retry-after")).toBe("7");
     expect((await errorOf(r)).error.type).toBeString();
-    await expectReleased(e.gw, accountId, 100);
+    await expectVoided(e.gw, accountId, 100);
   });
 
   test("402 insufficient_credits is not retried by the SDK", async () => {

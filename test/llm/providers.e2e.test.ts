@@ -5,7 +5,7 @@ import OpenAI from "openai";
 import { buildProviders } from "../../src/llm/providers";
 import { createLogger } from "../../src/log";
 import { startGateway } from "../support/gateway";
-import { expectCharged, expectReleased, PRICES, providerEnv, startEnv, stopEnv, type Env } from "./support";
+import { expectCharged, expectVoided, PRICES, providerEnv, startEnv, stopEnv, type Env } from "./support";
 import { errorOf } from "../support/json";
 
 test("upstream URLs follow each vendor SDK's base-URL convention", () => {
@@ -80,7 +80,7 @@ describe("key rotation", () => {
     expect(r.status).toBe(500);
     await r.text();
     expect(e.fake.requests.length).toBe(2);
-    await expectReleased(e.gw, accountId, 100);
+    await expectVoided(e.gw, accountId, 100);
   });
 
   test("the gateway's own account refused (401, 403, 402) on every key: a 502 in the caller's shape, nothing of the upstream's body, nothing charged", async () => {
@@ -112,7 +112,7 @@ describe("key rotation", () => {
       const answer = JSON.parse(text);
       if (path === "/v1/messages") expect(answer).toMatchObject({ type: "error", error: { type: "api_error" } });
       else expect(answer.error).toMatchObject({ code });
-      await expectReleased(e.gw, accountId, 100);
+      await expectVoided(e.gw, accountId, 100);
     }
   });
 
@@ -170,7 +170,7 @@ test("a provider without a key answers 503 in the caller's shape, and an unreach
     const o = await post(gw.url, key, "/v1/chat/completions", chatAsk);
     expect(o.status).toBe(502);
     expect((await errorOf(o)).error.code).toBe("upstream_unreachable");
-    await expectReleased(gw, accountId, 100);
+    await expectVoided(gw, accountId, 100);
     // Answers the gateway chose, not defects: a warning each with its code, never "unhandled error" with a stack.
     const logged = lines.map((l) => JSON.parse(l));
     expect(logged.filter((l) => l.msg === "unhandled error")).toEqual([]);
@@ -223,7 +223,7 @@ test("an upstream base URL that redirects: a 502 in the caller's shape, the redi
     });
     expect(count.status).toBe(502);
     expect(followed).toBe(0);
-    await expectReleased(gw, accountId, 100, 2);
+    await expectVoided(gw, accountId, 100, 2);
   } finally {
     await gw.stop();
     redirector.stop(true);
@@ -278,7 +278,7 @@ describe("DeepSeek on /v1/responses (translated to DeepSeek's chat completions)"
     const final: any = await s.finalResponse().catch((x) => x);
     expect(events).toContain("response.failed");
     if (!(final instanceof Error)) expect(final.status).toBe("failed");
-    await expectReleased(e.gw, accountId, 100);
+    await expectVoided(e.gw, accountId, 100);
   });
 
   test("odd but valid input items (a reasoning item whose content is not a list) are translated, not a 500", async () => {

@@ -11,8 +11,8 @@ import type { Ledger } from "../../src/ledger/service";
 import { MICROS_PER_CREDIT as C } from "../../src/ledger/units";
 import { silentLogger } from "../../src/log";
 import { RECORDS_PER_INSERT, type Finish, type UsageRecord } from "../../src/llm/records";
-import { newLlmLedger, usageRecord } from "../support/llm-ledger";
-import { closeBatches, dialects, skipNote, useLedgerDatabase } from "../support/services";
+import { newLlmLedger, usageRecord, useLlmLedgerDatabase } from "../support/llm-ledger";
+import { dialects, skipNote } from "../support/services";
 
 /** Two of the largest inserts, then one of each other size. */
 const CALLS = RECORDS_PER_INSERT[0]! + RECORDS_PER_INSERT.reduce((sum, rows) => sum + rows, 0);
@@ -103,12 +103,7 @@ for (const d of dialects) {
     let db: Db;
     let ledger: Ledger;
     let accounts: Accounts;
-    const batches: LlmLedger<Finish>[] = [];
-    useLedgerDatabase(
-      d.name,
-      (t) => ({ db, ledger, accounts } = t),
-      () => closeBatches(batches),
-    );
+    const batches = useLlmLedgerDatabase(d.name, (t) => ({ db, ledger, accounts } = t));
     const balance = async (id: string) =>
       Number((await db.get<any>(sql`select balance from wallets where account_id = ${id}`))!.balance);
 

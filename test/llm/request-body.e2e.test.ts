@@ -8,7 +8,7 @@ import { buildProviders } from "../../src/llm/providers";
 import { protocols } from "../../src/llm/protocols/index";
 import type { Finish } from "../../src/llm/records";
 import { silentLogger } from "../../src/log";
-import { expectReleased, providerEnv, startEnv, stopEnv, type Env } from "./support";
+import { expectVoided, providerEnv, startEnv, stopEnv, type Env } from "./support";
 
 let e: Env;
 beforeAll(async () => {
@@ -76,7 +76,7 @@ describe("a body nested too deeply to serialise again: 400 in the caller's shape
       shape(err);
       expect(JSON.stringify(err)).toContain("nested more than 256 levels deep");
       expect(e.fake.requests.length).toBe(before);
-      await expectReleased(e.gw, accountId, 100, 0);
+      await expectVoided(e.gw, accountId, 100, 0);
     });
   }
 
@@ -90,7 +90,7 @@ describe("a body nested too deeply to serialise again: 400 in the caller's shape
     );
     expect(r.status).toBe(400);
     expect(await r.json()).toMatchObject({ error: { code: "invalid_max_credits", param: "max_credits" } });
-    await expectReleased(e.gw, accountId, 100, 0);
+    await expectVoided(e.gw, accountId, 100, 0);
   });
 
   test("DeepSeek on /v1/responses (translated): 400 before any hold, nothing recorded or held, nothing upstream", async () => {
@@ -110,7 +110,7 @@ describe("a body nested too deeply to serialise again: 400 in the caller's shape
       },
     });
     expect(e.fake.requests.length).toBe(before);
-    await expectReleased(e.gw, accountId, 100, 0);
+    await expectVoided(e.gw, accountId, 100, 0);
   });
 });
 

@@ -4,7 +4,7 @@
 // A flaw in what the gateway reads (the top level, a small value) is its own 400 however long the body.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { errorOf } from "../support/json";
-import { expectReleased, startEnv, stopEnv, type Env } from "./support";
+import { expectVoided, startEnv, stopEnv, type Env } from "./support";
 
 let e: Env;
 beforeAll(async () => {
@@ -30,7 +30,7 @@ test("a long body with a flaw inside its conversation: forwarded, refused by the
   expect(r.status).toBe(400);
   expect((await errorOf(r)).error).toBeDefined();
   expect(e.fake.requests.at(-1)!.body).toBe(sent);
-  await expectReleased(e.gw, accountId, 100);
+  await expectVoided(e.gw, accountId, 100);
 });
 
 test("a short body with the same flaw: the gateway's 400 invalid_json, nothing sent upstream", async () => {

@@ -9,7 +9,7 @@ import { contentFor } from "../fakes/llm-answers";
 import { fixtureBytes } from "../fakes/fixtures";
 import {
   expectCharged,
-  expectReleased,
+  expectVoided,
   leaveAfter,
   ledgerOf,
   MICROS,
@@ -102,7 +102,7 @@ describe("a stream already complete when the gateway first reads it is answered 
     e.fake.enqueue({ kind: "stream-error", whole: true });
     const r = await post(key, "/v1/messages", anthropicStream);
     expect(new Uint8Array(await r.arrayBuffer())).toEqual(fixtureBytes("A_stream_error.sse"));
-    await expectReleased(e.gw, accountId, 100);
+    await expectVoided(e.gw, accountId, 100);
   });
 });
 
@@ -204,7 +204,7 @@ describe("upstream failures release the hold", () => {
       e.fake.enqueue(scenario as any);
       const r = await post(key, path, body);
       await r.text().catch(() => "dropped");
-      await expectReleased(e.gw, accountId, 100);
+      await expectVoided(e.gw, accountId, 100);
     });
   }
 });

@@ -116,8 +116,8 @@ export async function expectCharged(gw: TestGateway, accountId: string, initialC
   return calls[0]!;
 }
 
-/** Asserts the account's calls were all released: nothing charged, balance unchanged, nothing held. */
-export async function expectReleased(gw: TestGateway, accountId: string, initialCredits: number, callsExpected = 1) {
+/** Asserts the account's calls were all voided: nothing charged, balance unchanged, nothing held. */
+export async function expectVoided(gw: TestGateway, accountId: string, initialCredits: number, callsExpected = 1) {
   const { calls, charges, wallet } = await ledgerOf(gw, accountId);
   const { expect } = await import("bun:test");
   expect(calls.length).toBe(callsExpected);

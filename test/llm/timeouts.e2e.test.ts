@@ -13,7 +13,7 @@ import { llmTimeoutsOf } from "../../src/llm/timeouts";
 import { silentLogger } from "../../src/log";
 import { fixtureText } from "../fakes/fixtures";
 import { tempSqlitePath } from "../support/services";
-import { expectCharged, expectReleased, ledgerOf, providerEnv, startEnv, stopEnv, type Env } from "./support";
+import { expectCharged, expectVoided, ledgerOf, providerEnv, startEnv, stopEnv, type Env } from "./support";
 import { eachDatabase } from "./databases";
 import { errorOf } from "../support/json";
 
@@ -44,7 +44,7 @@ eachDatabase("a hung upstream", (databaseUrl) => {
 
   /** Released, recorded as a timeout, and the upstream request was aborted (the fake saw its client go). */
   async function expectTimedOut(accountId: string) {
-    await expectReleased(e.gw, accountId, 100);
+    await expectVoided(e.gw, accountId, 100);
     const { calls } = await ledgerOf(e.gw, accountId);
     expect(calls[0]!.status).toBe("upstream_timeout");
     const up = e.fake.requests.at(-1)!;
@@ -165,7 +165,7 @@ test("a JSON answer whose stated length never arrives (read natively, in one cal
     });
     expect(r.status).toBe(504);
     expect((await errorOf(r)).error).toMatchObject({ code: "upstream_timeout" });
-    await expectReleased(e.gw, accountId, 100);
+    await expectVoided(e.gw, accountId, 100);
     expect((await ledgerOf(e.gw, accountId)).calls[0]!.status).toBe("upstream_timeout");
     for (let i = 0; i < 200 && !closed; i++) await Bun.sleep(10);
     expect(closed).toBe(true);

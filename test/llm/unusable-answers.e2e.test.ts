@@ -10,7 +10,7 @@ import { startFakeLlmUpstream, type FakeLlmUpstream } from "../fakes/llm-upstrea
 import { fixtureText } from "../fakes/fixtures";
 import { startGateway, type TestGateway } from "../support/gateway";
 import { eachDatabase } from "./databases";
-import { expectReleased, ledgerOf, providerEnv } from "./support";
+import { expectVoided, ledgerOf, providerEnv } from "./support";
 import { errorOf, jsonOf } from "../support/json";
 import type { Message } from "@anthropic-ai/sdk/resources/messages";
 
@@ -50,7 +50,7 @@ eachDatabase("an unusable 200 answer", (databaseUrl) => {
     if (body.type === "error") expect(body.error).toMatchObject({ type: "api_error", code: "upstream_bad_response" });
     else expect(body.error).toMatchObject({ code: "upstream_bad_response" });
     expect(JSON.stringify(body)).toContain("nothing was charged");
-    await expectReleased(gw, accountId, 100);
+    await expectVoided(gw, accountId, 100);
     const { calls } = await ledgerOf(gw, accountId);
     expect(calls[0]!.status).toBe("upstream_bad_response");
     const line = logged.find(
@@ -124,7 +124,7 @@ eachDatabase("an unusable 200 answer", (databaseUrl) => {
         () => "cut",
       ),
     ).toBe("cut");
-    await expectReleased(gw, accountId, 100);
+    await expectVoided(gw, accountId, 100);
     const { calls } = await ledgerOf(gw, accountId);
     expect(calls[0]!.status).toBe("upstream_bad_response");
     const line = logged.find(

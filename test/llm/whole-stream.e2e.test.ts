@@ -3,7 +3,7 @@
 // (The strip of the usage chunk the gateway asked for: streaming.e2e.test.ts.)
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { contentFor } from "../fakes/llm-answers";
-import { expectCharged, expectReleased, PRICES, startEnv, stopEnv, type Env } from "./support";
+import { expectCharged, expectVoided, PRICES, startEnv, stopEnv, type Env } from "./support";
 
 let e: Env;
 beforeAll(async () => {
@@ -47,5 +47,5 @@ test("a whole chat stream that states a failure releases the hold", async () => 
     messages: [{ role: "user", content: "Hi" }],
   });
   expect(new TextDecoder().decode(await r.arrayBuffer())).toContain('"error"');
-  await expectReleased(e.gw, accountId, 100);
+  await expectVoided(e.gw, accountId, 100);
 });

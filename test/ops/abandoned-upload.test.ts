@@ -27,12 +27,12 @@ afterAll(() => gw.stop());
 function abandon(path: string, framing: "content-length" | "chunked", headers = ""): Promise<void> {
   const port = Number(new URL(gw.url).port);
   const head = `POST ${path} HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\n${headers}`;
-  const partial =
+  const unfinished =
     framing === "chunked"
       ? `transfer-encoding: chunked\r\n\r\nd\r\n{"model":"goo\r\n`
       : `content-length: 5000\r\n\r\n{"model":"goo`;
   return new Promise((resolve, reject) => {
-    const socket = connect(port, "127.0.0.1", () => socket.write(head + partial));
+    const socket = connect(port, "127.0.0.1", () => socket.write(head + unfinished));
     socket.on("error", reject);
     socket.on("close", () => resolve());
     // Closed once the gateway has the request in hand (reading its body), not before it has seen it.

@@ -1,5 +1,7 @@
 // Raw HTTP against a fake upstream, for tests of the fakes themselves: a JSON POST, and an answer's body read as
 // the chunks it arrived in (their boundaries are what some tests check).
+import { afterAll, beforeEach } from "bun:test";
+import { startFakeLlmUpstream } from "../fakes/llm-upstream";
 
 /** POSTs `body` as JSON to `url`; `init` may add or replace headers, a signal, the method. */
 export const postJson = (url: string, body: unknown, init: RequestInit = {}) =>
@@ -9,6 +11,15 @@ export const postJson = (url: string, body: unknown, init: RequestInit = {}) =>
     body: JSON.stringify(body),
     ...init,
   });
+
+/** A fake LLM upstream for a file's tests (seed 42), reset before each test, stopped after them; `post` POSTs to it. */
+export function useFakeLlmUpstream() {
+  const fake = startFakeLlmUpstream({ seed: 42 });
+  afterAll(() => fake.stop());
+  beforeEach(() => fake.reset());
+  const post = (path: string, body: unknown, init: RequestInit = {}) => postJson(fake.url + path, body, init);
+  return { fake, post };
+}
 
 export async function chunks(res: Response): Promise<Uint8Array[]> {
   const out: Uint8Array[] = [];

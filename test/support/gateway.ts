@@ -19,6 +19,8 @@ export interface TestGateway {
     keyOpts?: { rateRequests?: number; rateWindowSeconds?: number; maxConcurrentTasks?: number },
   ): Promise<{ accountId: string; key: string; keyId: string }>;
   admin(path: string, init?: RequestInit): Promise<Response>;
+  /** A caller's JSON POST with `key` as its bearer; `headers` add or replace. */
+  post(key: string, path: string, body: unknown, headers?: Record<string, string>): Promise<Response>;
   stop(): Promise<void>;
 }
 
@@ -79,6 +81,13 @@ export async function startGateway(env: Record<string, string> = {}, log: Logger
           "content-type": "application/json",
           ...(init.headers as any),
         },
+      });
+    },
+    post(key, path, body, headers = {}) {
+      return fetch(url + path, {
+        method: "POST",
+        headers: { authorization: `Bearer ${key}`, "content-type": "application/json", ...headers },
+        body: JSON.stringify(body),
       });
     },
     async stop() {

@@ -6,22 +6,17 @@ import type { Reservation } from "../../src/ledger/float";
 import type { Ledger } from "../../src/ledger/service";
 import type { LlmLedger } from "../../src/ledger/llm-ledger";
 import type { Finish } from "../../src/llm/records";
-import { newLlmLedger, usageRecord } from "./llm-ledger";
-import { closeBatches, useLedgerDatabase, type LedgerDatabase } from "./services";
+import { newLlmLedger, usageRecord, useLlmLedgerDatabase } from "./llm-ledger";
+import type { LedgerDatabase } from "./services";
 
 /** Makes the block's database (handed to `use`, as useLedgerDatabase does) and the helpers reading it. */
 export function useLlmFloat(name: "sqlite" | "pg", use: (t: LedgerDatabase) => void) {
   let db: Db;
   let ledger: Ledger;
-  const batches: LlmLedger<Finish>[] = [];
-  useLedgerDatabase(
-    name,
-    (t) => {
-      ({ db, ledger } = t);
-      use(t);
-    },
-    () => closeBatches(batches),
-  );
+  const batches = useLlmLedgerDatabase(name, (t) => {
+    ({ db, ledger } = t);
+    use(t);
+  });
 
   /** A gateway process's LLM ledger (ttl in seconds). */
   const processOf = (opts: { ttlSeconds?: number; idleMs?: number; db?: Db } = {}) => {

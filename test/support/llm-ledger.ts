@@ -5,6 +5,7 @@ import type { Reservation } from "../../src/ledger/float";
 import type { Ledger } from "../../src/ledger/service";
 import { insertRecordsIn, type Finish, type UsageRecord } from "../../src/llm/records";
 import { silentLogger, type Logger } from "../../src/log";
+import { closeBatches, useLedgerDatabase, type LedgerDatabase } from "./services";
 
 /** A process's LLM ledger over `db` as bootstrap builds it, with the settings a test states (long idle, 10 ms commits). */
 export function newLlmLedger(
@@ -56,4 +57,14 @@ export function usageRecord(
     error: null,
     ...fields,
   };
+}
+
+/**
+ * useLedgerDatabase for a block that runs LLM ledgers: those pushed onto the returned list are closed (their last
+ * commits need the database) before the database is dropped.
+ */
+export function useLlmLedgerDatabase(name: "sqlite" | "pg", use: (t: LedgerDatabase) => void): LlmLedger<Finish>[] {
+  const batches: LlmLedger<Finish>[] = [];
+  useLedgerDatabase(name, use, () => closeBatches(batches));
+  return batches;
 }

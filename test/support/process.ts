@@ -117,3 +117,14 @@ export async function accountOn(
   const { key } = await admin(`/admin/v1/accounts/${account.id}/keys`, { name: "k" });
   return { accountId: account.id, key };
 }
+
+/** Runs `bun src/cli.ts …args` on the database at `databaseUrl`, as an operator would, and waits for it to exit. */
+export function runCli(databaseUrl: string, ...args: string[]): { code: number; out: string; err: string } {
+  const r = Bun.spawnSync(["bun", "src/cli.ts", ...args], {
+    cwd: new URL("../..", import.meta.url).pathname,
+    env: { ...process.env, DATABASE_URL: databaseUrl },
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  return { code: r.exitCode, out: r.stdout.toString(), err: r.stderr.toString() };
+}

@@ -184,7 +184,7 @@ function sunoRecord(taskId: string | null, ctx: FakeContext): Response {
 const covers = new WeakMap<FakeTask, string[]>(); // cover art per track, made once
 
 /** Two tracks (or behaviour.count); while still generating, only stream URLs and no durations. */
-function sunoTracks(t: FakeTask, ctx: FakeContext, partial = false) {
+function sunoTracks(t: FakeTask, ctx: FakeContext, generating = false) {
   const { ids, seconds } = produce(ctx, t, {}, { count: 2, seconds: 30 });
   const body = t.body as Record<string, unknown>;
   if (!covers.has(t))
@@ -194,8 +194,8 @@ function sunoTracks(t: FakeTask, ctx: FakeContext, partial = false) {
     );
   return ids.map((id, i) => ({
     id: `${t.id}-${i}`,
-    audioUrl: partial ? "" : `${ctx.base}/files/${id}.mp3`,
-    sourceAudioUrl: partial ? "" : `${ctx.base}/files/${id}.mp3`,
+    audioUrl: generating ? "" : `${ctx.base}/files/${id}.mp3`,
+    sourceAudioUrl: generating ? "" : `${ctx.base}/files/${id}.mp3`,
     streamAudioUrl: `${ctx.base}/files/${id}.mp3`,
     imageUrl: `${ctx.base}/files/${covers.get(t)![i]}.png`,
     prompt: String(body.prompt ?? ""),
@@ -203,6 +203,6 @@ function sunoTracks(t: FakeTask, ctx: FakeContext, partial = false) {
     title: String(body.title ?? "Untitled"),
     tags: String(body.style ?? ""),
     createTime: new Date(t.createdAt).toISOString().replace("T", " ").slice(0, 19),
-    duration: partial ? null : seconds,
+    duration: generating ? null : seconds,
   }));
 }

@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import Anthropic from "@anthropic-ai/sdk";
 import OpenAI from "openai";
-import { expectReleased, ledgerOf, startEnv, stopEnv, type Env } from "../support";
+import { expectVoided, ledgerOf, startEnv, stopEnv, type Env } from "../support";
 import { TRANSLATED_ANSWER_BYTES } from "../../../src/llm/translated-answer";
 import { LLMS } from "./clients";
 
@@ -64,5 +64,5 @@ test("a JSON answer over the bound: 502 upstream_bad_response in the client's sh
   );
   expect(err?.status).toBe(502);
   expect(err.error).toMatchObject({ code: "upstream_bad_response" });
-  await expectReleased(e.gw, accountId, 100);
+  await expectVoided(e.gw, accountId, 100);
 });

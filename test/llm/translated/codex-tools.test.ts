@@ -3,7 +3,7 @@
 // no equivalent there: left out and named in the answer's x-switchyard-dropped-tools header, a 400 when forced.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import OpenAI from "openai";
-import { expectReleased, startEnv, stopEnv, type Env } from "../support";
+import { expectVoided, startEnv, stopEnv, type Env } from "../support";
 
 let e: Env;
 beforeAll(async () => {
@@ -73,7 +73,7 @@ test("a tool_choice forcing a hosted tool on Claude: a 400 naming it; nothing he
   expect(err.error).toMatchObject({ code: "unsupported_for_model", param: "tool_choice" });
   expect(err.error.message).toContain('"web_search"');
   expect(e.fake.requests.length).toBe(before);
-  await expectReleased(e.gw, accountId, 100, 0);
+  await expectVoided(e.gw, accountId, 100, 0);
 });
 
 test("a tool without a type: a 400 naming it", async () => {

@@ -1,10 +1,10 @@
 // For the tests of translated calls that fail: the clients of each protocol against a gateway, the rejection a call
-// ends in, and the check that the account's one call was released and recorded with a status.
+// ends in, and the check that the account's one call was voided and recorded with a status.
 import { afterAll, beforeAll, beforeEach, expect } from "bun:test";
 import Anthropic from "@anthropic-ai/sdk";
 import OpenAI from "openai";
 import { readFileSync } from "node:fs";
-import { expectReleased, ledgerOf, startEnv, stopEnv, type Env } from "../support";
+import { expectVoided, ledgerOf, startEnv, stopEnv, type Env } from "../support";
 import { LLMS } from "./clients";
 
 export const model = (id: string) => LLMS.find((m) => m.id === id)!;
@@ -45,10 +45,10 @@ function failingCallHelpers(env: () => Env) {
   const anthropic = (key: string) => new Anthropic({ apiKey: key, baseURL: env().gw.url, maxRetries: 0 });
   const openai = (key: string) => new OpenAI({ apiKey: key, baseURL: env().gw.url + "/v1", maxRetries: 0 });
 
-  /** The account's one call: released and recorded with `status`. */
-  async function expectReleasedAs(accountId: string, status: string) {
-    await expectReleased(env().gw, accountId, 100);
+  /** The account's one call: voided and recorded with `status`. */
+  async function expectVoidedAs(accountId: string, status: string) {
+    await expectVoided(env().gw, accountId, 100);
     expect((await ledgerOf(env().gw, accountId)).calls[0]!.status).toBe(status);
   }
-  return { anthropic, openai, expectReleasedAs };
+  return { anthropic, openai, expectVoidedAs };
 }

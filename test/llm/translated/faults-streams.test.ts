@@ -11,7 +11,7 @@ import { chargeOf } from "./clients";
 import { fixture, hi, model, rejection, useFailingEnv } from "./failing-calls";
 
 eachDatabase("translated calls that fail", (databaseUrl) => {
-  const { e, anthropic, openai, expectReleasedAs } = useFailingEnv(databaseUrl);
+  const { e, anthropic, openai, expectVoidedAs } = useFailingEnv(databaseUrl);
 
   test("an upstream error event mid-stream becomes each client protocol's own error; released", async () => {
     let { accountId, key } = await e.gw.account(100);
@@ -20,7 +20,7 @@ eachDatabase("translated calls that fail", (databaseUrl) => {
       anthropic(key).messages.stream({ model: "gemini-2.5-flash", max_tokens: 100, messages: hi }).finalMessage(),
     );
     expect(a).toBeInstanceOf(Anthropic.APIError);
-    await expectReleasedAs(accountId, "failed");
+    await expectVoidedAs(accountId, "failed");
 
     ({ accountId, key } = await e.gw.account(100));
     e.fake.enqueue("stream-error"); // Anthropic's event: error (overloaded)
@@ -28,7 +28,7 @@ eachDatabase("translated calls that fail", (databaseUrl) => {
       .responses.stream({ model: "claude-haiku-4-5", input: "Hi", max_output_tokens: 100 })
       .finalResponse();
     expect(r.status).toBe("failed");
-    await expectReleasedAs(accountId, "failed");
+    await expectVoidedAs(accountId, "failed");
 
     ({ accountId, key } = await e.gw.account(100));
     e.fake.enqueue("stream-error"); // Responses' error event
@@ -38,7 +38,7 @@ eachDatabase("translated calls that fail", (databaseUrl) => {
         .finalChatCompletion(),
     );
     expect(c).toBeInstanceOf(OpenAI.APIError);
-    await expectReleasedAs(accountId, "failed");
+    await expectVoidedAs(accountId, "failed");
   });
 
   test("an upstream that drops, between events or mid-event, or ends early: the client's error event; released", async () => {
@@ -54,7 +54,7 @@ eachDatabase("translated calls that fail", (databaseUrl) => {
       );
       expect(err).toBeInstanceOf(Anthropic.APIError);
       expect(err.message).toContain("nothing was charged");
-      await expectReleasedAs(accountId, "dropped");
+      await expectVoidedAs(accountId, "dropped");
 
       const second = await e.gw.account(100);
       e.fake.enqueue(drop);
@@ -64,7 +64,7 @@ eachDatabase("translated calls that fail", (databaseUrl) => {
           .finalChatCompletion(),
       );
       expect(c).toBeInstanceOf(OpenAI.APIError);
-      await expectReleasedAs(second.accountId, "dropped");
+      await expectVoidedAs(second.accountId, "dropped");
     }
   });
 
@@ -154,6 +154,6 @@ eachDatabase("translated calls that fail", (databaseUrl) => {
       .responses.stream({ model: "deepseek-test", input: "Hi", max_output_tokens: 100 })
       .finalResponse();
     expect(r.status).toBe("failed");
-    await expectReleasedAs(accountId, "failed");
+    await expectVoidedAs(accountId, "failed");
   });
 });

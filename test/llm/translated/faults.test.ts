@@ -6,13 +6,13 @@
 import Anthropic from "@anthropic-ai/sdk";
 import OpenAI from "openai";
 import { expect, test } from "bun:test";
-import { expectCharged, expectReleased } from "../support";
+import { expectCharged, expectVoided } from "../support";
 import { eachDatabase } from "../databases";
 import { chargeOf } from "./clients";
 import { fixture, hi, model, rejection, useFailingEnv } from "./failing-calls";
 
 eachDatabase("translated calls that fail", (databaseUrl) => {
-  const { e, anthropic, openai, expectReleasedAs } = useFailingEnv(databaseUrl);
+  const { e, anthropic, openai, expectVoidedAs } = useFailingEnv(databaseUrl);
 
   test("an upstream 429 on a chat model reaches an Anthropic client as Anthropic's rate_limit_error, retry-after kept; released", async () => {
     const { accountId, key } = await e.gw.account(100);
@@ -23,7 +23,7 @@ eachDatabase("translated calls that fail", (databaseUrl) => {
     expect(err).toBeInstanceOf(Anthropic.RateLimitError);
     expect(err.headers.get("retry-after")).toBe("7");
     expect(err.error).toMatchObject({ type: "error", error: { type: "rate_limit_error" } });
-    await expectReleasedAs(accountId, "upstream_error");
+    await expectVoidedAs(accountId, "upstream_error");
   });
 
   test("an upstream 500 from Claude reaches a chat client as an openai InternalServerError with the upstream's message; released", async () => {
@@ -34,7 +34,7 @@ eachDatabase("translated calls that fail", (databaseUrl) => {
     );
     expect(err).toBeInstanceOf(OpenAI.InternalServerError);
     expect(err.message).toContain("Internal server error");
-    await expectReleasedAs(accountId, "upstream_error");
+    await expectVoidedAs(accountId, "upstream_error");
   });
 
   test("an upstream 401 (the gateway's own key) is a 502 in the client's shape, with nothing of the upstream's text", async () => {
@@ -51,7 +51,7 @@ eachDatabase("translated calls that fail", (databaseUrl) => {
     expect(err.status).toBe(502);
     expect(JSON.stringify(err.error)).not.toContain("sk-openai");
     expect(JSON.stringify(err.error)).toContain("upstream_auth_failed");
-    await expectReleasedAs(accountId, "upstream_error");
+    await expectVoidedAs(accountId, "upstream_error");
   });
 
   test("a field that cannot be translated is a 400 naming it, in the client's shape; nothing held, recorded or sent", async () => {
@@ -79,7 +79,7 @@ eachDatabase("translated calls that fail", (databaseUrl) => {
     expect(tool.error.error.type).toBe("invalid_request_error");
     expect(tool.error.error.message).toContain("web_search");
     expect(e.fake.requests.length).toBe(before);
-    await expectReleased(e.gw, accountId, 100, 0);
+    await expectVoided(e.gw, accountId, 100, 0);
   });
 
   test("a 200 that is not the native protocol's answer (an HTML page, a JSON array, JSON for a stream) is a 502 in the client's shape; released", async () => {
@@ -95,7 +95,7 @@ eachDatabase("translated calls that fail", (databaseUrl) => {
       );
       expect(err).toBeInstanceOf(Anthropic.APIError);
       expect(err.status).toBe(502);
-      await expectReleasedAs(accountId, "upstream_bad_response");
+      await expectVoidedAs(accountId, "upstream_bad_response");
     }
     // A stream asked for, JSON given: not the answer asked for either.
     const { accountId, key } = await e.gw.account(100);
@@ -105,7 +105,7 @@ eachDatabase("translated calls that fail", (databaseUrl) => {
     );
     expect(err).toBeInstanceOf(Anthropic.APIError);
     expect(err.status).toBe(502);
-    await expectReleasedAs(accountId, "upstream_bad_response");
+    await expectVoidedAs(accountId, "upstream_bad_response");
   });
 
   test("issue 20.1: a JSON answer that cannot be translated is a 502, recorded failed, charged only its stated usage", async () => {
@@ -159,7 +159,7 @@ eachDatabase("translated calls that fail", (databaseUrl) => {
       const err: any = await rejection(anthropic(key).messages.create({ model, max_tokens: 100, messages: hi }));
       expect(err).toBeInstanceOf(Anthropic.APIError);
       expect(err.status).toBe(502);
-      await expectReleasedAs(accountId, "failed");
+      await expectVoidedAs(accountId, "failed");
     }
   });
 });

@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import Anthropic from "@anthropic-ai/sdk";
 import OpenAI from "openai";
-import { expectReleased, ledgerOf, startEnv, stopEnv, type Env } from "../support";
+import { expectVoided, ledgerOf, startEnv, stopEnv, type Env } from "../support";
 
 let e: Env;
 beforeAll(async () => {
@@ -19,7 +19,7 @@ const rejection = (p: Promise<unknown>) =>
 const hi = [{ role: "user" as const, content: "Hi" }];
 
 async function expectTimedOut(accountId: string) {
-  await expectReleased(e.gw, accountId, 100);
+  await expectVoided(e.gw, accountId, 100);
   expect((await ledgerOf(e.gw, accountId)).calls[0]!.status).toBe("upstream_timeout");
   const up = e.fake.requests.at(-1)!;
   for (let i = 0; i < 100 && !up.aborted; i++) await Bun.sleep(5);
@@ -82,7 +82,7 @@ test("an upstream error whose body stalls: the client still gets the error statu
   );
   expect(err).toBeInstanceOf(OpenAI.InternalServerError);
   expect(err.message).toContain("status 500");
-  await expectReleased(e.gw, accountId, 100);
+  await expectVoided(e.gw, accountId, 100);
   expect((await ledgerOf(e.gw, accountId)).calls[0]!.status).toBe("upstream_error");
   const up = e.fake.requests.at(-1)!;
   for (let i = 0; i < 100 && !up.aborted; i++) await Bun.sleep(5);

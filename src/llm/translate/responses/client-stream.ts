@@ -56,7 +56,7 @@ interface ItemKind<Item extends OpenItem> {
   /** the item's closing events; returns the finished item for output_item.done and the final response */
   done(item: Item, status: ItemStatus, emit: Emit): object;
   /** the item as response.failed lists it */
-  partial(item: Item): object;
+  incomplete(item: Item): object;
 }
 
 const at = (item: OpenItem) => ({ item_id: item.id, output_index: item.index });
@@ -73,7 +73,7 @@ const ITEM_KINDS: { [Kind in OpenItem["kind"]]: ItemKind<Extract<OpenItem, { kin
       emit("response.content_part.done", { ...at(item), content_index: 0, part: outputText(item.text) });
       return messageItem(item.id, item.text, status);
     },
-    partial: (item) => messageItem(item.id, item.text, "incomplete"),
+    incomplete: (item) => messageItem(item.id, item.text, "incomplete"),
   },
   reasoning: {
     delta(item, e, emit) {
@@ -101,7 +101,7 @@ const ITEM_KINDS: { [Kind in OpenItem["kind"]]: ItemKind<Extract<OpenItem, { kin
       }
       return reasoningItem(item.id, item.text, sealedReasoning(item.origin, item.opaque || undefined, item.redacted));
     },
-    partial: (item) => reasoningItem(item.id, item.text, undefined),
+    incomplete: (item) => reasoningItem(item.id, item.text, undefined),
   },
   function: {
     delta(item, e, emit) {
@@ -113,7 +113,7 @@ const ITEM_KINDS: { [Kind in OpenItem["kind"]]: ItemKind<Extract<OpenItem, { kin
       emit("response.function_call_arguments.done", { ...at(item), name: item.tool.name, arguments: item.args });
       return functionCallItem(item.id, item.callId, item.tool, item.args, status);
     },
-    partial: (item) => functionCallItem(item.id, item.callId, item.tool, item.args, "incomplete"),
+    incomplete: (item) => functionCallItem(item.id, item.callId, item.tool, item.args, "incomplete"),
   },
   custom: {
     delta(item, e, emit) {
@@ -132,7 +132,7 @@ const ITEM_KINDS: { [Kind in OpenItem["kind"]]: ItemKind<Extract<OpenItem, { kin
       emit("response.custom_tool_call_input.done", { ...at(item), input });
       return customToolCallItem(item.id, item.callId, item.tool, input, status);
     },
-    partial: (item) => customToolCallItem(item.id, item.callId, item.tool, customInput(item.args), "incomplete"),
+    incomplete: (item) => customToolCallItem(item.id, item.callId, item.tool, customInput(item.args), "incomplete"),
   },
 };
 
@@ -258,9 +258,9 @@ class ResponsesStreamWriter {
   private fail(ctx: AnswerContext, code: string, message: string): void {
     const open = this.open;
     this.open = null;
-    const partial = open ? [...this.output, kindOf(open).partial(open)] : this.output;
+    const output = open ? [...this.output, kindOf(open).incomplete(open)] : this.output;
     this.emit("response.failed", {
-      response: responseObject(ctx, "failed", partial, usageOut(this.usage), { error: { code, message } }),
+      response: responseObject(ctx, "failed", output, usageOut(this.usage), { error: { code, message } }),
     });
   }
 }
