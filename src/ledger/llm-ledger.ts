@@ -163,8 +163,15 @@ export class LlmLedger<E extends CallEnd = CallEnd> {
     const lastTry = logBy - Math.min(1000, deadlineMs / 4);
     this.retries.stopBy(logBy);
     const waited = (promise: Promise<unknown>, by: number) => within(promise, Math.max(0, by - this.now()));
+    // A void queued for a commit waiting out its interval, or taken by a pass of retries: stopping would leave it out.
     const unfinished = () =>
-      this.book.floats.size || this.retries.pending || this.ends.length || this.committing.length;
+      this.book.floats.size ||
+      this.book.queued ||
+      this.commits.busy ||
+      this.retries.pending ||
+      this.retries.passing ||
+      this.ends.length ||
+      this.committing.length;
     while (unfinished() && this.now() < logBy) {
       this.book.retireUnused();
       this.commits.schedule();
