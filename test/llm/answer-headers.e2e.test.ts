@@ -3,6 +3,7 @@
 // upstream error. The access log names each call by that request id.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { startEnv, stopEnv, type Env } from "./support";
+import { withAccessLog } from "../support/gateway";
 
 let e: Env;
 beforeAll(async () => {
@@ -28,14 +29,7 @@ function expectGatewayHeaders(r: Response) {
 }
 
 test("JSON, whole and pumped streams, and upstream errors all carry the request id and rate-limit state once; the access log has each", async () => {
-  const logged: any[] = [];
-  const log = e.gw.ctx.log;
-  (e.gw.ctx as any).log = {
-    ...log,
-    enabled: () => true,
-    info: (msg: string, fields: any) => msg === "request" && logged.push(fields),
-  };
-  try {
+  await withAccessLog(e.gw, async (logged) => {
     const { key } = await e.gw.account(100);
     const cases: Array<[string, object, object, number, string]> = [
       ["json", chat(false), { kind: "ok" }, 200, "application/json"],
@@ -61,7 +55,5 @@ test("JSON, whole and pumped streams, and upstream errors all carry the request 
     for (let i = 0; i < 100 && logged.length < ids.length; i++) await Bun.sleep(5); // logged once each answer is sent
     for (const id of ids)
       expect(logged.find((f) => f.request_id === id)).toMatchObject({ route: "/v1/chat/completions", method: "POST" });
-  } finally {
-    (e.gw.ctx as any).log = log;
-  }
+  });
 });

@@ -3,6 +3,7 @@
 // for a refusal at each step and for a call that goes through, and an access log line and a request metric for each.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { startEnv, stopEnv, type Env } from "./support";
+import { withAccessLog } from "../support/gateway";
 import { scrape } from "../../src/ops/metrics";
 
 let e: Env;
@@ -63,14 +64,7 @@ async function tooLargeCounted(): Promise<number> {
 
 test("Bun's router and Elysia answer every LLM call alike: refusals, a call that goes through, log lines, metrics", async () => {
   const before = await tooLargeCounted();
-  const logged: any[] = [];
-  const log = e.gw.ctx.log;
-  (e.gw.ctx as any).log = {
-    ...log,
-    enabled: () => true,
-    info: (msg: string, fields: any) => msg === "request" && logged.push(fields),
-  };
-  try {
+  await withAccessLog(e.gw, async (logged) => {
     const bun = await cases(viaBun);
     const lines = logged.length;
     const elysia = await cases(viaElysia);
@@ -90,9 +84,7 @@ test("Bun's router and Elysia answer every LLM call alike: refusals, a call that
       "/v1/messages",
       ...Array(7).fill("/v1/chat/completions"),
     ]);
-  } finally {
-    (e.gw.ctx as any).log = log;
-  }
+  });
   expect((await tooLargeCounted()) - before).toBe(2);
 });
 

@@ -96,3 +96,22 @@ export async function startGateway(env: Record<string, string> = {}, log: Logger
     },
   };
 }
+
+/**
+ * `work` run with the gateway's access-log lines (`request`) collected into `lines`, whatever LOG_LEVEL says; the
+ * logger is put back after.
+ */
+export async function withAccessLog<T>(gw: TestGateway, work: (lines: any[]) => Promise<T>): Promise<T> {
+  const lines: any[] = [];
+  const log = gw.ctx.log;
+  (gw.ctx as any).log = {
+    ...log,
+    enabled: () => true,
+    info: (msg: string, fields: any) => msg === "request" && lines.push(fields),
+  };
+  try {
+    return await work(lines);
+  } finally {
+    (gw.ctx as any).log = log;
+  }
+}
