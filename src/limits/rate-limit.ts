@@ -28,7 +28,7 @@ export class MemoryRateLimiter implements RateLimiter {
   private lastPrune = 0;
 
   async limit(identifier: string, requests: number, windowSeconds: number): Promise<LimitResult> {
-    return this.limitSync(identifier, requests, windowSeconds, Date.now());
+    return this.limitNow(identifier, requests, windowSeconds);
   }
 
   limitNow(identifier: string, requests: number, windowSeconds: number): LimitResult {

@@ -96,18 +96,17 @@ export interface WholeStream {
  * are the caller's to give up), with no copy.
  */
 export function wholeChatStream(bytes: Uint8Array, strip: boolean): WholeStream | null {
-  const buf = bytes;
-  if (buf[0] === 0xef /* a BOM */ || find(buf, CR) !== -1 || find(buf, ERROR_KEY) !== -1) return null;
-  const usage = onlyUsageObject(buf);
+  if (bytes[0] === 0xef /* a BOM */ || find(bytes, CR) !== -1 || find(bytes, ERROR_KEY) !== -1) return null;
+  const usage = onlyUsageObject(bytes);
   if (usage === null) return null;
-  const before = findLast(buf, BLANK_LINE, usage.at);
+  const before = findLast(bytes, BLANK_LINE, usage.at);
   const start = before === -1 ? 0 : before + 2;
   // One line, `data:`, then the event's blank line: the parser's data is that line's value, nothing else; and no
   // `"usage"` key before this one in it (the tap reads the first).
-  const blank = find(buf, LF, start);
-  if (blank === -1 || buf[blank + 1] !== LF || usage.value >= blank || usage.keyBefore >= start) return null;
-  if (DATA.compare(buf, start, start + 5) !== 0) return null;
-  const valueStart = buf[start + 5] === 0x20 ? start + 6 : start + 5;
+  const blank = find(bytes, LF, start);
+  if (blank === -1 || bytes[blank + 1] !== LF || usage.value >= blank || usage.keyBefore >= start) return null;
+  if (DATA.compare(bytes, start, start + 5) !== 0) return null;
+  const valueStart = bytes[start + 5] === 0x20 ? start + 6 : start + 5;
   let stated: TapResult["usage"];
   try {
     stated = fromChatUsage(JSON.parse(dataText.decode(bytes.subarray(valueStart, blank))).usage);
@@ -116,7 +115,7 @@ export function wholeChatStream(bytes: Uint8Array, strip: boolean): WholeStream 
   }
   if (!stated) return null;
   const tapped: TapResult = { usage: stated, failed: false, completed: true, outputCharsSoFar: 0 };
-  if (!strip || !isUsageOnlyData(buf, valueStart, blank)) return { bytes, tapped };
+  if (!strip || !isUsageOnlyData(bytes, valueStart, blank)) return { bytes, tapped };
   const end = blank + 2;
   bytes.copyWithin(start, end);
   return { bytes: bytes.subarray(0, bytes.length - (end - start)), tapped };
