@@ -15,7 +15,7 @@ import { idempotentLlm } from "./idempotent";
 import { cutStreams } from "./pump";
 import { listUsage, UsageList, UsageQuery, usageCsv } from "./usage-api";
 import { usageSummary, UsageSummary, UsageSummaryQuery } from "./usage-summary";
-import { llmTimeoutsOf, type IdleTimeouts } from "./timeouts";
+import { connectionTimeouts, llmTimeoutsOf, type IdleTimeouts } from "./timeouts";
 import type { AuthContext } from "../accounts/service";
 import { llmDoc } from "./openapi-schemas";
 import { keyedRoute, type BunRoute, type KeyedWork } from "../http/bun-routes";
@@ -90,7 +90,7 @@ function llmCall(deps: LlmDeps, idem: Idempotency, endpoint: LlmEndpoint): Keyed
   return (request, auth, headers, server) =>
     request.headers.has(IDEMPOTENCY_HEADER)
       ? idempotentLlm(deps.ctx, idem, request, auth, headers, (again) =>
-          handleLlm(deps, proto, path, again, auth, headers, server),
+          handleLlm(deps, proto, path, again, auth, headers, server && connectionTimeouts(server, request)),
         )
       : handleLlm(deps, proto, path, request, auth, headers, server);
 }

@@ -85,6 +85,15 @@ export interface IdleTimeouts {
   timeout(request: Request, seconds: number): void;
 }
 
+/**
+ * The idle timeout of `request`'s connection, for a call handed a copy of that Request (an idempotent call's, whose
+ * body was read once: llm/idempotent.ts). Bun's server knows only the Request it was given: set on the copy, the
+ * timeout was never lifted, and a stream silent for longer than the server's idle timeout was cut.
+ */
+export function connectionTimeouts(server: IdleTimeouts, request: Request): IdleTimeouts {
+  return { timeout: (_copy, seconds) => server.timeout(request, seconds) };
+}
+
 /** While a call waits on its upstream, only the timers above may end it: Bun's idle timeout is lifted. */
 export function liftIdleTimeout(server: IdleTimeouts | null | undefined, request: Request): void {
   setIdle(server, request, 0);

@@ -193,49 +193,54 @@ test("a stream whose chunks keep coming is never cut, however long it lasts in a
   }
 });
 
-test("Bun's server idle timeout never cuts a stream the silence setting allows", async () => {
-  // A server that closes connections idle for a second (Bun checks every few seconds), and an upstream that sends its
-  // first event, then nothing for six seconds, then the rest: only LLM_SILENCE_TIMEOUT_SECONDS may end the stream.
-  const events = fixtureText("B_stream.sse").split(/(?<=\n\n)/);
-  const upstream = Bun.serve({
-    port: 0,
-    hostname: "127.0.0.1",
-    fetch: () =>
-      new Response(
-        (async function* () {
-          yield events[0]!;
-          await Bun.sleep(6000);
-          yield events.slice(1).join("");
-        })() as any,
-        { headers: { "content-type": "text/event-stream" } },
-      ),
-  });
-  const config = loadConfig({
-    ...providerEnv(`http://127.0.0.1:${upstream.port}`),
-    DATABASE_URL: tempSqlitePath(),
-    PORT: "0",
-    LLM_SILENCE_TIMEOUT_SECONDS: "30",
-  });
-  const ctx = await createContext(config, silentLogger);
-  const app = buildApp(ctx).listen({ port: 0, hostname: "127.0.0.1", idleTimeout: 1 });
-  try {
-    const a = await ctx.accounts.createAccount("idle", 100 * 1_000_000);
-    const { key } = await ctx.accounts.createKey(a.id, { name: "k" });
-    const client = new OpenAI({ apiKey: key, baseURL: `http://127.0.0.1:${app.server!.port}/v1`, maxRetries: 0 });
-    let chunks = 0;
-    for await (const _ of await client.chat.completions.create({
-      ...chat,
-      stream: true,
-      stream_options: { include_usage: true },
-    }))
-      chunks++;
-    expect(chunks).toBe(events.length - 1); // every chunk but [DONE]
-  } finally {
-    await app.stop(true);
-    await closeContext(ctx);
-    upstream.stop(true);
-  }
-}, 20_000);
+// An idempotent call's body is read once and handed on in a new Request (llm/idempotent.ts), which Bun's server does
+// not know: the idle timeout must still be lifted on the caller's own connection.
+for (const [label, headers] of [
+  ["", {}],
+  [" (a call with an Idempotency-Key)", { "Idempotency-Key": "idle-stream-1" }],
+] as const)
+  test(`Bun's server idle timeout never cuts a stream the silence setting allows${label}`, async () => {
+    // A server that closes connections idle for a second (Bun checks every few seconds), and an upstream that sends its
+    // first event, then nothing for six seconds, then the rest: only LLM_SILENCE_TIMEOUT_SECONDS may end the stream.
+    const events = fixtureText("B_stream.sse").split(/(?<=\n\n)/);
+    const upstream = Bun.serve({
+      port: 0,
+      hostname: "127.0.0.1",
+      fetch: () =>
+        new Response(
+          (async function* () {
+            yield events[0]!;
+            await Bun.sleep(6000);
+            yield events.slice(1).join("");
+          })() as any,
+          { headers: { "content-type": "text/event-stream" } },
+        ),
+    });
+    const config = loadConfig({
+      ...providerEnv(`http://127.0.0.1:${upstream.port}`),
+      DATABASE_URL: tempSqlitePath(),
+      PORT: "0",
+      LLM_SILENCE_TIMEOUT_SECONDS: "30",
+    });
+    const ctx = await createContext(config, silentLogger);
+    const app = buildApp(ctx).listen({ port: 0, hostname: "127.0.0.1", idleTimeout: 1 });
+    try {
+      const a = await ctx.accounts.createAccount("idle", 100 * 1_000_000);
+      const { key } = await ctx.accounts.createKey(a.id, { name: "k" });
+      const client = new OpenAI({ apiKey: key, baseURL: `http://127.0.0.1:${app.server!.port}/v1`, maxRetries: 0 });
+      let chunks = 0;
+      for await (const _ of await client.chat.completions.create(
+        { ...chat, stream: true, stream_options: { include_usage: true } },
+        { headers },
+      ))
+        chunks++;
+      expect(chunks).toBe(events.length - 1); // every chunk but [DONE]
+    } finally {
+      await app.stop(true);
+      await closeContext(ctx);
+      upstream.stop(true);
+    }
+  }, 20_000);
 
 test("the timeout settings take decimal seconds above 0 and up to a day; anything else stops the gateway at startup", () => {
   for (const bad of ["0", "-1", "abc", "1e3", "86401"]) {
