@@ -50,9 +50,15 @@ export class FieldError extends Error {
 
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
 
-/** A real day written YYYY-MM-DD (Date.parse alone takes 2026-02-30 as March 2). */
-export const isDay = (v: unknown): v is string =>
-  typeof v === "string" && DATE.test(v) && new Date(`${v}T00:00:00Z`).toISOString().startsWith(v);
+/**
+ * A real day written YYYY-MM-DD (Date.parse alone takes 2026-02-30 as March 2). A month or day out of range makes
+ * an invalid Date, whose toISOString throws: that is a no too.
+ */
+export function isDay(v: unknown): v is string {
+  if (typeof v !== "string" || !DATE.test(v)) return false;
+  const day = new Date(`${v}T00:00:00Z`);
+  return !Number.isNaN(day.getTime()) && day.toISOString().startsWith(v);
+}
 
 /** The entry's lifecycle, checked (successors are checked once every entry is known: `checkSuccessors`). */
 export function lifecycleOf(e: Record<string, unknown>): Lifecycle & { status: ModelStatus } {

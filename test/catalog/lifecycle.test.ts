@@ -221,6 +221,11 @@ describe("a bad CATALOG_PATH entry stops loading with one line naming the file, 
     ],
     ["a bad date", [{ ...base, id: "m9", released: "27/11/2026" }], /entry "m9", field released: must be a date/],
     [
+      "a date of no month",
+      [{ ...base, id: "m11", retires_after: "2026-13-01" }],
+      /entry "m11", field retires_after: must be a date/,
+    ],
+    [
       "a provider_successor that is not a model id",
       [{ id: "gpt-5.1", status: "retired", successor: "gpt-6-luna", provider_successor: 5 }],
       /entry "gpt-5.1", field provider_successor: must be a model id/,

@@ -132,6 +132,12 @@ describe("configuration", () => {
     ).toBe("");
   });
 
+  test("CATALOG_DAY must be a day of the calendar: any other is refused with the setting's message, not a crash", () => {
+    for (const day of ["2026-02-30", "2026-13-01", "2026-00-10", "2026-01-32", "27/11/2026"])
+      expect([day, refused({ CATALOG_DAY: day })]).toEqual([day, expect.stringContaining("CATALOG_DAY")]);
+    expect(refused({ CATALOG_DAY: "2028-02-29" })).toBe("");
+  });
+
   test("a bad setting makes the server exit 1 with the message", async () => {
     const p = Bun.spawn(["bun", "src/main.ts"], {
       env: { ...process.env, PORT: "99999" },
