@@ -119,9 +119,20 @@ function body(r: Random): Record<string, unknown> {
   return b;
 }
 
-/** The body's JSON, now and then with a letter of a type or key written as an escape (`"imag\u0065"`). */
+/**
+ * The body's JSON, now and then spaced out (tabs, line ends), with a walked field repeated at the top level (JSON.parse
+ * keeps the last: a decoy before the real one, or after it, where it is the one kept), and with a letter of a type or
+ * key written as an escape (`"imag\u0065"`).
+ */
 function textOf(r: Random, value: unknown): string {
-  let text = JSON.stringify(value);
+  let text = JSON.stringify(value, null, r.pick([undefined, undefined, 1, "\t"]));
+  for (let n = r.int(3); n > 0; n--) {
+    const decoy = body(r);
+    const field = r.pick(["messages", "input", "tools"]);
+    if (decoy[field] === undefined) continue;
+    const member = `"${field}" : ${JSON.stringify(decoy[field])}`;
+    text = r.next() < 0.5 ? `{${member},${text.slice(1)}` : `${text.slice(0, text.lastIndexOf("}"))},${member}}`;
+  }
   for (let n = r.int(3); n > 0 && r.next() < 0.5; n--) {
     const quotes = [...text.matchAll(/"([a-z_]{3,})"/g)];
     if (!quotes.length) break;
