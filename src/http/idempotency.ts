@@ -6,11 +6,13 @@ import { ApiError } from "./errors";
 // Idempotency-Key (the IETF httpapi draft, with Stripe's semantics) on the POSTs that can cost money: the LLM
 // endpoints and task creation on both doors. The first request with a key runs; a repeat with the same body within
 // IDEMPOTENCY_TTL_MS gets the first one's answer (stored in the database, so any process answers it); while the first
-// still runs, 409 idempotency_in_progress; a finished stream is not stored, so its repeat is 409
-// idempotency_replay_unavailable; a repeat with another body is 422 idempotency_key_reused. Keys are the account's:
-// another account's same key is another request. A request refused before it ran (an ApiError thrown: bad input, no
-// credits) or whose client left first keeps no result, so a retry runs afresh; nothing ran, or what ran was the
-// client's to abandon. Taking the key is one guarded insert, so concurrent duplicates run once.
+// still runs, 409 idempotency_in_progress; a repeat with another body is 422 idempotency_key_reused. Keys are the
+// account's: another account's same key is another request. What a request that ran keeps is its caller's to say
+// (`answerOf`): an LLM call keeps what the ledger booked (llm/idempotent.ts: a charged answer, a charged stream
+// without its body, whose repeat is 409 idempotency_replay_unavailable; nothing for a call that charged nothing).
+// A request refused before it ran (an ApiError thrown: bad input, no credits) or whose client left first keeps
+// nothing, so a retry runs afresh; nothing ran, or what ran was the client's to abandon. Taking the key is one
+// guarded insert, so concurrent duplicates run once.
 
 export const IDEMPOTENCY_HEADER = "idempotency-key";
 export const IDEMPOTENCY_TTL_MS = 24 * 3_600_000;
@@ -59,7 +61,7 @@ export class Idempotency {
       (await this.db.run(sql`update idempotency_keys set fingerprint = ${fp}, state = ${"running"}, status = ${null}, content_type = ${null}, body = ${null},
         created_at = ${now}, expires_at = ${expires} where account_id = ${accountId} and key = ${key}
           and (expires_at <= ${now} or (state = ${"running"} and created_at <= ${now - STALE_RUNNING_MS}))`)) === 1;
-    if (taken) return this.running(accountId, key, fp);
+    if (taken) return this.running(accountId, key, fp, now);
     const row = await this.db.get<{
       fingerprint: string;
       state: string;
@@ -101,8 +103,12 @@ export class Idempotency {
     return this.db.run(sql`delete from idempotency_keys where expires_at <= ${now}`);
   }
 
-  private running(accountId: string, key: string, fp: string): Begun {
-    const where = sql`account_id = ${accountId} and key = ${key} and fingerprint = ${fp} and state = ${"running"}`;
+  /**
+   * The key as this request took it (`takenAt`): a request taken for lost (STALE_RUNNING_MS) that ends after all
+   * must not store or free the key of the one that took it over.
+   */
+  private running(accountId: string, key: string, fp: string, takenAt: number): Begun {
+    const where = sql`account_id = ${accountId} and key = ${key} and fingerprint = ${fp} and state = ${"running"} and created_at = ${takenAt}`;
     return {
       run: true,
       remember: async (a) => {
@@ -119,9 +125,10 @@ export class Idempotency {
 
 /**
  * Runs `handler` under the request's Idempotency-Key, if it has one. `answerOf` turns what the handler returned into
- * what is stored (null: nothing, and the key is free again, e.g. a client that left); a stream is stored with a null
- * body. An answer known at once is stored before the handler's result is returned; one that must first be read to
- * its end (an LLM answer, teed) is stored when it has been, and until then a repeat is told it is in progress.
+ * what is stored (null: nothing, and the key is free again, e.g. a client that left); an answer stored with a null
+ * body (a stream) is not replayed: its repeat is 409. An answer known at once is stored (or the key freed) before
+ * the handler's result is returned; one known later (an LLM call still streaming, a JSON answer read to its end) is
+ * stored when it is, and until then a repeat is told it is in progress.
  */
 export async function idempotent<T>(
   idem: Idempotency,

@@ -54,6 +54,8 @@ export interface Call {
   ended: boolean;
   /** Bun's server, whose idle timeout is lifted for the call's connection while it runs (timeouts.ts) */
   server?: IdleTimeouts | null;
+  /** told the verdict by endCall: an Idempotency-Key follows the call's end (idempotent.ts); null for most calls */
+  onEnd: ((verdict: Verdict) => void) | null;
 }
 
 /**
@@ -97,7 +99,7 @@ export function callVerdict(call: Pick<Call, "deps" | "requestId" | "plan">, jud
 
 type Ending = Pick<
   Call,
-  "deps" | "hold" | "budgetHold" | "requestId" | "auth" | "model" | "path" | "started" | "ended" | "server"
+  "deps" | "hold" | "budgetHold" | "requestId" | "auth" | "model" | "path" | "started" | "ended" | "server" | "onEnd"
 > & { request?: Request };
 
 const UPSTREAM_FAULTS = new Set(["failed", "dropped", "upstream_bad_response", "upstream_timeout"]);
@@ -146,4 +148,5 @@ export function endCall(
       endedAt: Date.now(),
     },
   });
+  call.onEnd?.(verdict);
 }

@@ -14,7 +14,7 @@ import type { LlmProtocol, UpstreamBody } from "./protocols/index";
 import { NO_PAID_TOOLS, paidToolUse, type PaidToolUse, withoutUnpricedTools } from "./protocols/paid-tools";
 import { spokenPath, type Provider } from "./providers";
 import { requestBodyOf, withoutBom, withUpstreamModel } from "./body";
-import { checkMaxCredits, planHold, type HoldPlan } from "./meter";
+import { checkMaxCredits, planHold, type HoldPlan, type Verdict } from "./meter";
 import { bodyBytes } from "../http/body-limits";
 import { forwardTranslated, prepareTranslation, type Translation } from "./translated";
 import { countTokensEstimate, forwardCountTokens } from "./count-tokens";
@@ -48,6 +48,7 @@ export async function handleLlm(
   auth: AuthContext,
   baseHeaders: Record<string, string>,
   server?: IdleTimeouts | null,
+  onEnd?: (verdict: Verdict) => void,
 ): Promise<Response> {
   const started = performance.now();
   const bytes = withoutBom(await bodyBytes(request, deps.ctx.config.body));
@@ -77,6 +78,7 @@ export async function handleLlm(
     server,
   );
   const call = reserving instanceof Promise ? await reserving : reserving; // the free path: no wait (reserve)
+  if (onEnd) call.onEnd = onEnd;
   // The reservation may have waited for a commit; a client gone meanwhile is voided here, before either path sends.
   if (request.signal.aborted) return clientGoneBeforeUpstream(call);
   try {
@@ -127,6 +129,7 @@ function reserve(
     started,
     ended: false,
     server,
+    onEnd: null,
   });
   const refused = (e: unknown) => withCreditHint(e, proto.name, body, plan, proto.maxOutputTokens(body));
   return holdFunds(deps, auth, plan, requestId, callOf, refused);

@@ -84,13 +84,17 @@ const LLM_ENDPOINTS: LlmEndpoint[] = [
   },
 ];
 
-/** One endpoint's call, once the caller is known: its answer carries `headers` (request ids, rate-limit state). */
+/**
+ * One endpoint's call, once the caller is known: its answer carries `headers` (request ids, rate-limit state). A free
+ * endpoint (count_tokens) charges nothing, so an Idempotency-Key would keep nothing of it (idempotent.ts): ignored.
+ */
 function llmCall(deps: LlmDeps, idem: Idempotency, endpoint: LlmEndpoint): KeyedWork {
   const { proto, path } = endpoint;
+  const metered = !proto.unmeteredPaths.includes(path);
   return (request, auth, headers, server) =>
-    request.headers.has(IDEMPOTENCY_HEADER)
-      ? idempotentLlm(deps.ctx, idem, request, auth, headers, (again) =>
-          handleLlm(deps, proto, path, again, auth, headers, server && connectionTimeouts(server, request)),
+    metered && request.headers.has(IDEMPOTENCY_HEADER)
+      ? idempotentLlm(deps.ctx, idem, request, auth, headers, (again, onEnd) =>
+          handleLlm(deps, proto, path, again, auth, headers, server && connectionTimeouts(server, request), onEnd),
         )
       : handleLlm(deps, proto, path, request, auth, headers, server);
 }
