@@ -3,7 +3,7 @@
 // that charged nothing frees the key, so the SDK's retry under the same key runs. SQLite and Postgres.
 import { afterAll, describe, expect, test } from "bun:test";
 import { sql } from "drizzle-orm";
-import { useGatewayOn } from "../support/gateway";
+import { useGatewayOn, type TestGateway } from "../support/gateway";
 import { dialects } from "../support/services";
 import { startFakeLlmUpstream } from "../fakes/llm-upstream";
 import { eventCount, ledgerOf, MICROS, providerEnv } from "./support";
@@ -12,64 +12,72 @@ const CHAT = "/v1/chat/completions";
 const chat = { model: "gpt-5.2", max_tokens: 50, messages: [{ role: "user", content: "hi" }] };
 const streamed = { ...chat, stream: true };
 
+const errorCode = async (r: Response) => [r.status, ((await r.json()) as any).error.code];
+
+/** Reads `res`'s stream until it holds `events` whole events; returns the text and the reader for the rest. */
+async function readEvents(res: Response, events: number) {
+  const reader = res.body!.getReader();
+  const utf8 = new TextDecoder();
+  let text = "";
+  while (eventCount(text) < events) {
+    const { done, value } = await reader.read();
+    if (done) throw new Error(`stream ended after ${eventCount(text)} events`);
+    text += utf8.decode(value, { stream: true });
+  }
+  const rest = async () => {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) return text;
+      text += utf8.decode(value, { stream: true });
+    }
+  };
+  return { text, rest };
+}
+
+/** Calls to `gw` with an Idempotency-Key, and what its database says of them. */
+function callsOn(gw: () => TestGateway) {
+  const post = (key: string, body: unknown, idem: string, init: RequestInit = {}, path = CHAT) =>
+    fetch(gw().url + path, {
+      method: "POST",
+      headers: { authorization: `Bearer ${key}`, "content-type": "application/json", "idempotency-key": idem },
+      body: JSON.stringify(body),
+      ...init,
+    });
+  const keyState = async (accountId: string, key: string) =>
+    (
+      await gw().ctx.db.get<{ state: string }>(
+        sql`select state from idempotency_keys where account_id = ${accountId} and key = ${key}`,
+      )
+    )?.state ?? "free";
+  /** Until the key is in `state` (the call's end is booked just after the client has the last of its answer). */
+  async function until(accountId: string, key: string, state: "free" | "done") {
+    for (let i = 0; i < 300; i++) {
+      if ((await keyState(accountId, key)) === state) return;
+      await Bun.sleep(10);
+    }
+    throw new Error(`key never ${state}: ${await keyState(accountId, key)}`);
+  }
+  /** The ledger of an account that started with 100 credits: every call but the `charged` one cost nothing. */
+  async function chargedOnce(accountId: string, calls: number, charged: number) {
+    const ledger = await ledgerOf(gw(), accountId);
+    expect(ledger.calls.length).toBe(calls);
+    const costs = ledger.calls.map((c) => c.cost);
+    const cost = costs[charged]!;
+    expect(cost).toBeGreaterThan(0);
+    expect(costs.filter((c, i) => i !== charged && c !== 0)).toEqual([]);
+    expect(ledger.charges.map((c) => c.amount)).toEqual([-cost]);
+    expect([Number(ledger.wallet.balance), Number(ledger.wallet.held)]).toEqual([100 * MICROS - cost, 0]);
+  }
+  return { post, keyState, until, chargedOnce };
+}
+
 for (const d of dialects.filter((x) => x.available)) {
   describe(`an Idempotency-Key follows the LLM call's end (${d.name})`, () => {
     const fake = startFakeLlmUpstream();
     const env = useGatewayOn(d.name, providerEnv(fake.url));
     afterAll(() => fake.stop());
 
-    const post = (key: string, body: unknown, idem: string, init: RequestInit = {}, path = CHAT) =>
-      fetch(env.gw.url + path, {
-        method: "POST",
-        headers: { authorization: `Bearer ${key}`, "content-type": "application/json", "idempotency-key": idem },
-        body: JSON.stringify(body),
-        ...init,
-      });
-    const errorCode = async (r: Response) => [r.status, ((await r.json()) as any).error.code];
-    const keyState = async (accountId: string, key: string) =>
-      (
-        await env.gw.ctx.db.get<{ state: string }>(
-          sql`select state from idempotency_keys where account_id = ${accountId} and key = ${key}`,
-        )
-      )?.state ?? "free";
-    /** Until the key is in `state` (the call's end is booked just after the client has the last of its answer). */
-    async function until(accountId: string, key: string, state: "free" | "done") {
-      for (let i = 0; i < 300; i++) {
-        if ((await keyState(accountId, key)) === state) return;
-        await Bun.sleep(10);
-      }
-      throw new Error(`key never ${state}: ${await keyState(accountId, key)}`);
-    }
-    /** Reads `res`'s stream until it holds `events` whole events; returns the text and the reader for the rest. */
-    async function readEvents(res: Response, events: number) {
-      const reader = res.body!.getReader();
-      const utf8 = new TextDecoder();
-      let text = "";
-      while (eventCount(text) < events) {
-        const { done, value } = await reader.read();
-        if (done) throw new Error(`stream ended after ${eventCount(text)} events`);
-        text += utf8.decode(value, { stream: true });
-      }
-      const rest = async () => {
-        for (;;) {
-          const { done, value } = await reader.read();
-          if (done) return text;
-          text += utf8.decode(value, { stream: true });
-        }
-      };
-      return { text, rest };
-    }
-    /** The ledger of an account that started with 100 credits: every call but the `charged` one cost nothing. */
-    async function chargedOnce(accountId: string, calls: number, charged: number) {
-      const ledger = await ledgerOf(env.gw, accountId);
-      expect(ledger.calls.length).toBe(calls);
-      const costs = ledger.calls.map((c) => c.cost);
-      const cost = costs[charged]!;
-      expect(cost).toBeGreaterThan(0);
-      expect(costs.filter((c, i) => i !== charged && c !== 0)).toEqual([]);
-      expect(ledger.charges.map((c) => c.amount)).toEqual([-cost]);
-      expect([Number(ledger.wallet.balance), Number(ledger.wallet.held)]).toEqual([100 * MICROS - cost, 0]);
-    }
+    const { post, keyState, until, chargedOnce } = callsOn(() => env.gw);
 
     test("a stream cut mid-way: in progress while open, then nothing charged and the key freed; the retry runs and is charged once", async () => {
       const { accountId, key } = await env.gw.account(100);
@@ -179,6 +187,38 @@ for (const d of dialects.filter((x) => x.available)) {
       await taker.remember({ status: 200, contentType: "text/plain", body: "taker" });
       const again = await new Idempotency(env.gw.ctx.db).begin(accountId, "k", "x");
       expect(again.run ? null : await again.replay.text()).toBe("taker");
+    });
+
+    describe("with upstream timeouts of 0.3 s", () => {
+      const timed = useGatewayOn(d.name, {
+        ...providerEnv(fake.url),
+        LLM_FIRST_BYTE_TIMEOUT_SECONDS: "0.3",
+        LLM_SILENCE_TIMEOUT_SECONDS: "0.3",
+      });
+      const t = callsOn(() => timed.gw);
+
+      test("a stream the upstream left silent charges nothing: the key is freed and the retry runs", async () => {
+        const { accountId, key } = await timed.gw.account(100);
+        fake.enqueue({ kind: "ok", stallAfterEvents: 2 });
+        const first = await t.post(key, streamed, "silent-1");
+        expect(await first.text()).toContain("upstream_timeout");
+        await t.until(accountId, "silent-1", "free");
+        const retry = await t.post(key, streamed, "silent-1");
+        expect([retry.status, retry.headers.get("idempotent-replayed")]).toEqual([200, null]);
+        expect(await retry.text()).toContain("data: [DONE]");
+        await t.chargedOnce(accountId, 2, 1);
+      });
+
+      test("no headers in time (504 upstream_timeout): the key is freed and the retry runs", async () => {
+        const { accountId, key } = await timed.gw.account(100);
+        fake.enqueue({ kind: "ok", headersDelayMs: 5_000 });
+        expect(await errorCode(await t.post(key, chat, "late-1"))).toEqual([504, "upstream_timeout"]);
+        expect(await t.keyState(accountId, "late-1")).toBe("free");
+        const retry = await t.post(key, chat, "late-1");
+        expect([retry.status, retry.headers.get("idempotent-replayed")]).toEqual([200, null]);
+        await retry.text();
+        await t.chargedOnce(accountId, 2, 1);
+      });
     });
   });
 }
