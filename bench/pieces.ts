@@ -55,7 +55,7 @@ async function arrived(res: Response): Promise<Uint8Array> {
 /** The upstream call as the gateway makes it: its own controller, the client's signal followed, a first-byte timer. */
 async function watched(req: Request, bytes: Uint8Array): Promise<Response> {
   const upstream = new AbortController();
-  req.signal.addEventListener("abort", () => upstream.abort(req.signal.reason), { once: true });
+  req.signal.addEventListener("abort", () => upstream.abort(req.signal.reason));
   const timer = setTimeout(() => upstream.abort(), 600_000);
   try {
     return await send(req, bytes, upstream.signal);
