@@ -54,18 +54,33 @@ export function bodyTooLarge(maxBytes: number): ApiError {
   );
 }
 
-/** `read` of the body, or a 408 when it has not all arrived within `seconds`. A body already in needs no timer. */
-async function withDeadline<T>(seconds: number, read: Promise<T>): Promise<T> {
+/**
+ * `read` of the body, or a 408 when it has not all arrived within `seconds` of now. A body already in needs no timer;
+ * nor does one that arrives within this turn of the event loop, as every LLM request's does (Bun hands the body over
+ * just after the handler's first wait: 3,000 of 3,000 in before a `setImmediate` ran). So the timer is set only by a
+ * `setImmediate` that finds the body still on its way, for what is left of the deadline: a timer made and cleared per
+ * call, and the race around it, cost a sequential call ~3 µs more (docs/architecture.md, bench/pieces.ts).
+ */
+function withDeadline<T>(seconds: number, read: Promise<T>): Promise<T> {
   if (Bun.peek.status(read) !== "pending") return read;
-  let timer: Timer | undefined;
-  const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(bodyTimeout(seconds)), seconds * 1000);
+  const deadline = performance.now() + seconds * 1000;
+  return new Promise<T>((resolve, reject) => {
+    let timer: Timer | undefined;
+    setImmediate(() => {
+      if (Bun.peek.status(read) !== "pending") return;
+      timer = setTimeout(() => reject(bodyTimeout(seconds)), Math.max(0, deadline - performance.now()));
+    });
+    read.then(
+      (body) => {
+        clearTimeout(timer);
+        resolve(body);
+      },
+      (e) => {
+        clearTimeout(timer);
+        reject(e);
+      },
+    );
   });
-  try {
-    return await Promise.race([read, late]);
-  } finally {
-    clearTimeout(timer);
-  }
 }
 
 /**

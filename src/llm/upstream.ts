@@ -55,8 +55,9 @@ export async function callUpstream(
   timeouts?: { firstByteMs: number },
 ): Promise<Response> {
   const upstream = new AbortController();
+  // No `{ once: true }`: a signal aborts once, and the options object cost a sequential call ~1–2 µs (bench/pieces.ts).
   if (signal.aborted) upstream.abort(signal.reason);
-  else signal.addEventListener("abort", () => upstream.abort(signal.reason), { once: true });
+  else signal.addEventListener("abort", () => upstream.abort(signal.reason));
   const timer = timeouts
     ? setTimeout(() => upstream.abort(new UpstreamTimeout("LLM_FIRST_BYTE_TIMEOUT_SECONDS")), timeouts.firstByteMs)
     : null;
