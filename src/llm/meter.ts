@@ -34,8 +34,11 @@ export interface HoldPlan {
   choices: number;
   /** the request offers a priced web search: a JSON answer is read whole for its search count */
   webSearch: boolean;
-  /** the request's max_credits in µcr (checkMaxCredits): the most the call is charged, whatever the upstream states */
+  /** the most the call is charged, whatever the upstream states (µcr): the request's max_credits (checkMaxCredits),
+   *  or the hold itself for a key with a budget (capAtHold) */
   cap?: number;
+  /** what set `cap`, for the usage record; absent: max_credits */
+  capReason?: string;
 }
 
 // Max output: the request's limit (max_tokens, max_output_tokens, max_completion_tokens) capped at the model's
@@ -126,7 +129,7 @@ export function capAtMaxCredits(verdict: Verdict, plan: HoldPlan): Verdict {
     charge: plan.cap,
     error: [
       verdict.error,
-      `charge capped at max_credits (the usage stated came to ${microsToCredits(verdict.charge)} credits)`,
+      `charge capped at ${plan.capReason ?? "max_credits"} (the usage stated came to ${microsToCredits(verdict.charge)} credits)`,
     ]
       .filter(Boolean)
       .join("; "),
@@ -241,4 +244,14 @@ export function verdictOr(judge: () => Verdict, log: (error: string) => void): V
 function describeTapError(tapped: TapResult): string {
   const error = tapped.error;
   return [error?.type, error?.code, error?.message].filter(Boolean).join(": ") || "upstream reported a failure";
+}
+
+/**
+ * A key with a budget is charged at most its call's hold: the budget admitted the hold, and a charge beyond it (usage
+ * the upstream states that the hold could not foresee) would take the key past its cap. max_credits is never below
+ * the hold (checkMaxCredits), so this only lowers the cap.
+ */
+export function capAtHold(plan: HoldPlan): void {
+  plan.cap = plan.amount;
+  plan.capReason = "the hold (the key has a budget)";
 }

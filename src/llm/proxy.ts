@@ -14,7 +14,7 @@ import type { LlmProtocol, UpstreamBody } from "./protocols/index";
 import { NO_PAID_TOOLS, paidToolUse, type PaidToolUse, withoutUnpricedTools } from "./protocols/paid-tools";
 import { spokenPath, type Provider } from "./providers";
 import { requestBodyOf, withoutBom, withUpstreamModel } from "./body";
-import { checkMaxCredits, planHold, type HoldPlan, type Verdict } from "./meter";
+import { capAtHold, checkMaxCredits, planHold, type HoldPlan, type Verdict } from "./meter";
 import { bodyBytes } from "../http/body-limits";
 import { forwardTranslated, prepareTranslation, type Translation } from "./translated";
 import { countTokensEstimate, forwardCountTokens } from "./count-tokens";
@@ -161,7 +161,7 @@ function prepare(
 
 /**
  * The key's budget (402 key_budget_exceeded), then the wallet's reservation; a wallet that refuses gives the budget
- * back and its error goes through `refused`. A call on the free path (no key budget, the wallet's float covers it:
+ * back and its error goes through `refused`. A budgeted key's call is charged at most its hold (meter.ts capAtHold). A call on the free path (no key budget, the wallet's float covers it:
  * llm-ledger.ts) is held at once, with no promise to wait for: each is a turn of the microtask queue on every call's
  * way (docs/architecture.md).
  */
@@ -185,6 +185,7 @@ function holdFunds(
     );
   };
   const budgetPending = deps.budgets.hold(auth, plan.amount);
+  if (budgetPending) capAtHold(plan);
   return budgetPending ? budgetPending.then(holdWallet) : holdWallet(null);
 }
 
