@@ -55,6 +55,8 @@ export interface KeyView {
 
 export class Accounts {
   private cache = new Map<string, { ctx: AuthContext | null; until: number }>();
+  /** counts this process's key changes: a lookup that read a row before one of them must not cache it */
+  private changes = 0;
   /** key id → when this process last wrote its last_used_at */
   private lastUseWritten = new Map<string, number>();
 
@@ -147,7 +149,7 @@ export class Accounts {
     );
     const row = await this.db.get<any>(sql`select * from api_keys where id = ${keyId} and account_id = ${accountId}`);
     if (!row) throw notFound(`Key ${keyId}`);
-    this.cache.clear(); // this process sees the revocation at once; others within KEY_CACHE_MS
+    this.forgetKeys(); // this process sees the revocation at once; others within KEY_CACHE_MS
     return keyView(row);
   }
 
@@ -167,7 +169,7 @@ export class Accounts {
       );
     const newlyCapped = BUDGET_PERIODS.filter((p) => change.budget?.[p] != null && row[BUDGET_COLUMNS[p]] == null);
     await startBudgets(this.db, keyId, newlyCapped, Date.now());
-    this.cache.clear();
+    this.forgetKeys();
     return keyView(await this.db.get<any>(sql`select * from api_keys where id = ${keyId}`));
   }
 
@@ -239,7 +241,14 @@ export class Accounts {
     return this.lookUp(hash, now);
   }
 
+  /** Drops every cached key, and the records of lookups still under way (they may have read a row from before). */
+  private forgetKeys(): void {
+    this.changes++;
+    this.cache.clear();
+  }
+
   private async lookUp(hash: string, now: number): Promise<AuthContext | null> {
+    const changesBefore = this.changes;
     const row =
       await this.db.get<any>(sql`select id, account_id, name, rate_requests, rate_window_seconds, max_concurrent_tasks, revoked_at,
       models, expires_at, budget_day, budget_week, budget_month, budget_lifetime from api_keys where key_hash = ${hash}`);
@@ -257,7 +266,7 @@ export class Accounts {
         : null;
     if (this.cache.size >= KEY_CACHE_MAX) this.cache.clear();
     // Only known keys are cached: caching misses would let random keys fill memory.
-    if (row) this.cache.set(hash, { ctx, until: now + KEY_CACHE_MS });
+    if (row && this.changes === changesBefore) this.cache.set(hash, { ctx, until: now + KEY_CACHE_MS });
     if (ctx) this.noteUse(ctx.keyId, now);
     return ctx;
   }
