@@ -158,15 +158,22 @@ export function modelAllowed(allowed: readonly string[] | null, model: string): 
 }
 
 /**
- * 403 model_not_allowed unless the key's list allows the model, by the name the caller sent or the catalog's id for
- * it (an alias). Checked before anything is held or sent upstream.
+ * 403 model_not_allowed unless the key's list allows the model: a pattern matching its id or one of the catalog's
+ * aliases for it, or an entry that is exactly the name the caller sent. Never a pattern matching only the caller's
+ * spelling: a media model is found by a short name too (`bytedance/seedance/…` for `fal-ai/bytedance/seedance/…`),
+ * which `bytedance/*` must not let through. Checked before anything is held or sent upstream.
  */
-export function refuseModelNotAllowed(allowed: readonly string[] | null, requested: string, id: string): void {
-  if (modelAllowed(allowed, requested) || modelAllowed(allowed, id)) return;
+export function refuseModelNotAllowed(
+  allowed: readonly string[] | null,
+  requested: string,
+  model: { id: string; aliases?: readonly string[] },
+): void {
+  if (allowed === null || allowed.includes(requested)) return;
+  if ([model.id, ...(model.aliases ?? [])].some((name) => modelAllowed(allowed, name))) return;
   throw new ApiError(
     403,
     "model_not_allowed",
-    `This API key may not call model ${id}; it may call ${allowed!.join(", ")}. Nothing was charged.`,
+    `This API key may not call model ${model.id}; it may call ${allowed.join(", ")}. Nothing was charged.`,
     { param: "model" },
   );
 }

@@ -55,7 +55,7 @@ export async function handleLlm(
   const body = requestBodyOf(bytes);
   const unmetered = proto.unmeteredPaths.includes(path);
   const model = lookupModel(deps, body, path, unmetered);
-  refuseModelNotAllowed(auth.models, body.model, model.id);
+  refuseModelNotAllowed(auth.models, body.model, model);
   const provider = deps.providers.get(model.provider);
   // How the call is forwarded: passed through when the provider speaks the protocol called, else translated.
   const spoken = provider ? spokenPath(provider, model.endpoint) : model.endpoint;

@@ -37,7 +37,7 @@ export class TaskService {
 
   async create(caller: CallingKey, req: CreateRequest): Promise<TaskRow> {
     const model = requireModel(this.ctx, req.model);
-    refuseModelNotAllowed(caller.models, req.model as string, model.id);
+    refuseModelNotAllowed(caller.models, req.model as string, model);
     const prepared = prepareInput(model, req.input, req.names.inputPrefix);
     const budget = budgetOf(req.maxCredits);
     if (budget !== undefined && prepared.estimate > budget) throw overBudget(prepared.estimate, budget);

@@ -88,6 +88,26 @@ describe("models allow-list", () => {
     const allowed = await keyWith({ models: ["google/*"] });
     expect((await client(gw, allowed.key).createTask("google/nano-banana", { prompt: "a fox" })).status).toBe(200);
   });
+
+  test("a vendor prefix does not reach another vendor's model through the short name of its id", async () => {
+    // `bytedance/*` allows ByteDance's models sold as bytedance/…; fal's fal-ai/bytedance/… is found by the short
+    // name bytedance/seedance/…, which the pattern would match: the key is held to the id the name resolves to.
+    const { accountId, key } = await keyWith({ models: ["bytedance/*"] });
+    const c = client(gw, key);
+    const short = "bytedance/seedance/v1/pro/text-to-video";
+    const native = await c.createTask(short, { prompt: "a fox" });
+    expect([native.status, native.json.error_code]).toEqual([403, "model_not_allowed"]);
+    expect(native.json.msg).toContain("fal-ai/bytedance/seedance/v1/pro/text-to-video");
+    const alias = await c.call("POST", "/v1/videos", { model: short, prompt: "a fox" });
+    expect([alias.status, alias.json.error?.code]).toEqual([403, "model_not_allowed"]);
+    await untouched(accountId, fake.requests.length);
+    // A short name listed as it is still allows the model it names, and an LLM alias matched by a pattern too.
+    const exact = await keyWith({ models: [short, "claude-opus-4-5-2025*"] });
+    expect((await client(gw, exact.key).createTask(short, { prompt: "a fox" })).status).toBe(200);
+    expect((await post(exact.key, "/v1/messages", { ...messages, model: "claude-opus-4-5-20251101" })).status).toBe(
+      200,
+    );
+  });
 });
 
 describe("expiry", () => {
