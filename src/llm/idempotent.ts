@@ -1,9 +1,11 @@
+import { refuseModelNotAllowed } from "../accounts/policy";
 import type { AuthContext } from "../accounts/service";
 import type { AppContext } from "../context";
 import { errorResponse } from "../http/base";
 import { bodyBytes } from "../http/body-limits";
 import { ApiError } from "../http/errors";
 import { idempotencyKeyOf, idempotent, type Answer, type Idempotency } from "../http/idempotency";
+import { requestBodyOf, withoutBom } from "./body";
 import type { Verdict } from "./meter";
 
 // An LLM call sent with an Idempotency-Key (http/idempotency.ts says the rules). Its body is read here, once, to
@@ -34,6 +36,7 @@ export async function idempotentLlm(
 ): Promise<Response> {
   idempotencyKeyOf(request.headers); // a malformed key is refused before the body is read
   const bytes = await bodyBytes(request, ctx.config.body);
+  refuseReplayOfModelNotAllowed(ctx, auth, bytes);
   const again = new Request(request.url, {
     method: request.method,
     headers: request.headers,
@@ -57,6 +60,23 @@ export async function idempotentLlm(
   // An answer that ran carries the request's headers already; a replay gets them here.
   if (!ran) for (const [name, value] of Object.entries(headers)) answer.headers.set(name, value);
   return answer;
+}
+
+/**
+ * Idempotency keys are the account's, so a replay may hand one key the answer another key's call was given: a key
+ * held to some models is refused a model outside them here, as its own call would be (proxy.ts), before any replay.
+ * Anything else wrong with the body is left to the call itself.
+ */
+function refuseReplayOfModelNotAllowed(ctx: AppContext, auth: AuthContext, bytes: Uint8Array): void {
+  if (auth.models === null) return;
+  let name: unknown;
+  try {
+    name = requestBodyOf(withoutBom(bytes)).model;
+  } catch {
+    return;
+  }
+  const model = typeof name === "string" ? ctx.catalog.llm.get(name) : undefined;
+  if (model) refuseModelNotAllowed(auth.models, name as string, model);
 }
 
 /** A call's end: its verdict once told (null until then), and a promise of it. */

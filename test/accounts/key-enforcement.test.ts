@@ -108,6 +108,29 @@ describe("models allow-list", () => {
       200,
     );
   });
+
+  test("an Idempotency-Key replay of another key's answer is refused to a key that may not call its model", async () => {
+    // Idempotency keys are the account's: a replay of a kept answer must still pass the replaying key's model list.
+    const { accountId, key } = await keyWith({});
+    const replay = (k: string) =>
+      fetch(gw.url + "/v1/chat/completions", {
+        method: "POST",
+        headers: { authorization: `Bearer ${k}`, "content-type": "application/json", "idempotency-key": "shared-1" },
+        body: JSON.stringify(chat),
+      });
+    const first = await replay(key);
+    expect(first.status).toBe(200);
+    const answer = await first.text();
+    await ledgerOf(gw, accountId, 10_000); // the answer is kept once the call has ended
+    const held = await gw.ctx.accounts.createKey(accountId, { name: "agent", models: ["claude-*"] });
+    const refused = await replay(held.key);
+    expect(refused.status).toBe(403);
+    expect(await refused.json()).toMatchObject({ error: { code: "model_not_allowed" } });
+    const allowed = await gw.ctx.accounts.createKey(accountId, { name: "peer", models: ["gpt-5.2"] });
+    const again = await replay(allowed.key);
+    expect([again.status, again.headers.get("idempotent-replayed")]).toEqual([200, "true"]);
+    expect(await again.text()).toBe(answer);
+  });
 });
 
 describe("expiry", () => {
