@@ -163,12 +163,14 @@ export class Accounts {
     if (!row) throw notFound(`Key ${keyId}`);
     if (row.revoked_at != null)
       throw new ApiError(409, "key_revoked", `Key ${keyId} is revoked; a revoked key cannot be changed.`);
+    // A new cap's count is started before the cap is written: a call that sees the cap holds against that count,
+    // where starting it afterwards would overwrite the call's hold.
+    const newlyCapped = BUDGET_PERIODS.filter((p) => change.budget?.[p] != null && row[BUDGET_COLUMNS[p]] == null);
+    await startBudgets(this.db, keyId, newlyCapped, Date.now());
     if (sets.length)
       await this.db.run(
         sql`update api_keys set ${sql.join(sets, sql`, `)} where id = ${keyId} and account_id = ${accountId}`,
       );
-    const newlyCapped = BUDGET_PERIODS.filter((p) => change.budget?.[p] != null && row[BUDGET_COLUMNS[p]] == null);
-    await startBudgets(this.db, keyId, newlyCapped, Date.now());
     this.forgetKeys();
     return keyView(await this.db.get<any>(sql`select * from api_keys where id = ${keyId}`));
   }
