@@ -36,6 +36,8 @@ class ChatStreamReader {
   /** chat indexes of calls already closed */
   private readonly closed = new Set<number>();
   private calledTools = false;
+  /** a refusal delta came: the answer is a refusal whatever finish_reason says ("stop"), as decodeAnswer reads it */
+  private refused = false;
   private stop: StopReason | null = null;
   private usage: IrUsage | null = null;
 
@@ -127,7 +129,7 @@ class ChatStreamReader {
     this.onDelta(choice.delta ?? {}, out);
     if (choice.finish_reason) {
       this.close(out);
-      this.stop = stopReasonOf(choice.finish_reason, this.calledTools);
+      this.stop = this.refused ? "refusal" : stopReasonOf(choice.finish_reason, this.calledTools);
       if (usage) this.finish(out);
     }
   }
@@ -148,8 +150,10 @@ class ChatStreamReader {
     if (reasoning) out.push({ type: "delta", index: this.openText("reasoning", out), reasoning });
     if (typeof delta.content === "string" && delta.content)
       out.push({ type: "delta", index: this.openText("text", out), text: delta.content });
-    if (typeof delta.refusal === "string" && delta.refusal)
+    if (typeof delta.refusal === "string" && delta.refusal) {
+      this.refused = true;
       out.push({ type: "delta", index: this.openText("text", out), text: delta.refusal });
+    }
     if (Array.isArray(delta.tool_calls)) for (const call of delta.tool_calls) this.onToolCall(call, out);
   }
 
