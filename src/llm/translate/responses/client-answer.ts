@@ -10,6 +10,7 @@ import {
   functionCallItem,
   itemId,
   messageItem,
+  NO_ARGUMENTS,
   reasoningItem,
   responseObject,
   sealedReasoning,
@@ -37,7 +38,13 @@ export function encodeAnswer(answer: IrAnswer, request: Record<string, any>): Re
               customInput(part.arguments),
               itemStatus,
             )
-          : functionCallItem(itemId(ctx, "fc", n), part.id, toolRef(ctx, part.name), part.arguments, itemStatus);
+          : functionCallItem(
+              itemId(ctx, "fc", n),
+              part.id,
+              toolRef(ctx, part.name),
+              part.arguments || NO_ARGUMENTS,
+              itemStatus,
+            );
     }
   });
   return responseObject(ctx, status, output, usageOut(answer.usage), { incomplete_details });

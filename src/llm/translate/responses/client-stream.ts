@@ -12,6 +12,7 @@ import {
   functionCallItem,
   itemId,
   messageItem,
+  NO_ARGUMENTS,
   outputText,
   reasoningItem,
   responseObject,
@@ -110,6 +111,11 @@ const ITEM_KINDS: { [Kind in OpenItem["kind"]]: ItemKind<Extract<OpenItem, { kin
       emit("response.function_call_arguments.delta", { ...at(item), delta: e.arguments });
     },
     done(item, status, emit) {
+      // A call with no arguments at all (a tool without parameters) says "{}", as OpenAI does: "" is not JSON.
+      if (!item.args) {
+        item.args = NO_ARGUMENTS;
+        emit("response.function_call_arguments.delta", { ...at(item), delta: NO_ARGUMENTS });
+      }
       emit("response.function_call_arguments.done", { ...at(item), name: item.tool.name, arguments: item.args });
       return functionCallItem(item.id, item.callId, item.tool, item.args, status);
     },

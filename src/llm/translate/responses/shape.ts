@@ -165,6 +165,9 @@ export function toolRef(ctx: AnswerContext, name: string): ToolRef {
   return ctx.namespaced.get(name) ?? { name };
 }
 
+/** The arguments of a call that has none (a tool without parameters): Codex parses them as JSON, and "" is not. */
+export const NO_ARGUMENTS = "{}";
+
 export function functionCallItem(id: string, callId: string, tool: ToolRef, args: string, status: Status) {
   return {
     id,
