@@ -227,3 +227,25 @@ test("DeepSeek's reasoning_content streams to an Anthropic client as thinking; c
     reasoning_content: THOUGHT,
   });
 });
+
+test("DeepSeek's reasoning_content reaches a Responses client (Codex) as a reasoning item that takes it back to DeepSeek, JSON and streamed", async () => {
+  for (const stream of [false, true]) {
+    const { key } = await e.gw.account(100);
+    e.fake.enqueue("reasoning");
+    const req = { model: "deepseek-test-reasoner", max_output_tokens: 2000, input: ask };
+    const r = stream
+      ? await openai(key).responses.stream(req).finalResponse()
+      : await openai(key).responses.create(req);
+    const item: any = r.output.find((i) => i.type === "reasoning");
+    expect(item.summary[0].text).toBe(THOUGHT);
+    // Codex sends its history back as it was given, reasoning items included: DeepSeek gets its reasoning back.
+    e.fake.enqueue("ok");
+    await openai(key).responses.create({
+      ...req,
+      input: [{ role: "user", content: ask }, ...(r.output as any[]), { role: "user", content: "And tomorrow?" }],
+    });
+    expect(lastUpstream().messages.find((m: any) => m.role === "assistant")).toMatchObject({
+      reasoning_content: THOUGHT,
+    });
+  }
+});

@@ -198,14 +198,18 @@ export function customToolCallItem(id: string, callId: string, tool: ToolRef, in
  */
 const REDACTED = "redacted:";
 
-/** The encrypted_content a reasoning item carries: the opaque value sealed with its origin (none without both). */
+/**
+ * The encrypted_content a reasoning item carries: the opaque value sealed with its origin (none without an origin).
+ * Reasoning with no opaque value is sealed empty, so its origin survives: DeepSeek wants its reasoning text back on
+ * tool-call turns, and only a known origin lets the next turn send it there.
+ */
 export function sealedReasoning(
   origin: string | null,
   opaque: string | undefined,
   redacted: boolean | undefined,
 ): string | undefined {
-  if (!origin || !opaque) return undefined;
-  return sealOpaque(origin, redacted ? REDACTED + opaque : opaque);
+  if (!origin) return undefined;
+  return sealOpaque(origin, redacted ? REDACTED + (opaque ?? "") : (opaque ?? ""));
 }
 
 /**
