@@ -29,6 +29,7 @@ describe("what the client is given comes back on its next turn", () => {
       messages: [
         { role: "user", content: "go" },
         { role: "assistant", content: json.content },
+        { role: "user", content: "next" },
       ],
     });
     expect(next.messages[1]!.parts).toEqual([

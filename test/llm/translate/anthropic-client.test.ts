@@ -175,6 +175,7 @@ describe("Messages request → IR", () => {
             { type: "redacted_thinking", data: "EmwKAhgBEgy" },
           ],
         },
+        { role: "user", content: "next" },
       ],
     });
     expect(ir.messages[0]!.parts).toEqual([

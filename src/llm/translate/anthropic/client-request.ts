@@ -41,6 +41,13 @@ export function decodeRequest(body: Record<string, any>): IrRequest {
     if (obj(m) && m.role === "system") system.push(...systemParts(m.content, `messages[${i}].content`));
     else messages.push(message(m, `messages[${i}]`));
   });
+  // A last assistant message is a prefill: Claude continues its text. Another model would answer a new turn, which
+  // the client appends to the prefill (a `{"colour":` prefill, then a whole JSON object): refused, not dropped.
+  if (messages.at(-1)?.role === "assistant")
+    throw new TranslationError(
+      "the conversation ends with an assistant message (a prefill for Claude to continue), which this model cannot continue; end with a user message",
+      `messages[${body.messages.length - 1}]`,
+    );
   const req: IrRequest = {
     model: typeof body.model === "string" ? body.model : "",
     system,
