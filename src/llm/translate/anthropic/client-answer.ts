@@ -15,9 +15,8 @@ export function messageId(id: string): string {
   return id.startsWith("msg_") ? id : `msg_${id.replace(/[^A-Za-z0-9_-]/g, "")}`;
 }
 
-// An unsigned thinking block gets signature "" (the SDK types want a string); a streamed tool call's input is
-// always one JSON object ("{}" for none or unreadable arguments), so clients that parse the accumulated text
-// (Claude Code) get an object, not an error.
+// An unsigned thinking block gets signature "" (the SDK types want a string); a streamed tool call with no
+// arguments gets "{}" so clients that parse the accumulated text (Claude Code) get an empty object, not an error.
 /** Text with no text, or reasoning with neither text nor a value to send back: nothing the client could use. */
 function isEmpty(p: IrAnswer["parts"][number]): boolean {
   if (p.type === "text") return p.text === "";
@@ -58,8 +57,7 @@ type OpenBlock = {
   index: number;
   block: Record<string, unknown>;
   kind: "text" | "tool_call" | "reasoning";
-  /** a tool call's arguments so far: held until the call ends (see close) */
-  args: string;
+  args: boolean;
   origin: string | null;
   opaque: string;
   redacted: boolean;
@@ -145,10 +143,8 @@ class MessagesStreamWriter {
     this.open = null;
     if (!block) return "";
     let out = "";
-    // A call's input goes out whole when the call ends, as the object its arguments make (inputObject, as in a
-    // JSON answer): another model's arguments may not be JSON, and the SDKs fail the whole stream on such text.
-    if (block.kind === "tool_call")
-      out += blockDelta(block, { type: "input_json_delta", partial_json: JSON.stringify(inputObject(block.args)) });
+    if (block.kind === "tool_call" && !block.args)
+      out += blockDelta(block, { type: "input_json_delta", partial_json: "{}" });
     if (block.kind === "reasoning") {
       const signature = signatureFor(block);
       if (block.index < 0 && !signature) return "";
@@ -168,7 +164,7 @@ class MessagesStreamWriter {
       index: -1,
       block: { type: "text", text: "" },
       kind: part.type,
-      args: "",
+      args: false,
       origin: null,
       opaque: "",
       redacted: false,
@@ -200,8 +196,9 @@ class MessagesStreamWriter {
     }
     if (block.kind === "text")
       return e.text ? this.begin(block) + blockDelta(block, { type: "text_delta", text: e.text }) : "";
-    if (e.arguments) block.args += e.arguments;
-    return "";
+    if (!e.arguments) return "";
+    block.args = true;
+    return blockDelta(block, { type: "input_json_delta", partial_json: e.arguments });
   }
 }
 
