@@ -1,0 +1,321 @@
+// Every documented operation called for real (fake upstreams), for its success and the failures the README and the
+// document promise, and each answer checked against what /openapi.json declares for it (test/support/
+// openapi-answers.ts): the status listed with the error's code, the content-type, the body's schema. A generated
+// client trusts the document; an answer it does not describe is a defect here.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { startFakeLlmUpstream } from "../fakes/llm-upstream";
+import { providerEnv } from "../llm/support";
+import { startMediaGateway, type MediaGateway } from "../media/support";
+import { answerChecker, answerOf } from "../support/openapi-answers";
+import { jsonOf } from "../support/json";
+
+let gw: MediaGateway;
+let fake: ReturnType<typeof startFakeLlmUpstream>;
+let problems: ReturnType<typeof answerChecker>;
+let key: string;
+let accountId: string;
+let keyId: string;
+let poor: string; // a key of an account with almost no credits
+let taskId: string;
+
+beforeAll(async () => {
+  fake = startFakeLlmUpstream();
+  gw = await startMediaGateway(
+    { ...providerEnv(fake.url), LLM_FIRST_BYTE_TIMEOUT_SECONDS: "1", MAX_REQUEST_BODY_MB: "1" },
+    { autostart: false },
+  );
+  problems = answerChecker(await jsonOf<Record<string, any>>(await fetch(gw.url + "/openapi.json")));
+  ({ key, accountId, keyId } = await gw.account(1000, { maxConcurrentTasks: 10 }));
+  poor = (await gw.account(0.001)).key;
+  const created: any = await (
+    await gw.post(key, "/api/v1/jobs/createTask", { model: "google/nano-banana", input: { prompt: "a fox" } })
+  ).json();
+  taskId = created.data.taskId;
+});
+afterAll(async () => {
+  await gw?.stop();
+  await fake?.stop();
+});
+
+const get = (path: string, headers: Record<string, string> = {}) => fetch(gw.url + path, { headers });
+const keyed = (path: string, headers: Record<string, string> = {}) =>
+  get(path, { authorization: `Bearer ${key}`, ...headers });
+
+/** Calls `send`, then checks the answer against `method template`; the status is asserted too, so a case tests what it says. */
+async function conforms(method: string, template: string, status: number, send: () => Promise<Response>) {
+  const answer = await answerOf(await send());
+  expect({ status: answer.status, body: answer.text.slice(0, 300) }).toMatchObject({ status });
+  expect(problems(method, template, answer)).toEqual([]);
+}
+
+describe("public answers match the document", () => {
+  test.each([
+    ["/healthz", "/healthz"],
+    ["/readyz", "/readyz"],
+    ["/metrics", "/metrics"],
+    ["/v1/models", "/v1/models"],
+    ["/v1/models/gpt-5.2", "/v1/models/{model_id}"],
+    ["/v1/models/google/nano-banana", "/v1/models/{model_id}"],
+    ["/v1/models/claude-opus-4-1", "/v1/models/{model_id}"],
+    ["/", "/"],
+    ["/pricing", "/pricing"],
+    ["/models/gpt-5.2", "/models/{model_id}"],
+    ["/llms.txt", "/llms.txt"],
+    ["/docs", "/docs"],
+    ["/auth.md", "/auth.md"],
+    ["/.well-known/api-catalog", "/.well-known/api-catalog"],
+  ])("GET %s", async (path, template) => {
+    await conforms("get", template, 200, () => get(path));
+  });
+
+  test("HEAD /.well-known/api-catalog", async () => {
+    await conforms("head", "/.well-known/api-catalog", 200, () =>
+      fetch(gw.url + "/.well-known/api-catalog", { method: "HEAD" }),
+    );
+  });
+
+  test("GET /v1/models/{id} of an unknown model: 404", async () => {
+    await conforms("get", "/v1/models/{model_id}", 404, () => get("/v1/models/no-such-model"));
+  });
+
+  test("GET /files/{token}/{name} of an unknown file: 404", async () => {
+    await conforms("get", "/files/{token}/{name}", 404, () => get("/files/nope/result.png"));
+  });
+});
+
+describe("keyed reads match the document", () => {
+  test.each([
+    ["/v1/credits", "/v1/credits"],
+    ["/v1/key", "/v1/key"],
+    ["/v1/usage", "/v1/usage"],
+    ["/v1/usage/summary", "/v1/usage/summary"],
+  ])("GET %s", async (path, template) => {
+    await conforms("get", template, 200, () => keyed(path));
+  });
+
+  test("GET /v1/usage with a bad limit: 422", async () => {
+    await conforms("get", "/v1/usage", 422, () => keyed("/v1/usage?limit=abc"));
+  });
+
+  test("GET /v1/usage/summary with a bad group_by: 422", async () => {
+    await conforms("get", "/v1/usage/summary", 422, () => keyed("/v1/usage/summary?group_by=planet"));
+  });
+
+  test("GET /v1/credits without a key: 401", async () => {
+    await conforms("get", "/v1/credits", 401, () => get("/v1/credits"));
+  });
+
+  test("GET /v1/credits past the key's rate limit: 429", async () => {
+    const limited = (await gw.account(10, { rateRequests: 1, rateWindowSeconds: 60 })).key;
+    await fetch(gw.url + "/v1/credits", { headers: { authorization: `Bearer ${limited}` } });
+    await conforms("get", "/v1/credits", 429, () => get("/v1/credits", { authorization: `Bearer ${limited}` }));
+  });
+
+  test("POST /v1/credits/estimate", async () => {
+    await conforms("post", "/v1/credits/estimate", 200, () =>
+      gw.post(key, "/v1/credits/estimate", { model: "google/nano-banana", input: { prompt: "a fox" } }),
+    );
+  });
+
+  test("POST /v1/credits/estimate of an unknown model: 422", async () => {
+    await conforms("post", "/v1/credits/estimate", 422, () =>
+      gw.post(key, "/v1/credits/estimate", { model: "no-such-model", input: {} }),
+    );
+  });
+});
+
+const LLM_CALLS: Array<[string, string, Record<string, unknown>]> = [
+  ["/v1/messages", "claude-opus-4-5", { messages: [{ role: "user", content: "Hi" }], max_tokens: 64 }],
+  ["/v1/chat/completions", "gpt-5.2", { messages: [{ role: "user", content: "Hi" }], max_completion_tokens: 64 }],
+  ["/v1/responses", "gpt-4.1", { input: "Hi", max_output_tokens: 64 }],
+];
+
+describe("LLM answers match the document", () => {
+  for (const [path, model, rest] of LLM_CALLS) {
+    describe(path, () => {
+      const call = (body: Record<string, unknown>, headers: Record<string, string> = {}, k = key) =>
+        gw.post(k, path, { model, ...rest, ...body }, headers);
+      test("200 JSON", async () => {
+        await conforms("post", path, 200, () => call({}));
+      });
+      test("200 stream", async () => {
+        if (path === "/v1/responses") return;
+        await conforms("post", path, 200, () => call({ stream: true }));
+      });
+      test("401 without a key", async () => {
+        await conforms("post", path, 401, () => call({}, {}, "sk-sy-nope"));
+      });
+      test("402 insufficient_credits", async () => {
+        await conforms("post", path, 402, () => call({}, {}, poor));
+      });
+      test("402 max_credits_exceeded", async () => {
+        await conforms("post", path, 402, () => call({ max_credits: 0.0001 }));
+      });
+      test("404 model_not_found", async () => {
+        await conforms("post", path, 404, () => call({ model: "no-such-model" }));
+      });
+      test("400 invalid_json", async () => {
+        await conforms("post", path, 400, () =>
+          fetch(gw.url + path, {
+            method: "POST",
+            headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+            body: "{",
+          }),
+        );
+      });
+      test("422 a malformed Idempotency-Key", async () => {
+        await conforms("post", path, 422, () => call({}, { "idempotency-key": "k".repeat(300) }));
+      });
+    });
+  }
+
+  test("POST /v1/messages/count_tokens", async () => {
+    await conforms("post", "/v1/messages/count_tokens", 200, () =>
+      gw.post(key, "/v1/messages/count_tokens", { model: "gpt-5.2", messages: [{ role: "user", content: "Hi" }] }),
+    );
+  });
+
+  test("POST /v1/embeddings", async () => {
+    await conforms("post", "/v1/embeddings", 200, () =>
+      gw.post(key, "/v1/embeddings", { model: "text-embedding-3-small", input: "Hi" }),
+    );
+  });
+
+  test("POST /v1/messages with a body over the limit: 413", async () => {
+    await conforms("post", "/v1/messages", 413, () =>
+      gw.post(key, "/v1/messages", { model: "claude-opus-4-5", max_tokens: 5, messages: "x".repeat(2 * 1024 ** 2) }),
+    );
+  });
+});
+
+describe("task answers match the document", () => {
+  test("POST /api/v1/jobs/createTask", async () => {
+    await conforms("post", "/api/v1/jobs/createTask", 200, () =>
+      gw.post(key, "/api/v1/jobs/createTask", { model: "google/nano-banana", input: { prompt: "a cat" } }),
+    );
+  });
+
+  test("POST /api/v1/jobs/createTask without a key: 401", async () => {
+    await conforms("post", "/api/v1/jobs/createTask", 401, () =>
+      gw.post("sk-sy-nope", "/api/v1/jobs/createTask", { model: "google/nano-banana", input: { prompt: "a" } }),
+    );
+  });
+
+  test("POST /api/v1/jobs/createTask without credits: 402", async () => {
+    await conforms("post", "/api/v1/jobs/createTask", 402, () =>
+      gw.post(poor, "/api/v1/jobs/createTask", { model: "google/nano-banana", input: { prompt: "a" } }),
+    );
+  });
+
+  test("POST /api/v1/jobs/createTask of an unknown model: 422", async () => {
+    await conforms("post", "/api/v1/jobs/createTask", 422, () =>
+      gw.post(key, "/api/v1/jobs/createTask", { model: "no-such-model", input: { prompt: "a" } }),
+    );
+  });
+
+  test("GET /api/v1/jobs/recordInfo", async () => {
+    await conforms("get", "/api/v1/jobs/recordInfo", 200, () => keyed(`/api/v1/jobs/recordInfo?taskId=${taskId}`));
+  });
+
+  test("GET /api/v1/jobs/recordInfo of an unknown task: 404", async () => {
+    await conforms("get", "/api/v1/jobs/recordInfo", 404, () => keyed("/api/v1/jobs/recordInfo?taskId=task_nope"));
+  });
+
+  test("GET /v1/tasks/{task_id}", async () => {
+    await conforms("get", "/v1/tasks/{task_id}", 200, () => keyed(`/v1/tasks/${taskId}`));
+  });
+
+  test("GET /v1/tasks/{task_id} of an unknown task: 404", async () => {
+    await conforms("get", "/v1/tasks/{task_id}", 404, () => keyed("/v1/tasks/task_nope"));
+  });
+
+  test("POST /v1/images/generations", async () => {
+    await conforms("post", "/v1/images/generations", 200, () =>
+      gw.post(key, "/v1/images/generations", { model: "google/nano-banana", prompt: "a cat" }),
+    );
+  });
+
+  test("POST /v1/images/generations with max_credits below the estimate: 402", async () => {
+    await conforms("post", "/v1/images/generations", 402, () =>
+      gw.post(key, "/v1/images/generations", { model: "google/nano-banana", prompt: "a cat", max_credits: 1 }),
+    );
+  });
+});
+
+describe("admin answers match the document", () => {
+  test("POST /admin/v1/accounts", async () => {
+    await conforms("post", "/admin/v1/accounts", 201, () =>
+      gw.admin("/admin/v1/accounts", { method: "POST", body: JSON.stringify({ name: "Ada", credits: 5 }) }),
+    );
+  });
+  test("GET /admin/v1/accounts", async () => {
+    await conforms("get", "/admin/v1/accounts", 200, () => gw.admin("/admin/v1/accounts"));
+  });
+  test("GET /admin/v1/accounts/{id}", async () => {
+    await conforms("get", "/admin/v1/accounts/{id}", 200, () => gw.admin(`/admin/v1/accounts/${accountId}`));
+  });
+  test("GET /admin/v1/accounts/{id} unknown: 404", async () => {
+    await conforms("get", "/admin/v1/accounts/{id}", 404, () => gw.admin("/admin/v1/accounts/acct_nope"));
+  });
+  test("GET /admin/v1/accounts/{id}/keys", async () => {
+    await conforms("get", "/admin/v1/accounts/{id}/keys", 200, () => gw.admin(`/admin/v1/accounts/${accountId}/keys`));
+  });
+  test("POST /admin/v1/accounts/{id}/keys", async () => {
+    await conforms("post", "/admin/v1/accounts/{id}/keys", 201, () =>
+      gw.admin(`/admin/v1/accounts/${accountId}/keys`, { method: "POST", body: JSON.stringify({ name: "k" }) }),
+    );
+  });
+  test("PATCH /admin/v1/accounts/{id}/keys/{keyId}", async () => {
+    await conforms("patch", "/admin/v1/accounts/{id}/keys/{keyId}", 200, () =>
+      gw.admin(`/admin/v1/accounts/${accountId}/keys/${keyId}`, {
+        method: "PATCH",
+        body: JSON.stringify({ name: "renamed" }),
+      }),
+    );
+  });
+  test("POST /admin/v1/accounts/{id}/credits", async () => {
+    await conforms("post", "/admin/v1/accounts/{id}/credits", 200, () =>
+      gw.admin(`/admin/v1/accounts/${accountId}/credits`, {
+        method: "POST",
+        body: JSON.stringify({ credits: 1, note: "top-up" }),
+      }),
+    );
+  });
+  test("POST /admin/v1/accounts/{id}/credits over what is there: 409", async () => {
+    await conforms("post", "/admin/v1/accounts/{id}/credits", 409, () =>
+      gw.admin(`/admin/v1/accounts/${accountId}/credits`, {
+        method: "POST",
+        body: JSON.stringify({ credits: -1_000_000, kind: "correction" }),
+      }),
+    );
+  });
+  test("POST /admin/v1/accounts/{id}/webhook-key", async () => {
+    await conforms("post", "/admin/v1/accounts/{id}/webhook-key", 201, () =>
+      gw.admin(`/admin/v1/accounts/${accountId}/webhook-key`, { method: "POST" }),
+    );
+  });
+  test("GET /admin/v1/ledger/check", async () => {
+    await conforms("get", "/admin/v1/ledger/check", 200, () => gw.admin("/admin/v1/ledger/check"));
+  });
+  test("POST /admin/v1/accounts/{id}/users", async () => {
+    await conforms("post", "/admin/v1/accounts/{id}/users", 201, () =>
+      gw.admin(`/admin/v1/accounts/${accountId}/users`, {
+        method: "POST",
+        body: JSON.stringify({ email: "ada@example.com", password: "correct horse battery" }),
+      }),
+    );
+  });
+  test("a bad admin token: 401", async () => {
+    await conforms("get", "/admin/v1/accounts", 401, () =>
+      get("/admin/v1/accounts", { authorization: "Bearer wrong" }),
+    );
+  });
+  test("DELETE /admin/v1/accounts/{id}/keys/{keyId}", async () => {
+    const k: any = await (
+      await gw.admin(`/admin/v1/accounts/${accountId}/keys`, { method: "POST", body: JSON.stringify({ name: "gone" }) })
+    ).json();
+    await conforms("delete", "/admin/v1/accounts/{id}/keys/{keyId}", 200, () =>
+      gw.admin(`/admin/v1/accounts/${accountId}/keys/${k.id}`, { method: "DELETE" }),
+    );
+  });
+});
