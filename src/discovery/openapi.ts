@@ -147,6 +147,17 @@ const statusText: Record<number, string> = {
   503: "Temporarily unavailable; retry later.",
 };
 
+// As http/idempotency.ts reads it: 1 to 255 characters, remembered per account for 24 hours.
+const IDEMPOTENCY_PARAMETER = {
+  name: "Idempotency-Key",
+  in: "header",
+  required: false,
+  description:
+    "Makes a retry safe: a repeat with the same key and body within 24 hours gets the first answer and is not charged again; " +
+    "while the first still runs, 409 `idempotency_in_progress`; the same key with another body, 422 `idempotency_key_reused`.",
+  schema: { type: "string", minLength: 1, maxLength: 255 },
+};
+
 const rateHeaders = {
   "retry-after": { description: "Whole seconds to wait.", schema: { type: "integer" } },
   "x-ratelimit-limit": { schema: { type: "integer" } },
@@ -227,8 +238,10 @@ function completeOperation(path: string, method: string, op: Json) {
   op.responses ??= {};
   const contentType = op["x-content-type"];
   const declared: Record<string, string[]> = op["x-errors"] ?? {};
+  const idempotent = op["x-idempotency-key"] === true;
   delete op["x-content-type"];
   delete op["x-errors"];
+  delete op["x-idempotency-key"];
   if (!Object.keys(op.responses).some((s) => s.startsWith("2") || s.startsWith("3")))
     op.responses["200"] = { description: "Success." };
   for (const [status, r] of Object.entries<Json>(op.responses)) {
@@ -243,7 +256,7 @@ function completeOperation(path: string, method: string, op: Json) {
   const add = (status: number, ...c: string[]) => codes.set(status, [...new Set([...(codes.get(status) ?? []), ...c])]);
   const schemes: string[] = (op.security ?? []).flatMap((s: Json) => Object.keys(s));
   if (schemes.includes("bearer") || schemes.includes("apiKey")) {
-    add(401, "invalid_api_key");
+    add(401, "invalid_api_key", "key_expired");
     add(429, "rate_limit_exceeded");
   }
   if (schemes.includes("adminToken")) {
@@ -251,6 +264,11 @@ function completeOperation(path: string, method: string, op: Json) {
     add(403, "admin_disabled");
   }
   if (op.requestBody) add(400, "invalid_json");
+  if (idempotent) {
+    op.parameters = [...(op.parameters ?? []), IDEMPOTENCY_PARAMETER];
+    add(409, "idempotency_in_progress");
+    add(422, "invalid_request", "idempotency_key_reused");
+  }
   // A path parameter is any string: only a body or a query can fail validation.
   if (op.requestBody || op.parameters?.some((p: Json) => p.in !== "path")) add(422, "invalid_request");
   for (const [status, c] of [...codes].sort(([a], [b]) => a - b)) {

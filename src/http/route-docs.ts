@@ -7,6 +7,14 @@ export function bodyType(contentType: string): Record<string, unknown> {
   return { "x-content-type": contentType };
 }
 
+/**
+ * Spread into the `detail` of a route that honours an Idempotency-Key (http/idempotency.ts): the header and its
+ * refusals are documented with it.
+ */
+export function takesIdempotencyKey(): Record<string, unknown> {
+  return { "x-idempotency-key": true };
+}
+
 /** Spread into a route's `detail`: the error codes it can answer, by status (401/429/422 of the guards are added). */
 export function errorCodes(byStatus: Record<number, string[]>): Record<string, unknown> {
   return { "x-errors": byStatus };

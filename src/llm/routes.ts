@@ -57,7 +57,7 @@ const LLM_ENDPOINTS: LlmEndpoint[] = [
     summary: "Count tokens (free)",
     description:
       "Anthropic's token counter for Claude, passed through; for any other LLM the gateway's estimate (the hold's input estimate). Not metered.",
-    doc: llmDoc("CountTokensRequest", "CountTokensResponse"),
+    doc: llmDoc("CountTokensRequest", "CountTokensResponse", undefined, false),
   },
   {
     proto: protocols.responses,

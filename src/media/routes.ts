@@ -35,7 +35,11 @@ function estimateRoutes(ctx: AppContext) {
       detail: {
         tags: ["Credits"],
         summary: "Estimate a media task's credits without charging (no key needed)",
-        ...errorCodes({ 422: ["model_not_found", "invalid_max_credits"], 429: ["rate_limit_exceeded"] }),
+        ...errorCodes({
+          410: ["model_retired"],
+          422: ["model_not_found", "invalid_max_credits"],
+          429: ["rate_limit_exceeded"],
+        }),
         description:
           "Validates like task creation; required fields that cannot change the price (a prompt) may be left out.",
       },

@@ -154,6 +154,22 @@ describe("LLM answers match the document", () => {
       test("404 model_not_found", async () => {
         await conforms("post", path, 404, () => call({ model: "no-such-model" }));
       });
+      test("410 model_retired", async () => {
+        await conforms("post", path, 410, () => call({ model: "claude-opus-4-1" }));
+      });
+      test("422 idempotency_key_reused", async () => {
+        const k = `reuse-${path}`;
+        await call({}, { "idempotency-key": k });
+        await conforms("post", path, 422, () => call({ temperature: 0.5 }, { "idempotency-key": k }));
+      });
+      test("504 the upstream does not answer", async () => {
+        fake.enqueue({ kind: "error", status: 200, headersDelayMs: 3000 });
+        fake.enqueue({ kind: "error", status: 200, headersDelayMs: 3000 });
+        const answer = await answerOf(await call({}));
+        fake.reset();
+        expect(answer.status).toBe(504);
+        expect(problems("post", path, answer)).toEqual([]);
+      });
       test("400 invalid_json", async () => {
         await conforms("post", path, 400, () =>
           fetch(gw.url + path, {
@@ -178,6 +194,39 @@ describe("LLM answers match the document", () => {
   test("POST /v1/embeddings", async () => {
     await conforms("post", "/v1/embeddings", 200, () =>
       gw.post(key, "/v1/embeddings", { model: "text-embedding-3-small", input: "Hi" }),
+    );
+  });
+
+  test("POST /v1/chat/completions with a key not allowed the model: 403", async () => {
+    const r: any = await (
+      await gw.admin(`/admin/v1/accounts/${accountId}/keys`, {
+        method: "POST",
+        body: JSON.stringify({ name: "claude only", models: ["claude-*"] }),
+      })
+    ).json();
+    await conforms("post", "/v1/chat/completions", 403, () =>
+      gw.post(r.key, "/v1/chat/completions", { model: "gpt-5.2", ...LLM_CALLS[1]![2] }),
+    );
+  });
+
+  test("POST /v1/messages past the key's budget: 402 key_budget_exceeded", async () => {
+    const r: any = await (
+      await gw.admin(`/admin/v1/accounts/${accountId}/keys`, {
+        method: "POST",
+        body: JSON.stringify({ name: "tiny budget", budget: { day: 0.001 } }),
+      })
+    ).json();
+    await conforms("post", "/v1/messages", 402, () =>
+      gw.post(r.key, "/v1/messages", { model: "claude-opus-4-5", ...LLM_CALLS[0]![2] }),
+    );
+  });
+
+  test("POST /v1/messages/count_tokens of a retired model: 410", async () => {
+    await conforms("post", "/v1/messages/count_tokens", 410, () =>
+      gw.post(key, "/v1/messages/count_tokens", {
+        model: "claude-opus-4-1",
+        messages: [{ role: "user", content: "Hi" }],
+      }),
     );
   });
 
@@ -211,6 +260,29 @@ describe("task answers match the document", () => {
     await conforms("post", "/api/v1/jobs/createTask", 422, () =>
       gw.post(key, "/api/v1/jobs/createTask", { model: "no-such-model", input: { prompt: "a" } }),
     );
+  });
+
+  test("POST /api/v1/jobs/createTask of a retired model: 410", async () => {
+    const models: any = await (await get("/v1/models")).json();
+    const retired = models.data.find((m: any) => m.type !== "llm" && m.status === "retired");
+    await conforms("post", "/api/v1/jobs/createTask", 410, () =>
+      gw.post(key, "/api/v1/jobs/createTask", { model: retired.id, input: { prompt: "a" } }),
+    );
+  });
+
+  test("POST /v1/credits/estimate of a retired model: 410", async () => {
+    const models: any = await (await get("/v1/models")).json();
+    const retired = models.data.find((m: any) => m.type !== "llm" && m.status === "retired");
+    await conforms("post", "/v1/credits/estimate", 410, () =>
+      gw.post(key, "/v1/credits/estimate", { model: retired.id, input: { prompt: "a" } }),
+    );
+  });
+
+  test("POST /v1/videos twice with one Idempotency-Key and two bodies: 422", async () => {
+    const video = (prompt: string) =>
+      gw.post(key, "/v1/videos", { model: "kling-3.0/video", prompt }, { "idempotency-key": "one-video" });
+    await video("a fox");
+    await conforms("post", "/v1/videos", 422, () => video("a cat"));
   });
 
   test("GET /api/v1/jobs/recordInfo", async () => {

@@ -152,6 +152,7 @@ describe("/openapi.json", () => {
       expect(doc.paths[path].post.responses["402"]["x-error-codes"]).toEqual([
         "insufficient_credits",
         "max_credits_exceeded",
+        "key_budget_exceeded",
       ]);
     }
     expect(body("/v1/embeddings").properties.input).toBeDefined();
@@ -192,14 +193,40 @@ describe("/openapi.json", () => {
     const codes = (path: string, method: string, status: string) =>
       doc.paths[path][method].responses[status]?.["x-error-codes"];
     for (const path of ["/api/v1/jobs/createTask", "/v1/images/generations", "/v1/videos", "/v1/music/generations"]) {
-      expect(codes(path, "post", "402")).toEqual(["insufficient_credits", "max_credits_exceeded"]);
+      expect(codes(path, "post", "402")).toEqual([
+        "insufficient_credits",
+        "max_credits_exceeded",
+        "key_budget_exceeded",
+      ]);
+      expect(codes(path, "post", "410")).toEqual(["model_retired"]);
       expect(codes(path, "post", "429")).toEqual(["too_many_running_tasks", "rate_limit_exceeded"]);
     }
     expect(codes("/admin/v1/accounts/{id}/credits", "post", "409")).toEqual(["correction_exceeds_available"]);
     expect(codes("/admin/v1/accounts", "get", "409")).toBeUndefined();
     expect(codes("/admin/v1/accounts/{id}", "get", "404")).toEqual(["not_found"]);
     expect(codes("/files/{token}/{name}", "get", "410")).toEqual(["file_expired"]);
-    expect(codes("/v1/credits", "get", "401")).toEqual(["invalid_api_key"]);
+    expect(codes("/v1/credits", "get", "401")).toEqual(["invalid_api_key", "key_expired"]);
+  });
+
+  test("the POSTs that take an Idempotency-Key declare it as the server reads it (1 to 255 characters)", () => {
+    const keyed = ["/v1/messages", "/v1/responses", "/v1/chat/completions", "/v1/embeddings"];
+    for (const path of [...keyed, "/api/v1/jobs/createTask", "/v1/images/generations", "/v1/videos"]) {
+      const op = doc.paths[path].post;
+      expect(op.parameters).toContainEqual(
+        expect.objectContaining({
+          name: "Idempotency-Key",
+          in: "header",
+          required: false,
+          schema: { type: "string", minLength: 1, maxLength: 255 },
+        }),
+      );
+      expect(op.responses["409"]["x-error-codes"]).toContain("idempotency_in_progress");
+      expect(op.responses["422"]["x-error-codes"]).toContain("idempotency_key_reused");
+    }
+    // count_tokens is free: a key there is ignored, and nothing is held
+    const count = doc.paths["/v1/messages/count_tokens"].post;
+    expect(count.parameters ?? []).toEqual([]);
+    expect(count.responses["402"]).toBeUndefined();
   });
 
   test("the discovery, operations and dashboard-admin routes are there", () => {
