@@ -133,7 +133,8 @@ const ResponsesResponse = open(
     model: str(),
     output: { type: "array", items: anyObject },
     output_text: str(),
-    usage: responsesUsage,
+    // null until the answer is complete (the response.created and response.in_progress events carry it so)
+    usage: { oneOf: [responsesUsage, { type: "null" }] },
   },
   ["id", "object", "status", "output"],
 );
