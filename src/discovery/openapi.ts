@@ -112,6 +112,27 @@ const EnvelopeErrorSchema = {
   ],
 };
 
+// An upstream's error on an LLM endpoint is passed through as it came (llm/call-failures.ts upstreamError): its
+// status, and a body in the protocol's shape whose `code` the provider may leave null and which has no request_id.
+const UpstreamErrorSchema = {
+  type: "object",
+  description:
+    "An upstream provider's own error on an LLM endpoint, passed through with its status: `code` is the provider's (null or absent when it gives none), and the gateway's request id is in the `x-request-id` header only.",
+  required: ["error"],
+  properties: {
+    error: {
+      type: "object",
+      required: ["message"],
+      properties: {
+        message: { type: "string" },
+        type: { type: ["string", "null"] },
+        code: { type: ["string", "null"] },
+        param: { type: ["string", "null"] },
+      },
+    },
+  },
+};
+
 // "page": the dashboard, hidden from the document; its JSON fallback is the OpenAI shape.
 const schemaRefFor = {
   openai: "Error",
@@ -120,14 +141,23 @@ const schemaRefFor = {
   page: "Error",
 } as const;
 
-/** An error response that names its codes, in the description (for people) and `x-error-codes` (for tools). */
-function errorResponse(path: string, description: string, codes: string[], headers?: Json): Json {
-  const ref = `#/components/schemas/${schemaRefFor[surfaceFor(path)]}`;
+/**
+ * An error response that names its codes, in the description (for people) and `x-error-codes` (for tools). On an
+ * operation that passes upstream errors on (`x-upstream-errors`), the upstream's own error may come instead: its
+ * shape is allowed (the Anthropic shape already allows it) and the response says so.
+ */
+function errorResponse(path: string, description: string, codes: string[], headers?: Json, upstream = false): Json {
+  const own = { $ref: `#/components/schemas/${schemaRefFor[surfaceFor(path)]}` };
+  const schema =
+    upstream && surfaceFor(path) === "openai" ? { anyOf: [own, { $ref: "#/components/schemas/UpstreamError" }] } : own;
   return {
-    description: `${description} Codes: ${codes.map((c) => `\`${c}\``).join(", ")}.`,
+    description:
+      `${description} Codes: ${codes.map((c) => `\`${c}\``).join(", ")}.` +
+      (upstream ? " Or the upstream's own error, passed through with its status and body." : ""),
     "x-error-codes": codes,
+    ...(upstream ? { "x-upstream-errors": true } : {}),
     ...(headers ? { headers } : {}),
-    content: { "application/json": { schema: { $ref: ref } } },
+    content: { "application/json": { schema } },
   };
 }
 
@@ -193,6 +223,7 @@ export function baseDocument(publicBaseUrl: string): Json {
         Error: ErrorSchema,
         AnthropicError: AnthropicErrorSchema,
         EnvelopeError: EnvelopeErrorSchema,
+        UpstreamError: UpstreamErrorSchema,
         ...llmSchemas,
       },
     },
@@ -239,6 +270,8 @@ function completeOperation(path: string, method: string, op: Json) {
   const contentType = op["x-content-type"];
   const declared: Record<string, string[]> = op["x-errors"] ?? {};
   const idempotent = op["x-idempotency-key"] === true;
+  const upstream = op["x-upstream-errors"] === true;
+  delete op["x-upstream-errors"];
   delete op["x-content-type"];
   delete op["x-errors"];
   delete op["x-idempotency-key"];
@@ -279,13 +312,15 @@ function completeOperation(path: string, method: string, op: Json) {
       statusText[status] ?? `Status ${status}.`,
       c,
       status === 429 ? rateHeaders : undefined,
+      upstream,
     );
   }
-  op.responses.default ??= errorResponse(path, "Any other error, in this path's error shape.", [
-    "not_found",
-    "method_not_allowed",
-    "request_too_large",
-    "internal_error",
-  ]);
+  op.responses.default ??= errorResponse(
+    path,
+    "Any other error, in this path's error shape.",
+    ["not_found", "method_not_allowed", "request_too_large", "internal_error"],
+    undefined,
+    upstream,
+  );
   if (method === "head") for (const r of Object.values<Json>(op.responses)) delete r.content; // HEAD has no body
 }

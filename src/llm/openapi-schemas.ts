@@ -307,6 +307,7 @@ export function llmDoc(request: Name, response: Name, event?: Name, metered = tr
       },
     },
     "x-errors": metered ? llmErrors : callErrors,
+    "x-upstream-errors": true, // passed on as they came (discovery/openapi.ts)
     ...(metered ? takesIdempotencyKey() : {}),
   };
 }

@@ -169,6 +169,24 @@ describe("LLM answers match the document", () => {
         expect(answer.status).toBe(504);
         expect(problems("post", path, answer)).toEqual([]);
       });
+      test("the upstream's 500, passed on", async () => {
+        fake.enqueue({ kind: "error", status: 500 });
+        fake.enqueue({ kind: "error", status: 500 });
+        fake.enqueue({ kind: "error", status: 500 });
+        const answer = await answerOf(await call({}));
+        fake.reset();
+        expect(answer.status).toBe(500);
+        expect(problems("post", path, answer, true)).toEqual([]);
+      });
+      test("429 the upstream's rate limit", async () => {
+        fake.enqueue({ kind: "error", status: 429, retryAfter: "0" });
+        fake.enqueue({ kind: "error", status: 429, retryAfter: "0" });
+        fake.enqueue({ kind: "error", status: 429, retryAfter: "0" });
+        const answer = await answerOf(await call({}));
+        fake.reset();
+        expect(answer.status).toBe(429);
+        expect(problems("post", path, answer, true)).toEqual([]);
+      });
       test("400 invalid_json", async () => {
         await conforms("post", path, 400, () =>
           fetch(gw.url + path, {
@@ -183,6 +201,31 @@ describe("LLM answers match the document", () => {
       });
     });
   }
+
+  // Each protocol spoken for a model native on another: the gateway writes these answers itself.
+  const TRANSLATED: Array<[string, string, Record<string, unknown>]> = [
+    ["/v1/messages", "gpt-5.2", LLM_CALLS[0]![2]],
+    ["/v1/messages", "gpt-4.1", LLM_CALLS[0]![2]],
+    ["/v1/chat/completions", "claude-opus-4-5", LLM_CALLS[1]![2]],
+    ["/v1/chat/completions", "gpt-4.1", LLM_CALLS[1]![2]],
+    ["/v1/responses", "claude-opus-4-5", LLM_CALLS[2]![2]],
+    ["/v1/responses", "gpt-5.2", LLM_CALLS[2]![2]],
+  ];
+  for (const [path, model, rest] of TRANSLATED)
+    for (const stream of [false, true])
+      test(`${path} translated for ${model}${stream ? ", streamed" : ""}`, async () => {
+        await conforms("post", path, 200, () => gw.post(key, path, { model, ...rest, stream }));
+      });
+
+  test("POST /v1/embeddings as base64", async () => {
+    await conforms("post", "/v1/embeddings", 200, () =>
+      gw.post(key, "/v1/embeddings", {
+        model: "text-embedding-3-small",
+        input: ["Hi", "there"],
+        encoding_format: "base64",
+      }),
+    );
+  });
 
   test("POST /v1/messages/count_tokens", async () => {
     await conforms("post", "/v1/messages/count_tokens", 200, () =>

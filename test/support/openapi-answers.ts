@@ -48,7 +48,8 @@ export function answerChecker(doc: Json) {
   ajv.addSchema(doc, "openapi");
 
   /** What is wrong with `answer` as the answer of `method path` (a documented path template); [] when nothing. */
-  return function problems(method: string, path: string, answer: Answer): string[] {
+  /** `upstream`: the answer is an upstream's own error, passed on; its response must say it may be. */
+  return function problems(method: string, path: string, answer: Answer, upstream = false): string[] {
     const name = `${method.toUpperCase()} ${path} → ${answer.status}`;
     const op = doc.paths[path]?.[method.toLowerCase()];
     if (!op) return [`${name}: no such operation in the document`];
@@ -69,7 +70,9 @@ export function answerChecker(doc: Json) {
     if (!response) return [`${name}: status not declared`];
     const out: string[] = [];
     const codes: string[] | undefined = response["x-error-codes"];
-    if (answer.status >= 400 && codes && !(code && codes.includes(code)))
+    if (upstream && response["x-upstream-errors"] !== true)
+      out.push(`${name}: the ${status} response does not say an upstream's error is passed on`);
+    if (answer.status >= 400 && codes && !upstream && !(code && codes.includes(code)))
       out.push(`${name}: code ${code} not among the ${status} response's codes (${codes.join(", ")})`);
     if (method.toUpperCase() === "HEAD") return out;
     const content = response.content ?? {};
