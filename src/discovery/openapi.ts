@@ -271,7 +271,9 @@ function completeOperation(path: string, method: string, op: Json) {
   const declared: Record<string, string[]> = op["x-errors"] ?? {};
   const idempotent = op["x-idempotency-key"] === true;
   const upstream = op["x-upstream-errors"] === true;
+  const alsoContent: Json = op["x-also-content"] ?? {};
   delete op["x-upstream-errors"];
+  delete op["x-also-content"];
   delete op["x-content-type"];
   delete op["x-errors"];
   delete op["x-idempotency-key"];
@@ -282,6 +284,7 @@ function completeOperation(path: string, method: string, op: Json) {
       const schema = Object.values<Json>(r.content ?? {})[0]?.schema ?? { type: "string" };
       r.content = { [contentType]: { schema } };
     }
+    if (status.startsWith("2") && method !== "head") r.content = { ...r.content, ...alsoContent };
     r.description ??= `Status ${status}.`;
     if (r.description.startsWith("Response for status")) r.description = "Success.";
   }

@@ -7,6 +7,11 @@ export function bodyType(contentType: string): Record<string, unknown> {
   return { "x-content-type": contentType };
 }
 
+/** Spread into a route's `detail` when its success may also come as `contentType` (asked for with Accept). */
+export function alsoBodyType(contentType: string, schema: object = { type: "string" }): Record<string, unknown> {
+  return { "x-also-content": { [contentType]: { schema } } };
+}
+
 /**
  * Spread into the `detail` of a route that honours an Idempotency-Key (http/idempotency.ts): the header and its
  * refusals are documented with it.

@@ -18,6 +18,7 @@ import { usageSummary, UsageSummary, UsageSummaryQuery } from "./usage-summary";
 import { connectionTimeouts, llmTimeoutsOf, type IdleTimeouts } from "./timeouts";
 import type { AuthContext } from "../accounts/service";
 import { llmDoc } from "./openapi-schemas";
+import { alsoBodyType } from "../http/route-docs";
 import { keyedRoute, type BunRoute, type KeyedWork } from "../http/bun-routes";
 
 const security: Array<Record<string, string[]>> = [{ bearer: [] }, { apiKey: [] }];
@@ -154,6 +155,7 @@ function usageRoutes(ctx: AppContext) {
           description:
             "One record per LLM or embeddings call: tokens by kind, credits charged, upstream status, latency and time to first byte. Newest first. With `Accept: text/csv`, the same records as CSV.",
           security,
+          ...alsoBodyType("text/csv"),
         },
       },
     )

@@ -78,6 +78,30 @@ describe("public answers match the document", () => {
     await conforms("get", "/v1/models/{model_id}", 404, () => get("/v1/models/no-such-model"));
   });
 
+  test("GET / asking for JSON", async () => {
+    await conforms("get", "/", 200, () => get("/", { accept: "application/json" }));
+  });
+
+  test("GET /pricing with the ETag it gave: 304", async () => {
+    const etag = (await get("/pricing?type=llm")).headers.get("etag")!;
+    await conforms("get", "/pricing", 304, () => get("/pricing?type=llm", { "if-none-match": etag }));
+  });
+
+  test("GET /models/{id} with the ETag it gave: 304", async () => {
+    const etag = (await get("/models/gpt-5.2")).headers.get("etag")!;
+    await conforms("get", "/models/{model_id}", 304, () => get("/models/gpt-5.2", { "if-none-match": etag }));
+  });
+
+  test("GET /models/{id} of an alias: 301 to the model's card", async () => {
+    await conforms("get", "/models/{model_id}", 301, () =>
+      fetch(gw.url + "/models/claude-3-5-haiku-latest", { redirect: "manual" }),
+    );
+  });
+
+  test("GET /models/{id} of an unknown model: 404", async () => {
+    await conforms("get", "/models/{model_id}", 404, () => get("/models/no-such-model"));
+  });
+
   test("GET /files/{token}/{name} of an unknown file: 404", async () => {
     await conforms("get", "/files/{token}/{name}", 404, () => get("/files/nope/result.png"));
   });
@@ -91,6 +115,10 @@ describe("keyed reads match the document", () => {
     ["/v1/usage/summary", "/v1/usage/summary"],
   ])("GET %s", async (path, template) => {
     await conforms("get", template, 200, () => keyed(path));
+  });
+
+  test("GET /v1/usage as CSV", async () => {
+    await conforms("get", "/v1/usage", 200, () => keyed("/v1/usage", { accept: "text/csv" }));
   });
 
   test("GET /v1/usage with a bad limit: 422", async () => {

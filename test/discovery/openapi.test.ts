@@ -84,6 +84,7 @@ describe("/openapi.json", () => {
       if (!errors.length) problems.push(`${name}: no error response`);
       for (const [s, res] of errors) {
         if (`${name} ${s}` === "GET /readyz 503") continue; // not an error body: the same status document as its 200
+        if (res.content?.["text/html"]?.schema && op.responses["200"]?.content?.["text/html"]) continue; // a page's own error page
         if (!res["x-error-codes"]?.length) problems.push(`${name}: ${s} names no codes`);
         else
           for (const c of res["x-error-codes"])
@@ -227,6 +228,18 @@ describe("/openapi.json", () => {
     const count = doc.paths["/v1/messages/count_tokens"].post;
     expect(count.parameters ?? []).toEqual([]);
     expect(count.responses["402"]).toBeUndefined();
+  });
+
+  test("the public pages declare the query parameters and conditional requests they honour", () => {
+    const pricing = doc.paths["/pricing"].get;
+    const names = (op: any) => op.parameters.map((p: any) => `${p.in}:${p.name}`);
+    expect(names(pricing)).toEqual(["query:type", "query:provider", "query:q", "header:If-None-Match"]);
+    expect(pricing.parameters[0].schema.enum).toEqual(["llm", "embedding", "image", "video", "audio"]);
+    expect(pricing.responses["304"].headers.etag).toBeDefined();
+    const card = doc.paths["/models/{model_id}"].get;
+    expect(names(card)).toContain("header:If-None-Match");
+    expect(card.responses["301"].headers.location).toBeDefined();
+    expect(Object.keys(card.responses["404"].content)).toEqual(["text/html"]);
   });
 
   test("the discovery, operations and dashboard-admin routes are there", () => {

@@ -76,6 +76,7 @@ export function answerChecker(doc: Json) {
       out.push(`${name}: code ${code} not among the ${status} response's codes (${codes.join(", ")})`);
     if (method.toUpperCase() === "HEAD") return out;
     const content = response.content ?? {};
+    if (answer.text === "" && !Object.keys(content).length) return out; // a 301 or 304: no body, none declared
     const declared = Object.keys(content).find((t) => mediaType(t) === type);
     if (!declared) {
       out.push(`${name}: content-type ${answer.contentType} not declared (${Object.keys(content).join(", ")})`);
