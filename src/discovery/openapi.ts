@@ -274,6 +274,9 @@ function completeOperation(path: string, method: string, op: Json) {
   const alsoContent: Json = op["x-also-content"] ?? {};
   delete op["x-upstream-errors"];
   delete op["x-also-content"];
+  const parameterSchemas: Record<string, Json> = op["x-parameter-schemas"] ?? {};
+  delete op["x-parameter-schemas"];
+  for (const p of op.parameters ?? []) if (parameterSchemas[p.name]) Object.assign(p.schema, parameterSchemas[p.name]);
   delete op["x-content-type"];
   delete op["x-errors"];
   delete op["x-idempotency-key"];

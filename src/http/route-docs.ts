@@ -7,6 +7,14 @@ export function bodyType(contentType: string): Record<string, unknown> {
   return { "x-content-type": contentType };
 }
 
+/**
+ * Spread into a route's `detail`: what its query parameters accept, where the handler checks it itself (to name the
+ * parameter in its 422) and the route's schema therefore states less.
+ */
+export function parameterSchemas(byName: Record<string, object>): Record<string, unknown> {
+  return { "x-parameter-schemas": byName };
+}
+
 /** Spread into a route's `detail` when its success may also come as `contentType` (asked for with Accept). */
 export function alsoBodyType(contentType: string, schema: object = { type: "string" }): Record<string, unknown> {
   return { "x-also-content": { [contentType]: { schema } } };

@@ -18,7 +18,7 @@ import { usageSummary, UsageSummary, UsageSummaryQuery } from "./usage-summary";
 import { connectionTimeouts, llmTimeoutsOf, type IdleTimeouts } from "./timeouts";
 import type { AuthContext } from "../accounts/service";
 import { llmDoc } from "./openapi-schemas";
-import { alsoBodyType } from "../http/route-docs";
+import { alsoBodyType, parameterSchemas } from "../http/route-docs";
 import { keyedRoute, type BunRoute, type KeyedWork } from "../http/bun-routes";
 
 const security: Array<Record<string, string[]>> = [{ bearer: [] }, { apiKey: [] }];
@@ -156,6 +156,7 @@ function usageRoutes(ctx: AppContext) {
             "One record per LLM or embeddings call: tokens by kind, credits charged, upstream status, latency and time to first byte. Newest first. With `Accept: text/csv`, the same records as CSV.",
           security,
           ...alsoBodyType("text/csv"),
+          ...parameterSchemas({ limit: { type: "integer", minimum: 1, maximum: 1000, default: 100 } }),
         },
       },
     )
@@ -174,6 +175,7 @@ function usageRoutes(ctx: AppContext) {
           description:
             "Credits and tokens of LLM calls and finished media tasks, grouped by `group_by` (model, key or UTC day) within `from`/`to`.",
           security,
+          ...parameterSchemas({ group_by: { type: "string", enum: ["model", "key", "day"], default: "model" } }),
         },
       },
     );

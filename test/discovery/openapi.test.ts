@@ -117,7 +117,7 @@ describe("/openapi.json", () => {
     expect(estimate.responses["200"].content["application/json"].schema.properties.estimated_credits.type).toBe(
       "integer",
     );
-    expect(doc.paths["/v1/usage"].get.parameters.find((p: any) => p.name === "limit").schema.type).toBe("number");
+    expect(doc.paths["/v1/usage"].get.parameters.find((p: any) => p.name === "limit").schema.type).toBe("integer");
   });
 
   test("the LLM endpoints describe their protocol's fields, answers and stream events, open to unknown fields", () => {
@@ -228,6 +228,17 @@ describe("/openapi.json", () => {
     const count = doc.paths["/v1/messages/count_tokens"].post;
     expect(count.parameters ?? []).toEqual([]);
     expect(count.responses["402"]).toBeUndefined();
+  });
+
+  test("query parameters state the values the server accepts", () => {
+    const param = (path: string, name: string) =>
+      doc.paths[path].get.parameters.find((p: any) => p.name === name).schema;
+    expect(param("/v1/usage", "limit")).toMatchObject({ type: "integer", minimum: 1, maximum: 1000, default: 100 });
+    expect(param("/v1/usage/summary", "group_by")).toMatchObject({
+      type: "string",
+      enum: ["model", "key", "day"],
+      default: "model",
+    });
   });
 
   test("the public pages declare the query parameters and conditional requests they honour", () => {
