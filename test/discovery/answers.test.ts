@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { startFakeLlmUpstream } from "../fakes/llm-upstream";
 import { providerEnv } from "../llm/support";
-import { startMediaGateway, type MediaGateway } from "../media/support";
+import { client, startMediaGateway, type MediaGateway } from "../media/support";
 import { answerChecker, answerOf } from "../support/openapi-answers";
 import { jsonOf } from "../support/json";
 
@@ -20,10 +20,11 @@ let taskId: string;
 
 beforeAll(async () => {
   fake = startFakeLlmUpstream();
-  gw = await startMediaGateway(
-    { ...providerEnv(fake.url), LLM_FIRST_BYTE_TIMEOUT_SECONDS: "1", MAX_REQUEST_BODY_MB: "1" },
-    { autostart: false },
-  );
+  gw = await startMediaGateway({
+    ...providerEnv(fake.url),
+    LLM_FIRST_BYTE_TIMEOUT_SECONDS: "1",
+    MAX_REQUEST_BODY_MB: "1",
+  });
   problems = answerChecker(await jsonOf<Record<string, any>>(await fetch(gw.url + "/openapi.json")));
   ({ key, accountId, keyId } = await gw.account(1000, { maxConcurrentTasks: 10 }));
   poor = (await gw.account(0.001)).key;
@@ -365,6 +366,29 @@ describe("task answers match the document", () => {
 
   test("GET /v1/tasks/{task_id}", async () => {
     await conforms("get", "/v1/tasks/{task_id}", 200, () => keyed(`/v1/tasks/${taskId}`));
+  });
+
+  test("a task that succeeded, on both doors", async () => {
+    const c = client(gw, key);
+    const { json } = await c.createTask("google/nano-banana", { prompt: "a heron" });
+    expect(await c.waitRecord(json.data.taskId)).toMatchObject({ state: "success" });
+    const id = json.data.taskId;
+    await conforms("get", "/api/v1/jobs/recordInfo", 200, () => keyed(`/api/v1/jobs/recordInfo?taskId=${id}`));
+    await conforms("get", "/v1/tasks/{task_id}", 200, () => keyed(`/v1/tasks/${id}`));
+  });
+
+  test("a task that failed, on both doors", async () => {
+    const c = client(gw, key);
+    gw.up.control.set({ fail: { message: "nsfw content", code: "content_policy_violation" } });
+    try {
+      const { json } = await c.createTask("google/nano-banana", { prompt: "a heron" });
+      expect(await c.waitRecord(json.data.taskId)).toMatchObject({ state: "fail" });
+      const id = json.data.taskId;
+      await conforms("get", "/api/v1/jobs/recordInfo", 200, () => keyed(`/api/v1/jobs/recordInfo?taskId=${id}`));
+      await conforms("get", "/v1/tasks/{task_id}", 200, () => keyed(`/v1/tasks/${id}`));
+    } finally {
+      gw.up.control.reset();
+    }
   });
 
   test("GET /v1/tasks/{task_id} of an unknown task: 404", async () => {
