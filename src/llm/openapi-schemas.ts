@@ -287,6 +287,31 @@ export const llmErrors = {
   409: ["idempotency_replay_unavailable"],
 };
 
+const forwardedHeader = (name: string, description: string): Json => ({
+  name,
+  in: "header",
+  required: false,
+  description,
+  schema: { type: "string" },
+});
+/** What a protocol's clients send beside the body that goes upstream with a native call (llm/upstream.ts). */
+const FORWARDED: Partial<Record<Name, Json[]>> = {
+  AnthropicMessagesRequest: [
+    {
+      name: "beta",
+      in: "query",
+      required: false,
+      description: "The Anthropic SDK's beta flag (`?beta=true`), passed on for Claude.",
+      schema: { type: "string" },
+    },
+    forwardedHeader("anthropic-version", "Passed on for Claude, e.g. `2023-06-01`."),
+    forwardedHeader("anthropic-beta", "Beta features, comma-separated; passed on for Claude."),
+  ],
+  ResponsesRequest: [forwardedHeader("openai-beta", "Passed on for models native on this endpoint.")],
+  ChatCompletionRequest: [forwardedHeader("openai-beta", "Passed on for models native on this endpoint.")],
+};
+FORWARDED.CountTokensRequest = FORWARDED.AnthropicMessagesRequest;
+
 /**
  * A route's `detail` additions: its request body and its JSON (and, when it streams, event-stream) answer. A free
  * endpoint (count_tokens) holds nothing and ignores an Idempotency-Key (llm/routes.ts): no credit refusals.
@@ -299,6 +324,7 @@ export function llmDoc(request: Name, response: Name, event?: Name, metered = tr
       schema: { ...ref(event), description: `Server-sent events (\`stream: true\`); each \`data:\` is one ${event}.` },
     };
   return {
+    ...(FORWARDED[request] ? { parameters: FORWARDED[request] } : {}),
     requestBody: { required: true, content: { "application/json": { schema: ref(request) } } },
     responses: {
       200: {

@@ -226,8 +226,18 @@ describe("/openapi.json", () => {
     }
     // count_tokens is free: a key there is ignored, and nothing is held
     const count = doc.paths["/v1/messages/count_tokens"].post;
-    expect(count.parameters ?? []).toEqual([]);
+    expect((count.parameters ?? []).map((p: any) => p.name)).not.toContain("Idempotency-Key");
     expect(count.responses["402"]).toBeUndefined();
+  });
+
+  test("the LLM endpoints declare the query and headers they forward upstream", () => {
+    const names = (path: string) =>
+      (doc.paths[path].post.parameters ?? [])
+        .map((p: any) => `${p.in}:${p.name}`)
+        .filter((n: string) => !n.includes("Idempotency"));
+    for (const path of ["/v1/messages", "/v1/messages/count_tokens"])
+      expect(names(path)).toEqual(["query:beta", "header:anthropic-version", "header:anthropic-beta"]);
+    for (const path of ["/v1/responses", "/v1/chat/completions"]) expect(names(path)).toEqual(["header:openai-beta"]);
   });
 
   test("query parameters state the values the server accepts", () => {
