@@ -302,7 +302,12 @@ function completeOperation(path: string, method: string, op: Json) {
     add(401, "invalid_admin_token");
     add(403, "admin_disabled");
   }
-  if (op.requestBody) add(400, "invalid_json");
+  if (op.requestBody) {
+    add(400, "invalid_json");
+    // every body is read under http/body-limits.ts's deadline and size limit, whichever route reads it
+    add(408, "request_timeout");
+    add(413, "request_too_large");
+  }
   if (idempotent) {
     op.parameters = [...(op.parameters ?? []), IDEMPOTENCY_PARAMETER];
     add(409, "idempotency_in_progress");

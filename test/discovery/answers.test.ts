@@ -7,6 +7,7 @@ import { startFakeLlmUpstream } from "../fakes/llm-upstream";
 import { providerEnv } from "../llm/support";
 import { client, startMediaGateway, type MediaGateway } from "../media/support";
 import { answerChecker, answerOf } from "../support/openapi-answers";
+import { ADMIN_TOKEN } from "../support/gateway";
 import { jsonOf } from "../support/json";
 
 let gw: MediaGateway;
@@ -24,6 +25,7 @@ beforeAll(async () => {
     ...providerEnv(fake.url),
     LLM_FIRST_BYTE_TIMEOUT_SECONDS: "1",
     MAX_REQUEST_BODY_MB: "1",
+    REQUEST_BODY_TIMEOUT_SECONDS: "1",
   });
   problems = answerChecker(await jsonOf<Record<string, any>>(await fetch(gw.url + "/openapi.json")));
   ({ key, accountId, keyId } = await gw.account(1000, { maxConcurrentTasks: 10 }));
@@ -405,6 +407,29 @@ describe("task answers match the document", () => {
     await conforms("post", "/v1/images/generations", 402, () =>
       gw.post(key, "/v1/images/generations", { model: "google/nano-banana", prompt: "a cat", max_credits: 1 }),
     );
+  });
+});
+
+describe("a body that stops arriving: 408 on every route that takes one", () => {
+  test.each([
+    ["/v1/credits/estimate"],
+    ["/api/v1/jobs/createTask"],
+    ["/v1/videos"],
+    ["/v1/embeddings"],
+    ["/admin/v1/accounts"],
+  ])("POST %s", async (path) => {
+    const token = path.startsWith("/admin") ? ADMIN_TOKEN : key;
+    await conforms("post", path, 408, () => {
+      const body = new ReadableStream({
+        start: (c) => c.enqueue(new TextEncoder().encode('{"model":')), // and nothing more
+      });
+      return fetch(gw.url + path, {
+        method: "POST",
+        body,
+        headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+        duplex: "half",
+      } as RequestInit);
+    });
   });
 });
 
