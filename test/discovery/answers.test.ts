@@ -496,6 +496,33 @@ describe("admin answers match the document", () => {
       }),
     );
   });
+  test("POST /admin/v1/accounts/{id}/users with an email taken: 409", async () => {
+    const user = { email: "bo@example.com", password: "correct horse battery" };
+    const create = () =>
+      gw.admin(`/admin/v1/accounts/${accountId}/users`, { method: "POST", body: JSON.stringify(user) });
+    await create();
+    await conforms("post", "/admin/v1/accounts/{id}/users", 409, create);
+  });
+  test("POST /admin/v1/accounts/{id}/users of an unknown account: 404", async () => {
+    await conforms("post", "/admin/v1/accounts/{id}/users", 404, () =>
+      gw.admin("/admin/v1/accounts/acct_nope/users", {
+        method: "POST",
+        body: JSON.stringify({ email: "cy@example.com", password: "correct horse battery" }),
+      }),
+    );
+  });
+  test("PATCH /admin/v1/accounts/{id}/keys/{keyId} of a revoked key: 409", async () => {
+    const k: any = await (
+      await gw.admin(`/admin/v1/accounts/${accountId}/keys`, { method: "POST", body: JSON.stringify({ name: "old" }) })
+    ).json();
+    await gw.admin(`/admin/v1/accounts/${accountId}/keys/${k.id}`, { method: "DELETE" });
+    await conforms("patch", "/admin/v1/accounts/{id}/keys/{keyId}", 409, () =>
+      gw.admin(`/admin/v1/accounts/${accountId}/keys/${k.id}`, {
+        method: "PATCH",
+        body: JSON.stringify({ name: "x" }),
+      }),
+    );
+  });
   test("a bad admin token: 401", async () => {
     await conforms("get", "/admin/v1/accounts", 401, () =>
       get("/admin/v1/accounts", { authorization: "Bearer wrong" }),
