@@ -240,6 +240,24 @@ describe("/openapi.json", () => {
     for (const path of ["/v1/responses", "/v1/chat/completions"]) expect(names(path)).toEqual(["header:openai-beta"]);
   });
 
+  test("a model's type and lifecycle are declared, as the README says GET /v1/models shows them", () => {
+    const model = doc.paths["/v1/models"].get.responses["200"].content["application/json"].schema.properties.data.items;
+    expect(model.properties.type.enum ?? model.properties.type.anyOf?.map((b: any) => b.const)).toEqual([
+      "llm",
+      "embedding",
+      "image",
+      "video",
+      "audio",
+    ]);
+    expect(model.properties.status.enum ?? model.properties.status.anyOf?.map((b: any) => b.const)).toEqual([
+      "current",
+      "legacy",
+      "retired",
+    ]);
+    const lifecycle = ["released", "retires_after", "successor", "provider_successor", "source", "checked"];
+    expect(model.required).toEqual(expect.arrayContaining(["status", ...lifecycle]));
+  });
+
   test("query parameters state the values the server accepts", () => {
     const param = (path: string, name: string) =>
       doc.paths[path].get.parameters.find((p: any) => p.name === name).schema;
