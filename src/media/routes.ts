@@ -108,6 +108,7 @@ function upstreamEventRoutes(ctx: AppContext) {
         tags: ["Media tasks"],
         summary:
           "Completion notices from upstreams (kie Suno's callBackUrl); they only bring the task's next poll forward",
+        ...errorCodes({ 429: ["rate_limit_exceeded"] }), // publicLimit: per address
       },
     },
   );

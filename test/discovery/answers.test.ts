@@ -148,6 +148,19 @@ describe("keyed reads match the document", () => {
     );
   });
 
+  test("POST /v1/media/upstream-events/{provider}", async () => {
+    await conforms("post", "/v1/media/upstream-events/{provider}", 200, () =>
+      gw.post("", "/v1/media/upstream-events/kie", { code: 200, msg: "ok", data: { task_id: "nope" } }),
+    );
+  });
+
+  test("POST /v1/media/upstream-events/{provider} past the per-address limit: 429", async () => {
+    const send = () => gw.post("", "/v1/media/upstream-events/kie", { code: 200, data: {} });
+    let last = await send();
+    for (let i = 0; i < 300 && last.status !== 429; i++) last = await send();
+    await conforms("post", "/v1/media/upstream-events/{provider}", 429, async () => last);
+  });
+
   test("POST /v1/credits/estimate of an unknown model: 422", async () => {
     await conforms("post", "/v1/credits/estimate", 422, () =>
       gw.post(key, "/v1/credits/estimate", { model: "no-such-model", input: {} }),
