@@ -15,9 +15,13 @@ export function parameterSchemas(byName: Record<string, object>): Record<string,
   return { "x-parameter-schemas": byName };
 }
 
-/** Spread into a route's `detail` when its success may also come as `contentType` (asked for with Accept). */
-export function alsoBodyType(contentType: string, schema: object = { type: "string" }): Record<string, unknown> {
-  return { "x-also-content": { [contentType]: { schema } } };
+/** Spread into a route's `detail` when its success may also come as `contentType` (or any of several). */
+export function alsoBodyType(
+  contentType: string | string[],
+  schema: object = { type: "string" },
+): Record<string, unknown> {
+  const types = typeof contentType === "string" ? [contentType] : contentType;
+  return { "x-also-content": Object.fromEntries(types.map((type) => [type, { schema }])) };
 }
 
 /**

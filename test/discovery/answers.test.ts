@@ -390,6 +390,9 @@ describe("task answers match the document", () => {
     const id = json.data.taskId;
     await conforms("get", "/api/v1/jobs/recordInfo", 200, () => keyed(`/api/v1/jobs/recordInfo?taskId=${id}`));
     await conforms("get", "/v1/tasks/{task_id}", 200, () => keyed(`/v1/tasks/${id}`));
+    const task: any = await (await keyed(`/v1/tasks/${id}`)).json();
+    const file = new URL(task.result_urls[0]);
+    await conforms("get", "/files/{token}/{name}", 200, () => get(file.pathname));
   });
 
   test("a task that failed, on both doors", async () => {
