@@ -252,6 +252,11 @@ export const llmSchemas = {
   ChatCompletionRequest: ChatRequest,
   ChatCompletion: ChatResponse,
   ChatCompletionChunk: ChatChunk,
+  // A stream that fails after its 200 ends with one `data:` holding the error (OpenAI's own convention) instead of a chunk.
+  ChatCompletionStreamEvent: {
+    description: "The `data` of one server-sent event: a chunk, or the error that ends a failed stream.",
+    anyOf: [{ $ref: "#/components/schemas/ChatCompletionChunk" }, { $ref: "#/components/schemas/Error" }],
+  },
   EmbeddingsRequest,
   EmbeddingsResponse,
 };

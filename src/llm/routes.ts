@@ -74,7 +74,7 @@ const LLM_ENDPOINTS: LlmEndpoint[] = [
     summary: "OpenAI Chat Completions",
     description:
       "Chat Completions for every LLM: passed through for GPT-5.2, Gemini and DeepSeek (streams get `stream_options.include_usage` upstream; the extra usage chunk is removed again when the client did not ask for it), translated for the others.",
-    doc: llmDoc("ChatCompletionRequest", "ChatCompletion", "ChatCompletionChunk"),
+    doc: llmDoc("ChatCompletionRequest", "ChatCompletion", "ChatCompletionStreamEvent"),
   },
   {
     proto: protocols.embeddings,

@@ -120,6 +120,25 @@ describe("keyed reads match the document", () => {
     await conforms("get", template, 200, () => keyed(path));
   });
 
+  test("GET /v1/key of a key with every policy set", async () => {
+    const r: any = await (
+      await gw.admin(`/admin/v1/accounts/${accountId}/keys`, {
+        method: "POST",
+        body: JSON.stringify({
+          name: "fenced",
+          models: ["claude-*", "gpt-5.2"],
+          expires_at: new Date(Date.now() + 86_400_000).toISOString(),
+          budget: { day: 5, month: 50 },
+          rate_limit: { requests: 10, window_seconds: 60 },
+          max_concurrent_tasks: 3,
+        }),
+      })
+    ).json();
+    await gw.post(r.key, "/v1/messages", { model: "claude-opus-4-5", ...LLM_CALLS[0]![2] }); // spends some budget
+    await conforms("get", "/v1/key", 200, () => get("/v1/key", { authorization: `Bearer ${r.key}` }));
+    await conforms("get", "/admin/v1/accounts/{id}/keys", 200, () => gw.admin(`/admin/v1/accounts/${accountId}/keys`));
+  });
+
   test("GET /v1/usage as CSV", async () => {
     await conforms("get", "/v1/usage", 200, () => keyed("/v1/usage", { accept: "text/csv" }));
   });
@@ -184,6 +203,14 @@ describe("LLM answers match the document", () => {
       });
       test("200 stream", async () => {
         await conforms("post", path, 200, () => call({ stream: true }));
+      });
+      test("200 stream cut by the upstream: the stream's error event", async () => {
+        fake.enqueue({ kind: "drop", dropAfterEvents: 2 });
+        const answer = await answerOf(await call({ stream: true }));
+        fake.reset();
+        expect(answer.status).toBe(200);
+        expect(answer.text).toContain("error");
+        expect(problems("post", path, answer)).toEqual([]);
       });
       test("401 without a key", async () => {
         await conforms("post", path, 401, () => call({}, {}, "sk-sy-nope"));

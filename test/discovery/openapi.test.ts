@@ -140,7 +140,7 @@ describe("/openapi.json", () => {
       [
         "/v1/chat/completions",
         ["model", "messages", "max_completion_tokens", "max_tokens", "stream", "tools", "max_credits"],
-        "ChatCompletionChunk",
+        "ChatCompletionStreamEvent",
       ],
     ];
     for (const [path, fields, event] of cases) {
