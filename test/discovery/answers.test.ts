@@ -288,6 +288,16 @@ describe("LLM answers match the document", () => {
         await conforms("post", path, 200, () => gw.post(key, path, { model, ...rest, stream }));
       });
 
+  for (const [path, model, rest] of TRANSLATED)
+    test(`${path} translated for ${model}, streamed and cut by the upstream`, async () => {
+      fake.enqueue({ kind: "drop", dropAfterEvents: 2 });
+      const answer = await answerOf(await gw.post(key, path, { model, ...rest, stream: true }));
+      fake.reset();
+      expect(answer.status).toBe(200);
+      expect(answer.text).toContain("error");
+      expect(problems("post", path, answer)).toEqual([]);
+    });
+
   test("POST /v1/embeddings as base64", async () => {
     await conforms("post", "/v1/embeddings", 200, () =>
       gw.post(key, "/v1/embeddings", {
