@@ -113,7 +113,7 @@ function keyRoutes(ctx: AppContext) {
         transform: policyReadFirst,
         response: KeyView,
         detail: {
-          ...unknownAccount(),
+          ...errorCodes({ 404: ["not_found"], 409: ["key_revoked"] }),
           summary:
             "Change a key's name, limits, models, expiry or budget (only the fields given; null: back to the default)",
         },

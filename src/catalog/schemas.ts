@@ -4,11 +4,24 @@ import { t } from "elysia";
 const Open = <T extends Parameters<typeof t.Object>[0]>(props: T, description?: string) =>
   t.Object(props, { additionalProperties: true, ...(description && { description }) });
 
+const day = (description: string) => t.Union([t.String({ format: "date" }), t.Null()], { description });
+const text = (description: string) => t.Union([t.String(), t.Null()], { description });
+
 export const PublicModel = Open({
   id: t.String(),
   object: t.Literal("model"),
   owned_by: t.String(),
-  type: t.String({ description: "llm, embedding, image, video or audio." }),
+  type: t.Union([t.Literal("llm"), t.Literal("embedding"), t.Literal("image"), t.Literal("video"), t.Literal("audio")]),
+  // The lifecycle (catalog/lifecycle.ts), on every model, null where the catalog records nothing.
+  status: t.Union([t.Literal("current"), t.Literal("legacy"), t.Literal("retired")], {
+    description: "current; legacy: still served, superseded; retired: a call answers 410 model_retired.",
+  }),
+  released: day("The day the provider released it."),
+  retires_after: day("The provider's last day of service; retired from the next UTC day on."),
+  successor: text("The model to use instead (sold here)."),
+  provider_successor: text("The provider's own replacement, when it is not sold here."),
+  source: text("The provider page its prices were read from."),
+  checked: day("The day they were read."),
   name: t.String(),
   description: t.String(),
   endpoint: t.String({

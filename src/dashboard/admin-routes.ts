@@ -2,6 +2,7 @@ import { Elysia, t } from "elysia";
 import type { AppContext } from "../context";
 import { MIN_PASSWORD_LENGTH, Users } from "./users";
 import { routeGuards } from "../http/guards";
+import { errorCodes } from "../http/route-docs";
 
 // The operator creates dashboard users (admin API here; CLI `user:create`). There is no self sign-up.
 
@@ -53,7 +54,10 @@ export function dashboardAdminRoutes(ctx: AppContext) {
           { examples: [{ email: "ada@example.com", password: "correct horse battery staple" }] },
         ),
         response: { 201: UserView },
-        detail: { summary: "Create a dashboard user (email + password) for an account" },
+        detail: {
+          summary: "Create a dashboard user (email + password) for an account",
+          ...errorCodes({ 404: ["not_found"], 409: ["email_taken"] }),
+        },
       },
     );
 }

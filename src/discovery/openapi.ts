@@ -112,6 +112,27 @@ const EnvelopeErrorSchema = {
   ],
 };
 
+// An upstream's error on an LLM endpoint is passed through as it came (llm/call-failures.ts upstreamError): its
+// status, and a body in the protocol's shape whose `code` the provider may leave null and which has no request_id.
+const UpstreamErrorSchema = {
+  type: "object",
+  description:
+    "An upstream provider's own error on an LLM endpoint, passed through with its status: `code` is the provider's (null or absent when it gives none), and the gateway's request id is in the `x-request-id` header only.",
+  required: ["error"],
+  properties: {
+    error: {
+      type: "object",
+      required: ["message"],
+      properties: {
+        message: { type: "string" },
+        type: { type: ["string", "null"] },
+        code: { type: ["string", "null"] },
+        param: { type: ["string", "null"] },
+      },
+    },
+  },
+};
+
 // "page": the dashboard, hidden from the document; its JSON fallback is the OpenAI shape.
 const schemaRefFor = {
   openai: "Error",
@@ -120,14 +141,23 @@ const schemaRefFor = {
   page: "Error",
 } as const;
 
-/** An error response that names its codes, in the description (for people) and `x-error-codes` (for tools). */
-function errorResponse(path: string, description: string, codes: string[], headers?: Json): Json {
-  const ref = `#/components/schemas/${schemaRefFor[surfaceFor(path)]}`;
+/**
+ * An error response that names its codes, in the description (for people) and `x-error-codes` (for tools). On an
+ * operation that passes upstream errors on (`x-upstream-errors`), the upstream's own error may come instead: its
+ * shape is allowed (the Anthropic shape already allows it) and the response says so.
+ */
+function errorResponse(path: string, description: string, codes: string[], headers?: Json, upstream = false): Json {
+  const own = { $ref: `#/components/schemas/${schemaRefFor[surfaceFor(path)]}` };
+  const schema =
+    upstream && surfaceFor(path) === "openai" ? { anyOf: [own, { $ref: "#/components/schemas/UpstreamError" }] } : own;
   return {
-    description: `${description} Codes: ${codes.map((c) => `\`${c}\``).join(", ")}.`,
+    description:
+      `${description} Codes: ${codes.map((c) => `\`${c}\``).join(", ")}.` +
+      (upstream ? " Or the upstream's own error, passed through with its status and body." : ""),
     "x-error-codes": codes,
+    ...(upstream ? { "x-upstream-errors": true } : {}),
     ...(headers ? { headers } : {}),
-    content: { "application/json": { schema: { $ref: ref } } },
+    content: { "application/json": { schema } },
   };
 }
 
@@ -145,6 +175,17 @@ const statusText: Record<number, string> = {
   501: "Not supported.",
   502: "The upstream failed.",
   503: "Temporarily unavailable; retry later.",
+};
+
+// As http/idempotency.ts reads it: 1 to 255 characters, remembered per account for 24 hours.
+const IDEMPOTENCY_PARAMETER = {
+  name: "Idempotency-Key",
+  in: "header",
+  required: false,
+  description:
+    "Makes a retry safe: a repeat with the same key and body within 24 hours gets the first answer and is not charged again; " +
+    "while the first still runs, 409 `idempotency_in_progress`; the same key with another body, 422 `idempotency_key_reused`.",
+  schema: { type: "string", minLength: 1, maxLength: 255 },
 };
 
 const rateHeaders = {
@@ -182,6 +223,7 @@ export function baseDocument(publicBaseUrl: string): Json {
         Error: ErrorSchema,
         AnthropicError: AnthropicErrorSchema,
         EnvelopeError: EnvelopeErrorSchema,
+        UpstreamError: UpstreamErrorSchema,
         ...llmSchemas,
       },
     },
@@ -227,8 +269,17 @@ function completeOperation(path: string, method: string, op: Json) {
   op.responses ??= {};
   const contentType = op["x-content-type"];
   const declared: Record<string, string[]> = op["x-errors"] ?? {};
+  const idempotent = op["x-idempotency-key"] === true;
+  const upstream = op["x-upstream-errors"] === true;
+  const alsoContent: Json = op["x-also-content"] ?? {};
+  delete op["x-upstream-errors"];
+  delete op["x-also-content"];
+  const parameterSchemas: Record<string, Json> = op["x-parameter-schemas"] ?? {};
+  delete op["x-parameter-schemas"];
+  for (const p of op.parameters ?? []) if (parameterSchemas[p.name]) Object.assign(p.schema, parameterSchemas[p.name]);
   delete op["x-content-type"];
   delete op["x-errors"];
+  delete op["x-idempotency-key"];
   if (!Object.keys(op.responses).some((s) => s.startsWith("2") || s.startsWith("3")))
     op.responses["200"] = { description: "Success." };
   for (const [status, r] of Object.entries<Json>(op.responses)) {
@@ -236,6 +287,7 @@ function completeOperation(path: string, method: string, op: Json) {
       const schema = Object.values<Json>(r.content ?? {})[0]?.schema ?? { type: "string" };
       r.content = { [contentType]: { schema } };
     }
+    if (status.startsWith("2") && method !== "head") r.content = { ...r.content, ...alsoContent };
     r.description ??= `Status ${status}.`;
     if (r.description.startsWith("Response for status")) r.description = "Success.";
   }
@@ -243,14 +295,24 @@ function completeOperation(path: string, method: string, op: Json) {
   const add = (status: number, ...c: string[]) => codes.set(status, [...new Set([...(codes.get(status) ?? []), ...c])]);
   const schemes: string[] = (op.security ?? []).flatMap((s: Json) => Object.keys(s));
   if (schemes.includes("bearer") || schemes.includes("apiKey")) {
-    add(401, "invalid_api_key");
+    add(401, "invalid_api_key", "key_expired");
     add(429, "rate_limit_exceeded");
   }
   if (schemes.includes("adminToken")) {
     add(401, "invalid_admin_token");
     add(403, "admin_disabled");
   }
-  if (op.requestBody) add(400, "invalid_json");
+  if (op.requestBody) {
+    add(400, "invalid_json");
+    // every body is read under http/body-limits.ts's deadline and size limit, whichever route reads it
+    add(408, "request_timeout");
+    add(413, "request_too_large");
+  }
+  if (idempotent) {
+    op.parameters = [...(op.parameters ?? []), IDEMPOTENCY_PARAMETER];
+    add(409, "idempotency_in_progress");
+    add(422, "invalid_request", "idempotency_key_reused");
+  }
   // A path parameter is any string: only a body or a query can fail validation.
   if (op.requestBody || op.parameters?.some((p: Json) => p.in !== "path")) add(422, "invalid_request");
   for (const [status, c] of [...codes].sort(([a], [b]) => a - b)) {
@@ -261,13 +323,15 @@ function completeOperation(path: string, method: string, op: Json) {
       statusText[status] ?? `Status ${status}.`,
       c,
       status === 429 ? rateHeaders : undefined,
+      upstream,
     );
   }
-  op.responses.default ??= errorResponse(path, "Any other error, in this path's error shape.", [
-    "not_found",
-    "method_not_allowed",
-    "request_too_large",
-    "internal_error",
-  ]);
+  op.responses.default ??= errorResponse(
+    path,
+    "Any other error, in this path's error shape.",
+    ["not_found", "method_not_allowed", "request_too_large", "internal_error"],
+    undefined,
+    upstream,
+  );
   if (method === "head") for (const r of Object.values<Json>(op.responses)) delete r.content; // HEAD has no body
 }

@@ -3,6 +3,8 @@
 // that the gateway reads or documents, everything else left open (`additionalProperties: true`). Spread into a
 // route's `detail` (llm/routes.ts); discovery/openapi.ts adds the error responses from `x-errors`.
 
+import { takesIdempotencyKey } from "../http/route-docs";
+
 type Json = Record<string, unknown>;
 const open = (properties: Json, required: string[] = [], extra: Json = {}): Json => ({
   type: "object",
@@ -131,7 +133,8 @@ const ResponsesResponse = open(
     model: str(),
     output: { type: "array", items: anyObject },
     output_text: str(),
-    usage: responsesUsage,
+    // null until the answer is complete (the response.created and response.in_progress events carry it so)
+    usage: { oneOf: [responsesUsage, { type: "null" }] },
   },
   ["id", "object", "status", "output"],
 );
@@ -249,14 +252,19 @@ export const llmSchemas = {
   ChatCompletionRequest: ChatRequest,
   ChatCompletion: ChatResponse,
   ChatCompletionChunk: ChatChunk,
+  // A stream that fails after its 200 ends with one `data:` holding the error (OpenAI's own convention) instead of a chunk.
+  ChatCompletionStreamEvent: {
+    description: "The `data` of one server-sent event: a chunk, or the error that ends a failed stream.",
+    anyOf: [{ $ref: "#/components/schemas/ChatCompletionChunk" }, { $ref: "#/components/schemas/Error" }],
+  },
   EmbeddingsRequest,
   EmbeddingsResponse,
 };
 type Name = keyof typeof llmSchemas;
 const ref = (name: Name) => ({ $ref: `#/components/schemas/${name}` });
 
-/** Errors every metered LLM call can give, by status (the codes are in common.ts and the proxy). */
-export const llmErrors = {
+/** Errors every LLM call can give, by status (the codes are in common.ts, the proxy and call-failures.ts). */
+const callErrors = {
   400: [
     "invalid_json",
     "invalid_request",
@@ -266,16 +274,54 @@ export const llmErrors = {
     "unsupported_for_model",
     "invalid_max_credits",
   ],
-  402: ["insufficient_credits", "max_credits_exceeded"],
+  403: ["model_not_allowed"],
   404: ["model_not_found"],
+  408: ["request_timeout"],
+  410: ["model_retired"],
   413: ["request_too_large"],
   501: ["provider_not_supported"],
-  502: ["upstream_bad_response", "upstream_unreachable"],
-  503: ["provider_not_configured", "ledger_unavailable", "limits_unavailable"],
+  502: ["upstream_bad_response", "upstream_unreachable", "upstream_auth_failed", "upstream_billing_failed"],
+  503: ["provider_not_configured", "ledger_unavailable", "limits_unavailable", "gateway_shutting_down"],
+  504: ["upstream_timeout"],
 };
 
-/** A route's `detail` additions: its request body and its JSON (and, when it streams, event-stream) answer. */
-export function llmDoc(request: Name, response: Name, event?: Name): Json {
+/** A metered call's too: the credit checks, and a repeat under an Idempotency-Key whose stream was not kept. */
+export const llmErrors = {
+  ...callErrors,
+  402: ["insufficient_credits", "max_credits_exceeded", "key_budget_exceeded"],
+  409: ["idempotency_replay_unavailable"],
+};
+
+const forwardedHeader = (name: string, description: string): Json => ({
+  name,
+  in: "header",
+  required: false,
+  description,
+  schema: { type: "string" },
+});
+/** What a protocol's clients send beside the body that goes upstream with a native call (llm/upstream.ts). */
+const FORWARDED: Partial<Record<Name, Json[]>> = {
+  AnthropicMessagesRequest: [
+    {
+      name: "beta",
+      in: "query",
+      required: false,
+      description: "The Anthropic SDK's beta flag (`?beta=true`), passed on for Claude.",
+      schema: { type: "string" },
+    },
+    forwardedHeader("anthropic-version", "Passed on for Claude, e.g. `2023-06-01`."),
+    forwardedHeader("anthropic-beta", "Beta features, comma-separated; passed on for Claude."),
+  ],
+  ResponsesRequest: [forwardedHeader("openai-beta", "Passed on for models native on this endpoint.")],
+  ChatCompletionRequest: [forwardedHeader("openai-beta", "Passed on for models native on this endpoint.")],
+};
+FORWARDED.CountTokensRequest = FORWARDED.AnthropicMessagesRequest;
+
+/**
+ * A route's `detail` additions: its request body and its JSON (and, when it streams, event-stream) answer. A free
+ * endpoint (count_tokens) holds nothing and ignores an Idempotency-Key (llm/routes.ts): no credit refusals.
+ */
+export function llmDoc(request: Name, response: Name, event?: Name, metered = true): Json {
   const content: Json = { "application/json": { schema: ref(response) } };
   // OpenAPI 3.1 has no per-event schema for a stream: the event-stream's schema is that of one event's `data`.
   if (event)
@@ -283,6 +329,7 @@ export function llmDoc(request: Name, response: Name, event?: Name): Json {
       schema: { ...ref(event), description: `Server-sent events (\`stream: true\`); each \`data:\` is one ${event}.` },
     };
   return {
+    ...(FORWARDED[request] ? { parameters: FORWARDED[request] } : {}),
     requestBody: { required: true, content: { "application/json": { schema: ref(request) } } },
     responses: {
       200: {
@@ -290,6 +337,8 @@ export function llmDoc(request: Name, response: Name, event?: Name): Json {
         content,
       },
     },
-    "x-errors": llmErrors,
+    "x-errors": metered ? llmErrors : callErrors,
+    "x-upstream-errors": true, // passed on as they came (discovery/openapi.ts)
+    ...(metered ? takesIdempotencyKey() : {}),
   };
 }

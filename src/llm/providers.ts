@@ -86,6 +86,11 @@ const SPECS: Record<string, ProviderSpec> = {
 
 export type Providers = Map<string, Provider>;
 
+/** The output-token field `provider`'s own Chat Completions API takes (a native call's body goes to it as written). */
+export function chatMaxTokensField(provider: string): "max_tokens" | "max_completion_tokens" {
+  return SPECS[provider]?.dialect?.maxTokensField === "max_completion_tokens" ? "max_completion_tokens" : "max_tokens";
+}
+
 /** Splits a key setting into its keys (comma-separated, blanks ignored). */
 export function splitKeys(value: string | undefined): string[] {
   return (value ?? "")

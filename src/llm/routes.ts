@@ -18,6 +18,7 @@ import { usageSummary, UsageSummary, UsageSummaryQuery } from "./usage-summary";
 import { connectionTimeouts, llmTimeoutsOf, type IdleTimeouts } from "./timeouts";
 import type { AuthContext } from "../accounts/service";
 import { llmDoc } from "./openapi-schemas";
+import { alsoBodyType, parameterSchemas } from "../http/route-docs";
 import { keyedRoute, type BunRoute, type KeyedWork } from "../http/bun-routes";
 
 const security: Array<Record<string, string[]>> = [{ bearer: [] }, { apiKey: [] }];
@@ -57,7 +58,7 @@ const LLM_ENDPOINTS: LlmEndpoint[] = [
     summary: "Count tokens (free)",
     description:
       "Anthropic's token counter for Claude, passed through; for any other LLM the gateway's estimate (the hold's input estimate). Not metered.",
-    doc: llmDoc("CountTokensRequest", "CountTokensResponse"),
+    doc: llmDoc("CountTokensRequest", "CountTokensResponse", undefined, false),
   },
   {
     proto: protocols.responses,
@@ -73,7 +74,7 @@ const LLM_ENDPOINTS: LlmEndpoint[] = [
     summary: "OpenAI Chat Completions",
     description:
       "Chat Completions for every LLM: passed through for GPT-5.2, Gemini and DeepSeek (streams get `stream_options.include_usage` upstream; the extra usage chunk is removed again when the client did not ask for it), translated for the others.",
-    doc: llmDoc("ChatCompletionRequest", "ChatCompletion", "ChatCompletionChunk"),
+    doc: llmDoc("ChatCompletionRequest", "ChatCompletion", "ChatCompletionStreamEvent"),
   },
   {
     proto: protocols.embeddings,
@@ -154,6 +155,8 @@ function usageRoutes(ctx: AppContext) {
           description:
             "One record per LLM or embeddings call: tokens by kind, credits charged, upstream status, latency and time to first byte. Newest first. With `Accept: text/csv`, the same records as CSV.",
           security,
+          ...alsoBodyType("text/csv"),
+          ...parameterSchemas({ limit: { type: "integer", minimum: 1, maximum: 1000, default: 100 } }),
         },
       },
     )
@@ -172,6 +175,7 @@ function usageRoutes(ctx: AppContext) {
           description:
             "Credits and tokens of LLM calls and finished media tasks, grouped by `group_by` (model, key or UTC day) within `from`/`to`.",
           security,
+          ...parameterSchemas({ group_by: { type: "string", enum: ["model", "key", "day"], default: "model" } }),
         },
       },
     );

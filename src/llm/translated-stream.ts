@@ -64,9 +64,10 @@ export class StreamTranslator {
   constructor(
     private readonly t: Translation,
     private readonly warn: (msg: string, fields: Record<string, unknown>) => void,
+    requestId: string,
   ) {
     this.decoder = t.upstream.streamDecoder(t.target);
-    this.encoder = t.client.streamEncoder(t.request);
+    this.encoder = t.client.streamEncoder(t.request, requestId);
     this.parser = createParser({ onEvent: (m) => !this.isOver && this.write(this.decoder.feed(m.event, m.data)) });
   }
 
@@ -137,8 +138,10 @@ export class StreamTranslator {
 export function translatedStream(call: Call, t: Translation, res: Response): Response {
   const status = res.status;
   const tap = t.native.createStreamTap({ stripUsageChunk: false });
-  const translator = new StreamTranslator(t, (msg, fields) =>
-    call.deps.ctx.log.warn(msg, { ...fields, request_id: call.requestId, model: call.model.id }),
+  const translator = new StreamTranslator(
+    t,
+    (msg, fields) => call.deps.ctx.log.warn(msg, { ...fields, request_id: call.requestId, model: call.model.id }),
+    call.requestId,
   );
   let firstByteAt: number | null = null;
   let tail: Uint8Array | null = null;

@@ -5,13 +5,13 @@ import { Elysia, t } from "elysia";
 import type { AppContext } from "../context";
 import { ApiError, notFound } from "../http/errors";
 import { routeGuards } from "../http/guards";
-import { bodyType, errorCodes } from "../http/route-docs";
+import { alsoBodyType, bodyType, errorCodes } from "../http/route-docs";
 import { aliasTaskRoutes } from "./alias-routes";
 import { estimate } from "./estimate";
 import { EstimateBody, EstimateResponse } from "./schemas";
 import { findResultFile, pollSoon } from "./service";
 import { mediaSettingsOf } from "./settings";
-import { createStorage, type Storage, servableType } from "./storage";
+import { createStorage, SERVABLE_TYPES, type Storage, servableType } from "./storage";
 import { nativeTaskRoutes, taskDoors } from "./task-routes";
 
 export function mediaRoutes(ctx: AppContext) {
@@ -35,7 +35,11 @@ function estimateRoutes(ctx: AppContext) {
       detail: {
         tags: ["Credits"],
         summary: "Estimate a media task's credits without charging (no key needed)",
-        ...errorCodes({ 422: ["model_not_found", "invalid_max_credits"], 429: ["rate_limit_exceeded"] }),
+        ...errorCodes({
+          410: ["model_retired"],
+          422: ["model_not_found", "invalid_max_credits"],
+          429: ["rate_limit_exceeded"],
+        }),
         description:
           "Validates like task creation; required fields that cannot change the price (a prompt) may be left out.",
       },
@@ -79,6 +83,7 @@ function fileRoutes(ctx: AppContext, storage: Storage) {
         tags: ["Media tasks"],
         summary: "A task's result file (public, under an unguessable token)",
         ...bodyType("application/octet-stream"),
+        ...alsoBodyType(SERVABLE_TYPES),
         ...errorCodes({ 404: ["not_found"], 410: ["file_expired"], 503: ["file_unavailable"] }),
       },
     },
@@ -104,6 +109,7 @@ function upstreamEventRoutes(ctx: AppContext) {
         tags: ["Media tasks"],
         summary:
           "Completion notices from upstreams (kie Suno's callBackUrl); they only bring the task's next poll forward",
+        ...errorCodes({ 429: ["rate_limit_exceeded"] }), // publicLimit: per address
       },
     },
   );

@@ -98,6 +98,8 @@ const ALIASES: Record<string, string> = {
   "audio/m4a": "audio/mp4",
 };
 export const UNSERVABLE_TYPE = "application/octet-stream";
+/** The types a result file is served as (any other is served as UNSERVABLE_TYPE). */
+export const SERVABLE_TYPES = Object.keys(SERVABLE);
 
 /** A content type the gateway may serve a file with: an allowed media type (aliases normalised), else octet-stream. */
 export function servableType(contentType: string | null | undefined): string {

@@ -5,7 +5,7 @@ import { Elysia, t } from "elysia";
 import type { AppContext } from "../context";
 import { routeGuards } from "../http/guards";
 import { Idempotency, idempotent } from "../http/idempotency";
-import { errorCodes } from "../http/route-docs";
+import { errorCodes, takesIdempotencyKey } from "../http/route-docs";
 import { CreateTaskBody, Envelope, TaskRecord } from "./schemas";
 import { TaskService } from "./service";
 import type { MediaSettings } from "./settings";
@@ -15,13 +15,17 @@ import { taskRecord } from "./views";
 export const security: Array<Record<string, string[]>> = [{ bearer: [] }, { apiKey: [] }];
 /** What task creation can refuse, beyond the key guard's 401/429 (in /openapi.json). A new object per route:
  *  Elysia merges route details into the objects it is given. */
-export const createErrors = () =>
-  errorCodes({
-    402: ["insufficient_credits", "max_credits_exceeded"],
+export const createErrors = () => ({
+  ...errorCodes({
+    402: ["insufficient_credits", "max_credits_exceeded", "key_budget_exceeded"],
+    403: ["model_not_allowed"],
+    410: ["model_retired"],
     422: ["model_not_found", "wrong_endpoint", "invalid_callback_url", "invalid_max_credits"],
     429: ["too_many_running_tasks"],
     503: ["limits_unavailable"],
-  });
+  }),
+  ...takesIdempotencyKey(),
+});
 
 /** What both keyed doors share: one task service, one idempotency store, the public base URL. */
 export interface TaskDoors {

@@ -1,6 +1,7 @@
 import type { LlmModel } from "../catalog/model";
 import { TASK_ENDPOINT } from "../catalog/model";
 import type { InputSchema, MediaModel, PropertyDef } from "../media/model";
+import { chatMaxTokensField } from "../llm/providers";
 import { creditsNumber } from "./pricing-data";
 
 // The example requests of a model card. The page's curl text, its SDK snippet, the JSON of GET /v1/models/{id} and
@@ -128,6 +129,10 @@ export interface LlmExample {
   sdk: { package: string; code: string };
 }
 
+// Every example caps its output: the hold covers the output cap, and without one the model's whole maximum output
+// (128,000 tokens of a large model) is more than the quickstart's 1,000 credits, so the call would answer 402.
+const EXAMPLE_MAX_TOKENS = 1024;
+
 export function llmExample(m: LlmModel, baseUrl: string): LlmExample {
   const hello = "Say hello in one short sentence.";
   switch (m.endpoint) {
@@ -141,7 +146,7 @@ export function llmExample(m: LlmModel, baseUrl: string): LlmExample {
             "anthropic-version": "2023-06-01",
             "content-type": "application/json",
           },
-          body: { model: m.id, max_tokens: 1024, messages: [{ role: "user", content: hello }] },
+          body: { model: m.id, max_tokens: EXAMPLE_MAX_TOKENS, messages: [{ role: "user", content: hello }] },
         },
         sdk: {
           package: "@anthropic-ai/sdk",
@@ -151,7 +156,7 @@ export function llmExample(m: LlmModel, baseUrl: string): LlmExample {
 const client = new Anthropic({ baseURL: ${JSON.stringify(baseUrl)}, apiKey: process.env.SWITCHYARD_KEY });
 const message = await client.messages.create({
   model: ${JSON.stringify(m.id)},
-  max_tokens: 1024,
+  max_tokens: ${EXAMPLE_MAX_TOKENS},
   messages: [{ role: "user", content: ${JSON.stringify(hello)} }],
 });
 console.log(message.content);`,
@@ -165,20 +170,23 @@ console.log(message.content);`,
         `client.embeddings.create({ model: ${JSON.stringify(m.id)}, input: ${JSON.stringify(hello)} })`,
         "result.data[0].embedding.length",
       );
-    case "/v1/chat/completions":
+    case "/v1/chat/completions": {
+      // Passed through as written, so in the field the model's provider takes (OpenAI refuses max_tokens for GPT-5).
+      const field = chatMaxTokensField(m.provider);
       return openaiExample(
         m,
         baseUrl,
-        { model: m.id, messages: [{ role: "user", content: hello }] },
-        `client.chat.completions.create({\n  model: ${JSON.stringify(m.id)},\n  messages: [{ role: "user", content: ${JSON.stringify(hello)} }],\n})`,
+        { model: m.id, [field]: EXAMPLE_MAX_TOKENS, messages: [{ role: "user", content: hello }] },
+        `client.chat.completions.create({\n  model: ${JSON.stringify(m.id)},\n  ${field}: ${EXAMPLE_MAX_TOKENS},\n  messages: [{ role: "user", content: ${JSON.stringify(hello)} }],\n})`,
         "result.choices[0].message.content",
       );
+    }
     default:
       return openaiExample(
         m,
         baseUrl,
-        { model: m.id, input: hello },
-        `client.responses.create({ model: ${JSON.stringify(m.id)}, input: ${JSON.stringify(hello)} })`,
+        { model: m.id, max_output_tokens: EXAMPLE_MAX_TOKENS, input: hello },
+        `client.responses.create({ model: ${JSON.stringify(m.id)}, max_output_tokens: ${EXAMPLE_MAX_TOKENS}, input: ${JSON.stringify(hello)} })`,
         "result.output_text",
       );
   }

@@ -1,6 +1,6 @@
 import { Elysia } from "elysia";
 import type { AppContext } from "../context";
-import { bodyType } from "../http/route-docs";
+import { alsoBodyType, bodyType } from "../http/route-docs";
 import { mediaSettingsOf } from "../media/settings";
 import { pathName } from "../discovery/openapi-shape";
 import { percentDecoded } from "../http/percent";
@@ -17,6 +17,65 @@ import { etagMatches, PricingPage } from "./pricing";
 
 const cacheControl = "public, max-age=300";
 
+// For /openapi.json: what the pages answer besides their 200 (an ETag revalidated, an alias sent on, no such card).
+const ifNoneMatch = {
+  name: "If-None-Match",
+  in: "header" as const,
+  required: false,
+  description: "The ETag of an earlier answer: 304 with no body while the catalog has not changed.",
+  schema: { type: "string" as const },
+};
+const notModified = {
+  description: "Not modified: the ETag given still holds (no body).",
+  headers: { etag: { schema: { type: "string" as const } } },
+};
+const LANDING_JSON = {
+  type: "object",
+  required: ["name", "version", "description", "base_urls", "links"],
+  properties: {
+    name: { type: "string" },
+    version: { type: "string" },
+    description: { type: "string" },
+    base_urls: {
+      type: "object",
+      required: ["anthropic", "openai"],
+      properties: { anthropic: { type: "string" }, openai: { type: "string" } },
+    },
+    links: {
+      type: "array",
+      items: {
+        type: "object",
+        required: ["rel", "href", "title"],
+        properties: { rel: { type: "string" }, href: { type: "string" }, title: { type: "string" } },
+      },
+    },
+  },
+};
+const pricingQuery = [
+  {
+    name: "type",
+    in: "query" as const,
+    required: false,
+    description: "Only models of this type (any other value is ignored).",
+    schema: { type: "string" as const, enum: ["llm", "embedding", "image", "video", "audio"] },
+  },
+  {
+    name: "provider",
+    in: "query" as const,
+    required: false,
+    description: "Only this provider's models (an unknown one is ignored).",
+    schema: { type: "string" as const },
+  },
+  {
+    name: "q",
+    in: "query" as const,
+    required: false,
+    description:
+      "Words every listed model matches (id, name, provider, type, endpoint, description); the first 100 characters count.",
+    schema: { type: "string" as const },
+  },
+];
+
 export function publicPageRoutes(ctx: AppContext) {
   const base = ctx.config.publicBaseUrl;
   const pricing = ctx.catalog.derived(() => new PricingPage(ctx.catalog));
@@ -32,12 +91,15 @@ export function publicPageRoutes(ctx: AppContext) {
           summary:
             "Start page: links to the docs, pricing, dashboard and machine-readable documents (HTML, or JSON for Accept: application/json)",
           ...bodyType("text/html"),
+          ...alsoBodyType("application/json", LANDING_JSON),
         },
       })
       .get("/pricing", ({ query, request }) => pricing().respond(query, request.headers.get("if-none-match")), {
         detail: {
           summary: "Models and prices for people (HTML; filters as query parameters)",
           ...bodyType("text/html"),
+          parameters: [...pricingQuery, ifNoneMatch],
+          responses: { 200: { description: "The page, with an ETag." }, 304: notModified },
         },
       })
       // Ids contain slashes (google/nano-banana), hence the wildcard.
@@ -45,6 +107,19 @@ export function publicPageRoutes(ctx: AppContext) {
         detail: {
           summary: "A model's card (HTML); ids may contain slashes, e.g. /models/google/nano-banana",
           ...bodyType("text/html"),
+          parameters: [ifNoneMatch],
+          responses: {
+            200: { description: "The card, with an ETag." },
+            301: {
+              description: "The id is an alias: the model's own card is at `location` (no body).",
+              headers: { location: { schema: { type: "string" } } },
+            },
+            304: notModified,
+            404: {
+              description: "No such model: an HTML page saying so.",
+              content: { "text/html": { schema: { type: "string" } } },
+            },
+          },
           ...pathName("model_id", "A model id; may contain `/`."),
         },
       })

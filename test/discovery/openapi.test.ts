@@ -84,6 +84,7 @@ describe("/openapi.json", () => {
       if (!errors.length) problems.push(`${name}: no error response`);
       for (const [s, res] of errors) {
         if (`${name} ${s}` === "GET /readyz 503") continue; // not an error body: the same status document as its 200
+        if (res.content?.["text/html"]?.schema && op.responses["200"]?.content?.["text/html"]) continue; // a page's own error page
         if (!res["x-error-codes"]?.length) problems.push(`${name}: ${s} names no codes`);
         else
           for (const c of res["x-error-codes"])
@@ -116,7 +117,7 @@ describe("/openapi.json", () => {
     expect(estimate.responses["200"].content["application/json"].schema.properties.estimated_credits.type).toBe(
       "integer",
     );
-    expect(doc.paths["/v1/usage"].get.parameters.find((p: any) => p.name === "limit").schema.type).toBe("number");
+    expect(doc.paths["/v1/usage"].get.parameters.find((p: any) => p.name === "limit").schema.type).toBe("integer");
   });
 
   test("the LLM endpoints describe their protocol's fields, answers and stream events, open to unknown fields", () => {
@@ -139,7 +140,7 @@ describe("/openapi.json", () => {
       [
         "/v1/chat/completions",
         ["model", "messages", "max_completion_tokens", "max_tokens", "stream", "tools", "max_credits"],
-        "ChatCompletionChunk",
+        "ChatCompletionStreamEvent",
       ],
     ];
     for (const [path, fields, event] of cases) {
@@ -152,6 +153,7 @@ describe("/openapi.json", () => {
       expect(doc.paths[path].post.responses["402"]["x-error-codes"]).toEqual([
         "insufficient_credits",
         "max_credits_exceeded",
+        "key_budget_exceeded",
       ]);
     }
     expect(body("/v1/embeddings").properties.input).toBeDefined();
@@ -192,14 +194,91 @@ describe("/openapi.json", () => {
     const codes = (path: string, method: string, status: string) =>
       doc.paths[path][method].responses[status]?.["x-error-codes"];
     for (const path of ["/api/v1/jobs/createTask", "/v1/images/generations", "/v1/videos", "/v1/music/generations"]) {
-      expect(codes(path, "post", "402")).toEqual(["insufficient_credits", "max_credits_exceeded"]);
+      expect(codes(path, "post", "402")).toEqual([
+        "insufficient_credits",
+        "max_credits_exceeded",
+        "key_budget_exceeded",
+      ]);
+      expect(codes(path, "post", "410")).toEqual(["model_retired"]);
       expect(codes(path, "post", "429")).toEqual(["too_many_running_tasks", "rate_limit_exceeded"]);
     }
     expect(codes("/admin/v1/accounts/{id}/credits", "post", "409")).toEqual(["correction_exceeds_available"]);
     expect(codes("/admin/v1/accounts", "get", "409")).toBeUndefined();
     expect(codes("/admin/v1/accounts/{id}", "get", "404")).toEqual(["not_found"]);
     expect(codes("/files/{token}/{name}", "get", "410")).toEqual(["file_expired"]);
-    expect(codes("/v1/credits", "get", "401")).toEqual(["invalid_api_key"]);
+    expect(codes("/v1/credits", "get", "401")).toEqual(["invalid_api_key", "key_expired"]);
+  });
+
+  test("the POSTs that take an Idempotency-Key declare it as the server reads it (1 to 255 characters)", () => {
+    const keyed = ["/v1/messages", "/v1/responses", "/v1/chat/completions", "/v1/embeddings"];
+    for (const path of [...keyed, "/api/v1/jobs/createTask", "/v1/images/generations", "/v1/videos"]) {
+      const op = doc.paths[path].post;
+      expect(op.parameters).toContainEqual(
+        expect.objectContaining({
+          name: "Idempotency-Key",
+          in: "header",
+          required: false,
+          schema: { type: "string", minLength: 1, maxLength: 255 },
+        }),
+      );
+      expect(op.responses["409"]["x-error-codes"]).toContain("idempotency_in_progress");
+      expect(op.responses["422"]["x-error-codes"]).toContain("idempotency_key_reused");
+    }
+    // count_tokens is free: a key there is ignored, and nothing is held
+    const count = doc.paths["/v1/messages/count_tokens"].post;
+    expect((count.parameters ?? []).map((p: any) => p.name)).not.toContain("Idempotency-Key");
+    expect(count.responses["402"]).toBeUndefined();
+  });
+
+  test("the LLM endpoints declare the query and headers they forward upstream", () => {
+    const names = (path: string) =>
+      (doc.paths[path].post.parameters ?? [])
+        .map((p: any) => `${p.in}:${p.name}`)
+        .filter((n: string) => !n.includes("Idempotency"));
+    for (const path of ["/v1/messages", "/v1/messages/count_tokens"])
+      expect(names(path)).toEqual(["query:beta", "header:anthropic-version", "header:anthropic-beta"]);
+    for (const path of ["/v1/responses", "/v1/chat/completions"]) expect(names(path)).toEqual(["header:openai-beta"]);
+  });
+
+  test("a model's type and lifecycle are declared, as the README says GET /v1/models shows them", () => {
+    const model = doc.paths["/v1/models"].get.responses["200"].content["application/json"].schema.properties.data.items;
+    expect(model.properties.type.enum ?? model.properties.type.anyOf?.map((b: any) => b.const)).toEqual([
+      "llm",
+      "embedding",
+      "image",
+      "video",
+      "audio",
+    ]);
+    expect(model.properties.status.enum ?? model.properties.status.anyOf?.map((b: any) => b.const)).toEqual([
+      "current",
+      "legacy",
+      "retired",
+    ]);
+    const lifecycle = ["released", "retires_after", "successor", "provider_successor", "source", "checked"];
+    expect(model.required).toEqual(expect.arrayContaining(["status", ...lifecycle]));
+  });
+
+  test("query parameters state the values the server accepts", () => {
+    const param = (path: string, name: string) =>
+      doc.paths[path].get.parameters.find((p: any) => p.name === name).schema;
+    expect(param("/v1/usage", "limit")).toMatchObject({ type: "integer", minimum: 1, maximum: 1000, default: 100 });
+    expect(param("/v1/usage/summary", "group_by")).toMatchObject({
+      type: "string",
+      enum: ["model", "key", "day"],
+      default: "model",
+    });
+  });
+
+  test("the public pages declare the query parameters and conditional requests they honour", () => {
+    const pricing = doc.paths["/pricing"].get;
+    const names = (op: any) => op.parameters.map((p: any) => `${p.in}:${p.name}`);
+    expect(names(pricing)).toEqual(["query:type", "query:provider", "query:q", "header:If-None-Match"]);
+    expect(pricing.parameters[0].schema.enum).toEqual(["llm", "embedding", "image", "video", "audio"]);
+    expect(pricing.responses["304"].headers.etag).toBeDefined();
+    const card = doc.paths["/models/{model_id}"].get;
+    expect(names(card)).toContain("header:If-None-Match");
+    expect(card.responses["301"].headers.location).toBeDefined();
+    expect(Object.keys(card.responses["404"].content)).toEqual(["text/html"]);
   });
 
   test("the discovery, operations and dashboard-admin routes are there", () => {

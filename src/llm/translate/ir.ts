@@ -163,8 +163,11 @@ export interface ClientCodec {
   decodeRequest(body: Record<string, any>): IrRequest;
   /** the JSON answer in this protocol; `request` is the client's own body (Responses echoes some of its fields) */
   encodeAnswer(answer: IrAnswer, request: Record<string, any>): Record<string, unknown>;
-  /** a stream writer: each IrEvent becomes this protocol's SSE text (possibly "" or several events) */
-  streamEncoder(request: Record<string, any>): { write(e: IrEvent): string };
+  /**
+   * a stream writer: each IrEvent becomes this protocol's SSE text (possibly "" or several events); `requestId` goes
+   * into an error event where the protocol's errors carry it, as the gateway's own errors do
+   */
+  streamEncoder(request: Record<string, any>, requestId?: string): { write(e: IrEvent): string };
 }
 
 /** The upstream side of a protocol: how a request is written for a provider and how its answers are read. */

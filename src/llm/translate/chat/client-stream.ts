@@ -14,8 +14,8 @@ type OpenPart =
   | { kind: "tool"; index: number; args: boolean }
   | ({ kind: "reasoning" } & Omit<ReasoningPart, "type">);
 
-export function streamEncoder(request: Record<string, any>): { write(e: IrEvent): string } {
-  return new ChatStreamWriter(request?.stream_options?.include_usage === true);
+export function streamEncoder(request: Record<string, any>, requestId?: string): { write(e: IrEvent): string } {
+  return new ChatStreamWriter(request?.stream_options?.include_usage === true, requestId);
 }
 
 /** One answer's chunks: the fixed head every chunk repeats, and the parts open by their IR index. */
@@ -28,7 +28,10 @@ class ChatStreamWriter {
   /** what `start` knew, for a finish that knows nothing more */
   private startUsage: IrUsage | null = null;
 
-  constructor(private readonly includeUsage: boolean) {}
+  constructor(
+    private readonly includeUsage: boolean,
+    private readonly requestId: string | undefined,
+  ) {}
 
   write(e: IrEvent): string {
     if (this.done) return "";
@@ -45,7 +48,8 @@ class ChatStreamWriter {
         return this.finish(e);
       case "error":
         this.done = true;
-        return `data: ${JSON.stringify({ error: errorOf(e) })}\n\n`;
+        // the body of the gateway's own errors, as a native stream's error event is (llm/call-failures.ts)
+        return `data: ${JSON.stringify(openAiErrorBody({ status: e.status, code: e.code, message: e.message, requestId: this.requestId ?? "" }))}\n\n`;
     }
   }
 
@@ -114,10 +118,4 @@ class ChatStreamWriter {
     if (this.includeUsage && usage) out += this.chunk("[]", JSON.stringify(chatUsage(usage)));
     return out + "data: [DONE]\n\n";
   }
-}
-
-/** The error object of an OpenAI error body (its type follows the status), without the gateway's request id. */
-function errorOf(e: IrEventOf<"error">): unknown {
-  return (openAiErrorBody({ status: e.status, code: e.code, message: e.message, requestId: "" }) as { error: unknown })
-    .error;
 }
