@@ -131,7 +131,8 @@ function reserve(
     server,
     onEnd: null,
   });
-  const refused = (e: unknown) => withCreditHint(e, proto.name, body, plan, proto.maxOutputTokens(body));
+  const refused = (e: unknown) =>
+    withCreditHint(e, proto.name, model.provider, body, plan, proto.maxOutputTokens(body));
   return holdFunds(deps, auth, plan, requestId, callOf, refused);
 }
 

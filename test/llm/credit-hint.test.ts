@@ -20,7 +20,19 @@ const hintedLimit = (message: string) => Number(/to at most (\d+)/.exec(message)
 
 describe("insufficient_credits says what to lower", () => {
   test.each([
-    ["/v1/chat/completions", "max_tokens", { model: "gpt-5.2", messages: [{ role: "user", content: "hi" }] }],
+    // no limit sent: the field the model's provider takes (OpenAI refuses max_tokens on gpt-5.2; a Claude model
+    // called on chat is translated, and max_tokens is what its provider's chat dialect names)
+    [
+      "/v1/chat/completions",
+      "max_completion_tokens",
+      { model: "gpt-5.2", messages: [{ role: "user", content: "hi" }] },
+    ],
+    ["/v1/chat/completions", "max_tokens", { model: "claude-opus-4-5", messages: [{ role: "user", content: "hi" }] }],
+    [
+      "/v1/chat/completions",
+      "max_tokens",
+      { model: "gpt-5.2", max_tokens: 100_000, messages: [{ role: "user", content: "hi" }] },
+    ],
     [
       "/v1/chat/completions",
       "max_completion_tokens",
