@@ -62,7 +62,12 @@ const callOf = (r: OpenAI.Responses.Response) => r.output.find((i) => i.type ===
 test("a streamed Claude call to a tool without parameters reaches a Responses client with arguments {}", async () => {
   const { key } = await e.gw.account(100);
   e.fake.enqueue({ kind: "error", status: 200, contentType: "text/event-stream", whole: true, body: CLAUDE_CALL });
-  const stream = openai(key).responses.stream({ model: "claude-haiku-4-5", input: "What time is it?", tools, max_output_tokens: 500 });
+  const stream = openai(key).responses.stream({
+    model: "claude-haiku-4-5",
+    input: "What time is it?",
+    tools,
+    max_output_tokens: 500,
+  });
   let doneArguments = null as string | null;
   stream.on("response.function_call_arguments.done", (ev) => (doneArguments = ev.arguments));
   const call = callOf(await stream.finalResponse());
@@ -73,7 +78,12 @@ test("a streamed Claude call to a tool without parameters reaches a Responses cl
 test("a chat model's JSON call with no arguments reaches a Responses client with arguments {}", async () => {
   const { key } = await e.gw.account(100);
   e.fake.enqueue({ kind: "error", status: 200, contentType: "application/json", whole: true, body: CHAT_CALL });
-  const r = await openai(key).responses.create({ model: "gemini-2.5-flash", input: "What time is it?", tools, max_output_tokens: 500 });
+  const r = await openai(key).responses.create({
+    model: "gemini-2.5-flash",
+    input: "What time is it?",
+    tools,
+    max_output_tokens: 500,
+  });
   const call = callOf(r);
   expect(call.type === "function_call" && JSON.parse(call.arguments)).toEqual({});
 });
