@@ -69,6 +69,9 @@ class ResultUrlRefused extends ResultRefused {
   }
 }
 
+/** The most files one result is copied with: no model makes more than 10, and each may be RESULT_MAX_FILE_MB. */
+const MAX_OUTPUTS = 16;
+
 const FALLBACK_TYPE = { images: "image/png", video: "video/mp4", audio: "audio/mpeg" } as const;
 
 export interface StoredFile {
@@ -87,13 +90,20 @@ export interface StoredFile {
  */
 export async function storeOutputs(
   deps: ResultFileDeps,
+  taskId: string,
   model: MediaModel,
   done: Done,
   leaseLost?: AbortSignal,
 ): Promise<StoredFile[]> {
   const files: StoredFile[] = [];
+  if (done.outputs.length > MAX_OUTPUTS)
+    deps.log.warn("upstream result lists more files than the gateway copies; the rest are dropped", {
+      task_id: taskId,
+      listed: done.outputs.length,
+      copied: MAX_OUTPUTS,
+    });
   try {
-    for (const [i, out] of done.outputs.entries()) {
+    for (const [i, out] of done.outputs.slice(0, MAX_OUTPUTS).entries()) {
       leaseLost?.throwIfAborted();
       files.push(await storeOutput(deps, model, out, i, leaseLost));
     }
