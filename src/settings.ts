@@ -260,6 +260,12 @@ export const settings: Setting[] = [
     doc: "Allow fetching URLs that media upstreams hand over (result files, fal's status URLs) from loopback, private, link-local or metadata addresses (tests, upstreams on a trusted network).",
   },
   {
+    name: "INPUT_URLS_ALLOW_PRIVATE",
+    kind: "bool",
+    default: "false",
+    doc: "Allow input URLs (source images, videos, audio) that name a loopback, private, link-local or metadata address, or localhost, for the upstream to fetch (upstreams on a trusted network).",
+  },
+  {
     name: "CALLBACK_MAX_ATTEMPTS",
     kind: "int",
     default: "6",

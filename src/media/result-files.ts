@@ -8,7 +8,7 @@ import type { MediaModel } from "./model";
 import { mediaSeconds } from "./probe";
 import type { MediaSettings } from "./settings";
 import { contentTypeOf, extensionOf, type Storage } from "./storage";
-import { guardedFetch, UpstreamUrlRefused } from "./upstream-fetch";
+import { bodyUpTo, guardedFetch, UpstreamUrlRefused } from "./upstream-fetch";
 
 export interface ResultFileDeps {
   storage: Storage;
@@ -69,6 +69,9 @@ class ResultUrlRefused extends ResultRefused {
   }
 }
 
+/** The most files one result is copied with: no model makes more than 10, and each may be RESULT_MAX_FILE_MB. */
+const MAX_OUTPUTS = 16;
+
 const FALLBACK_TYPE = { images: "image/png", video: "video/mp4", audio: "audio/mpeg" } as const;
 
 export interface StoredFile {
@@ -87,13 +90,20 @@ export interface StoredFile {
  */
 export async function storeOutputs(
   deps: ResultFileDeps,
+  taskId: string,
   model: MediaModel,
   done: Done,
   leaseLost?: AbortSignal,
 ): Promise<StoredFile[]> {
   const files: StoredFile[] = [];
+  if (done.outputs.length > MAX_OUTPUTS)
+    deps.log.warn("upstream result lists more files than the gateway copies; the rest are dropped", {
+      task_id: taskId,
+      listed: done.outputs.length,
+      copied: MAX_OUTPUTS,
+    });
   try {
-    for (const [i, out] of done.outputs.entries()) {
+    for (const [i, out] of done.outputs.slice(0, MAX_OUTPUTS).entries()) {
       leaseLost?.throwIfAborted();
       files.push(await storeOutput(deps, model, out, i, leaseLost));
     }
@@ -134,7 +144,7 @@ async function storeOutput(
     }
     if (MISSING_STATUSES.has(res.status)) throw new ResultMissing(res.status);
     if (!res.ok) throw new Error(`result download answered ${res.status}`); // anything else: retried at the next poll
-    bytes = await bodyUpTo(res, limit);
+    bytes = await bodyUpTo(res, limit, () => new ResultTooLarge(limit));
     header = res.headers.get("content-type") ?? header;
   }
   const contentType = contentTypeOf(bytes, header, FALLBACK_TYPE[model.output]);
@@ -150,24 +160,6 @@ async function storeOutput(
     bytes: bytes.length,
     seconds: out.seconds ?? mediaSeconds(bytes, contentType),
   };
-}
-
-/**
- * The body of a result download, refused once it passes `limit` bytes: by its stated length before reading, else
- * as it arrives (a chunked answer states none, and reading it whole first could take any amount of memory).
- */
-async function bodyUpTo(res: Response, limit: number): Promise<Uint8Array> {
-  const stated = res.headers.get("content-length");
-  if (stated !== null && Number(stated) > limit) throw new ResultTooLarge(limit);
-  if (stated !== null) return new Uint8Array(await res.arrayBuffer());
-  const parts: Uint8Array[] = [];
-  let size = 0;
-  for await (const part of res.body as unknown as AsyncIterable<Uint8Array>) {
-    size += part.byteLength;
-    if (size > limit) throw new ResultTooLarge(limit); // leaving the loop cancels the download
-    parts.push(part);
-  }
-  return new Uint8Array(Bun.concatArrayBuffers(parts));
 }
 
 /** Best effort: a file that cannot be deleted now is only wasted space, never a wrong answer. */

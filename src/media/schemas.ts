@@ -7,6 +7,8 @@ const Money = { description: "Credits (1 credit = 0.001 USD)." };
 const Budget = (description?: string) =>
   t.Optional(t.Nullable(t.Union([t.Number(), t.String()], { ...Money, ...(description && { description }) })));
 
+/** Other fields pass the schema so that task-routes.ts can refuse them by name: with additionalProperties false,
+ *  Elysia would drop them silently, a misspelt maxCredits with them. */
 export const CreateTaskBody = t.Object(
   {
     model: t.String({ description: "A media model id from GET /v1/models (type image, video or audio)." }),

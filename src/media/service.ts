@@ -1,7 +1,7 @@
 // Creating and reading tasks (no HTTP here; routes.ts adapts both front doors to it).
-// Creation order matters for money: validate (the key's models too) → estimate → budget guard → callback URL
-// (task-requests.ts) → concurrency token (creation-tokens.ts) → ONE transaction that records the task and holds its
-// estimate. Every refusal before the transaction leaves nothing behind (no task, no hold, no token).
+// Creation order matters for money: validate (the key's models too, input URLs' addresses) → estimate → budget guard
+// → callback URL (task-requests.ts) → concurrency token (creation-tokens.ts) → ONE transaction that records the task
+// and holds its estimate. Every refusal before the transaction leaves nothing behind (no task, no hold, no token).
 import { sql } from "drizzle-orm";
 import { holdBudgetIn } from "../accounts/key-budgets";
 import { refuseModelNotAllowed } from "../accounts/policy";
@@ -19,6 +19,7 @@ import {
   type CreateRequest,
   overBudget,
   prepareInput,
+  refusePrivateInputUrls,
   requireModel,
 } from "./task-requests";
 import type { TaskRow } from "./views";
@@ -39,6 +40,7 @@ export class TaskService {
     const model = requireModel(this.ctx, req.model);
     refuseModelNotAllowed(caller.models, req.model as string, model);
     const prepared = prepareInput(model, req.input, req.names.inputPrefix);
+    if (!this.settings.inputUrls.allowPrivate) refusePrivateInputUrls(model, prepared.value, req.names.inputPrefix);
     const budget = budgetOf(req.maxCredits);
     if (budget !== undefined && prepared.estimate > budget) throw overBudget(prepared.estimate, budget);
     const callbackUrl = await checkedCallbackUrl(req, this.settings.callbacks.allowPrivate);

@@ -26,6 +26,8 @@ export interface MediaSettings {
   callbacks: { allowPrivate: boolean; maxAttempts: number; retryBaseMs: number; timeoutMs: number };
   /** URLs the upstreams hand over (result files, fal's status URLs): fetched through upstream-fetch.ts's guard. */
   upstreamUrls: { allowPrivate: boolean };
+  /** Input URLs the upstream is to fetch: those naming a non-public address are refused at creation unless allowed. */
+  inputUrls: { allowPrivate: boolean };
   storage: {
     dir: string;
     s3?: { bucket: string; endpoint?: string; region?: string; accessKeyId?: string; secretAccessKey?: string };
@@ -77,6 +79,9 @@ export function mediaSettings(raw: Raw, base: MediaBase): MediaSettings {
     },
     upstreamUrls: {
       allowPrivate: raw.UPSTREAM_URLS_ALLOW_PRIVATE === "true" || raw.UPSTREAM_URLS_ALLOW_PRIVATE === "1",
+    },
+    inputUrls: {
+      allowPrivate: raw.INPUT_URLS_ALLOW_PRIVATE === "true" || raw.INPUT_URLS_ALLOW_PRIVATE === "1",
     },
     storage: {
       dir: raw.STORAGE_DIR!,

@@ -59,7 +59,7 @@ export async function completeTask(
   done: Done,
   leaseLost?: AbortSignal,
 ): Promise<boolean> {
-  const files = await storeOutputs(deps, model, done, leaseLost);
+  const files = await storeOutputs(deps, task.id, model, done, leaseLost);
   const now = Date.now();
   const expires = now + deps.settings.retentionMs;
   const result: StoredResult = { paths: files.map((f) => `/files/${f.token}/${f.name}`) };

@@ -6,6 +6,8 @@ import type { AppContext } from "../context";
 import { ApiError } from "../http/errors";
 import { maxCreditsToMicros, microsToCredits } from "../ledger/units";
 import type { MediaModel } from "./model";
+import { isIP } from "node:net";
+import { isNonPublicAddress } from "./special-addresses";
 import { checkCallbackUrl } from "./ssrf";
 
 export interface CreateRequest {
@@ -58,6 +60,33 @@ export function prepareInput(model: MediaModel, input: unknown, inputPrefix: str
     throw new ApiError(422, "invalid_request", `${param}: ${prepared.message}`, { param });
   }
   return prepared;
+}
+
+/**
+ * A 422 naming the first input URL whose host is a non-public address literal or localhost. The upstream fetches
+ * it on the operator's account, from its own network; a name is not resolved here (the upstream resolves it, later).
+ */
+export function refusePrivateInputUrls(model: MediaModel, value: Record<string, unknown>, inputPrefix: string): void {
+  for (const [name, def] of Object.entries(model.input.properties)) {
+    const v = value[name];
+    const urls = def.type === "url" ? [v] : def.type === "array" && (def.items ?? "url") === "url" ? v : [];
+    if (!Array.isArray(urls)) continue;
+    urls.forEach((url, i) => {
+      if (typeof url !== "string" || !namesPrivateHost(url)) return;
+      const param = inputPrefix + (def.type === "url" ? name : `${name}[${i}]`);
+      throw new ApiError(422, "invalid_request", `${param}: must not point at a non-public address.`, { param });
+    });
+  }
+}
+
+function namesPrivateHost(url: string): boolean {
+  const host =
+    URL.parse(url)
+      ?.hostname.replace(/^\[|\]$/g, "")
+      .replace(/\.$/, "") // "localhost." is localhost
+      .toLowerCase() ?? "";
+  if (isIP(host)) return isNonPublicAddress(host);
+  return host === "localhost" || host.endsWith(".localhost");
 }
 
 /** max_credits as µcr (undefined when absent); a malformed or too large value is a 422 (units.ts has the rule). */

@@ -3,6 +3,7 @@
 // (alias-routes.ts) create and read the same tasks.
 import { Elysia, t } from "elysia";
 import type { AppContext } from "../context";
+import { ApiError } from "../http/errors";
 import { routeGuards } from "../http/guards";
 import { Idempotency, idempotent } from "../http/idempotency";
 import { errorCodes, takesIdempotencyKey } from "../http/route-docs";
@@ -63,6 +64,22 @@ export const callingKey = (auth: CallingKey): CallingKey => ({
   budget: auth.budget,
 });
 
+/** The native body's fields; the model's input goes in `input`. */
+const NATIVE_FIELDS = new Set(["model", "input", "callBackUrl", "max_credits"]);
+
+/** Any other field is refused by name, as an unknown input field is: a misspelt budget guard (`maxCredits`) or
+ *  callback (`callbackUrl`) would otherwise be dropped, and the task run and charged without it. */
+function refuseUnknownFields(body: Record<string, unknown>): void {
+  const unknown = Object.keys(body).find((k) => !NATIVE_FIELDS.has(k));
+  if (unknown === undefined) return;
+  throw new ApiError(
+    422,
+    "invalid_request",
+    `unknown field ${JSON.stringify(unknown)} (allowed: ${[...NATIVE_FIELDS].join(", ")}; the model's fields go in input)`,
+    { param: unknown },
+  );
+}
+
 export function nativeTaskRoutes(ctx: AppContext, { tasks, once, base }: TaskDoors) {
   return new Elysia({ name: "media-native-tasks" })
     .use(routeGuards(ctx))
@@ -70,6 +87,7 @@ export function nativeTaskRoutes(ctx: AppContext, { tasks, once, base }: TaskDoo
       "/api/v1/jobs/createTask",
       ({ body, auth, request }) =>
         once(request, auth, body, async () => {
+          refuseUnknownFields(body);
           const row = await tasks.create(callingKey(auth), {
             model: body.model,
             input: body.input,

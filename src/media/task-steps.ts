@@ -97,6 +97,7 @@ export class TaskSteps {
         );
         return this.end(at, model, r, lease);
       }
+      if (await this.refUsedElsewhere(task.id, route.provider, r.ref)) return this.failReusedRef(at, r.ref);
       return this.recordAccepted(at, route.provider, r.ref, interrupted);
     }
     await this.fail(task, "upstream_refused", everyRouteRefusedMessage(refusals).slice(0, 1000));
@@ -135,6 +136,28 @@ export class TaskSteps {
       if (Date.now() >= task.deadline_at) return PAST_DEADLINE;
       return { kind: "refused" as const, code: "network", message: String((e as Error).message ?? e) };
     }
+  }
+
+  /** Whether another task already has the job `ref` of `provider`: polling it would hand this task that one's result. */
+  private async refUsedElsewhere(taskId: string, provider: MediaProvider, ref: string): Promise<boolean> {
+    const other = await this.deps.db.get<{ id: string }>(
+      sql`select id from tasks where upstream_ref = ${storableText(ref)} and provider = ${provider} and id <> ${taskId} limit 1`,
+    );
+    return other !== undefined;
+  }
+
+  /** An upstream that answers with a job id it gave another task (a bug, a replayed answer): this task is refunded. */
+  private async failReusedRef(task: TaskRow, ref: string): Promise<void> {
+    this.deps.log.error("upstream answered a submission with another task's job id; task failed", {
+      task_id: task.id,
+      provider: task.provider,
+      upstream_ref: ref,
+    });
+    return this.fail(
+      task,
+      "upstream_ref_reused",
+      `The upstream (${task.provider}) answered with a job of another task; nothing was charged.`,
+    );
   }
 
   /** The upstream accepted the task as job `ref`: the row records it and the task is polled from now on. */

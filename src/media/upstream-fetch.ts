@@ -45,3 +45,24 @@ export async function guardedFetch(
     url = next.href;
   }
 }
+
+/**
+ * A response's body, refused with `tooLarge()` once it passes `limit` bytes: by its stated length before reading, else
+ * as it arrives (a chunked answer states none, and reading it whole first could take any amount of memory).
+ */
+export async function bodyUpTo(res: Response, limit: number, tooLarge: () => Error): Promise<Uint8Array> {
+  const stated = res.headers.get("content-length");
+  if (stated !== null && Number(stated) > limit) {
+    void res.body?.cancel().catch(() => {});
+    throw tooLarge();
+  }
+  if (stated !== null) return new Uint8Array(await res.arrayBuffer());
+  const parts: Uint8Array[] = [];
+  let size = 0;
+  for await (const part of (res.body ?? []) as unknown as AsyncIterable<Uint8Array>) {
+    size += part.byteLength;
+    if (size > limit) throw tooLarge(); // leaving the loop cancels the download
+    parts.push(part);
+  }
+  return new Uint8Array(Bun.concatArrayBuffers(parts));
+}

@@ -34,10 +34,22 @@ export function kieAdapter(up: Upstreams): Adapter {
       if (d.state === "fail")
         return { kind: "failed", code: String(d.failCode || "501"), message: String(d.failMsg || "Generation failed") };
       if (d.state !== "success") return { kind: "pending" };
-      const urls: unknown = JSON.parse(d.resultJson || "{}").resultUrls;
+      // The record of a finished task is final: a resultJson that does not parse would not parse at the next poll.
+      const result = parsedOrUndefined(d.resultJson || "{}");
+      if (result === undefined)
+        return { kind: "failed", code: "malformed_result", message: "The upstream's resultJson is not JSON" };
+      const urls: unknown = result?.resultUrls;
       if (!Array.isArray(urls) || urls.length === 0)
         return { kind: "failed", code: "no_output", message: "The upstream returned no result files" };
       return { kind: "done", outputs: urls.map((url) => ({ url: String(url) })), facts: {} };
     },
   };
+}
+
+function parsedOrUndefined(text: string): any {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
 }

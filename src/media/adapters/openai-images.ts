@@ -17,6 +17,9 @@ const TOKEN_USD: Record<string, { text: number; imageIn: number; out: number }> 
   "gpt-image-1": { text: 5, imageIn: 10, out: 40 },
 };
 
+// The answer carries the images as base64: up to 10 of about 6 MB each (1536x1024 PNG), 4/3 larger as base64.
+const ANSWER_WITH_IMAGES_MAX_BYTES = 128 * 1024 * 1024;
+
 export function openaiImagesAdapter(up: Upstreams): Adapter {
   const { base, key } = up.openai;
   return {
@@ -31,6 +34,7 @@ export function openaiImagesAdapter(up: Upstreams): Adapter {
         headers: { authorization: `Bearer ${key}` },
         body,
         timeoutMs,
+        maxBytes: ANSWER_WITH_IMAGES_MAX_BYTES,
       });
       if (r.status === 400 && r.json?.error?.type === "image_generation_user_error") {
         return {

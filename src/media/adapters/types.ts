@@ -2,7 +2,7 @@
 // else: pricing, storage, retries across routes, deadlines and callbacks are the engine's.
 import type { MediaRoute } from "../model";
 import type { MediaSettings } from "../settings";
-import { guardedFetch, type UrlPolicy } from "../upstream-fetch";
+import { bodyUpTo, guardedFetch, type UrlPolicy } from "../upstream-fetch";
 
 /** A result file as the upstream hands it over: a URL to download (with headers, e.g. Veo's key) or the bytes. */
 export interface UpstreamOutput {
@@ -49,10 +49,15 @@ export interface Adapter {
 
 export type Upstreams = MediaSettings["upstreams"];
 
+/** The largest API answer read from an upstream (its JSON: a submission's, a poll's). Far above any real one, except
+ *  OpenAI Images' base64 results, which pass their own bound. */
+export const ANSWER_MAX_BYTES = 16 * 1024 * 1024;
+
 /**
- * fetch with a timeout, JSON in and out; a network failure throws. Redirects are never followed: an API call that
- * redirects is an error, and following it would carry the key to wherever it points. A URL the upstream handed over
- * (`guard` given, GET only) goes through upstream-fetch.ts's guard instead.
+ * fetch with a timeout, JSON in and out; a network failure throws, and so does an answer over `maxBytes` (read no
+ * further: an endless answer would otherwise be buffered until the timeout, gigabytes). Redirects are never followed:
+ * an API call that redirects is an error, and following it would carry the key to wherever it points. A URL the
+ * upstream handed over (`guard` given, GET only) goes through upstream-fetch.ts's guard instead.
  */
 export async function callJson(
   url: string,
@@ -62,6 +67,7 @@ export async function callJson(
     body?: unknown;
     timeoutMs?: number;
     guard?: UrlPolicy;
+    maxBytes?: number;
   } = {},
 ) {
   const signal = AbortSignal.timeout(init.timeoutMs ?? 60_000);
@@ -74,7 +80,9 @@ export async function callJson(
         signal,
         redirect: "manual",
       });
-  const text = await res.text();
+  const limit = init.maxBytes ?? ANSWER_MAX_BYTES;
+  const body = await bodyUpTo(res, limit, () => new Error(`${URL.parse(url)?.host} answered over ${limit} bytes`));
+  const text = new TextDecoder().decode(body);
   let json: any;
   try {
     json = text ? JSON.parse(text) : undefined;
