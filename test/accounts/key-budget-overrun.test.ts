@@ -19,11 +19,7 @@ afterAll(async () => {
 });
 
 const post = (key: string, path: string, body: unknown) =>
-  fetch(gw.url + path, {
-    method: "POST",
-    headers: { authorization: `Bearer ${key}`, "content-type": "application/json", "anthropic-version": "2023-06-01" },
-    body: JSON.stringify(body),
-  });
+  gw.post(key, path, body, { "anthropic-version": "2023-06-01" });
 const keyStatus = async (key: string) =>
   (await (await fetch(gw.url + "/v1/key", { headers: { authorization: `Bearer ${key}` } })).json()) as any;
 
