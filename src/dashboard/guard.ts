@@ -5,7 +5,7 @@ import type { AppContext } from "../context";
 import { randomToken } from "../db/ids";
 import { html, htmlResponse, layout, type Raw } from "../pages/layout";
 import type { Session, Users } from "./users";
-import { smallBodyParser } from "../http/body-limits";
+import { smallBodyParser } from "../http/body-parsers";
 
 // What every dashboard request goes through. GET pages need a session (else a redirect to sign in). Every POST
 // must (1) come from our own origin — the Origin header, when the browser sends one, must be this gateway's — and

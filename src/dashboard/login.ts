@@ -18,7 +18,7 @@ import {
   sessionOf,
 } from "./guard";
 import { normalizeEmail, type Users } from "./users";
-import { smallBodyParser } from "../http/body-limits";
+import { smallBodyParser } from "../http/body-parsers";
 import type { Caller } from "../http/before-body";
 
 // Sign-in and sign-out. A refused attempt gets the sign-in page with 429 and retry-after. Three limits:

@@ -1,10 +1,10 @@
 import { Elysia } from "elysia";
 
-// Checks that must pass before a request's body is read. Elysia parses a body (with body-limits.ts's parse hook)
+// Checks that must pass before a request's body is read. Elysia parses a body (with body-parsers.ts's parse hook)
 // before transform, derive and beforeHandle, so a guard in any of those ran only once the whole body had been
 // received and parsed: a caller without the admin token, or an address over its limit, made the gateway read and
 // hold up to MAX_REQUEST_BODY_MB before being refused. A check given here runs as a parse hook ahead of the one that
-// reads (parse hooks run in the order they were added: use this before bodyLimits), and in transform for a request
+// reads (parse hooks run in the order they were added: use this before limitedParser), and in transform for a request
 // that is not parsed (GET, HEAD), once per request either way. It refuses by throwing an ApiError (from a parse hook
 // it reaches the error mapper inside Elysia's ParseError, which http/base.ts unwraps).
 

@@ -3,7 +3,7 @@ import type { AppContext } from "../context";
 import type { AuthContext } from "../accounts/service";
 import { ApiError } from "./errors";
 import { checkFirst, type Caller } from "./before-body";
-import { jsonObjectParser, limitedParser, smallBodyParser, SMALL_BODY_BYTES } from "./body-limits";
+import { jsonObjectParser, limitedParser, smallBodyParser, SMALL_BODY_BYTES } from "./body-parsers";
 import { limitByAddress } from "./by-address";
 import { authenticated, keyWithinLimit } from "./protect";
 import { bearerToken, safeEqual } from "./tokens";

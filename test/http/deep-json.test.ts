@@ -5,7 +5,7 @@
 // The LLM routes read their bodies themselves and must neither stall nor 500 on such a body.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { sql } from "drizzle-orm";
-import { MAX_JSON_DEPTH } from "../../src/http/body-limits";
+import { MAX_JSON_DEPTH } from "../../src/http/body-parsers";
 import { startFakeLlmUpstream } from "../fakes/llm-upstream";
 import { providerEnv } from "../llm/support";
 import { dashboardUser } from "../support/dashboard";
