@@ -6,6 +6,7 @@
 
 import { anthropicErrorType } from "../../protocols/anthropic";
 import type { IrAnswer, IrEvent, IrEventOf, IrUsage } from "../ir";
+import { JsonObjectPrefix } from "../json-prefix";
 import { inputObject, signatureFor, usageToAnthropic } from "./shared";
 
 const ZERO: IrUsage = { input: 0, cacheRead: 0, cacheWrite: 0, output: 0, reasoning: 0 };
@@ -15,8 +16,9 @@ export function messageId(id: string): string {
   return id.startsWith("msg_") ? id : `msg_${id.replace(/[^A-Za-z0-9_-]/g, "")}`;
 }
 
-// An unsigned thinking block gets signature "" (the SDK types want a string); a streamed tool call with no
-// arguments gets "{}" so clients that parse the accumulated text (Claude Code) get an empty object, not an error.
+// An unsigned thinking block gets signature "" (the SDK types want a string); a streamed tool call's arguments go
+// out as they arrive while they stay a JSON object's prefix, and what closes them into an object at the call's end
+// ("{}" for none), so clients that parse the accumulated text (Claude Code) get an object, never an error.
 /** Text with no text, or reasoning with neither text nor a value to send back: nothing the client could use. */
 function isEmpty(p: IrAnswer["parts"][number]): boolean {
   if (p.type === "text") return p.text === "";
@@ -57,7 +59,8 @@ type OpenBlock = {
   index: number;
   block: Record<string, unknown>;
   kind: "text" | "tool_call" | "reasoning";
-  args: boolean;
+  /** a tool call's arguments, forwarded only while they stay a JSON object's prefix (json-prefix.ts) */
+  args: JsonObjectPrefix | null;
   origin: string | null;
   opaque: string;
   redacted: boolean;
@@ -143,8 +146,9 @@ class MessagesStreamWriter {
     this.open = null;
     if (!block) return "";
     let out = "";
-    if (block.kind === "tool_call" && !block.args)
-      out += blockDelta(block, { type: "input_json_delta", partial_json: "{}" });
+    // What closes the arguments sent into one object: "{}" for none, "" for a whole object.
+    const closing = block.args?.closing();
+    if (closing) out += blockDelta(block, { type: "input_json_delta", partial_json: closing });
     if (block.kind === "reasoning") {
       const signature = signatureFor(block);
       if (block.index < 0 && !signature) return "";
@@ -164,7 +168,7 @@ class MessagesStreamWriter {
       index: -1,
       block: { type: "text", text: "" },
       kind: part.type,
-      args: false,
+      args: part.type === "tool_call" ? new JsonObjectPrefix() : null,
       origin: null,
       opaque: "",
       redacted: false,
@@ -196,9 +200,9 @@ class MessagesStreamWriter {
     }
     if (block.kind === "text")
       return e.text ? this.begin(block) + blockDelta(block, { type: "text_delta", text: e.text }) : "";
-    if (!e.arguments) return "";
-    block.args = true;
-    return blockDelta(block, { type: "input_json_delta", partial_json: e.arguments });
+    if (!e.arguments || !block.args) return "";
+    const valid = block.args.feed(e.arguments);
+    return valid > 0 ? blockDelta(block, { type: "input_json_delta", partial_json: e.arguments.slice(0, valid) }) : "";
   }
 }
 
