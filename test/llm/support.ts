@@ -2,6 +2,7 @@
 // and readers of the ledger (holds, entries, wallet) straight from the database — charges are checked there,
 // never through the gateway's own metering code.
 
+import { afterAll, beforeAll, beforeEach } from "bun:test";
 import { sql } from "drizzle-orm";
 import { startFakeLlmUpstream, type FakeLlmUpstream } from "../fakes/llm-upstream";
 import { startGateway, type TestGateway } from "../support/gateway";
@@ -56,6 +57,27 @@ export async function startEnv(
 export async function stopEnv(e: Env) {
   await e.gw.stop();
   await e.fake.stop();
+}
+
+/**
+ * startEnv for a whole test file: started before its tests, stopped after them, the fake's queue emptied before each.
+ * The Env returned reads the one started, so `e.gw` and `e.fake` work in the tests as they would on startEnv's.
+ */
+export function useEnv(opts?: Parameters<typeof startEnv>[0] | (() => Parameters<typeof startEnv>[0])): Env {
+  let env: Env;
+  beforeAll(async () => {
+    env = await startEnv(typeof opts === "function" ? opts() : opts);
+  });
+  afterAll(() => stopEnv(env));
+  beforeEach(() => env.fake.reset());
+  return {
+    get fake() {
+      return env.fake;
+    },
+    get gw() {
+      return env.gw;
+    },
+  };
 }
 
 /** A call's line in the ledger: its usage record (what it reserved, what it was charged, the entry that took it). */

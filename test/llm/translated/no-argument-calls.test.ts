@@ -1,9 +1,9 @@
 // A call to a tool that takes no parameters: Claude streams it with no input_json_delta (or an empty one), and a
 // chat upstream may give it no arguments at all. A Responses client (Codex parses `arguments` as JSON) gets "{}",
 // as chat clients already do: "" is not JSON.
-import { afterAll, beforeAll, beforeEach, expect, test } from "bun:test";
+import { expect, test } from "bun:test";
 import OpenAI from "openai";
-import { startEnv, stopEnv, type Env } from "../support";
+import { useEnv } from "../support";
 
 const sse = (events: object[]) => events.map((d: any) => `event: ${d.type}\ndata: ${JSON.stringify(d)}\n\n`).join("");
 const CLAUDE_CALL = sse([
@@ -47,12 +47,7 @@ const CHAT_CALL = JSON.stringify({
   usage: { prompt_tokens: 30, completion_tokens: 12, total_tokens: 42 },
 });
 
-let e: Env;
-beforeAll(async () => {
-  e = await startEnv();
-});
-afterAll(() => stopEnv(e));
-beforeEach(() => e.fake.reset());
+const e = useEnv();
 const openai = (key: string) => new OpenAI({ apiKey: key, baseURL: e.gw.url + "/v1", maxRetries: 0 });
 const tools = [
   { type: "function" as const, name: "now", parameters: { type: "object", properties: {} }, strict: false },

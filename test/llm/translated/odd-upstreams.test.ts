@@ -1,8 +1,8 @@
 // Upstream streams that break the protocol's order in ways real servers have, each read by an official SDK on a
 // translated call: the client gets an answer its SDK can read, and the ledger says what that answer was worth.
-import { afterAll, beforeAll, beforeEach, expect, test } from "bun:test";
+import { expect, test } from "bun:test";
 import OpenAI from "openai";
-import { ledgerOf, startEnv, stopEnv, type Env } from "../support";
+import { ledgerOf, useEnv } from "../support";
 import { eachDatabase } from "../databases";
 
 const hi = [{ role: "user" as const, content: "Hi" }];
@@ -10,12 +10,7 @@ const sse = (events: [string, object][]) =>
   events.map(([name, data]) => `event: ${name}\ndata: ${JSON.stringify(data)}\n\n`).join("");
 
 eachDatabase("translated calls on odd upstream streams", (databaseUrl) => {
-  let e: Env;
-  beforeAll(async () => {
-    e = await startEnv({ env: { DATABASE_URL: databaseUrl() } });
-  });
-  afterAll(() => stopEnv(e));
-  beforeEach(() => e.fake.reset());
+  const e = useEnv(() => ({ env: { DATABASE_URL: databaseUrl() } }));
   const openai = (key: string) => new OpenAI({ apiKey: key, baseURL: e.gw.url + "/v1", maxRetries: 0 });
 
   test("an Anthropic stream without message_start reaches a chat client as chunks its SDK can parse", async () => {

@@ -1,16 +1,11 @@
 // A Messages conversation that ends with an assistant message asks Claude to continue that text (a prefill, e.g.
 // "{" to start a JSON answer). No other protocol can ask that: another model would answer a new turn, which the
 // client then appends to its prefill. A translated call refuses it in Anthropic's error shape; nothing is sent.
-import { afterAll, beforeAll, beforeEach, expect, test } from "bun:test";
+import { expect, test } from "bun:test";
 import Anthropic from "@anthropic-ai/sdk";
-import { startEnv, stopEnv, type Env } from "../support";
+import { useEnv } from "../support";
 
-let e: Env;
-beforeAll(async () => {
-  e = await startEnv();
-});
-afterAll(() => stopEnv(e));
-beforeEach(() => e.fake.reset());
+const e = useEnv();
 const anthropic = (key: string) => new Anthropic({ apiKey: key, baseURL: e.gw.url, maxRetries: 0 });
 
 test("an assistant prefill on a model that is not Claude is a 400 in Anthropic's shape, and nothing goes upstream", async () => {

@@ -1,8 +1,8 @@
 // A model's refusal, translated: an OpenAI chat model refuses with a `refusal` field (a delta when streamed) and
 // finish_reason "stop"; the client is told it refused in its own protocol's words, streamed as in JSON.
-import { afterAll, beforeAll, beforeEach, expect, test } from "bun:test";
+import { expect, test } from "bun:test";
 import Anthropic from "@anthropic-ai/sdk";
-import { startEnv, stopEnv, type Env } from "../support";
+import { useEnv } from "../support";
 
 const REFUSAL = "I'm sorry, I can't help with that.";
 const chunk = (delta: object, finish: string | null = null, usage: object | null = null) =>
@@ -16,12 +16,7 @@ const chunk = (delta: object, finish: string | null = null, usage: object | null
   })}\n\n`;
 const USAGE = { prompt_tokens: 19, completion_tokens: 9, total_tokens: 28 };
 
-let e: Env;
-beforeAll(async () => {
-  e = await startEnv();
-});
-afterAll(() => stopEnv(e));
-beforeEach(() => e.fake.reset());
+const e = useEnv();
 const anthropic = (key: string) => new Anthropic({ apiKey: key, baseURL: e.gw.url, maxRetries: 0 });
 const ask = { model: "gpt-5.2", max_tokens: 200, messages: [{ role: "user" as const, content: "Hi" }] };
 

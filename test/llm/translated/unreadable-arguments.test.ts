@@ -2,9 +2,9 @@
 // SDK parses the streamed input as it grows, so it is sent only while it is a JSON object's prefix and closed into an
 // object at the call's end (json-prefix.ts), not passed on as text the SDK fails the whole stream on. Valid arguments
 // still reach the client piece by piece, as they arrive.
-import { afterAll, beforeAll, beforeEach, expect, test } from "bun:test";
+import { expect, test } from "bun:test";
 import Anthropic from "@anthropic-ai/sdk";
-import { startEnv, stopEnv, type Env } from "../support";
+import { useEnv } from "../support";
 
 const chunk = (delta: object, finish: string | null = null) =>
   `data: ${JSON.stringify({
@@ -22,12 +22,20 @@ const call = (args: string) => ({
   function: { name: "weather", arguments: args },
 });
 
-let e: Env;
-beforeAll(async () => {
-  e = await startEnv();
-});
-afterAll(() => stopEnv(e));
-beforeEach(() => e.fake.reset());
+const e = useEnv();
+/** The fake answers one streamed tool call whose arguments arrive in `pieces`. */
+const streamCall = (pieces: string[]) =>
+  e.fake.enqueue({
+    kind: "error",
+    status: 200,
+    contentType: "text/event-stream",
+    whole: true,
+    body:
+      chunk({ role: "assistant", tool_calls: [call("")] }) +
+      pieces.map((args) => chunk({ tool_calls: [{ index: 0, function: { arguments: args } }] })).join("") +
+      chunk({}, "tool_calls") +
+      "data: [DONE]\n\n",
+  });
 const anthropic = (key: string) => new Anthropic({ apiKey: key, baseURL: e.gw.url, maxRetries: 0 });
 const ask = {
   model: "gemini-2.5-flash",
@@ -38,18 +46,7 @@ const ask = {
 
 test("tool arguments that stop being JSON reach a streaming Anthropic client as the object they were so far", async () => {
   const { key } = await e.gw.account(100);
-  e.fake.enqueue({
-    kind: "error",
-    status: 200,
-    contentType: "text/event-stream",
-    whole: true,
-    body:
-      chunk({ role: "assistant", tool_calls: [call("")] }) +
-      chunk({ tool_calls: [{ index: 0, function: { arguments: '{"city": ' } }] }) +
-      chunk({ tool_calls: [{ index: 0, function: { arguments: "Paris}" } }] }) +
-      chunk({}, "tool_calls") +
-      "data: [DONE]\n\n",
-  });
+  streamCall(['{"city": ', "Paris}"]);
   const msg = await anthropic(key).messages.stream(ask).finalMessage();
   const use = msg.content.find((b) => b.type === "tool_use")!;
   expect(use.type === "tool_use" && use.input).toEqual({ city: null });
@@ -58,19 +55,7 @@ test("tool arguments that stop being JSON reach a streaming Anthropic client as 
 
 test("valid tool arguments still reach a streaming Anthropic client piece by piece", async () => {
   const { key } = await e.gw.account(100);
-  e.fake.enqueue({
-    kind: "error",
-    status: 200,
-    contentType: "text/event-stream",
-    whole: true,
-    body:
-      chunk({ role: "assistant", tool_calls: [call("")] }) +
-      chunk({ tool_calls: [{ index: 0, function: { arguments: '{"city": "Pa' } }] }) +
-      chunk({ tool_calls: [{ index: 0, function: { arguments: 'ris", "days": [1, 2' } }] }) +
-      chunk({ tool_calls: [{ index: 0, function: { arguments: "]}" } }] }) +
-      chunk({}, "tool_calls") +
-      "data: [DONE]\n\n",
-  });
+  streamCall(['{"city": "Pa', 'ris", "days": [1, 2', "]}"]);
   const stream = anthropic(key).messages.stream(ask);
   const pieces: string[] = [];
   stream.on("inputJson", (partial) => pieces.push(partial));
