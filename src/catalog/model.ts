@@ -3,6 +3,8 @@
 import type { PeakPrices } from "./peak";
 
 export type ModelType = "llm" | "embedding" | "image" | "video" | "audio";
+/** Every model type, in the order pages list them. */
+export const MODEL_TYPES: readonly ModelType[] = ["llm", "embedding", "image", "video", "audio"];
 export type LlmEndpoint = "/v1/messages" | "/v1/responses" | "/v1/chat/completions" | "/v1/embeddings";
 export const TASK_ENDPOINT = "/api/v1/jobs/createTask";
 

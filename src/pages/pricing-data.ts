@@ -1,6 +1,6 @@
 import { describeSchedule } from "../catalog/peak";
 import type { Catalog } from "../catalog/service";
-import { endpointsOf, TASK_ENDPOINT, type LlmModel, type ModelType } from "../catalog/model";
+import { endpointsOf, MODEL_TYPES, TASK_ENDPOINT, type LlmModel, type ModelType } from "../catalog/model";
 import { ceilToWholeCredit, MICROS_PER_CREDIT, usdToMicros } from "../ledger/units";
 import type { MediaModel } from "../media/model";
 import { MODEL_STATUSES, type ModelStatus } from "../catalog/lifecycle";
@@ -37,7 +37,7 @@ export interface Listing {
   status?: ModelStatus;
 }
 
-export const TYPE_ORDER: ModelType[] = ["llm", "embedding", "image", "video", "audio"];
+export const TYPE_ORDER = MODEL_TYPES;
 export const TYPE_LABEL: Record<ModelType, string> = {
   llm: "LLM",
   embedding: "Embedding",

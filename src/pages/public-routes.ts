@@ -1,4 +1,5 @@
 import { Elysia } from "elysia";
+import { MODEL_TYPES } from "../catalog/model";
 import type { AppContext } from "../context";
 import { alsoBodyType, bodyType } from "../http/route-docs";
 import { mediaSettingsOf } from "../media/settings";
@@ -57,7 +58,7 @@ const pricingQuery = [
     in: "query" as const,
     required: false,
     description: "Only models of this type (any other value is ignored).",
-    schema: { type: "string" as const, enum: ["llm", "embedding", "image", "video", "audio"] },
+    schema: { type: "string" as const, enum: [...MODEL_TYPES] },
   },
   {
     name: "provider",
