@@ -188,17 +188,28 @@ export class JsonObjectPrefix {
 
   private inNumber(c: string): boolean {
     const digit = c >= "0" && c <= "9";
-    const next: Record<string, string | undefined> = {
-      sign: digit ? (c === "0" ? "zero" : "int") : undefined,
-      zero: c === "." ? "dot" : c === "e" || c === "E" ? "exp" : undefined,
-      int: digit ? "int" : c === "." ? "dot" : c === "e" || c === "E" ? "exp" : undefined,
-      dot: digit ? "frac" : undefined,
-      frac: digit ? "frac" : c === "e" || c === "E" ? "exp" : undefined,
-      exp: digit ? "expDigits" : c === "+" || c === "-" ? "expSign" : undefined,
-      expSign: digit ? "expDigits" : undefined,
-      expDigits: digit ? "expDigits" : undefined,
-    };
-    const to = next[this.number];
+    const exponent = c === "e" || c === "E";
+    let to: string | undefined;
+    switch (this.number) {
+      case "sign":
+        to = digit ? (c === "0" ? "zero" : "int") : undefined;
+        break;
+      case "zero":
+        to = c === "." ? "dot" : exponent ? "exp" : undefined;
+        break;
+      case "int":
+        to = digit ? "int" : c === "." ? "dot" : exponent ? "exp" : undefined;
+        break;
+      case "dot":
+      case "frac":
+        to = digit ? "frac" : this.number === "frac" && exponent ? "exp" : undefined;
+        break;
+      case "exp":
+        to = digit ? "expDigits" : c === "+" || c === "-" ? "expSign" : undefined;
+        break;
+      default: // expSign, expDigits
+        to = digit ? "expDigits" : undefined;
+    }
     if (to === undefined) return false;
     this.number = to;
     return true;
